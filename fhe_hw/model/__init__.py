@@ -1,0 +1,1 @@
+"""Pure-Python golden models that follow each paper step by step."""

@@ -1,0 +1,598 @@
+"""Parameters shared by the golden models and the hardware: moduli, roots of unity, RNS bases
+and every precomputed constant.
+
+Everything here is computed in Python at elaboration time. The same functions feed the models in
+:mod:`fhe_hw.model` and the hardware generators, so constants cannot drift apart.
+
+Sources (``../shared/papers``):
+
+* ``001_3f208c7469731276.txt`` §2.2 (Integer-FFT parameters, condition on b), Table 2 (the four
+  Integer-FFT moduli), Algorithm 2 (Barrett constants α, β).
+* ``003_dfcf78a4748f5e5b.txt`` eq. 2.2 (NTT-friendly primes q ≡ 1 mod 2N), Algorithms 1–4 and
+  Tables 3.1, 4.1, 4.3 (CRT precomputations), eqs 2.15–2.18 (Kawamura error bound), Algorithm 7
+  (word-level Montgomery).
+
+Number theory (primality, factorisation, generators) comes from SymPy; modular inverses from
+Python's ``pow(x, -1, m)``.
+"""
+
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cached_property
+from math import gcd, prod
+
+import sympy
+
+__all__ = [
+    "Modulus", "MODULI", "get_modulus", "NTTParams", "ntt_params",
+    "b_bound_holds", "max_digit_bits", "check_digit_bits",
+    "require_power_of_two", "require_int", "ntt_primes",
+    "RNSBase", "FastBaseConversionConstants", "ShenoyKumaresanConstants",
+    "KawamuraConstants", "MixedRadixConstants",
+    "BarrettConstants", "barrett_constants", "MontgomeryConstants", "montgomery_constants",
+]
+
+
+# --- small validation helpers -----------------------------------------------------------------
+
+def require_int(name, value, *, minimum=None):
+    """Return ``value`` if it is an ``int`` (not ``bool``) ``>= minimum``; raise otherwise."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{name} must be an integer, not {value!r}")
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, not {value!r}")
+    return value
+
+
+def require_power_of_two(name, value, *, minimum=1):
+    """Return ``value`` if it is a power of two ``>= minimum``; raise ``ValueError`` otherwise."""
+    require_int(name, value)
+    if value < 1 or value & (value - 1):
+        raise ValueError(f"{name} must be a power of two, not {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be a power of two of at least {minimum}, not {value!r}")
+    return value
+
+
+# --- moduli -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Modulus:
+    """An NTT / Integer-FFT modulus.
+
+    ``value`` is the modulus p; ``name`` its registered name (or ``None``); ``root_base`` the
+    element from which primitive roots are derived (001 Table 2's ω column): for a prime p a
+    primitive k-th root is ``root_base ** ((p - 1) // k)``; for the Fermat-type composites
+    2^(m-1)+1 the base is 2, which has exact order 2(m-1), and the k-th root is
+    ``2 ** (2(m-1) // k)`` so twiddles stay shifts. ``table_k`` and ``table_b`` are the FFT size
+    and digit width that 001 Table 2 uses with this modulus.
+    """
+
+    value: int
+    name: str = None
+    root_base: int = None
+    table_k: int = None
+    table_b: int = None
+
+    def __post_init__(self):
+        require_int("modulus", self.value)
+        if self.value < 3:
+            raise ValueError(f"modulus must be at least 3, not {self.value!r}")
+        if self.value % 2 == 0:
+            raise ValueError(f"modulus must be odd, not {self.value!r}")
+
+    def __int__(self):
+        return self.value
+
+    def __str__(self):
+        return f"{self.name} ({self.value:#x})" if self.name else str(self.value)
+
+    @property
+    def bits(self):
+        """m: the bit length of p (001 Table 2's m column)."""
+        return self.value.bit_length()
+
+    @cached_property
+    def factors(self):
+        """Prime factorisation ``{q_i: e_i}`` of p."""
+        return dict(sympy.factorint(self.value))
+
+    @property
+    def is_prime(self):
+        return sympy.isprime(self.value)
+
+    @property
+    def is_special(self):
+        """True when p = 2^(m-1) + 1 (001 §3.3, Fig. 3b)."""
+        return self.value == (1 << (self.bits - 1)) + 1
+
+    @property
+    def is_solinas64(self):
+        """True when p = 2^64 - 2^32 + 1 (001 Fig. 3c, 002 eq. 3)."""
+        return self.value == SOLINAS64
+
+    @property
+    def kind(self):
+        """``"special"``, ``"solinas"`` or ``"general"``: which reducer suits this modulus."""
+        if self.is_special:
+            return "special"
+        if self.is_solinas64:
+            return "solinas"
+        return "general"
+
+    def max_k(self):
+        """Largest power of two dividing q_i - 1 for every prime factor q_i of p."""
+        return min(1 << (((q - 1) & -(q - 1)).bit_length() - 1) for q in self.factors)
+
+    def check_k(self, k):
+        """Raise ``ValueError`` unless k is a power of two dividing q_i - 1 for every prime q_i | p
+        (001 §2.2)."""
+        require_power_of_two("k", k, minimum=2)
+        for q in sorted(self.factors):
+            if (q - 1) % k:
+                raise ValueError(
+                    f"k must divide q - 1 for every prime factor q of the modulus {self.value}; "
+                    f"k = {k} does not divide {q} - 1 = {q - 1}")
+        return k
+
+    def require_prime(self, what="modulus"):
+        if not self.is_prime:
+            raise ValueError(f"{what} must be prime, not the composite {self.value} = "
+                             + " * ".join(f"{q}^{e}" if e > 1 else str(q)
+                                          for q, e in sorted(self.factors.items())))
+        return self
+
+    def root_of_unity(self, k):
+        """A primitive (principal) k-th root of unity ω modulo p.
+
+        Named moduli derive ω from ``root_base`` as 001 Table 2 does; a plain prime uses its
+        smallest generator. The result is checked: ω^k = 1 and ω^(k/2) - 1 is a unit mod p, which
+        makes ω principal so that the inverse transform exists even for composite p.
+        """
+        self.check_k(k)
+        p = self.value
+        if self.is_special and self.root_base in (None, 2) and (2 * (self.bits - 1)) % k == 0:
+            w = pow(2, 2 * (self.bits - 1) // k, p)
+        elif self.is_prime:
+            g = self.root_base if self.root_base is not None else sympy.primitive_root(p)
+            w = pow(g, (p - 1) // k, p)
+        else:
+            # CRT-combine a primitive k-th root modulo each prime power factor.
+            parts = []
+            for q, e in self.factors.items():
+                qe = q ** e
+                g = sympy.primitive_root(qe)
+                parts.append((pow(g, (q - 1) * q ** (e - 1) // k, qe), qe))
+            w = int(sympy.ntheory.modular.crt([m for _, m in parts], [r for r, _ in parts])[0])
+        if pow(w, k, p) != 1 or gcd(pow(w, k // 2, p) - 1, p) != 1:
+            raise ValueError(f"root_base {self.root_base!r} does not give a primitive {k}-th root "
+                             f"of unity modulo {p}")
+        return w
+
+
+SOLINAS64 = (1 << 64) - (1 << 32) + 1
+
+#: The four Integer-FFT moduli of 001 Table 2 (DESIGN §4), by name.
+MODULI = {
+    "fermat32": Modulus((1 << 32) + 1, "fermat32", root_base=2, table_k=64, table_b=8),
+    "fermat64": Modulus((1 << 64) + 1, "fermat64", root_base=2, table_k=128, table_b=24),
+    "solinas64": Modulus(SOLINAS64, "solinas64", root_base=7, table_k=128, table_b=28),
+    "general32": Modulus((1 << 32) - (1 << 20) + 1, "general32", root_base=17, table_k=64,
+                         table_b=12),
+}
+
+
+def get_modulus(spec):
+    """Return a :class:`Modulus` for a registered name, a decimal/hex string, an int or a
+    ``Modulus``."""
+    if isinstance(spec, Modulus):
+        return spec
+    if isinstance(spec, str):
+        if spec in MODULI:
+            return MODULI[spec]
+        try:
+            value = int(spec, 0)
+        except ValueError:
+            raise ValueError(f"modulus must be one of {', '.join(MODULI)} or an integer, "
+                             f"not {spec!r}") from None
+        for m in MODULI.values():
+            if m.value == value:
+                return m
+        return Modulus(value)
+    if isinstance(spec, int) and not isinstance(spec, bool):
+        for m in MODULI.values():
+            if m.value == spec:
+                return m
+        return Modulus(spec)
+    raise TypeError(f"modulus must be a name, an integer or a Modulus, not {spec!r}")
+
+
+# --- Integer-FFT / NTT parameters ---------------------------------------------------------------
+
+def b_bound_holds(p, k, b):
+    """001 §2.2: digits of b bits fit when k·(2^b - 1)^2 / 2 < p."""
+    return k * ((1 << b) - 1) ** 2 < 2 * int(p)
+
+
+def max_digit_bits(p, k):
+    """The largest b with k·(2^b - 1)^2 / 2 < p."""
+    b = 0
+    while b_bound_holds(p, k, b + 1):
+        b += 1
+    return b
+
+
+def check_digit_bits(p, k, b):
+    require_int("b", b, minimum=1)
+    if not b_bound_holds(p, k, b):
+        raise ValueError(f"b must satisfy k(2^b-1)^2/2 < p; b = {b} is too large for k = {k} and "
+                         f"p = {int(p)} (largest is {max_digit_bits(p, k)})")
+    return b
+
+
+@dataclass(frozen=True)
+class NTTParams:
+    """A validated k-point transform modulo p: ω, ω^-1, k^-1 and, when 2k | q_i - 1 for all
+    prime factors, ψ (a primitive 2k-th root with ψ^2 = ω) for the negacyclic transform."""
+
+    modulus: Modulus
+    k: int
+    omega: int
+    omega_inv: int
+    k_inv: int
+    psi: int = None
+    psi_inv: int = None
+
+    @property
+    def p(self):
+        return self.modulus.value
+
+    @property
+    def log_k(self):
+        return self.k.bit_length() - 1
+
+
+def ntt_params(modulus, k, *, negacyclic=False):
+    """Validate (modulus, k) and return :class:`NTTParams`.
+
+    With ``negacyclic=True`` a 2k-th root ψ is required and ω is taken as ψ^2, so that the
+    cyclic and negacyclic transforms of the same parameters agree."""
+    m = get_modulus(modulus)
+    m.check_k(k)
+    p = m.value
+    psi = psi_inv = None
+    if negacyclic:
+        if m.max_k() < 2 * k:
+            raise ValueError(f"k must satisfy 2k | q - 1 for every prime factor q of {p} for a "
+                             f"negacyclic transform; k = {k} is too large (largest is "
+                             f"{m.max_k() // 2})")
+        psi = m.root_of_unity(2 * k)
+        psi_inv = pow(psi, -1, p)
+        omega = psi * psi % p
+    else:
+        omega = m.root_of_unity(k)
+    return NTTParams(m, k, omega, pow(omega, -1, p), pow(k, -1, p), psi, psi_inv)
+
+
+# --- NTT-friendly prime bases -------------------------------------------------------------------
+
+def ntt_primes(bits, n, count, *, exclude=()):
+    """``count`` distinct primes q of exactly ``bits`` bits with q ≡ 1 (mod 2n) (003 eq. 2.2),
+    returned in ascending order.
+
+    The primes are the largest such below 2^bits, which keeps them close to 2^r as Kawamura's
+    error bound wants (003 eq. 2.17). ``exclude`` removes primes already used by another base.
+    """
+    require_int("bits", bits, minimum=2)
+    require_power_of_two("n", n)
+    require_int("count", count, minimum=1)
+    step = 2 * n
+    q = ((1 << bits) - 1) // step * step + 1
+    if q >= 1 << bits:
+        q -= step
+    found = []
+    excluded = set(int(e) for e in exclude)
+    while len(found) < count:
+        if q < 1 << (bits - 1):
+            raise ValueError(f"bits = {bits} has only {len(found)} primes q ≡ 1 mod 2n for "
+                             f"n = {n}; asked for count = {count}")
+        if q not in excluded and sympy.isprime(q):
+            found.append(q)
+        q -= step
+    return sorted(found)
+
+
+# --- RNS bases and CRT precomputations (003 Tables 3.1, 4.1, 4.3) -------------------------------
+
+def _check_coprime(name, moduli):
+    for i, a in enumerate(moduli):
+        for b in moduli[i + 1:]:
+            if gcd(a, b) != 1:
+                raise ValueError(f"{name} must be pairwise coprime; {a} and {b} share the factor "
+                                 f"{gcd(a, b)}")
+
+
+@dataclass(frozen=True)
+class RNSBase:
+    """An RNS base Q = {q_0, ..., q_{l-1}} of pairwise coprime moduli (003 Theorem 2.1)."""
+
+    moduli: tuple
+
+    def __post_init__(self):
+        if not isinstance(self.moduli, (tuple, list)) or not self.moduli:
+            raise ValueError(f"moduli must be a non-empty sequence, not {self.moduli!r}")
+        for q in self.moduli:
+            require_int("RNS modulus", q, minimum=2)
+        object.__setattr__(self, "moduli", tuple(int(q) for q in self.moduli))
+        _check_coprime("RNS moduli", self.moduli)
+
+    def __len__(self):
+        return len(self.moduli)
+
+    def __iter__(self):
+        return iter(self.moduli)
+
+    def __getitem__(self, i):
+        return self.moduli[i]
+
+    @cached_property
+    def Q(self):
+        return prod(self.moduli)
+
+    @cached_property
+    def Q_hat(self):
+        """Q̂_i = Q / q_i."""
+        return tuple(self.Q // q for q in self.moduli)
+
+    @cached_property
+    def Q_hat_inv(self):
+        """|Q̂_i^-1|_{q_i}."""
+        return tuple(pow(qh % q, -1, q) for qh, q in zip(self.Q_hat, self.moduli))
+
+    @property
+    def word_bits(self):
+        """r: the bit width of the widest modulus."""
+        return max(q.bit_length() for q in self.moduli)
+
+    def residues(self, a):
+        """The residues of the integer ``a`` in this base."""
+        return tuple(a % q for q in self.moduli)
+
+    def reconstruct(self, residues):
+        """Exact CRT reconstruction (003 eq. 2.4) of the integer in [0, Q)."""
+        return sum(r * qhi % q * qh for r, qhi, q, qh in
+                   zip(residues, self.Q_hat_inv, self.moduli, self.Q_hat)) % self.Q
+
+
+def _as_base(name, moduli):
+    if isinstance(moduli, RNSBase):
+        return moduli
+    try:
+        return RNSBase(tuple(moduli))
+    except ValueError as e:
+        raise ValueError(f"{name}: {e}") from None
+
+
+def _check_disjoint(source, target):
+    _check_coprime("source and target moduli", tuple(source) + tuple(target))
+
+
+@dataclass(frozen=True)
+class FastBaseConversionConstants:
+    """003 Algorithm 1 precomputations: |Q̂_i^-1|_{q_i} and |Q̂_i|_{p_j}."""
+
+    source: RNSBase
+    target: RNSBase
+    Q_hat_inv: tuple    # [i]
+    Q_hat_mod_p: tuple  # [j][i]
+
+    @classmethod
+    def build(cls, source, target):
+        source, target = _as_base("source", source), _as_base("target", target)
+        _check_disjoint(source, target)
+        return cls(source, target, source.Q_hat_inv,
+                   tuple(tuple(qh % p for qh in source.Q_hat) for p in target))
+
+
+@dataclass(frozen=True)
+class ShenoyKumaresanConstants:
+    """003 Algorithm 2 / Table 3.1 precomputations for source Q, redundant q_l and target P.
+
+    ``Q_hat_inv[i]`` = |Q̂_i^-1|_{q_i} (l terms), ``Q_hat_mod_p[j][i]`` = |Q̂_i|_{p_j} (l·k),
+    ``Q_hat_mod_ql[i]`` = |Q̂_i|_{q_l} (l), ``Q_inv_mod_ql`` = |Q^-1|_{q_l} (1),
+    ``Q_mod_p[j]`` = |Q|_{p_j} (k).
+    """
+
+    source: RNSBase
+    target: RNSBase
+    redundant: int
+    Q_hat_inv: tuple
+    Q_hat_mod_p: tuple
+    Q_hat_mod_ql: tuple
+    Q_inv_mod_ql: int
+    Q_mod_p: tuple
+
+    @classmethod
+    def build(cls, source, target, redundant):
+        source, target = _as_base("source", source), _as_base("target", target)
+        _check_disjoint(source, target)
+        require_int("redundant", redundant, minimum=2)
+        if redundant <= len(source):
+            raise ValueError(f"redundant modulus q_l must be greater than l = {len(source)} "
+                             f"(003 §2.5.1.2), not {redundant!r}")
+        _check_coprime("source, target and redundant moduli",
+                       tuple(source) + tuple(target) + (redundant,))
+        ql = redundant
+        return cls(source, target, ql, source.Q_hat_inv,
+                   tuple(tuple(qh % p for qh in source.Q_hat) for p in target),
+                   tuple(qh % ql for qh in source.Q_hat),
+                   pow(source.Q % ql, -1, ql),
+                   tuple(source.Q % p for p in target))
+
+    @property
+    def term_counts(self):
+        """Number of stored terms per Table 3.1 row."""
+        l, k = len(self.source), len(self.target)
+        return {"Q_hat_inv": l, "Q_hat_mod_p": l * k, "Q_hat_mod_ql": l, "Q_inv_mod_ql": 1,
+                "Q_mod_p": k}
+
+
+@dataclass(frozen=True)
+class KawamuraConstants:
+    """003 Algorithm 3 / Table 4.1 precomputations and the error-bound check (eqs 2.15–2.18).
+
+    r is the bit width of the source moduli (division by q_i approximated by 2^r), ρ (``rho``)
+    the number of most significant bits of ξ kept by TRUNC, δ (``delta``, a ``Fraction`` in
+    [0, 1)) the initial offset. ``epsilon`` = ε_Q = max (2^r - q_i)/2^r and ``lam`` = λ_Q, the
+    worst case of (ξ - TRUNC(ξ))/q_i = (2^(r-ρ) - 1)/q_i. Construction requires
+    l·(ε_Q + λ_Q) ≤ δ < 1 (Kawamura et al. 2000, Theorem 1, as restated in 003 §2.5.1.3);
+    base extension is then exact for 0 ≤ A < (1 - δ)·Q (``max_input``).
+    """
+
+    source: RNSBase
+    target: RNSBase
+    r: int
+    rho: int
+    delta: Fraction
+    epsilon: Fraction
+    lam: Fraction
+    Q_hat_inv: tuple
+    Q_hat_mod_p: tuple
+    minus_Q_mod_p: tuple
+
+    @classmethod
+    def build(cls, source, target, rho, delta):
+        source, target = _as_base("source", source), _as_base("target", target)
+        _check_disjoint(source, target)
+        r = source.word_bits
+        require_int("rho", rho, minimum=1)
+        if rho > r:
+            raise ValueError(f"rho must be at most r = {r} bits, not {rho!r}")
+        if isinstance(delta, float):
+            delta = Fraction(delta).limit_denominator(1 << 64)
+        if not isinstance(delta, (int, Fraction)) or isinstance(delta, bool):
+            raise TypeError(f"delta must be a Fraction, int or float, not {delta!r}")
+        delta = Fraction(delta)
+        if not 0 <= delta < 1:
+            raise ValueError(f"delta must be in [0, 1), not {delta}")
+        l = len(source)
+        epsilon = max(Fraction((1 << r) - q, 1 << r) for q in source)
+        lam = max(Fraction((1 << (r - rho)) - 1, q) for q in source)
+        bound = l * (epsilon + lam)
+        if not bound <= delta:
+            raise ValueError(
+                f"Kawamura error bound violated: l·(ε_Q + λ_Q) = {float(bound):.6g} must be at "
+                f"most delta = {float(delta):.6g} < 1 (l = {l}, r = {r}, rho = {rho}, "
+                f"ε_Q = {float(epsilon):.3g}, λ_Q = {float(lam):.3g}); use moduli closer to 2^r, "
+                f"a larger rho or a larger delta")
+        return cls(source, target, r, rho, delta, epsilon, lam, source.Q_hat_inv,
+                   tuple(tuple(qh % p for qh in source.Q_hat) for p in target),
+                   tuple(-source.Q % p for p in target))
+
+    @property
+    def max_input(self):
+        """Exclusive bound (1 - δ)·Q on inputs that extend exactly, as an integer ceiling."""
+        bound = (1 - self.delta) * self.source.Q
+        return -((-bound.numerator) // bound.denominator)
+
+    @property
+    def delta_fixed(self):
+        """δ as a ρ-bit fixed-point fraction (the Cox unit's initial accumulator), rounded up."""
+        scaled = self.delta * (1 << self.rho)
+        return -((-scaled.numerator) // scaled.denominator)
+
+
+@dataclass(frozen=True)
+class MixedRadixConstants:
+    """003 Algorithm 4 / Table 4.3 precomputations: ``q_inv[s][u]`` = |q_s^-1|_{q_u} for s < u,
+    ``q_inv_mod_p[j][s]`` = |q_s^-1|_{p_j}, ``Q_mod_p[j]`` = |Q|_{p_j}. The source moduli must
+    be in ascending order (003 eq. 2.30)."""
+
+    source: RNSBase
+    target: RNSBase
+    q_inv: tuple
+    q_inv_mod_p: tuple
+    Q_mod_p: tuple
+
+    @classmethod
+    def build(cls, source, target):
+        source, target = _as_base("source", source), _as_base("target", target)
+        _check_disjoint(source, target)
+        if any(a >= b for a, b in zip(source, source[1:])):
+            raise ValueError(f"source moduli must be in ascending order for mixed-radix "
+                             f"conversion (003 eq. 2.30), not {tuple(source)!r}")
+        qs = tuple(source)
+        return cls(source, target,
+                   tuple(tuple(pow(qs[s], -1, qs[u]) if u > s else None for u in range(len(qs)))
+                         for s in range(len(qs))),
+                   tuple(tuple(pow(q, -1, p) for q in qs) for p in target),
+                   tuple(source.Q % p for p in target))
+
+
+# --- Barrett (001 Algorithm 2) ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class BarrettConstants:
+    """001 Algorithm 2: p of m bits, inputs of 2m bits, σ̂ = ⌊⌊x/2^(m+β)⌋·μ / 2^(α-β)⌋ with
+    μ = ⌊2^(m+α)/p⌋. With β < -2 and α > m one final subtraction suffices (Dhem)."""
+
+    p: int
+    m: int
+    alpha: int
+    beta: int
+    mu: int
+
+    @property
+    def mu_bits(self):
+        return self.mu.bit_length()
+
+
+def barrett_constants(modulus, alpha=None, beta=None):
+    """Barrett constants for ``modulus``; α defaults to m + 4 and β to -4 (001 §3.3)."""
+    p = int(get_modulus(modulus))
+    m = p.bit_length()
+    alpha = m + 4 if alpha is None else require_int("alpha", alpha)
+    beta = -4 if beta is None else require_int("beta", beta)
+    if alpha <= m:
+        raise ValueError(f"alpha must be greater than m = {m} (001 Algorithm 2), not {alpha!r}")
+    if beta >= -2:
+        raise ValueError(f"beta must be less than -2 (001 Algorithm 2), not {beta!r}")
+    if m + beta < 0:
+        raise ValueError(f"beta must be at least -m = {-m}, not {beta!r}")
+    return BarrettConstants(p, m, alpha, beta, (1 << (m + alpha)) // p)
+
+
+# --- word-level Montgomery (003 Algorithm 7) -----------------------------------------------------
+
+@dataclass(frozen=True)
+class MontgomeryConstants:
+    """003 Algorithm 7 (Mert et al. 2020): q of r bits with q ≡ 1 (mod 2^w), ν = ⌈r/w⌉ rounds,
+    q_H = q >> w. The reduction returns a·2^(-wν) mod q; ``R`` = 2^(wν)."""
+
+    q: int
+    r: int
+    word: int
+    nu: int
+    q_high: int
+    R: int
+    R_mod_q: int
+    R2_mod_q: int
+    R_inv: int
+
+    def to_montgomery(self, a):
+        """a·R mod q: pre-scale a constant so that a Montgomery product returns a plain one."""
+        return a * self.R_mod_q % self.q
+
+
+def montgomery_constants(modulus, word):
+    q = int(get_modulus(modulus))
+    require_int("word", word, minimum=1)
+    r = q.bit_length()
+    if word >= r:
+        raise ValueError(f"word must be smaller than the {r}-bit modulus, not {word!r}")
+    if q % (1 << word) != 1:
+        raise ValueError(f"modulus must satisfy q ≡ 1 (mod 2^word) for word = {word}; "
+                         f"{q} mod 2^{word} = {q % (1 << word)}")
+    nu = -(-r // word)
+    R = 1 << (word * nu)
+    return MontgomeryConstants(q, r, word, nu, q >> word, R, R % q, R * R % q, pow(R, -1, q))
