@@ -1,0 +1,73 @@
+"""Modular addition and subtraction: 003_dfcf78a4748f5e5b.txt §3.2.1, Algorithms 5 and 6.
+
+Both take a, b in [0, q) and return one result in [0, q) after a single conditional correction:
+the adder computes e = a + b and f = e - q and keeps e when f is negative (Algorithm 5); the
+subtracter computes e = a - b and adds q back when e is negative (Algorithm 6).
+"""
+
+from amaranth import Module, Mux, unsigned
+from amaranth.lib import data
+
+from ..params import get_modulus
+from .pipeline import FixedLatencyUnit, Stages
+
+__all__ = ["ModAdd", "ModSub", "operand_layout", "check_bool"]
+
+
+def operand_layout(width, *names):
+    """Payload of operands packed LSB-first in declaration order."""
+    return data.StructLayout({name: unsigned(width) for name in names})
+
+
+def check_bool(name, value):
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be a bool, not {value!r}")
+    return value
+
+
+class ModAdd(FixedLatencyUnit):
+    """(a + b) mod q for a, b in [0, q) (003 Algorithm 5).
+
+    Parameters: ``modulus`` (name, int or :class:`~fhe_hw.params.Modulus`; odd, >= 3),
+    ``pipelined`` (register the result: latency 1; otherwise combinational, latency 0).
+
+    Ports: ``i`` — always-ready stream of ``{a, b}`` (each ``m`` bits, packed LSB-first);
+    ``o`` — always-ready stream of the ``m``-bit result. One result per cycle.
+    """
+
+    def __init__(self, modulus, *, pipelined=True):
+        self._modulus = get_modulus(modulus)
+        self._pipelined = check_bool("pipelined", pipelined)
+        self._latency = int(pipelined)
+        width = self._modulus.bits
+        super().__init__(operand_layout(width, "a", "b"), unsigned(width))
+
+    @property
+    def modulus(self):
+        return self._modulus.value
+
+    @property
+    def pipelined(self):
+        return self._pipelined
+
+    def _result(self, a, b, q):
+        e = a + b
+        f = e - q
+        return Mux(f < 0, e, f)
+
+    def elaborate(self, platform):
+        m = Module()
+        result = self._result(self.i.payload.a, self.i.payload.b, self.modulus)
+        st = Stages(m, self.i.valid, self._pipelined)
+        result, = st.cut(result[:self._modulus.bits])
+        m.d.comb += [self.o.payload.eq(result), self.o.valid.eq(st.valid)]
+        return m
+
+
+class ModSub(ModAdd):
+    """(a - b) mod q for a, b in [0, q) (003 Algorithm 6). Parameters, ports and latency as
+    :class:`ModAdd`."""
+
+    def _result(self, a, b, q):
+        e = a - b
+        return Mux(e < 0, e + q, e)

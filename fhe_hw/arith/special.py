@@ -1,0 +1,53 @@
+"""Reduction modulo the special modulus p = 2^(m-1) + 1 without multipliers:
+001_3f208c7469731276.txt §3.3, Fig. 3(b) (after Zimmermann 1999).
+
+Since 2^(m-1) ≡ -1 (mod p), a 2m-bit x = T·2^(2m-2) + H·2^(m-1) + L is congruent to
+y1 = L - H + T, with L = x[m-2:0], H = x[2m-3:m-1], T = x[2m-1:2m-2]. The paper then selects
+y1 + p when y1 < 0, else y1. That is exact for products of reduced operands (x <= (p-1)^2, where
+T = 1 forces H = L = 0); over the whole 2m-bit input y1 reaches at most p + 1, so this unit also
+selects y1 - p when y1 >= p: a 3→1 selection, and the result is x mod p for every 2m-bit input.
+"""
+
+from amaranth import Module, Mux, unsigned
+
+from ..params import require_int
+from .modadd import check_bool
+from .pipeline import FixedLatencyUnit, Stages
+
+__all__ = ["SpecialReducer"]
+
+
+class SpecialReducer(FixedLatencyUnit):
+    """x mod p for p = 2^(m-1) + 1 and any 0 <= x < 2^(2m) (001 Fig. 3b).
+
+    Parameters: ``m`` (bit length of p, >= 3: 33 for 2^32+1, 65 for 2^64+1), ``pipelined``
+    (register y1 and the result: latency 2; otherwise combinational, latency 0).
+
+    Ports: ``i`` — always-ready stream of the 2m-bit x; ``o`` — always-ready stream of the m-bit
+    x mod p. One result per cycle. Uses adders and a multiplexer only.
+    """
+
+    def __init__(self, m, *, pipelined=True):
+        self._m = require_int("m", m, minimum=3)
+        self._pipelined = check_bool("pipelined", pipelined)
+        self._latency = 2 if pipelined else 0
+        super().__init__(unsigned(2 * m), unsigned(m))
+
+    @property
+    def m(self):
+        return self._m
+
+    @property
+    def modulus(self):
+        return (1 << (self._m - 1)) + 1
+
+    def elaborate(self, platform):
+        mod = Module()
+        m, p, x = self._m, self.modulus, self.i.payload
+        low, high, top = x[:m - 1], x[m - 1:2 * m - 2], x[2 * m - 2:]
+        st = Stages(mod, self.i.valid, self._pipelined)
+        y1, = st.cut(low + top - high)
+        y = Mux(y1 < 0, y1 + p, Mux(y1 >= p, y1 - p, y1))
+        y, = st.cut(y[:m])
+        mod.d.comb += [self.o.payload.eq(y), self.o.valid.eq(st.valid)]
+        return mod

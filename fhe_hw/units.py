@@ -1,0 +1,85 @@
+"""The registry of generatable hardware units.
+
+A unit module registers a factory with :func:`register`; the CLI (`fhe-hw generate`, `synth`, ...)
+builds one sub-command per unit with its options. Options are parsed to Python values by the
+``type`` callable and passed to the factory as keyword arguments, so bad values reach the unit's
+own validation and raise its ``ValueError`` before any hardware is built.
+"""
+
+import importlib
+import os
+from dataclasses import dataclass, field
+
+__all__ = ["Option", "Unit", "register", "units", "get_unit", "top_name", "to_verilog"]
+
+# Modules whose import registers units; later packages add themselves here.
+_UNIT_MODULES = ["fhe_hw.arith"]
+
+
+@dataclass(frozen=True)
+class Option:
+    """One generate-time parameter: ``--name`` on the command line, ``name`` (with ``_``) for
+    the factory."""
+
+    name: str
+    type: object = int
+    default: object = None
+    help: str = ""
+
+    @property
+    def dest(self):
+        return self.name.replace("-", "_")
+
+
+@dataclass(frozen=True)
+class Unit:
+    name: str
+    factory: object
+    description: str
+    options: tuple = field(default=())
+
+    def build(self, **params):
+        """Construct the Component with ``params`` (options left at ``None`` are omitted)."""
+        return self.factory(**{k: v for k, v in params.items() if v is not None})
+
+
+_REGISTRY = {}
+
+
+def register(name, description, *options):
+    """Decorator: register ``factory(**params) -> Component`` as unit ``name``."""
+    def decorate(factory):
+        if name in _REGISTRY:
+            raise ValueError(f"unit name must be unique, not {name!r} again")
+        _REGISTRY[name] = Unit(name, factory, description, tuple(options))
+        return factory
+    return decorate
+
+
+def units():
+    """All registered units, by name."""
+    for module in _UNIT_MODULES:
+        importlib.import_module(module)
+    return dict(sorted(_REGISTRY.items()))
+
+
+def get_unit(name):
+    known = units()
+    if name not in known:
+        raise ValueError(f"unit must be one of {', '.join(known)}, not {name!r}")
+    return known[name]
+
+
+def top_name(unit_name):
+    """Verilog top-module name of a unit: ``fhe_hw_<name with _>``."""
+    return "fhe_hw_" + unit_name.replace("-", "_")
+
+
+def to_verilog(component, unit_name):
+    """Verilog text of ``component`` with top module :func:`top_name` and ports ``clk``, ``rst``
+    and the signature's ``i__payload``, ``i__valid``, ``o__payload``, ... ."""
+    from amaranth.back import verilog
+
+    # Amaranth must use its bundled Yosys (>= 0.40), not an older one on PATH.
+    os.environ.setdefault("AMARANTH_USE_YOSYS", "builtin")
+    return verilog.convert(component, name=top_name(unit_name), emit_src=False)
