@@ -10,10 +10,20 @@ import importlib
 import os
 from dataclasses import dataclass, field
 
-__all__ = ["Option", "Unit", "register", "units", "get_unit", "top_name", "to_verilog"]
+__all__ = ["Option", "Unit", "register", "units", "get_unit", "top_name", "to_verilog",
+           "parse_bool"]
 
 # Modules whose import registers units; later packages add themselves here.
 _UNIT_MODULES = ["fhe_hw.arith"]
+
+
+def parse_bool(text):
+    """Command-line boolean: true/false, yes/no, 1/0, on/off."""
+    value = {"true": True, "yes": True, "1": True, "on": True,
+             "false": False, "no": False, "0": False, "off": False}.get(str(text).lower())
+    if value is None:
+        raise ValueError(f"value must be true or false, not {text!r}")
+    return value
 
 
 @dataclass(frozen=True)
@@ -79,7 +89,11 @@ def to_verilog(component, unit_name):
     """Verilog text of ``component`` with top module :func:`top_name` and ports ``clk``, ``rst``
     and the signature's ``i__payload``, ``i__valid``, ``o__payload``, ... ."""
     from amaranth.back import verilog
+    from amaranth.hdl import Const, Value
 
     # Amaranth must use its bundled Yosys (>= 0.40), not an older one on PATH.
     os.environ.setdefault("AMARANTH_USE_YOSYS", "builtin")
-    return verilog.convert(component, name=top_name(unit_name), emit_src=False)
+    # always_ready streams have a constant `ready`: it is not a port.
+    ports = [Value.cast(value) for _, _, value in component.signature.flatten(component)]
+    ports = [port for port in ports if not isinstance(port, Const)]
+    return verilog.convert(component, name=top_name(unit_name), ports=ports, emit_src=False)

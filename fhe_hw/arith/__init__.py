@@ -1,8 +1,35 @@
-"""Modular arithmetic hardware (001 §3.3, 003 §3.2.1)."""
+"""Modular arithmetic hardware (001 §3.3, 003 §3.2.1) and its `fhe-hw generate` entries."""
 
+from ..units import Option, parse_bool, register
 from .barrett import BarrettReducer
 from .modadd import ModAdd, ModSub
+from .modmul import REDUCERS, ModMul
+from .montgomery import MontgomeryReducer
 from .solinas import SolinasReducer
 from .special import SpecialReducer
 
-__all__ = ["ModAdd", "ModSub", "BarrettReducer", "SpecialReducer", "SolinasReducer"]
+__all__ = ["ModAdd", "ModSub", "BarrettReducer", "SpecialReducer", "SolinasReducer",
+           "MontgomeryReducer", "ModMul"]
+
+_MODULUS = Option("modulus", str, "solinas64", "modulus name or integer")
+_PIPELINED = Option("pipelined", parse_bool, True, "register the stages (true/false)")
+_MULT_STAGES = Option("mult-stages", int, 4, "registers in each multiplier")
+
+register("mod-add", "modular adder (003 Alg. 5)", _MODULUS, _PIPELINED)(ModAdd)
+register("mod-sub", "modular subtracter (003 Alg. 6)", _MODULUS, _PIPELINED)(ModSub)
+register("barrett-reducer", "Barrett reducer, 2m -> m bits (001 Alg. 2)",
+         Option("modulus", str, "general32", "modulus name or integer"),
+         Option("alpha", int, None, "alpha > m (default m + 4)"),
+         Option("beta", int, None, "beta < -2 (default -4)"), _MULT_STAGES, _PIPELINED,
+         )(BarrettReducer)
+register("special-reducer", "reducer for p = 2^(m-1)+1 (001 Fig. 3b)",
+         Option("m", int, 33, "bit length of p (33: 2^32+1, 65: 2^64+1)"), _PIPELINED,
+         )(SpecialReducer)
+register("solinas-reducer", "reducer for p = 2^64-2^32+1 (001 Fig. 3c)",
+         Option("modulus", str, "solinas64", "must be solinas64"), _PIPELINED)(SolinasReducer)
+register("montgomery-reducer", "word-level Montgomery reducer (003 Alg. 7)",
+         Option("modulus", str, "general32", "odd q with q = 1 mod 2^word"),
+         Option("word", int, 17, "word size w"), _PIPELINED)(MontgomeryReducer)
+register("mod-mul", "pipelined modular multiplier", _MODULUS,
+         Option("reducer", str, "auto", "one of " + ", ".join(REDUCERS)), _MULT_STAGES,
+         Option("word", int, None, "Montgomery word"), _PIPELINED)(ModMul)

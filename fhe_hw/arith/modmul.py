@@ -1,0 +1,105 @@
+"""Pipelined modular multiplier: a multi-stage multiplier (001 §3.2/§4: 4-stage pipelined
+multipliers) followed by one of the reducers of 001 §3.3 / 003 §3.2.1."""
+
+from amaranth import Module, unsigned
+
+from ..params import get_modulus
+from .barrett import BarrettReducer
+from .modadd import check_bool, operand_layout
+from .montgomery import MontgomeryReducer
+from .pipeline import FixedLatencyUnit, Multiplier, Stages, check_stages
+from .solinas import SolinasReducer
+from .special import SpecialReducer
+
+__all__ = ["ModMul", "REDUCERS", "choose_reducer"]
+
+REDUCERS = ("auto", "barrett", "special", "solinas", "montgomery")
+
+#: Widest Montgomery word "auto" uses: one 18x18 DSP column for the q_H x T̃ product.
+AUTO_MONTGOMERY_WORD = 17
+#: "auto" uses Montgomery when q ≡ 1 (mod 2^16) (NTT-friendly primes), else Barrett.
+AUTO_MONTGOMERY_MIN_WORD = 16
+
+
+def _two_adicity(q):
+    return ((q - 1) & -(q - 1)).bit_length() - 1
+
+
+def choose_reducer(modulus):
+    """The reducer "auto" picks: special for 2^(m-1)+1, solinas for 2^64-2^32+1, montgomery
+    when q ≡ 1 (mod 2^16), barrett otherwise."""
+    mod = get_modulus(modulus)
+    if mod.kind != "general":
+        return mod.kind
+    return "montgomery" if _two_adicity(mod.value) >= AUTO_MONTGOMERY_MIN_WORD else "barrett"
+
+
+class ModMul(FixedLatencyUnit):
+    """(a·b·s) mod q for a, b in [0, q), with s = :attr:`output_scale`.
+
+    s is 1 for the Barrett, special and Solinas reducers and R^-1 = 2^(-wν) mod q for Montgomery;
+    engines that multiply by constants pass them through :meth:`premultiply` so that the product
+    comes out unscaled (003 §3.2.1: "handled through the pre-processing of the data").
+
+    Parameters: ``modulus``; ``reducer`` (one of ``auto``, ``barrett``, ``special``, ``solinas``,
+    ``montgomery``; ``auto`` follows :func:`choose_reducer`); ``mult_stages`` (registers in the
+    multiplier, default 4); ``word`` (Montgomery word, default the largest w <= 17 with
+    q ≡ 1 mod 2^w); ``alpha``/``beta`` (Barrett); ``pipelined`` (pipeline the reducer).
+
+    Ports: ``i`` — always-ready stream of ``{a, b}`` (m bits each, LSB-first); ``o`` —
+    always-ready stream of the m-bit product. Latency ``mult_stages + reducer latency``; one
+    result per cycle.
+    """
+
+    def __init__(self, modulus, reducer="auto", *, mult_stages=4, word=None, alpha=None,
+                 beta=None, pipelined=True):
+        self._modulus = mod = get_modulus(modulus)
+        if reducer not in REDUCERS:
+            raise ValueError(f"reducer must be one of {', '.join(REDUCERS)}, not {reducer!r}")
+        self._mult_stages = check_stages("mult_stages", mult_stages)
+        check_bool("pipelined", pipelined)
+        kind = choose_reducer(mod) if reducer == "auto" else reducer
+        if kind == "special":
+            if not mod.is_special:
+                raise ValueError(f"reducer 'special' needs a modulus 2^(m-1)+1, not {mod}")
+            red = SpecialReducer(mod.bits, pipelined=pipelined)
+        elif kind == "solinas":
+            red = SolinasReducer(mod, pipelined=pipelined)
+        elif kind == "montgomery":
+            if word is None:
+                word = min(AUTO_MONTGOMERY_WORD, _two_adicity(mod.value))
+            red = MontgomeryReducer(mod, word, pipelined=pipelined)
+        else:
+            red = BarrettReducer(mod, alpha, beta, mult_stages=mult_stages, pipelined=pipelined)
+        self._kind, self._reducer = kind, red
+        self._latency = mult_stages + red.latency
+        super().__init__(operand_layout(mod.bits, "a", "b"), unsigned(mod.bits))
+
+    @property
+    def modulus(self):
+        return self._modulus.value
+
+    @property
+    def reducer(self):
+        """The reducer kind in use: ``barrett``, ``special``, ``solinas`` or ``montgomery``."""
+        return self._kind
+
+    @property
+    def output_scale(self):
+        """s in o = a·b·s mod q."""
+        return self._reducer.constants.R_inv if self._kind == "montgomery" else 1
+
+    def premultiply(self, constant):
+        """The value to feed as ``b`` so that the output is constant·a mod q."""
+        return constant * pow(self.output_scale, -1, self.modulus) % self.modulus
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.reducer = red = self._reducer
+        width = self._modulus.bits
+        st = Stages(m, self.i.valid)
+        product = Multiplier(width, width, self._mult_stages).build(
+            st, self.i.payload.a, self.i.payload.b)
+        m.d.comb += [red.i.payload.eq(product), red.i.valid.eq(st.valid),
+                     self.o.payload.eq(red.o.payload), self.o.valid.eq(red.o.valid)]
+        return m

@@ -1,0 +1,84 @@
+"""Word-level Montgomery reduction: 003_dfcf78a4748f5e5b.txt §3.2.1, Algorithm 7 (Mert et al.
+2020, with Tosun et al. 2024's carry trick).
+
+For q ≡ 1 (mod 2^w), write q = q_H·2^w + 1 and T = T_H·2^w + T_L. With T̃ = -T_L mod 2^w,
+T + T̃·q = 2^w·(T_H + q_H·T̃) + (T_L + T̃), and T_L + T̃ is 0 when T_L = 0 and 2^w otherwise, so
+one round is T ← T_H + q_H·T̃ + carry with carry = (T_L ≠ 0) = T̃[w-1] ∨ T[w-1]: a (r-w)×w
+multiplication by a constant and no full-width multiplier. ν = ⌈r/w⌉ rounds divide by
+R = 2^(wν); a final conditional subtraction brings the result into [0, q).
+
+The thesis's line 6 reads "T_H + q_H·T_L"; the derivation above (and the carry, which is only
+meaningful for T̃) needs q_H·T̃, which is what the hardware and the model implement.
+
+The bound of T after every round is computed here from the input width, so the register widths
+are exact and, should the last bound exceed 2q (it does not for products T < q^2, but may for
+arbitrary 2r-bit inputs), further conditional subtractions are added: the unit is exact for every
+2r-bit input.
+"""
+
+from amaranth import Const, Module, Mux, unsigned
+
+from ..params import montgomery_constants
+from .modadd import check_bool
+from .pipeline import FixedLatencyUnit, Stages
+
+__all__ = ["MontgomeryReducer", "montgomery_round_bounds"]
+
+
+def montgomery_round_bounds(consts, input_bound):
+    """Exclusive upper bounds of T before round 0, after each round (ν + 1 values)."""
+    c, bounds = consts, [input_bound]
+    for _ in range(c.nu):
+        bounds.append(((bounds[-1] - 1) >> c.word) + c.q_high * ((1 << c.word) - 1) + 2)
+    return bounds
+
+
+class MontgomeryReducer(FixedLatencyUnit):
+    """T·2^(-wν) mod q for any 0 <= T < 2^(2r) (003 Algorithm 7).
+
+    Parameters: ``modulus`` (odd q of r bits with q ≡ 1 mod 2^word), ``word`` (w), ``pipelined``
+    (register every round and every final subtraction).
+
+    Ports: ``i`` — always-ready stream of the 2r-bit T; ``o`` — always-ready stream of the r-bit
+    result. Latency ``nu + corrections`` when pipelined (``corrections`` is 1 for every prime
+    tested; see :attr:`corrections`), else 0. One result per cycle.
+    """
+
+    def __init__(self, modulus, word, *, pipelined=True):
+        self._c = montgomery_constants(modulus, word)
+        self._pipelined = check_bool("pipelined", pipelined)
+        self._bounds = montgomery_round_bounds(self._c, 1 << (2 * self._c.r))
+        self._corrections = max(1, -(-self._bounds[-1] // self._c.q) - 1)
+        self._latency = (self._c.nu + self._corrections) if pipelined else 0
+        super().__init__(unsigned(2 * self._c.r), unsigned(self._c.r))
+
+    @property
+    def modulus(self):
+        return self._c.q
+
+    @property
+    def constants(self):
+        """The :class:`~fhe_hw.params.MontgomeryConstants` baked into the unit."""
+        return self._c
+
+    @property
+    def corrections(self):
+        """Number of final conditional subtractions of q."""
+        return self._corrections
+
+    def elaborate(self, platform):
+        mod = Module()
+        c, w = self._c, self._c.word
+        st = Stages(mod, self.i.valid, self._pipelined)
+        t = self.i.payload
+        for bound in self._bounds[1:]:
+            t_low, t_high = t[:w], t[w:]
+            t_neg = (-t_low)[:w]
+            carry = t_neg[w - 1] | t[w - 1]
+            t, = st.cut((t_high + Const(c.q_high) * t_neg + carry)[:(bound - 1).bit_length()])
+        bound = self._bounds[-1]
+        for _ in range(self._corrections):
+            t, = st.cut(Mux(t >= c.q, t - c.q, t)[:max(c.r, (bound - c.q - 1).bit_length())])
+            bound = max(c.q, bound - c.q)
+        mod.d.comb += [self.o.payload.eq(t[:c.r]), self.o.valid.eq(st.valid)]
+        return mod

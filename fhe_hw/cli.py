@@ -1,0 +1,163 @@
+"""The ``fhe-hw`` command.
+
+    fhe-hw params --modulus solinas64 --k 128 --b 28     validate and print a parameter set
+    fhe-hw generate UNIT [--param value ...] -o FILE.v   Verilog of a registered unit
+    fhe-hw demo                                          simulate the units against the models
+
+Every command takes ``--help``. Invalid parameters exit with status 2 and the reason.
+"""
+
+import argparse
+import json
+import sys
+from fractions import Fraction
+
+from . import params as P
+from .units import get_unit, to_verilog, units
+
+__all__ = ["main"]
+
+
+def _modulus_arg(text):
+    try:
+        return P.get_modulus(text)
+    except (ValueError, TypeError) as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+# --- params -------------------------------------------------------------------------------------
+
+def _params_report(args):
+    """The parameter set as a dict of printable values; raises ValueError on invalid input."""
+    mod = args.modulus
+    report = {"modulus": str(mod), "p": mod.value, "m (bits)": mod.bits,
+              "kind": mod.kind, "factors": " * ".join(map(str, sorted(mod.factors))),
+              "largest k": mod.max_k()}
+    k = args.k if args.k is not None else mod.table_k
+    if k is not None:
+        ntt = P.ntt_params(mod, k, negacyclic=args.negacyclic)
+        report.update({"k": k, "omega (primitive k-th root)": ntt.omega,
+                       "omega^-1": ntt.omega_inv, "k^-1": ntt.k_inv})
+        if ntt.psi is not None:
+            report["psi (primitive 2k-th root)"] = ntt.psi
+        b = args.b if args.b is not None else mod.table_b
+        if b is not None:
+            P.check_digit_bits(mod, k, b)
+            report.update({"b": b, "b bound k(2^b-1)^2/2 < p": "holds",
+                           "largest b": P.max_digit_bits(mod, k)})
+    bc = P.barrett_constants(mod)
+    report.update({"barrett alpha, beta": f"{bc.alpha}, {bc.beta}", "barrett mu": bc.mu})
+    if args.word is not None:
+        mc = P.montgomery_constants(mod, args.word)
+        report.update({"montgomery word, nu": f"{mc.word}, {mc.nu}", "montgomery q_H": mc.q_high,
+                       "montgomery R mod q": mc.R_mod_q})
+    if args.rns_n is not None:
+        report.update(_rns_report(args))
+    return report
+
+
+def _rns_report(args):
+    n, bits = args.rns_n, args.rns_bits
+    source = P.ntt_primes(bits, n, args.source)
+    target = P.ntt_primes(bits, n, args.target, exclude=source)
+    redundant = args.redundant if args.redundant is not None else \
+        P.ntt_primes(bits, n, 1, exclude=source + target)[0]
+    sk = P.ShenoyKumaresanConstants.build(source, target, redundant)
+    report = {"RNS N": n, "source base Q (l residues)": source, "target base P (k residues)":
+              target, "redundant q_l": redundant, "log2 Q": sk.source.Q.bit_length(),
+              "SK |Q^-1|_{q_l}": sk.Q_inv_mod_ql, "SK stored terms (003 Table 3.1)":
+              sk.term_counts}
+    if args.rho is not None:
+        kc = P.KawamuraConstants.build(source, target, args.rho, Fraction(args.delta))
+        report.update({"Kawamura r, rho, delta": f"{kc.r}, {kc.rho}, {kc.delta}",
+                       "Kawamura l(eps+lambda)": float(len(source) * (kc.epsilon + kc.lam)),
+                       "Kawamura max input": kc.max_input})
+    P.MixedRadixConstants.build(source, target)
+    return report
+
+
+def cmd_params(args):
+    report = _params_report(args)
+    if args.json:
+        print(json.dumps(report, indent=2, default=str))
+    else:
+        width = max(map(len, report))
+        for key, value in report.items():
+            print(f"{key:<{width}}  {value}")
+    return 0
+
+
+# --- generate -----------------------------------------------------------------------------------
+
+def cmd_generate(args):
+    unit = get_unit(args.unit)
+    component = unit.build(**{o.dest: getattr(args, o.dest) for o in unit.options})
+    text = to_verilog(component, unit.name)
+    if args.output in (None, "-"):
+        sys.stdout.write(text)
+    else:
+        with open(args.output, "w") as f:
+            f.write(text)
+        print(f"wrote {args.output}: {unit.name}, latency "
+              f"{getattr(component, 'latency', 'n/a')}", file=sys.stderr)
+    return 0
+
+
+def cmd_demo(args):
+    from .demo import run_demo
+
+    return run_demo(seed=args.seed, vectors=args.vectors)
+
+
+def _parser():
+    parser = argparse.ArgumentParser(prog="fhe-hw", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("params", help="validate and print a parameter set",
+                       description="Validate and print an Integer-FFT / NTT / RNS parameter set.")
+    p.add_argument("--modulus", type=_modulus_arg, required=True,
+                   help=f"one of {', '.join(P.MODULI)} or an integer (decimal or 0x...)")
+    p.add_argument("--k", type=int, help="transform size (default: 001 Table 2's k)")
+    p.add_argument("--b", type=int, help="digit bits (default: 001 Table 2's b)")
+    p.add_argument("--negacyclic", action="store_true", help="also need a 2k-th root psi")
+    p.add_argument("--word", type=int, help="word-level Montgomery word size w")
+    p.add_argument("--rns-n", type=int, help="ring degree N of an RNS base (q = 1 mod 2N)")
+    p.add_argument("--rns-bits", type=int, default=32, help="bits of the RNS primes")
+    p.add_argument("--source", type=int, default=4, help="source residues l")
+    p.add_argument("--target", type=int, default=4, help="target residues k")
+    p.add_argument("--redundant", type=int, help="redundant modulus q_l (default: a prime)")
+    p.add_argument("--rho", type=int, help="Kawamura truncation bits (enables the check)")
+    p.add_argument("--delta", default="1/2", help="Kawamura offset delta (fraction)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_params)
+
+    g = sub.add_parser("generate", help="write Verilog for a unit",
+                       description="Write Verilog (top fhe_hw_<unit>) for a registered unit.")
+    gsub = g.add_subparsers(dest="unit", required=True, metavar="UNIT")
+    for unit in units().values():
+        u = gsub.add_parser(unit.name, help=unit.description, description=unit.description)
+        for opt in unit.options:
+            u.add_argument(f"--{opt.name}", type=opt.type, default=opt.default, help=opt.help)
+        u.add_argument("-o", "--output", help="output file (default: stdout)")
+    g.set_defaults(func=cmd_generate)
+
+    d = sub.add_parser("demo", help="simulate the units against the golden models",
+                       description="Elaborate and simulate every unit against its golden model "
+                                   "and print a summary table.")
+    d.add_argument("--seed", type=int, default=1)
+    d.add_argument("--vectors", type=int, default=500)
+    d.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv=None):
+    args = _parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (ValueError, TypeError) as e:
+        print(f"fhe-hw {args.command}: error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
