@@ -443,7 +443,8 @@ class KawamuraConstants:
 
     r is the bit width of the source moduli (division by q_i approximated by 2^r), ρ (``rho``)
     the number of most significant bits of ξ kept by TRUNC, δ (``delta``, a ``Fraction`` in
-    [0, 1)) the initial offset. ``epsilon`` = ε_Q = max (2^r - q_i)/2^r and ``lam`` = λ_Q, the
+    [0, 1), rounded up to a multiple of 2^-ρ as the Cox unit's ρ-bit accumulator holds it) the
+    initial offset. ``epsilon`` = ε_Q = max (2^r - q_i)/2^r and ``lam`` = λ_Q, the
     worst case of (ξ - TRUNC(ξ))/q_i = (2^(r-ρ) - 1)/q_i. Construction requires
     l·(ε_Q + λ_Q) ≤ δ < 1 (Kawamura et al. 2000, Theorem 1, as restated in 003 §2.5.1.3);
     base extension is then exact for 0 ≤ A < (1 - δ)·Q (``max_input``).
@@ -485,6 +486,11 @@ class KawamuraConstants:
                 f"most delta = {float(delta):.6g} < 1 (l = {l}, r = {r}, rho = {rho}, "
                 f"ε_Q = {float(epsilon):.3g}, λ_Q = {float(lam):.3g}); use moduli closer to 2^r, "
                 f"a larger rho or a larger delta")
+        # The Cox unit holds δ as a ρ-bit fraction: snap δ up to that grid (keeps the bound).
+        delta = Fraction(-((-delta.numerator << rho) // delta.denominator), 1 << rho)
+        if delta >= 1:
+            raise ValueError(f"delta must be at most 1 - 2^-rho = {1 - Fraction(1, 1 << rho)} "
+                             f"once rounded up to rho = {rho} fractional bits")
         return cls(source, target, r, rho, delta, epsilon, lam, source.Q_hat_inv,
                    tuple(tuple(qh % p for qh in source.Q_hat) for p in target),
                    tuple(-source.Q % p for p in target))
@@ -497,9 +503,9 @@ class KawamuraConstants:
 
     @property
     def delta_fixed(self):
-        """δ as a ρ-bit fixed-point fraction (the Cox unit's initial accumulator), rounded up."""
-        scaled = self.delta * (1 << self.rho)
-        return -((-scaled.numerator) // scaled.denominator)
+        """δ as a ρ-bit fixed-point integer (the Cox unit's initial accumulator); δ is stored
+        already rounded up to that grid, so this is exact."""
+        return int(self.delta * (1 << self.rho))
 
 
 @dataclass(frozen=True)
