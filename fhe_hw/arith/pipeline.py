@@ -7,9 +7,10 @@ matching output ``valid``; a latency of 0 means the unit is combinational.
 """
 
 from amaranth import Shape, Signal
-from amaranth.lib import stream, wiring
+from amaranth.lib import stream
 from amaranth.lib.wiring import In, Out
 
+from ..component import Component
 from ..params import require_int
 
 __all__ = ["FixedLatencyUnit", "Stages", "Multiplier", "check_stages"]
@@ -22,7 +23,7 @@ def check_stages(name, value, maximum=None):
     return value
 
 
-class FixedLatencyUnit(wiring.Component):
+class FixedLatencyUnit(Component):
     """Base of the fixed-latency units: ``i`` and ``o`` are always-ready streams of the given
     payload shapes. Subclasses set ``self._latency`` in ``__init__``."""
 

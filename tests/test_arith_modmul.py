@@ -1,0 +1,109 @@
+"""ModAdd / ModSub (003 Alg. 5, 6), the pipelined Multiplier and ModMul against Python."""
+
+import pytest
+from amaranth import Module
+from helpers import RANDOM_VECTORS, check_unit, rng_for
+
+from fhe_hw.arith import ModAdd, ModMul, ModSub
+from fhe_hw.arith.modadd import operand_layout
+from fhe_hw.arith.modmul import choose_reducer
+from fhe_hw.arith.pipeline import FixedLatencyUnit, Multiplier, Stages
+from fhe_hw.model import reduce as R
+from fhe_hw.params import MODULI, ntt_primes
+
+MODULI_ALL = [*MODULI, ntt_primes(30, 1 << 10, 1)[0], ntt_primes(60, 1 << 16, 1)[0],
+              ntt_primes(64, 1 << 16, 1)[0]]
+
+
+def pairs(q, *key, count=RANDOM_VECTORS):
+    rng = rng_for(*key)
+    edge = [(0, 0), (0, 1), (1, 0), (q - 1, q - 1), (q - 1, 1), (1, q - 1), (0, q - 1),
+            (q // 2, q // 2 + 1)]
+    return [{"a": a, "b": b} for a, b in edge] + \
+           [{"a": rng.randrange(q), "b": rng.randrange(q)} for _ in range(count)]
+
+
+@pytest.mark.parametrize("modulus", MODULI_ALL, ids=str)
+@pytest.mark.parametrize("cls,model,op", [(ModAdd, R.mod_add, int.__add__),
+                                          (ModSub, R.mod_sub, int.__sub__)], ids=["add", "sub"])
+def test_mod_add_sub_match_model(modulus, cls, model, op):
+    unit = cls(modulus)
+    q = unit.modulus
+    ins = pairs(q, cls.__name__, q)
+    expected = [model(v["a"], v["b"], q) for v in ins]
+    assert expected == [op(v["a"], v["b"]) % q for v in ins]
+    check_unit(unit, ins, expected, label=f"{cls.__name__}({modulus})")
+
+
+def test_unpipelined_mod_add_is_combinational():
+    unit = ModAdd("general32", pipelined=False)
+    assert unit.latency == 0
+    ins = pairs(unit.modulus, "comb", count=200)
+    check_unit(unit, ins, [(v["a"] + v["b"]) % unit.modulus for v in ins], label="comb add")
+
+
+class _Mul(FixedLatencyUnit):
+    def __init__(self, aw, bw, stages):
+        self._mul = Multiplier(aw, bw, stages)
+        self._latency = stages
+        super().__init__(operand_layout(max(aw, bw), "a", "b"), self._mul.product_width)
+        self._widths = aw, bw
+
+    def elaborate(self, platform):
+        m = Module()
+        st = Stages(m, self.i.valid)
+        aw, bw = self._widths
+        product = self._mul.build(st, self.i.payload.a[:aw], self.i.payload.b[:bw])
+        assert st.latency == self._latency
+        m.d.comb += [self.o.payload.eq(product), self.o.valid.eq(st.valid)]
+        return m
+
+
+@pytest.mark.parametrize("aw,bw,stages", [(64, 64, 4), (64, 64, 1), (64, 64, 7), (33, 33, 2),
+                                          (17, 17, 3), (128, 70, 5), (8, 8, 0)])
+def test_pipelined_multiplier_latency_and_product(aw, bw, stages):
+    unit = _Mul(aw, bw, stages)
+    rng = rng_for("mul", aw, bw, stages)
+    ins = [{"a": (1 << aw) - 1, "b": (1 << bw) - 1}, {"a": 0, "b": 1}] + \
+          [{"a": rng.getrandbits(aw), "b": rng.getrandbits(bw)} for _ in range(300)]
+    check_unit(unit, ins, [v["a"] * v["b"] for v in ins], label="Multiplier")
+
+
+@pytest.mark.parametrize("modulus", MODULI_ALL, ids=str)
+@pytest.mark.parametrize("reducer", ["auto", "barrett"])
+def test_mod_mul_matches_model(modulus, reducer):
+    unit = ModMul(modulus, reducer)
+    q = unit.modulus
+    ins = pairs(q, "modmul", q, reducer)
+    expected = [v["a"] * v["b"] * unit.output_scale % q for v in ins]
+    check_unit(unit, ins, expected, label=f"ModMul({modulus}, {reducer})")
+
+
+def test_mod_mul_premultiply_gives_plain_constant_products():
+    unit = ModMul(ntt_primes(60, 1 << 16, 1)[0], "montgomery")
+    q, c = unit.modulus, 123456789
+    assert unit.output_scale != 1
+    ins = [{"a": a, "b": unit.premultiply(c)} for a in (0, 1, q - 1, 987654321)]
+    check_unit(unit, ins, [v["a"] * c % q for v in ins], label="premultiply")
+
+
+def test_auto_reducer_choice_follows_the_modulus():
+    assert [choose_reducer(n) for n in MODULI] == ["special", "special", "solinas", "montgomery"]
+    assert choose_reducer(ntt_primes(30, 1 << 10, 1)[0]) == "barrett"
+    assert ModMul("general32").latency == 4 + ModMul("general32")._reducer.latency
+
+
+def test_mod_mul_rejects_bad_parameters():
+    with pytest.raises(ValueError, match="reducer must be one of"):
+        ModMul("solinas64", "karatsuba")
+    with pytest.raises(ValueError, match="reducer 'special' needs a modulus 2\\^\\(m-1\\)\\+1"):
+        ModMul("solinas64", "special")
+    with pytest.raises(ValueError, match="modulus must be 2\\^64"):
+        ModMul("general32", "solinas")
+    with pytest.raises(ValueError, match="modulus must be odd"):
+        ModMul(2**40)
+
+
+def test_operand_stage_counts_are_checked():
+    with pytest.raises(ValueError, match="mult_stages must be at least 0"):
+        ModMul("solinas64", mult_stages=-2)

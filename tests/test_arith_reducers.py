@@ -1,0 +1,117 @@
+"""Reducer hardware (001 Fig. 3, 003 Alg. 7) against the golden models and Python's %."""
+
+import pytest
+from helpers import RANDOM_VECTORS, check_unit, rng_for
+
+from fhe_hw.arith import BarrettReducer, MontgomeryReducer, SolinasReducer, SpecialReducer
+from fhe_hw.model import reduce as R
+from fhe_hw.params import MODULI, SOLINAS64, ntt_primes
+
+PRIME30 = ntt_primes(30, 1 << 10, 1)[0]
+PRIME60 = ntt_primes(60, 1 << 16, 1)[0]
+PRIME64 = ntt_primes(64, 1 << 16, 1)[0]
+BARRETT_MODULI = [*MODULI.values(), PRIME30, PRIME60, PRIME64]
+
+
+def edges(p, width):
+    """0, 1, p-1, p, p+1, 2^k±1 around p, (p-1)^2 and all ones (the largest legal input)."""
+    k = p.bit_length()
+    values = [0, 1, p - 1, p, p + 1, (1 << k) - 1, (1 << k) + 1, (1 << (k - 1)) + 1,
+              (p - 1) ** 2, 2 * p, (1 << width) - 1, 1 << (width - 1)]
+    return [v for v in values if 0 <= v < 1 << width]
+
+
+def vectors(p, width, *key):
+    rng = rng_for(*key)
+    return edges(p, width) + [rng.getrandbits(width) for _ in range(RANDOM_VECTORS)]
+
+
+@pytest.mark.parametrize("modulus", BARRETT_MODULI, ids=str)
+def test_barrett_reducer_matches_model_for_every_input_width(modulus):
+    unit = BarrettReducer(modulus)
+    p, width = unit.modulus, 2 * unit.constants.m
+    xs = vectors(p, width, "barrett", p)
+    expected = [R.barrett_reduce(x, unit.constants) for x in xs]
+    assert expected == [x % p for x in xs]
+    check_unit(unit, xs, expected, label=f"BarrettReducer({modulus})")
+
+
+@pytest.mark.parametrize("mult_stages,pipelined", [(0, False), (1, True), (3, False)])
+def test_barrett_reducer_latency_follows_its_stages(mult_stages, pipelined):
+    unit = BarrettReducer("general32", mult_stages=mult_stages, pipelined=pipelined)
+    assert unit.latency == 2 * mult_stages + pipelined
+    xs = vectors(unit.modulus, 64, "barrett-stages", mult_stages)[:300]
+    check_unit(unit, xs, [x % unit.modulus for x in xs], label="Barrett stages")
+
+
+def test_barrett_reducer_non_default_alpha_beta():
+    unit = BarrettReducer(PRIME60, alpha=66, beta=-3)
+    xs = vectors(PRIME60, 120, "barrett-ab")[:500]
+    check_unit(unit, xs, [R.barrett_reduce(x, unit.constants) for x in xs], label="alpha/beta")
+
+
+@pytest.mark.parametrize("m", [33, 65, 17])
+@pytest.mark.parametrize("pipelined", [True, False])
+def test_special_reducer_matches_model(m, pipelined):
+    unit = SpecialReducer(m, pipelined=pipelined)
+    p = (1 << (m - 1)) + 1
+    assert unit.modulus == p and unit.latency == (2 if pipelined else 0)
+    xs = vectors(p, 2 * m, "special", m, pipelined)
+    expected = [R.special_reduce(x, m) for x in xs]
+    assert expected == [x % p for x in xs]
+    check_unit(unit, xs, expected, label=f"SpecialReducer({m})")
+
+
+@pytest.mark.parametrize("pipelined", [True, False])
+def test_solinas_reducer_matches_model(pipelined):
+    unit = SolinasReducer(pipelined=pipelined)
+    xs = vectors(SOLINAS64, 128, "solinas", pipelined)
+    # The extremes of r = 2^32(b+c) - a - b + d: a = all ones, b = c = d = 0 and the reverse.
+    xs += [(2**32 - 1) << 96, ((2**32 - 1) << 64) | ((2**32 - 1) << 32) | (2**32 - 1)]
+    expected = [R.solinas_reduce(x) for x in xs]
+    assert expected == [x % SOLINAS64 for x in xs]
+    check_unit(unit, xs, expected, label="SolinasReducer")
+
+
+MONTGOMERY = [("general32", 17), ("general32", 20), (ntt_primes(32, 1 << 12, 1)[0], 13),
+              (PRIME60, 17), (PRIME64, 17), (PRIME30, 11)]
+
+
+@pytest.mark.parametrize("modulus,word", MONTGOMERY, ids=str)
+def test_montgomery_reducer_matches_model(modulus, word):
+    unit = MontgomeryReducer(modulus, word)
+    c = unit.constants
+    xs = vectors(c.q, 2 * c.r, "montgomery", c.q, word)
+    expected = [R.montgomery_reduce(x, c) for x in xs]
+    assert expected == [x * pow(c.R, -1, c.q) % c.q for x in xs]
+    check_unit(unit, xs, expected, label=f"MontgomeryReducer({modulus}, {word})")
+    assert unit.latency == c.nu + unit.corrections
+
+
+def test_solinas_reducer_rejects_another_modulus():
+    with pytest.raises(ValueError, match="modulus must be 2\\^64 - 2\\^32 \\+ 1"):
+        SolinasReducer("general32")
+
+
+def test_special_reducer_rejects_tiny_m():
+    with pytest.raises(ValueError, match="m must be at least 3"):
+        SpecialReducer(2)
+
+
+def test_montgomery_rejects_q_not_one_mod_2_pow_word():
+    with pytest.raises(ValueError, match="q ≡ 1 \\(mod 2\\^word\\)"):
+        MontgomeryReducer(SOLINAS64, 33)
+
+
+def test_barrett_rejects_even_modulus_and_small_alpha():
+    with pytest.raises(ValueError, match="modulus must be odd"):
+        BarrettReducer(2**32)
+    with pytest.raises(ValueError, match="alpha must be greater than m"):
+        BarrettReducer("general32", alpha=31)
+
+
+def test_invalid_stage_counts_are_rejected():
+    with pytest.raises(ValueError, match="mult_stages must be at least 0"):
+        BarrettReducer("general32", mult_stages=-1)
+    with pytest.raises(TypeError, match="pipelined must be a bool"):
+        SpecialReducer(33, pipelined=1)

@@ -1,0 +1,95 @@
+"""The fhe-hw command: params, generate, demo."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from fhe_hw.cli import main
+from fhe_hw.params import MODULI
+from fhe_hw.units import units
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("name", MODULI)
+def test_params_prints_root_kinv_and_b_bound_for_table2(capsys, name):
+    mod = MODULI[name]
+    argv = ("params", "--modulus", name, "--k", str(mod.table_k), "--b", str(mod.table_b))
+    code, out, _ = run(capsys, *argv, "--json")
+    assert code == 0
+    report = json.loads(out)
+    p, k = mod.value, mod.table_k
+    omega, kinv = report["omega (primitive k-th root)"], report["k^-1"]
+    assert pow(omega, k, p) == 1 and pow(omega, k // 2, p) != 1
+    assert kinv * k % p == 1
+    assert report["b bound k(2^b-1)^2/2 < p"] == "holds"
+    code, text, _ = run(capsys, *argv)
+    assert code == 0 and str(omega) in text and str(kinv) in text
+
+
+def test_params_accepts_a_plain_integer_modulus(capsys):
+    code, out, _ = run(capsys, "params", "--modulus", str(2**64 - 2**32 + 1), "--k", "128",
+                       "--b", "28", "--json")
+    assert code == 0 and '"k^-1"' in out
+
+
+def test_params_rejects_k_not_dividing_a_factor(capsys):
+    code, _, err = run(capsys, "params", "--modulus", "4294967297", "--k", "256")
+    assert code == 2 and "256 does not divide 641 - 1" in err
+
+
+def test_params_rejects_b_too_large(capsys):
+    code, _, err = run(capsys, "params", "--modulus", "solinas64", "--k", "128", "--b", "30")
+    assert code == 2 and "b = 30 is too large" in err
+
+
+def test_params_prints_rns_constants_and_checks_kawamura(capsys):
+    code, out, _ = run(capsys, "params", "--modulus", "general32", "--rns-n", "4096",
+                       "--source", "4", "--target", "3", "--rho", "16")
+    assert code == 0 and "redundant q_l" in out and "Kawamura" in out
+    code, _, err = run(capsys, "params", "--modulus", "general32", "--rns-n", "4096",
+                       "--source", "4", "--target", "3", "--rho", "2")
+    assert code == 2 and "Kawamura error bound violated" in err
+
+
+def test_params_unknown_modulus_name_exits_with_usage_error(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["params", "--modulus", "nope"])
+    assert e.value.code == 2
+
+
+@pytest.mark.parametrize("name", sorted(units()))
+def test_generate_writes_verilog_with_the_documented_top_and_ports(tmp_path, name):
+    out = tmp_path / "unit.v"
+    assert main(["generate", name, "-o", str(out)]) == 0
+    text = out.read_text()
+    top = "fhe_hw_" + name.replace("-", "_")
+    assert f"module {top}(" in text
+    for port in ("clk", "rst", "i__payload", "i__valid", "o__payload", "o__valid"):
+        assert f" {port};" in text
+
+
+def test_generate_rejects_bad_parameters_without_writing(tmp_path, capsys):
+    out = tmp_path / "x.v"
+    code = main(["generate", "solinas-reducer", "--modulus", "general32", "-o", str(out)])
+    assert code == 2 and not out.exists()
+    assert "modulus must be 2^64 - 2^32 + 1" in capsys.readouterr().err
+
+
+def test_every_command_has_help():
+    for argv in (["--help"], ["params", "--help"], ["generate", "--help"], ["demo", "--help"],
+                 ["generate", "mod-mul", "--help"]):
+        result = subprocess.run([sys.executable, "-m", "fhe_hw.cli", *argv], capture_output=True,
+                                text=True)
+        assert result.returncode == 0 and "usage: fhe-hw" in result.stdout
+
+
+def test_demo_passes_with_few_vectors(capsys):
+    code, out, _ = run(capsys, "demo", "--vectors", "20")
+    assert code == 0 and "units match their models" in out and "FAIL" not in out
