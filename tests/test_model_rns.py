@@ -38,7 +38,7 @@ from fhe_hw.params import (
 
 BITS = (32, 60, 64)
 POOLS = {bits: ntt_primes(bits, 4096, 14) for bits in BITS}
-SETTINGS = settings(max_examples=60, deadline=None)
+SETTINGS = settings(max_examples=200, deadline=None)
 
 
 def split(bits, l, k):
@@ -173,7 +173,7 @@ def worst_truncation_inputs(draw):
     xi = [draw(st.integers(0, q - 1).map(lambda x, q=q: min(x | low, q - 1))
                | st.integers(0, q - 1)) for q in source]
     Q = prod(source)
-    return source, target, sum(x * (Q // q) for x, q in zip(xi, source)) % Q
+    return source, target, sum(x * (Q // q) for x, q in zip(xi, source, strict=True)) % Q
 
 
 @SETTINGS
@@ -196,7 +196,7 @@ def test_kawamura_sigma_stays_a_rho_bit_fraction_and_y_reduces_to_the_result(bas
     steps = kawamura_steps(residues(A, source), consts)
     assert all(0 <= s < 2**12 for s in steps.sigma)
     assert set(steps.alpha_bits) <= {0, 1}
-    assert tuple(y % p for y, p in zip(steps.y, target)) == tuple(residues(A, target))
+    assert tuple(y % p for y, p in zip(steps.y, target, strict=True)) == tuple(residues(A, target))
 
 
 def test_trunc_clears_the_low_r_minus_rho_bits():
@@ -218,18 +218,13 @@ def test_mixed_radix_is_exact_below_q(case):
 @given(cases())
 def test_mixed_radix_digits_rebuild_a(case):
     source, target, _, A = case
-    digits = mixed_radix_steps(residues(A, source), MixedRadixConstants.build(source, target)).digits
-    assert all(0 <= b < q for b, q in zip(digits, source))
+    consts = MixedRadixConstants.build(source, target)
+    digits = mixed_radix_steps(residues(A, source), consts).digits
+    assert all(0 <= b < q for b, q in zip(digits, source, strict=True))
     assert sum(b * prod(source[:s]) for s, b in enumerate(digits)) == A
 
 
-# --- edges on every algorithm, polynomial layout ---------------------------------------------------
-
-EXACT = {
-    "shenoy_kumaresan": lambda s, t, ql: ShenoyKumaresanConstants.build(s, t, ql),
-    "mixed_radix": lambda s, t, ql: MixedRadixConstants.build(s, t),
-}
-
+# --- edges on every algorithm, polynomial layout -----------------------------------------------
 
 @pytest.mark.parametrize("bits", BITS)
 @pytest.mark.parametrize("l", [1, 2, 8])
@@ -238,34 +233,36 @@ def test_exact_algorithms_on_edge_inputs(bits, l, edge):
     source, target, ql = split(bits, l, 5)
     A = 0 if edge == "zero" else prod(source) - 1
     expected = tuple(residues(A, target))
-    assert shenoy_kumaresan(residues(A, source), A % ql, EXACT["shenoy_kumaresan"](
-        source, target, ql)) == expected
-    assert mixed_radix(residues(A, source), EXACT["mixed_radix"](source, target, ql)) == expected
+    sk = ShenoyKumaresanConstants.build(source, target, ql)
+    assert shenoy_kumaresan(residues(A, source), A % ql, sk) == expected
+    assert mixed_radix(residues(A, source), MixedRadixConstants.build(source, target)) == expected
 
 
-@pytest.mark.parametrize("algorithm", ["fast_base_conversion", "shenoy_kumaresan",
-                                       "kawamura", "mixed_radix"])
+ALGORITHMS = {  # name: (convert, constants from (source, target, q_l), exact)
+    "fast_base_conversion": (fast_base_conversion,
+                             lambda s, t, ql: FastBaseConversionConstants.build(s, t), False),
+    "shenoy_kumaresan": (shenoy_kumaresan, ShenoyKumaresanConstants.build, True),
+    "kawamura": (kawamura, lambda s, t, ql: kawamura_consts(s, t, rho=16), True),
+    "mixed_radix": (mixed_radix, lambda s, t, ql: MixedRadixConstants.build(s, t), True),
+}
+
+
+@pytest.mark.parametrize("algorithm", sorted(ALGORITHMS))
 def test_extend_polynomial_is_residue_major_and_coefficient_wise(algorithm):
+    convert, build, exact = ALGORITHMS[algorithm]
     source, target, ql = split(32, 4, 3)
-    rng = random.Random(1)
+    consts = build(source, target, ql)
     Q = prod(source)
-    consts = {
-        "fast_base_conversion": lambda: FastBaseConversionConstants.build(source, target),
-        "shenoy_kumaresan": lambda: ShenoyKumaresanConstants.build(source, target, ql),
-        "kawamura": lambda: kawamura_consts(source, target, rho=16),
-        "mixed_radix": lambda: MixedRadixConstants.build(source, target),
-    }[algorithm]()
-    bound = consts.max_input if algorithm == "kawamura" else Q
-    coeffs = [rng.randrange(bound) for _ in range(8)]
+    rng = random.Random(1)
+    coeffs = [rng.randrange(getattr(consts, "max_input", Q)) for _ in range(8)]
     polys = [[A % q for A in coeffs] for q in source]
-    redundant = [A % ql for A in coeffs] if algorithm == "shenoy_kumaresan" else None
-    convert = {"fast_base_conversion": fast_base_conversion, "shenoy_kumaresan": shenoy_kumaresan,
-               "kawamura": kawamura, "mixed_radix": mixed_radix}[algorithm]
+    redundant = [A % ql for A in coeffs] if convert is shenoy_kumaresan else None
     out = extend_polynomial(convert, polys, consts, redundant)
-    errors = range(len(source)) if algorithm == "fast_base_conversion" else [0]
+    assert len(out) == len(target) and all(len(poly) == 8 for poly in out)
     for c, A in enumerate(coeffs):
-        assert tuple(out[j][c] for j in range(len(target))) in [
-            tuple((A + a * Q) % p for p in target) for a in errors]
+        column = tuple(poly[c] for poly in out)
+        allowed = [0] if exact else range(len(source))
+        assert column in [tuple((A + a * Q) % p for p in target) for a in allowed]
 
 
 # --- bad parameters ----------------------------------------------------------------------------

@@ -33,7 +33,7 @@ def _check_residues(name, residues, moduli):
     moduli = tuple(moduli)
     if (not isinstance(residues, (tuple, list)) or len(residues) != len(moduli)
             or not all(isinstance(a, int) and not isinstance(a, bool) and 0 <= a < q
-                       for a, q in zip(residues, moduli))):
+                       for a, q in zip(residues, moduli, strict=True))):
         raise ValueError(f"{name} must be {len(moduli)} integers with 0 <= a_i < q_i for "
                          f"moduli {moduli}, not {residues!r}")
     return tuple(residues)
@@ -42,10 +42,10 @@ def _check_residues(name, residues, moduli):
 def _sum_process(residues, source, Q_hat_inv, targets, Q_hat_mod_t):
     """Steps 1–3 of Algorithms 1 and 2 (the Sum Process of §3.3) onto the moduli ``targets``.
     Returns (μ_{q_i}, μ_{t,i} indexed [t][i], a'_t)."""
-    mu_q = tuple(a * c % q for a, c, q in zip(residues, Q_hat_inv, source))
-    mu_t = tuple(tuple(m * c % t for m, c in zip(mu_q, row))
-                 for t, row in zip(targets, Q_hat_mod_t))
-    return mu_q, mu_t, tuple(sum(row) % t for t, row in zip(targets, mu_t))
+    mu_q = tuple(a * c % q for a, c, q in zip(residues, Q_hat_inv, source, strict=True))
+    mu_t = tuple(tuple(m * c % t for m, c in zip(mu_q, row, strict=True))
+                 for t, row in zip(targets, Q_hat_mod_t, strict=True))
+    return mu_q, mu_t, tuple(sum(row) % t for t, row in zip(targets, mu_t, strict=True))
 
 
 def fast_base_conversion(residues, consts):
@@ -86,15 +86,16 @@ def shenoy_kumaresan_steps(residues, redundant_residue, consts):
     residues = _check_residues("residues", residues, consts.source)
     ql = consts.redundant
     (a_ql,) = _check_residues("redundant_residue", [redundant_residue], [ql])
-    mu_q, mu_t, sums = _sum_process(residues, consts.source, consts.Q_hat_inv,
-                                    (*consts.target, ql), (*consts.Q_hat_mod_p,
-                                                           consts.Q_hat_mod_ql))
-    ms = (sums[-1] - a_ql) % ql
+    P = consts.target
+    mu_q, mu_t, sums = _sum_process(residues, consts.source, consts.Q_hat_inv, (*P, ql),
+                                    (*consts.Q_hat_mod_p, consts.Q_hat_mod_ql))
+    *a_p_prime, a_ql_prime = sums
+    ms = (a_ql_prime - a_ql) % ql
     alpha = ms * consts.Q_inv_mod_ql % ql
-    mu_p_prime = tuple(alpha * c % p for c, p in zip(consts.Q_mod_p, consts.target))
-    a_p = tuple((s - m) % p for s, m, p in zip(sums, mu_p_prime, consts.target))
-    return ShenoyKumaresanSteps(mu_q, mu_t[:-1], mu_t[-1], sums[:-1], sums[-1], ms, alpha,
-                                mu_p_prime, a_p)
+    mu_p_prime = tuple(alpha * c % p for c, p in zip(consts.Q_mod_p, P, strict=True))
+    a_p = tuple((s - m) % p for s, m, p in zip(a_p_prime, mu_p_prime, P, strict=True))
+    return ShenoyKumaresanSteps(mu_q, mu_t[:-1], mu_t[-1], tuple(a_p_prime), a_ql_prime, ms,
+                                alpha, mu_p_prime, a_p)
 
 
 def shenoy_kumaresan(residues, redundant_residue, consts):
@@ -138,7 +139,7 @@ def kawamura_steps(residues, consts):
     """
     residues = _check_residues("residues", residues, consts.source)
     r, rho = consts.r, consts.rho
-    xi = tuple(a * c % q for a, c, q in zip(residues, consts.Q_hat_inv, consts.source))
+    xi = tuple(a * c % q for a, c, q in zip(residues, consts.Q_hat_inv, consts.source, strict=True))
     sigma, sigmas, bits = consts.delta_fixed, [], []
     y = [0] * len(consts.target)
     for s, x in enumerate(xi):
@@ -148,8 +149,8 @@ def kawamura_steps(residues, consts):
         sigmas.append(sigma)
         bits.append(bit)
         y = [y_j + x * row[s] + bit * mq
-             for y_j, row, mq in zip(y, consts.Q_hat_mod_p, consts.minus_Q_mod_p)]
-    a_p = tuple(y_j % p for y_j, p in zip(y, consts.target))
+             for y_j, row, mq in zip(y, consts.Q_hat_mod_p, consts.minus_Q_mod_p, strict=True)]
+    a_p = tuple(y_j % p for y_j, p in zip(y, consts.target, strict=True))
     return KawamuraSteps(xi, tuple(sigmas), tuple(bits), tuple(y), a_p)
 
 
@@ -172,8 +173,9 @@ def mixed_radix_steps(residues, consts):
 
     ``consts`` is a :class:`~fhe_hw.params.MixedRadixConstants` (source moduli ascending,
     eq. 2.30, so b_s < q_s < q_u and line 4 needs one conditional correction in hardware, as
-    eq. 2.31 assumes). Exact for every 0 ≤ A < Q. Raises ``ValueError`` on residues out of
-    range.
+    eq. 2.31 assumes; line 6 subtracts b_s < q_s modulo p_j, which needs the same single
+    correction only if p_j > q_s, the target order of eq. 2.30). Exact for every 0 ≤ A < Q.
+    Raises ``ValueError`` on residues out of range.
     """
     b = list(_check_residues("residues", residues, consts.source))
     qs = consts.source
@@ -182,8 +184,8 @@ def mixed_radix_steps(residues, consts):
         for u in range(s + 1, len(qs)):
             b[u] = (b[u] - b[s]) * consts.q_inv[s][u] % qs[u]
         theta = [(t - b[s]) * inv[s] % p
-                 for t, inv, p in zip(theta, consts.q_inv_mod_p, consts.target)]
-    a_p = tuple(c * -t % p for c, t, p in zip(consts.Q_mod_p, theta, consts.target))
+                 for t, inv, p in zip(theta, consts.q_inv_mod_p, consts.target, strict=True)]
+    a_p = tuple(c * -t % p for c, t, p in zip(consts.Q_mod_p, theta, consts.target, strict=True))
     return MixedRadixSteps(tuple(b), tuple(theta), a_p)
 
 
@@ -206,8 +208,8 @@ def extend_polynomial(convert, residue_polys, consts, redundant_poly=None):
     if len(lengths) != 1 or 0 in lengths:
         raise ValueError(f"residue_polys and redundant_poly must have the same number N >= 1 of "
                          f"coefficients, not lengths {sorted(lengths)}")
-    columns = zip(zip(*polys), *extra)
-    return tuple(zip(*(convert(list(col), *rest, consts) for col, *rest in columns)))
+    columns = zip(zip(*polys, strict=True), *extra, strict=True)
+    return tuple(zip(*(convert(list(col), *rest, consts) for col, *rest in columns), strict=True))
 
 
 # --- Table 4.5: costs of the architectures (k = l) --------------------------------------------
