@@ -40,8 +40,9 @@ class MontgomeryReducer(FixedLatencyUnit):
     (register every round and every final subtraction).
 
     Ports: ``i`` — always-ready stream of the 2r-bit T; ``o`` — always-ready stream of the r-bit
-    result. Latency ``nu + corrections`` when pipelined (``corrections`` is 1 for every prime
-    tested; see :attr:`corrections`), else 0. One result per cycle.
+    result. Latency ``nu + corrections`` when pipelined, else 0. ``corrections`` is 1 when every
+    2r-bit input is below q·(R + 1), and 2 when w divides r so that larger inputs fit (products
+    of residues T < q² always need one). One result per cycle.
     """
 
     def __init__(self, modulus, word, *, pipelined=True):
