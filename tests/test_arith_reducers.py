@@ -74,7 +74,7 @@ def test_solinas_reducer_matches_model(pipelined):
 
 
 MONTGOMERY = [("general32", 17), ("general32", 20), (ntt_primes(32, 1 << 12, 1)[0], 13),
-              (PRIME60, 17), (PRIME64, 17), (PRIME30, 11)]
+              (PRIME60, 17), (PRIME64, 17), (PRIME30, 11), (PRIME64, 16), (PRIME60, 12)]
 
 
 @pytest.mark.parametrize("modulus,word", MONTGOMERY, ids=str)
@@ -84,8 +84,12 @@ def test_montgomery_reducer_matches_model(modulus, word):
     xs = vectors(c.q, 2 * c.r, "montgomery", c.q, word)
     expected = [R.montgomery_reduce(x, c) for x in xs]
     assert expected == [x * pow(c.R, -1, c.q) % c.q for x in xs]
+    if c.r % word == 0:  # T = q(R + 1) fits in 2r bits and needs a second subtraction
+        xs.append(c.q * (c.R + 1))
+        expected.append(c.q * (c.R + 1) * pow(c.R, -1, c.q) % c.q)
     check_unit(unit, xs, expected, label=f"MontgomeryReducer({modulus}, {word})")
     assert unit.latency == c.nu + unit.corrections
+    assert unit.corrections == (2 if c.r % word == 0 else 1)
 
 
 def test_solinas_reducer_rejects_another_modulus():
