@@ -1,32 +1,46 @@
 """Run units in Amaranth's Python simulator: the driver shared by the tests and `fhe-hw demo`."""
 
 import random
+from dataclasses import dataclass
 
+from amaranth import Shape
 from amaranth.lib import data
 from amaranth.sim import Simulator
 
-__all__ = ["pack", "unpack", "run_fixed_latency", "LatencyMismatch"]
+__all__ = ["pack", "unpack", "run_fixed_latency", "LatencyMismatch", "run_stream", "StreamRun",
+           "StreamProtocolError"]
 
 
 def pack(shape, value):
-    """Pack ``value`` (an int, or a dict of ints for a struct layout) into the integer that the
-    payload ``shape`` holds, fields LSB-first in declaration order."""
-    if isinstance(shape, data.StructLayout):
+    """Pack ``value`` into the integer that a payload of ``shape`` holds: an int for a plain
+    shape, a dict for a struct layout, a list for an array layout (lanes), fields LSB-first in
+    declaration order."""
+    if isinstance(shape, data.Layout):
         word = 0
-        for name, field in shape:
-            width = field.shape.width
-            field_value = value[name]
-            if not 0 <= field_value < 1 << width:
-                raise ValueError(f"{name} must fit in {width} bits, not {field_value!r}")
-            word |= field_value << field.offset
+        for key, field in shape:
+            word |= pack(field.shape, value[key]) << field.offset
         return word
+    width = Shape.cast(shape).width
+    if not isinstance(value, int) or not 0 <= value < 1 << width:
+        raise ValueError(f"payload field must be an int of {width} bits, not {value!r}")
     return value
 
 
 def unpack(shape, word):
-    if isinstance(shape, data.StructLayout):
-        return {name: (word >> f.offset) & ((1 << f.shape.width) - 1) for name, f in shape}
-    return word
+    """Inverse of :func:`pack`."""
+    if isinstance(shape, data.ArrayLayout):
+        return [unpack(f.shape, word >> f.offset) for _, f in shape]
+    if isinstance(shape, data.Layout):
+        return {key: unpack(f.shape, word >> f.offset) for key, f in shape}
+    return word & ((1 << Shape.cast(shape).width) - 1)
+
+
+def _payload(stream):
+    """(the payload as a plain Value, its shape for pack/unpack)."""
+    payload = stream.payload
+    if isinstance(payload, data.View):
+        return payload.as_value(), data.Layout.cast(payload.shape())
+    return payload, payload.shape()
 
 
 class LatencyMismatch(AssertionError):
@@ -41,30 +55,25 @@ def run_fixed_latency(unit, inputs, *, bubbles=0.0, seed=0):
     appears exactly ``unit.latency`` cycles after its input and no output appears otherwise.
     """
     rng = random.Random(seed)
-    i_shape = unit.i.payload.shape() if hasattr(unit.i.payload, "shape") else None
-    i_layout = data.Layout.cast(i_shape) if isinstance(i_shape, data.Layout) else None
-    o_shape = unit.o.payload.shape()
-    o_layout = o_shape if isinstance(o_shape, data.StructLayout) else None
-    words = [pack(i_layout, v) if i_layout else v for v in inputs]
+    i_value, i_shape = _payload(unit.i)
+    o_value, o_shape = _payload(unit.o)
+    words = [pack(i_shape, v) for v in inputs]
     outputs, sent, seen = [], [], []
 
     async def bench(ctx):
-        i_payload = unit.i.payload.as_value() if i_layout else unit.i.payload
-        o_payload = unit.o.payload.as_value() if o_layout else unit.o.payload
         cycle = 0
         pending = list(words)
         while pending or len(outputs) < len(words):
             if cycle > len(words) * (1 + 4 * bubbles) + 8 * unit.latency + 64:
                 raise LatencyMismatch(f"only {len(outputs)} of {len(words)} outputs appeared")
             if pending and rng.random() >= bubbles:
-                ctx.set(i_payload, pending.pop(0))
+                ctx.set(i_value, pending.pop(0))
                 ctx.set(unit.i.valid, 1)
                 sent.append(cycle)
             else:
                 ctx.set(unit.i.valid, 0)
             if ctx.get(unit.o.valid):
-                word = ctx.get(o_payload)
-                outputs.append(unpack(o_layout, word) if o_layout else word)
+                outputs.append(unpack(o_shape, ctx.get(o_value)))
                 seen.append(cycle)
             if unit.latency:
                 await ctx.tick()
@@ -81,3 +90,93 @@ def run_fixed_latency(unit, inputs, *, bubbles=0.0, seed=0):
             raise LatencyMismatch(f"output {n} appeared {t_out - t_in} cycles after its input; "
                                   f"latency is {unit.latency}")
     return outputs
+
+
+class StreamProtocolError(AssertionError):
+    """An output stream broke the rules of ``amaranth.lib.stream``: ``valid`` fell or the
+    payload changed before the transfer."""
+
+
+@dataclass
+class StreamRun:
+    """Result of :func:`run_stream`: the output beats per stream, and the cycle count from the
+    first input transfer to the last output transfer, both included (what engines' ``cycles()``
+    formulas give when inputs are always valid and outputs always ready)."""
+
+    outputs: dict
+    cycles: int
+    first_input: int
+    last_output: int
+
+
+def run_stream(unit, inputs, expected_counts, *, valid_prob=1.0, ready_prob=1.0, seed=0,
+               max_cycles=None, setup=None):
+    """Drive a stream engine in pysim, Glasgow-style: random ``valid`` on the inputs and random
+    ``ready`` on the outputs, checking the stream rules on every output.
+
+    ``inputs`` maps input port names (``"i"``, ``"i_a"``, ...) to lists of payload values (see
+    :func:`pack`); ``expected_counts`` maps output port names to the number of beats to collect.
+    An input beat, once offered, is held until it transfers (``valid`` never waits for
+    ``ready``). ``setup(ctx)``, if given, runs first (e.g. to set configuration inputs).
+    Returns a :class:`StreamRun`.
+    """
+    rng = random.Random(seed)
+    in_ports = {name: (getattr(unit, name), *_payload(getattr(unit, name))) for name in inputs}
+    out_ports = {name: (getattr(unit, name), *_payload(getattr(unit, name)))
+                 for name in expected_counts}
+    pending = {name: [pack(shape, v) for v in beats]
+               for name, beats in inputs.items() for _, _, shape in [in_ports[name]]}
+    total_in = sum(len(v) for v in pending.values())
+    limit = max_cycles or 64 + 64 * (total_in + sum(expected_counts.values()))
+    got = {name: [] for name in expected_counts}
+    marks = {}
+
+    async def bench(ctx):
+        if setup is not None:
+            await setup(ctx)
+        offered = dict.fromkeys(in_ports, False)
+        held = {}
+        cycle = 0
+        while any(len(got[n]) < c for n, c in expected_counts.items()) or \
+                any(pending.values()):
+            if cycle >= limit:
+                raise StreamProtocolError(
+                    f"timed out after {cycle} cycles: outputs "
+                    f"{ {n: len(v) for n, v in got.items()} } of {expected_counts}, inputs left "
+                    f"{ {n: len(v) for n, v in pending.items()} }")
+            for name, (port, value, _) in in_ports.items():
+                if not offered[name] and pending[name] and rng.random() < valid_prob:
+                    ctx.set(value, pending[name][0])
+                    offered[name] = True
+                ctx.set(port.valid, offered[name])
+            for port, _, _ in out_ports.values():
+                if not port.signature.always_ready:
+                    ctx.set(port.ready, rng.random() < ready_prob)
+            for name, (port, value, shape) in out_ports.items():
+                valid = ctx.get(port.valid)
+                word = ctx.get(value) if valid else None
+                if name in held and (not valid or word != held[name]):
+                    raise StreamProtocolError(f"{name}: valid fell or payload changed before "
+                                              f"the transfer at cycle {cycle}")
+                held.pop(name, None)
+                if valid:
+                    ready = port.signature.always_ready or ctx.get(port.ready)
+                    if ready:
+                        got[name].append(unpack(shape, word))
+                        marks["last"] = cycle
+                    else:
+                        held[name] = word
+            for name, (port, _, _) in in_ports.items():
+                if offered[name] and ctx.get(port.ready):
+                    pending[name].pop(0)
+                    offered[name] = False
+                    marks.setdefault("first", cycle)
+            await ctx.tick()
+            cycle += 1
+
+    sim = Simulator(unit)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.run()
+    first, last = marks.get("first", 0), marks.get("last", 0)
+    return StreamRun(got, last - first + 1, first, last)
