@@ -14,7 +14,7 @@ __all__ = ["Option", "Unit", "register", "units", "get_unit", "top_name", "to_ve
            "parse_bool"]
 
 # Modules whose import registers units; later packages add themselves here.
-_UNIT_MODULES = ["fhe_hw.arith"]
+_UNIT_MODULES = ["fhe_hw.arith", "fhe_hw.ntt"]
 
 
 def parse_bool(text):

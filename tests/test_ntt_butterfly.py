@@ -1,0 +1,44 @@
+"""The unified butterfly (001 Fig. 2) against its definition."""
+
+import pytest
+from helpers import check_unit, rng_for
+
+from fhe_hw.ntt import Butterfly
+from fhe_hw.params import MODULI, ntt_primes
+
+MODULI_ALL = [*MODULI, ntt_primes(60, 1 << 16, 1)[0]]
+
+
+def vectors(unit, *key, count=1000):
+    p, rng = unit.modulus, rng_for("butterfly", *key)
+    raw = [(p - 1, p - 1, p - 1, p - 1), (0, 0, 0, 0), (1, p - 1, 1, 1)] + \
+          [tuple(rng.randrange(p) for _ in range(4)) for _ in range(count)]
+    ins, expected = [], []
+    for up, down, w_down, w_up in raw:
+        v = {"up": up, "down": down, "w_down": unit.premultiply(w_down)}
+        if unit.scale_up:
+            v["w_up"] = unit.premultiply(w_up)
+            up = up * w_up % p
+        ins.append(v)
+        expected.append({"up": (up + down * w_down) % p, "down": (up - down * w_down) % p})
+    return ins, expected
+
+
+@pytest.mark.parametrize("modulus", MODULI_ALL, ids=str)
+@pytest.mark.parametrize("scale_up", [False, True])
+def test_butterfly_computes_up_plus_minus_down_times_twiddle(modulus, scale_up):
+    unit = Butterfly(modulus, scale_up=scale_up)
+    ins, expected = vectors(unit, modulus, scale_up)
+    check_unit(unit, ins, expected, label=f"Butterfly({modulus}, scale_up={scale_up})")
+
+
+def test_butterfly_latency_is_the_multiplier_plus_the_adder():
+    unit = Butterfly("solinas64", mult_stages=2)
+    assert unit.latency == unit._mul.latency + 1 == 2 + 2 + 1
+
+
+def test_butterfly_rejects_bad_parameters():
+    with pytest.raises(TypeError, match="scale_up must be a bool"):
+        Butterfly("solinas64", scale_up="yes")
+    with pytest.raises(ValueError, match="modulus must be odd"):
+        Butterfly(2**32)
