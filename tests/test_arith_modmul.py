@@ -90,7 +90,7 @@ def test_mod_mul_premultiply_gives_plain_constant_products():
 def test_auto_reducer_choice_follows_the_modulus():
     assert [choose_reducer(n) for n in MODULI] == ["special", "special", "solinas", "montgomery"]
     assert choose_reducer(ntt_primes(30, 1 << 10, 1)[0]) == "barrett"
-    assert ModMul("general32").latency == 4 + ModMul("general32")._reducer.latency
+    assert ModMul("general32").latency == 4 + ModMul("general32").reducer_unit.latency
 
 
 def test_mod_mul_rejects_bad_parameters():

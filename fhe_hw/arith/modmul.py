@@ -85,6 +85,11 @@ class ModMul(FixedLatencyUnit):
         return self._kind
 
     @property
+    def reducer_unit(self):
+        """The reducer Component inside (for its ``constants``, ``m`` and ``latency``)."""
+        return self._reducer
+
+    @property
     def output_scale(self):
         """s in o = a·b·s mod q."""
         return self._reducer.constants.R_inv if self._kind == "montgomery" else 1
