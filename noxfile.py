@@ -1,4 +1,6 @@
-"""Sessions: `tests` (fast suite, what CI runs), `lint` (ruff), `demo` (the main job).
+"""Sessions: `tests` (fast suite, what CI runs), `lint` (ruff), `demo` (the main job),
+`slow` (paper-size tests kept out of CI), `synth` (the README's ECP5 reducer table),
+`cosim` (Verilator co-simulation of the large engines).
 
 Run through ./dev (which installs nox into .venv) or any nox >= 2024.4."""
 
@@ -12,22 +14,41 @@ nox.options.sessions = ["lint", "tests"]
 ENV = {"AMARANTH_USE_YOSYS": "builtin"}
 
 
+def _install(session, extras="test,toolchain"):
+    session.install("-e", f".[{extras}]")
+
+
 @nox.session
 def tests(session):
     """The fast test suite (CI)."""
-    session.install("-e", ".[test]")
+    _install(session)
     session.run("pytest", "-n", "auto", "-q", *session.posargs, env=ENV)
+
+
+@nox.session
+def slow(session):
+    """Paper-size runs marked ``slow`` (minutes each)."""
+    _install(session)
+    session.run("pytest", "-n", "auto", "-q", "-m", "slow", *session.posargs, env=ENV)
 
 
 @nox.session
 def lint(session):
     session.install("ruff")
-    session.run("ruff", "check", "fhe_hw", "tests", "noxfile.py")
+    session.run("ruff", "check", "fhe_hw", "tests", "tools", "noxfile.py")
 
 
 @nox.session
 def demo(session):
     """The main job: generate the default units, simulate them against the golden models and
     print the report."""
-    session.install("-e", ".")
+    _install(session, "toolchain")
     session.run("fhe-hw", "demo", *session.posargs, env=ENV)
+
+
+@nox.session
+def synth(session):
+    """Out-of-context ECP5 synthesis of the reducers and modular multipliers; rewrites the
+    README's reducer table."""
+    _install(session, "toolchain")
+    session.run("python", "tools/reducer_table.py", *session.posargs, env=ENV)

@@ -1,0 +1,382 @@
+"""Golden models of the number-theoretic transforms:
+
+* ``001_3f208c7469731276.txt`` §3.2 and Fig. 2: the radix-2 fully parallel FFT/IFFT (log2 k stages
+  of k/2 butterflies) built from the unified butterfly, with k^-1 folded into the twiddles of the
+  last inverse stage (ω̂^-1 = (kω)^-1);
+* ``002_309e59e409b6c866.txt`` §III-B and §IV (Wang–Huang) over p = 2^64 - 2^32 + 1: shift-only
+  64- and 16-point transforms accumulated in carry-save form (§IV-A, §IV-B, eqs 5–6), the
+  4096 = 64 x 64 and 65536 = 16 x 4096 transforms with a twiddle multiplication between the two
+  steps (§IV-C, eqs 7–8).
+
+``dft``/``idft`` are the O(n^2) definitions everything else is checked against.
+
+Data order of the radix-2 transform: the forward transform takes coefficients in natural order
+and returns the spectrum in bit-reversed order; the inverse takes that bit-reversed order and
+returns natural order. Both use the Fig. 2 butterfly (twiddle on the lower input, then sum and
+difference), so one hardware pipeline serves both and a polynomial product needs no reordering.
+The negacyclic transform (mod x^k + 1) merges ψ into the forward twiddles (no pre-multiplication);
+its inverse runs the same inverse stages without the k^-1 fold and ends with one multiplication
+by k^-1·ψ^-i per output, which a Fig. 2 butterfly cannot absorb (see
+:func:`negacyclic_post_twiddles`).
+
+The Wang–Huang transforms take and give natural order.
+"""
+
+from dataclasses import dataclass
+from functools import cache
+
+from fhe_hw.model.reduce import solinas_reduce
+from fhe_hw.params import SOLINAS64, NTTParams, get_modulus, ntt_params, require_int
+
+__all__ = [
+    "dft", "idft", "bit_reverse", "bit_reversed", "butterfly", "stage_pairs", "stage_twiddles",
+    "negacyclic_post_twiddles", "stage", "ntt_radix2", "poly_mul_cyclic", "poly_mul_negacyclic",
+    "wang_huang_root", "wang_huang_params", "csa", "CarrySave", "normalise",
+    "shift_ntt_carry_save", "shift_ntt", "shift_ntt64", "shift_ntt16", "four_step_twiddles",
+    "FourStepTrace", "ntt4096_steps", "ntt4096", "ntt65536_steps", "ntt65536",
+]
+
+
+def _residues(name, a, p, n=None):
+    """``a`` as a list of ints in [0, p) (of length n when given); raise otherwise."""
+    if not isinstance(a, (list, tuple)) or (n is not None and len(a) != n):
+        size = f"{n} " if n is not None else ""
+        raise ValueError(f"{name} must be a list of {size}residues modulo {p}, not {a!r}")
+    for v in a:
+        require_int(f"{name} element", v, minimum=0)
+        if v >= p:
+            raise ValueError(f"{name} elements must be less than {p}, not {v!r}")
+    return list(a)
+
+
+# --- reference: the O(n^2) definition -----------------------------------------------------------
+
+def dft(a, p, omega, indices=None):
+    """A_j = Σ_i a_i·ω^(ij) mod p (002 eq. 4), evaluated by Horner's rule at ω^j for every j, or
+    only for the j in ``indices``. Raises ``TypeError``/``ValueError`` for a bad p or ω."""
+    require_int("p", p, minimum=2)
+    require_int("omega", omega, minimum=0)
+    n = len(a)
+    out = []
+    for j in range(n) if indices is None else indices:
+        x, acc = pow(omega, j, p), 0
+        for v in reversed(a):
+            acc = (acc * x + v) % p
+        out.append(acc)
+    return out
+
+
+def idft(A, p, omega):
+    """a_i = n^-1·Σ_j A_j·ω^(-ij) mod p, the inverse of :func:`dft`."""
+    n_inv = pow(len(A), -1, p)
+    return [v * n_inv % p for v in dft(A, p, pow(omega, -1, p))]
+
+
+# --- 001 §3.2: radix-2 fully parallel transform -------------------------------------------------
+
+def bit_reverse(i, bits):
+    """i with its ``bits`` low bits in reverse order."""
+    return int(f"{i:0{bits}b}"[::-1], 2) if bits else 0
+
+
+def bit_reversed(a):
+    """The list a (of power-of-two length) permuted to bit-reversed index order."""
+    bits = len(a).bit_length() - 1
+    return [a[bit_reverse(i, bits)] for i in range(len(a))]
+
+
+def _butterfly(u, v, w_up, w_down, p):
+    if w_up is not None:
+        u = u * w_up % p
+    v = v * w_down % p
+    return (u + v) % p, (u - v) % p
+
+
+def butterfly(x_up, x_down, w_up, w_down, p):
+    """001 Fig. 2: X_up = x_up·ω_up + x_down·ω_down, X_down = x_up·ω_up - x_down·ω_down (mod p).
+
+    ``w_up`` is ``None`` where the unit has no upper multiplier (every stage but the last inverse
+    one), so x_up passes unchanged. Operands and twiddles are residues mod p; raises otherwise."""
+    require_int("p", p, minimum=2)
+    _residues("operands", [x_up, x_down, w_down] + ([] if w_up is None else [w_up]), p)
+    return _butterfly(x_up, x_down, w_up, w_down, p)
+
+
+def _span(s, k, inverse):
+    """Distance h between the two inputs of a butterfly of stage s: the forward transform halves
+    it from k/2 down to 1, the inverse doubles it from 1 up to k/2."""
+    return 1 << s if inverse else k >> (s + 1)
+
+
+def _check_params(params):
+    if not isinstance(params, NTTParams):
+        raise TypeError(f"params must be an NTTParams from fhe_hw.params.ntt_params, "
+                        f"not {params!r}")
+    return params
+
+
+def _check_stage(s, params):
+    _check_params(params)
+    require_int("s", s, minimum=0)
+    if s >= params.log_k:
+        raise ValueError(f"s must be less than log2 k = {params.log_k}, not {s!r}")
+
+
+def stage_pairs(s, k, inverse=False):
+    """(up, down) element indices of the k/2 butterflies of stage s, in butterfly order: blocks
+    of 2h elements, butterfly j of a block pairs its elements j and j + h."""
+    h = _span(s, k, inverse)
+    return [(b + j, b + j + h) for b in range(0, k, 2 * h) for j in range(h)]
+
+
+def stage_twiddles(s, params, inverse=False, negacyclic=False):
+    """(ω_up, ω_down) for each butterfly of stage s, in :func:`stage_pairs` order.
+
+    Forward stage s splits block b, which holds a mod (x^(2h) - ζ^2), into a mod (x^h - ζ) and
+    a mod (x^h + ζ) with ζ = ω^(brv_s(b)·h), h = k/2^(s+1) (times ψ^h for the negacyclic
+    transform, whose first block is a mod x^k + 1: ψ is merged into the twiddles). Inverse
+    stage s is the decimation-in-time step with ω^(-j·k/2^(s+1)) for butterfly j of a block;
+    in its last cyclic stage both multipliers fold in k^-1 (001 §3.2: ω̂^-1 = (kω)^-1). The
+    negacyclic inverse leaves k^-1 to :func:`negacyclic_post_twiddles`. ω_up is ``None`` where
+    the butterfly does not multiply x_up. Raises for bad s, params or a missing ψ."""
+    _check_stage(s, params)
+    if negacyclic and params.psi is None:
+        raise ValueError("params must come from ntt_params(..., negacyclic=True) for a negacyclic "
+                         f"transform, not {params!r}")
+    p, k, step = params.p, params.k, params.k >> (s + 1)
+    if not inverse:
+        extra = pow(params.psi, step, p) if negacyclic else 1
+        return [(None, pow(params.omega, bit_reverse(b // (2 * step), s) * step, p) * extra % p)
+                for b, _ in stage_pairs(s, k)]
+    last = s == params.log_k - 1 and not negacyclic
+    scale = params.k_inv if last else 1
+    return [(scale if last else None, pow(params.omega_inv, j % (1 << s) * step, p) * scale % p)
+            for j, _ in stage_pairs(s, k, inverse=True)]
+
+
+def negacyclic_post_twiddles(params):
+    """k^-1·ψ^-i, the one multiplication per output i after the negacyclic inverse stages.
+
+    ψ^-i depends on the output index, which a Fig. 2 butterfly (one factor per input, shared by
+    both outputs) cannot apply, so it stays a post-multiplication and takes k^-1 with it."""
+    p = params.p
+    return [params.k_inv * pow(params.psi_inv, i, p) % p for i in range(params.k)]
+
+
+def stage(a, s, params, inverse=False, negacyclic=False):
+    """The k residues after stage s of the forward (natural order in) or inverse (bit-reversed
+    order in) transform of ``a``: k/2 Fig. 2 butterflies with :func:`stage_twiddles`."""
+    twiddles = stage_twiddles(s, params, inverse, negacyclic)
+    out = _residues("a", a, params.p, params.k)
+    for (i, j), (w_up, w_down) in zip(stage_pairs(s, params.k, inverse), twiddles):
+        out[i], out[j] = _butterfly(out[i], out[j], w_up, w_down, params.p)
+    return out
+
+
+def ntt_radix2(a, params, inverse=False, negacyclic=False):
+    """The k-point transform of 001 §3.2 as log2 k stages of k/2 butterflies.
+
+    Forward: natural-order ``a`` to A_brv(i) with A_j = a(ω^j) (cyclic) or a(ψ^(2j+1))
+    (negacyclic, mod x^k + 1). Inverse: bit-reversed spectrum to natural-order coefficients,
+    already scaled by k^-1 (and by ψ^-i through :func:`negacyclic_post_twiddles`)."""
+    for s in range(_check_params(params).log_k):
+        a = stage(a, s, params, inverse, negacyclic)
+    if inverse and negacyclic:
+        a = [v * t % params.p for v, t in zip(a, negacyclic_post_twiddles(params))]
+    return a
+
+
+def _poly_mul(a, b, p, negacyclic):
+    if len(a) != len(b):
+        raise ValueError(f"b must have the length of a ({len(a)}), not {b!r}")
+    params = ntt_params(p, len(a), negacyclic=negacyclic)
+    A, B = (ntt_radix2(x, params, negacyclic=negacyclic) for x in (a, b))
+    return ntt_radix2([x * y % params.p for x, y in zip(A, B)], params, True, negacyclic)
+
+
+def poly_mul_cyclic(a, b, p):
+    """a·b mod (x^k - 1, p), k = len(a) a power of two dividing q - 1 for each prime q | p."""
+    return _poly_mul(a, b, p, False)
+
+
+def poly_mul_negacyclic(a, b, p):
+    """a·b mod (x^k + 1, p), k = len(a) with 2k dividing q - 1 for each prime q | p."""
+    return _poly_mul(a, b, p, True)
+
+
+# --- 002: Wang–Huang transforms over p = 2^64 - 2^32 + 1 ----------------------------------------
+
+_WIDTH = 192            # 2^192 ≡ 1 (mod p): shifts are rotations of 192-bit words (002 §IV-A)
+_MASK = (1 << _WIDTH) - 1
+_MAX_N = 1 << 32        # p - 1 = 2^32·(2^32 - 1)
+_ROOT_128 = ((1 << 25) - (1 << 73)) % SOLINAS64   # DESIGN §4: a square root of 8
+
+
+@cache
+def wang_huang_root(n):
+    """ω_n, a primitive n-th root of unity mod p = 2^64 - 2^32 + 1 for n a power of two up to
+    2^32, from one consistent family: ω_n^(n/m) = ω_m, anchored at ω_128 = 2^25 - 2^73, so
+    ω_64 = 8 and ω_16 = 4096 (002 §III-B) and the composite transforms (eqs 7–8) agree with them.
+    Raises ``ValueError`` for another n."""
+    require_int("n", n, minimum=1)
+    if n & (n - 1) or n > _MAX_N:
+        raise ValueError(f"n must be a power of two of at most 2^32, not {n!r}")
+    top = pow(get_modulus("solinas64").root_base, (SOLINAS64 - 1) // _MAX_N, SOLINAS64)
+    z = pow(top, _MAX_N // 128, SOLINAS64)          # a primitive 128th root
+    t = next(t for t in range(1, 128, 2) if pow(z, t, SOLINAS64) == _ROOT_128)
+    return pow(top, t * (_MAX_N // n), SOLINAS64)
+
+
+def wang_huang_params(n):
+    """:class:`NTTParams` of the n-point transform over solinas64 with ω = ``wang_huang_root(n)``
+    (and ψ = ω_2n), so :func:`ntt_radix2` computes the same transform as the four-step models."""
+    p, w, psi = SOLINAS64, wang_huang_root(n), wang_huang_root(2 * n)
+    return NTTParams(get_modulus("solinas64"), n, w, pow(w, -1, p), pow(n, -1, p),
+                     psi, pow(psi, -1, p))
+
+
+def csa(a, b, c):
+    """One 192-bit carry-save adder (002 §IV-A, Fig. 1): ps_i = a_i ⊕ b_i ⊕ c_i and the shifted
+    carry sc = 2·maj(a, b, c), whose bit 192 re-enters at bit 0 (2^192 ≡ 1), so both stay 192
+    bits and ps + sc ≡ a + b + c (mod 2^192 - 1, hence mod p)."""
+    maj = (a & b) | (a & c) | (b & c)
+    return a ^ b ^ c, ((maj << 1) | (maj >> (_WIDTH - 1))) & _MASK
+
+
+@dataclass(frozen=True)
+class CarrySave:
+    """An unnormalised radix-64/16 PE result: partial sum ``ps`` and shift-carry ``sc``."""
+
+    ps: int
+    sc: int
+
+
+def normalise(v):
+    """The 64-bit residue of v >= 0 mod p, done once at the end of a shift transform (002 §IV-A):
+    end-around folds of 192-bit words (2^192 ≡ 1), then v = 2^96·hi + lo ≡ lo - hi (2^96 ≡ -1,
+    002 §III-B), offset by 2^33·p to stay positive below 2^98, then 001 Fig. 3(c) (eq. 3)."""
+    require_int("v", v, minimum=0)
+    while v >> _WIDTH:
+        v = (v & _MASK) + (v >> _WIDTH)
+    return solinas_reduce((v & ((1 << 96) - 1)) - (v >> 96) + (SOLINAS64 << 33))
+
+
+@cache
+def _shift(n):
+    """e with 2^e ≡ ω_n: for n = 2, 4, ..., 64, ω_n = 2^(192/n) is a shift (ω_2 = -1 = 2^96);
+    raise ``ValueError`` for another n."""
+    if n < 2 or n & (n - 1) or n > 64:
+        raise ValueError(f"x must have a power-of-two length of 2 to 64 (shift-only roots), "
+                         f"not {n}")
+    return next(e for e in range(_WIDTH) if pow(2, e, SOLINAS64) == wang_huang_root(n))
+
+
+def _terms(x, inverse):
+    """The 192-bit words of each output j: x_i·ω_n^(±ij) as rotations by 3ij (n = 64) or 12ij
+    (n = 16) bits; the inverse rotates the other way and by log2 n less, which multiplies by
+    n^-1 = 2^(-log2 n) so the inverse costs no multiplier either."""
+    n = len(x)
+    _residues("x", x, 1 << 64)
+    step = _shift(n)
+    sign, offset = (-1, n.bit_length() - 1) if inverse else (1, 0)
+    for j in range(n):
+        rot = [(sign * step * i * j - offset) % _WIDTH for i in range(n)]
+        yield [((v << r) | (v >> (_WIDTH - r))) & _MASK for v, r in zip(x, rot)]
+
+
+def shift_ntt_carry_save(x, inverse=False):
+    """002 §IV-A/B: the carry-save pair each PE holds before normalisation, per output j.
+
+    The PE folds in its shifted samples x_i·2^(step·ij) one 3:2 compressor (:func:`csa`) each, in
+    index order i = 0, 1, ..., starting from ps = sc = 0 (a PE taking 8 samples per cycle runs 8
+    of them per cycle). ``x``: n = 64 or 16 (any length n <= 64) words in [0, 2^64)."""
+    out = []
+    for terms in _terms(x, inverse):
+        ps = sc = 0
+        for t in terms:
+            ps, sc = csa(ps, sc, t)
+        out.append(CarrySave(ps, sc))
+    return out
+
+
+def shift_ntt(x, inverse=False):
+    """Shift-only transform A_j = Σ_i x_i·ω_n^(ij) mod p (002 eqs 5–6), inverse scaled by n^-1.
+
+    Each output is the sum of its rotated terms, normalised once; this equals
+    ``normalise(ps + sc)`` of :func:`shift_ntt_carry_save` (which is much slower in Python, so the
+    composite transforms use this one)."""
+    return [normalise(sum(terms)) for terms in _terms(x, inverse)]
+
+
+def shift_ntt64(x, inverse=False):
+    """The radix-64 unit (002 §IV-A, eq. 5): 64-point transform with ω = 8."""
+    return shift_ntt(_residues("x", x, 1 << 64, 64), inverse)
+
+
+def shift_ntt16(x, inverse=False):
+    """The radix-16 unit (002 §IV-B, eq. 6): 16-point transform with ω = 4096."""
+    return shift_ntt(_residues("x", x, 1 << 64, 16), inverse)
+
+
+@cache
+def four_step_twiddles(n, n1, inverse=False):
+    """The ROM of 002 eqs 7–8: ``[a][k2]`` = W_n^(a·k2) (W_n = ω_n, or ω_n^-1 for the inverse)
+    for a < n1 and k2 < n/n1."""
+    w = wang_huang_root(n)
+    w = pow(w, -1, SOLINAS64) if inverse else w
+    rows = []
+    for a in range(n1):
+        wa, row, t = pow(w, a, SOLINAS64), [], 1
+        for _ in range(n // n1):
+            row.append(t)
+            t = t * wa % SOLINAS64
+        rows.append(tuple(row))
+    return tuple(rows)
+
+
+@dataclass(frozen=True)
+class FourStepTrace:
+    """Intermediates of 002 eq. 7/8 with n = n1·n2: ``inner[a]`` the n2-point transform of
+    x[a], x[a + n1], ...; ``twiddled[a][k2]`` = inner[a][k2]·W_n^(a·k2); ``output``."""
+
+    inner: list
+    twiddled: list
+    output: list
+
+
+def _four_step(x, n1, inner, outer, inverse):
+    """X(k2 + n2·k1) = Σ_a W_n1^(a·k1)·W_n^(a·k2)·Σ_b x(a + n1·b)·W_n2^(b·k2): the inner
+    transforms, the twiddle multiplication (a 64x64 product reduced by 001 Fig. 3(c)) and the
+    outer transforms, with the output in natural order. The inverse uses inverse inner and outer
+    transforms (each scaled by its size^-1, so by n^-1 together) and W_n^-1."""
+    n2 = len(x) // n1
+    cols = [inner(x[a::n1], inverse) for a in range(n1)]
+    twiddled = [[solinas_reduce(y * w) for y, w in zip(col, row)]
+                for col, row in zip(cols, four_step_twiddles(len(x), n1, inverse))]
+    out = [0] * len(x)
+    for k2 in range(n2):
+        for k1, v in enumerate(outer([t[k2] for t in twiddled], inverse)):
+            out[k2 + n2 * k1] = v
+    return FourStepTrace(cols, twiddled, out)
+
+
+def ntt4096_steps(x, inverse=False):
+    """002 §IV-C eq. 8 and Fig. 3: 4096 = 64 x 64 with ω_4096 (ω_4096^64 = 8); x: 4096 words in
+    [0, 2^64). Returns a :class:`FourStepTrace`."""
+    return _four_step(_residues("x", x, 1 << 64, 4096), 64, shift_ntt64, shift_ntt64, inverse)
+
+
+def ntt4096(x, inverse=False):
+    """The 4096-point transform with root ``wang_huang_root(4096)``, natural order in and out."""
+    return ntt4096_steps(x, inverse).output
+
+
+def ntt65536_steps(x, inverse=False):
+    """002 §IV-C eq. 7 and Fig. 4: 65536 = 16 x 4096 with ω_65536 (ω_65536^4096 = 4096); x: 65536
+    words in [0, 2^64). Returns a :class:`FourStepTrace`."""
+    return _four_step(_residues("x", x, 1 << 64, 65536), 16, ntt4096, shift_ntt16, inverse)
+
+
+def ntt65536(x, inverse=False):
+    """The 65536-point transform with root ``wang_huang_root(65536)``, natural order in and out."""
+    return ntt65536_steps(x, inverse).output

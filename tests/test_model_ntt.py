@@ -1,0 +1,421 @@
+"""Golden models of the transforms (001 §3.2 Fig. 2; 002 §III–IV) against the O(n^2) DFT,
+schoolbook polynomial products and plain big-integer arithmetic."""
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fhe_hw.model import ntt as N
+from fhe_hw.params import MODULI, SOLINAS64, ntt_params
+
+P = SOLINAS64
+SEED = 20261122
+SETTINGS = settings(max_examples=40, deadline=None)
+CASES = [(name, k) for name, m in MODULI.items() for k in sorted({2, 8, m.table_k})]
+
+
+def rng(*key):
+    return random.Random(":".join(map(str, (SEED,) + key)))
+
+
+def inputs(p, k, *key):
+    """Edge vectors (zeros, ones, all p-1, a unit impulse at the end) and two random ones."""
+    r = rng(p, k, *key)
+    return [[0] * k, [1] * k, [p - 1] * k, [0] * (k - 1) + [1],
+            *([r.randrange(p) for _ in range(k)] for _ in range(2))]
+
+
+def schoolbook(a, b, p, sign):
+    """a·b mod (x^k - sign, p) by the schoolbook product and x^k = sign."""
+    k, c = len(a), [0] * len(a)
+    for i, x in enumerate(a):
+        for j, y in enumerate(b):
+            c[(i + j) % k] += x * y * (sign if i + j >= k else 1)
+    return [v % p for v in c]
+
+
+def poly_mod(a, h, zeta, p):
+    """a mod (x^h - ζ): coefficient r collects a_(r + qh)·ζ^q."""
+    return [sum(a[r + q * h] * pow(zeta, q, p) for q in range(len(a) // h)) % p
+            for r in range(h)]
+
+
+def horner(a, x, p):
+    acc = 0
+    for v in reversed(a):
+        acc = (acc * x + v) % p
+    return acc
+
+
+def brv(i, bits):
+    return int(format(i, f"0{bits}b")[::-1], 2) if bits else 0
+
+
+# --- dft / idft ---------------------------------------------------------------------------------
+
+def test_dft_of_an_impulse_is_all_ones_and_of_all_ones_is_k_at_index_zero():
+    prm = ntt_params("general32", 8)
+    assert N.dft([1] + [0] * 7, prm.p, prm.omega) == [1] * 8
+    assert N.dft([1] * 8, prm.p, prm.omega) == [8] + [0] * 7
+
+
+@pytest.mark.parametrize("name,k", CASES)
+def test_dft_is_polynomial_evaluation_at_powers_of_omega(name, k):
+    prm = ntt_params(name, k)
+    for a in inputs(prm.p, k, "dft"):
+        assert N.dft(a, prm.p, prm.omega) == [
+            sum(c * pow(prm.omega, i * j, prm.p) for i, c in enumerate(a)) % prm.p
+            for j in range(k)]
+
+
+@pytest.mark.parametrize("name,k", CASES)
+def test_idft_inverts_dft(name, k):
+    prm = ntt_params(name, k)
+    for a in inputs(prm.p, k, "idft"):
+        assert N.idft(N.dft(a, prm.p, prm.omega), prm.p, prm.omega) == a
+
+
+def test_dft_at_selected_indices_equals_those_entries_of_the_full_dft():
+    prm = ntt_params("solinas64", 16)
+    a = inputs(prm.p, 16, "sel")[-1]
+    assert N.dft(a, prm.p, prm.omega, [3, 0, 15]) == [N.dft(a, prm.p, prm.omega)[j]
+                                                     for j in (3, 0, 15)]
+
+
+# --- 001 Fig. 2 butterfly and the radix-2 transform ---------------------------------------------
+
+@SETTINGS
+@given(st.sampled_from(list(MODULI)), st.data())
+def test_butterfly_is_sum_and_difference_of_twiddled_inputs(name, data):
+    p = MODULI[name].value
+    u, v, wu, wd = (data.draw(st.one_of(st.sampled_from([0, 1, p - 1]), st.integers(0, p - 1)))
+                    for _ in range(4))
+    assert N.butterfly(u, v, wu, wd, p) == ((u * wu + v * wd) % p, (u * wu - v * wd) % p)
+    assert N.butterfly(u, v, None, wd, p) == ((u + v * wd) % p, (u - v * wd) % p)
+
+
+def test_bit_reverse_is_an_involution_and_reverses_bits():
+    assert [N.bit_reverse(i, 3) for i in range(8)] == [0, 4, 2, 6, 1, 5, 3, 7]
+    assert all(N.bit_reverse(N.bit_reverse(i, 7), 7) == i for i in range(128))
+    assert N.bit_reversed(list("abcdefgh")) == list("aecgbfdh")
+
+
+@pytest.mark.parametrize("k", [2, 8, 64])
+def test_every_stage_pairs_each_index_exactly_once(k):
+    for inverse in (False, True):
+        for s in range(k.bit_length() - 1):
+            flat = [i for pair in N.stage_pairs(s, k, inverse) for i in pair]
+            assert sorted(flat) == list(range(k))
+
+
+@pytest.mark.parametrize("name,k", CASES)
+def test_forward_radix2_gives_the_dft_in_bit_reversed_order(name, k):
+    prm = ntt_params(name, k)
+    for a in inputs(prm.p, k, "fwd"):
+        assert N.ntt_radix2(a, prm) == N.bit_reversed(N.dft(a, prm.p, prm.omega))
+
+
+@pytest.mark.parametrize("name,k", CASES)
+def test_forward_negacyclic_gives_evaluations_at_odd_powers_of_psi_bit_reversed(name, k):
+    prm = ntt_params(name, k, negacyclic=True)
+    for a in inputs(prm.p, k, "nfwd"):
+        expected = [horner(a, pow(prm.psi, 2 * j + 1, prm.p), prm.p) for j in range(k)]
+        assert N.ntt_radix2(a, prm, negacyclic=True) == N.bit_reversed(expected)
+
+
+@pytest.mark.parametrize("name,k", CASES)
+@pytest.mark.parametrize("negacyclic", [False, True])
+def test_inverse_radix2_undoes_the_forward_transform(name, k, negacyclic):
+    prm = ntt_params(name, k, negacyclic=negacyclic)
+    for a in inputs(prm.p, k, "inv", negacyclic):
+        A = N.ntt_radix2(a, prm, negacyclic=negacyclic)
+        assert N.ntt_radix2(A, prm, inverse=True, negacyclic=negacyclic) == a
+
+
+@pytest.mark.parametrize("name", list(MODULI))
+@pytest.mark.parametrize("negacyclic", [False, True])
+def test_forward_stage_s_leaves_each_block_reduced_modulo_its_factor(name, negacyclic):
+    """After stages 0..s block i of h = k/2^(s+1) holds a mod (x^h - ζ_i), ζ_i = ω^(brv(i)·h)
+    (cyclic) or ψ^((2·brv(i)+1)·h) (negacyclic)."""
+    k = MODULI[name].table_k
+    prm = ntt_params(name, k, negacyclic=negacyclic)
+    a = inputs(prm.p, k, "stage")[-1]
+    x = a
+    for s in range(prm.log_k):
+        x = N.stage(x, s, prm, negacyclic=negacyclic)
+        h = k >> (s + 1)
+        for i in range(1 << (s + 1)):
+            r = brv(i, s + 1)
+            zeta = pow(prm.psi, (2 * r + 1) * h, prm.p) if negacyclic else \
+                pow(prm.omega, r * h, prm.p)
+            assert x[i * h:(i + 1) * h] == poly_mod(a, h, zeta, prm.p), (s, i)
+
+
+@pytest.mark.parametrize("name", list(MODULI))
+def test_inverse_stage_s_leaves_each_block_the_transform_of_its_bit_reversed_inputs(name):
+    """After inverse stages 0..s block b of m = 2^(s+1) holds the m-point DFT with root ω^(-k/m)
+    of y[b·m + brv(j)], scaled by k^-1 after the last stage."""
+    k = MODULI[name].table_k
+    prm = ntt_params(name, k)
+    y = inputs(prm.p, k, "istage")[-1]
+    x = y
+    for s in range(prm.log_k):
+        x = N.stage(x, s, prm, inverse=True)
+        m = 2 << s
+        scale = prm.k_inv if s == prm.log_k - 1 else 1
+        for b in range(k // m):
+            ref = N.dft([y[b * m + brv(j, s + 1)] for j in range(m)], prm.p,
+                        pow(prm.omega_inv, k // m, prm.p))
+            assert x[b * m:(b + 1) * m] == [v * scale % prm.p for v in ref], (s, b)
+
+
+def test_only_the_last_cyclic_inverse_stage_multiplies_x_up_by_k_inverse():
+    prm = ntt_params("general32", 64)
+    for s in range(prm.log_k):
+        assert all(wu is None for wu, _ in N.stage_twiddles(s, prm))
+        inv = N.stage_twiddles(s, prm, inverse=True)
+        assert all(wu is None for wu, _ in inv) == (s < prm.log_k - 1)
+    last = N.stage_twiddles(prm.log_k - 1, prm, inverse=True)
+    assert all(wu == prm.k_inv for wu, _ in last)
+    # ω̂^-1 = (k·ω^j)^-1 for butterfly j (001 §3.2)
+    assert [wd * 64 * pow(prm.omega, j, prm.p) % prm.p for j, (_, wd) in enumerate(last)] \
+        == [1] * 32
+
+
+def test_negacyclic_inverse_has_no_up_multiplier_and_post_multiplies_by_k_inv_psi_inv():
+    prm = ntt_params("solinas64", 16, negacyclic=True)
+    assert all(wu is None for s in range(4)
+               for wu, _ in N.stage_twiddles(s, prm, inverse=True, negacyclic=True))
+    assert [t * 16 * pow(prm.psi, i, prm.p) % prm.p
+            for i, t in enumerate(N.negacyclic_post_twiddles(prm))] == [1] * 16
+
+
+@st.composite
+def poly_pairs(draw):
+    name = draw(st.sampled_from(list(MODULI)))
+    m = MODULI[name]
+    k = draw(st.sampled_from([2, 4, 8, 16, m.table_k]))
+    coeff = st.one_of(st.sampled_from([0, 1, m.value - 1]), st.integers(0, m.value - 1))
+    a, b = (draw(st.lists(coeff, min_size=k, max_size=k)) for _ in range(2))
+    return a, b, m.value
+
+
+@SETTINGS
+@given(poly_pairs())
+def test_cyclic_product_equals_schoolbook_mod_x_k_minus_one(abp):
+    a, b, p = abp
+    assert N.poly_mul_cyclic(a, b, p) == schoolbook(a, b, p, 1)
+
+
+@SETTINGS
+@given(poly_pairs())
+def test_negacyclic_product_equals_schoolbook_mod_x_k_plus_one(abp):
+    a, b, p = abp
+    assert N.poly_mul_negacyclic(a, b, p) == schoolbook(a, b, p, -1)
+
+
+# --- 002: roots over p = 2^64 - 2^32 + 1 --------------------------------------------------------
+
+def test_two_has_order_192_with_two_to_the_96_equal_to_minus_one():
+    assert pow(2, 192, P) == 1 and pow(2, 96, P) == P - 1 and pow(2, 64, P) != 1
+
+
+def test_wang_huang_roots_are_8_4096_and_the_square_root_2_25_minus_2_73():
+    r128 = ((1 << 25) - (1 << 73)) % P
+    assert N.wang_huang_root(64) == 8 and N.wang_huang_root(16) == 4096
+    assert N.wang_huang_root(128) == r128
+    assert r128 * r128 % P == 8 and pow(r128, 64, P) == P - 1
+
+
+def test_wang_huang_roots_form_one_primitive_family():
+    for e in range(1, 33):
+        w = N.wang_huang_root(1 << e)
+        assert pow(w, 1 << (e - 1), P) == P - 1, e
+        if e < 32:
+            assert pow(N.wang_huang_root(2 << e), 2, P) == w, e
+    assert pow(N.wang_huang_root(4096), 64, P) == 8
+    assert pow(N.wang_huang_root(65536), 4096, P) == 4096
+
+
+# --- 002 §IV-A/B: carry-save shift-only units ---------------------------------------------------
+
+WORD = st.one_of(st.sampled_from([0, 1, P - 1, P, 2**64 - 1]), st.integers(0, 2**64 - 1))
+WIDE = st.one_of(st.sampled_from([0, 2**192 - 1, 2**191]), st.integers(0, 2**192 - 1))
+
+
+@settings(max_examples=300, deadline=None)
+@given(WIDE, WIDE, WIDE)
+def test_csa_keeps_192_bits_and_the_sum_modulo_2_192_minus_1(a, b, c):
+    ps, sc = N.csa(a, b, c)
+    assert 0 <= ps < 2**192 and 0 <= sc < 2**192
+    assert (ps + sc - a - b - c) % (2**192 - 1) == 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.sampled_from([0, P - 1, P, 2**192 - 1, 2**193 - 2, 2**200]),
+                 st.integers(0, 2**200)))
+def test_normalise_returns_the_residue_mod_p(v):
+    assert N.normalise(v) == v % P
+
+
+@pytest.mark.parametrize("n,root", [(64, 8), (16, 4096)])
+def test_shift_units_equal_the_dft_with_root_8_and_4096(n, root):
+    unit = N.shift_ntt64 if n == 64 else N.shift_ntt16
+    r = rng("shift", n)
+    for x in ([0] * n, [2**64 - 1] * n, [P - 1] * n, [1] + [0] * (n - 1),
+              [r.randrange(2**64) for _ in range(n)]):
+        assert unit(x) == N.dft([v % P for v in x], P, root)
+
+
+@pytest.mark.parametrize("n", [2, 4, 8, 16, 32, 64])
+def test_shift_unit_inverse_undoes_the_forward_transform(n):
+    x = [rng("ishift", n).randrange(P) for _ in range(n)]
+    assert N.shift_ntt(N.shift_ntt(x), inverse=True) == x
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(WORD, min_size=64, max_size=64), st.booleans())
+def test_carry_save_pair_normalises_to_the_shift_unit_output(x, inverse):
+    pairs = N.shift_ntt_carry_save(x, inverse)
+    assert all(0 <= c.ps < 2**192 and 0 <= c.sc < 2**192 for c in pairs)
+    assert [N.normalise(c.ps + c.sc) for c in pairs] == N.shift_ntt64(x, inverse)
+
+
+def test_carry_save_pair_of_one_sample_is_the_rotated_sample_and_no_carry():
+    x = [2**64 - 1] + [0] * 15
+    assert N.shift_ntt_carry_save(x) == [N.CarrySave(2**64 - 1, 0)] * 16
+
+
+# --- 002 §IV-C: four-step 4096 and 65536 --------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def x4096():
+    r = rng("4096")
+    return [r.randrange(2**64) for _ in range(4096)]
+
+
+def test_ntt4096_equals_radix2_transform_with_the_same_root(x4096):
+    prm = N.wang_huang_params(4096)
+    assert N.ntt4096(x4096) == N.bit_reversed(N.ntt_radix2([v % P for v in x4096], prm))
+
+
+def test_ntt4096_equals_the_dft_at_sampled_indices(x4096):
+    idx = rng("4096i").sample(range(4096), 6) + [0, 4095]
+    X = N.ntt4096(x4096)
+    assert [X[j] for j in idx] == N.dft([v % P for v in x4096], P, N.wang_huang_root(4096), idx)
+
+
+def test_ntt4096_inverse_undoes_the_forward_transform(x4096):
+    assert N.ntt4096(N.ntt4096(x4096), inverse=True) == [v % P for v in x4096]
+
+
+def test_ntt4096_trace_holds_the_radix64_columns_and_their_twiddled_values(x4096):
+    t = N.ntt4096_steps(x4096)
+    w = N.wang_huang_root(4096)
+    for a in (0, 1, 63):
+        assert t.inner[a] == N.dft([v % P for v in x4096[a::64]], P, 8)
+        assert t.twiddled[a] == [y * pow(w, a * k2, P) % P for k2, y in enumerate(t.inner[a])]
+
+
+@pytest.fixture(scope="module")
+def x65536_and_transform():
+    r = rng("65536")
+    x = [r.randrange(P) for _ in range(65536)]
+    return x, N.ntt65536(x)
+
+
+def test_ntt65536_equals_the_dft_at_sampled_indices(x65536_and_transform):
+    x, X = x65536_and_transform
+    idx = rng("65536i").sample(range(65536), 3) + [0, 65535]
+    assert [X[j] for j in idx] == N.dft(x, P, N.wang_huang_root(65536), idx)
+
+
+def test_ntt65536_equals_radix2_transform_with_the_same_root(x65536_and_transform):
+    x, X = x65536_and_transform
+    assert X == N.bit_reversed(N.ntt_radix2(x, N.wang_huang_params(65536)))
+
+
+def test_ntt65536_inverse_undoes_the_forward_transform(x65536_and_transform):
+    x, X = x65536_and_transform
+    assert N.ntt65536(X, inverse=True) == x
+
+
+# --- bad parameters -----------------------------------------------------------------------------
+
+def test_radix2_rejects_params_that_are_not_ntt_params():
+    with pytest.raises(TypeError, match="params must be an NTTParams"):
+        N.ntt_radix2([0, 0], 5)
+
+
+def test_radix2_rejects_input_of_the_wrong_length():
+    with pytest.raises(ValueError, match="a must be a list of 8 residues"):
+        N.ntt_radix2([0] * 4, ntt_params("general32", 8))
+
+
+def test_radix2_rejects_coefficients_not_below_p():
+    prm = ntt_params("general32", 2)
+    with pytest.raises(ValueError, match="a elements must be less than"):
+        N.ntt_radix2([0, prm.p], prm)
+
+
+def test_stage_rejects_s_beyond_the_last_stage():
+    with pytest.raises(ValueError, match="s must be less than log2 k = 3"):
+        N.stage([0] * 8, 3, ntt_params("general32", 8))
+
+
+def test_negacyclic_transform_rejects_params_without_psi():
+    with pytest.raises(ValueError, match=r"params must come from ntt_params\(\.\.\., negacyclic"):
+        N.ntt_radix2([0] * 8, ntt_params("general32", 8), negacyclic=True)
+
+
+def test_butterfly_rejects_operands_not_below_p():
+    with pytest.raises(ValueError, match="operands elements must be less than 17"):
+        N.butterfly(17, 0, None, 1, 17)
+
+
+def test_dft_rejects_a_modulus_below_two():
+    with pytest.raises(ValueError, match="p must be at least 2"):
+        N.dft([1], 1, 1)
+
+
+def test_poly_mul_rejects_operands_of_different_lengths():
+    with pytest.raises(ValueError, match="b must have the length of a"):
+        N.poly_mul_cyclic([1, 2], [1, 2, 3, 4], "general32")
+
+
+def test_poly_mul_negacyclic_rejects_k_without_a_2k_th_root():
+    with pytest.raises(ValueError, match="k must satisfy 2k"):
+        N.poly_mul_negacyclic([1] * 128, [1] * 128, "fermat32")
+
+
+@pytest.mark.parametrize("n", [3, 2**33])
+def test_wang_huang_root_rejects_n_that_is_not_a_power_of_two_up_to_2_32(n):
+    with pytest.raises(ValueError, match="n must be a power of two of at most 2\\^32"):
+        N.wang_huang_root(n)
+
+
+def test_shift_ntt_rejects_lengths_without_a_shift_only_root():
+    with pytest.raises(ValueError, match="x must have a power-of-two length of 2 to 64"):
+        N.shift_ntt([0] * 128)
+
+
+def test_shift_ntt64_rejects_input_of_the_wrong_length():
+    with pytest.raises(ValueError, match="x must be a list of 64 residues"):
+        N.shift_ntt64([0] * 16)
+
+
+def test_shift_ntt16_rejects_words_wider_than_64_bits():
+    with pytest.raises(ValueError, match="x elements must be less than"):
+        N.shift_ntt16([2**64] + [0] * 15)
+
+
+def test_ntt4096_rejects_input_of_the_wrong_length():
+    with pytest.raises(ValueError, match="x must be a list of 4096 residues"):
+        N.ntt4096([0] * 64)
+
+
+def test_normalise_rejects_negative_values():
+    with pytest.raises(ValueError, match="v must be at least 0"):
+        N.normalise(-1)
