@@ -2,6 +2,7 @@
 
     fhe-hw params --modulus solinas64 --k 128 --b 28     validate and print a parameter set
     fhe-hw generate UNIT [--param value ...] -o FILE.v   Verilog of a registered unit
+    fhe-hw synth UNIT [--param value ...] --target ecp5  out-of-context LUT/FF/DSP/BRAM/Fmax
     fhe-hw demo                                          simulate the units against the models
 
 Every command takes ``--help``. Invalid parameters exit with status 2 and the reason.
@@ -13,7 +14,8 @@ import sys
 from fractions import Fraction
 
 from . import params as P
-from .units import get_unit, to_verilog, units
+from .synth import add_synth_parser
+from .units import add_unit_options, get_unit, to_verilog, unit_params, units
 
 __all__ = ["main"]
 
@@ -91,7 +93,7 @@ def cmd_params(args):
 
 def cmd_generate(args):
     unit = get_unit(args.unit)
-    component = unit.build(**{o.dest: getattr(args, o.dest) for o in unit.options})
+    component = unit.build(**unit_params(unit, args))
     text = to_verilog(component, unit.name)
     if args.output in (None, "-"):
         sys.stdout.write(text)
@@ -136,10 +138,11 @@ def _parser():
     gsub = g.add_subparsers(dest="unit", required=True, metavar="UNIT")
     for unit in units().values():
         u = gsub.add_parser(unit.name, help=unit.description, description=unit.description)
-        for opt in unit.options:
-            u.add_argument(f"--{opt.name}", type=opt.type, default=opt.default, help=opt.help)
+        add_unit_options(u, unit)
         u.add_argument("-o", "--output", help="output file (default: stdout)")
     g.set_defaults(func=cmd_generate)
+
+    add_synth_parser(sub)
 
     d = sub.add_parser("demo", help="simulate the units against the golden models",
                        description="Elaborate and simulate every unit against its golden model "

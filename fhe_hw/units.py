@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass, field
 
 __all__ = ["Option", "Unit", "register", "units", "get_unit", "top_name", "to_verilog",
-           "parse_bool"]
+           "parse_bool", "add_unit_options", "unit_params"]
 
 # Modules whose import registers units; later packages add themselves here.
 _UNIT_MODULES = ["fhe_hw.arith", "fhe_hw.ntt"]
@@ -78,6 +78,18 @@ def get_unit(name):
     if name not in known:
         raise ValueError(f"unit must be one of {', '.join(known)}, not {name!r}")
     return known[name]
+
+
+def add_unit_options(parser, unit):
+    """Add one ``--<name>`` argument per :class:`Option` of ``unit`` to an argparse parser."""
+    for opt in unit.options:
+        parser.add_argument(f"--{opt.name}", type=opt.type, default=opt.default, help=opt.help)
+
+
+def unit_params(unit, args):
+    """The factory keyword arguments parsed by :func:`add_unit_options`, from an argparse
+    namespace: ``unit.build(**unit_params(unit, args))``."""
+    return {opt.dest: getattr(args, opt.dest) for opt in unit.options}
 
 
 def top_name(unit_name):

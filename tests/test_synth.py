@@ -1,0 +1,78 @@
+"""Out-of-context synthesis through YoWASP Yosys + nextpnr (fhe_hw.synth)."""
+
+import argparse
+import json
+
+import pytest
+
+from fhe_hw.arith import ModAdd, ModMul
+from fhe_hw.synth import add_synth_parser, synthesize
+
+
+@pytest.fixture(scope="module")
+def mod_add(tmp_path_factory):
+    return synthesize(ModAdd("general32"), "mod-add", "ecp5", params={"modulus": "general32"},
+                      build_dir=tmp_path_factory.mktemp("mod-add"))
+
+
+def test_ecp5_mod_add_counts_luts_and_its_own_flip_flops_beyond_the_port_registers(mod_add):
+    assert mod_add.lut > 0
+    assert mod_add.io_ff == 2 * 32 + 1 + 32 + 1
+    # The unit registers its 32-bit result and valid once more (latency 1).
+    assert mod_add.ff == mod_add.io_ff + 33
+
+
+def test_ecp5_mod_add_uses_no_dsp_and_no_bram(mod_add):
+    assert (mod_add.dsp, mod_add.bram) == (0, 0)
+
+
+def test_ecp5_mod_add_reaches_a_plausible_fmax(mod_add):
+    assert 20 < mod_add.fmax_mhz < 1000
+
+
+def test_synth_json_in_the_build_dir_holds_the_result(mod_add):
+    with open(f"{mod_add.build_dir}/synth.json") as f:
+        saved = json.load(f)
+    assert saved == json.loads(json.dumps(mod_add.to_dict()))
+    assert saved["params"] == {"modulus": "general32"} and saved["latency"] == 1
+    assert saved["tools"]["yosys"].startswith("Yosys") and "nextpnr" in saved["tools"]["nextpnr"]
+
+
+def test_ecp5_barrett_mod_mul_maps_its_multipliers_to_dsp_blocks(tmp_path):
+    result = synthesize(ModMul("general32", "barrett"), "mod-mul", "ecp5", build_dir=tmp_path)
+    assert result.dsp > 0 and result.fmax_mhz > 0
+
+
+def test_ice40_serial_wrapper_needs_four_pins(tmp_path):
+    result = synthesize(ModAdd("general32"), "mod-add", "ice40", build_dir=tmp_path)
+    assert result.pnr_utilization["SB_IO"] == 4  # clk, rst, sin, sout
+    # 33 output bits (result and valid) fold into sout through 32 XORs.
+    assert result.lut >= result.io_lut == 32 and result.ff >= result.io_ff
+    assert result.fmax_mhz > 0
+
+
+def test_unknown_target_raises_value_error(tmp_path):
+    with pytest.raises(ValueError, match="target must be one of ecp5, ice40, not 'xc7'"):
+        synthesize(ModAdd("general32"), "mod-add", "xc7", build_dir=tmp_path)
+
+
+def test_tool_failure_raises_runtime_error_with_the_tool_output(tmp_path):
+    with pytest.raises(RuntimeError, match=r"(?s)nextpnr failed.*no-such-device"):
+        synthesize(ModAdd("general32"), "mod-add", "ecp5", device="no-such-device",
+                   build_dir=tmp_path)
+
+
+def test_synth_command_prints_a_summary_and_writes_json(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the default build directory is relative
+    parser = argparse.ArgumentParser()
+    add_synth_parser(parser.add_subparsers(dest="command"))
+    out = tmp_path / "r.json"
+    args = parser.parse_args(["synth", "mod-add", "--modulus", "general32", "--pipelined",
+                              "false", "--target", "ecp5", "--json", str(out)])
+    assert args.func(args) == 0
+    header, row = capsys.readouterr().out.splitlines()
+    assert header.split()[:5] == ["unit", "target", "device", "latency", "LUT"]
+    assert row.split()[:4] == ["mod-add", "ecp5", "85k", "0"]
+    saved = json.loads(out.read_text())
+    assert saved["params"] == {"modulus": "general32", "pipelined": False}
+    assert saved["ff"] == saved["io_ff"]  # an unpipelined adder has no registers of its own
