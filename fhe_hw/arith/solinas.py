@@ -5,6 +5,9 @@ With x = 2^96·a + 2^64·b + 2^32·c + d (32-bit a, b, c, d), 2^96 ≡ -1 and 2^
 x ≡ r = 2^32·(b + c) - a - b + d. For every 128-bit x, -(2^32 - 1) <= r <= 2^65 - 2^33 < 2p, so
 r lies in (-p, 2p) and one of r + p, r, r - p is the result: one addition, one subtraction and a
 3→1 selection, as in the paper.
+
+Proved formally (:mod:`fhe_hw.formal`, ``tests/test_formal.py``): the combinational unit outputs
+y < p with x - y a multiple of p for all 2^128 inputs (Yosys SAT, 9 s here).
 """
 
 from amaranth import Module, Mux, unsigned
