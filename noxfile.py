@@ -4,6 +4,8 @@
 
 Run through ./dev (which installs nox into .venv) or any nox >= 2024.4."""
 
+from pathlib import Path
+
 import nox
 
 nox.options.default_venv_backend = "uv|venv"
@@ -52,3 +54,13 @@ def synth(session):
     README's reducer table."""
     _install(session, "toolchain")
     session.run("python", "tools/reducer_table.py", *session.posargs, env=ENV)
+
+
+@nox.session
+def cosim(session):
+    """Verilator co-simulation of the large engines at paper sizes: every tools/cosim_*.py
+    (``nox -s cosim -- --quick`` runs their small smoke). Verilator comes from Debian and is
+    installed with apt-get when missing (fhe_hw.cosim.require_verilator)."""
+    _install(session, "toolchain")
+    for tool in sorted(Path("tools").glob("cosim_*.py")):
+        session.run("python", str(tool), *session.posargs, env=ENV)
