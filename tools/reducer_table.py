@@ -16,12 +16,13 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from readme_block import update
+
 from fhe_hw.synth import synthesize
 from fhe_hw.units import get_unit
 
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = Path("build", "synth", "reducers.md")
-MARKERS = ("<!-- reducer-table:begin -->", "<!-- reducer-table:end -->")
 
 ROWS = [
     ("barrett-reducer", {"modulus": "general32"}),
@@ -65,13 +66,6 @@ def markdown(rows, seconds):
     return "\n".join(lines) + "\n"
 
 
-def replace_block(text, block):
-    """``text`` with the part between the markers replaced by ``block``, or None if the markers
-    are missing."""
-    pattern = re.compile(re.escape(MARKERS[0]) + ".*?" + re.escape(MARKERS[1]), re.S)
-    if not pattern.search(text):
-        return None
-    return pattern.sub(lambda _: f"{MARKERS[0]}\n{block}{MARKERS[1]}", text, count=1)
 
 
 def main(argv=None):
@@ -86,12 +80,7 @@ def main(argv=None):
     OUTPUT.write_text(table)
     print(table, end="")
     print(f"wrote {OUTPUT}")
-    readme = Path("README.md")
-    if readme.exists():
-        updated = replace_block(readme.read_text(), table)
-        if updated is not None:
-            readme.write_text(updated)
-            print(f"updated {readme}")
+    update("README.md", "reducer-table", table)
 
 
 if __name__ == "__main__":

@@ -22,15 +22,42 @@ from ..params import montgomery_constants
 from .modadd import check_bool
 from .pipeline import FixedLatencyUnit, Stages
 
-__all__ = ["MontgomeryReducer", "montgomery_round_bounds"]
+__all__ = ["MontgomeryReducer", "montgomery_round_bounds", "montgomery_bounds",
+           "montgomery_round", "montgomery_corrections", "conditional_subtract"]
+
+
+def montgomery_bounds(word, nu, q_high, input_bound):
+    """Exclusive upper bounds of T before round 0 and after each of the ``nu`` rounds
+    (ν + 1 values) for q_H = ``q_high``; the bounds grow with q_H, so the largest q_H of a set
+    of moduli bounds them all."""
+    bounds = [input_bound]
+    for _ in range(nu):
+        bounds.append(((bounds[-1] - 1) >> word) + q_high * ((1 << word) - 1) + 2)
+    return bounds
 
 
 def montgomery_round_bounds(consts, input_bound):
     """Exclusive upper bounds of T before round 0, after each round (ν + 1 values)."""
-    c, bounds = consts, [input_bound]
-    for _ in range(c.nu):
-        bounds.append(((bounds[-1] - 1) >> c.word) + c.q_high * ((1 << c.word) - 1) + 2)
-    return bounds
+    return montgomery_bounds(consts.word, consts.nu, consts.q_high, input_bound)
+
+
+def montgomery_corrections(bound, q):
+    """Conditional subtractions of q that bring any T < ``bound`` into [0, q) (at least 1)."""
+    return max(1, -(-bound // q) - 1)
+
+
+def montgomery_round(t, q_high, word):
+    """One round of Algorithm 7 (with the T̃ fix above): T_H + q_H·T̃ + carry. ``q_high`` is a
+    constant (fixed modulus) or a signal (run-time modulus, :mod:`.montgomery_dyn`)."""
+    t_low, t_high = t[:word], t[word:]
+    t_neg = (-t_low)[:word]
+    carry = t_neg[word - 1] | t[word - 1]
+    return t_high + q_high * t_neg + carry
+
+
+def conditional_subtract(t, q, width):
+    """Lines 8–12 of Algorithm 7: T − q if T ≥ q, else T, truncated to ``width`` bits."""
+    return Mux(t >= q, t - q, t)[:width]
 
 
 class MontgomeryReducer(FixedLatencyUnit):
@@ -49,7 +76,7 @@ class MontgomeryReducer(FixedLatencyUnit):
         self._c = montgomery_constants(modulus, word)
         self._pipelined = check_bool("pipelined", pipelined)
         self._bounds = montgomery_round_bounds(self._c, 1 << (2 * self._c.r))
-        self._corrections = max(1, -(-self._bounds[-1] // self._c.q) - 1)
+        self._corrections = montgomery_corrections(self._bounds[-1], self._c.q)
         self._latency = (self._c.nu + self._corrections) if pipelined else 0
         super().__init__(unsigned(2 * self._c.r), unsigned(self._c.r))
 
@@ -73,13 +100,10 @@ class MontgomeryReducer(FixedLatencyUnit):
         st = Stages(mod, self.i.valid, self._pipelined)
         t = self.i.payload
         for bound in self._bounds[1:]:
-            t_low, t_high = t[:w], t[w:]
-            t_neg = (-t_low)[:w]
-            carry = t_neg[w - 1] | t[w - 1]
-            t, = st.cut((t_high + Const(c.q_high) * t_neg + carry)[:(bound - 1).bit_length()])
+            t, = st.cut(montgomery_round(t, Const(c.q_high), w)[:(bound - 1).bit_length()])
         bound = self._bounds[-1]
         for _ in range(self._corrections):
-            t, = st.cut(Mux(t >= c.q, t - c.q, t)[:max(c.r, (bound - c.q - 1).bit_length())])
+            t, = st.cut(conditional_subtract(t, c.q, max(c.r, (bound - c.q - 1).bit_length())))
             bound = max(c.q, bound - c.q)
         mod.d.comb += [self.o.payload.eq(t[:c.r]), self.o.valid.eq(st.valid)]
         return mod
