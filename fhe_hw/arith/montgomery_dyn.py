@@ -1,0 +1,149 @@
+"""Word-level Montgomery modular multiplier whose modulus is a run-time operand:
+003_dfcf78a4748f5e5b.txt §3.2.1, Algorithm 7.
+
+The RNS engines of 003 (§3.3, §4.1) multiply modulo a different prime for every residue
+polynomial; one :class:`~fhe_hw.arith.ModMul` per modulus would cost l (or k) multipliers per
+lane. Algorithm 7 needs only q_H = q >> w as an operand of its (r−w)×w round products when every
+modulus satisfies q ≡ 1 (mod 2^w), so one multiplier serves every modulus of a set: the modulus
+travels with the operands and each round multiplies by the run-time q_H. The round, its bounds and
+the final subtractions are those of :mod:`.montgomery` (shared functions, not a copy).
+
+All moduli share the word w and the operand width r, hence R = 2^(w·⌈r/w⌉): a constant c is
+pre-scaled once per modulus with :meth:`DynamicModMul.premultiply` (c·R mod q) so that
+a·premultiply(c, q) comes out as a·c mod q.
+"""
+
+from amaranth import Module, unsigned
+
+from ..params import require_int
+from .modadd import operand_layout
+from .montgomery import (
+    conditional_subtract,
+    montgomery_bounds,
+    montgomery_corrections,
+    montgomery_round,
+)
+from .pipeline import FixedLatencyUnit, Multiplier, Stages, check_stages
+
+__all__ = ["DynamicModMul", "common_montgomery_word", "two_adicity"]
+
+#: Widest word chosen by default: the q_H × T̃ product fits one 18x18 DSP column.
+MAX_AUTO_WORD = 17
+
+
+def two_adicity(q):
+    """The largest v with 2^v | q − 1."""
+    return ((q - 1) & -(q - 1)).bit_length() - 1
+
+
+def common_montgomery_word(moduli, word=None):
+    """The Montgomery word w shared by ``moduli``: ``word`` if given (validated), else the
+    largest w <= 17 with q ≡ 1 (mod 2^w) for every q. Raises ``ValueError`` when a modulus is
+    even or w would be 0 or not below the moduli's width."""
+    moduli = tuple(moduli)
+    width = max(q.bit_length() for q in moduli)
+    for q in moduli:
+        if q < 3 or q % 2 == 0:
+            raise ValueError(f"moduli must be odd and at least 3 for Montgomery reduction, "
+                             f"not {q!r}")
+    if word is None:
+        word = min(MAX_AUTO_WORD, *(two_adicity(q) for q in moduli))
+        if word < 1:
+            raise ValueError("moduli must share a Montgomery word w >= 1 with q ≡ 1 (mod 2^w)")
+    require_int("word", word, minimum=1)
+    if word >= width:
+        raise ValueError(f"word must be smaller than the {width}-bit moduli, not {word!r}")
+    for q in moduli:
+        if q % (1 << word) != 1:
+            raise ValueError(f"every modulus must satisfy q ≡ 1 (mod 2^word) for word = {word}; "
+                             f"{q} mod 2^{word} = {q % (1 << word)} (choose NTT primes "
+                             f"q ≡ 1 mod 2^{word})")
+    return word
+
+
+class DynamicModMul(FixedLatencyUnit):
+    """a·b·R^-1 mod q with q a run-time operand from a fixed set of moduli (003 Algorithm 7).
+
+    Parameters: ``moduli`` (the moduli q may take; odd, q ≡ 1 mod 2^word), ``word`` (w; default
+    the largest w <= 17 all moduli allow, see :func:`common_montgomery_word`), ``width`` (r,
+    default the widest modulus), ``mult_stages`` (registers of the r×r multiplier, default 4).
+
+    Ports: ``i`` — always-ready stream of ``{a, b, q}`` (r bits each, LSB-first; any a, b < 2^r,
+    q one of ``moduli``); ``o`` — always-ready stream of the r-bit a·b·R^-1 mod q with
+    R = 2^(w·ν), ν = ⌈r/w⌉. Latency ``mult_stages + ν + corrections`` (one round and one final
+    subtraction per register); one result per cycle. ``corrections`` is the most any modulus of
+    the set needs for products up to 2^(2r).
+
+    Raises ``ValueError`` on an empty set, a modulus that is even, wider than r or not
+    ≡ 1 (mod 2^w).
+    """
+
+    def __init__(self, moduli, word=None, *, width=None, mult_stages=4):
+        if isinstance(moduli, int) or not moduli:
+            raise ValueError(f"moduli must be a non-empty sequence of integers, not {moduli!r}")
+        moduli = tuple(sorted({require_int("modulus", q) for q in moduli}))
+        self._word = common_montgomery_word(moduli, word)
+        r = max(q.bit_length() for q in moduli)
+        self._width = r if width is None else require_int("width", width, minimum=r)
+        self._moduli = moduli
+        self._mult_stages = check_stages("mult_stages", mult_stages)
+        w, r = self._word, self._width
+        self._nu = -(-r // w)
+        q_high = max(q >> w for q in moduli)
+        self._bounds = montgomery_bounds(w, self._nu, q_high, 1 << (2 * r))
+        self._corrections = max(
+            montgomery_corrections(montgomery_bounds(w, self._nu, q >> w, 1 << (2 * r))[-1], q)
+            for q in moduli)
+        self._latency = mult_stages + self._nu + self._corrections
+        super().__init__(operand_layout(r, "a", "b", "q"), unsigned(r))
+
+    @property
+    def moduli(self):
+        return self._moduli
+
+    @property
+    def word(self):
+        return self._word
+
+    @property
+    def width(self):
+        return self._width
+
+    @property
+    def nu(self):
+        return self._nu
+
+    @property
+    def corrections(self):
+        return self._corrections
+
+    @property
+    def R(self):
+        """The Montgomery factor 2^(w·ν) shared by all moduli."""
+        return 1 << (self._word * self._nu)
+
+    def output_scale(self, q):
+        """s in o = a·b·s mod q: R^-1 mod q."""
+        return pow(self.R, -1, q)
+
+    def premultiply(self, constant, q):
+        """The value to feed as ``b`` so that the output is constant·a mod q: constant·R mod q."""
+        if q not in self._moduli:
+            raise ValueError(f"q must be one of the unit's moduli {self._moduli}, not {q!r}")
+        return constant * self.R % q
+
+    def elaborate(self, platform):
+        m = Module()
+        w, r = self._word, self._width
+        st = Stages(m, self.i.valid)
+        st.ride(q=self.i.payload.q)
+        t = Multiplier(r, r, self._mult_stages).build(st, self.i.payload.a, self.i.payload.b)
+        for bound in self._bounds[1:]:
+            t, = st.cut(montgomery_round(t, st["q"][w:], w)[:(bound - 1).bit_length()])
+        bound, q_min, q_max = self._bounds[-1], min(self._moduli), max(self._moduli)
+        for _ in range(self._corrections):
+            t, = st.cut(conditional_subtract(t, st["q"], max(r, (bound - q_min - 1).bit_length())))
+            bound = max(q_max, bound - q_min)
+        assert st.latency == self._latency
+        m.d.comb += [self.o.payload.eq(t[:r]), self.o.valid.eq(st.valid)]
+        return m

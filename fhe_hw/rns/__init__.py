@@ -1,0 +1,85 @@
+"""RNS base extension (003_dfcf78a4748f5e5b.txt): Shenoy–Kumaresan folded and pipelined with a
+multi-target variant, fast base conversion, Kawamura Cox-Rower and mixed-radix (iterative,
+pipelined); their `fhe-hw generate` / `fhe-hw synth` entries (``shenoy-kumaresan``,
+``fast-base-conversion``, ``kawamura``, ``mixed-radix``, built on :func:`default_bases` NTT
+primes) and the large Verilator co-simulations of :mod:`.cosim` (:func:`cosim_base_extension`;
+default N = 2^16, l = 17, TP = 32, 60-bit primes: 003 Tables 4.6, 4.10), run by
+``tools/cosim_rns.py``.
+
+Stream interfaces:
+
+* :class:`ShenoyKumaresan`, :class:`FastBaseConversion` (the thesis's polynomial streaming,
+  003 §3.4): ``i`` and ``o`` carry ``data.ArrayLayout(r, tp)`` beats, one residue polynomial at
+  a time, N/TP beats each (coefficient c in beat c // TP, lane c % TP). Input per pass: q_0,
+  q_1, ..., q_{l-1}, then the redundant q_l (Shenoy–Kumaresan); a conversion is
+  ⌈k / targets_per_pass⌉ passes over the source. Output: p_0, ..., p_{k-1}.
+* :class:`Kawamura`, :class:`MixedRadix` need all residues of a coefficient at once (003
+  §4.1.1.1, §4.1.2.2): ``i`` carries ``data.ArrayLayout(r, l)`` (one coefficient's source
+  residues), ``o`` ``data.ArrayLayout(r, k)``; N beats each.
+"""
+
+from fractions import Fraction
+
+from ..units import Option, register
+from .common import beats_to_polynomials, default_bases, polynomial_beats
+from .cosim import cosim_base_extension, cosim_shenoy_kumaresan
+from .fast_base_conv import FastBaseConversion
+from .kawamura import Kawamura
+from .mixed_radix import MixedRadix
+from .shenoy_kumaresan import CRTBaseExtension, ShenoyKumaresan
+
+__all__ = ["ShenoyKumaresan", "FastBaseConversion", "Kawamura", "MixedRadix",
+           "CRTBaseExtension", "default_bases", "polynomial_beats", "beats_to_polynomials",
+           "cosim_shenoy_kumaresan", "cosim_base_extension"]
+
+
+_BITS = Option("bits", int, 32, "bit width of the NTT primes (ntt_primes)")
+_N = Option("n", int, 1024, "ring degree N (primes are 1 mod 2N)")
+_L = Option("l", int, 4, "source residues")
+_K = Option("k", int, 4, "target residues")
+_TP = Option("tp", int, 4, "throughput: coefficients per beat")
+_TPP = Option("targets-per-pass", int, 1, "target residues per pass over the source")
+_WORD = Option("word", int, None, "Montgomery word (default: largest <= 17 the primes allow)")
+_STAGES = Option("mult-stages", int, 4, "registers per multiplier")
+_PRIME_N = Option("prime-n", int, None, "primes are 1 mod 2*prime-n (default n); a larger "
+                  "prime-n allows a wider Montgomery word, fewer rounds and DSPs")
+
+
+@register("shenoy-kumaresan", "Shenoy-Kumaresan base extension (003 Alg. 2, §3.3)", _BITS, _N,
+          _L, _K, _TP, Option("architecture", str, "folded", "folded or pipelined"), _TPP, _WORD,
+          _STAGES, _PRIME_N)
+def _sk_unit(bits=32, n=1024, l=4, k=4, tp=4, architecture="folded", targets_per_pass=1,
+             word=None, mult_stages=4, prime_n=None):
+    source, target, red = default_bases(bits, prime_n or n, l, k, redundant=True)
+    return ShenoyKumaresan(source, target, red, n, tp, architecture, targets_per_pass,
+                           word=word, mult_stages=mult_stages)
+
+
+@register("fast-base-conversion", "fast base conversion (003 Alg. 1)", _BITS, _N, _L, _K, _TP,
+          Option("architecture", str, "folded", "folded or pipelined"), _TPP, _WORD, _STAGES,
+          _PRIME_N)
+def _fbc_unit(bits=32, n=1024, l=4, k=4, tp=4, architecture="folded", targets_per_pass=1,
+              word=None, mult_stages=4, prime_n=None):
+    source, target = default_bases(bits, prime_n or n, l, k)
+    return FastBaseConversion(source, target, n, tp, architecture, targets_per_pass,
+                              word=word, mult_stages=mult_stages)
+
+
+@register("kawamura", "Kawamura Cox-Rower base extension (003 Alg. 3, §4.1.1)",
+          _BITS, _N, _L, _K, Option("rho", int, 16, "bits of xi kept by TRUNC"),
+          Option("delta", Fraction, Fraction(1, 8), "initial Cox offset, e.g. 1/8"), _WORD,
+          _STAGES, _PRIME_N)
+def _kawamura_unit(bits=32, n=1024, l=4, k=4, rho=16, delta=Fraction(1, 8), word=None,
+                   mult_stages=4, prime_n=None):
+    source, target = default_bases(bits, prime_n or n, l, k, source_high=True)
+    return Kawamura(source, target, n, rho, delta, word=word, mult_stages=mult_stages)
+
+
+@register("mixed-radix", "Garner mixed-radix base extension (003 Alg. 4, §4.1.2)",
+          _BITS, _N, _L, _K, Option("architecture", str, "iterative", "iterative or pipelined"),
+          _WORD, Option("mult-stages", int, None, "registers per multiplier (default: auto)"),
+          _PRIME_N)
+def _mixed_radix_unit(bits=32, n=1024, l=4, k=4, architecture="iterative", word=None,
+                      mult_stages=None, prime_n=None):
+    source, target = default_bases(bits, prime_n or n, l, k)
+    return MixedRadix(source, target, n, architecture, word=word, mult_stages=mult_stages)

@@ -1,0 +1,104 @@
+"""Pieces shared by the RNS base-extension engines of 003_dfcf78a4748f5e5b.txt: parameter
+checks, pipeline delay lines, lane slicing and small constant ROMs."""
+
+from amaranth import unsigned
+from amaranth.lib.memory import Memory
+
+from ..arith.pipeline import Stages
+from ..params import ntt_primes, require_int, require_power_of_two
+
+__all__ = ["check_ring", "check_moduli", "check_choice", "delay", "lanes", "Rom", "default_bases",
+           "polynomial_beats", "beats_to_polynomials"]
+
+
+def check_ring(n, tp=None):
+    """Validate the ring degree N and the throughput TP (both powers of two, TP <= N)."""
+    require_power_of_two("n", n)
+    if tp is not None:
+        require_power_of_two("tp", tp)
+        if tp > n:
+            raise ValueError(f"tp must be at most n = {n}, not {tp!r}")
+    return n, tp
+
+
+def check_moduli(name, moduli):
+    """A non-empty tuple of ints (``ValueError``/``TypeError`` otherwise)."""
+    if isinstance(moduli, (int, str)) or not hasattr(moduli, "__iter__"):
+        raise TypeError(f"{name} must be a sequence of integers, not {moduli!r}")
+    moduli = tuple(moduli)
+    if not moduli:
+        raise ValueError(f"{name} must have at least one modulus, not {moduli!r}")
+    for q in moduli:
+        require_int(f"{name} modulus", q, minimum=3)
+    return moduli
+
+
+def check_choice(name, value, choices):
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, not {value!r}")
+    return value
+
+
+def delay(m, n, valid, **riders):
+    """Register ``valid`` and the ``riders`` ``n`` times (a delay line that runs beside a
+    fixed-latency unit); returns ``(valid, {name: delayed value})``."""
+    st = Stages(m, valid)
+    st.ride(**riders)
+    for _ in range(n):
+        st.cut()
+    return st.valid, {name: st[name] for name in riders}
+
+
+def lanes(value, width, count):
+    """The ``count`` ``width``-bit lanes of a flat value, lane 0 in the low bits."""
+    return [value[i * width:(i + 1) * width] for i in range(count)]
+
+
+class Rom:
+    """A small constant table in a :class:`~amaranth.lib.memory.Memory` with a registered read
+    port (LUT RAM or block RAM), one word of named ``width``-bit fields per address.
+
+    ``rows`` is a list of dicts ``{field: int}`` (same fields in every row). ``Rom(m, name,
+    rows, width).read(addr)`` returns ``{field: value}`` one cycle after ``addr``.
+    """
+
+    def __init__(self, m, name, rows, width):
+        self.fields = list(rows[0])
+        self.width = width
+        words = [sum(row[f] << (i * width) for i, f in enumerate(self.fields)) for row in rows]
+        mem = Memory(shape=unsigned(width * len(self.fields)), depth=len(rows), init=words)
+        m.submodules[name] = mem
+        self._port = mem.read_port()
+        self._m = m
+
+    def read(self, addr):
+        self._m.d.comb += self._port.addr.eq(addr)
+        return {f: self._port.data[i * self.width:(i + 1) * self.width]
+                for i, f in enumerate(self.fields)}
+
+
+def default_bases(bits, n, l, k, *, redundant=False, source_high=False):
+    """Source (l), target (k) and, if asked, redundant NTT primes of ``bits`` bits with
+    q ≡ 1 (mod 2n) (:func:`fhe_hw.params.ntt_primes`), all distinct, each base ascending.
+    The source is the l smallest (mixed radix wants source < target, eq. 2.30), or the l largest
+    with ``source_high`` (closest to 2^r, as Kawamura's bound wants); the redundant prime is the
+    largest."""
+    primes = ntt_primes(bits, n, l + k + int(redundant))
+    red = primes.pop() if redundant else None
+    if source_high:
+        source, target = primes[k:], primes[:k]
+    else:
+        source, target = primes[:l], primes[l:]
+    return (tuple(source), tuple(target), red) if redundant else (tuple(source), tuple(target))
+
+
+def polynomial_beats(polys, tp):
+    """Residue polynomials (each N coefficients) as ``ArrayLayout(r, tp)`` beats, residue-major:
+    N/TP beats per polynomial, coefficient c in beat c // TP, lane c % TP."""
+    return [list(poly[x:x + tp]) for poly in polys for x in range(0, len(poly), tp)]
+
+
+def beats_to_polynomials(beats, n, tp):
+    """Inverse of :func:`polynomial_beats`: the polynomials of N coefficients."""
+    flat = [c for beat in beats for c in beat]
+    return [flat[x:x + n] for x in range(0, len(flat), n)]

@@ -1,0 +1,151 @@
+"""Large Verilator co-simulations of the RNS base-extension engines (003_dfcf78a4748f5e5b.txt
+§4.3, Table 4.10: N = 2^16, l = 17, 60-bit primes, TP = 32), through :mod:`fhe_hw.cosim`.
+
+:func:`cosim_base_extension` builds one engine, streams N random coefficients (with the edge
+values A = 0 and A = Q − 1, or for Kawamura A = 0, 1 and values just below its bound
+(1 − δ)·Q) and checks every target residue against exact CRT arithmetic (A mod p_j; fast base
+conversion: the exact integer Σ_i |a_i·Q̂_i^-1|_{q_i}·Q̂_i = A + α·Q with 0 <= α < l, mod p_j)
+and the first ``model_coefficients`` against :mod:`fhe_hw.model.rns`. ``tools/cosim_rns.py``
+is the command line.
+"""
+
+import random
+import time
+
+from ..model import rns as model
+from ..params import RNSBase
+from .common import beats_to_polynomials, default_bases, polynomial_beats
+
+__all__ = ["ENGINES", "make_engine", "cosim_base_extension", "cosim_shenoy_kumaresan"]
+
+ENGINES = ("shenoy-kumaresan", "fast-base-conversion", "kawamura", "mixed-radix")
+
+
+def make_engine(engine, n, l, k, tp, bits, architecture=None, targets_per_pass=1, *, rho=16,
+                delta=None):
+    """Build ``engine`` (one of :data:`ENGINES`) on :func:`~fhe_hw.rns.default_bases` primes.
+    ``architecture`` ``None`` picks the engine's default; ``tp``/``targets_per_pass`` apply to
+    the polynomial-streaming engines, ``rho``/``delta`` to Kawamura (δ default 1/8)."""
+    from fractions import Fraction
+
+    from . import FastBaseConversion, Kawamura, MixedRadix, ShenoyKumaresan
+    if engine == "shenoy-kumaresan":
+        source, target, red = default_bases(bits, n, l, k, redundant=True)
+        return ShenoyKumaresan(source, target, red, n, tp, architecture or "folded",
+                               targets_per_pass)
+    if engine == "fast-base-conversion":
+        source, target = default_bases(bits, n, l, k)
+        return FastBaseConversion(source, target, n, tp, architecture or "folded",
+                                  targets_per_pass)
+    if engine == "kawamura":
+        source, target = default_bases(bits, n, l, k, source_high=True)
+        return Kawamura(source, target, n, rho, Fraction(1, 8) if delta is None else delta)
+    if engine == "mixed-radix":
+        source, target = default_bases(bits, n, l, k)
+        return MixedRadix(source, target, n, architecture or "iterative")
+    raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
+
+
+def _values(engine, unit, rng):
+    n = unit.n
+    if engine == "kawamura":
+        top = unit.max_input
+        edges = [0, 1, top - 1, top - 2] + [top - 1 - rng.randrange(top >> 8) for _ in range(4)]
+        return (edges + [rng.randrange(top) for _ in range(n)])[:n]
+    Q = RNSBase(unit.source).Q
+    return ([0, Q - 1] + [rng.randrange(Q) for _ in range(n)])[:n]
+
+
+def _fbc_exact(unit, values):
+    """Per coefficient the exact integer A + α·Q that fast base conversion reduces."""
+    c, base = unit.constants, RNSBase(unit.source)
+    Q, l = base.Q, len(unit.source)
+    out = []
+    for a in values:
+        s = sum(a % q * inv % q * qh for q, inv, qh in
+                zip(unit.source, c.Q_hat_inv, base.Q_hat, strict=True))
+        assert s % Q == a and 0 <= (s - a) // Q < l, f"fast base conversion bound, A = {a}"
+        out.append(s)
+    return out
+
+
+def cosim_base_extension(engine="shenoy-kumaresan", n=2**16, l=17, k=None, tp=32, bits=60,
+                         architecture=None, targets_per_pass=1, *, seed=1, workdir=None,
+                         model_coefficients=256, valid_prob=1.0, ready_prob=1.0, opt="-O3",
+                         log=print):
+    """Co-simulate ``engine`` (default: 003 Table 4.10's OpenFHE set, N = 2^16, l = k = 17,
+    TP = 32, 60-bit primes) with Verilator and check it (see the module docstring).
+
+    Returns a dict: measured ``cycles``, ``expected_cycles`` (the engine's ``cycles()``, only
+    comparable when ``valid_prob = ready_prob = 1``), ``paper_iterations`` (003 Table 4.5; for
+    fast base conversion ``None``), ``multipliers``, build/run seconds and the parameters.
+    Raises ``AssertionError`` on a mismatch (seed and first mismatching coefficient given).
+    """
+    from .. import cosim
+
+    k = l if k is None else k
+    t0 = time.time()
+    unit = make_engine(engine, n, l, k, tp, bits, architecture, targets_per_pass)
+    sim = cosim.build(unit, engine, workdir, seed=seed, opt=opt)
+    t_build = time.time() - t0
+    rng = random.Random(seed)
+    values = _values(engine, unit, rng)
+    polys = [[a % q for a in values] for q in unit.source]
+    if engine in ("shenoy-kumaresan", "fast-base-conversion"):
+        extra = [[a % unit.redundant for a in values]] if engine == "shenoy-kumaresan" else []
+        beats = polynomial_beats(polys + extra, tp) * unit.passes
+        n_out = unit.output_beats
+    else:
+        beats = [list(col) for col in zip(*polys, strict=True)]
+        n_out = n
+    arch = getattr(unit, "architecture", "cox-rower")
+    shown_tp = tp if hasattr(unit, "tp") else "-"
+    log(f"{engine} cosim: N={n} l={l} k={k} TP={shown_tp} "
+        f"{bits}-bit {arch} t={targets_per_pass}: built in {t_build:.0f} s, {len(beats)} input "
+        f"beats")
+    t1 = time.time()
+    run = sim.run({"i": beats}, {"o": n_out}, valid_prob=valid_prob, ready_prob=ready_prob)
+    t_run = time.time() - t1
+    if engine in ("shenoy-kumaresan", "fast-base-conversion"):
+        got = beats_to_polynomials(run.outputs["o"], n, tp)
+    else:
+        got = [list(col) for col in zip(*run.outputs["o"], strict=True)]
+    exact = _fbc_exact(unit, values) if engine == "fast-base-conversion" else values
+    for j, p in enumerate(unit.target):
+        want = [a % p for a in exact]
+        if got[j] != want:
+            c = next(c for c in range(n) if got[j][c] != want[c])
+            raise AssertionError(f"{engine} target p_{j}: first mismatch at coefficient {c} "
+                                 f"(seed {seed}, A = {values[c]}): expected {want[c]}, "
+                                 f"got {got[j][c]}")
+    c = unit.constants
+    for x in range(min(n, model_coefficients)):
+        col = [poly[x] for poly in polys]
+        if engine == "shenoy-kumaresan":
+            want = model.shenoy_kumaresan(col, values[x] % unit.redundant, c)
+        elif engine == "fast-base-conversion":
+            want = model.fast_base_conversion(col, c)
+        elif engine == "kawamura":
+            want = model.kawamura(col, c)
+        else:
+            want = model.mixed_radix(col, c)
+        assert tuple(got[j][x] for j in range(k)) == want, \
+            f"{engine}: model mismatch at coefficient {x} (seed {seed})"
+    paper = unit.paper_iterations() if hasattr(unit, "paper_iterations") else None
+    result = {"engine": engine, "n": n, "l": l, "k": k, "tp": tp, "bits": bits,
+              "architecture": arch, "targets_per_pass": targets_per_pass,
+              "valid_prob": valid_prob, "ready_prob": ready_prob, "cycles": run.cycles,
+              "expected_cycles": unit.cycles(), "paper_iterations": paper,
+              "multipliers": unit.arithmetic_units["MM"], "build_seconds": round(t_build, 1),
+              "run_seconds": round(t_run, 1)}
+    log(f"  cycles {run.cycles} (cycles() {unit.cycles()}, Table 4.5 {paper}), "
+        f"run {t_run:.1f} s")
+    return result
+
+
+def cosim_shenoy_kumaresan(n=2**16, l=17, k=None, tp=32, bits=60, architecture="folded",
+                           targets_per_pass=1, **kwargs):
+    """:func:`cosim_base_extension` of :class:`~fhe_hw.rns.ShenoyKumaresan` (default: the
+    Table 4.10 set, folded)."""
+    return cosim_base_extension("shenoy-kumaresan", n, l, k, tp, bits, architecture,
+                                targets_per_pass, **kwargs)

@@ -1,0 +1,192 @@
+"""Kawamura et al. recursive base extension on a Cox-Rower architecture:
+003_dfcf78a4748f5e5b.txt §2.5.1.3 (Algorithm 3, eqs 2.10–2.18) and §4.1.1 (Figs 4.1–4.2,
+Tables 4.1–4.2, N·(l+1) iterations in Table 4.5).
+
+Per coefficient the Rowers first compute ξ_i = a_{q_i}·|Q̂_i^-1|_{q_i} mod q_i in parallel (one
+iteration), then for s = 0..l-1 the ξ_s are broadcast one per iteration: the Cox unit adds
+TRUNC(ξ_s)/2^r — the ρ most significant of the r bits of ξ_s — to its ρ-bit fraction σ
+(σ_{-1} = δ) and its carry out is α_{s}; every Rower j accumulates
+ξ_s·|Q̂_s|_{p_j} + α_{s}·|−Q|_{p_j} modulo p_j (Line 10). The Cox accumulator is bit-exact with
+:func:`fhe_hw.model.rns.kawamura_steps`; parameters outside the error bound are refused by
+:meth:`fhe_hw.params.KawamuraConstants.build`.
+
+FPGA adaptation (§4.1.1.2: "we would have to use pipelined adders and modular multipliers"):
+each Rower has a pipelined run-time-modulus Montgomery multiplier (its modulus is q_i in the ξ
+iteration and p_j in the others), a modular adder for the α term and a modular accumulator
+(2 modular adders per Rower, Table 4.2). Iterations run in frames of l + 1 cycles: slot 0 takes a
+new coefficient's ξ multiplications, the other l slots broadcast the ξ_s of the coefficient
+whose ξ came out of the multipliers most recently (held in a shift register), so the multiplier
+latency is hidden and a coefficient completes every l + 1 cycles.
+
+The Cox-Rower needs all l residues of a coefficient at once (§4.1.1.1), so this engine streams
+coefficients, not residue polynomials: one input beat holds the l source residues of one
+coefficient, one output beat its k target residues. The whole datapath stalls (clock enable)
+while the output cannot move.
+"""
+
+from amaranth import Array, Cat, Const, Module, Mux, Signal
+from amaranth.lib import data, stream
+from amaranth.lib.wiring import In, Out
+
+from ..arith import ModAdd
+from ..arith.montgomery_dyn import DynamicModMul
+from ..arith.pipeline import check_stages
+from ..component import Component
+from ..model import rns as model
+from ..params import KawamuraConstants
+from ..stream import stall_on_backpressure
+from .common import check_moduli, check_ring, delay, lanes
+
+__all__ = ["Kawamura"]
+
+
+class Kawamura(Component):
+    """Cox-Rower base extension (003 Algorithm 3, §4.1.1) of N coefficients.
+
+    Parameters: ``source`` (l moduli, r bits, close to 2^r), ``target`` (k moduli), ``n`` (N,
+    the number of coefficients per conversion, power of two), ``rho`` (ρ, bits of ξ kept by
+    TRUNC), ``delta`` (δ, the Cox unit's initial offset; ``Fraction``, int or float, rounded up
+    to ρ fractional bits); ``word`` (Montgomery word shared by all moduli), ``mult_stages``.
+
+    Ports: ``i`` — stream of ``data.ArrayLayout(r, l)``: the residues (a_{q_0}, ..., a_{q_{l-1}})
+    of one coefficient, 0 <= A < :attr:`max_input`; ``o`` — ``data.ArrayLayout(r, k)``: its
+    residues a_{p_j}. r is the widest modulus. One coefficient per l + 1 cycles.
+
+    Cycles: :meth:`cycles` = N·(l+1) (Table 4.5) + a constant fill/drain latency.
+    Arithmetic: max(l, k) Rowers: that many run-time-modulus multipliers and 2·k modular adders,
+    plus the Cox unit's ρ-bit adder.
+
+    Raises ``ValueError`` when l·(ε_Q + λ_Q) > δ or δ >= 1 (003 eqs 2.17–2.18), for non-coprime
+    moduli, N not a power of two, or moduli without a common Montgomery word.
+    """
+
+    def __init__(self, source, target, n, rho, delta, *, word=None, mult_stages=4):
+        source, target = check_moduli("source", source), check_moduli("target", target)
+        check_ring(n)
+        self._c = KawamuraConstants.build(source, target, rho, delta)
+        check_stages("mult_stages", mult_stages)
+        self._source, self._target, self._n = source, target, n
+        moduli = source + target
+        self._width = max(q.bit_length() for q in moduli)
+        proto = DynamicModMul(moduli, word, mult_stages=mult_stages)
+        proto._MustUse__used = True  # built only for its latency and constants
+        self._proto, self._mult_stages = proto, mult_stages
+        super().__init__({
+            "i": In(stream.Signature(data.ArrayLayout(self._width, len(source)))),
+            "o": Out(stream.Signature(data.ArrayLayout(self._width, len(target)))),
+        })
+
+    source = property(lambda self: self._source)
+    target = property(lambda self: self._target)
+    n = property(lambda self: self._n)
+    constants = property(lambda self: self._c)
+    rho = property(lambda self: self._c.rho)
+    delta = property(lambda self: self._c.delta)
+    word = property(lambda self: self._proto.word)
+    width = property(lambda self: self._width)
+    multiplier_latency = property(lambda self: self._proto.latency)
+    max_input = property(lambda self: self._c.max_input,
+                         doc="exclusive bound (1 − δ)·Q on inputs that extend exactly")
+
+    @property
+    def rowers(self):
+        return max(len(self._source), len(self._target))
+
+    @property
+    def arithmetic_units(self):
+        return {"MM": self.rowers, "MA": 2 * len(self._target), "A": 1}
+
+    def paper_iterations(self):
+        """003 Table 4.5: N·(l+1)."""
+        return model.iterations_cox_rower(self._n, len(self._source))
+
+    @property
+    def latency(self):
+        """Cycles from a coefficient's input transfer to its output transfer: the ξ product,
+        l broadcast iterations (skipping one ξ slot unless the multiplier latency is a multiple
+        of l + 1), the last product, the α adder, the accumulator and the skid buffer."""
+        lm, l = self._proto.latency, len(self._source)
+        last = lm + l + (0 if lm % (l + 1) == 0 else 1)
+        return last + lm + 3
+
+    def cycles(self):
+        """Exact cycles from the first input transfer to the last output transfer for N
+        coefficients with always-valid input and always-ready output:
+        (N − 1)·(l + 1) + :attr:`latency` + 1 = N·(l+1) + (latency − l)."""
+        return (self._n - 1) * (len(self._source) + 1) + self.latency + 1
+
+    def elaborate(self, platform):
+        m, core = Module(), Module()
+        c, mul, r = self._c, self._proto, self._width
+        l, k, lm, rho = len(self._source), len(self._target), mul.latency, c.rho
+
+        slot = Signal(range(l + 1))
+        xi_slot = slot == 0
+        core.d.sync += slot.eq(Mux(slot == l, 0, slot + 1))
+        accept = Signal()
+        m.d.comb += accept.eq(self.i.valid & self.i.ready)
+
+        # ξ shift register (broadcast order ξ_0, ξ_1, ...) and its fill level
+        sr = [Signal(r, name=f"xi{s}") for s in range(l)]
+        left = Signal(range(l + 1))
+        s_idx = Signal(range(l + 1))
+        core.d.comb += s_idx.eq(l - left)
+        consume = Signal()
+        core.d.comb += consume.eq(~xi_slot & (left != 0))
+
+        # Cox unit (Lines 5, 7–9): ρ-bit σ, carry out = α_{s}
+        sigma, total = Signal(rho), Signal(rho + 1)
+        top = sr[0][c.r - rho:c.r]
+        core.d.comb += total.eq(Mux(s_idx == 0, c.delta_fixed, sigma) + top)
+        with core.If(consume):
+            core.d.sync += sigma.eq(total[:rho])
+        alpha = total[rho]
+
+        # Rowers: multipliers (ξ iteration modulo q_i, broadcast iterations modulo p_j)
+        muls = []
+        inputs = lanes(self.i.payload.as_value(), r, l)
+        for x in range(self.rowers):
+            core.submodules[f"mul{x}"] = unit = DynamicModMul(mul.moduli, mul.word, width=r,
+                                                              mult_stages=self._mult_stages)
+            muls.append(unit)
+            qx = self._source[x] if x < l else self._source[0]
+            px = self._target[x] if x < k else self._target[0]
+            c1 = mul.premultiply(c.Q_hat_inv[x], qx) if x < l else 0
+            c2 = Array(Const(mul.premultiply(c.Q_hat_mod_p[x][s], px) if x < k else 0, r)
+                       for s in range(l))
+            core.d.comb += [
+                unit.i.valid.eq(Mux(xi_slot, accept & (x < l), consume & (x < k))),
+                unit.i.payload.a.eq(Mux(xi_slot, inputs[x] if x < l else 0, sr[0])),
+                unit.i.payload.b.eq(Mux(xi_slot, c1, c2[s_idx])),
+                unit.i.payload.q.eq(Mux(xi_slot, qx, px)),
+            ]
+        xi_back, _ = delay(core, lm, accept)
+        pv, pt = delay(core, lm, consume, alpha=alpha, first=s_idx == 0, last=s_idx == l - 1)
+        with core.If(consume):
+            core.d.sync += [left.eq(left - 1)] + [sr[s].eq(sr[s + 1]) for s in range(l - 1)]
+        with core.If(xi_back):
+            core.d.sync += [left.eq(l)] + [sr[s].eq(muls[s].o.payload) for s in range(l)]
+
+        # Rower accumulators (Line 10): y_j += ξ_s·|Q̂_s|_{p_j} + α_{s}·|−Q|_{p_j} (mod p_j)
+        v2, t2 = delay(core, 1, pv, first=pt["first"], last=pt["last"])
+        out_valid, out_data, results = Signal(), Signal(r * k), []
+        for j, p in enumerate(self._target):
+            pw = p.bit_length()
+            core.submodules[f"add_alpha{j}"] = add_a = ModAdd(p)
+            core.submodules[f"add_acc{j}"] = add_y = ModAdd(p, pipelined=False)
+            acc = Signal(pw, name=f"y{j}")
+            core.d.comb += [add_a.i.valid.eq(pv), add_a.i.payload.a.eq(muls[j].o.payload[:pw]),
+                            add_a.i.payload.b.eq(Mux(pt["alpha"], c.minus_Q_mod_p[j], 0)),
+                            add_y.i.valid.eq(v2), add_y.i.payload.a.eq(acc),
+                            add_y.i.payload.b.eq(add_a.o.payload)]
+            new = Mux(t2["first"], add_a.o.payload, add_y.o.payload)
+            with core.If(v2):
+                core.d.sync += acc.eq(new)
+            results.append(new)
+        core.d.sync += out_valid.eq(v2 & t2["last"])
+        with core.If(v2 & t2["last"]):
+            core.d.sync += out_data.eq(Cat(*(Cat(v, Const(0, r - len(v))) for v in results)))
+        advance = stall_on_backpressure(m, core, out_valid, out_data, self.o)
+        m.d.comb += self.i.ready.eq(advance & xi_slot)
+        return m
+

@@ -1,0 +1,238 @@
+"""Mixed-radix (Garner) base extension: 003_dfcf78a4748f5e5b.txt §2.5.2 (Algorithm 4,
+eqs 2.19–2.31) and §4.1.2 (Fig. 4.3 iterative, Fig. 4.4 fully pipelined, Tables 4.3–4.4,
+iterations in Table 4.5).
+
+Iteration s (0..l-1) of Algorithm 4 subtracts the mixed-radix digit b_s from every later residue
+and multiplies by |q_s^-1|: b_u ← (b_u − b_s)·|q_s^-1|_{q_u} (u > s) and
+θ_j ← (θ_j − b_s)·|q_s^-1|_{p_j}; a last iteration gives a_{p_j} = |Q|_{p_j}·(−θ_j). Ascending
+source moduli (eq. 2.30) keep b_s < q_s < q_u, so every subtraction needs one correction; a
+digit subtracted modulo a smaller target prime is first reduced by conditional subtractions.
+
+* ``"pipelined"`` (Fig. 4.4): all l + 1 iterations unrolled, l(l−1)/2 + k(l+1) multipliers
+  ((l+1)l/2 + 1 for one target, Table 4.5), one coefficient per cycle: N cycles + latency.
+* ``"iterative"`` (Fig. 4.3): the inner loop unrolled — one column per later source residue and
+  per target, l − 1 + k multipliers (l for one target, Table 4.4) — and a coefficient makes
+  l + 1 trips around a loop whose length L is the column latency, padded (through the
+  multiplier's spare stages) to a power of two; L coefficients share the loop, so N
+  coefficients take N·(l+1) cycles + a constant (N >= L).
+
+Each column has a fixed modulus (q_u or p_j) and a constant per iteration; the multipliers are
+the run-time-modulus Montgomery multipliers of :mod:`fhe_hw.arith.montgomery_dyn` with a
+constant modulus operand, so that all columns have the same latency.
+
+Like the Cox-Rower, the algorithm needs all residues of a coefficient at once (§4.1.2.2): one
+input beat holds the l source residues of one coefficient, one output beat its k target
+residues. The datapath stalls (clock enable) while the output cannot move.
+"""
+
+from amaranth import Array, Cat, Const, Module, Mux, Signal
+from amaranth.lib import data, stream
+from amaranth.lib.wiring import In, Out
+
+from ..arith import ModSub
+from ..arith.montgomery_dyn import DynamicModMul, common_montgomery_word
+from ..arith.pipeline import check_stages
+from ..component import Component
+from ..model import rns as model
+from ..params import MixedRadixConstants
+from ..stream import stall_on_backpressure
+from .common import check_choice, check_moduli, check_ring, delay, lanes
+
+__all__ = ["MixedRadix", "ARCHITECTURES"]
+
+ARCHITECTURES = ("iterative", "pipelined")
+
+
+class MixedRadix(Component):
+    """Garner mixed-radix base extension (003 Algorithm 4, §4.1.2) of N coefficients.
+
+    Parameters: ``source`` (l moduli in ascending order, eq. 2.30), ``target`` (k moduli),
+    ``n`` (N coefficients per conversion, power of two), ``architecture`` (``"iterative"``,
+    Fig. 4.3, or ``"pipelined"``, Fig. 4.4), ``word`` (Montgomery word shared by all moduli),
+    ``mult_stages`` (registers per multiplier; default 4 pipelined, and for the iterative loop
+    the smallest >= 2 that makes the loop length a power of two).
+
+    Ports: ``i`` — stream of ``data.ArrayLayout(r, l)``: the residues of one coefficient (any
+    0 <= A < Q); ``o`` — ``data.ArrayLayout(r, k)``: its target residues.
+
+    Cycles: :meth:`cycles` — N + latency pipelined; (l+1)·max(N, L) + min(N, L) + 2 iterative
+    (= N·(l+1) + L + 2 for N >= L), 003 Table 4.5 plus a constant.
+
+    Raises ``ValueError`` for unordered or non-coprime moduli, N not a power of two, moduli
+    without a common Montgomery word, an unknown architecture.
+    """
+
+    def __init__(self, source, target, n, architecture="iterative", *, word=None,
+                 mult_stages=None):
+        source, target = check_moduli("source", source), check_moduli("target", target)
+        check_ring(n)
+        self._arch = check_choice("architecture", architecture, ARCHITECTURES)
+        self._c = MixedRadixConstants.build(source, target)
+        self._source, self._target, self._n = source, target, n
+        moduli = source + target
+        self._width = max(q.bit_length() for q in moduli)
+        word = common_montgomery_word(moduli, word)
+        if mult_stages is None:
+            mult_stages = 4
+            if architecture == "iterative":
+                base = DynamicModMul(moduli, word, mult_stages=0)
+                base._MustUse__used = True
+                loop = 2 + base.latency  # entry register + subtracter + multiplier
+                mult_stages = (1 << (loop + 1).bit_length()) - loop  # >= 2, L a power of two
+        check_stages("mult_stages", mult_stages)
+        proto = DynamicModMul(moduli, word, mult_stages=mult_stages)
+        proto._MustUse__used = True  # built only for its latency and constants
+        self._proto, self._mult_stages = proto, mult_stages
+        super().__init__({
+            "i": In(stream.Signature(data.ArrayLayout(self._width, len(source)))),
+            "o": Out(stream.Signature(data.ArrayLayout(self._width, len(target)))),
+        })
+
+    source = property(lambda self: self._source)
+    target = property(lambda self: self._target)
+    n = property(lambda self: self._n)
+    architecture = property(lambda self: self._arch)
+    constants = property(lambda self: self._c)
+    word = property(lambda self: self._proto.word)
+    width = property(lambda self: self._width)
+    mult_stages = property(lambda self: self._mult_stages)
+    multiplier_latency = property(lambda self: self._proto.latency)
+
+    @property
+    def loop_length(self):
+        """L: cycles of one trip around the iterative loop (entry register, subtracter,
+        multiplier)."""
+        return 2 + self._proto.latency
+
+    @property
+    def arithmetic_units(self):
+        l, k = len(self._source), len(self._target)
+        if self._arch == "pipelined":
+            mm = l * (l - 1) // 2 + k * (l + 1)
+        else:
+            mm = l - 1 + k
+        return {"MM": mm, "MA": mm, "A": 0}
+
+    def paper_iterations(self):
+        """003 Table 4.5: N pipelined, N·(l+1) iterative."""
+        l = len(self._source)
+        if self._arch == "pipelined":
+            return model.iterations_mrc_pipelined(self._n, l)
+        return model.iterations_mrc_iterative(self._n, l)
+
+    def cycles(self):
+        """Exact cycles from the first input transfer to the last output transfer for N
+        coefficients (always-valid input, always-ready output)."""
+        n, l = self._n, len(self._source)
+        if self._arch == "pipelined":
+            return n + (l + 1) * (1 + self._proto.latency) + 2
+        L = self.loop_length
+        return (l + 1) * max(n, L) + min(n, L) + 2
+
+    # --- hardware ---------------------------------------------------------------------------
+
+    def _column(self, core, name, modulus):
+        """One column: ModSub (1 cycle) then a multiplier modulo ``modulus``."""
+        core.submodules[f"sub_{name}"] = sub = ModSub(modulus)
+        core.submodules[f"mul_{name}"] = mul = DynamicModMul(
+            self._proto.moduli, self._proto.word, width=self._width,
+            mult_stages=self._mult_stages)
+        w = modulus.bit_length()
+        core.d.comb += [mul.i.valid.eq(sub.o.valid), mul.i.payload.a.eq(sub.o.payload),
+                        mul.i.payload.q.eq(modulus)]
+        return sub, mul, w
+
+    def _reduce(self, value, p):
+        """value mod p for value < max(source): conditional subtractions."""
+        for _ in range(-(-max(self._source) // p) - 1):
+            value = Mux(value >= p, value - p, value)
+        return value
+
+    def elaborate(self, platform):
+        m, core = Module(), Module()
+        self._build(core, m)
+        return m
+
+    def _build(self, core, m):
+        c, mul, r = self._c, self._proto, self._width
+        src, tgt = self._source, self._target
+        l, k = len(src), len(tgt)
+        accept = Signal()
+        m.d.comb += accept.eq(self.i.valid & self.i.ready)
+        out_valid, out_data = Signal(), Signal(r * k)
+        inputs = lanes(self.i.payload.as_value(), r, l)
+
+        if self._arch == "pipelined":
+            # stage s: columns u > s and every target; then the final |Q|_{p_j}·(−θ_j)
+            b = inputs
+            theta = [Const(0, r)] * k
+            valid = accept
+            for s in range(l + 1):
+                new_b, new_theta = list(b), []
+                for u in range(s + 1, l) if s < l else ():
+                    sub, mm, w = self._column(core, f"s{s}_b{u}", src[u])
+                    core.d.comb += [sub.i.valid.eq(valid), sub.i.payload.a.eq(b[u][:w]),
+                                    sub.i.payload.b.eq(b[s][:w]),
+                                    mm.i.payload.b.eq(mul.premultiply(c.q_inv[s][u], src[u]))]
+                    new_b[u] = mm.o.payload
+                for j, p in enumerate(tgt):
+                    sub, mm, w = self._column(core, f"s{s}_t{j}", p)
+                    if s < l:
+                        a_, b_, const = theta[j], self._reduce(b[s], p), c.q_inv_mod_p[j][s]
+                    else:
+                        a_, b_, const = Const(0, w), theta[j], c.Q_mod_p[j]
+                    core.d.comb += [sub.i.valid.eq(valid), sub.i.payload.a.eq(a_[:w]),
+                                    sub.i.payload.b.eq(b_[:w]),
+                                    mm.i.payload.b.eq(mul.premultiply(const, p))]
+                    new_theta.append(mm.o.payload)
+                valid, _ = delay(core, 1 + mul.latency, valid)
+                b, theta = new_b, new_theta
+            core.d.sync += [out_valid.eq(valid), out_data.eq(Cat(*theta))]
+            advance = stall_on_backpressure(m, core, out_valid, out_data, self.o)
+            m.d.comb += self.i.ready.eq(advance)
+            return
+
+        # iterative: entry register -> column subtracters -> multipliers -> back to the entry
+        e_valid, e_s = Signal(), Signal(range(l + 1))
+        e_b = [Signal(r, name=f"e_b{u}") for u in range(l)]
+        e_t = [Signal(r, name=f"e_t{j}") for j in range(k)]
+        b_s = Array(e_b)[e_s]
+        final = e_s == l
+        back_b = list(e_b)  # column 0 is only ever a digit: no multiplier
+        back_t = []
+        for u in range(1, l):
+            sub, mm, w = self._column(core, f"b{u}", src[u])
+            consts = Array(Const(mul.premultiply(c.q_inv[s][u], src[u]) if s < u else 0, r)
+                           for s in range(l + 1))
+            e_c = Signal(r, name=f"c_b{u}")
+            core.d.comb += [sub.i.valid.eq(e_valid), sub.i.payload.a.eq(e_b[u][:w]),
+                            sub.i.payload.b.eq(b_s[:w])]
+            core.d.sync += e_c.eq(consts[e_s])  # rides one cycle beside the subtracter
+            core.d.comb += mm.i.payload.b.eq(e_c)
+            back_b[u] = mm.o.payload
+        for j, p in enumerate(tgt):
+            sub, mm, w = self._column(core, f"t{j}", p)
+            consts = Array(Const(mul.premultiply(c.q_inv_mod_p[j][s] if s < l else c.Q_mod_p[j],
+                                                 p), r) for s in range(l + 1))
+            e_c = Signal(r, name=f"c_t{j}")
+            core.d.comb += [sub.i.valid.eq(e_valid),
+                            sub.i.payload.a.eq(Mux(final, 0, e_t[j][:w])),
+                            sub.i.payload.b.eq(Mux(final, e_t[j][:w], self._reduce(b_s, p)[:w]))]
+            core.d.sync += e_c.eq(consts[e_s])
+            core.d.comb += mm.i.payload.b.eq(e_c)
+            back_t.append(mm.o.payload)
+        ret_valid, ret = delay(core, 1 + mul.latency, e_valid, s=e_s)
+        done = ret_valid & (ret["s"] == l)
+        again = ret_valid & (ret["s"] != l)
+        core.d.sync += e_valid.eq(again | accept)
+        with core.If(again):
+            core.d.sync += [e_s.eq(ret["s"] + 1)] + [e_b[u].eq(back_b[u]) for u in range(1, l)]
+            core.d.sync += [e_t[j].eq(back_t[j]) for j in range(k)]
+        with core.Else():
+            core.d.sync += [e_s.eq(0)] + [e_b[u].eq(inputs[u]) for u in range(l)]
+            core.d.sync += [e_t[j].eq(0) for j in range(k)]
+        core.d.sync += out_valid.eq(done)
+        with core.If(done):
+            core.d.sync += out_data.eq(Cat(*back_t))
+        advance = stall_on_backpressure(m, core, out_valid, out_data, self.o)
+        m.d.comb += self.i.ready.eq(advance & ~again)

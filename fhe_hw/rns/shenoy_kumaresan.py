@@ -1,0 +1,544 @@
+"""Shenoy–Kumaresan base extension for polynomial residues: 003_dfcf78a4748f5e5b.txt §2.5.1.2
+(Algorithm 2), §3.3 (Sum and Post-Sum Processes, Fig. 3.3), §3.3.2 (fully pipelined
+architecture, Fig. 3.4), §3.3.3 (folded architecture, Fig. 3.5, Table 3.1 constants, Fig. 3.7
+BRAM layout, Table 3.2 arithmetic), §3.4 (one residue polynomial at a time) and Table 4.5
+(iterations).
+
+:class:`CRTBaseExtension` is the engine shared with fast base conversion (003 Algorithm 1, the
+Sum Process alone, :mod:`.fast_base_conv`); :class:`ShenoyKumaresan` adds the redundant residue
+q_l and the Post-Sum Process.
+
+Data flow (TP lanes, R = N/TP rows per residue polynomial; one *pass* computes
+``targets_per_pass`` = t target residues, the thesis's design is t = 1 and re-reads the source
+for every target, so a conversion is P = ⌈k/t⌉ passes):
+
+* Sum Process, per beat of source residue q_i (row x): μ_q = a·|Q̂_i^-1|_{q_i} mod q_i (TP
+  multipliers, modulus q_i), then for every target slot μ_p = μ_q·|Q̂_i|_{p_j} mod p_j and
+  μ_{q_l} = μ_q·|Q̂_i|_{q_l} mod q_l (broadcast constants, Fig. 3.4), accumulated into
+  ``acc_j[x]`` / ``acc_l[x]`` (block-RAM banks, TP lanes per row, Fig. 3.7). The redundant
+  residue polynomial goes to the ``a_ql`` bank.
+* Post-Sum Process, per row x and target slot: ms = acc_l − a_ql (mod q_l), α = ms·|Q^-1|_{q_l},
+  μ' = α·|Q|_{p_j} (mod p_j), a_{p_j} = acc_j − μ' (mod p_j).
+
+Multipliers are :class:`~fhe_hw.arith.montgomery_dyn.DynamicModMul` (003 Algorithm 7 with the
+modulus as an operand): the moduli change with every residue polynomial, and one run-time-modulus
+multiplier per lane and role replaces one per modulus. Constants are premultiplied by R and read
+from small ROMs indexed by the (pass, residue) counters. Folded (Fig. 3.5): the Post-Sum reuses
+the q_l multipliers and those of target slot 0, (t + 2)·TP multipliers; pipelined (Fig. 3.4): the
+Post-Sum has its own 2·TP, (t + 4)·TP in all (5·TP and 3·TP for t = 1, Table 3.2).
+
+Scheduling. Bank reads of every item (Sum or Post-Sum) happen a fixed time after the item starts,
+so the Sum and Post-Sum never compete for a read port: the Post-Sum of a pass starts once the
+pass's last accumulation is written and reads row x once the redundant row x has arrived; the
+next pass's first residue (which only writes) may overtake it row by row; later residues (which
+read) wait for the Post-Sum to finish issuing. Post-Sum results go to an output FIFO whose free
+space is the issue credit, so output back-pressure never stalls a fixed-latency unit; the FIFO
+also lets the Post-Sum start while the redundant residue still streams in, and the pass's outputs
+are released when its Sum Process (all input beats of the pass) is complete — the Sum and
+Post-Sum Processes follow each other as in §3.3. The folded engine does not take input while it
+outputs (§3.3.3: no simultaneous reads and writes on the HBM bandwidth).
+"""
+
+from math import ceil
+
+from amaranth import Cat, Const, Module, Mux, Signal, unsigned
+from amaranth.lib import data, stream
+from amaranth.lib.fifo import SyncFIFOBuffered
+from amaranth.lib.memory import Memory
+from amaranth.lib.wiring import In, Out
+
+from ..arith import ModAdd, ModSub
+from ..arith.modadd_dyn import DynamicModAdd, DynamicModSub
+from ..arith.montgomery_dyn import DynamicModMul
+from ..arith.pipeline import check_stages
+from ..component import Component
+from ..model import rns as model
+from ..params import FastBaseConversionConstants, ShenoyKumaresanConstants, require_int
+from .common import Rom, check_choice, check_moduli, check_ring, delay, lanes
+
+__all__ = ["CRTBaseExtension", "ShenoyKumaresan", "ARCHITECTURES"]
+
+ARCHITECTURES = ("folded", "pipelined")
+
+#: Cycles from a bank read address to its data: the registered read port and a register
+#: behind it, so that no block-RAM output drives adder logic directly (ECP5 DP16KD
+#: clock-to-out is about 6 ns).
+READ_LATENCY = 2
+
+
+class CRTBaseExtension(Component):
+    """Shared Sum / Post-Sum engine of :class:`ShenoyKumaresan` and
+    :class:`~fhe_hw.rns.fast_base_conv.FastBaseConversion` (see the module docstring).
+
+    Streams: ``i`` — ``data.ArrayLayout(r, tp)`` beats, P times the source residue polynomials
+    (q_0 first, N/TP beats each, coefficient c in row c // TP, lane c % TP), followed in each
+    pass by the redundant residue polynomial when there is one; ``o`` — the same layout, the
+    target residue polynomials p_0, p_1, ..., p_{k-1}, N/TP beats each. r is the widest modulus.
+    """
+
+    _redundant_path = True
+
+    def __init__(self, source, target, redundant, n, tp, architecture="folded",
+                 targets_per_pass=1, *, word=None, mult_stages=4):
+        source, target = check_moduli("source", source), check_moduli("target", target)
+        check_ring(n, tp)
+        self._arch = check_choice("architecture", architecture, ARCHITECTURES)
+        if self._redundant_path:
+            self._c = ShenoyKumaresanConstants.build(source, target, redundant)
+        else:
+            self._c = FastBaseConversionConstants.build(source, target)
+        k = len(target)
+        require_int("targets_per_pass", targets_per_pass, minimum=1)
+        if targets_per_pass > k:
+            raise ValueError(f"targets_per_pass must be at most k = {k}, not {targets_per_pass!r}")
+        if architecture == "pipelined" and targets_per_pass != 1:
+            raise ValueError(f"targets_per_pass must be 1 for the pipelined architecture (its "
+                             f"Post-Sum overlaps the next pass's first residue polynomial), not "
+                             f"{targets_per_pass!r}; use architecture='folded'")
+        check_stages("mult_stages", mult_stages)
+        self._source, self._target = tuple(source), tuple(target)
+        self._redundant = redundant if self._redundant_path else None
+        moduli = self._source + self._target + ((redundant,) if self._redundant_path else ())
+        self._width = max(q.bit_length() for q in moduli)
+        proto = DynamicModMul(moduli, word, mult_stages=mult_stages)
+        proto._MustUse__used = True  # built only for its latency and constants
+        self._proto, self._word, self._mult_stages = proto, proto.word, mult_stages
+        self._n, self._tp, self._t = n, tp, targets_per_pass
+        self._rows = n // tp
+        self._passes = ceil(k / targets_per_pass)
+        lm = proto.latency
+        #: accept -> bank write of a Sum item; Post-Sum issue -> FIFO write (see elaborate)
+        # bank reads take READ_LATENCY cycles (registered port + output register)
+        self._acc_latency = READ_LATENCY + 2 + 2 * lm
+        self._issue_latency = (READ_LATENCY + 2 + 2 * lm) if self._redundant_path \
+            else READ_LATENCY
+        self._fifo_latency = 2  # SyncFIFOBuffered: written at w, readable from w + 2
+        self._fifo_depth = self._issue_latency + self._fifo_latency + 2
+        layout = data.ArrayLayout(self._width, tp)
+        super().__init__({"i": In(stream.Signature(layout)), "o": Out(stream.Signature(layout))})
+
+    # --- parameters -----------------------------------------------------------------------
+
+    source = property(lambda self: self._source)
+    target = property(lambda self: self._target)
+    n = property(lambda self: self._n)
+    tp = property(lambda self: self._tp)
+    architecture = property(lambda self: self._arch)
+    targets_per_pass = property(lambda self: self._t)
+    word = property(lambda self: self._word, doc="Montgomery word w shared by all moduli")
+    width = property(lambda self: self._width, doc="lane width r (bits of the widest modulus)")
+    constants = property(lambda self: self._c)
+    passes = property(lambda self: self._passes, doc="P = ⌈k / targets_per_pass⌉")
+    rows = property(lambda self: self._rows, doc="R = N / TP beats per residue polynomial")
+
+    @property
+    def multiplier_latency(self):
+        return self._proto.latency
+
+    def _pass_targets(self, p):
+        return min(self._t, len(self._target) - p * self._t)
+
+    @property
+    def input_residues(self):
+        """Residue polynomials per pass: l, plus the redundant one for Shenoy–Kumaresan."""
+        return len(self._source) + int(self._redundant_path)
+
+    @property
+    def input_beats(self):
+        """Input beats of one conversion: P·(l [+ 1])·N/TP."""
+        return self._passes * self.input_residues * self._rows
+
+    @property
+    def output_beats(self):
+        """Output beats of one conversion: k·N/TP."""
+        return len(self._target) * self._rows
+
+    @property
+    def arithmetic_units(self):
+        """Modular multipliers (MM) and modular adders/subtracters (MA) instantiated."""
+        t, tp = self._t, self._tp
+        if not self._redundant_path:
+            return {"MM": (t + 1) * tp, "MA": t * tp, "A": 0}
+        mm = (t + 2 if self._arch == "folded" else t + 4) * tp
+        return {"MM": mm, "MA": (t + 3) * tp, "A": 0}
+
+    def pass_offset(self):
+        """O: cycles from a pass's first input transfer to its first output transfer (always
+        valid input, always ready output) = (input beats of the pass) + E, with
+        E = max(0, accumulate latency + Post-Sum latency − R) for Shenoy–Kumaresan (0 when
+        N/TP is large enough to hide the pipeline) and the whole latency for fast base
+        conversion, whose outputs need the last residue's accumulations."""
+        lat = self._acc_latency + self._issue_latency + self._fifo_latency
+        if self._redundant_path:
+            return len(self._source) * self._rows + max(self._rows, lat)
+        return len(self._source) * self._rows + lat
+
+    def cycles(self):
+        """Exact cycles of one conversion from the first input transfer to the last output
+        transfer, with always-valid input and always-ready output.
+
+        Folded: P·O + k·N/TP (each pass: its input, then its t·N/TP outputs; the next pass's
+        input starts after the last output). Pipelined (t = 1): (P − 1)·Δ + O + N/TP with pass
+        spacing Δ = max(input beats of a pass, l·N/TP + accumulate latency + 1). For
+        N/TP ≥ accumulate + Post-Sum latency (:attr:`hidden_latency_rows`) this is exactly
+        003 Table 4.5: l·(N(l+1)/TP + N/TP) folded, N(l+1)l/TP + N/TP pipelined (k = l).
+        """
+        O, R, P, k = self.pass_offset(), self._rows, self._passes, len(self._target)
+        if self._arch == "folded":
+            return P * O + k * R
+        l = len(self._source)
+        delta = max(self.input_residues * R, l * R + self._acc_latency + 1)
+        return (P - 1) * delta + O + R
+
+    @property
+    def hidden_latency_rows(self):
+        """Smallest N/TP for which :meth:`cycles` has no pipeline fill/drain term."""
+        return self._acc_latency + self._issue_latency + self._fifo_latency
+
+    # --- constants ---------------------------------------------------------------------------
+
+    def _sum_rom_rows(self):
+        c, mul, t = self._c, self._proto, self._t
+        rows = []
+        for p in range(self._passes):
+            for i, q in enumerate(self._source):
+                row = {"c1": mul.premultiply(c.Q_hat_inv[i], q), "qi": q}
+                if self._redundant_path:
+                    row["c3"] = mul.premultiply(c.Q_hat_mod_ql[i], self._redundant)
+                for s in range(t):
+                    j = p * t + s
+                    pj = self._target[j if j < len(self._target) else 0]
+                    row[f"c2_{s}"] = (mul.premultiply(c.Q_hat_mod_p[j][i], pj)
+                                      if j < len(self._target) else 0)
+                    row[f"p_{s}"] = pj
+                rows.append(row)
+        return rows
+
+    def _post_rom_rows(self):
+        c, mul, t = self._c, self._proto, self._t
+        rows = []
+        for p in range(self._passes):
+            for s in range(t):
+                j = min(p * t + s, len(self._target) - 1)
+                pj = self._target[j]
+                row = {"p": pj}
+                if self._redundant_path:
+                    row["c5"] = mul.premultiply(c.Q_mod_p[j], pj)
+                rows.append(row)
+        return rows
+
+    # --- hardware ------------------------------------------------------------------------------
+
+    def _mul(self, m, name):
+        unit = DynamicModMul(self._proto.moduli, self._word, width=self._width,
+                             mult_stages=self._mult_stages)
+        m.submodules[name] = unit
+        return unit
+
+    def _bank(self, m, name):
+        """A bank of Fig. 3.7: N/TP rows of TP lanes, one write port, one registered read port
+        (not transparent: a DP16KD cannot forward across its ports without soft logic after
+        the block RAM) and a register behind it, which Yosys maps to the block RAM's output
+        register. Returns (write port, read port, registered read data)."""
+        mem = Memory(shape=unsigned(self._width * self._tp), depth=self._rows, init=[])
+        m.submodules[name] = mem
+        w = mem.write_port()
+        r = mem.read_port()
+        data = Signal.like(r.data, name=f"{name}_q")
+        m.d.sync += data.eq(r.data)
+        return w, r, data
+
+    def _accumulate(self, m, name, bank, valid, riders, mu, adder, q=None):
+        """acc[row] ← μ (first residue) or acc[row] + μ. The read was issued with ``valid``
+        (stage-B output); μ waits READ_LATENCY cycles for the data, the adder registers the sum
+        and the sum is written in the next cycle. The read misses the writes of the three items
+        just ahead (the read port is not transparent), so a row they share with this item
+        (N/TP < 4) is forwarded from their pipeline registers. Returns the write-stage
+        (valid, riders)."""
+        r, tp = self._width, self._tp
+        wport, _, rdata = bank
+        extra = {} if q is None else {"q": q}
+        v1, d1 = delay(m, READ_LATENCY, valid, mu=Cat(*mu), **riders, **extra)
+        adds = []
+        for x in range(tp):
+            unit = adder()
+            m.submodules[f"add_{name}{x}"] = unit
+            adds.append(unit)
+        v2, d2 = delay(m, 1, v1, row=d1["row"], last=d1["last"], par=d1["par"])
+        summed = Cat(*(u.o.payload for u in adds))
+        v3, d3 = delay(m, 1, v2, row=d2["row"], data=summed)  # written one cycle ago
+        v4, d4 = delay(m, 1, v3, row=d3["row"], data=d3["data"])  # written during the read
+        old = Mux(d1["first"], 0,
+                  Mux(v2 & (d2["row"] == d1["row"]), summed,
+                      Mux(v3 & (d3["row"] == d1["row"]), d3["data"],
+                          Mux(v4 & (d4["row"] == d1["row"]), d4["data"], rdata))))
+        for x, unit in enumerate(adds):
+            width = len(unit.o.payload)
+            m.d.comb += [unit.i.valid.eq(v1), unit.i.payload.a.eq(lanes(old, r, tp)[x][:width]),
+                         unit.i.payload.b.eq(lanes(d1["mu"], r, tp)[x][:width])]
+            if q is not None:
+                m.d.comb += unit.i.payload.q.eq(d1["q"])
+        m.d.comb += [wport.addr.eq(d2["row"]), wport.data.eq(summed), wport.en.eq(v2)]
+        return v2, d2
+
+    def elaborate(self, platform):
+        m = Module()
+        r, tp, t, R, P = self._width, self._tp, self._t, self._rows, self._passes
+        l, lm = len(self._source), self._proto.latency
+        sk = self._redundant_path
+        folded = self._arch == "folded"
+        n_res = self.input_residues
+        last_t = self._pass_targets(P - 1)
+
+        # ---- input counters and pass bookkeeping -------------------------------------------
+        in_row, in_res, in_pass = Signal(range(R)), Signal(range(n_res)), Signal(range(P))
+        in_seq, ps_seq, out_seq = Signal(2), Signal(2), Signal(2)  # pass sequence numbers
+        in_hold = Signal()  # folded: pass input done, waiting for its outputs
+        ps_row, ps_slot, ps_pass = Signal(range(R)), Signal(range(t)), Signal(range(P))
+        accept = Signal()
+        m.d.comb += accept.eq(self.i.valid & self.i.ready)
+        pass_end = (in_res == n_res - 1) & (in_row == R - 1)
+        ps_t = Mux(ps_pass == P - 1, last_t, t)
+        ps_last_slot = ps_slot == ps_t - 1
+
+        # A residue polynomial other than the first reads the banks: it waits for the previous
+        # pass's Post-Sum to finish issuing. The first only writes and may follow the Post-Sum's
+        # last slot row by row.
+        diff = Signal(2)
+        m.d.comb += diff.eq(in_seq - ps_seq)
+        guard = Mux(in_res == 0, (diff == 0) | (ps_last_slot & (ps_row > in_row)), diff == 0)
+        m.d.comb += self.i.ready.eq(~in_hold & guard)
+        with m.If(accept):
+            m.d.sync += in_row.eq(Mux(in_row == R - 1, 0, in_row + 1))
+            with m.If(in_row == R - 1):
+                m.d.sync += in_res.eq(Mux(in_res == n_res - 1, 0, in_res + 1))
+            with m.If(pass_end):
+                m.d.sync += [in_pass.eq(Mux(in_pass == P - 1, 0, in_pass + 1)),
+                             in_seq.eq(in_seq + 1)]
+                if folded:
+                    m.d.sync += in_hold.eq(1)
+
+        # Post-Sum readiness per pass parity: last accumulation written, redundant rows in.
+        acc_done = [Signal(name=f"acc_done{b}") for b in range(2)]
+        red_rows = [Signal(range(R + 1), name=f"red_rows{b}") for b in range(2)]
+
+        # ---- Sum Process: stage 0 registers the beat while the constant ROM is read --------
+        consts = Rom(m, "sum_rom", self._sum_rom_rows(), r).read(in_pass * l + in_res)
+        s0_valid, s0_data = Signal(), Signal(r * tp)
+        s0 = {"row": Signal(range(R)), "first": Signal(), "last": Signal(), "par": Signal()}
+        m.d.sync += [s0_valid.eq(accept & (in_res < l)), s0_data.eq(self.i.payload.as_value()),
+                     s0["row"].eq(in_row), s0["first"].eq(in_res == 0),
+                     s0["last"].eq((in_res == l - 1) & (in_row == R - 1)),
+                     s0["par"].eq(in_seq[0])]
+
+        # stage A: μ_q = a·|Q̂_i^-1|_{q_i} mod q_i
+        mul_a = [self._mul(m, f"mul_q{x}") for x in range(tp)]
+        for unit, a in zip(mul_a, lanes(s0_data, r, tp)):
+            m.d.comb += [unit.i.valid.eq(s0_valid), unit.i.payload.a.eq(a),
+                         unit.i.payload.b.eq(consts["c1"]), unit.i.payload.q.eq(consts["qi"])]
+        mu_q = [unit.o.payload for unit in mul_a]
+        sa_valid, sa = delay(m, lm, s0_valid, **s0,
+                             **{key: v for key, v in consts.items() if key not in ("c1", "qi")})
+        # stage B: μ_{p_j,i} per slot and μ_{q_l,i}
+        mul_p = [[self._mul(m, f"mul_p{s}_{x}") for x in range(tp)] for s in range(t)]
+        mul_l = [self._mul(m, f"mul_l{x}") for x in range(tp)] if sk else []
+        sb_valid, sb = delay(m, lm, sa_valid, **{key: sa[key] for key in s0},
+                             **{f"p_{s}": sa[f"p_{s}"] for s in range(t)})
+        banks = [self._bank(m, f"acc_p{s}") for s in range(t)]
+
+        if sk:
+            q_l = self._redundant
+            bank_l = self._bank(m, "acc_l")
+            red_mem = Memory(shape=unsigned(r * tp), depth=R, init=[])
+            m.submodules.a_ql = red_mem
+            red_w, red_r = red_mem.write_port(), red_mem.read_port()
+            red_in = accept & (in_res == l)
+            m.d.comb += [red_w.addr.eq(in_row), red_w.data.eq(self.i.payload.as_value()),
+                         red_w.en.eq(red_in)]
+            for b in range(2):
+                with m.If(red_in & (in_seq[0] == b)):
+                    m.d.sync += red_rows[b].eq(red_rows[b] + 1)
+
+        # ---- Post-Sum Process: issue one (slot, row) per cycle when ready and credited -----
+        credit = Signal(range(self._fifo_depth + 1))
+        out_xfer = Signal()
+        ps_par = ps_seq[0]
+        ready_row = Mux(ps_par, acc_done[1], acc_done[0])
+        if sk:
+            ready_row &= Mux(ps_par, red_rows[1], red_rows[0]) > ps_row
+        issue = Signal()
+        m.d.comb += issue.eq(ready_row & (credit < self._fifo_depth))
+        m.d.sync += credit.eq(credit + issue - out_xfer)
+        ps_done = ps_last_slot & (ps_row == R - 1)
+        with m.If(issue):
+            m.d.sync += ps_row.eq(Mux(ps_row == R - 1, 0, ps_row + 1))
+            with m.If(ps_row == R - 1):
+                m.d.sync += ps_slot.eq(Mux(ps_last_slot, 0, ps_slot + 1))
+            with m.If(ps_done):
+                m.d.sync += [ps_pass.eq(Mux(ps_pass == P - 1, 0, ps_pass + 1)),
+                             ps_seq.eq(ps_seq + 1)]
+                for b in range(2):  # free this parity for the pass after next
+                    with m.If(ps_par == b):
+                        m.d.sync += acc_done[b].eq(0)
+                        if sk:
+                            m.d.sync += red_rows[b].eq(0)
+        post = Rom(m, "post_rom", self._post_rom_rows(), r).read(ps_pass * t + ps_slot)
+        m.submodules.fifo = fifo = SyncFIFOBuffered(width=r * tp, depth=self._fifo_depth)
+
+        if sk:
+            # c: read acc_l and a_ql; c+2: ms = acc_l − a_ql (registered); c+3: α = ms·|Q^-1|
+            c4 = self._proto.premultiply(self._c.Q_inv_mod_ql, q_l)
+            m.d.comb += red_r.addr.eq(ps_row)
+            red_q = Signal.like(red_r.data)
+            m.d.sync += red_q.eq(red_r.data)
+            p1_valid, p1 = delay(m, READ_LATENCY + 1, issue, row=ps_row, slot=ps_slot)
+            qw = q_l.bit_length()
+            ms = []
+            for x in range(tp):
+                m.submodules[f"sub_ms{x}"] = sub = ModSub(q_l)
+                m.d.comb += [sub.i.valid.eq(1),
+                             sub.i.payload.a.eq(lanes(bank_l[2], r, tp)[x][:qw]),
+                             sub.i.payload.b.eq(lanes(red_q, r, tp)[x][:qw])]
+                ms.append(sub.o.payload)
+            mul_alpha = mul_l if folded else [self._mul(m, f"mul_alpha{x}") for x in range(tp)]
+            alpha = [unit.o.payload for unit in mul_alpha]
+            # c+3+Lm: μ' = α·|Q|_{p_j} mod p_j; the Post-Sum ROM was read at c (data at c+1)
+            post_d = delay(m, READ_LATENCY, Const(0, 1), p=post["p"], c5=post["c5"])[1]
+            p2_valid, p2 = delay(m, lm, p1_valid, **p1, **post_d)
+            mul_mu = mul_p[0] if folded else [self._mul(m, f"mul_mu{x}") for x in range(tp)]
+            mu_prime = Cat(*(unit.o.payload for unit in mul_mu))
+            # acc_slot[row] is read at c+1+2Lm — the same offset from its start as a Sum item's
+            # read, so the two never meet on a read port — and arrives with μ' at c+3+2Lm.
+            pr_valid, pr = delay(m, 2 * lm + 1 - READ_LATENCY - 1, p1_valid,
+                                 row=p1["row"], slot=p1["slot"])
+            psum_read = (pr_valid, pr["row"], pr["slot"])
+            p3_valid, p3 = delay(m, lm, p2_valid, p=p2["p"], slot=p2["slot"])
+            acc_out = self._select(banks, p3["slot"])
+            out_lanes = []
+            for x in range(tp):
+                m.submodules[f"sub_out{x}"] = sub = DynamicModSub(r)
+                m.d.comb += [sub.i.valid.eq(p3_valid),
+                             sub.i.payload.a.eq(lanes(acc_out, r, tp)[x]),
+                             sub.i.payload.b.eq(lanes(mu_prime, r, tp)[x]),
+                             sub.i.payload.q.eq(p3["p"])]
+                out_lanes.append(sub.o.payload)
+            p4_valid, _ = delay(m, 1, p3_valid)
+            m.d.comb += [fifo.w_en.eq(p4_valid), fifo.w_data.eq(Cat(*out_lanes))]
+            m.d.comb += bank_l[1].addr.eq(Mux(issue, ps_row, sb["row"]))
+        else:
+            psum_read = (issue, ps_row, ps_slot)
+            p1_valid, p1 = delay(m, READ_LATENCY, issue, slot=ps_slot)
+            m.d.comb += [fifo.w_en.eq(p1_valid), fifo.w_data.eq(self._select(banks, p1["slot"]))]
+
+        # ---- stage-B inputs; in folded mode the Post-Sum borrows mul_l and slot 0 ---------
+        for s in range(t):
+            for x, unit in enumerate(mul_p[s]):
+                ops = [sa_valid, mu_q[x], sa[f"c2_{s}"], sa[f"p_{s}"]]
+                if sk and folded and s == 0:
+                    ops = [sa_valid | p2_valid, Mux(p2_valid, alpha[x], mu_q[x]),
+                           Mux(p2_valid, p2["c5"], ops[2]), Mux(p2_valid, p2["p"], ops[3])]
+                self._drive(m, unit, *ops)
+        if sk:
+            for x in range(tp):
+                if folded:
+                    self._drive(m, mul_l[x], sa_valid | p1_valid, Mux(p1_valid, ms[x], mu_q[x]),
+                                Mux(p1_valid, c4, sa["c3"]), q_l)
+                else:
+                    self._drive(m, mul_l[x], sa_valid, mu_q[x], sa["c3"], q_l)
+                    self._drive(m, mul_alpha[x], p1_valid, ms[x], c4, q_l)
+                    self._drive(m, mul_mu[x], p2_valid, alpha[x], p2["c5"], p2["p"])
+
+        # ---- accumulation into the banks ---------------------------------------------------
+        riders = {key: sb[key] for key in s0}
+        ps_valid, ps_row_d, ps_slot_d = psum_read
+        written = None
+        for s, bank in enumerate(banks):
+            m.d.comb += bank[1].addr.eq(Mux(ps_valid & (ps_slot_d == s), ps_row_d, sb["row"]))
+            written = self._accumulate(m, f"p{s}", bank, sb_valid, riders,
+                                       [u.o.payload for u in mul_p[s]],
+                                       lambda: DynamicModAdd(r), q=sb[f"p_{s}"])
+        if sk:
+            self._accumulate(m, "l", bank_l, sb_valid, riders, [u.o.payload for u in mul_l],
+                             lambda: ModAdd(q_l))
+        w_valid, w = written
+        for b in range(2):  # the pass's last accumulation marks its parity ready
+            with m.If(w_valid & w["last"] & (w["par"] == b)):
+                m.d.sync += acc_done[b].eq(1)
+
+        # ---- output: the FIFO is released once the pass's input is complete ---------------
+        out_row, out_slot, out_pass = Signal(range(R)), Signal(range(t)), Signal(range(P))
+        gate = in_seq != out_seq
+        out_t = Mux(out_pass == P - 1, last_t, t)
+        out_last = (out_row == R - 1) & (out_slot == out_t - 1)
+        m.d.comb += [self.o.valid.eq(fifo.r_rdy & gate), fifo.r_en.eq(self.o.ready & gate),
+                     self.o.payload.eq(fifo.r_data), out_xfer.eq(self.o.valid & self.o.ready)]
+        with m.If(out_xfer):
+            m.d.sync += out_row.eq(Mux(out_row == R - 1, 0, out_row + 1))
+            with m.If(out_row == R - 1):
+                m.d.sync += out_slot.eq(Mux(out_last, 0, out_slot + 1))
+            with m.If(out_last):
+                m.d.sync += [out_pass.eq(Mux(out_pass == P - 1, 0, out_pass + 1)),
+                             out_seq.eq(out_seq + 1)]
+                if folded:
+                    m.d.sync += in_hold.eq(0)
+        return m
+
+    @staticmethod
+    def _drive(m, unit, valid, a, b, q):
+        m.d.comb += [unit.i.valid.eq(valid), unit.i.payload.a.eq(a), unit.i.payload.b.eq(b),
+                     unit.i.payload.q.eq(q)]
+
+    @staticmethod
+    def _select(banks, slot):
+        out = banks[0][2]
+        for s in range(1, len(banks)):
+            out = Mux(slot == s, banks[s][2], out)
+        return out
+
+
+class ShenoyKumaresan(CRTBaseExtension):
+    """Shenoy–Kumaresan base extension of polynomial residues (003 Algorithm 2, §3.3).
+
+    Parameters: ``source`` (q_0..q_{l-1}), ``target`` (p_0..p_{k-1}), ``redundant`` (q_l > l),
+    pairwise coprime, all odd with q ≡ 1 (mod 2^word); ``n`` (N, power of two); ``tp`` (TP lanes,
+    power of two <= N); ``architecture`` (``"folded"``, Fig. 3.5, or ``"pipelined"``, Fig. 3.4);
+    ``targets_per_pass`` (t target residues per pass over the source, folded only beyond 1;
+    the thesis's design is t = 1); ``word`` (Montgomery word, default the largest <= 17 all
+    moduli allow); ``mult_stages`` (registers per multiplier, default 4).
+
+    Ports: ``i`` — stream of ``data.ArrayLayout(r, tp)`` beats: per pass, the l source residue
+    polynomials (q_0 first) then the redundant one (q_l), N/TP beats each (coefficient c in row
+    c // TP, lane c % TP); a conversion is P = ⌈k/t⌉ passes, so the host streams the source P
+    times (as the thesis re-reads it from HBM for every target residue). ``o`` — the target
+    residue polynomials p_0..p_{k-1} in the same layout.
+
+    Cycles: :meth:`cycles` (= 003 Table 4.5 when N/TP >= :attr:`hidden_latency_rows`).
+    Arithmetic: :attr:`arithmetic_units` ((t+2)·TP multipliers folded, (t+4)·TP pipelined,
+    (t+3)·TP modular adders/subtracters; Table 3.2 for t = 1). Memory: t + 2 banks of N words
+    (acc per target slot, acc_l, a_ql; Fig. 3.7) and the Table 3.1 constants in two ROMs.
+
+    Raises ``ValueError`` for non-coprime moduli, q_l <= l, N or TP not a power of two,
+    TP > N, moduli without a common Montgomery word, ``targets_per_pass`` outside 1..k (or > 1
+    pipelined), an unknown architecture.
+    """
+
+    def __init__(self, source, target, redundant, n, tp, architecture="folded",
+                 targets_per_pass=1, *, word=None, mult_stages=4):
+        super().__init__(source, target, redundant, n, tp, architecture, targets_per_pass,
+                         word=word, mult_stages=mult_stages)
+
+    redundant = property(lambda self: self._redundant)
+
+    def paper_iterations(self):
+        """003 Table 4.5's iteration count for this architecture with k target residues:
+        k·(N(l+1)/TP + N/TP) folded, k·N(l+1)/TP + N/TP pipelined (k = l in the table).
+        Equal to :meth:`cycles` for t = 1 once N/TP >= :attr:`hidden_latency_rows`."""
+        l, k, n, tp = len(self._source), len(self._target), self._n, self._tp
+        if self._arch == "folded":
+            return model.iterations_sk_folded(n, l, tp) // l * k
+        return model.iterations_sk_pipelined(n, l, tp) - n // tp * (l + 1) * (l - k)
+
+    def io_bound(self):
+        """N·(l+1+k)/TP: one pass over the source and the redundant residue plus the outputs
+        on a shared port — what ``targets_per_pass = k`` approaches."""
+        return (len(self._source) + 1 + len(self._target)) * self._rows

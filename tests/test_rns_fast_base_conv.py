@@ -1,0 +1,89 @@
+"""Fast base conversion engine (003 Alg. 1) in pysim: outputs equal the golden model and
+|A + α·Q|_{p_j} with 0 <= α < l; cycle counts; back-pressure; validation."""
+
+import pytest
+from helpers import SEED, rng_for
+
+from fhe_hw.model import rns as model
+from fhe_hw.params import RNSBase, ntt_primes
+from fhe_hw.rns import FastBaseConversion, beats_to_polynomials, polynomial_beats
+from fhe_hw.simulate import run_stream
+
+POOL = {bits: ntt_primes(bits, 1 << 12, 6) for bits in (32, 60, 64)}
+
+
+def bases(bits, l, k):
+    return tuple(POOL[bits][:l]), tuple(POOL[bits][l:l + k])
+
+
+def run(unit, *, key=(), valid_prob=1.0, ready_prob=1.0):
+    n, tp = unit.n, unit.tp
+    rng = rng_for("fbc", *key)
+    base = RNSBase(unit.source)
+    values = [0, base.Q - 1] + [rng.randrange(base.Q) for _ in range(n - 2)]
+    polys = [[a % q for a in values] for q in unit.source]
+    result = run_stream(unit, {"i": polynomial_beats(polys, tp) * unit.passes},
+                        {"o": unit.output_beats}, valid_prob=valid_prob, ready_prob=ready_prob,
+                        seed=SEED)
+    got = beats_to_polynomials(result.outputs["o"], n, tp)
+    golden = model.extend_polynomial(model.fast_base_conversion, polys, unit.constants)
+    for j in range(len(unit.target)):
+        bad = [c for c in range(n) if got[j][c] != golden[j][c]]
+        assert not bad, (f"p_{j}: first mismatch at coefficient {bad[0]} (seed {SEED}, key "
+                         f"{key}): expected {golden[j][bad[0]]}, got {got[j][bad[0]]}")
+    return result, values, got
+
+
+@pytest.mark.parametrize("bits", [32, 60, 64])
+def test_outputs_are_a_plus_alpha_q_with_alpha_below_l(bits):
+    unit = FastBaseConversion(*bases(bits, 3, 2), 16, 4)
+    _, values, got = run(unit, key=(bits,))
+    Q = RNSBase(unit.source).Q
+    for j, p in enumerate(unit.target):
+        for a, y in zip(values, got[j]):
+            assert any((a + alpha * Q) % p == y for alpha in range(unit.error_bound))
+
+
+@pytest.mark.parametrize("architecture", ["folded", "pipelined"])
+@pytest.mark.parametrize("n,tp", [(64, 1), (8, 8)])
+def test_simulated_cycles_equal_the_formula(architecture, n, tp):
+    unit = FastBaseConversion(*bases(32, 2, 3), n, tp, architecture)
+    assert run(unit, key=(architecture, n, tp))[0].cycles == unit.cycles()
+
+
+def test_one_pass_for_all_targets():
+    unit = FastBaseConversion(*bases(32, 2, 3), 32, 2, targets_per_pass=3)
+    assert run(unit, key=("t=k",))[0].cycles == unit.cycles() == unit.pass_offset() + 3 * 16
+    assert unit.arithmetic_units == {"MM": 4 * 2, "MA": 3 * 2, "A": 0}
+
+
+@pytest.mark.parametrize("architecture", ["folded", "pipelined"])
+def test_random_valid_and_ready_keep_results_exact(architecture):
+    unit = FastBaseConversion(*bases(60, 2, 2), 16, 2, architecture)
+    run(unit, key=("vr", architecture), valid_prob=0.5, ready_prob=0.5)
+
+
+def test_rejects_non_coprime_bases():
+    source, target = bases(32, 2, 2)
+    with pytest.raises(ValueError, match="coprime"):
+        FastBaseConversion(source, (source[1],), 16, 2)
+
+
+def test_rejects_tp_not_power_of_two():
+    with pytest.raises(ValueError, match="tp must be a power of two, not 6"):
+        FastBaseConversion(*bases(32, 2, 2), 16, 6)
+
+
+def test_rejects_tp_above_n():
+    with pytest.raises(ValueError, match="tp must be at most n"):
+        FastBaseConversion(*bases(32, 2, 2), 4, 8)
+
+
+def test_rejects_n_not_power_of_two():
+    with pytest.raises(ValueError, match="n must be a power of two"):
+        FastBaseConversion(*bases(32, 2, 2), 24, 2)
+
+
+def test_rejects_unknown_architecture():
+    with pytest.raises(ValueError, match="architecture must be one of"):
+        FastBaseConversion(*bases(32, 2, 2), 16, 2, "systolic")

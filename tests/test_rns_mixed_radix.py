@@ -1,0 +1,108 @@
+"""Mixed-radix (Garner) base extension (003 Alg. 4, §4.1.2) in pysim, iterative and pipelined:
+golden model and exact CRT for every 0 <= A < Q, cycle counts against 003 Table 4.5,
+back-pressure, and the ascending-moduli requirement."""
+
+import pytest
+from helpers import SEED, rng_for
+
+from fhe_hw.model import rns as model
+from fhe_hw.params import RNSBase, ntt_primes
+from fhe_hw.rns import MixedRadix
+from fhe_hw.simulate import run_stream
+
+POOL = {bits: ntt_primes(bits, 1 << 12, 8) for bits in (32, 60, 64)}
+
+
+def bases(bits, l, k, *, targets_below=False):
+    primes = POOL[bits]
+    if targets_below:  # digits must be reduced modulo the smaller targets
+        return tuple(primes[k:k + l]), tuple(primes[:k])
+    return tuple(primes[:l]), tuple(primes[l:l + k])
+
+
+def run(unit, *, key=(), valid_prob=1.0, ready_prob=1.0):
+    rng = rng_for("mrc", *key)
+    Q = RNSBase(unit.source).Q
+    values = [0, Q - 1, 1] + [rng.randrange(Q) for _ in range(unit.n - 3)]
+    beats = [[a % q for q in unit.source] for a in values]
+    result = run_stream(unit, {"i": beats}, {"o": len(beats)}, valid_prob=valid_prob,
+                        ready_prob=ready_prob, seed=SEED)
+    for x, (a, beat, got) in enumerate(zip(values, beats, result.outputs["o"])):
+        want = [a % p for p in unit.target]
+        assert list(model.mixed_radix(beat, unit.constants)) == want
+        assert got == want, (f"first mismatch at coefficient {x} (seed {SEED}, key {key}, "
+                             f"A = {a}): expected {want}, got {got}")
+    return result
+
+
+def test_iterative_cycles_follow_table_4_5():
+    unit = MixedRadix(*bases(32, 3, 3), 32, "iterative")
+    assert unit.n >= unit.loop_length
+    result = run(unit, key=("iter",))
+    assert result.cycles == unit.cycles() == unit.paper_iterations() + unit.loop_length + 2
+    assert unit.paper_iterations() == model.iterations_mrc_iterative(32, 3)
+
+
+def test_pipelined_cycles_follow_table_4_5():
+    unit = MixedRadix(*bases(32, 3, 2), 32, "pipelined")
+    result = run(unit, key=("pipe",))
+    assert result.cycles == unit.cycles()
+    assert unit.cycles() - unit.paper_iterations() == (3 + 1) * (1 + unit.multiplier_latency) + 2
+
+
+def test_iterative_with_fewer_coefficients_than_the_loop():
+    unit = MixedRadix(*bases(32, 2, 2), 4, "iterative")
+    assert run(unit, key=("short",)).cycles == unit.cycles() == 3 * unit.loop_length + 4 + 2
+
+
+@pytest.mark.parametrize("bits", [60, 64])
+@pytest.mark.parametrize("architecture", ["iterative", "pipelined"])
+def test_wide_primes_with_targets_below_the_source(bits, architecture):
+    unit = MixedRadix(*bases(bits, 3, 2, targets_below=True), 8, architecture)
+    assert run(unit, key=(bits, architecture)).cycles == unit.cycles()
+
+
+@pytest.mark.parametrize("architecture", ["iterative", "pipelined"])
+def test_random_valid_and_ready_keep_results_exact(architecture):
+    unit = MixedRadix(*bases(64, 3, 3), 16, architecture)
+    run(unit, key=("vr", architecture), valid_prob=0.5, ready_prob=0.4)
+
+
+def test_arithmetic_units_follow_table_4_5_for_one_target():
+    assert MixedRadix(*bases(32, 4, 1), 8, "pipelined").arithmetic_units["MM"] == \
+        model.arithmetic_units("mrc_pipelined", 4)["MM"]
+    assert MixedRadix(*bases(32, 4, 1), 8, "iterative").arithmetic_units["MM"] == \
+        model.arithmetic_units("mrc_iterative", 4)["MM"]
+
+
+def test_iterative_loop_length_is_a_power_of_two():
+    unit = MixedRadix(*bases(64, 3, 2), 8, "iterative")
+    assert unit.loop_length & (unit.loop_length - 1) == 0
+
+
+def test_rejects_unordered_source_moduli():
+    source, target = bases(32, 3, 2)
+    with pytest.raises(ValueError, match="ascending order"):
+        MixedRadix(source[::-1], target, 16)
+
+
+def test_rejects_non_coprime_bases():
+    source, _ = bases(32, 3, 2)
+    with pytest.raises(ValueError, match="coprime"):
+        MixedRadix(source, (source[0],), 16)
+
+
+def test_rejects_unknown_architecture():
+    with pytest.raises(ValueError, match="architecture must be one of"):
+        MixedRadix(*bases(32, 2, 2), 16, "folded")
+
+
+def test_rejects_n_not_power_of_two():
+    with pytest.raises(ValueError, match="n must be a power of two"):
+        MixedRadix(*bases(32, 2, 2), 12)
+
+
+def test_rejects_even_modulus():
+    source, target = bases(32, 2, 1)
+    with pytest.raises(ValueError):
+        MixedRadix(source, (1 << 31,), 16)

@@ -1,0 +1,202 @@
+"""Shenoy–Kumaresan base extension engine (003 Alg. 2, §3.3) in pysim: target residue polynomials
+against exact CRT arithmetic and the golden model, cycle counts against 003 Table 4.5/4.6, the
+multi-target variant, back-pressure, and parameter validation."""
+
+import pytest
+from amaranth.hdl import Fragment
+from helpers import SEED, rng_for
+
+from fhe_hw.arith.montgomery_dyn import DynamicModMul
+from fhe_hw.model import rns as model
+from fhe_hw.params import RNSBase, ntt_primes
+from fhe_hw.rns import ShenoyKumaresan, beats_to_polynomials, default_bases, polynomial_beats
+from fhe_hw.simulate import run_stream
+
+POOL = {bits: ntt_primes(bits, 1 << 12, 8) for bits in (32, 60, 64)}
+
+
+def bases(bits, l, k):
+    primes = POOL[bits]
+    return tuple(primes[:l]), tuple(primes[l:l + k]), primes[-1]
+
+
+def run(unit, *, key=(), valid_prob=1.0, ready_prob=1.0):
+    """Extend random coefficients (coefficient 0 is A = 0, the last A = Q − 1); check every
+    target residue against A mod p_j and the golden model; return the StreamRun."""
+    n, tp = unit.n, unit.tp
+    rng = rng_for("sk", *key)
+    base = RNSBase(unit.source)
+    values = [0] + [rng.randrange(base.Q) for _ in range(n - 2)] + [base.Q - 1][:n - 1]
+    polys = [[a % q for a in values] for q in unit.source]
+    red = [a % unit.redundant for a in values]
+    beats = polynomial_beats(polys + [red], tp) * unit.passes
+    result = run_stream(unit, {"i": beats}, {"o": unit.output_beats}, valid_prob=valid_prob,
+                        ready_prob=ready_prob, seed=SEED)
+    got = beats_to_polynomials(result.outputs["o"], n, tp)
+    golden = model.extend_polynomial(model.shenoy_kumaresan, polys, unit.constants, red)
+    for j, p in enumerate(unit.target):
+        want = [a % p for a in values]
+        assert list(golden[j]) == want
+        bad = [c for c in range(n) if got[j][c] != want[c]]
+        assert not bad, (f"p_{j}: first mismatch at coefficient {bad[0]} (seed {SEED}, key "
+                         f"{key}): expected {want[bad[0]]}, got {got[j][bad[0]]}")
+    return result
+
+
+@pytest.mark.parametrize("architecture,iterations", [
+    ("folded", model.iterations_sk_folded), ("pipelined", model.iterations_sk_pipelined)])
+def test_cycles_equal_table_4_5_for_the_papers_architecture(architecture, iterations):
+    source, target, red = bases(32, 2, 2)
+    unit = ShenoyKumaresan(source, target, red, 128, 2, architecture)
+    assert unit.rows >= unit.hidden_latency_rows
+    result = run(unit, key=(architecture,))
+    assert result.cycles == unit.cycles() == iterations(128, 2, 2) == unit.paper_iterations()
+
+
+@pytest.mark.parametrize("architecture", ["folded", "pipelined"])
+@pytest.mark.parametrize("n,tp", [(8, 8), (8, 4), (16, 4)], ids=["tp=n", "two-rows", "short-rows"])
+def test_cycles_formula_holds_when_rows_are_too_few_to_hide_the_pipeline(architecture, n, tp):
+    source, target, red = bases(32, 3, 2)
+    unit = ShenoyKumaresan(source, target, red, n, tp, architecture)
+    assert unit.cycles() > unit.paper_iterations()
+    assert run(unit, key=(architecture, n, tp)).cycles == unit.cycles()
+
+
+@pytest.mark.parametrize("bits", [60, 64])
+@pytest.mark.parametrize("architecture", ["folded", "pipelined"])
+def test_wide_primes_extend_exactly(bits, architecture):
+    source, target, red = bases(bits, 3, 2)
+    unit = ShenoyKumaresan(source, target, red, 16, 2, architecture)
+    assert run(unit, key=(bits, architecture)).cycles == unit.cycles()
+
+
+@pytest.mark.parametrize("architecture", ["folded", "pipelined"])
+def test_random_valid_and_ready_keep_results_exact(architecture):
+    source, target, red = bases(64, 2, 3)
+    unit = ShenoyKumaresan(source, target, red, 16, 4, architecture)
+    run(unit, key=("vr", architecture), valid_prob=0.6, ready_prob=0.4)
+
+
+def test_one_pass_for_all_targets_reaches_the_io_bound():
+    source, target, red = bases(32, 3, 3)
+    unit = ShenoyKumaresan(source, target, red, 256, 4, targets_per_pass=3)
+    assert unit.passes == 1
+    assert run(unit, key=("t=k",)).cycles == unit.cycles() == unit.io_bound() == 7 * 64
+    assert unit.arithmetic_units == {"MM": 5 * 4, "MA": 6 * 4, "A": 0}
+
+
+def test_partial_last_pass_under_back_pressure():
+    source, target, red = bases(32, 2, 3)
+    unit = ShenoyKumaresan(source, target, red, 16, 2, targets_per_pass=2)
+    assert unit.passes == 2
+    assert run(unit, key=("t=2",)).cycles == unit.cycles()
+    run(unit, key=("t=2 vr",), valid_prob=0.7, ready_prob=0.5)
+
+
+def count_instances(unit, cls):
+    def walk(fragment):
+        yield fragment
+        for sub, _, _ in fragment.subfragments:
+            yield from walk(sub)
+    return sum(any(isinstance(o, cls) for o in (f.origins or ()))
+               for f in walk(Fragment.get(unit, None)))
+
+
+@pytest.mark.parametrize("architecture,per_lane", [("folded", 3), ("pipelined", 5)])
+def test_instantiated_multipliers_are_3_or_5_per_lane_as_table_3_2(architecture, per_lane):
+    source, target, red = bases(32, 2, 2)
+    unit = ShenoyKumaresan(source, target, red, 64, 4, architecture)
+    assert count_instances(unit, DynamicModMul) == per_lane * 4 == unit.arithmetic_units["MM"]
+
+
+def test_multi_target_instantiates_t_plus_2_multipliers_per_lane():
+    source, target, red = bases(32, 2, 3)
+    unit = ShenoyKumaresan(source, target, red, 64, 2, targets_per_pass=3)
+    assert count_instances(unit, DynamicModMul) == (3 + 2) * 2 == unit.arithmetic_units["MM"]
+
+
+def test_arithmetic_units_follow_table_3_2():
+    source, target, red = bases(32, 2, 2)
+    folded = ShenoyKumaresan(source, target, red, 64, 8)
+    pipelined = ShenoyKumaresan(source, target, red, 64, 8, "pipelined")
+    assert folded.arithmetic_units == {**model.arithmetic_units("sk_folded", 2, 8)}
+    assert pipelined.arithmetic_units == {**model.arithmetic_units("sk_pipelined", 2, 8)}
+
+
+@pytest.mark.parametrize("n,tp,l,bits", [(2**16, 32, 17, 32), (2**14, 32, 7, 32),
+                                         (2**12, 64, 4, 32), (2**16, 32, 17, 60)])
+@pytest.mark.parametrize("architecture,column", [("pipelined", 0), ("folded", 1)])
+def test_cycles_reproduce_table_4_6(n, tp, l, bits, architecture, column):
+    table = {(2**16, 17): (628736, 661504), (2**14, 7): (29184, 32256), (2**12, 4): (1344, 1536)}
+    source, target, red = default_bases(bits, n, l, l, redundant=True)
+    unit = ShenoyKumaresan(source, target, red, n, tp, architecture)
+    assert unit.cycles() == table[n, l][column]
+
+
+def test_generate_entry_builds_from_prime_counts():
+    from fhe_hw.units import get_unit
+    unit = get_unit("shenoy-kumaresan").build(n=1024, l=4, k=4, tp=4, bits=32,
+                                              architecture="folded", targets_per_pass=1)
+    assert (len(unit.source), len(unit.target), unit.tp) == (4, 4, 4)
+    assert all(q % 2048 == 1 for q in unit.source + unit.target + (unit.redundant,))
+
+
+# --- parameter validation ----------------------------------------------------------------------
+
+def test_rejects_non_coprime_bases():
+    source, target, red = bases(32, 2, 2)
+    with pytest.raises(ValueError, match="coprime"):
+        ShenoyKumaresan(source, (target[0], source[0]), red, 16, 2)
+
+
+def test_rejects_redundant_not_above_l():
+    source, target, _ = bases(32, 3, 2)
+    with pytest.raises(ValueError, match="greater than l = 3"):
+        ShenoyKumaresan(source, target, 3, 16, 2)
+
+
+def test_rejects_tp_not_power_of_two():
+    with pytest.raises(ValueError, match="tp must be a power of two, not 3"):
+        ShenoyKumaresan(*bases(32, 2, 2), 16, 3)
+
+
+def test_rejects_tp_above_n():
+    with pytest.raises(ValueError, match="tp must be at most n = 16, not 32"):
+        ShenoyKumaresan(*bases(32, 2, 2), 16, 32)
+
+
+def test_rejects_n_not_power_of_two():
+    with pytest.raises(ValueError, match="n must be a power of two"):
+        ShenoyKumaresan(*bases(32, 2, 2), 24, 2)
+
+
+def test_rejects_moduli_without_a_common_montgomery_word():
+    source, target, red = bases(32, 2, 2)
+    with pytest.raises(ValueError, match="q ≡ 1 \\(mod 2\\^word\\)"):
+        ShenoyKumaresan(source, target, red, 16, 2, word=16)
+
+
+def test_rejects_unknown_architecture():
+    with pytest.raises(ValueError, match="architecture must be one of"):
+        ShenoyKumaresan(*bases(32, 2, 2), 16, 2, "systolic")
+
+
+def test_rejects_multi_target_pipelined():
+    with pytest.raises(ValueError, match="targets_per_pass must be 1 for the pipelined"):
+        ShenoyKumaresan(*bases(32, 2, 2), 16, 2, "pipelined", targets_per_pass=2)
+
+
+def test_rejects_targets_per_pass_of_zero():
+    with pytest.raises(ValueError, match="targets_per_pass must be"):
+        ShenoyKumaresan(*bases(32, 2, 2), 16, 2, targets_per_pass=0)
+
+
+def test_rejects_redundant_modulus_shared_with_the_source():
+    source, target, _ = bases(32, 2, 2)
+    with pytest.raises(ValueError, match="coprime|distinct|disjoint"):
+        ShenoyKumaresan(source, target, source[0], 16, 2)
+
+
+def test_rejects_more_targets_per_pass_than_targets():
+    with pytest.raises(ValueError, match="targets_per_pass must be at most k = 2"):
+        ShenoyKumaresan(*bases(32, 2, 2), 16, 2, targets_per_pass=3)

@@ -1,0 +1,82 @@
+"""RNS base-extension registry entries (`fhe-hw generate` / `fhe-hw synth` names) and the
+iteration counts of all engines at 003 Table 4.6's parameter sets."""
+
+from fractions import Fraction
+
+import pytest
+
+from fhe_hw.model import rns as model
+from fhe_hw.rns import Kawamura, MixedRadix, ShenoyKumaresan, default_bases
+from fhe_hw.units import get_unit, to_verilog, top_name
+
+TINY = {"bits": 32, "n": 16, "l": 2, "k": 2}
+UNITS = {"shenoy-kumaresan": ("ShenoyKumaresan", {"tp": 2}),
+         "fast-base-conversion": ("FastBaseConversion", {"tp": 2}),
+         "kawamura": ("Kawamura", {"rho": 8}),
+         "mixed-radix": ("MixedRadix", {})}
+
+#: 003 Table 4.6: (N, TP, l) -> iterations of SK pipelined, SK folded, Cox-Rower,
+#: MRC pipelined, MRC iterative.
+TABLE_4_6 = {(2**16, 32, 17): (628736, 661504, 1179648, 65536, 1179648),
+             (2**14, 32, 7): (29184, 32256, 131072, 16384, 131072),
+             (2**12, 64, 4): (1344, 1536, 20480, 4096, 20480)}
+
+
+@pytest.mark.parametrize("name", list(UNITS))
+def test_registered_name_builds_the_engine_with_defaults(name):
+    unit = get_unit(name).build()
+    assert type(unit).__name__ == UNITS[name][0]
+    assert unit.cycles() > 0
+
+
+@pytest.mark.parametrize("name", list(UNITS))
+def test_generate_writes_verilog_with_stream_ports(name):
+    unit = get_unit(name).build(**TINY, **UNITS[name][1])
+    text = to_verilog(unit, name)
+    assert f"module {top_name(name)}(" in text
+    for port in ("i__payload", "i__valid", "i__ready", "o__payload", "o__valid", "o__ready"):
+        assert port in text
+
+
+def test_generate_rejects_bad_parameters_before_building():
+    with pytest.raises(ValueError, match="tp must be a power of two, not 3"):
+        get_unit("shenoy-kumaresan").build(**TINY, tp=3)
+
+
+@pytest.mark.parametrize("params", list(TABLE_4_6), ids=lambda p: f"N={p[0]},TP={p[1]},l={p[2]}")
+def test_shenoy_kumaresan_cycles_reproduce_table_4_6(params):
+    n, tp, l = params
+    source, target, red = default_bases(32, n, l, l, redundant=True)
+    pipelined = ShenoyKumaresan(source, target, red, n, tp, "pipelined")
+    folded = ShenoyKumaresan(source, target, red, n, tp, "folded")
+    assert (pipelined.cycles(), folded.cycles()) == TABLE_4_6[params][:2]
+    assert pipelined.cycles() == model.iterations_sk_pipelined(n, l, tp)
+    assert folded.cycles() == model.iterations_sk_folded(n, l, tp)
+
+
+@pytest.mark.parametrize("params", list(TABLE_4_6), ids=lambda p: f"N={p[0]},TP={p[1]},l={p[2]}")
+def test_cox_rower_iterations_reproduce_table_4_6_plus_its_fill_latency(params):
+    n, _, l = params
+    unit = Kawamura(*default_bases(32, n, l, l, source_high=True), n, 16, Fraction(1, 8))
+    assert unit.paper_iterations() == TABLE_4_6[params][2]
+    assert unit.cycles() == unit.paper_iterations() + unit.latency - l
+
+
+@pytest.mark.parametrize("params", list(TABLE_4_6), ids=lambda p: f"N={p[0]},TP={p[1]},l={p[2]}")
+def test_mixed_radix_iterations_reproduce_table_4_6_plus_its_fill_latency(params):
+    n, _, l = params
+    source, target = default_bases(32, n, l, l)
+    pipelined = MixedRadix(source, target, n, "pipelined")
+    iterative = MixedRadix(source, target, n, "iterative")
+    assert (pipelined.paper_iterations(), iterative.paper_iterations()) == TABLE_4_6[params][3:]
+    assert pipelined.cycles() == n + (l + 1) * (1 + pipelined.multiplier_latency) + 2
+    assert iterative.cycles() == n * (l + 1) + iterative.loop_length + 2
+
+
+@pytest.mark.parametrize("params", list(TABLE_4_6), ids=lambda p: f"N={p[0]},TP={p[1]},l={p[2]}")
+def test_one_pass_variant_reaches_the_io_bound_at_table_4_6_sizes(params):
+    n, tp, l = params
+    source, target, red = default_bases(32, n, l, l, redundant=True)
+    unit = ShenoyKumaresan(source, target, red, n, tp, targets_per_pass=l)
+    assert unit.cycles() == unit.io_bound() == n // tp * (2 * l + 1)
+    assert unit.arithmetic_units["MM"] == (l + 2) * tp
