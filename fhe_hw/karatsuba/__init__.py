@@ -1,0 +1,34 @@
+"""Karatsuba polynomial arithmetic for SHE in hardware (004_d67f8787da862f65.txt): the
+Karatsuba-r multiplier, its relinearization / key switching mode, the software side of the
+co-design, and their `fhe-hw generate` entries."""
+
+from ..units import Option, register
+from .multiplier import KaratsubaMultiplier
+from .reduce import WideBarrettReducer
+from .relin import KaratsubaRelinearizer
+from .schedule import KaratsubaPlan, crossbar_schedule
+
+__all__ = ["KaratsubaMultiplier", "KaratsubaRelinearizer", "WideBarrettReducer",
+           "KaratsubaPlan", "crossbar_schedule"]
+
+
+def _optional_int(text):
+    if str(text).lower() in ("", "none"):
+        return None
+    return int(text, 0)
+
+
+_RECURSIONS = Option("recursions", int, 3, "Karatsuba recursions in hardware (r >= 1)")
+_LEAF = Option("leaf", int, 5, "coefficients of the schoolbook sub-polynomials")
+_DIGIT_BITS = Option("digit-bits", int, 27, "datapath / DSP multiplier width")
+_DIGITS = Option("digits", _optional_int, None, "digits per coefficient carrier (default: fit)")
+
+register("karatsuba", "Karatsuba-r polynomial multiplier (004 §III)",
+         _RECURSIONS, _LEAF, Option("coeff-bits", int, 125, "input coefficient bits"),
+         _DIGIT_BITS, Option("modulus", _optional_int, None, "reduce outputs mod q (integer)"),
+         _DIGITS)(KaratsubaMultiplier)
+register("karatsuba-relin", "Karatsuba relinearization / key switching (004 §II-C)",
+         _RECURSIONS, Option("words", int, 5, "word polynomials per group (l)"), _LEAF,
+         Option("coeff-bits", int, 125, "key coefficient bits"),
+         Option("word-bits", int, 27, "word coefficient bits (w)"), _DIGIT_BITS,
+         _DIGITS)(KaratsubaRelinearizer)

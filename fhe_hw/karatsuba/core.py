@@ -1,0 +1,281 @@
+"""The Karatsuba-r engine of 004_d67f8787da862f65.txt §III (Fig. 2, Fig. 4): pre-computation,
+pre-crossbar, 2^(r-1) serial polynomial multipliers, aligned post-computations, and the stream
+shell with backpressure shared by :class:`~fhe_hw.karatsuba.KaratsubaMultiplier` and
+:class:`~fhe_hw.karatsuba.KaratsubaRelinearizer`.
+
+The datapath (:class:`KaratsubaCore`) is a fixed schedule: it takes one digit of each operand
+per cycle for ``size·digits`` cycles, then (for r <= 2 only) idles for the rest of its period,
+and every block knows its phase from counters (:class:`~fhe_hw.karatsuba.serial.Timing`). Flow
+control (:class:`KaratsubaEngine`) is a registered clock enable (``run``) on the whole datapath,
+memories included: it stops when an operand digit will be due but not available, or when the
+output FIFO might be full. So that the last products drain without more input, a period that
+starts without input while products are in flight runs as a bubble (zero operands, product
+tagged invalid, no output).
+"""
+
+from amaranth import Cat, Elaboratable, EnableInserter, Module, Mux, Signal
+from amaranth.lib import data, stream
+from amaranth.lib.fifo import SyncFIFO
+from amaranth.lib.wiring import In, Out
+
+from ..component import Component
+from .postcompute import PostComputeUnit
+from .precompute import PreComputeStage, PreCrossbar
+from .reduce import WideBarrettReducer
+from .serial import Timing, delay, serial_add
+from .submultiplier import SerialPolyMultiplier
+
+__all__ = ["KaratsubaCore", "KaratsubaEngine"]
+
+
+class KaratsubaCore(Elaboratable):
+    """The lock-step datapath of a Karatsuba engine, described by a
+    :class:`~fhe_hw.karatsuba.schedule.KaratsubaPlan`.
+
+    ``modulus`` adds a :class:`~fhe_hw.karatsuba.reduce.WideBarrettReducer` on the output
+    beats (one reducer shared by the two lanes when digits >= 2). ``plan.words`` > 1 accumulates
+    that many consecutive products and emits only their sum (relinearization).
+
+    The core has no flow control of its own: the shell applies a clock enable to all of it.
+    Shell-facing signals (label 0 for the inputs): ``in_take`` (the operand digits ``in_a``,
+    ``in_b`` are consumed, else zeros enter), ``in_tag`` (the current period carries a valid
+    product); ``out_valid`` (an output beat is in ``out_payload``, two lanes of ``out_bits``),
+    ``out_end`` (the last beat of a valid product is there). Probes for tests:
+    ``channel_probes`` (the 2^r pre-computation channels, label ``plan.precompute_time``),
+    ``line_probes`` (sub-multiplier inputs, ``plan.line_time``), ``product_probes``
+    (sub-multiplier outputs, ``plan.line_out_time``), ``result_probe`` (the chunk-serial
+    product, ``plan.product_time``).
+    """
+
+    def __init__(self, plan, *, modulus=None, mult_stages=4):
+        self.plan = plan
+        db, k = plan.digit_bits, plan.chunk_bits
+        self.reducer = None
+        tail = 0
+        self.out_bits = plan.out_bits
+        if modulus is not None:
+            self.reducer = WideBarrettReducer(modulus, plan.out_bits, mult_stages=mult_stages)
+            self.out_bits = self.reducer.modulus.bit_length()
+            tail = self.reducer.latency + (2 if plan.digits > 1 else 1)
+        self.final_time = plan.beat_time + tail
+        self.in_take, self.in_tag = Signal(), Signal()
+        self.in_a, self.in_b = Signal(db), Signal(db)
+        self.out_valid, self.out_end = Signal(), Signal()
+        self.out_payload = Signal(2 * self.out_bits)
+
+        def pairs(n, w, tag):
+            return [(Signal(w, name=f"{tag}{i}_0"), Signal(w, name=f"{tag}{i}_1"))
+                    for i in range(n)]
+
+        self.channel_probes = pairs(1 << plan.recursions, db, "probe_ch")
+        self.line_probes = pairs(plan.schedule.lines, db, "probe_line")
+        self.product_probes = pairs(plan.schedule.lines, k, "probe_prod")
+        self.result_probe = (Signal(k, name="probe_z0"), Signal(k, name="probe_z1"))
+
+    def elaborate(self, platform):
+        m = Module()
+        P = self.plan
+        r, D, db, k, T, n = (P.recursions, P.digits, P.digit_bits, P.chunk_bits, P.period,
+                             P.size)
+        t = Timing(m, T)
+
+        take, tag = self.in_take, self.in_tag
+
+        # --- pre-computation: r stages, 1 -> 2^r channels ------------------------------------
+        channels = {0: (Mux(take, self.in_a, 0), Mux(take, self.in_b, 0))}
+        for level in range(r):
+            split = {}
+            for x, (p, q) in channels.items():
+                stage = PreComputeStage(n >> level, D, db, T, level)
+                m.submodules[f"pre{level}_{x}"] = stage
+                m.d.comb += [stage.p.eq(p), stage.q.eq(q)]
+                split[x] = (stage.pass_p, stage.pass_q)
+                split[x | 1 << (r - 1 - level)] = (stage.sum_p, stage.sum_q)
+            channels = split
+
+        # --- pre-crossbar and the serial polynomial multipliers ----------------------------
+        m.submodules.crossbar = xbar = PreCrossbar(P.schedule, P.slot, db, T, P.precompute_time)
+        for c, (p, q) in channels.items():
+            m.d.comb += [xbar.channels[c][0].eq(p), xbar.channels[c][1].eq(q),
+                         self.channel_probes[c][0].eq(p), self.channel_probes[c][1].eq(q)]
+        line_out = []
+        for ln, (a, b) in enumerate(xbar.lines):
+            mult = SerialPolyMultiplier(P.leaf, D, db, k, T, P.line_time)
+            m.submodules[f"mult{ln}"] = mult
+            m.d.comb += [mult.a.eq(a), mult.b.eq(b),
+                         self.line_probes[ln][0].eq(a), self.line_probes[ln][1].eq(b),
+                         self.product_probes[ln][0].eq(mult.z[0]),
+                         self.product_probes[ln][1].eq(mult.z[1])]
+            assert P.line_time + mult.latency == P.line_out_time
+            line_out.append(mult.z)
+
+        # --- post-crossbar (alignment delays) and post-computations -------------------------
+        streams = {c: line_out[P.schedule.line[c]] for c in range(1 << r)}
+        for u in P.post_units:
+            unit = PostComputeUnit(u.m, D, k, T, u.time)
+            m.submodules[f"post{u.level}_{u.x}"] = unit
+            x = delay(m, list(streams[u.x]), u.pass_delay, name=f"align{u.level}_{u.x}")
+            s = delay(m, list(streams[u.y]), u.sum_delay, name=f"align{u.level}_{u.y}")
+            m.d.comb += [unit.x[i].eq(x[i]) for i in range(2)]
+            m.d.comb += [unit.s[i].eq(s[i]) for i in range(2)]
+            assert u.time + unit.latency == u.out_time
+            streams[u.x] = unit.z
+        z = streams[0]
+        m.d.comb += [self.result_probe[i].eq(z[i]) for i in range(2)]
+
+        # --- relinearization accumulator (chunk-serial, one period of storage) -------------
+        tz = P.product_time
+        tag_z = delay(m, tag, tz, name="tag_delay")
+        z_phase = t.phase(tz)
+        first_chunk = t.phase(tz, D) == 0
+        emit = tag_z
+        if P.words > 1:
+            pos = Signal(range(P.words))
+            with m.If((z_phase == P.data_cycles - 1) & tag_z):
+                m.d.sync += pos.eq(Mux(pos == P.words - 1, 0, pos + 1))
+            emit = tag_z & (pos == P.words - 1)
+            acc = [Signal(k, name=f"acc{i}") for i in range(2)]
+            old = delay(m, acc, T, name="accumulator")
+            for i in range(2):
+                total = serial_add(m, Mux(pos == 0, 0, old[i]), z[i], first_chunk,
+                                   name=f"acc_carry{i}")
+                m.d.comb += acc[i].eq(Mux(tag_z, total, old[i]))
+            z = acc
+
+        # --- beat assembly (label beat_time) and the optional reduction -------------------
+        beat = []
+        for i in range(2):
+            shift = Signal(D * k, name=f"deser{i}")
+            full = Cat(shift[k:], z[i])
+            reg = Signal(D * k, name=f"beat{i}")
+            m.d.sync += shift.eq(full)
+            with m.If(t.phase(tz, D) == D - 1):
+                m.d.sync += reg.eq(full)
+            beat.append(reg[:P.out_bits])
+        result = beat
+        if self.reducer is not None:
+            result = self._reduce(m, t, beat)
+        flags = delay(m, Cat(tag_z, emit), self.final_time - tz, name="flag_delay")
+        f_phase = t.phase(self.final_time)
+        in_window = (f_phase < P.data_cycles) & (t.phase(self.final_time, D) == 0)
+        m.d.comb += [self.out_valid.eq(flags[1] & in_window),
+                     self.out_end.eq(flags[0] & (f_phase == (n - 1) * D)),
+                     self.out_payload.eq(Cat(*result))]
+        return m
+
+    def _reduce(self, m, t, beat):
+        """Reduce both lanes: one reducer fed lane 0 then lane 1 (digits >= 2), or two."""
+        P, red = self.plan, self.reducer
+        tb, L = P.beat_time, red.latency
+        lanes = [Signal(self.out_bits, name=f"reduced{i}") for i in range(2)]
+        if P.digits > 1:
+            m.submodules.reducer = red
+            second = t.phase(tb, P.digits) == 1
+            m.d.comb += [red.i.payload.eq(Mux(second, beat[1], beat[0])),
+                         red.i.valid.eq(t.phase(tb, P.digits) < 2)]
+            low = Signal(self.out_bits)
+            with m.If(t.phase(tb + L, P.digits) == 0):
+                m.d.sync += low.eq(red.o.payload)
+            with m.If(t.phase(tb + L + 1, P.digits) == 0):
+                m.d.sync += [lanes[0].eq(low), lanes[1].eq(red.o.payload)]
+        else:
+            twin = WideBarrettReducer(red.modulus, P.out_bits, mult_stages=red.mult_stages)
+            m.submodules.reducer0, m.submodules.reducer1 = red, twin
+            for i, unit in enumerate((red, twin)):
+                m.d.comb += [unit.i.payload.eq(beat[i]), unit.i.valid.eq(1)]
+                m.d.sync += lanes[i].eq(unit.o.payload)
+        return lanes
+
+
+class KaratsubaEngine(Component):
+    """Stream shell of a Karatsuba engine: input and output FIFOs around a
+    :class:`KaratsubaCore` and the flow control that drives its clock enable.
+
+    ``i``: one digit of each operand per beat (struct of ``a_name`` and ``b_name``, each
+    ``digit_bits`` wide); coefficient j of a polynomial is beats j·digits .. j·digits + digits-1,
+    least significant digit first; polynomials follow each other without gaps (the engine
+    stalls ``i`` itself when it needs to). ``o``: ``size`` beats per product of two lanes
+    (coefficients 2b and 2b + 1, the last lane 1 is 0).
+
+    Flow control. The core advances in a cycle iff ``run`` is set; ``run`` is a register, so its
+    fan-out to every flip-flop and memory port of the datapath starts at a flip-flop. It is
+    computed one cycle ahead from the next state of the control (period phase, bubble flag,
+    products in flight) and of the two FIFOs: the core will run unless it will need an operand
+    digit that the input FIFO will not hold, or the output FIFO might be full (fewer than two
+    free entries now). A period that starts without input while products are in flight is a
+    bubble: zeros enter, the product is tagged invalid and emits nothing, and the input waits
+    for the next period. Neither the input ``ready`` nor the output ``valid`` depends
+    combinationally on the other side.
+    """
+
+    _a_name, _b_name = "a", "b"
+    FIFO_DEPTH = 4
+
+    def __init__(self, plan, *, modulus=None, mult_stages=4):
+        self._plan = plan
+        self.core = KaratsubaCore(plan, modulus=modulus, mult_stages=mult_stages)
+        self._in_layout = data.StructLayout({self._a_name: plan.digit_bits,
+                                             self._b_name: plan.digit_bits})
+        self._out_layout = data.ArrayLayout(self.core.out_bits, 2)
+        super().__init__({"i": In(stream.Signature(self._in_layout)),
+                          "o": Out(stream.Signature(self._out_layout))})
+
+    @property
+    def plan(self):
+        return self._plan
+
+    @property
+    def output_bits(self):
+        """Width of each output coefficient."""
+        return self.core.out_bits
+
+    @property
+    def latency(self):
+        """Cycles from the first input transfer of a product to the transfer of its first
+        output beat (always-valid input, always-ready output)."""
+        return self.core.final_time + 2
+
+    def elaborate(self, platform):
+        m = Module()
+        P, core = self._plan, self.core
+        T = P.period
+        m.submodules.in_fifo = fin = SyncFIFO(width=len(self.i.payload.as_value()),
+                                              depth=self.FIFO_DEPTH)
+        m.submodules.out_fifo = fout = SyncFIFO(width=len(self.o.payload.as_value()),
+                                                depth=self.FIFO_DEPTH)
+        m.d.comb += [fin.w_data.eq(self.i.payload), fin.w_en.eq(self.i.valid),
+                     self.i.ready.eq(fin.w_rdy),
+                     self.o.payload.eq(fout.r_data), self.o.valid.eq(fout.r_rdy),
+                     fout.r_en.eq(self.o.ready)]
+
+        run = Signal()
+        phase = Signal(range(T))
+        bubble = Signal()
+        inflight = Signal(range(core.final_time // T + 4))
+
+        def decide(phase, bubble, level, inflight):
+            """(take an operand digit, start a bubble) in a cycle with this state."""
+            start_bubble = (phase == 0) & ~bubble & (level == 0) & (inflight != 0)
+            take = (phase < P.data_cycles) & ~bubble & ~start_bubble
+            return take, start_bubble
+
+        take, start_bubble = decide(phase, bubble, fin.r_level, inflight)
+        operands = data.View(self._in_layout, fin.r_data)
+        m.submodules.core = EnableInserter(run)(core)
+        m.d.comb += [core.in_take.eq(take), core.in_tag.eq(~(bubble | start_bubble)),
+                     core.in_a.eq(operands[self._a_name]),
+                     core.in_b.eq(operands[self._b_name]),
+                     fin.r_en.eq(run & take),
+                     fout.w_data.eq(core.out_payload), fout.w_en.eq(run & core.out_valid)]
+
+        started = run & (phase == 0) & take
+        ended = run & core.out_end
+        next_phase = Mux(run, Mux(phase == T - 1, 0, phase + 1), phase)
+        next_bubble = Mux(run & (phase == T - 1), 0, bubble | (run & start_bubble))
+        next_inflight = (inflight + started - ended)[:len(inflight)]
+        next_level = (fin.r_level + (fin.w_en & fin.w_rdy) - (run & take))[:len(fin.r_level)]
+        next_take, _ = decide(next_phase, next_bubble, next_level, next_inflight)
+        room = fout.w_level + 1 < self.FIFO_DEPTH
+        m.d.sync += [phase.eq(next_phase), bubble.eq(next_bubble), inflight.eq(next_inflight),
+                     run.eq(room & (~next_take | (next_level != 0)))]
+        return m

@@ -1,0 +1,153 @@
+"""Karatsuba-r polynomial multiplier: 004_d67f8787da862f65.txt §III (Fig. 2, Fig. 4), §III-A1..3,
+§III-B, with the bounds and schedule of :mod:`fhe_hw.model.karatsuba`.
+
+See :class:`KaratsubaMultiplier`. The paper's configuration is ``KaratsubaMultiplier(3,
+coeff_bits=131)``: 125-bit coefficients after the 6 software recursions of §III-D have grown to
+131 bits, and with 3 more additions in hardware they need 134 of the 135 carrier bits.
+"""
+
+from ..model.karatsuba import hardware_multipliers
+from ..params import get_modulus, require_int
+from .core import KaratsubaEngine
+from .schedule import KaratsubaPlan
+
+__all__ = ["KaratsubaMultiplier", "carrier_digits", "encode_operands", "decode_products"]
+
+
+def carrier_digits(bits, recursions, digit_bits, digits=None):
+    """Digits of the carrier for ``bits``-bit operands after ``recursions`` pre-computation
+    additions: ``digits`` if given (checked), else the fewest that fit. Raises ``ValueError``
+    if ``bits + recursions`` exceeds ``digits·digit_bits``."""
+    need = bits + recursions
+    if digits is None:
+        return -(-need // digit_bits)
+    require_int("digits", digits, minimum=1)
+    if need > digits * digit_bits:
+        raise ValueError(f"coeff_bits + recursions = {need} must fit the carrier of digits * "
+                         f"digit_bits = {digits * digit_bits} bits (the pre-computation adds "
+                         f"{recursions} bits), not exceed it")
+    return digits
+
+
+def encode_operands(pairs, size, a_bits, b_bits, digit_bits, digits, names=("p", "q")):
+    """Input beats for a list of (a, b) polynomial pairs of ``size`` coefficients: one digit of
+    each per beat, coefficients in ascending order, digits least significant first. Raises
+    ``ValueError`` if a polynomial has the wrong length or a coefficient is out of range."""
+    mask = (1 << digit_bits) - 1
+    beats = []
+    for a, b in pairs:
+        for name, poly, bits in ((names[0], a, a_bits), (names[1], b, b_bits)):
+            if not isinstance(poly, (list, tuple)) or len(poly) != size:
+                raise ValueError(f"{name} must be a list of size = {size} coefficients, "
+                                 f"not {len(poly) if isinstance(poly, (list, tuple)) else poly!r}")
+            bad = [c for c in poly if not (isinstance(c, int) and 0 <= c < 1 << bits)]
+            if bad:
+                raise ValueError(f"{name} must have coefficients in [0, 2**{bits}), not "
+                                 f"{bad[:3]}")
+        for x, y in zip(a, b):
+            for d in range(digits):
+                shift = d * digit_bits
+                beats.append({names[0]: x >> shift & mask, names[1]: y >> shift & mask})
+    return beats
+
+
+def decode_products(beats, size):
+    """Products (2·size - 1 coefficients each) from output beats of two lanes."""
+    if len(beats) % size:
+        raise ValueError(f"beats must be a multiple of size = {size}, not {len(beats)}")
+    products = []
+    for start in range(0, len(beats), size):
+        coeffs = [c for beat in beats[start:start + size] for c in beat]
+        products.append(coeffs[:2 * size - 1])
+    return products
+
+
+class KaratsubaMultiplier(KaratsubaEngine):
+    """Product of two polynomials of ``size = leaf·2^recursions`` coefficients with
+    ``recursions`` Karatsuba recursions in hardware (004 §III): exact over the integers, or
+    modulo ``modulus``.
+
+    Parameters:
+
+    * ``recursions`` (r >= 1): Karatsuba-r; 2^(r-1) serial polynomial multipliers.
+    * ``leaf`` (default 5 = ρ + 1): coefficients of the schoolbook sub-polynomials.
+    * ``coeff_bits`` (default 125): bits of the input coefficients.
+    * ``digit_bits`` (default 27): width of the datapath and of the DSP multipliers.
+    * ``modulus`` (default ``None``): if given, output coefficients are reduced modulo q by
+      folds and a Barrett reducer (:class:`~fhe_hw.karatsuba.reduce.WideBarrettReducer`).
+    * ``digits`` (keyword, default the fewest that fit): digits per coefficient carrier (5 in
+      the paper, 135 bits); ``coeff_bits + recursions`` must fit.
+    * ``mult_stages`` (keyword, default 4): multiplier pipelining of the reducer.
+
+    Ports: ``i`` — stream of ``{"p": digit, "q": digit}``: coefficient j of P and Q is beats
+    j·digits .. j·digits + digits - 1 (least significant digit first); products follow each other
+    (:meth:`input_beats`). ``o`` — stream of ``data.ArrayLayout(output_bits, 2)``: the 2·size - 1
+    product coefficients as ``size`` beats (c_2b, c_2b+1), the two output channels of §III; the
+    last lane 1 is 0 (:meth:`products`). ``output_bits`` is the exact product bound
+    size·(2^coeff_bits - 1)^2 or the modulus's bits.
+
+    Timing: one product every ``period`` = ``schedule.period·leaf·digits`` cycles (size·digits
+    for r >= 3, the paper's "fully pipelined" rate; 1.5x and 1.25x that for r = 1, 2, whose
+    leaves need more multiplier slots than the input lasts). :meth:`cycles` gives the exact count
+    for a batch. Resources: :attr:`multipliers` digit multipliers = 100·2^(r-3) for the paper's
+    leaf and digits (plus the reducer's when a modulus is given).
+
+    Raises ``TypeError`` for non-integer parameters and ``ValueError`` for recursions < 1,
+    leaf < 1, coefficients that do not fit the carrier after r additions, or a bad modulus.
+    """
+
+    _a_name, _b_name = "p", "q"
+
+    def __init__(self, recursions, leaf=5, coeff_bits=125, digit_bits=27, modulus=None, *,
+                 digits=None, mult_stages=4):
+        require_int("recursions", recursions, minimum=1)
+        require_int("leaf", leaf, minimum=1)
+        require_int("coeff_bits", coeff_bits, minimum=1)
+        require_int("digit_bits", digit_bits, minimum=1)
+        digits = carrier_digits(coeff_bits, recursions, digit_bits, digits)
+        if modulus is not None:
+            modulus = int(get_modulus(modulus))
+        self._modulus = modulus
+        self._coeff_bits = coeff_bits
+        plan = KaratsubaPlan(recursions, leaf, coeff_bits, coeff_bits, digit_bits, digits)
+        super().__init__(plan, modulus=modulus, mult_stages=mult_stages)
+
+    recursions = property(lambda self: self._plan.recursions)
+    leaf = property(lambda self: self._plan.leaf)
+    coeff_bits = property(lambda self: self._coeff_bits)
+    digit_bits = property(lambda self: self._plan.digit_bits)
+    digits = property(lambda self: self._plan.digits)
+    modulus = property(lambda self: self._modulus)
+    size = property(lambda self: self._plan.size, doc="coefficients per operand polynomial")
+    period = property(lambda self: self._plan.period, doc="cycles between products")
+    schedule = property(lambda self: self._plan.schedule, doc="the pre-crossbar schedule")
+
+    @property
+    def lines(self):
+        """Serial polynomial multipliers (2^(r-1))."""
+        return self._plan.schedule.lines
+
+    @property
+    def multipliers(self):
+        """digit_bits x digit_bits multipliers of the Karatsuba datapath: 2^(r-1)·leaf·digits,
+        the model's :func:`~fhe_hw.model.karatsuba.hardware_multipliers`."""
+        count = self._plan.multipliers
+        assert count == hardware_multipliers(self.recursions, self.digits, self.leaf)
+        return count
+
+    def cycles(self, products=1):
+        """Cycles from the first input transfer to the last output transfer for ``products``
+        products with always-valid input and always-ready output:
+        (products - 1)·period + latency + (size - 1)·digits + 1."""
+        require_int("products", products, minimum=1)
+        return ((products - 1) * self.period + self.latency
+                + (self.size - 1) * self.digits + 1)
+
+    def input_beats(self, pairs):
+        """The ``i`` beats for a list of (P, Q) pairs (see the class docstring)."""
+        return encode_operands(pairs, self.size, self._coeff_bits, self._coeff_bits,
+                               self.digit_bits, self.digits)
+
+    def products(self, beats):
+        """The products (lists of 2·size - 1 coefficients) carried by ``o`` beats."""
+        return decode_products(beats, self.size)

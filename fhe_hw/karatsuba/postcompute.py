@@ -1,0 +1,87 @@
+"""Karatsuba post-computation: 004_d67f8787da862f65.txt §II-B and §III-A3 (Fig. 2).
+
+A node of 2m operand coefficients recombines the products of its children (2m - 1 coefficients
+each) as Z = Z_L + (Z_S - Z_L - Z_H)·x^m + Z_H·x^(2m), like
+:func:`fhe_hw.model.karatsuba.karatsuba_postcompute`. Products travel as beats of two
+coefficients (c_2b, c_2b+1), one beat per coefficient-time, each beat as ``digits`` chunks of
+``chunk_bits`` bits, least significant first, so every adder is ``chunk_bits`` wide and
+digit-serial (the paper serialises all operations on 27-bit digits; our chunks are about two
+digits wide because products are twice as wide as operands).
+
+The pass channel carries Z_L during the first half of a node frame and Z_H during the second;
+the sum channel carries Z_S during the second half. The unit forms D = Z_S - Z_L - Z_H while
+Z_H and Z_S arrive (a FIFO of m beats keeps Z_L), and emits Z beat b = the pass channel
+delayed by ⌈m/2⌉ beats plus the coefficients 2b - m, 2b + 1 - m of D (which, for odd m, swap
+lanes with a one-beat delay on one lane). Arithmetic is modulo 2^(digits·chunk_bits); the
+engine sizes the chunks so that every true value fits, so intermediate wrap-around is harmless.
+"""
+
+from amaranth import Elaboratable, Module, Mux, Signal
+
+from .serial import Timing, delay, serial_add
+
+__all__ = ["PostComputeUnit"]
+
+
+class PostComputeUnit(Elaboratable):
+    """One Karatsuba post-computation (recombination) on chunk-serial two-lane product streams.
+
+    Parameters: ``m`` (coefficients of each child operand), ``digits``, ``chunk_bits``,
+    ``period``, ``time`` (label of the aligned inputs: node frames of 2m beats start there).
+
+    Ports: ``x`` (in, pass channel: Z_L then Z_H, two lanes), ``s`` (in, sum channel: Z_S in the
+    second half), ``z`` (out, two lanes: the 4m - 1 coefficients of Z over 2m beats). Latency
+    :meth:`latency_of` = ⌈m/2⌉·digits + 2 cycles. Storage: a FIFO of m beats of the pass channel
+    (plus one lane-beat for odd m).
+    """
+
+    def __init__(self, m, digits, chunk_bits, period, time):
+        self.m, self.digits, self.chunk_bits = m, digits, chunk_bits
+        self.period, self.time = period, time
+        self.x = [Signal(chunk_bits, name=f"x{lane}") for lane in range(2)]
+        self.s = [Signal(chunk_bits, name=f"s{lane}") for lane in range(2)]
+        self.z = [Signal(chunk_bits, name=f"z{lane}") for lane in range(2)]
+
+    @staticmethod
+    def latency_of(m, digits):
+        return (m + 1) // 2 * digits + 2
+
+    @property
+    def latency(self):
+        return self.latency_of(self.m, self.digits)
+
+    def elaborate(self, platform):
+        mod = Module()
+        m, D = self.m, self.digits
+        t = Timing(mod, self.period)
+        half = (m + 1) // 2
+        # One FIFO of m beats with two taps: the direct term (half a node late, +1 cycle to
+        # meet the registered difference) and Z_L while Z_H arrives.
+        if half * D + 1 <= m * D:
+            x_direct = delay(mod, self.x, half * D + 1, name="z_direct")
+            x_low = delay(mod, x_direct, m * D - half * D - 1, name="z_low")
+        else:
+            x_low = delay(mod, self.x, m * D, name="z_low")
+            x_direct = delay(mod, x_low, half * D + 1 - m * D, name="z_direct")
+
+        # D = Z_S - Z_L - Z_H, registered, zero outside the second half of the node frame.
+        first = t.phase(self.time, D) == 0
+        diff = []
+        for lane in range(2):
+            t1 = serial_add(mod, self.s[lane], x_low[lane], first, subtract=True,
+                            name=f"borrow_l{lane}")
+            t2 = serial_add(mod, t1, self.x[lane], first, subtract=True, name=f"borrow_h{lane}")
+            reg = Signal(self.chunk_bits, name=f"diff{lane}")
+            mod.d.sync += reg.eq(t2)
+            diff.append(reg)
+        second = t.phase(self.time + 1, 2 * m * D) >= m * D
+        diff = [Mux(second, v, 0) for v in diff]
+        if m % 2:
+            # coefficient 2b - m is lane 1 of an earlier beat, 2b + 1 - m lane 0 of this one.
+            diff = [delay(mod, diff[1], D, name="lane_swap"), diff[0]]
+
+        first = t.phase(self.time + 1, D) == 0
+        for lane in range(2):
+            total = serial_add(mod, x_direct[lane], diff[lane], first, name=f"carry{lane}")
+            mod.d.sync += self.z[lane].eq(total)
+        return mod

@@ -1,0 +1,145 @@
+"""The digit-serial toolbox of the Karatsuba datapath (004_d67f8787da862f65.txt §III: "all
+elementary operations, including adders, subtractors and multipliers, are serialized").
+
+The Karatsuba engines are lock-step pipelines: every register advances on the same (enabled)
+clock edge, and the work repeats with a period of ``period`` cycles (one product). A value that
+flows through the datapath is described by its *time label* τ: the element at offset 0 of a
+product (the first digit of the first coefficient, or the first chunk of the first output
+beat) is present at cycle g ≡ τ (mod period), where g counts enabled cycles since reset. Every
+block derives the phase it needs (digit index, frame half, slot index) from counters that start
+at reset with an initial value computed from τ, so no control signal travels with the data.
+
+* :class:`Timing` — those phase counters, cached per (τ, frame length).
+* :class:`DelayLine` — an exact delay of ``cycles`` cycles: a register chain when short, else a
+  circular buffer in an ``amaranth.lib.memory.Memory`` (the FIFOs and storage of 004 Fig. 2,
+  block RAM on an FPGA).
+* :func:`serial_add` — a digit-serial adder/subtracter: one digit per cycle, least significant
+  first, the carry kept in a flip-flop and re-initialised on the first digit.
+"""
+
+from amaranth import Cat, Const, Elaboratable, Module, Mux, Signal, unsigned
+from amaranth.lib.memory import Memory
+
+from ..params import require_int
+
+__all__ = ["Timing", "DelayLine", "serial_add", "delay"]
+
+# Delays up to this many cycles use registers; longer ones a memory (one write and one read
+# port, i.e. a simple dual-port block RAM).
+REGISTER_DELAY_LIMIT = 4
+
+
+class Timing:
+    """Phase counters of a lock-step datapath with a ``period``-cycle schedule, built in
+    ``module``'s sync domain (so they stop with the datapath's clock enable).
+
+    ``phase(time, length)`` is ((g - time) mod period) reduced to frames of ``length`` cycles that
+    restart at every period: for ``length`` dividing ``period`` a free-running counter, otherwise
+    a counter cleared when the period counter wraps (frames then tile only the part of the period
+    that holds data, which is what the engines use them for). ``index(time, unit, count)``
+    counts ``unit``-cycle blocks modulo ``count`` (``unit * count`` must divide ``period``).
+    """
+
+    def __init__(self, module, period):
+        self._m = module
+        self.period = require_int("period", period, minimum=1)
+        self._cache = {}
+
+    def phase(self, time, length=None):
+        length = self.period if length is None else length
+        key = ("phase", time % self.period, length)
+        if key not in self._cache:
+            init = (-time) % self.period
+            sig = Signal(range(length), init=init % length,
+                         name=f"phase{length}_t{time % self.period}")
+            wrap = sig == length - 1
+            if self.period % length:
+                wrap = wrap | (self.phase(time) == self.period - 1)
+            self._m.d.sync += sig.eq(Mux(wrap, 0, sig + 1))
+            self._cache[key] = sig
+        return self._cache[key]
+
+    def index(self, time, unit, count):
+        if self.period % (unit * count):
+            raise ValueError(f"unit * count must divide the period {self.period}, "
+                             f"not {unit} * {count}")
+        key = ("index", time % self.period, unit, count)
+        if key not in self._cache:
+            init = ((-time) % self.period) // unit % count
+            sig = Signal(range(count), init=init, name=f"index{unit}x{count}_t{time % self.period}")
+            with self._m.If(self.phase(time, unit) == unit - 1):
+                self._m.d.sync += sig.eq(Mux(sig == count - 1, 0, sig + 1))
+            self._cache[key] = sig
+        return self._cache[key]
+
+
+class DelayLine(Elaboratable):
+    """``o`` is ``i`` delayed by exactly ``cycles`` clock cycles (0: a wire).
+
+    Up to :data:`REGISTER_DELAY_LIMIT` cycles it is a register chain; beyond, a circular buffer
+    of ``cycles - 1`` words in a memory whose non-transparent synchronous read port adds the last
+    cycle. Under an ``EnableInserter`` the whole line (memory ports included) stops with the
+    enable, so the delay counts enabled cycles.
+    """
+
+    def __init__(self, width, cycles):
+        self.width = require_int("width", width, minimum=1)
+        self.cycles = require_int("cycles", cycles, minimum=0)
+        self.i = Signal(width)
+        self.o = Signal(width)
+
+    def elaborate(self, platform):
+        m = Module()
+        if self.cycles == 0:
+            m.d.comb += self.o.eq(self.i)
+        elif self.cycles <= REGISTER_DELAY_LIMIT:
+            prev = self.i
+            for n in range(self.cycles):
+                reg = Signal(self.width, name=f"d{n}")
+                m.d.sync += reg.eq(prev)
+                prev = reg
+            m.d.comb += self.o.eq(prev)
+        else:
+            depth = self.cycles - 1
+            m.submodules.mem = mem = Memory(shape=unsigned(self.width), depth=depth, init=[])
+            wr = mem.write_port()
+            rd = mem.read_port(transparent_for=())
+            ptr = Signal(range(depth))
+            m.d.sync += ptr.eq(Mux(ptr == depth - 1, 0, ptr + 1))
+            m.d.comb += [wr.addr.eq(ptr), wr.data.eq(self.i), wr.en.eq(1),
+                         rd.addr.eq(ptr), self.o.eq(rd.data)]
+        return m
+
+
+def delay(m, value, cycles, name=None):
+    """Instantiate a :class:`DelayLine` in ``m`` for ``value`` (any Value or list of Values,
+    concatenated) and return the delayed copy (a list of the same widths for a list)."""
+    parts = value if isinstance(value, (list, tuple)) else [value]
+    if cycles == 0:
+        return list(parts) if isinstance(value, (list, tuple)) else value
+    flat = Cat(*parts)
+    line = DelayLine(len(flat), cycles)
+    if name is None:
+        m.submodules += line
+    else:
+        m.submodules[name] = line
+    m.d.comb += line.i.eq(flat)
+    out, lo = [], 0
+    for p in parts:
+        out.append(line.o[lo:lo + len(p)])
+        lo += len(p)
+    return out if isinstance(value, (list, tuple)) else out[0]
+
+
+def serial_add(m, a, b, first, *, subtract=False, name="carry"):
+    """One digit of a ± b, least significant digit first: returns the ``len(a)``-bit digit
+    (combinational) and keeps the carry (borrow, for ``subtract``) in a flip-flop of ``m``'s
+    sync domain; ``first`` marks the least significant digit, whose carry-in is 0 (1 for a
+    subtraction, a - b = a + ~b + 1). The result is exact modulo 2^(digits·width)."""
+    width = len(a)
+    carry = Signal(name=name)
+    operand = b[:width] if len(b) >= width else Cat(b, Const(0, width - len(b)))
+    operand = ~operand if subtract else operand
+    total = a + operand + Mux(first, int(subtract), carry)
+    m.d.sync += carry.eq(total[width])
+    return total[:width]
