@@ -1,0 +1,19 @@
+"""ASIC flows for fhe_hw units (issue 9; installed as ``fhe_hw.asic``, source in ``asic/``).
+
+* :mod:`.sky130` — ``fhe-hw asic-synth``: Yosys (YoWASP) maps a unit to sky130_fd_sc_hd,
+  OpenSTA reports the worst path and Fmax (pre-layout estimate).
+* :mod:`.gatesim` — the sky130 netlist simulated with the cells' Verilog models (Icarus)
+  against a golden model.
+* :mod:`.qflow` — ``fhe-hw harden --flow qflow``: Debian's qflow with the OSU 0.18 µm cells,
+  synthesis to GDS with post-route timing, DRC and LVS.
+* :mod:`.librelane` — ``fhe-hw harden --flow librelane``: a LibreLane macro configuration for
+  sky130A or gf180mcuD, checked against LibreLane's variable definitions, run where OpenROAD
+  is installed.
+
+See ``asic/README.md``.
+"""
+
+from .pdk import DONT_USE, pdk_root, sky130_hd
+from .sky130 import AsicSynthResult, asic_synthesize
+
+__all__ = ["DONT_USE", "pdk_root", "sky130_hd", "AsicSynthResult", "asic_synthesize"]

@@ -1,0 +1,94 @@
+"""Where the PDK data and the Debian tools of the ASIC flows are (issue 9, DESIGN §6).
+
+The sky130 standard cells are found through ``PDK_ROOT`` in the ciel/volare layout
+(``$PDK_ROOT/sky130A/libs.ref/sky130_fd_sc_hd/...``); without ``PDK_ROOT`` the default ciel root
+``~/.ciel`` is tried. Nothing of the PDK is copied into this repository.
+"""
+
+import fcntl
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["sky130_hd", "DONT_USE", "Sky130Library", "pdk_root", "require_debian_tool"]
+
+# Cells that synthesis must not pick: power gating and isolation (lpflow_*), probes, delay
+# lines, scan flip-flops and scan clock gates, the spare-cell macro. Their functional models
+# are not ordinary logic, and OpenLane's sky130 flow excludes them the same way.
+DONT_USE = ("*lpflow*", "*probe*", "*dlygate*", "*dlymetal*", "*clkdlybuf*", "*sdf*",
+            "*sedf*", "*sdlclkp*", "*macro_sparecell*")
+
+
+def pdk_root():
+    """``$PDK_ROOT``, else ciel's default ``~/.ciel``."""
+    return Path(os.environ.get("PDK_ROOT") or Path.home() / ".ciel")
+
+
+@dataclass(frozen=True)
+class Sky130Library:
+    """Paths of one sky130 standard-cell library and corner under a PDK root."""
+
+    root: Path
+    pdk: str = "sky130A"
+    name: str = "sky130_fd_sc_hd"
+    corner: str = "tt_025C_1v80"
+
+    @property
+    def ref(self):
+        return self.root / self.pdk / "libs.ref" / self.name
+
+    @property
+    def liberty(self):
+        return self.ref / "lib" / f"{self.name}__{self.corner}.lib"
+
+    @property
+    def verilog(self):
+        return self.ref / "verilog" / f"{self.name}.v"
+
+    @property
+    def lef(self):
+        return self.ref / "lef" / f"{self.name}.lef"
+
+    @property
+    def tech_lef(self):
+        return self.ref / "techlef" / f"{self.name}__nom.tlef"
+
+    def require(self, *paths):
+        """Raise RuntimeError naming the first of ``paths`` (default: the Liberty file) that
+        does not exist, with how to get the PDK."""
+        for path in paths or (self.liberty,):
+            if not path.exists():
+                raise RuntimeError(
+                    f"{path} not found: set PDK_ROOT to a ciel/volare PDK root holding "
+                    f"{self.pdk} (install it with `pip install ciel && ciel enable --pdk-family "
+                    f"sky130 <version>`)")
+        return self
+
+
+def sky130_hd():
+    """The sky130_fd_sc_hd library (typical corner) under :func:`pdk_root`."""
+    return Sky130Library(pdk_root())
+
+
+def require_debian_tool(executable, package):
+    """Path of ``executable``; when it is missing and we are root on Debian, install
+    ``package`` with apt-get first. RuntimeError if it is still missing."""
+    path = shutil.which(executable)
+    if path is None and os.geteuid() == 0 and shutil.which("apt-get"):
+        # One installation at a time (parallel test workers): apt-get holds dpkg's lock.
+        with open(Path(tempfile.gettempdir(), "fhe_hw_apt.lock"), "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            path = shutil.which(executable)
+            if path is None:
+                env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+                subprocess.run(["apt-get", "update", "-qq"], check=True, env=env,
+                               capture_output=True)
+                subprocess.run(["apt-get", "install", "-y", "-qq", package], check=True,
+                               env=env, capture_output=True)
+                path = shutil.which(executable)
+    if path is None:
+        raise RuntimeError(f"{executable} is not installed: run `apt-get install {package}`")
+    return path

