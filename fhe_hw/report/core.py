@@ -1,0 +1,231 @@
+"""The report's building blocks: tables, plots, sections and their registry, the context that
+gives sections synthesis results and baseline timings, and :func:`build_report`.
+
+A section is one function ``fn(ctx) -> Part`` registered with :func:`section`; it imports what
+it needs inside. If a unit it needs does not exist yet it raises :class:`Unavailable` (an
+``ImportError`` counts too) and the report says so in place of the table; any other exception
+is reported as an error of that section (with the message), never as a row.
+"""
+
+import json
+import time
+import traceback
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+__all__ = ["Table", "Plot", "Part", "SectionResult", "Section", "Unavailable", "Context",
+           "SECTIONS", "section", "build_report", "ratio", "atp_area", "DEFAULT_OUT"]
+
+DEFAULT_OUT = Path("build", "report")
+
+
+class Unavailable(Exception):
+    """A unit the section needs is not there yet; the message says which."""
+
+
+@dataclass
+class Table:
+    """``title``, ``source`` (paper file + table, or "measured here"), ``columns``, ``rows``
+    (lists of cells; None prints as "—"), ``notes`` (sentences under the table)."""
+
+    title: str
+    source: str
+    columns: list
+    rows: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+
+
+@dataclass
+class Plot:
+    """A PNG: ``series`` maps a label to ``[(x, y), ...]``; log axes by default."""
+
+    name: str
+    title: str
+    xlabel: str
+    ylabel: str
+    series: dict
+    logx: bool = True
+    logy: bool = True
+
+
+@dataclass
+class Part:
+    """What a section returns: tables, plots and findings (plain sentences such as "ours is
+    3.2x slower than the paper")."""
+
+    tables: list = field(default_factory=list)
+    plots: list = field(default_factory=list)
+    findings: list = field(default_factory=list)
+
+
+@dataclass
+class SectionResult:
+    paper: str
+    key: str
+    title: str
+    status: str             # "ok", "unavailable" or "error"
+    message: str = ""
+    tables: list = field(default_factory=list)
+    plots: list = field(default_factory=list)
+    findings: list = field(default_factory=list)
+    seconds: float = 0.0
+
+    def to_dict(self):
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Section:
+    paper: str
+    key: str
+    title: str
+    fn: object
+    synth_rows: object = None   # callable(full) -> [(unit, params, flow)]
+
+
+SECTIONS = []
+
+
+def section(paper, title, synth_rows=None):
+    """Register ``fn(ctx) -> Part`` as a section of ``paper`` ("000".."004", or "sw");
+    ``synth_rows(full)`` lists the ``(unit, params, flow)`` it reads with ``ctx.synth`` so that
+    :func:`build_report` can run the missing ones in parallel first."""
+    def register(fn):
+        SECTIONS.append(Section(paper, fn.__name__, title, fn, synth_rows))
+        return fn
+    return register
+
+
+def ratio(ours, paper):
+    """ours / paper, or None when either is missing or the paper's is zero."""
+    if ours is None or paper in (None, 0):
+        return None
+    return ours / paper
+
+
+def atp_area(lut, ff, dsp, bram):
+    """003 §4.2's area weight LUT + FF/2 + 100·DSP + 300·BRAM."""
+    return lut + ff / 2 + 100 * dsp + 300 * bram
+
+
+class Context:
+    """What sections read: ``full`` (the larger set), ``synth_enabled`` (run missing syntheses;
+    else only cached ones are shown), :meth:`synth`, :meth:`baseline`."""
+
+    def __init__(self, full=False, synth=True, baselines=True, jobs=2):
+        self.full, self.synth_enabled, self.jobs = full, synth, jobs
+        self.baselines_enabled = baselines
+        self._baselines = None
+        self.synth_errors = {}
+
+    def synth(self, unit, params, flow="ecp5"):
+        """The :class:`~fhe_hw.synth.SynthResult` (cached, or run now when synthesis is
+        enabled), or None when synthesis is disabled and nothing is cached or it failed (the
+        failure is in ``synth_errors``)."""
+        from .synthcache import cached_synth, load_cached
+
+        key = _row_key(unit, params, flow)
+        if key in self.synth_errors:
+            return None
+        try:
+            if not self.synth_enabled:
+                return load_cached(unit, params, flow)
+            return cached_synth(unit, params, flow)
+        except RuntimeError as e:
+            self.synth_errors[key] = str(e).splitlines()[0]
+            return None
+
+    def prefetch(self, rows):
+        """Synthesize the rows that are not cached, ``jobs`` at a time."""
+        from .synthcache import load_cached
+
+        if not self.synth_enabled:
+            return
+        try:
+            todo = [r for r in rows if load_cached(*r) is None]
+        except RuntimeError as e:   # tools missing: sections will say so
+            self.synth_errors.update({_row_key(*r): str(e) for r in rows})
+            return
+        if not todo:
+            return
+        print(f"fhe-hw report: synthesizing {len(todo)} configuration(s), {self.jobs} at a "
+              f"time", flush=True)
+        with ProcessPoolExecutor(max(1, self.jobs)) as pool:
+            for row, err in zip(todo, pool.map(_synth_worker, todo)):
+                if err:
+                    self.synth_errors[_row_key(*row)] = err
+                print(f"  {row[0]} {row[1]}: {'failed: ' + err if err else 'done'}",
+                      flush=True)
+
+    def baseline(self, name_prefix):
+        """The measured baseline timings whose name starts with ``name_prefix`` (measured once
+        for the whole report), or [] when baselines are disabled."""
+        if not self.baselines_enabled:
+            return []
+        if self._baselines is None:
+            from ..baselines import run_baselines
+            self._baselines = run_baselines(full=self.full)
+        return [b for b in self._baselines if b.get("name", "").startswith(name_prefix)]
+
+
+def _row_key(unit, params, flow="ecp5"):
+    return f"{unit} {json.dumps(params, sort_keys=True, default=str)} {flow}"
+
+
+def _synth_worker(row):
+    from .synthcache import cached_synth
+
+    try:
+        cached_synth(*row)
+        return None
+    except Exception as e:  # noqa: BLE001 - reported per row
+        return f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+
+
+def run_section(sec, ctx):
+    start = time.monotonic()
+    result = SectionResult(sec.paper, sec.key, sec.title, "ok")
+    try:
+        part = sec.fn(ctx)
+        result.tables, result.plots, result.findings = part.tables, part.plots, part.findings
+    except (Unavailable, ImportError) as e:
+        result.status, result.message = "unavailable", str(e)
+    except Exception as e:  # noqa: BLE001 - one broken section must not hide the others
+        result.status = "error"
+        result.message = f"{type(e).__name__}: {e}\n" + traceback.format_exc(limit=3)
+    result.seconds = round(time.monotonic() - start, 2)
+    return result
+
+
+def build_report(papers="all", *, full=False, synth=True, baselines=True, jobs=2,
+                 out=DEFAULT_OUT, plots=True, sections=None):
+    """Run the sections of ``papers`` ("all", one of "000".."004", or a list), write
+    ``report.md``, ``report.json`` and the PNGs into ``out``; return the list of
+    :class:`SectionResult`."""
+    from . import sections as _  # noqa: F401  (registers the sections)
+    from .writers import write_json, write_markdown, write_plots
+
+    wanted = None if papers in ("all", None) else \
+        {papers} if isinstance(papers, str) else set(papers)
+    chosen = [s for s in (SECTIONS if sections is None else sections)
+              if wanted is None or s.paper in wanted or s.paper == "sw"]
+    ctx = Context(full=full, synth=synth, baselines=baselines, jobs=jobs)
+    start = time.monotonic()
+    ctx.prefetch([row for s in chosen if s.synth_rows for row in s.synth_rows(full)])
+    results = []
+    for sec in chosen:
+        print(f"fhe-hw report: {sec.paper} {sec.title}", flush=True)
+        results.append(run_section(sec, ctx))
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    meta = {"full": full, "synth": synth, "baselines": baselines,
+            "seconds": round(time.monotonic() - start, 1),
+            "synth_errors": ctx.synth_errors}
+    if baselines:
+        from ..baselines import machine
+        meta["machine"] = machine()
+    images = write_plots(results, out) if plots else {}
+    write_markdown(results, out / "report.md", meta, images)
+    write_json(results, out / "report.json", meta)
+    return results

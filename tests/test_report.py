@@ -1,0 +1,147 @@
+"""fhe_hw.report: sections, paper data with citations, cache, writers, CLI."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from fhe_hw.cli import main
+from fhe_hw.report import core, paper, sections, synthcache, writers
+from fhe_hw.report.core import Part, Section, Table, Unavailable
+
+PAPERS = Path(__file__).resolve().parents[2] / "shared" / "papers"
+if not PAPERS.exists():
+    PAPERS = Path("/work/shared/papers")
+
+
+def _run(tmp_path, secs, **kw):
+    return core.build_report(sections=secs, synth=False, baselines=False, out=tmp_path,
+                             plots=False, **kw)
+
+
+def test_unavailable_section_is_reported_not_raised(tmp_path):
+    def missing(ctx):
+        raise Unavailable("fhe_hw.nothing is not built yet")
+    (r,) = _run(tmp_path, [Section("000", "missing", "Missing", missing)])
+    assert r.status == "unavailable" and r.tables == []
+    assert "*Not available yet:* fhe_hw.nothing" in (tmp_path / "report.md").read_text()
+
+
+def test_import_error_counts_as_unavailable(tmp_path):
+    def missing(ctx):
+        import fhe_hw.no_such_module  # noqa: F401
+    (r,) = _run(tmp_path, [Section("000", "missing", "Missing", missing)])
+    assert r.status == "unavailable"
+
+
+def test_failing_section_does_not_stop_the_others(tmp_path):
+    def broken(ctx):
+        raise ZeroDivisionError("boom")
+
+    def fine(ctx):
+        return Part([Table("T", "measured here", ["a"], [[1]])])
+    a, b = _run(tmp_path, [Section("001", "b", "Broken", broken),
+                           Section("002", "f", "Fine", fine)])
+    assert (a.status, b.status) == ("error", "ok")
+    assert "ZeroDivisionError: boom" in (tmp_path / "report.md").read_text()
+
+
+def test_paper_filter_keeps_the_paper_and_software(tmp_path):
+    secs = [Section(p, p, p, lambda ctx: Part()) for p in ("001", "003", "sw")]
+    assert [r.paper for r in _run(tmp_path, secs, papers="003")] == ["003", "sw"]
+
+
+def test_rns_iterations_section_matches_table_4_6(tmp_path):
+    (sec,) = [s for s in core.SECTIONS if s.key == "rns_iterations"]
+    (r,) = _run(tmp_path, [sec])
+    assert r.status == "ok", r.message
+    rows = {(row[0], row[1]): row for row in r.tables[0].rows}
+    assert rows[("2^16, 32, 17", "SK folded")][2:5] == [661504, 661504, 661504]
+    assert len(rows) == 15
+
+
+def test_report_json_is_readable(tmp_path):
+    (sec,) = [s for s in core.SECTIONS if s.key == "karatsuba"]
+    _run(tmp_path, [sec])
+    data = json.loads((tmp_path / "report.json").read_text())
+    (s,) = data["sections"]
+    assert s["status"] == "ok" and s["tables"][0]["columns"][0] == "r"
+
+
+def test_every_paper_table_cites_an_existing_paper_file():
+    tables = [v for v in vars(paper).values() if isinstance(v, paper.PaperTable)]
+    assert len(tables) >= 11
+    for t in tables:
+        assert t.source.startswith(paper.PAPERS[t.paper])
+        if PAPERS.exists():
+            assert (PAPERS / paper.PAPERS[t.paper]).exists()
+
+
+@pytest.mark.parametrize("paper_id, text", [("003", "661504"), ("003", "2614.89"),
+                                            ("004", "583.2"), ("002", "0.125 ms"),
+                                            ("001", "166.450"), ("000", "15.735")])
+def test_paper_values_appear_in_the_paper_text(paper_id, text):
+    path = PAPERS / paper.PAPERS[paper_id]
+    if not path.exists():
+        pytest.skip("papers not present")
+    assert text in path.read_text()
+
+
+def test_every_section_has_a_registered_paper():
+    assert {s.paper for s in core.SECTIONS} == {"000", "001", "002", "003", "004", "sw"}
+
+
+def _fake_result(root, tools, params):
+    folder = synthcache.cache_dir("mod-add", params, "ecp5", root)
+    folder.mkdir(parents=True)
+    data = dict(unit="mod-add", params=params, target="ecp5", device="85k",
+                package="CABGA381", latency=1, lut=1, ff=2, dsp=0, bram=0, fmax_mhz=100.0,
+                freq_target_mhz=200.0, io_ff=0, io_lut=0, cells={}, pnr_utilization={},
+                tools=tools, runtime_s={}, build_dir=str(folder))
+    (folder / "synth.json").write_text(json.dumps(data))
+
+
+def test_synth_cache_hit_needs_same_tools(tmp_path):
+    tools = {"yosys": "Yosys 1", "nextpnr": "nextpnr 1"}
+    _fake_result(tmp_path, tools, {"modulus": "general32"})
+    hit = synthcache.load_cached("mod-add", {"modulus": "general32"}, tools=tools,
+                                 root=tmp_path)
+    assert hit is not None and hit.lut == 1
+    assert synthcache.load_cached("mod-add", {"modulus": "general32"}, root=tmp_path,
+                                  tools=dict(tools, yosys="Yosys 2")) is None
+
+
+def test_synth_cache_miss_on_other_params(tmp_path):
+    tools = {"yosys": "Yosys 1", "nextpnr": "nextpnr 1"}
+    _fake_result(tmp_path, tools, {"modulus": "general32"})
+    assert synthcache.load_cached("mod-add", {"modulus": "fermat32"}, tools=tools,
+                                  root=tmp_path) is None
+
+
+def test_synth_cache_rejects_unknown_flow():
+    with pytest.raises(ValueError, match="flow"):
+        synthcache.load_cached("mod-add", {}, "vivado", tools={})
+
+
+def test_ratio_and_fmt():
+    assert core.ratio(3, 2) == 1.5 and core.ratio(None, 2) is None and core.ratio(1, 0) is None
+    assert writers.fmt(None) == "—" and writers.fmt(1234567.0) == "1.235e+06"
+
+
+def test_slower_finding_says_so():
+    assert "slower" in sections._slower("x", 2.0)
+    assert "faster" in sections._slower("x", 0.5)
+
+
+def test_plot_written_as_png(tmp_path):
+    pytest.importorskip("matplotlib")
+    r = core.SectionResult("003", "k", "t", "ok", plots=[core.Plot(
+        "p", "t", "x", "y", {"a": [(1, 2), (2, 3)]})])
+    assert writers.write_plots([r], tmp_path) == {"p": "p.png"}
+    assert (tmp_path / "p.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_cli_report_without_synthesis(tmp_path):
+    assert main(["report", "--paper", "004", "--no-synth", "--no-baselines", "--no-plots",
+                 "--out", str(tmp_path)]) == 0
+    assert "004 Tables II–III" in (tmp_path / "report.md").read_text()
