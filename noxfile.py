@@ -1,9 +1,12 @@
 """Sessions: `tests` (fast suite, what CI runs), `lint` (ruff), `demo` (the main job),
+`build` (a board bitstream behind the UART host link),
 `slow` (paper-size tests kept out of CI), `synth` (the README's ECP5 reducer table),
-`cosim` (Verilator co-simulation of the large engines).
+`cosim` (Verilator co-simulation of the large engines), `report` (the papers' tables
+beside ours, software baselines, build/report/report.md), `asic` (sky130 / qflow / LibreLane).
 
 Run through ./dev (which installs nox into .venv) or any nox >= 2024.4."""
 
+import os
 from pathlib import Path
 
 import nox
@@ -22,8 +25,8 @@ def _install(session, extras="test,toolchain"):
 
 @nox.session
 def tests(session):
-    """The fast test suite (CI)."""
-    _install(session)
+    """The fast test suite (CI); the asic extra so the LibreLane variable check runs."""
+    _install(session, "test,toolchain,asic")
     session.run("pytest", "-n", "auto", "-q", *session.posargs, env=ENV)
 
 
@@ -37,7 +40,8 @@ def slow(session):
 @nox.session
 def lint(session):
     session.install("ruff")
-    session.run("ruff", "check", "fhe_hw", "tests", "tools", "noxfile.py")
+    session.run("ruff", "check", "fhe_hw", "tests", "tools", "boards", "asic", "noxfile.py",
+                "setup.py")
 
 
 @nox.session
@@ -49,12 +53,53 @@ def demo(session):
 
 
 @nox.session
+def build(session):
+    """Bitstream of a unit behind the UART host link, with its nextpnr report and build.json /
+    build.md: ``nox -s build -- --board icebreaker mod-add --modulus general32`` (default: the
+    demo's 64-bit Solinas mod-mul on the ULX3S); ``nox -s build -- fits`` rebuilds the README's
+    list of what each board fits (tools/board_fits.py)."""
+    _install(session, "toolchain,host")
+    if session.posargs[:1] == ["fits"]:
+        session.run("python", "tools/board_fits.py", *session.posargs[1:], env=ENV)
+        return
+    args = session.posargs or ["--board", "ulx3s", "mod-mul", "--modulus", "solinas64"]
+    session.run("fhe-hw", "build", *args, env=ENV)
+
+
+@nox.session
 def synth(session):
     """Out-of-context ECP5 synthesis of the reducers and modular multipliers; rewrites the
     README's reducer table."""
     _install(session, "toolchain")
     session.run("python", "tools/reducer_table.py", *session.posargs, env=ENV)
 
+
+@nox.session
+def asic(session):
+    """ASIC flows (asic/README.md): the asic tests (sky130 estimates with OpenSTA, gate-level
+    simulation, qflow to GDS, the LibreLane variable check) with PDK_ROOT at the shared sky130
+    data; ``nox -s asic -- table`` regenerates the README's sky130 table (tools/asic_table.py).
+    OpenSTA, Icarus and qflow come from Debian and are installed with apt-get when missing."""
+    _install(session, "test,toolchain,asic")
+    pdk = os.environ.get("PDK_ROOT") or str(Path("..", "shared", "pdk").resolve())
+    env = dict(ENV, PDK_ROOT=pdk)
+    if session.posargs[:1] == ["table"]:
+        session.run("python", "tools/asic_table.py", *session.posargs[1:], env=env)
+        return
+    session.run("pytest", "-q", *(session.posargs or ["tests/test_asic_sky130.py",
+                "tests/test_asic_gatesim.py", "tests/test_asic_qflow.py",
+                "tests/test_asic_librelane.py"]), env=env)
+
+
+@nox.session
+def report(session):
+    """``fhe-hw report``: the papers' tables beside ours with our/paper ratios, software
+    baselines (GMP, FLINT, NumPy) and plots, written to build/report/ (report.md, report.json,
+    PNGs). Synthesis results are reused from build/synth/ when the tool versions match, else
+    run (the default set takes a few minutes on 2 cores); ``nox -s report -- --full`` runs
+    every configuration."""
+    _install(session, "toolchain,bench,report")
+    session.run("fhe-hw", "report", *session.posargs, env=ENV)
 
 @nox.session
 def cosim(session):

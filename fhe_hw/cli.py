@@ -3,7 +3,13 @@
     fhe-hw params --modulus solinas64 --k 128 --b 28     validate and print a parameter set
     fhe-hw generate UNIT [--param value ...] -o FILE.v   Verilog of a registered unit
     fhe-hw synth UNIT [--param value ...] --target ecp5  out-of-context LUT/FF/DSP/BRAM/Fmax
+    fhe-hw asic-synth UNIT [--param value ...]           sky130 cells/area/FF/Fmax (OpenSTA)
+    fhe-hw harden UNIT [...] --flow qflow|librelane      place and route to GDS / LibreLane macro
+    fhe-hw build --board ulx3s UNIT [--param value ...]  bitstream: unit behind the UART link
+    fhe-hw run --port /dev/ttyUSB0                        test vectors on a board vs the model
     fhe-hw demo                                          simulate the units against the models
+    fhe-hw report [--paper 003] [--full]                 the papers' tables beside ours
+    fhe-hw explore SPACE.yaml [--cluster ADDR]           design-space exploration, Pareto front
 
 Every command takes ``--help``. Invalid parameters exit with status 2 and the reason.
 """
@@ -14,6 +20,10 @@ import sys
 from fractions import Fraction
 
 from . import params as P
+from .asic.cli import add_asic_synth_parser, add_harden_parser
+from .build import add_build_parser, add_run_parser
+from .explore import add_explore_parser
+from .report import add_report_parser
 from .synth import add_synth_parser
 from .units import add_unit_options, get_unit, to_verilog, unit_params, units
 
@@ -108,7 +118,8 @@ def cmd_generate(args):
 def cmd_demo(args):
     from .demo import run_demo
 
-    return run_demo(seed=args.seed, vectors=args.vectors)
+    return run_demo(seed=args.seed, vectors=args.vectors, board=args.board,
+                    build=not args.no_build)
 
 
 def _parser():
@@ -143,12 +154,21 @@ def _parser():
     g.set_defaults(func=cmd_generate)
 
     add_synth_parser(sub)
+    add_report_parser(sub)
+    add_explore_parser(sub)
+    add_asic_synth_parser(sub)
+    add_harden_parser(sub)
+    add_build_parser(sub)
+    add_run_parser(sub)
 
     d = sub.add_parser("demo", help="simulate the units against the golden models",
                        description="Elaborate and simulate every unit against its golden model "
-                                   "and print a summary table.")
+                                   "and print a summary table; then simulate the default unit "
+                                   "behind the board's UART link and build its bitstream.")
     d.add_argument("--seed", type=int, default=1)
     d.add_argument("--vectors", type=int, default=500)
+    d.add_argument("--board", default="ulx3s", help="board of the bitstream build")
+    d.add_argument("--no-build", action="store_true", help="skip the bitstream build")
     d.set_defaults(func=cmd_demo)
     return parser
 

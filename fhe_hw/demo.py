@@ -1,8 +1,12 @@
 """`fhe-hw demo`: the main job.
 
-Elaborates every available unit at the papers' parameters, simulates it on edge values and
-seeded random inputs against its golden model in :mod:`fhe_hw.model`, checks the latency, and
-prints a summary table. Later stages (FPGA build, ASIC) extend this report.
+1. Elaborates every available unit at the papers' parameters, simulates it on edge values and
+   seeded random inputs against its golden model in :mod:`fhe_hw.model`, checks the latency, and
+   prints a summary table.
+2. The board path for the default unit (:data:`DEFAULT_UNIT`, a 64-bit Solinas modular
+   multiplier): writes its Verilog, simulates the whole board top (the unit behind the UART host
+   link) with the host driver talking through the UART pins and checks every result against the
+   golden model, then builds the ULX3S bitstream with YoWASP and prints the build report.
 """
 
 import random
@@ -22,7 +26,10 @@ from .model import reduce as R
 from .params import MODULI, ntt_primes
 from .simulate import run_fixed_latency
 
-__all__ = ["run_demo", "CASES"]
+__all__ = ["run_demo", "run_board_demo", "CASES", "DEFAULT_UNIT"]
+
+#: The unit the board path of the demo generates, simulates and builds: (name, parameters).
+DEFAULT_UNIT = ("mod-mul", {"modulus": "solinas64"})
 
 
 @dataclass(frozen=True)
@@ -86,7 +93,55 @@ CASES = [
 ]
 
 
-def run_demo(*, seed=1, vectors=500, out=print):
+def run_demo(*, seed=1, vectors=500, out=print, board="ulx3s", build=True):
+    """The table of every case, then :func:`run_board_demo` (``board``; ``build=False`` skips
+    the bitstream). Returns 0 when everything matches its model and builds, 1 otherwise."""
+    status = run_unit_table(seed=seed, vectors=vectors, out=out)
+    out("")
+    return status | run_board_demo(board=board, seed=seed, build=build, out=out)
+
+
+def run_board_demo(*, board="ulx3s", seed=1, vectors=64, build=True, out=print,
+                   workdir="build/demo"):
+    """Generate, simulate through the board top and build the default unit; 0 on success."""
+    from pathlib import Path
+
+    from .build import _utilization_line, build_board, markdown
+    from .host import Host, SimTransport, run_vectors
+    from .link import HostLinkTop
+    from .units import get_unit, to_verilog
+
+    name, params = DEFAULT_UNIT
+    unit = get_unit(name)
+    Path(workdir).mkdir(parents=True, exist_ok=True)
+    verilog = Path(workdir, f"{name}.v")
+    verilog.write_text(to_verilog(unit.build(**params), name))
+    out(f"fhe_hw demo: board path for {name} {params} (board {board})")
+    out(f"  generated {verilog}")
+    top = HostLinkTop(unit.build(**params), name, params, clk_hz=4e6, baud=1e6, depth=256)
+    host = Host(SimTransport(top, level="uart"))
+    start = time.perf_counter()
+    lines = []
+    bad = run_vectors(host, count=vectors, seed=seed, out=lines.append, unit=top.unit)
+    out(f"  simulated board top over UART bits (host driver): {lines[-1]} "
+        f"[{time.perf_counter() - start:.1f} s wall]")
+    if not build:
+        return 1 if bad else 0
+    try:
+        result = build_board(board, name, params)
+    except RuntimeError as e:
+        out(f"  {board} build failed: {e}")
+        return 1
+    how = "reused from an identical earlier build" if result.cached else "built"
+    out(f"  {board} bitstream {result.bitstream} ({result.bitstream_bytes} bytes, {how}), "
+        f"report {result.build_dir}/build.json")
+    for line in markdown([result]).splitlines():
+        out("  " + line)
+    out(f"  nextpnr cells used/available: {_utilization_line(result)}")
+    return 1 if bad else 0
+
+
+def run_unit_table(*, seed=1, vectors=500, out=print):
     """Run every case; return 0 when all match their models, 1 otherwise."""
     rows, failed = [], 0
     for case in CASES:

@@ -14,7 +14,7 @@ __all__ = ["Option", "Unit", "register", "units", "get_unit", "top_name", "to_ve
            "parse_bool", "add_unit_options", "unit_params"]
 
 # Modules whose import registers units; later packages add themselves here.
-_UNIT_MODULES = ["fhe_hw.arith", "fhe_hw.ntt"]
+_UNIT_MODULES = ["fhe_hw.arith", "fhe_hw.ntt", "fhe_hw.karatsuba", "fhe_hw.rns", "fhe_hw.bigint"]
 
 
 def parse_bool(text):

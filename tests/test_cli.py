@@ -91,5 +91,5 @@ def test_every_command_has_help():
 
 
 def test_demo_passes_with_few_vectors(capsys):
-    code, out, _ = run(capsys, "demo", "--vectors", "20")
+    code, out, _ = run(capsys, "demo", "--vectors", "20", "--no-build")
     assert code == 0 and "units match their models" in out and "FAIL" not in out
