@@ -1,0 +1,55 @@
+"""Super-size integer engines for FHE over the integers (000_19c8e017c5a0f92b.txt §3–5): the
+Integer-FFT block multiplier, the memory-streamed accumulation/subtraction module, the
+super-size Barrett reduction and the CMNT/CNT encryption primitives, and their
+`fhe-hw generate` entries."""
+
+from .barrett import SuperSizeBarrett
+from .encryption import CMNTEncrypt, CNTEncrypt
+from .multiplier import IntegerFFTMultiplier
+from .ram import RAMHarness
+from .sequencer import Plan, Sequencer
+from .wordalu import ALUOp, WordALU
+
+__all__ = ["IntegerFFTMultiplier", "SuperSizeBarrett", "CMNTEncrypt", "CNTEncrypt", "WordALU",
+           "ALUOp", "Sequencer", "Plan", "RAMHarness"]
+
+from ..model.bigint import EncryptionSizes  # noqa: E402
+from ..units import Option, register  # noqa: E402
+
+
+def parse_group(text):
+    """A group name (toy, small, medium, large) or ``coeff,noise,key,count`` bit sizes."""
+    if "," not in text:
+        return text
+    fields = text.split(",")
+    if len(fields) != 4:
+        raise ValueError(f"group must be a name or coeff,noise,key,count, not {text!r}")
+    return EncryptionSizes(*(int(f) for f in fields))
+
+
+# The command-line default is a reduced transform (k = 8) that generates in seconds; the 001
+# Table 2 rows are e.g. --modulus solinas64 --k 128 --b 28 (see tools/bigint_table.py).
+_MULT = (Option("modulus", str, "fermat32", "fermat32, fermat64, solinas64 or general32"),
+         Option("k", int, 8, "transform size (001 Table 2: 64 or 128)"),
+         Option("b", int, 12, "digit bits (001 Table 2: 8, 24, 28, 12)"),
+         Option("bus-width", int, None, "RAM word bits d (default kb/16: kb/2d = 8)"),
+         Option("mult-stages", int, 4, "registers in each multiplier"))
+
+register("integer-fft-mul", "super-size Integer-FFT block multiplier, 3 read + 1 write RAM "
+         "ports (000 §3)",
+         *_MULT, Option("max-bits", int, 4096, "longest operand in bits"),
+         Option("addr-width", int, 24, "RAM word-address bits"))(IntegerFFTMultiplier)
+register("supersize-barrett", "super-size Barrett reduction on one Integer-FFT multiplier "
+         "(000 §4, Fig. 6iii)",
+         Option("gamma", int, 4096, "bits of the modulus A0"),
+         Option("x-bits", int, None, "bits of the input (default 2*gamma)"),
+         *_MULT)(SuperSizeBarrett)
+register("cmnt-encrypt", "CMNT encryption, accumulation + Barrett on one multiplier "
+         "(000 Fig. 6i-ii)",
+         Option("group", parse_group, "toy", "toy/small/medium/large or coeff,noise,key,count"),
+         Option("schedule", str, "paper", "paper (theta^2 big products) or factored (theta)"),
+         *_MULT)(CMNTEncrypt)
+register("cnt-encrypt", "CNT encryption, accumulation + Barrett on one multiplier "
+         "(000 Fig. 6i-ii)",
+         Option("group", parse_group, "toy", "toy/small/medium/large or coeff,noise,key,count"),
+         *_MULT)(CNTEncrypt)

@@ -1,0 +1,350 @@
+"""The super-size Integer-FFT block multiplier: 000_19c8e017c5a0f92b.txt §3.1 (shared RAM, FSM,
+schoolbook scheduling of block products, Steps 1–3), §3.2 (radix-2 fully parallel FFT/IFFT),
+§3.4 and Fig. 4 (addition recovery: registered two-by-two adder tree and registered carry chain,
+product accumulation), §5 (three read buses, one write bus, kb/2d = 8, eq. 12); the block
+product is 001_3f208c7469731276.txt §2.2 Algorithm 1.
+
+Data path per block pair X_i·Y_j (x's blocks form the outer loop, as in 000 §3.1 Step-3.3):
+
+1. read the kb/2-bit blocks X_i and Y_j over two d-bit read ports, one word per cycle (kb/2d
+   cycles); words past an operand's run-time length read as zero, so no padding is needed in RAM;
+2. split each block into k/2 b-bit digits plus k/2 zeros and transform both with
+   :class:`~fhe_hw.ntt.ParallelNTT` (forward: natural order in, bit-reversed spectrum out);
+3. k point-wise :class:`~fhe_hw.arith.ModMul`, then the inverse ParallelNTT (bit-reversed in,
+   natural out, k^-1 folded into its last stage as 000 §3.2 does);
+4. log2(d/b) registered levels of the two-by-two adder tree (Fig. 4(i)) give kb/d sums s_t of
+   weight 2^(t·d); the low half plus the high half held from X_i·Y_(j-1) is loaded into a
+   shift register, and the registered carry chain (Fig. 4(ii)) adds one word per cycle, with the
+   partial-product word of block i+j read from RAM on the third read port when i > 0
+   (Step-3.1), and writes it back (Step-3.2); for the last j of a row it also writes the new
+   high half with the carry (kb bits in 2·kb/2d cycles).
+
+A new pair enters every kb/2d cycles (2·kb/2d after the last pair of a row), so the Integer-FFT
+pipeline, the RAM reads and the writes run concurrently (000 §3.1: "fully pipeline
+architecture"). The product is written as (n1 + n2)·kb/2d words from ``z_addr``; it is exactly
+:func:`fhe_hw.model.bigint.block_multiply_trace`'s RAM image.
+"""
+
+from amaranth import Cat, Module, Mux, Signal, unsigned
+from amaranth.lib import data, stream
+from amaranth.lib.wiring import In, Out
+
+from ..arith import ModMul
+from ..component import Component
+from ..model.bigint import block_config, cycles_eq12
+from ..ntt.parallel import ParallelNTT
+from ..params import require_int
+from .ram import memory_members
+
+__all__ = ["IntegerFFTMultiplier", "multiplier_cycles", "MIN_WORDS_PER_BLOCK"]
+
+#: kb/2d must be at least 4: the partial-product block that row i reads (Step-3.1) was written
+#: by row i-1 at least kb/2d cycles earlier, and the write path is three cycles deep.
+MIN_WORDS_PER_BLOCK = 4
+
+
+def multiplier_cycles(x_words, y_words, words, pipeline):
+    """Cycles of one multiplication of an x of ``x_words`` and a y of ``y_words`` d-bit words,
+    from the command transfer to the done beat, both included (o always ready):
+
+        W·n1·n2 + W·n1 + W + L + 4,  n1 = ⌈x_words/W⌉, n2 = ⌈y_words/W⌉, W = kb/2d
+
+    with L the Integer-FFT pipeline (forward NTT + point-wise ModMul + inverse NTT + adder tree).
+    The 4 extra cycles: command to first read, block register to NTT input, carry chain to write
+    register, write to done."""
+    n1, n2 = -(-x_words // words), -(-y_words // words)
+    return words * n1 * n2 + words * n1 + words + pipeline + 4
+
+
+def _pointwise_reducer(modulus):
+    # Montgomery ("auto" for NTT-friendly general primes) would scale by R^-1; the paper uses
+    # Barrett for the general modulus (000 §3.3), which gives the plain product.
+    return "barrett" if modulus.kind == "general" else "auto"
+
+
+class IntegerFFTMultiplier(Component):
+    """Super-size multiplier z = x·y with the Integer-FFT block core (000 §3, Fig. 1(ii)).
+
+    Parameters: ``modulus`` (``fermat32``, ``fermat64``, ``solinas64``, ``general32``, or any
+    modulus :func:`fhe_hw.model.bigint.block_config` accepts); ``k`` and ``b`` (default the
+    001 Table 2 entry); ``bus_width`` d (default kb/16, so kb/2d = 8 as in 000 §5);
+    ``max_bits`` (generate-time maximum operand length, sets the counter widths);
+    ``addr_width`` (RAM word-address bits, default 24); ``mult_stages`` (pipeline registers of
+    every multiplier).
+
+    Ports: ``i`` — stream of commands ``{x_addr, x_words, y_addr, y_words, z_addr}`` (word
+    addresses and operand lengths in d-bit words, run-time); ``o`` — stream of one beat per
+    command, payload ``error`` (1 bit); ``rd_x``, ``rd_y``, ``rd_z``, ``wr`` — RAM ports
+    (:mod:`fhe_hw.bigint.ram`). The product occupies (n1 + n2)·kb/2d words at ``z_addr``
+    (n = ⌈words/(kb/2d)⌉); the z region must not overlap x or y.
+
+    Run-time errors: a command with ``x_words`` or ``y_words`` of 0 or above ``max_words``
+    (= ⌈max_bits/d⌉) touches no memory and answers with ``error = 1`` after 2 cycles.
+
+    Cycles: :meth:`cycles` (exact, checked in simulation); :meth:`cycles_eq12` gives 000
+    eq. (12) with this unit's pipeline depths. Raises ``ValueError``/``TypeError`` for bad
+    parameters (b over the bound k(2^b-1)^2/2 < p, k not dividing q - 1, d not b·2^t,
+    kb/2d < 4, ...) before any hardware is built.
+    """
+
+    def __init__(self, modulus="solinas64", k=None, b=None, bus_width=None, max_bits=4096, *,
+                 addr_width=24, mult_stages=4):
+        self._cfg = cfg = block_config(modulus, k, b, bus_width)
+        if cfg.words < MIN_WORDS_PER_BLOCK:
+            raise ValueError(f"kb/2d must be at least {MIN_WORDS_PER_BLOCK}, not {cfg.words} "
+                             f"(k = {cfg.k}, b = {cfg.b}, d = {cfg.d})")
+        require_int("max_bits", max_bits, minimum=1)
+        require_int("addr_width", addr_width, minimum=1)
+        self._max_words = -(-max_bits // cfg.d)
+        self._max_bits = max_bits
+        if self._max_words * 4 > 1 << addr_width:
+            raise ValueError(f"addr_width must address a few max_bits operands, not "
+                             f"{addr_width!r} for {self._max_words} words")
+        self._addr_width = addr_width
+        mod = cfg.ntt.modulus
+        self._fwd = [ParallelNTT(cfg.k, mod, mult_stages=mult_stages) for _ in range(2)]
+        self._inv = ParallelNTT(cfg.k, mod, inverse=True, mult_stages=mult_stages)
+        self._pw = [ModMul(mod, _pointwise_reducer(mod), mult_stages=mult_stages)
+                    for _ in range(cfg.k)]
+        self._pipeline = (self._fwd[0].latency + self._pw[0].latency + self._inv.latency
+                          + cfg.tree_levels)
+        lw = self._max_words.bit_length()
+        self._cmd_layout = data.StructLayout({
+            "x_addr": unsigned(addr_width), "x_words": unsigned(lw),
+            "y_addr": unsigned(addr_width), "y_words": unsigned(lw),
+            "z_addr": unsigned(addr_width)})
+        super().__init__({"i": In(stream.Signature(self._cmd_layout)),
+                          "o": Out(stream.Signature(unsigned(1))),
+                          **memory_members(addr_width, cfg.d)})
+
+    # --- parameters ------------------------------------------------------------------------
+    @property
+    def config(self):
+        """The :class:`~fhe_hw.model.bigint.BlockConfig` (k, b, d, the NTT parameters)."""
+        return self._cfg
+
+    @property
+    def modulus(self):
+        return self._cfg.ntt.p
+
+    @property
+    def k(self):
+        return self._cfg.k
+
+    @property
+    def b(self):
+        return self._cfg.b
+
+    @property
+    def bus_width(self):
+        return self._cfg.d
+
+    @property
+    def words_per_block(self):
+        """kb/2d: bus words per kb/2-bit block (cycles per block read or written)."""
+        return self._cfg.words
+
+    @property
+    def max_bits(self):
+        return self._max_bits
+
+    @property
+    def max_words(self):
+        return self._max_words
+
+    @property
+    def addr_width(self):
+        return self._addr_width
+
+    @property
+    def pipeline_latency(self):
+        """Cycles from a block pair entering the forward NTTs to its adder-tree sums."""
+        return self._pipeline
+
+    @property
+    def stage_latencies(self):
+        """Per-part pipeline depths: forward NTT, point-wise ModMul, inverse NTT, adder tree."""
+        return {"fft": self._fwd[0].latency, "pointwise": self._pw[0].latency,
+                "ifft": self._inv.latency, "adder_tree": self._cfg.tree_levels}
+
+    def command(self, x_addr, x_words, y_addr, y_words, z_addr):
+        """A command payload (dict) for the ``i`` stream."""
+        return dict(x_addr=x_addr, x_words=x_words, y_addr=y_addr, y_words=y_words,
+                    z_addr=z_addr)
+
+    def product_words(self, x_words, y_words):
+        """Words written at ``z_addr``: (n1 + n2)·kb/2d."""
+        W = self._cfg.words
+        return (-(-x_words // W) - (-y_words // W)) * W
+
+    def cycles(self, x_words, y_words):
+        """Exact cycles of one multiplication (see :func:`multiplier_cycles`); raises
+        ``ValueError`` for lengths the hardware rejects."""
+        for name, v in (("x_words", x_words), ("y_words", y_words)):
+            require_int(name, v, minimum=1)
+            if v > self._max_words:
+                raise ValueError(f"{name} must be at most max_words = {self._max_words}, "
+                                 f"not {v!r}")
+        return multiplier_cycles(x_words, y_words, self._cfg.words, self._pipeline)
+
+    def cycles_eq12(self, x_words, y_words):
+        """000 eq. (12) for the same operands, with P_fft = the mean butterfly-stage depth of
+        the forward and inverse NTTs (exact when all stages are equal), P_pw = the ModMul
+        latency and P_ar = the adder-tree levels. :meth:`cycles` is this plus 4 when the
+        stage depths add up (see :func:`multiplier_cycles`)."""
+        cfg = self._cfg
+        stages = self._fwd[0].stage_latencies + self._inv.stage_latencies
+        p_fft, rem = divmod(sum(stages), len(stages))
+        if rem:
+            raise ValueError("NTT stage depths do not average to an integer P_fft")
+        return cycles_eq12(x_words * cfg.d, y_words * cfg.d, cfg.k, cfg.b, cfg.d,
+                           p_fft=p_fft, p_pw=self._pw[0].latency, p_ar=cfg.tree_levels)
+
+    # --- hardware --------------------------------------------------------------------------
+    def elaborate(self, platform):
+        m = Module()
+        cfg = self._cfg
+        W, d, b, k = cfg.words, cfg.d, cfg.b, cfg.k
+        mbits = cfg.ntt.modulus.bits
+        cnt_w = (self._max_words + W).bit_length() + 1
+
+        cmd = Signal(self._cmd_layout)
+        n1, n2 = Signal(cnt_w), Signal(cnt_w)
+        busy = Signal()
+        done = Signal()
+        error = Signal()
+        m.d.comb += [self.i.ready.eq(~busy), self.o.valid.eq(done), self.o.payload.eq(error)]
+        with m.If(self.o.valid & self.o.ready):
+            m.d.sync += [done.eq(0), busy.eq(0)]
+
+        # front end: block reads (Step-1), one slot of W cycles per pair, 2W at a row's end
+        f_run = Signal()
+        f_i, f_j = Signal(cnt_w), Signal(cnt_w)
+        f_xidx, f_yidx = Signal(cnt_w + 3), Signal(cnt_w + 3)   # i·W, j·W
+        slot = Signal(range(2 * W))
+        row_end = f_j == n2 - 1
+        slot_len_m1 = Mux(row_end, 2 * W - 1, W - 1)
+
+        x = self.i.payload
+        with m.If(self.i.valid & self.i.ready):
+            bad = ((x.x_words == 0) | (x.y_words == 0) | (x.x_words > self._max_words)
+                   | (x.y_words > self._max_words))
+            m.d.sync += [busy.eq(1), cmd.eq(x), error.eq(bad),
+                         n1.eq((x.x_words + W - 1) >> (W.bit_length() - 1)),
+                         n2.eq((x.y_words + W - 1) >> (W.bit_length() - 1)),
+                         f_i.eq(0), f_j.eq(0), f_xidx.eq(0), f_yidx.eq(0), slot.eq(0)]
+            with m.If(bad):
+                m.d.sync += done.eq(1)
+            with m.Else():
+                m.d.sync += f_run.eq(1)
+
+        reading = f_run & (slot < W)
+        xi = f_xidx + slot
+        yi = f_yidx + slot
+        x_in = reading & (xi < cmd.x_words)
+        y_in = reading & (yi < cmd.y_words)
+        m.d.comb += [self.rd_x.en.eq(x_in), self.rd_x.addr.eq(cmd.x_addr + xi),
+                     self.rd_y.en.eq(y_in), self.rd_y.addr.eq(cmd.y_addr + yi)]
+        with m.If(f_run):
+            m.d.sync += slot.eq(slot + 1)
+            with m.If(slot == slot_len_m1):
+                m.d.sync += slot.eq(0)
+                with m.If(row_end):
+                    m.d.sync += [f_j.eq(0), f_yidx.eq(0), f_i.eq(f_i + 1),
+                                 f_xidx.eq(f_xidx + W)]
+                    with m.If(f_i == n1 - 1):
+                        m.d.sync += f_run.eq(0)
+                with m.Else():
+                    m.d.sync += [f_j.eq(f_j + 1), f_yidx.eq(f_yidx + W)]
+
+        # the returned words shift into the block registers (least significant word first)
+        cap, x_ok, y_ok, last_word = Signal(), Signal(), Signal(), Signal()
+        m.d.sync += [cap.eq(reading), x_ok.eq(x_in), y_ok.eq(y_in),
+                     last_word.eq(reading & (slot == W - 1))]
+        xblk, yblk = Signal(W * d), Signal(W * d)
+        with m.If(cap):
+            m.d.sync += [xblk.eq(Cat(xblk[d:], Mux(x_ok, self.rd_x.data, 0))),
+                         yblk.eq(Cat(yblk[d:], Mux(y_ok, self.rd_y.data, 0)))]
+        fire = Signal()
+        m.d.sync += fire.eq(last_word)
+
+        # Integer-FFT core (001 Algorithm 1): digits -> NTT, point-wise, inverse NTT
+        for n, (blk, ntt) in enumerate(zip((xblk, yblk), self._fwd)):
+            m.submodules[f"fft_{'xy'[n]}"] = ntt
+            m.d.comb += ntt.i.valid.eq(fire)
+            for t in range(k // 2):
+                m.d.comb += ntt.i.payload[t].eq(blk[t * b:(t + 1) * b])
+        m.submodules.ifft = inv = self._inv
+        for t, pw in enumerate(self._pw):
+            m.submodules[f"pw{t}"] = pw
+            m.d.comb += [pw.i.valid.eq(self._fwd[0].o.valid),
+                         pw.i.payload.a.eq(self._fwd[0].o.payload[t]),
+                         pw.i.payload.b.eq(self._fwd[1].o.payload[t]),
+                         inv.i.payload[t].eq(pw.o.payload)]
+        m.d.comb += inv.i.valid.eq(self._pw[0].o.valid)
+
+        # addition recovery, Fig. 4(i): registered two-by-two adder tree
+        level = [inv.o.payload[t] for t in range(k)]
+        valid, width = inv.o.valid, b
+        while width < d:
+            nxt = []
+            for t in range(len(level) // 2):
+                s = Signal(mbits + 2 * width - b + 1, name=f"tree{width}_{t}")
+                m.d.sync += s.eq(level[2 * t] + (level[2 * t + 1] << width))
+                nxt.append(s)
+            v = Signal(name=f"tree{width}_valid")
+            m.d.sync += v.eq(valid)
+            level, valid, width = nxt, v, width * 2
+        sw = mbits + d - b + 1          # every s_t < 2^sw
+        assert len(level) == 2 * W
+
+        # product accumulation and registered carry chain, Fig. 4(ii) / Step-3
+        b_i, b_j = Signal(cnt_w), Signal(cnt_w)
+        b_zrow, b_zidx = Signal(cnt_w + 3), Signal(cnt_w + 3)   # i·W, (i+j)·W
+        with m.If(self.i.valid & self.i.ready):
+            m.d.sync += [b_i.eq(0), b_j.eq(0), b_zrow.eq(0), b_zidx.eq(0)]
+        held = [Signal(sw, name=f"held{t}") for t in range(W)]
+        sreg = [Signal(sw + 1, name=f"acc{t}") for t in range(2 * W)]
+        carry = Signal(sw + 3 - d)
+        active, c_read, c_last, c_final = Signal(), Signal(), Signal(), Signal()
+        c_zidx = Signal(cnt_w + 3)
+        oc = Signal(range(2 * W))
+        first_col = b_j == 0
+        last_col = b_j == n2 - 1
+
+        # Step-3.1: partial-product words of block i+j (row i > 0): word 0 in the load cycle,
+        # word w in the cycle that consumes word w-1.
+        rz_en = Signal()
+        ahead = active & c_read & (oc < W - 1)
+        m.d.comb += [
+            self.rd_z.en.eq((valid & (b_i != 0)) | ahead),
+            self.rd_z.addr.eq(Mux(valid, cmd.z_addr + b_zidx, cmd.z_addr + c_zidx + oc + 1))]
+        m.d.sync += rz_en.eq(self.rd_z.en)
+
+        total = Signal(sw + 3)
+        m.d.comb += total.eq(carry + sreg[0] + Mux(rz_en, self.rd_z.data, 0))
+        m.d.sync += [self.wr.en.eq(0)]
+        with m.If(active):
+            m.d.sync += [self.wr.en.eq(1), self.wr.addr.eq(cmd.z_addr + c_zidx + oc),
+                         self.wr.data.eq(total[:d]), carry.eq(total[d:]), oc.eq(oc + 1)]
+            m.d.sync += [sreg[t].eq(sreg[t + 1]) for t in range(2 * W - 1)]
+            m.d.sync += sreg[-1].eq(0)
+            with m.If(oc == Mux(c_last, 2 * W - 1, W - 1)):
+                m.d.sync += active.eq(0)
+                with m.If(c_final):
+                    m.d.sync += done.eq(1)
+        with m.If(valid):
+            m.d.sync += [active.eq(1), oc.eq(0), c_read.eq(b_i != 0), c_last.eq(last_col),
+                         c_final.eq(last_col & (b_i == n1 - 1)), c_zidx.eq(b_zidx)]
+            for t in range(W):
+                m.d.sync += sreg[t].eq(level[t] + Mux(first_col, 0, held[t]))
+                m.d.sync += sreg[W + t].eq(Mux(last_col, level[W + t], 0))
+                m.d.sync += held[t].eq(level[W + t])
+            with m.If(first_col):
+                m.d.sync += carry.eq(0)
+            with m.If(last_col):
+                m.d.sync += [b_j.eq(0), b_i.eq(b_i + 1), b_zrow.eq(b_zrow + W),
+                             b_zidx.eq(b_zrow + W)]
+            with m.Else():
+                m.d.sync += [b_j.eq(b_j + 1), b_zidx.eq(b_zidx + W)]
+        return m

@@ -1,0 +1,209 @@
+"""The FSM controller of 000_19c8e017c5a0f92b.txt §4 Fig. 6(i): one Integer-FFT multiplier and
+the memory-streamed accumulation/subtraction module (:class:`~fhe_hw.bigint.wordalu.WordALU`)
+share the RAM's three read ports and one write port; "these two primitives share the same
+architecture but with different FSM controller logic (i.e., different accumulation and
+multiplication schedule procedure)".
+
+Here the schedule is a program computed in Python at elaboration time (a :class:`Plan`: RAM
+regions and a list of multiplier / ALU operations) and baked into a ROM; the controller fetches
+an operation, issues it to its unit, waits for the unit's done beat and moves on. The same plan
+gives the memory image the host loads and the exact cycle count, so they cannot drift apart.
+"""
+
+from dataclasses import dataclass, field
+
+from amaranth import Module, Mux, Signal, unsigned
+from amaranth.lib import data, memory, stream
+from amaranth.lib.wiring import In, Out
+
+from ..component import Component
+from ..simulate import pack
+from .multiplier import IntegerFFTMultiplier
+from .ram import READ_PORTS, memory_members
+from .wordalu import ALUOp, WordALU, alu_cycles
+
+__all__ = ["Plan", "Sequencer", "words_for", "ram_image", "region_value"]
+
+
+def words_for(bits, d):
+    return max(1, -(-bits // d))
+
+
+@dataclass
+class Plan:
+    """RAM regions (name -> (word address, words)) and the operations of one engine run.
+
+    ``ops`` entries are ``("mul", x_addr, x_words, y_addr, y_words, z_addr)`` or
+    ``("alu", op, dict(a_addr=..., ...))``. Build with :meth:`region`, :meth:`mul`,
+    :meth:`alu`."""
+
+    d: int
+    words_per_block: int
+    regions: dict = field(default_factory=dict)
+    ops: list = field(default_factory=list)
+    depth: int = 0
+
+    def region(self, name, words):
+        self.regions[name] = (self.depth, words)
+        self.depth += words
+        return self.depth - words
+
+    def product_words(self, x_words, y_words):
+        W = self.words_per_block
+        return (-(-x_words // W) - (-y_words // W)) * W
+
+    def mul(self, x_addr, x_words, y_addr, y_words, z_addr):
+        self.ops.append(("mul", x_addr, x_words, y_addr, y_words, z_addr))
+
+    def alu(self, op, n, *, dst, a=(0, 0), b=(0, 0), c=(0, 0), shift=0):
+        # words at or past n are never read: clip the lengths to n
+        self.ops.append(("alu", op, dict(a_addr=a[0], a_len=min(a[1], n), b_addr=b[0],
+                                         b_len=min(b[1], n), c_addr=c[0], c_len=min(c[1], n),
+                                         dst=dst, n=n, shift=shift)))
+
+    def max_operand_words(self):
+        return max([max(op[2], op[4]) for op in self.ops if op[0] == "mul"] + [1])
+
+    def max_alu_words(self):
+        return max([op[2]["n"] for op in self.ops if op[0] == "alu"] + [1])
+
+
+class Sequencer(Component):
+    """Runs a :class:`Plan` on one :class:`~fhe_hw.bigint.IntegerFFTMultiplier` and one
+    :class:`~fhe_hw.bigint.wordalu.WordALU` (000 Fig. 6(i)).
+
+    Parameters: ``plan``; ``modulus``, ``k``, ``b``, ``bus_width``, ``mult_stages`` (the
+    multiplier's). Ports: ``i`` — start stream (1-bit payload, ignored); ``o`` — done stream
+    (payload: the ALU's last ``ge`` flag); ``rd_x``, ``rd_y``, ``rd_z``, ``wr`` — RAM ports.
+    Cycles: :meth:`cycles` = 2 + Σ (1 + cycles of each operation), exact.
+    """
+
+    def __init__(self, plan, modulus="solinas64", k=None, b=None, bus_width=None, *,
+                 mult_stages=4):
+        if not plan.ops:
+            raise ValueError("plan must have at least one operation, not 0")
+        self._plan = plan
+        aw = max(1, (plan.depth - 1).bit_length())
+        self._aw = aw
+        d = plan.d
+        self._mul = IntegerFFTMultiplier(modulus, k, b, bus_width,
+                                         max_bits=plan.max_operand_words() * d,
+                                         addr_width=max(aw, (plan.max_operand_words() * 4)
+                                                        .bit_length()),
+                                         mult_stages=mult_stages)
+        if self._mul.bus_width != d or self._mul.words_per_block != plan.words_per_block:
+            raise ValueError(f"plan must be made for d = {self._mul.bus_width}, not {d}")
+        self._alu = WordALU(d, self._mul.addr_width, plan.max_alu_words())
+        self._entry = data.StructLayout({"is_mul": 1,
+                                         "mul": self._mul.i.payload.shape(),
+                                         "alu": self._alu.command_layout})
+        super().__init__({"i": In(stream.Signature(unsigned(1))),
+                          "o": Out(stream.Signature(unsigned(1))),
+                          **memory_members(self._mul.addr_width, d)})
+
+    @property
+    def plan(self):
+        return self._plan
+
+    @property
+    def multiplier(self):
+        return self._mul
+
+    def op_cycles(self, op):
+        if op[0] == "mul":
+            return self._mul.cycles(op[2], op[4])
+        return alu_cycles(op[2]["n"])
+
+    def cycles(self):
+        """Exact cycles of one run, start transfer to done transfer inclusive."""
+        return 2 + sum(1 + self.op_cycles(op) for op in self._plan.ops)
+
+    def _rom(self):
+        words = []
+        zero_mul = dict.fromkeys(self._mul.i.payload.shape().members, 0)
+        zero_alu = dict.fromkeys(self._alu.command_layout.members, 0)
+        for op in self._plan.ops:
+            if op[0] == "mul":
+                words.append(pack(self._entry, {"is_mul": 1, "mul": self._mul.command(*op[1:]),
+                                                   "alu": zero_alu}))
+            else:
+                words.append(pack(self._entry, {"is_mul": 0, "mul": zero_mul,
+                                                   "alu": {"op": ALUOp(op[1]).value, **op[2]}}))
+        return words
+
+    def elaborate(self, platform):
+        m = Module()
+        mul, alu = self._mul, self._alu
+        m.submodules.mul, m.submodules.alu = mul, alu
+        ops = self._plan.ops
+        m.submodules.rom = rom = memory.Memory(shape=unsigned(self._entry.size),
+                                               depth=len(ops), init=self._rom())
+        rp = rom.read_port()
+        entry = data.View(self._entry, rp.data)
+        pc = Signal(range(len(ops)))
+        m.d.comb += rp.addr.eq(pc)
+        ge = Signal()
+        m.d.comb += self.o.payload.eq(ge)
+
+        # RAM ports: each unit drives its address only while it reads; the data goes to both.
+        for name in READ_PORTS:
+            port, pm, pa = getattr(self, name), getattr(mul, name), getattr(alu, name)
+            m.d.comb += [port.en.eq(pm.en | pa.en), port.addr.eq(Mux(pm.en, pm.addr, pa.addr)),
+                         pm.data.eq(port.data), pa.data.eq(port.data)]
+        m.d.comb += [self.wr.en.eq(mul.wr.en | alu.wr.en),
+                     self.wr.addr.eq(Mux(mul.wr.en, mul.wr.addr, alu.wr.addr)),
+                     self.wr.data.eq(Mux(mul.wr.en, mul.wr.data, alu.wr.data))]
+        m.d.comb += [mul.i.payload.eq(entry.mul), alu.i.payload.eq(entry.alu)]
+
+        with m.FSM():
+            with m.State("IDLE"):
+                m.d.comb += self.i.ready.eq(1)
+                with m.If(self.i.valid):
+                    m.d.sync += pc.eq(0)
+                    m.next = "FETCH"
+            with m.State("FETCH"):
+                m.d.comb += rp.en.eq(1)
+                m.next = "ISSUE"
+            with m.State("ISSUE"):
+                m.d.comb += rp.en.eq(0)
+                with m.If(entry.is_mul):
+                    m.d.comb += mul.i.valid.eq(1)
+                with m.Else():
+                    m.d.comb += alu.i.valid.eq(1)
+                m.next = "WAIT"
+            with m.State("WAIT"):
+                m.d.comb += [mul.o.ready.eq(1), alu.o.ready.eq(1), rp.en.eq(0)]
+                with m.If(mul.o.valid | alu.o.valid):
+                    with m.If(alu.o.valid):
+                        m.d.sync += ge.eq(alu.o.payload)
+                    with m.If(pc == len(ops) - 1):
+                        m.next = "DONE"
+                    with m.Else():
+                        m.d.sync += pc.eq(pc + 1)
+                        m.next = "FETCH"
+            with m.State("DONE"):
+                m.d.comb += self.o.valid.eq(1)
+                with m.If(self.o.ready):
+                    m.next = "IDLE"
+        return m
+
+
+def ram_image(plan, values):
+    """The RAM words for ``values`` (region name -> non-negative int) laid out by ``plan``;
+    other words are zero. Raises ``ValueError`` when a value does not fit its region."""
+    ram = [0] * plan.depth
+    mask = (1 << plan.d) - 1
+    for name, value in values.items():
+        addr, words = plan.regions[name]
+        if value < 0 or value >> (words * plan.d):
+            raise ValueError(f"{name} must fit {words} words of {plan.d} bits, not a "
+                             f"{value.bit_length()}-bit value")
+        for w in range(words):
+            ram[addr + w] = (value >> (w * plan.d)) & mask
+    return ram
+
+
+def region_value(plan, ram, name, words=None):
+    """The integer stored in region ``name`` (its first ``words`` words) of ``ram``."""
+    addr, size = plan.regions[name]
+    return sum(v << (w * plan.d) for w, v in enumerate(ram[addr:addr + (words or size)]))

@@ -1,0 +1,114 @@
+"""Verilator co-simulation of CMNT encryption on the Integer-FFT multiplier (000 §4–5;
+`nox -s cosim`).
+
+    python tools/cosim_bigint.py               # toy group of 001 Table 1 (phi = 160,000 bits,
+                                               # theta = 12), solinas64 k = 128 b = 28
+                                               # (kb/2d = 8), factored schedule
+    python tools/cosim_bigint.py --schedule paper factored
+    python tools/cosim_bigint.py --quick       # smoke: phi = 1,000, theta = 2, fermat64
+                                               # k = 8 b = 24, factored schedule
+    python tools/cosim_bigint.py --key-bits 20000 --count 4   # a scaled toy group
+
+Each run generates the Verilog of :class:`~fhe_hw.bigint.CMNTEncrypt` with its RAM
+(:class:`~fhe_hw.bigint.ram.RAMHarness`, loaded with a random instance of
+:func:`fhe_hw.model.bigint.random_cmnt_instance`), runs it in Verilator and checks the
+ciphertext against :func:`fhe_hw.model.bigint.cmnt_encrypt` (and Python's ``%``) and the cycle
+count, counted in hardware, against :meth:`CMNTEncrypt.cycles`. Results go to JSON (default
+build/cosim/bigint.json). Exit status 1 on a mismatch.
+"""
+
+import argparse
+import json
+import random
+import sys
+import time
+import warnings
+from dataclasses import replace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from fhe_hw.bigint import CMNTEncrypt  # noqa: E402
+from fhe_hw.bigint.run import run_harness  # noqa: E402
+from fhe_hw.model.bigint import (  # noqa: E402
+    block_config,
+    cmnt_encrypt,
+    cmnt_group,
+    random_cmnt_instance,
+)
+
+
+def run_one(sizes, schedule, mult, seed, opt):
+    rng = random.Random(seed)
+    inst = random_cmnt_instance(sizes, rng)
+    start = time.monotonic()
+    unit = CMNTEncrypt(sizes, schedule, **mult)
+    y_addr, y_words = unit.plan.regions["Y"]
+    run = run_harness(unit, unit.ram_image(*inst), 0, (y_addr, y_words), backend="verilator",
+                      unit_name=f"cmnt-{schedule}", opt=opt)
+    wall = time.monotonic() - start
+    d = unit.plan.d
+    bw = -(-sizes.coeff_bits // d)
+    have = sum(v << (d * i) for i, v in enumerate(run.ram))
+    cfg = block_config(mult["modulus"], mult["k"], mult["b"], mult.get("bus_width"))
+    t = time.monotonic()
+    want = cmnt_encrypt(*inst, schedule=schedule, config=cfg)
+    model_s = time.monotonic() - t
+    M, R, B, A0l, A1l, A0 = inst
+    theta = sizes.count
+    python = (M + 2 * R + 2 * sum(B[i][j] * A0l[i] * A1l[j] for i in range(theta)
+                                  for j in range(theta))) % A0
+    return {"schedule": schedule, **mult, "coeff_bits": sizes.coeff_bits,
+            "key_bits": sizes.key_bits, "theta": theta, "seed": seed,
+            "ok": have == want == python, "cycles": run.cycles,
+            # products whose operands are both longer than a B_ij (Barrett's two included)
+            "expected_cycles": unit.cycles(), "big_products": sum(
+                1 for op in unit.plan.ops if op[0] == "mul" and min(op[2], op[4]) > bw),
+            "wall_s (build + run)": round(wall, 1), "model_s": round(model_s, 1)}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="phi = 1000, theta = 2 smoke run")
+    ap.add_argument("--schedule", nargs="+", choices=("paper", "factored"),
+                    default=["factored"])
+    ap.add_argument("--modulus", default="solinas64")
+    ap.add_argument("--k", type=int, default=128)
+    ap.add_argument("--b", type=int, default=28)
+    ap.add_argument("--key-bits", type=int, help="scale phi down (default: the toy group's)")
+    ap.add_argument("--count", type=int, help="scale theta down")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--opt", default="-O2", help="C++ optimisation of the Verilator model")
+    ap.add_argument("--out", default="build/cosim/bigint.json")
+    args = ap.parse_args(argv)
+    warnings.filterwarnings("ignore", message=".*created but never used")
+    sizes = cmnt_group("toy")
+    mult = dict(modulus=args.modulus, k=args.k, b=args.b)
+    schedules = args.schedule
+    if args.quick:
+        sizes = replace(sizes, key_bits=1000, count=2)
+        mult, schedules = dict(modulus="fermat64", k=8, b=24), ["factored"]
+    if args.key_bits or args.count:
+        sizes = replace(sizes, key_bits=args.key_bits or sizes.key_bits,
+                        count=args.count or sizes.count)
+    results, status, start = [], 0, time.monotonic()
+    for schedule in schedules:
+        result = run_one(sizes, schedule, mult, args.seed, "-O0" if args.quick else args.opt)
+        print(json.dumps(result), flush=True)
+        if not result["ok"]:
+            print(f"FAIL: {schedule} ciphertext differs from the model", file=sys.stderr)
+            status = 1
+        if result["cycles"] != result["expected_cycles"]:
+            print(f"CYCLE MISMATCH: {schedule}", file=sys.stderr)
+            status = 1
+        results.append(result)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=2))
+    print(f"{'ok' if status == 0 else 'FAILED'}: {len(results)} runs in "
+          f"{time.monotonic() - start:.0f} s, wrote {out}")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
