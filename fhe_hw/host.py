@@ -469,3 +469,22 @@ def _shenoy_kumaresan_vectors(unit, rng, count):
     golden = model.extend_polynomial(model.shenoy_kumaresan, polys, unit.constants, red)
     return ({"i": polynomial_beats(polys + [red], tp) * unit.passes},
             {"o": polynomial_beats([list(p) for p in golden], tp)})
+
+
+@register_vectors("ntt")
+def _ntt_vectors(unit, rng, count):
+    """One transform of :class:`~fhe_hw.ntt.StreamingNTT` on random residues (coefficient 0 is
+    0, the last p - 1), ``lanes`` per beat in index order, against
+    :func:`fhe_hw.model.ntt.ntt_radix2` (:func:`~fhe_hw.model.ntt.ntt4096` /
+    :func:`~fhe_hw.model.ntt.ntt65536` in the four-step mode). ``count`` is unused: a
+    transform has n coefficients."""
+    from .model import ntt as model
+
+    n, p, lanes = unit.n, unit.modulus, unit.lanes
+    x = [0] + [rng.randrange(p) for _ in range(n - 2)] + [p - 1]
+    if unit.four_step:
+        want = (model.ntt4096 if n == 4096 else model.ntt65536)(x, unit.inverse)
+    else:
+        want = model.ntt_radix2(x, unit.params, unit.inverse, unit.negacyclic)
+    beats = lambda v: [v[k:k + lanes] for k in range(0, n, lanes)]  # noqa: E731
+    return {"i": beats(x)}, {"o": beats(want)}

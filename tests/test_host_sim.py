@@ -180,3 +180,19 @@ def test_base_extension_through_the_board_top_equals_the_golden_model(unit_name,
     assert run_vectors(host, seed=SEED, out=lines.append) == 0, lines
     assert f"{unit.output_beats} of {unit.output_beats} results match" in lines[-1]
     assert f"; {unit.cycles()} cycles first input to last output" in lines[-1]
+
+
+@pytest.mark.parametrize("params", [
+    {"n": 256, "butterflies": 2},
+    {"n": 256, "butterflies": 2, "negacyclic": True, "inverse": True},
+])
+def test_streaming_ntt_through_the_link_equals_the_golden_model(params):
+    from fhe_hw.units import get_unit
+
+    unit = get_unit("ntt").build(**params)
+    host = Host(SimTransport(_top(unit, "ntt", params, depth=64), level="byte"))
+    lines = []
+    assert run_vectors(host, seed=SEED, out=lines.append) == 0, lines
+    beats = unit.n // unit.lanes
+    assert f"{beats} of {beats} results match" in lines[-1]
+    assert f"; {unit.cycles()} cycles first input to last output" in lines[-1]
