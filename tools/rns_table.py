@@ -1,5 +1,5 @@
 """RNS base extension tables (003_dfcf78a4748f5e5b.txt §4.1.3, §4.2): iteration counts beside
-003 Table 4.6 and ECP5-85F resources beside 003 Tables 4.7–4.9.
+003 Table 4.6 and ECP5-85F resources beside 003 Tables 4.8–4.9 (4.7 does not fit).
 
     python tools/rns_table.py [--iterations-only] [--jobs N] [--only INDEX ...] [--reuse]
 
@@ -57,11 +57,11 @@ TABLE_4_6 = {
 }
 
 #: Synthesized configurations: (unit, options). 32-bit primes; N = 2^12, l = k = 30 is the
-#: parameter set of 003 Table 4.9 (Table 4.7's N = 2^16 needs 3 banks of 2 Mbit, more block
-#: RAM than the ECP5-85F's 208 DP16KD hold at TP = 1). The primes are ≡ 1 mod 2^17
-#: (``prime_n`` = 2^16, valid NTT primes for N = 2^12 too): the Montgomery word is then 17,
-#: two rounds of 15×17 bits, 6 MULT18X18D per multiplier; with primes ≡ 1 mod 2^13 only, TP = 8
-#: needs 169 of the 156 MULT18X18D.
+#: parameter set of 003 Table 4.9, N = 2^14, l = 7 that of Table 4.8 (Table 4.7's N = 2^16
+#: needs 3 banks of 2 Mbit, more block RAM than the ECP5-85F's 208 DP16KD hold at TP = 1).
+#: The primes are ≡ 1 mod 2^17 (``prime_n`` = 2^16, valid NTT primes for N = 2^12 too): the
+#: Montgomery word is then 17, two rounds of 15×17 bits, 6 MULT18X18D per multiplier; with
+#: primes ≡ 1 mod 2^13 only, TP = 8 needs 169 of the 156 MULT18X18D.
 SYNTH_ROWS = [
     ("shenoy-kumaresan", {"bits": 32, "n": 4096, "l": 30, "k": 30, "tp": tp,
                           "architecture": "folded", "prime_n": 2**16}) for tp in (1, 4, 8)
@@ -74,13 +74,22 @@ SYNTH_ROWS = [
                      "prime_n": 2**16}),
     ("fast-base-conversion", {"bits": 32, "n": 4096, "l": 30, "k": 30, "tp": 4,
                               "prime_n": 2**16}),
+] + [
+    # 003 Table 4.8's parameter set, log N = 14, l = 7 (3 banks of 16384 words fit).
+    ("shenoy-kumaresan", {"bits": 32, "n": 16384, "l": 7, "k": 7, "tp": tp,
+                          "architecture": "folded", "prime_n": 2**16}) for tp in (1, 4, 8)
 ]
 
-#: 003 Table 4.9 (log N = 12, l = 30, 32-bit, folded, Alveo U280, Vivado 2022.2):
-#: TP -> (LUT, FF, BRAM36, DSP, Fmax MHz, CC, Time µs, ATP ×10^6).
-PAPER_4_9 = {1: (3000, 6700, 12, 21, 512.82, 131072, 255.59, 3.09),
-             16: (24200, 41700, 24, 336, 476.19, 8192, 17.20, 1.48),
-             64: (80700, 153800, 96, 1344, 361.01, 2048, 5.67, 1.82)}
+#: 003 Tables 4.8 and 4.9 (32-bit rows; folded, Alveo U280, Vivado 2022.2): (table, log N, l)
+#: -> TP -> (LUT, FF, BRAM36, DSP, Fmax MHz, CC, Time µs, ATP ×10^6).
+PAPER = {
+    ("4.8", 14, 7): {1: (1800, 3600, 48, 15, 500.00, 147456, 294.91, 5.75),
+                     16: (20700, 35500, 48, 240, 476.19, 9216, 19.35, 1.49),
+                     64: (70000, 136900, 96, 960, 370.37, 2304, 6.22, 1.64)},
+    ("4.9", 12, 30): {1: (3000, 6700, 12, 21, 512.82, 131072, 255.59, 3.09),
+                      16: (24200, 41700, 24, 336, 476.19, 8192, 17.20, 1.48),
+                      64: (80700, 153800, 96, 1344, 361.01, 2048, 5.67, 1.82)},
+}
 
 
 def iteration_rows():
@@ -154,12 +163,17 @@ def synth_markdown(results):
         atp = t_us * (r.lut + r.ff / 2 + 100 * r.dsp + 300 * r.bram) / 1e6
         lines.append(f"| `{name}` | {shown} | {au['MM']} | {r.lut} | {r.ff} | {r.dsp} | {r.bram} "
                      f"| {r.fmax_mhz:.1f} | {cc} | {t_us:.2f} | {atp:.2f} |")
-    lines += ["", "003 Table 4.9 (same N, l; folded; Alveo U280, Vivado; BRAM are 36 kbit "
-              "RAMB36, DSP48E2 27×18):", "",
-              "| TP | LUT | FF | BRAM36 | DSP | Fmax (MHz) | CC | Time (µs) | ATP (×10^6) |",
-              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for tp, (lut, ff, bram, dsp, fmax, cc, t_us, atp) in PAPER_4_9.items():
-        lines.append(f"| {tp} | {lut} | {ff} | {bram} | {dsp} | {fmax} | {cc} | {t_us} | {atp} |")
+    lines += ["", "003 Tables 4.8 and 4.9, 32-bit rows (folded; Alveo U280, Vivado; BRAM are "
+              "36 kbit RAMB36, DSP48E2 27×18). Table 4.7 (log N = 16, l = 17) has no ECP5 "
+              "row: its three banks of 65536 32-bit words need 384 DP16KD, the ECP5-85F has "
+              "208.", "",
+              "| table | log N, l | TP | LUT | FF | BRAM36 | DSP | Fmax (MHz) | CC | Time (µs) "
+              "| ATP (×10^6) |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for (table, log_n, l), rows in PAPER.items():
+        for tp, (lut, ff, bram, dsp, fmax, cc, t_us, atp) in rows.items():
+            lines.append(f"| {table} | {log_n}, {l} | {tp} | {lut} | {ff} | {bram} | {dsp} "
+                         f"| {fmax} | {cc} | {t_us} | {atp} |")
     if results:
         first = results[0][4]
         seconds = sum(r.runtime_s["total"] for *_, r in results)
