@@ -3,6 +3,7 @@ multiplier: results against the golden model (fhe_hw.model.bigint) and Python's 
 cycles against cycles(), with scaled-down sizes and a k = 8 transform so pysim stays fast."""
 
 import pytest
+from helpers import rng_for
 
 from fhe_hw.bigint import CMNTEncrypt, CNTEncrypt, SuperSizeBarrett
 from fhe_hw.bigint.run import run_engine
@@ -16,7 +17,6 @@ from fhe_hw.model.bigint import (
     supersize_barrett_constants,
     supersize_barrett_steps,
 )
-from tests.helpers import rng_for
 
 MULT = dict(modulus="fermat64", k=8, b=24, bus_width=24)      # kb/2d = 4
 CFG = block_config("fermat64", 8, 24, 24)

@@ -3,11 +3,11 @@
 16, so pysim stays fast); the 001 Table 2 sizes run in the slow suite."""
 
 import pytest
+from helpers import rng_for
 
 from fhe_hw.bigint import IntegerFFTMultiplier
 from fhe_hw.bigint.run import run_harness, run_multiplies, run_multiply
 from fhe_hw.model.bigint import block_config, block_multiply, block_multiply_trace
-from tests.helpers import rng_for
 
 # (modulus, k, b, d): every modulus, with and without adder-tree levels (d > b), kb/2d >= 4.
 SMALL = [("fermat32", 16, 12, 24), ("fermat64", 8, 24, 24), ("solinas64", 8, 28, 28),
