@@ -79,7 +79,8 @@ def test_every_paper_table_cites_an_existing_paper_file():
 
 @pytest.mark.parametrize("paper_id, text", [("003", "661504"), ("003", "2614.89"),
                                             ("004", "583.2"), ("002", "0.125 ms"),
-                                            ("001", "166.450"), ("000", "15.735")])
+                                            ("001", "166.450"), ("000", "15.735"),
+                                            ("000", "304.990"), ("000", "1122826")])
 def test_paper_values_appear_in_the_paper_text(paper_id, text):
     path = PAPERS / paper.PAPERS[paper_id]
     if not path.exists():

@@ -6,9 +6,9 @@ Every value is copied from the text of ``/work/shared/papers/<file>`` at the tab
 
 from dataclasses import dataclass, field
 
-__all__ = ["PaperTable", "PAPERS", "P000_T6", "P001_T3", "P001_T4", "P002_64K", "P003_T4_6",
-           "P003_T4_7", "P003_T4_8", "P003_T4_9", "P003_T4_10", "P003_T4_11", "P004_T2",
-           "P004_T3"]
+__all__ = ["PaperTable", "PAPERS", "P000_T4", "P000_T6", "P001_T3", "P001_T4", "P002_64K",
+           "P003_T4_6", "P003_T4_7", "P003_T4_8", "P003_T4_9", "P003_T4_10", "P003_T4_11",
+           "P004_T2", "P004_T3"]
 
 PAPERS = {
     "000": "000_19c8e017c5a0f92b.txt",
@@ -37,6 +37,19 @@ class PaperTable:
 
 
 _GROUPS = ("toy", "small", "medium", "large")
+
+#: 000 Table 4: synthesis of the super-size multiplier (the k-point Integer-FFT core, its
+#: memory buses and addition recovery), per Integer-FFT modulus. Table 5 (CMNT, CNT) repeats
+#: these within 0.5 % (it is 001 Table 3 for CMNT).
+P000_T4 = PaperTable(
+    "000", "Table 4", "Xilinx Virtex-7 (synthesis; DSP48E1 of 3,600)",
+    {
+        "fermat32": {"fmax_mhz": 304.990, "dsp": 256, "ff": 191151, "lut": 237034},
+        "general32": {"fmax_mhz": 254.065, "dsp": 6292, "ff": 213403, "lut": 170919},
+        "fermat64": {"fmax_mhz": 179.346, "dsp": 2048, "ff": 955974, "lut": 1214269},
+        "solinas64": {"fmax_mhz": 166.450, "dsp": 18496, "ff": 1122826, "lut": 954737},
+    },
+    note="the rows are in 001 Table 3's modulus order by their identical DSP counts")
 
 #: 000 Table 6 / 001 Table 4: average encryption time (s), Virtex-7 design, per Integer-FFT
 #: modulus and group, and the CMNT software of [8]/[9] (Core2 Duo E8500).
