@@ -18,7 +18,6 @@ build/cosim/bigint.json). Exit status 1 on a mismatch.
 """
 
 import argparse
-import json
 import random
 import sys
 import time
@@ -27,6 +26,8 @@ from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from cosim_results import finish, judge  # noqa: E402
 
 from fhe_hw.bigint import CMNTEncrypt  # noqa: E402
 from fhe_hw.bigint.run import run_harness  # noqa: E402
@@ -94,20 +95,9 @@ def main(argv=None):
     results, status, start = [], 0, time.monotonic()
     for schedule in schedules:
         result = run_one(sizes, schedule, mult, args.seed, "-O0" if args.quick else args.opt)
-        print(json.dumps(result), flush=True)
-        if not result["ok"]:
-            print(f"FAIL: {schedule} ciphertext differs from the model", file=sys.stderr)
-            status = 1
-        if result["cycles"] != result["expected_cycles"]:
-            print(f"CYCLE MISMATCH: {schedule}", file=sys.stderr)
-            status = 1
+        status |= judge(result, f"{schedule} ciphertext")
         results.append(result)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(results, indent=2))
-    print(f"{'ok' if status == 0 else 'FAILED'}: {len(results)} runs in "
-          f"{time.monotonic() - start:.0f} s, wrote {out}")
-    return status
+    return finish(results, args.out, start, status)
 
 
 if __name__ == "__main__":

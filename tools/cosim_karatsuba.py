@@ -16,12 +16,13 @@ mismatch.
 """
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from cosim_results import finish, judge  # noqa: E402
 
 from fhe_hw.karatsuba.host import cosim_full_product, cosim_relinearize  # noqa: E402
 
@@ -43,20 +44,9 @@ def main(argv=None):
         run = cosim_full_product if kind == "product" else cosim_relinearize
         result = {"kind": kind, **run(hw_recursions=hw, total_recursions=total,
                                       seed=args.seed, opt=opt)}
-        print(json.dumps(result))
-        if not result["ok"]:
-            print(f"FAIL: {kind} differs from the reference", file=sys.stderr)
-            status = 1
-        if result["cycles"] != result["expected_cycles"]:
-            print(f"CYCLE MISMATCH: {kind}", file=sys.stderr)
-            status = 1
+        status |= judge(result, kind)
         results.append(result)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(results, indent=2))
-    print(f"{'ok' if status == 0 else 'FAILED'}: {len(results)} runs in "
-          f"{time.monotonic() - start:.0f} s, wrote {out}")
-    return status
+    return finish(results, args.out, start, status)
 
 
 if __name__ == "__main__":

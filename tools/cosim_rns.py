@@ -14,12 +14,13 @@ build/cosim/rns.json). Exit status 1 on a mismatch or a cycle count that differs
 """
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from cosim_results import finish, judge  # noqa: E402
 
 from fhe_hw.rns.cosim import ENGINES, cosim_base_extension  # noqa: E402
 
@@ -68,16 +69,9 @@ def main(argv=None):
             print(f"FAIL: {e}", file=sys.stderr)
             status = 1
             continue
-        if result["cycles"] != result["expected_cycles"]:
-            print(f"CYCLE MISMATCH: {result}", file=sys.stderr)
-            status = 1
+        status |= judge(result, run["engine"])
         results.append(result)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(results, indent=2))
-    print(f"{'ok' if status == 0 else 'FAILED'}: {len(results)} runs in "
-          f"{time.monotonic() - start:.0f} s, wrote {out}")
-    return status
+    return finish(results, args.out, start, status)
 
 
 if __name__ == "__main__":

@@ -21,13 +21,16 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from readme_block import update
+
 from fhe_hw.params import SOLINAS64
 from fhe_hw.synth import SynthResult, params_hash, synthesize
 from fhe_hw.units import get_unit
 
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = Path("build", "synth", "ntt.md")
-MARKERS = ("<!-- ntt-table:begin -->", "<!-- ntt-table:end -->")
+TAG = "ntt-table"
+MARKERS = (f"<!-- {TAG}:begin -->", f"<!-- {TAG}:end -->")
 TARGET = "ecp5"
 #: Yosys 0.70 (YoWASP) aborts on some Amaranth designs inside ABC9 with "Assert
 #: `count_id(wire->name) == 0' failed" (YosysHQ/yosys#4349); the maintainers' workaround is
@@ -160,13 +163,6 @@ def markdown(rows, seconds, previous=None):
     return "\n".join(lines) + "\n"
 
 
-def replace_block(text, block):
-    pattern = re.compile(re.escape(MARKERS[0]) + ".*?" + re.escape(MARKERS[1]), re.S)
-    if not pattern.search(text):
-        return None
-    return pattern.sub(lambda _: f"{MARKERS[0]}\n{block}{MARKERS[1]}", text, count=1)
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--jobs", type=int, default=1, help="parallel runs")
@@ -188,11 +184,8 @@ def main(argv=None):
     OUTPUT.write_text(table)
     print(table, end="")
     print(f"wrote {OUTPUT}")
-    if args.only is None and readme.exists():
-        updated = replace_block(readme.read_text(), table)
-        if updated is not None:
-            readme.write_text(updated)
-            print(f"updated {readme}")
+    if args.only is None:
+        update(readme, TAG, table)
 
 
 if __name__ == "__main__":
