@@ -486,5 +486,6 @@ def _ntt_vectors(unit, rng, count):
         want = (model.ntt4096 if n == 4096 else model.ntt65536)(x, unit.inverse)
     else:
         want = model.ntt_radix2(x, unit.params, unit.inverse, unit.negacyclic)
-    beats = lambda v: [v[k:k + lanes] for k in range(0, n, lanes)]  # noqa: E731
+    def beats(v):
+        return [v[k:k + lanes] for k in range(0, n, lanes)]
     return {"i": beats(x)}, {"o": beats(want)}

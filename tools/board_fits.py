@@ -21,21 +21,21 @@ from fhe_hw.boards import BOARDS
 from fhe_hw.build import build_board, markdown
 from fhe_hw.units import get_unit
 
-#: (unit, fixed parameters, swept key, values): the README's list. The NTT row applies once the
-#: streaming NTT unit (`ntt`) is registered; it is skipped while it is not.
+#: (unit, fixed parameters, swept key, values): the README's list (streaming NTT: solinas64,
+#: P = 1, 2 lanes).
 SWEEPS = [
     ("shenoy-kumaresan", {"bits": 32, "n": 64, "l": 2, "k": 2, "architecture": "folded"},
      "tp", [1, 2, 4, 8, 16]),
-    ("ntt", {}, "n", [64, 128, 256, 512, 1024, 2048, 4096]),
+    ("ntt", {}, "n", [256, 1024, 4096, 16384, 32768]),
 ]
 
 
 def _depth(unit_name, params):
     unit = get_unit(unit_name).build(**params)
     unit._MustUse__used = True
-    beats = [getattr(unit, "input_beats", 0), getattr(unit, "output_beats", 0),
-             getattr(unit, "n", 0), 16]
-    return max(b for b in beats if isinstance(b, int))
+    beats = [b for b in (getattr(unit, "input_beats", None), getattr(unit, "output_beats", None))
+             if isinstance(b, int)]
+    return max(beats or [getattr(unit, "n", 16)] + [16])
 
 
 def sweep(board, unit_name, params, key, values, log=print):

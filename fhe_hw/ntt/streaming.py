@@ -263,6 +263,13 @@ class StreamingNTT(Component):
         return self._lanes
 
     @property
+    def input_beats(self):
+        """Beats of one transform on ``i`` (and on ``o``): n / lanes."""
+        return self._n // self._lanes
+
+    output_beats = input_beats
+
+    @property
     def negacyclic(self):
         return self._negacyclic
 
