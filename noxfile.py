@@ -101,6 +101,7 @@ def report(session):
     _install(session, "toolchain,bench,report")
     session.run("fhe-hw", "report", *session.posargs, env=ENV)
 
+
 @nox.session
 def cosim(session):
     """Verilator co-simulation of the large engines at paper sizes: every tools/cosim_*.py

@@ -190,8 +190,6 @@ def synth_markdown(results):
     return "\n".join(lines) + "\n"
 
 
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--jobs", type=int, default=1, help="parallel synthesis runs")
