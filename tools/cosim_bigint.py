@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from cosim_results import finish, judge  # noqa: E402
 
 from fhe_hw.bigint import CMNTEncrypt  # noqa: E402
+from fhe_hw.bigint.ram import from_words  # noqa: E402
 from fhe_hw.bigint.run import run_harness  # noqa: E402
 from fhe_hw.model.bigint import (  # noqa: E402
     block_config,
@@ -50,7 +51,7 @@ def run_one(sizes, schedule, mult, seed, opt):
     wall = time.monotonic() - start
     d = unit.plan.d
     bw = -(-sizes.coeff_bits // d)
-    have = sum(v << (d * i) for i, v in enumerate(run.ram))
+    have = from_words(run.ram, d)
     cfg = block_config(mult["modulus"], mult["k"], mult["b"], mult.get("bus_width"))
     t = time.monotonic()
     want = cmnt_encrypt(*inst, schedule=schedule, config=cfg)

@@ -17,16 +17,28 @@ model of the tests, not part of the engines.
 """
 
 from amaranth import Module, Signal, unsigned
-from amaranth.lib import memory, stream, wiring  # noqa: F401
+from amaranth.lib import memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..component import Component
 from ..params import require_int
 
 __all__ = ["read_port_signature", "write_port_signature", "memory_members", "RAMHarness",
-           "connect_ports"]
+           "connect_ports", "to_words", "from_words"]
 
 READ_PORTS = ("rd_x", "rd_y", "rd_z")
+
+
+def to_words(value, d, count):
+    """``value`` as ``count`` RAM words of ``d`` bits, least significant first (higher bits
+    are dropped; callers check that the value fits)."""
+    mask = (1 << d) - 1
+    return [(value >> (d * i)) & mask for i in range(count)]
+
+
+def from_words(words, d):
+    """The integer held in ``words`` (``d`` bits each, least significant first)."""
+    return sum(w << (d * i) for i, w in enumerate(words))
 
 
 def read_port_signature(addr_width, data_width):

@@ -5,7 +5,7 @@ the unit's cycle count, its ``o`` payload and the RAM contents afterwards."""
 from dataclasses import dataclass
 
 from ..simulate import run_stream
-from .ram import RAMHarness
+from .ram import RAMHarness, from_words, to_words
 
 __all__ = ["EngineRun", "run_harness", "run_multiply", "run_multiplies", "run_engine"]
 
@@ -49,8 +49,7 @@ def run_multiplies(unit, pairs, **kw):
     d = unit.bus_width
     ram, cmds = [], []
     for x, y, xw, yw in pairs:
-        for v, n in ((x, xw), (y, yw)):
-            ram += [(v >> (d * i)) & ((1 << d) - 1) for i in range(n)]
+        ram += to_words(x, d, xw) + to_words(y, d, yw)
     z = len(ram)
     pw = max(unit.product_words(xw, yw) for _, _, xw, yw in pairs)
     addr = 0
@@ -58,7 +57,7 @@ def run_multiplies(unit, pairs, **kw):
         cmds.append(unit.command(addr, xw, addr + xw, yw, z))
         addr += xw + yw
     runs = run_harness(unit, ram + [0] * pw, cmds, (z, pw), **kw)
-    return [(sum(v << (d * i) for i, v in enumerate(r.ram[:unit.product_words(xw, yw)])), r)
+    return [(from_words(r.ram[:unit.product_words(xw, yw)], d), r)
             for r, (_, _, xw, yw) in zip(runs, pairs)]
 
 
@@ -69,12 +68,11 @@ def run_multiply(unit, x, y, *, x_words=None, y_words=None, fill=None, **kw):
     d = unit.bus_width
     xw = x_words or max(1, -(-x.bit_length() // d))
     yw = y_words or max(1, -(-y.bit_length() // d))
-    words = lambda v, n: [(v >> (d * i)) & ((1 << d) - 1) for i in range(n)]  # noqa: E731
     pw = unit.product_words(xw, yw)
     z = xw + yw
-    ram = words(x, xw) + words(y, yw) + (list(fill or [])[:pw] + [0] * pw)[:pw]
+    ram = to_words(x, d, xw) + to_words(y, d, yw) + (list(fill or [])[:pw] + [0] * pw)[:pw]
     run = run_harness(unit, ram, unit.command(0, xw, xw, yw, z), (z, pw), **kw)
-    return sum(v << (d * i) for i, v in enumerate(run.ram)), run
+    return from_words(run.ram, d), run
 
 
 def run_engine(unit, ram, **kw):

@@ -19,7 +19,7 @@ from amaranth.lib.wiring import In, Out
 from ..component import Component
 from ..simulate import pack
 from .multiplier import IntegerFFTMultiplier
-from .ram import READ_PORTS, memory_members
+from .ram import READ_PORTS, from_words, memory_members, to_words
 from .wordalu import ALUOp, WordALU, alu_cycles
 
 __all__ = ["Plan", "Sequencer", "words_for", "ram_image", "region_value"]
@@ -192,18 +192,16 @@ def ram_image(plan, values):
     """The RAM words for ``values`` (region name -> non-negative int) laid out by ``plan``;
     other words are zero. Raises ``ValueError`` when a value does not fit its region."""
     ram = [0] * plan.depth
-    mask = (1 << plan.d) - 1
     for name, value in values.items():
         addr, words = plan.regions[name]
         if value < 0 or value >> (words * plan.d):
             raise ValueError(f"{name} must fit {words} words of {plan.d} bits, not a "
                              f"{value.bit_length()}-bit value")
-        for w in range(words):
-            ram[addr + w] = (value >> (w * plan.d)) & mask
+        ram[addr:addr + words] = to_words(value, plan.d, words)
     return ram
 
 
 def region_value(plan, ram, name, words=None):
     """The integer stored in region ``name`` (its first ``words`` words) of ``ram``."""
     addr, size = plan.regions[name]
-    return sum(v << (w * plan.d) for w, v in enumerate(ram[addr:addr + (words or size)]))
+    return from_words(ram[addr:addr + (words or size)], plan.d)
