@@ -479,6 +479,7 @@ def _ntt_vectors(unit, rng, count):
     :func:`~fhe_hw.model.ntt.ntt65536` in the four-step mode). ``count`` is unused: a
     transform has n coefficients."""
     from .model import ntt as model
+    from .rns import polynomial_beats
 
     n, p, lanes = unit.n, unit.modulus, unit.lanes
     x = [0] + [rng.randrange(p) for _ in range(n - 2)] + [p - 1]
@@ -486,6 +487,4 @@ def _ntt_vectors(unit, rng, count):
         want = (model.ntt4096 if n == 4096 else model.ntt65536)(x, unit.inverse)
     else:
         want = model.ntt_radix2(x, unit.params, unit.inverse, unit.negacyclic)
-    def beats(v):
-        return [v[k:k + lanes] for k in range(0, n, lanes)]
-    return {"i": beats(x)}, {"o": beats(want)}
+    return {"i": polynomial_beats([x], lanes)}, {"o": polynomial_beats([want], lanes)}

@@ -37,13 +37,10 @@ from fhe_hw import cosim  # noqa: E402
 from fhe_hw.arith import ModMul  # noqa: E402
 from fhe_hw.model.ntt import ntt4096, ntt65536, ntt_radix2  # noqa: E402
 from fhe_hw.ntt import StreamingNTT  # noqa: E402
+from fhe_hw.rns import polynomial_beats  # noqa: E402
 
 #: Wang–Huang (002 §V): 64K-point NTT in 0.125 ms at 100 MHz.
 WANG_HUANG_CYCLES = 12_500
-
-
-def _beats(x, lanes):
-    return [x[i:i + lanes] for i in range(0, len(x), lanes)]
 
 
 def _flat(beats):
@@ -99,7 +96,7 @@ def cosim_ntt(n, butterflies=4, modulus="solinas64", *, negacyclic=False, invers
     rng = random.Random(f"{seed}:{n}:{butterflies}:{negacyclic}:{inverse}")
     x = [rng.randrange(unit.modulus) for _ in range(n)]
     t = time.monotonic()
-    run = sim.run({"i": _beats(x, unit.lanes)}, {"o": n // unit.lanes},
+    run = sim.run({"i": polynomial_beats([x], unit.lanes)}, {"o": n // unit.lanes},
                   valid_prob=valid_prob, ready_prob=ready_prob)
     seconds = time.monotonic() - t
     if four_step:
@@ -146,11 +143,11 @@ def cosim_polymul(n, butterflies=4, modulus="solinas64", *, seed=1, engines=None
     a = [rng.randrange(p) for _ in range(n)]
     b = [rng.randrange(p) for _ in range(n)]
     t = time.monotonic()
-    A = _flat(sim_f.run({"i": _beats(a, lanes)}, {"o": n // lanes}).outputs["o"])
-    B = _flat(sim_f.run({"i": _beats(b, lanes)}, {"o": n // lanes}).outputs["o"])
+    A = _flat(sim_f.run({"i": polynomial_beats([a], lanes)}, {"o": n // lanes}).outputs["o"])
+    B = _flat(sim_f.run({"i": polynomial_beats([b], lanes)}, {"o": n // lanes}).outputs["o"])
     C = sim_m.run({"i": [{"a": x, "b": mul.premultiply(y)} for x, y in zip(A, B)]},
                   {"o": n}).outputs["o"]
-    run = sim_i.run({"i": _beats(C, lanes)}, {"o": n // lanes})
+    run = sim_i.run({"i": polynomial_beats([C], lanes)}, {"o": n // lanes})
     seconds = time.monotonic() - t
     got, want = _flat(run.outputs["o"]), schoolbook_negacyclic(a, b, p)
     bad = _first_mismatch(got, want)
