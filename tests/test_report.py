@@ -146,3 +146,17 @@ def test_cli_report_without_synthesis(tmp_path):
     assert main(["report", "--paper", "004", "--no-synth", "--no-baselines", "--no-plots",
                  "--out", str(tmp_path)]) == 0
     assert "004 Tables II–III" in (tmp_path / "report.md").read_text()
+
+
+def _no_synthesis(row):
+    return None
+
+
+def test_prefetch_synthesizes_a_row_shared_by_two_sections_once(monkeypatch, capsys):
+    monkeypatch.setattr(synthcache, "load_cached", lambda *row: None)
+    monkeypatch.setattr(core, "_synth_worker", _no_synthesis)
+    row = ("mod-mul", {"modulus": "fermat32"}, "ecp5")
+    core.Context(jobs=1).prefetch([row, ("mod-mul", {"modulus": "fermat32"}, "ecp5")])
+    out = capsys.readouterr().out
+    assert "synthesizing 1 configuration(s)" in out
+    assert out.count("mod-mul {'modulus': 'fermat32'}: done") == 1

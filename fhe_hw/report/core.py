@@ -137,13 +137,14 @@ class Context:
             return None
 
     def prefetch(self, rows):
-        """Synthesize the rows that are not cached, ``jobs`` at a time."""
+        """Synthesize the rows that are not cached, each once, ``jobs`` at a time."""
         from .synthcache import load_cached
 
         if not self.synth_enabled:
             return
+        unique = {_row_key(*r): r for r in rows}     # sections may share a row
         try:
-            todo = [r for r in rows if load_cached(*r) is None]
+            todo = [r for r in unique.values() if load_cached(*r) is None]
         except RuntimeError as e:   # tools missing: sections will say so
             self.synth_errors.update({_row_key(*r): str(e) for r in rows})
             return

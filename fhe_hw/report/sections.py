@@ -39,7 +39,10 @@ _TOY_BITS = 160_000     # φ of the toy group (001 Table 1)
 
 
 def _bigint_rows(full):
-    return [_BIGINT_SMALL] if full else []
+    """The ModMul of each modulus (the DSP lower bound) and, with ``full``, the reduced
+    multiplier."""
+    return [("mod-mul", {"modulus": m}, "ecp5") for m in _BIGINT] + \
+        ([_BIGINT_SMALL] if full else [])
 
 
 @section("000", "000 Tables 4–6: super-size multiplier and CMNT encryption primitive",
