@@ -111,12 +111,14 @@ def test_table_configurations_have_kb_over_2d_equal_8():
         assert cfg.d == d and cfg.words == 8
 
 
+# The DESIGN §4 rows themselves (k = 64 and 128), with operands of several kb/2-bit blocks for
+# every row (solinas64's block is 1792 bits, fermat32's 256).
 @pytest.mark.slow
-@pytest.mark.parametrize("modulus", ["fermat32", "general32"])
+@pytest.mark.parametrize("modulus", ["fermat32", "fermat64", "solinas64", "general32"])
 def test_table2_size_multiplier_in_pysim(modulus):
     unit = IntegerFFTMultiplier(modulus, max_bits=4096, addr_width=12)
     rng = rng_for("table", modulus)
-    x, y = rng.getrandbits(1000), rng.getrandbits(700)
+    x, y = rng.getrandbits(4000) | 1 << 3999, rng.getrandbits(2500)
     z, run = run_multiply(unit, x, y)
-    assert z == x * y and run.cycles == unit.cycles(-(-1000 // unit.bus_width),
-                                                    -(-700 // unit.bus_width))
+    assert z == x * y and run.cycles == unit.cycles(-(-4000 // unit.bus_width),
+                                                    -(-2500 // unit.bus_width))
