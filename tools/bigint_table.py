@@ -7,11 +7,15 @@ paper's numbers and GMP (gmpy2) on this machine.
     python tools/bigint_table.py --table --gmp-groups toy small
 
 Rows: ``fermat32``, ``fermat64``, ``solinas64``, ``general32`` (the DESIGN §4 Integer-FFT table,
-kb/2d = 8) and ``fermat32-k16`` (k = 16, b = 14, d = 14: a reduced transform that fits the
-LFE5U-85F's 156 MULT18X18D). Synthesis goes through :func:`fhe_hw.synth.synthesize` with target
-``ecp5-splitnets``; when nextpnr cannot place a row (too many DSP tiles) the Yosys cell counts
-from ``stat.json`` are kept and Fmax is left empty. Results accumulate in
-``build/synth/bigint.json``; ``--table`` writes ``build/synth/bigint.md``.
+kb/2d = 8) and the reduced transforms that fit the LFE5U-85F's 156 MULT18X18D: ``fermat32-k16``
+(k = 16, b = 14, d = 14, kb/2d = 8), ``fermat64-k8`` (k = 8, b = d = 24) and ``solinas64-k8``
+(k = 8, b = d = 28; kb/2d = 4, the most a k = 8 transform allows with d ≥ b). Synthesis goes
+through :func:`fhe_hw.synth.synthesize` with target ``ecp5-splitnets`` (``--target
+ecp5-splitnets-router2`` routes with router2: router1 did not converge on solinas64-k8, 112k
+arcs left after 24,000 iterations); when nextpnr cannot
+place a row (too many DSP tiles) the Yosys cell counts from ``stat.json`` are kept and Fmax is
+left empty. Results accumulate in ``build/synth/bigint.json``; ``--table`` writes
+``build/synth/bigint.md``.
 
 GMP: :func:`fhe_hw.baselines.gmp_cmnt_encrypt` (gmpy2, the inner sum first: θ big products),
 one run per group on this machine.
@@ -41,6 +45,8 @@ ROWS = {
     "solinas64": dict(modulus="solinas64", k=128, b=28),
     "general32": dict(modulus="general32", k=64, b=12),
     "fermat32-k16": dict(modulus="fermat32", k=16, b=14),
+    "fermat64-k8": dict(modulus="fermat64", k=8, b=24, bus_width=24),
+    "solinas64-k8": dict(modulus="solinas64", k=8, b=28, bus_width=28),
 }
 MAX_BITS = 1 << 20
 #: 000 Table 6 (Solinas multiplier, Virtex-7, 166.45 MHz) and its software column (DESIGN §4).
@@ -52,24 +58,25 @@ def load():
     return json.loads(OUT.read_text()) if OUT.exists() else {}
 
 
-def synth_row(name):
+def synth_row(name, target="ecp5-splitnets"):
     params = dict(ROWS[name], max_bits=MAX_BITS)
     unit = IntegerFFTMultiplier(**params)
     record = {"params": params, "k": unit.k, "b": unit.b, "d": unit.bus_width,
               "words_per_block": unit.words_per_block, "pipeline": unit.pipeline_latency}
-    build_dir = Path("build", "synth", f"integer-fft-mul-{name}")
+    build_dir = Path("build", "synth", f"integer-fft-mul-{name}"
+                     + ("" if target == "ecp5-splitnets" else f"-{target}"))
     start = time.monotonic()
     try:
-        r = synthesize(unit, "integer-fft-mul", "ecp5-splitnets", params=params,
-                       build_dir=build_dir)
+        r = synthesize(unit, "integer-fft-mul", target, params=params, build_dir=build_dir)
         record.update(lut=r.lut, ff=r.ff, dsp=r.dsp, bram=r.bram, fmax_mhz=r.fmax_mhz,
                       placed=True)
     except RuntimeError as e:
         record.update(placed=False, error=str(e)[-400:])
         stat = build_dir / "stat.json"
         if stat.exists():
-            record.update(count_resources(read_yosys_stat(stat), "ecp5-splitnets"))
+            record.update(count_resources(read_yosys_stat(stat), target))
     record["runtime_s"] = round(time.monotonic() - start, 1)
+    record["target"] = target
     results = load()
     results[name] = record
     OUT.parent.mkdir(parents=True, exist_ok=True)
@@ -114,11 +121,14 @@ def main(argv=None):
     warnings.filterwarnings("ignore", message=".*created but never used")
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--synth", nargs="*", choices=list(ROWS), default=[])
+    ap.add_argument("--target", default="ecp5-splitnets", choices=["ecp5-splitnets",
+                                                                  "ecp5-splitnets-router2"],
+                    help="synthesis target of --synth (router2: nextpnr's other router)")
     ap.add_argument("--table", action="store_true")
     ap.add_argument("--gmp-groups", nargs="*", default=["toy", "small", "medium"])
     args = ap.parse_args(argv)
     for name in args.synth:
-        synth_row(name)
+        synth_row(name, args.target)
     if args.table:
         table(args.gmp_groups)
     return 0
