@@ -155,22 +155,16 @@ def test_negacyclic_polynomial_product_equals_schoolbook(n, P, modulus):
 
 # --- cycles and stream behaviour -----------------------------------------------------------------
 
-@pytest.mark.parametrize("n,P,lanes,negacyclic,inverse,write_stages", [
-    (16, 1, None, False, False, 0), (16, 8, None, False, True, 0), (64, 2, 1, True, True, 0),
-    (128, 4, 2, False, True, 0), (256, 2, None, True, False, 0), (256, 8, 16, True, True, 0),
-    (16, 1, None, False, False, 2), (64, 4, None, True, True, 1), (256, 4, 4, False, False, 1)])
-def test_simulated_cycles_equal_cycles(n, P, lanes, negacyclic, inverse, write_stages):
+@pytest.mark.parametrize("n,P,lanes,negacyclic,inverse", [
+    (16, 1, None, False, False), (16, 8, None, False, True), (64, 2, 1, True, True),
+    (128, 4, 2, False, True), (256, 2, None, True, False), (256, 8, 16, True, True)])
+def test_simulated_cycles_equal_cycles(n, P, lanes, negacyclic, inverse):
     unit = StreamingNTT(n, "solinas64", butterflies=P, lanes=lanes, negacyclic=negacyclic,
-                        inverse=inverse, write_stages=write_stages)
+                        inverse=inverse)
     x = random_poly(unit.modulus, n, "cycles")
     got, run = transform(unit, x)
     assert_equal(got, ntt_radix2(x, unit.params, inverse, negacyclic), "cycles run")
     assert run.cycles == unit.cycles()
-    if write_stages:
-        log_n = n.bit_length() - 1
-        plain = StreamingNTT(n, "solinas64", butterflies=P, lanes=lanes,
-                             negacyclic=negacyclic, inverse=inverse)
-        assert unit.cycles() == plain.cycles() + write_stages * log_n
 
 
 def test_cycles_formula_for_65536():
@@ -250,15 +244,6 @@ def test_rejects_lanes_not_a_power_of_two():
 def test_rejects_more_lanes_than_banks():
     with pytest.raises(ValueError, match="lanes must be at most 2·butterflies = 4"):
         StreamingNTT(64, butterflies=2, lanes=8)
-
-
-def test_rejects_bad_write_stages():
-    with pytest.raises(ValueError, match="write_stages must be at least 0, not -1"):
-        StreamingNTT(64, write_stages=-1)
-    with pytest.raises(TypeError, match="write_stages must be an integer, not 1.0"):
-        StreamingNTT(64, write_stages=1.0)
-    with pytest.raises(ValueError, match="write_stages applies to the radix-2 engine"):
-        StreamingNTT(4096, four_step=True, write_stages=1)
 
 
 def test_rejects_modulus_without_the_root():

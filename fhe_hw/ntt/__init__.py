@@ -43,7 +43,4 @@ register("ntt", "memory-based streaming NTT, n = 16..65536, P butterflies (001 Â
          Option("inverse", parse_bool, False, "inverse transform (n^-1 folded in)"),
          Option("four-step", parse_bool, False,
                 "solinas64 four-step mode, n = 4096 or 65536 (002 eqs 7-8)"),
-         Option("mult-stages", int, 4, "registers in each multiplier"),
-         Option("write-stages", int, 0,
-                "registers between the write-back crossbar and the banks (radix-2 mode)"),
-         )(StreamingNTT)
+         Option("mult-stages", int, 4, "registers in each multiplier"))(StreamingNTT)

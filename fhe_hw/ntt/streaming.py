@@ -42,10 +42,9 @@ distinct banks. :func:`schedule` gives the issue order, and the tests check both
 every supported (n, P).
 
 Cycle count (always-valid input, always-ready output), first input to last output:
-``cycles = 2·n/lanes + log2(n)·(n/(2P) + Butterfly.latency + 2 + W) + 3 + post``, with post
-the ModMul latency for the negacyclic inverse and 0 otherwise, and W the ``write_stages``
-registers after the write-back crossbar (default 0; :func:`cycles`). Throughput: one transform
-every ``2·n/lanes + log2(n)·(n/(2P) + Butterfly.latency + 2 + W)`` cycles (the next load
+``cycles = 2·n/lanes + log2(n)·(n/(2P) + Butterfly.latency + 2) + 3 + post``, with post the
+ModMul latency for the negacyclic inverse and 0 otherwise (:func:`cycles`). Throughput: one
+transform every ``2·n/lanes + log2(n)·(n/(2P) + Butterfly.latency + 2)`` cycles (the next load
 starts as soon as the last output read has been issued). The register after the crossbar keeps
 block-RAM clock-to-out, the bank multiplexers and the multipliers' first DSP out of one path.
 """
@@ -139,17 +138,15 @@ def schedule(n, butterflies, inverse=False):
     return stages
 
 
-def cycles(n, butterflies=1, *, lanes=None, butterfly_latency, post_latency=0, write_stages=0):
+def cycles(n, butterflies=1, *, lanes=None, butterfly_latency, post_latency=0):
     """Exact cycles from the first input transfer to the last output transfer of one transform
     with always-valid input and always-ready output: 2·n/lanes (load and unload) +
-    log2(n)·(n/(2P) + butterfly_latency + 2 + write_stages) (stages and their pipeline drains)
-    + 3 (memory read, crossbar register, output FIFO) + post_latency (the negacyclic inverse's
-    post-multiplier, else 0). ``lanes`` defaults to 2P; ``write_stages`` are the registers
-    between the write-back crossbar and the banks."""
+    log2(n)·(n/(2P) + butterfly_latency + 2) (stages and their pipeline drains) + 3 (memory
+    read, crossbar register, output FIFO) + post_latency (the negacyclic inverse's
+    post-multiplier, else 0). ``lanes`` defaults to 2P."""
     lanes = 2 * butterflies if lanes is None else lanes
     log_n = n.bit_length() - 1
-    return 2 * (n // lanes) \
-        + log_n * (n // (2 * butterflies) + butterfly_latency + 2 + write_stages) + 3 \
+    return 2 * (n // lanes) + log_n * (n // (2 * butterflies) + butterfly_latency + 2) + 3 \
         + post_latency
 
 
@@ -190,10 +187,7 @@ class StreamingNTT(Component):
     primitive n-th root, a 2n-th for ``negacyclic``); ``butterflies`` P (power of two, at most
     n/2); ``lanes`` (coefficients per stream beat: a power of two, at most 2P; default 2P);
     ``negacyclic`` (transform mod x^n + 1); ``inverse``; ``mult_stages`` and ``reducer``
-    (passed to the butterflies' :class:`~fhe_hw.arith.ModMul`); ``write_stages`` (registers
-    between the write-back crossbar and the banks' write ports, default 0: each adds one cycle
-    to every stage's drain, and lets the 2P-to-2P multiplexers sit away from the block RAMs);
-    ``four_step`` (solinas64 only,
+    (passed to the butterflies' :class:`~fhe_hw.arith.ModMul`); ``four_step`` (solinas64 only,
     n = 4096 or 65536, lanes 8, cyclic: the 002 eqs 7–8 datapath of :class:`_FourStep` with the
     shift-only :class:`~fhe_hw.ntt.shift.ShiftNTT` units, natural order in and out, equal to
     :func:`~fhe_hw.model.ntt.ntt4096` / :func:`~fhe_hw.model.ntt.ntt65536`; cycles
@@ -215,12 +209,8 @@ class StreamingNTT(Component):
     """
 
     def __init__(self, n, modulus="solinas64", *, butterflies=1, lanes=None, negacyclic=False,
-                 inverse=False, four_step=False, mult_stages=4, reducer="auto", write_stages=0):
-        self._write_stages = require_int("write_stages", write_stages, minimum=0)
+                 inverse=False, four_step=False, mult_stages=4, reducer="auto"):
         if check_bool("four_step", four_step):
-            if write_stages:
-                raise ValueError("write_stages applies to the radix-2 engine, not to "
-                                 "four_step=True")
             self._init_four_step(n, modulus, lanes, negacyclic, inverse, mult_stages, reducer)
             return
         self._four = None
@@ -306,18 +296,13 @@ class StreamingNTT(Component):
     def four_step(self):
         return self._four is not None
 
-    @property
-    def write_stages(self):
-        return self._write_stages
-
     def cycles(self):
         """Exact cycles of one transform, first input to last output (see :func:`cycles`, and
         :func:`four_step_cycles` in four-step mode)."""
         if self._four is not None:
             return four_step_cycles(self._n, self._four.mul_latency)
         return cycles(self._n, self._p, lanes=self._lanes,
-                      butterfly_latency=self.butterfly_latency, post_latency=self.post_latency,
-                      write_stages=self._write_stages)
+                      butterfly_latency=self.butterfly_latency, post_latency=self.post_latency)
 
     def twiddle_rom(self):
         """The twiddle ROM (before ``premultiply``): entry :func:`twiddle_index` holds ω_down of
@@ -367,10 +352,8 @@ class StreamingNTT(Component):
         width = self._mod.bits
         bf0 = self._bfs[0]
         lat = bf0.latency
-        ws = self._write_stages
-        depth_x = 2 + lat                  # issue -> read -> crossbar register -> butterfly out
-        depth_w = depth_x + ws             # ... -> write-back registers -> bank write port
-        gap = depth_w                      # pipeline drain between stages
+        gap = lat + 2                      # pipeline drain between stages
+        depth_w = 2 + lat                  # issue -> read -> crossbar register -> write-back
 
         # Storage: B banks, a twiddle ROM with one read port per butterfly.
         wports, rports = [], []
@@ -456,31 +439,23 @@ class StreamingNTT(Component):
             outs += [bf.o.payload.up, bf.o.payload.down]
         outs = Array(outs)
 
-        # --- write-back: bank addresses and selects delayed to the butterfly outputs, the
-        # crossbar's outputs through `write_stages` registers ---
+        # --- write-back: bank addresses and selects delayed to the butterfly outputs ---
         wen, waddr, wsel_at = issue, list(rd_addr), list(wsel)
         for d in range(depth_w):
             wen_r = Signal(name=f"wen_d{d}")
             m.d.sync += wen_r.eq(wen)
             wen = wen_r
             nxt_a = [Signal(range(C), name=f"waddr{k}_d{d}") for k in range(B)]
+            nxt_s = [Signal(b, name=f"wsel{k}_d{d}") for k in range(B)]
             m.d.sync += [a.eq(a0) for a, a0 in zip(nxt_a, waddr)]
-            waddr = nxt_a
-            if d < depth_x:
-                nxt_s = [Signal(b, name=f"wsel{k}_d{d}") for k in range(B)]
-                m.d.sync += [s_.eq(s0) for s_, s0 in zip(nxt_s, wsel_at)]
-                wsel_at = nxt_s
-        wdata = [outs[wsel_at[k]] for k in range(B)]
-        for d in range(ws):
-            nxt = [Signal(width, name=f"wdata{k}_d{d}") for k in range(B)]
-            m.d.sync += [r.eq(v) for r, v in zip(nxt, wdata)]
-            wdata = nxt
+            m.d.sync += [s_.eq(s0) for s_, s0 in zip(nxt_s, wsel_at)]
+            waddr, wsel_at = nxt_a, nxt_s
         lanes_in = self.i.payload
         for k in range(B):
             wp = wports[k]
             lane = Const(k, b) ^ fold                       # the input lane for this bank
             with m.If(wen):
-                m.d.comb += [wp.en.eq(1), wp.addr.eq(waddr[k]), wp.data.eq(wdata[k])]
+                m.d.comb += [wp.en.eq(1), wp.addr.eq(waddr[k]), wp.data.eq(outs[wsel_at[k]])]
             with m.Else():
                 m.d.comb += [wp.en.eq(load_go & (lane[log_lanes:] == 0)), wp.addr.eq(beat_addr),
                              wp.data.eq(Array(lanes_in)[lane[:log_lanes]] if lanes > 1
