@@ -97,7 +97,7 @@ DOES_NOT_FIT = {
     ("shift-ntt", "points=16, lanes=16"):
         "placed, not routed: Yosys 44,716 LUT, 15,932 FF, 0 DSP; TRELLIS_COMB 45,198 / 83,640 "
         "= 54 %, placer estimate 39.7 MHz; router1 left 126k of 164k arcs after 33 min; "
-        "router2 got to 3.9k overused wires at iteration 24 (about 75 min), then rose to 4.9k "
+        "router2 got to 3.9k overused wires at iteration 24 (about an hour), then rose to 4.9k "
         "by iteration 30, stopped",
 }
 
