@@ -43,8 +43,8 @@ def test_unpipelined_mod_add_is_combinational():
 
 
 class _Mul(FixedLatencyUnit):
-    def __init__(self, aw, bw, stages):
-        self._mul = Multiplier(aw, bw, stages)
+    def __init__(self, aw, bw, stages, tiled=False):
+        self._mul = Multiplier(aw, bw, stages, tiled=tiled)
         self._latency = stages
         super().__init__(operand_layout(max(aw, bw), "a", "b"), self._mul.product_width)
         self._widths = aw, bw
@@ -59,11 +59,13 @@ class _Mul(FixedLatencyUnit):
         return m
 
 
-@pytest.mark.parametrize("aw,bw,stages", [(64, 64, 4), (64, 64, 1), (64, 64, 7), (33, 33, 2),
-                                          (17, 17, 3), (128, 70, 5), (8, 8, 0)])
-def test_pipelined_multiplier_latency_and_product(aw, bw, stages):
-    unit = _Mul(aw, bw, stages)
-    rng = rng_for("mul", aw, bw, stages)
+@pytest.mark.parametrize("aw,bw,stages,tiled", [
+    (64, 64, 4, False), (64, 64, 1, False), (64, 64, 7, False), (33, 33, 2, False),
+    (17, 17, 3, False), (128, 70, 5, False), (8, 8, 0, False),
+    (64, 64, 4, True), (64, 64, 1, True), (65, 65, 4, True), (70, 33, 6, True), (8, 8, 0, True)])
+def test_pipelined_multiplier_latency_and_product(aw, bw, stages, tiled):
+    unit = _Mul(aw, bw, stages, tiled)
+    rng = rng_for("mul", aw, bw, stages, tiled)
     ins = [{"a": (1 << aw) - 1, "b": (1 << bw) - 1}, {"a": 0, "b": 1}] + \
           [{"a": rng.getrandbits(aw), "b": rng.getrandbits(bw)} for _ in range(300)]
     check_unit(unit, ins, [v["a"] * v["b"] for v in ins], label="Multiplier")
@@ -77,6 +79,16 @@ def test_mod_mul_matches_model(modulus, reducer):
     ins = pairs(q, "modmul", q, reducer)
     expected = [v["a"] * v["b"] * unit.output_scale % q for v in ins]
     check_unit(unit, ins, expected, label=f"ModMul({modulus}, {reducer})")
+
+
+@pytest.mark.parametrize("modulus", MODULI_ALL, ids=str)
+def test_tiled_mod_mul_matches_model_with_the_same_latency(modulus):
+    unit, plain = ModMul(modulus, tiled=True), ModMul(modulus)
+    q = unit.modulus
+    ins = pairs(q, "modmul-tiled", q)
+    assert unit.latency == plain.latency
+    check_unit(unit, ins, [v["a"] * v["b"] * unit.output_scale % q for v in ins],
+               label=f"ModMul({modulus}, tiled=True)")
 
 
 def test_mod_mul_premultiply_gives_plain_constant_products():
@@ -102,6 +114,13 @@ def test_mod_mul_rejects_bad_parameters():
         ModMul("general32", "solinas")
     with pytest.raises(ValueError, match="modulus must be odd"):
         ModMul(2**40)
+
+
+def test_tiled_must_be_a_bool():
+    with pytest.raises(TypeError, match="tiled must be a bool, not 1"):
+        ModMul("solinas64", tiled=1)
+    with pytest.raises(TypeError, match="tiled must be a bool, not 'yes'"):
+        Multiplier(64, 64, 4, tiled="yes")
 
 
 def test_operand_stage_counts_are_checked():

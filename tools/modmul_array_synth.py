@@ -2,12 +2,14 @@
 of a P-butterfly streaming NTT (or of a point-wise stage) without banks or crossbars, to see
 whether the MULT18X18D rows alone are the routing hot spot.
 
-    python tools/modmul_array_synth.py [--count 4] [--modulus solinas64] [--target T]
+    python tools/modmul_array_synth.py [--count 4] [--modulus solinas64] [--tiled] [--target T]
 
-Each multiplier keeps its own ports (``i<q>``, ``o<q>``), so the out-of-context wrapper of
-:func:`fhe_hw.synth.synthesize` registers all of them and nothing is optimised away. Writes
-``build/synth/modmul-array-<count>-<modulus>-<target>/synth.json`` and prints LUT, FF, DSP
-and Fmax.
+``--tiled`` builds them with ``ModMul(tiled=True)`` (both operands in 17-bit tiles, one
+MULT18X18D per registered partial product). Each multiplier keeps its own ports (``i<q>``,
+``o<q>``), so the out-of-context wrapper of :func:`fhe_hw.synth.synthesize` registers all of
+them and nothing is optimised away. Writes
+``build/synth/modmul-array-<count>-<modulus>[-tiled]-<target>/synth.json`` and prints LUT, FF,
+DSP and Fmax.
 """
 
 import argparse
@@ -26,8 +28,8 @@ from fhe_hw.synth import TARGETS, synthesize  # noqa: E402
 class ModMulArray(wiring.Component):
     """``count`` ModMuls over ``modulus``; ports ``i<q>``/``o<q>`` are those of multiplier q."""
 
-    def __init__(self, count, modulus):
-        self._muls = [ModMul(modulus) for _ in range(count)]
+    def __init__(self, count, modulus, tiled=False):
+        self._muls = [ModMul(modulus, tiled=tiled) for _ in range(count)]
         members = {}
         for q, mul in enumerate(self._muls):
             members[f"i{q}"] = mul.signature.members["i"]
@@ -48,15 +50,18 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--count", type=int, default=4)
     ap.add_argument("--modulus", default="solinas64")
+    ap.add_argument("--tiled", action="store_true", help="ModMul(tiled=True)")
     ap.add_argument("--target", default="ecp5-splitnets-router2", choices=list(TARGETS))
     args = ap.parse_args(argv)
     if args.count < 1:
         ap.error("--count must be at least 1")
-    params = {"count": args.count, "modulus": args.modulus}
-    build_dir = Path("build", "synth", f"modmul-array-{args.count}-{args.modulus}-{args.target}")
-    r = synthesize(ModMulArray(args.count, args.modulus), "modmul-array", args.target,
-                   params=params, build_dir=build_dir)
-    print(f"{args.count} x ModMul({args.modulus}): {r.lut} LUT, {r.ff} FF, {r.dsp} DSP, "
+    params = {"count": args.count, "modulus": args.modulus, "tiled": args.tiled}
+    name = f"{args.count}-{args.modulus}{'-tiled' if args.tiled else ''}-{args.target}"
+    build_dir = Path("build", "synth", f"modmul-array-{name}")
+    r = synthesize(ModMulArray(args.count, args.modulus, args.tiled), "modmul-array",
+                   args.target, params=params, build_dir=build_dir)
+    print(f"{args.count} x ModMul({args.modulus}, tiled={args.tiled}): {r.lut} LUT, {r.ff} FF, "
+          f"{r.dsp} DSP, "
           f"{r.fmax_mhz} MHz ({build_dir})")
     return 0
 

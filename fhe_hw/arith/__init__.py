@@ -32,4 +32,6 @@ register("montgomery-reducer", "word-level Montgomery reducer (003 Alg. 7)",
          Option("word", int, 17, "word size w"), _PIPELINED)(MontgomeryReducer)
 register("mod-mul", "pipelined modular multiplier", _MODULUS,
          Option("reducer", str, "auto", "one of " + ", ".join(REDUCERS)), _MULT_STAGES,
-         Option("word", int, None, "Montgomery word"), _PIPELINED)(ModMul)
+         Option("word", int, None, "Montgomery word"), _PIPELINED,
+         Option("tiled", parse_bool, False, "17-bit tiles in both operands, one DSP each"),
+         )(ModMul)

@@ -44,7 +44,9 @@ class ModMul(FixedLatencyUnit):
     Parameters: ``modulus``; ``reducer`` (one of ``auto``, ``barrett``, ``special``, ``solinas``,
     ``montgomery``; ``auto`` follows :func:`choose_reducer`); ``mult_stages`` (registers in the
     multiplier, default 4); ``word`` (Montgomery word, default the largest w <= 17 with
-    q ≡ 1 mod 2^w); ``alpha``/``beta`` (Barrett); ``pipelined`` (pipeline the reducer).
+    q ≡ 1 mod 2^w); ``alpha``/``beta`` (Barrett); ``pipelined`` (pipeline the reducer);
+    ``tiled`` (:class:`~fhe_hw.arith.pipeline.Multiplier` with both operands sliced into 17-bit
+    tiles, one DSP per registered partial product; same latency, default False).
 
     Ports: ``i`` — always-ready stream of ``{a, b}`` (m bits each, LSB-first); ``o`` —
     always-ready stream of the m-bit product. Latency ``mult_stages + reducer latency``; one
@@ -52,8 +54,9 @@ class ModMul(FixedLatencyUnit):
     """
 
     def __init__(self, modulus, reducer="auto", *, mult_stages=4, word=None, alpha=None,
-                 beta=None, pipelined=True):
+                 beta=None, pipelined=True, tiled=False):
         self._modulus = mod = get_modulus(modulus)
+        self._tiled = check_bool("tiled", tiled)
         if reducer not in REDUCERS:
             raise ValueError(f"reducer must be one of {', '.join(REDUCERS)}, not {reducer!r}")
         self._mult_stages = check_stages("mult_stages", mult_stages)
@@ -103,7 +106,7 @@ class ModMul(FixedLatencyUnit):
         m.submodules.reducer = red = self._reducer
         width = self._modulus.bits
         st = Stages(m, self.i.valid)
-        product = Multiplier(width, width, self._mult_stages).build(
+        product = Multiplier(width, width, self._mult_stages, tiled=self._tiled).build(
             st, self.i.payload.a, self.i.payload.b)
         m.d.comb += [red.i.payload.eq(product), red.i.valid.eq(st.valid),
                      self.o.payload.eq(red.o.payload), self.o.valid.eq(red.o.valid)]
