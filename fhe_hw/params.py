@@ -26,7 +26,7 @@ import sympy
 __all__ = [
     "Modulus", "MODULI", "get_modulus", "NTTParams", "ntt_params",
     "b_bound_holds", "max_digit_bits", "check_digit_bits",
-    "require_power_of_two", "require_int", "ntt_primes",
+    "require_power_of_two", "require_int", "check_bool", "ntt_primes",
     "RNSBase", "FastBaseConversionConstants", "ShenoyKumaresanConstants",
     "KawamuraConstants", "MixedRadixConstants",
     "BarrettConstants", "barrett_constants", "MontgomeryConstants", "montgomery_constants",
@@ -41,6 +41,13 @@ def require_int(name, value, *, minimum=None):
         raise TypeError(f"{name} must be an integer, not {value!r}")
     if minimum is not None and value < minimum:
         raise ValueError(f"{name} must be at least {minimum}, not {value!r}")
+    return value
+
+
+def check_bool(name, value):
+    """Return ``value`` if it is a ``bool``; raise ``TypeError`` otherwise."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be a bool, not {value!r}")
     return value
 
 

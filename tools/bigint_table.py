@@ -12,10 +12,9 @@ kb/2d = 8) and the reduced transforms that fit the LFE5U-85F's 156 MULT18X18D: `
 (k = 8, b = d = 28; kb/2d = 4, the most a k = 8 transform allows with d ≥ b). Synthesis goes
 through :func:`fhe_hw.synth.synthesize` with target ``ecp5-splitnets`` (``--target
 ecp5-splitnets-router2`` routes with router2: router1 did not converge on solinas64-k8, 112k
-arcs left after 24,000 iterations); when nextpnr cannot
-place a row (too many DSP tiles) the Yosys cell counts from ``stat.json`` are kept and Fmax is
-left empty. Results accumulate in ``build/synth/bigint.json``; ``--table`` writes
-``build/synth/bigint.md``.
+arcs left after 24,000 iterations); when nextpnr cannot place a row (too many DSP tiles) the
+Yosys cell counts from ``stat.json`` are kept and Fmax is left empty. Results accumulate in
+``build/synth/bigint.json``; ``--table`` writes ``build/synth/bigint.md``.
 
 GMP: :func:`fhe_hw.baselines.gmp_cmnt_encrypt` (gmpy2, the inner sum first: θ big products),
 one run per group on this machine.

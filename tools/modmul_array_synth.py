@@ -61,8 +61,7 @@ def main(argv=None):
     r = synthesize(ModMulArray(args.count, args.modulus, args.tiled), "modmul-array",
                    args.target, params=params, build_dir=build_dir)
     print(f"{args.count} x ModMul({args.modulus}, tiled={args.tiled}): {r.lut} LUT, {r.ff} FF, "
-          f"{r.dsp} DSP, "
-          f"{r.fmax_mhz} MHz ({build_dir})")
+          f"{r.dsp} DSP, {r.fmax_mhz} MHz ({build_dir})")
     return 0
 
 

@@ -8,7 +8,7 @@ subtracter computes e = a - b and adds q back when e is negative (Algorithm 6).
 from amaranth import Module, Mux, unsigned
 from amaranth.lib import data
 
-from ..params import get_modulus
+from ..params import check_bool, get_modulus
 from .pipeline import FixedLatencyUnit, Stages
 
 __all__ = ["ModAdd", "ModSub", "operand_layout", "check_bool"]
@@ -17,12 +17,6 @@ __all__ = ["ModAdd", "ModSub", "operand_layout", "check_bool"]
 def operand_layout(width, *names):
     """Payload of operands packed LSB-first in declaration order."""
     return data.StructLayout({name: unsigned(width) for name in names})
-
-
-def check_bool(name, value):
-    if not isinstance(value, bool):
-        raise TypeError(f"{name} must be a bool, not {value!r}")
-    return value
 
 
 class ModAdd(FixedLatencyUnit):

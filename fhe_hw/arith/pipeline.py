@@ -11,7 +11,7 @@ from amaranth.lib import stream
 from amaranth.lib.wiring import In, Out
 
 from ..component import Component
-from ..params import require_int
+from ..params import check_bool, require_int
 
 __all__ = ["FixedLatencyUnit", "Stages", "Multiplier", "check_stages"]
 
@@ -99,9 +99,7 @@ class Multiplier:
         self.a_width = require_int("a_width", a_width, minimum=1)
         self.b_width = require_int("b_width", b_width, minimum=1)
         self.stages = check_stages("mult_stages", stages)
-        if not isinstance(tiled, bool):
-            raise TypeError(f"tiled must be a bool, not {tiled!r}")
-        self.tiled = tiled
+        self.tiled = check_bool("tiled", tiled)
         self.chunk = require_int("chunk", (17 if tiled else 18) if chunk is None else chunk,
                                  minimum=1)
 
