@@ -32,6 +32,14 @@ def test_butterfly_computes_up_plus_minus_down_times_twiddle(modulus, scale_up):
     check_unit(unit, ins, expected, label=f"Butterfly({modulus}, scale_up={scale_up})")
 
 
+@pytest.mark.parametrize("modulus", MODULI_ALL, ids=str)
+def test_tiled_butterfly_computes_the_same_with_the_same_latency(modulus):
+    unit = Butterfly(modulus, scale_up=True, tiled=True)
+    assert unit.latency == Butterfly(modulus, scale_up=True).latency
+    ins, expected = vectors(unit, modulus, "tiled", count=300)
+    check_unit(unit, ins, expected, label=f"Butterfly({modulus}, tiled=True)")
+
+
 def test_butterfly_latency_is_the_multiplier_plus_the_adder():
     unit = Butterfly("solinas64", mult_stages=2)
     assert unit.latency == unit._mul.latency + 1 == 2 + 2 + 1
@@ -40,5 +48,7 @@ def test_butterfly_latency_is_the_multiplier_plus_the_adder():
 def test_butterfly_rejects_bad_parameters():
     with pytest.raises(TypeError, match="scale_up must be a bool"):
         Butterfly("solinas64", scale_up="yes")
+    with pytest.raises(TypeError, match="tiled must be a bool"):
+        Butterfly("solinas64", tiled=1)
     with pytest.raises(ValueError, match="modulus must be odd"):
         Butterfly(2**32)

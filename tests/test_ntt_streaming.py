@@ -167,6 +167,17 @@ def test_simulated_cycles_equal_cycles(n, P, lanes, negacyclic, inverse):
     assert run.cycles == unit.cycles()
 
 
+@pytest.mark.parametrize("inverse,negacyclic", [(False, True), (True, True), (True, False)])
+def test_tiled_engine_matches_model_in_the_same_cycles(inverse, negacyclic):
+    kw = dict(butterflies=4, inverse=inverse, negacyclic=negacyclic)
+    unit = StreamingNTT(64, "solinas64", tiled=True, **kw)
+    assert unit.cycles() == StreamingNTT(64, "solinas64", **kw).cycles()
+    x = random_poly(unit.modulus, 64, "tiled", inverse, negacyclic)
+    got, run = transform(unit, x)
+    assert_equal(got, ntt_radix2(x, unit.params, inverse, negacyclic), "tiled engine")
+    assert run.cycles == unit.cycles()
+
+
 def test_cycles_formula_for_65536():
     # 2·n/lanes + log2 n·(n/2P + latency + 2) + 3 + post
     assert cycles(65536, 4, butterfly_latency=9) == 2 * 8192 + 16 * (8192 + 11) + 3
@@ -260,6 +271,13 @@ def test_rejects_negacyclic_modulus_without_the_2n_root():
 def test_rejects_non_bool_inverse():
     with pytest.raises(TypeError, match="inverse must be a bool"):
         StreamingNTT(64, inverse=1)
+
+
+def test_rejects_non_bool_tiled():
+    with pytest.raises(TypeError, match="tiled must be a bool"):
+        StreamingNTT(64, tiled="yes")
+    with pytest.raises(TypeError, match="tiled must be a bool"):
+        StreamingNTT(4096, four_step=True, tiled=None)
 
 
 # --- four-step plan (002 §IV-C) ------------------------------------------------------------------

@@ -2,7 +2,7 @@
 P = 1, 2, 4, modulus solinas64 = 2^64 - 2^32 + 1, the Wang–Huang prime of 002).
 
     python tools/ntt_streaming_table.py [--rows 1024:4 4096:1 ...] [--reuse] [--cached-only]
-                                        [--router1] [--jobs N]
+                                        [--router1] [--tiled] [--jobs N]
 
 Synthesizes, places and routes each configuration (``n:P``; all six without ``--rows``) out of
 context with :func:`fhe_hw.synth.synthesize` (build directory
@@ -19,6 +19,8 @@ device, package, counting and nextpnr flow as ``ecp5``). nextpnr's default ECP5 
 (router1) did not converge on n = 1024, P = 4 in 45 min (42k overused wires left), so rows are
 routed with router2 (target ``ecp5-splitnets-router2``; ``--router1`` for the old flow, with
 which the P = 1 and 2 rows at n = 1024 were measured); the Fmax cell says "(router2)".
+``--tiled`` builds every ModMul with both operands in 17-bit tiles (one MULT18X18D per
+registered partial product); the Fmax cell then also says "tiled".
 """
 
 import argparse
@@ -40,8 +42,11 @@ ROUTER1 = "ecp5-splitnets"
 SIZES = [(n, p) for n in (1024, 4096) for p in (1, 2, 4)]
 
 
-def row_params(n, p):
-    return {"n": n, "butterflies": p, "modulus": "solinas64"}
+def row_params(n, p, tiled=False):
+    params = {"n": n, "butterflies": p, "modulus": "solinas64"}
+    if tiled:
+        params["tiled"] = True
+    return params
 
 
 def _cached(params, target):
@@ -58,14 +63,16 @@ def synthesize_row(params, reuse=False, cached_only=False, target=TARGET):
     if cached_only:
         return params, cycles, None
     result = synthesize(unit, "ntt", target, params=params)
-    out = Path("build", "synth", f"ntt-n{params['n']}-p{params['butterflies']}.json")
+    tiled = "-tiled" if params.get("tiled") else ""
+    out = Path("build", "synth", f"ntt-n{params['n']}-p{params['butterflies']}{tiled}.json")
     out.write_text(json.dumps(result.to_dict(), indent=2, default=str))
     return params, cycles, result
 
 
 def markdown_row(params, cycles, r):
     """One row of the README table (n, P, cycles(), LUT, FF, DSP, BRAM, Fmax, µs at Fmax)."""
-    router = " (router2)" if r.target == TARGET else ""
+    notes = (["router2"] if r.target == TARGET else []) + (["tiled"] if params.get("tiled") else [])
+    router = f" ({', '.join(notes)})" if notes else ""
     return (f"| {params['n']} | {params['butterflies']} | {cycles} | {r.lut} | {r.ff} | "
             f"{r.dsp} | {r.bram} | {r.fmax_mhz}{router} | {cycles / r.fmax_mhz:.1f} |")
 
@@ -97,11 +104,13 @@ def main(argv=None):
                     help="with --reuse: skip rows without a stored result")
     ap.add_argument("--router1", action="store_true",
                     help=f"synthesize with {ROUTER1} (nextpnr's default router)")
+    ap.add_argument("--tiled", action="store_true",
+                    help="ModMuls in 17-bit tiles (StreamingNTT(tiled=True))")
     ap.add_argument("--jobs", type=int, default=1)
     args = ap.parse_args(argv)
     os.chdir(ROOT)
     sizes = SIZES if not args.rows else [tuple(map(int, r.split(":"))) for r in args.rows]
-    params = [row_params(n, p) for n, p in sizes]
+    params = [row_params(n, p, args.tiled) for n, p in sizes]
     start = time.monotonic()
     with ProcessPoolExecutor(args.jobs) as pool:
         done = list(pool.map(synthesize_row, params, [args.reuse] * len(params),

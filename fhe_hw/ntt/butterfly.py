@@ -37,7 +37,9 @@ class Butterfly(FixedLatencyUnit):
     twiddle is a sum of at most two powers of two mod a special or Solinas modulus, else a
     ModMul; ``"shift"`` — shifts or ``ValueError``; ``"modmul"`` — always a ModMul);
     ``mult_latency`` (constant twiddles only: pad the multipliers to this latency, so that
-    butterflies of one stage with different twiddles stay aligned).
+    butterflies of one stage with different twiddles stay aligned); ``tiled`` (every ModMul
+    with both operands in 17-bit tiles, one MULT18X18D per registered partial product, see
+    :class:`~fhe_hw.arith.pipeline.Multiplier`; same latency).
 
     Ports: ``i`` — always-ready stream of ``{up, down, w_down[, w_up]}`` (m bits each,
     LSB-first; only ``{up, down}`` with constant twiddles); ``o`` — always-ready stream of
@@ -47,9 +49,10 @@ class Butterfly(FixedLatencyUnit):
     """
 
     def __init__(self, modulus, *, scale_up=False, mult_stages=4, reducer="auto", twiddle=None,
-                 twiddle_up=None, multiplier="auto", mult_latency=None):
+                 twiddle_up=None, multiplier="auto", mult_latency=None, tiled=False):
         self._modulus = get_modulus(modulus)
         self._scale_up = check_bool("scale_up", scale_up)
+        tiled = check_bool("tiled", tiled)
         self._twiddle = self._twiddle_up = None
         if twiddle is None:
             if twiddle_up is not None:
@@ -61,9 +64,9 @@ class Butterfly(FixedLatencyUnit):
             if multiplier != "auto":
                 raise ValueError(f"multiplier applies to constant twiddles only, not "
                                  f"{multiplier!r} with twiddle=None")
-            self._mul = ModMul(self._modulus, reducer, mult_stages=mult_stages)
-            self._mul_up = ModMul(self._modulus, reducer, mult_stages=mult_stages) if scale_up \
-                else None
+            muls = [ModMul(self._modulus, reducer, mult_stages=mult_stages, tiled=tiled)
+                    for _ in range(2 if scale_up else 1)]
+            self._mul, self._mul_up = (muls + [None])[:2]
         else:
             p = self._modulus.value
             self._twiddle = require_int("twiddle", twiddle) % p
@@ -76,7 +79,8 @@ class Butterfly(FixedLatencyUnit):
                                  f"not {multiplier!r}")
             self._scale_up = twiddle_up is not None
             consts = [self._twiddle] + ([self._twiddle_up] if self._scale_up else [])
-            kw = dict(multiplier=multiplier, mult_stages=mult_stages, reducer=reducer)
+            kw = dict(multiplier=multiplier, mult_stages=mult_stages, reducer=reducer,
+                      tiled=tiled)
             muls = [ConstMul(self._modulus, c, **kw) for c in consts]
             natural = max(u.latency for u in muls)
             if mult_latency is None:

@@ -252,7 +252,8 @@ class ConstMul(FixedLatencyUnit):
     most two powers of two mod p); ``"modmul"`` — a :class:`~fhe_hw.arith.ModMul` with the
     constant (pre-scaled by ``premultiply``) as its second operand, which synthesis folds into
     the multiplier; ``"auto"`` — shift where possible, else modmul. For c ≡ 1 the unit is a
-    delay line of the same latency (no arithmetic). ``mult_stages``/``reducer`` go to ModMul.
+    delay line of the same latency (no arithmetic). ``mult_stages``/``reducer``/``tiled`` go to
+    ModMul.
     ``latency``: pad to this many cycles (default: the natural latency of the chosen kind;
     raises ``ValueError`` if smaller) so that multipliers of different kinds can run side by side.
 
@@ -260,7 +261,7 @@ class ConstMul(FixedLatencyUnit):
     """
 
     def __init__(self, modulus, constant, *, multiplier="auto", mult_stages=4, reducer="auto",
-                 latency=None):
+                 latency=None, tiled=False):
         self._modulus = mod = get_modulus(modulus)
         require_int("constant", constant)
         if multiplier not in MULTIPLIERS:
@@ -278,7 +279,7 @@ class ConstMul(FixedLatencyUnit):
             self._inner = ShiftMul(mod, c)
             self._kind = "shift"
         else:
-            self._inner = ModMul(mod, reducer, mult_stages=mult_stages)
+            self._inner = ModMul(mod, reducer, mult_stages=mult_stages, tiled=tiled)
             self._kind = "modmul"
         natural = self._inner.latency
         if latency is None:

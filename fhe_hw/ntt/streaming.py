@@ -186,8 +186,9 @@ class StreamingNTT(Component):
     Parameters: ``n`` (power of two, 16 to 65536); ``modulus`` (name, integer or Modulus with a
     primitive n-th root, a 2n-th for ``negacyclic``); ``butterflies`` P (power of two, at most
     n/2); ``lanes`` (coefficients per stream beat: a power of two, at most 2P; default 2P);
-    ``negacyclic`` (transform mod x^n + 1); ``inverse``; ``mult_stages`` and ``reducer``
-    (passed to the butterflies' :class:`~fhe_hw.arith.ModMul`); ``four_step`` (solinas64 only,
+    ``negacyclic`` (transform mod x^n + 1); ``inverse``; ``mult_stages``, ``reducer`` and
+    ``tiled`` (passed to every :class:`~fhe_hw.arith.ModMul`: butterflies, post-multipliers,
+    four-step twiddle stage; ``tiled`` keeps the latency); ``four_step`` (solinas64 only,
     n = 4096 or 65536, lanes 8, cyclic: the 002 eqs 7–8 datapath of :class:`_FourStep` with the
     shift-only :class:`~fhe_hw.ntt.shift.ShiftNTT` units, natural order in and out, equal to
     :func:`~fhe_hw.model.ntt.ntt4096` / :func:`~fhe_hw.model.ntt.ntt65536`; cycles
@@ -209,9 +210,11 @@ class StreamingNTT(Component):
     """
 
     def __init__(self, n, modulus="solinas64", *, butterflies=1, lanes=None, negacyclic=False,
-                 inverse=False, four_step=False, mult_stages=4, reducer="auto"):
+                 inverse=False, four_step=False, mult_stages=4, reducer="auto", tiled=False):
+        tiled = check_bool("tiled", tiled)
         if check_bool("four_step", four_step):
-            self._init_four_step(n, modulus, lanes, negacyclic, inverse, mult_stages, reducer)
+            self._init_four_step(n, modulus, lanes, negacyclic, inverse, mult_stages, reducer,
+                                 tiled)
             return
         self._four = None
         require_power_of_two("n", n)
@@ -239,9 +242,10 @@ class StreamingNTT(Component):
         self._mult_stages = require_int("mult_stages", mult_stages, minimum=0)
         self._reducer = reducer
         self._bfs = [Butterfly(mod, scale_up=inverse and not negacyclic,
-                               mult_stages=mult_stages, reducer=reducer)
+                               mult_stages=mult_stages, reducer=reducer, tiled=tiled)
                      for _ in range(butterflies)]
-        self._post = [ModMul(mod, reducer, mult_stages=mult_stages) for _ in range(lanes)] \
+        self._post = [ModMul(mod, reducer, mult_stages=mult_stages, tiled=tiled)
+                      for _ in range(lanes)] \
             if inverse and negacyclic else []
         layout = data.ArrayLayout(unsigned(mod.bits), lanes)
         super().__init__({"i": In(stream.Signature(layout)), "o": Out(stream.Signature(layout))})
@@ -317,7 +321,8 @@ class StreamingNTT(Component):
                 rom[idx] = w_down
         return rom
 
-    def _init_four_step(self, n, modulus, lanes, negacyclic, inverse, mult_stages, reducer):
+    def _init_four_step(self, n, modulus, lanes, negacyclic, inverse, mult_stages, reducer,
+                        tiled):
         mod = get_modulus(modulus)
         if not mod.is_solinas64:
             raise ValueError(f"modulus must be solinas64 (2^64 - 2^32 + 1) for the four-step "
@@ -336,7 +341,7 @@ class StreamingNTT(Component):
         self._mod, self._n, self._p, self._lanes = mod, n, 1, lanes
         self._params = wang_huang_params(n)
         self._four = _FourStep(n, inverse, require_int("mult_stages", mult_stages, minimum=0),
-                               reducer)
+                               reducer, tiled)
         self._bfs, self._post = [], []
         layout = data.ArrayLayout(unsigned(64), lanes)
         super().__init__({"i": In(stream.Signature(layout)), "o": Out(stream.Signature(layout))})
@@ -666,14 +671,14 @@ class _FourStep:
     step), whose outputs are written back in place. Each phase waits until the previous one
     is written back."""
 
-    def __init__(self, n, inverse, mult_stages, reducer):
+    def __init__(self, n, inverse, mult_stages, reducer, tiled):
         from .shift import ShiftNTT
 
         self.n, self.inverse = n, inverse
         self.phases = FOUR_STEP_PHASES[n]
         self.units = {pts: ShiftNTT(pts, FOUR_STEP_LANES, inverse=inverse)
                       for pts in sorted({p for _, _, p in self.phases})}
-        self.muls = [ModMul("solinas64", reducer, mult_stages=mult_stages)
+        self.muls = [ModMul("solinas64", reducer, mult_stages=mult_stages, tiled=tiled)
                      for _ in range(FOUR_STEP_LANES)]
         self.mul_latency = self.muls[0].latency
 
