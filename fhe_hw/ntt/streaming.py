@@ -47,6 +47,11 @@ ModMul latency for the negacyclic inverse and 0 otherwise (:func:`cycles`). Thro
 transform every ``2·n/lanes + log2(n)·(n/(2P) + Butterfly.latency + 2)`` cycles (the next load
 starts as soon as the last output read has been issued). The register after the crossbar keeps
 block-RAM clock-to-out, the bank multiplexers and the multipliers' first DSP out of one path.
+
+There are two B x B crossbars of m-bit words, not four: load writes through the write-back
+crossbar (input lane j takes the place of butterfly output j) and unload reads through the read
+crossbar into its register (position j holds output lane j), since the bank maps of a beat and
+of a butterfly cycle are both "XOR with a constant".
 """
 
 from amaranth import Array, Cat, Const, Module, Mux, Signal, unsigned
@@ -411,6 +416,12 @@ class StreamingNTT(Component):
         beat_idx = Cat(Const(0, log_lanes), beat)          # index of lane 0
         fold = _xorfold(beat_idx, log_n, b)
         beat_addr = beat_idx[b:]
+        with m.If(state == UNLOAD):
+            # Unloading reuses the read crossbar: position j = 2q + x holds lane j, which lives
+            # in bank j ^ fold.
+            for q in range(P):
+                for x in range(2):
+                    m.d.comb += bsel[q][x].eq(Const(2 * q + x, b) ^ fold)
         load_go = Signal()
         m.d.comb += [self.i.ready.eq(state == LOAD), load_go.eq(self.i.valid & self.i.ready)]
 
@@ -432,6 +443,7 @@ class StreamingNTT(Component):
         w_one, w_last = bf0.premultiply(1), bf0.premultiply(self._params.k_inv)
         issue_dd = Signal()
         m.d.sync += issue_dd.eq(issue_d)
+        crossbar = []                      # the crossbar register, position 2q + x
         for q, bf in enumerate(self._bfs):
             m.submodules[f"bf{q}"] = bf
             x = bf.i.payload
@@ -441,8 +453,8 @@ class StreamingNTT(Component):
             m.d.comb += bf.i.valid.eq(issue_dd)
             if bf.scale_up:
                 m.d.sync += x.w_up.eq(Mux(last_d, w_last, w_one))
+            crossbar += [x.up, x.down]
             outs += [bf.o.payload.up, bf.o.payload.down]
-        outs = Array(outs)
 
         # --- write-back: bank addresses and selects delayed to the butterfly outputs ---
         wen, waddr, wsel_at = issue, list(rd_addr), list(wsel)
@@ -455,25 +467,28 @@ class StreamingNTT(Component):
             m.d.sync += [a.eq(a0) for a, a0 in zip(nxt_a, waddr)]
             m.d.sync += [s_.eq(s0) for s_, s0 in zip(nxt_s, wsel_at)]
             waddr, wsel_at = nxt_a, nxt_s
+        # Loading shares the write-back crossbar: input lane j takes the place of butterfly
+        # output j, and bank k selects lane k ^ fold, so one B:1 multiplexer per bank serves
+        # both.
+        loading = Signal()
+        m.d.comb += loading.eq(state == LOAD)
         lanes_in = self.i.payload
+        outs = Array(Mux(loading, lanes_in[j % lanes], v) for j, v in enumerate(outs))
         for k in range(B):
             wp = wports[k]
             lane = Const(k, b) ^ fold                       # the input lane for this bank
+            m.d.comb += wp.data.eq(outs[Mux(loading, lane, wsel_at[k])])
             with m.If(wen):
-                m.d.comb += [wp.en.eq(1), wp.addr.eq(waddr[k]), wp.data.eq(outs[wsel_at[k]])]
+                m.d.comb += [wp.en.eq(1), wp.addr.eq(waddr[k])]
             with m.Else():
-                m.d.comb += [wp.en.eq(load_go & (lane[log_lanes:] == 0)), wp.addr.eq(beat_addr),
-                             wp.data.eq(Array(lanes_in)[lane[:log_lanes]] if lanes > 1
-                                        else lanes_in[0])]
+                m.d.comb += [wp.en.eq(load_go & (lane[log_lanes:] == 0)), wp.addr.eq(beat_addr)]
 
-        # --- unload: banks to lanes, post-twist, FIFO ---
+        # --- unload: banks to lanes through the read crossbar, post-twist, FIFO ---
         unload_d = Signal()
-        fold_d = Signal(b)
-        m.d.sync += [unload_d.eq(unload_go), fold_d.eq(fold)]
+        m.d.sync += unload_d.eq(unload_go)
         unload_dd = Signal()
         m.d.sync += unload_dd.eq(unload_d)
-        lane_data = [Signal(width, name=f"unload{lane}") for lane in range(lanes)]
-        m.d.sync += [v.eq(rdata[Const(lane, b) ^ fold_d]) for lane, v in enumerate(lane_data)]
+        lane_data = crossbar[:lanes]
         out_valid = unload_dd
         if self._post:
             post = negacyclic_post_twiddles(self._params)
