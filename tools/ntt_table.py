@@ -10,7 +10,8 @@ to ``build/synth/ntt.md`` and puts it between the ``<!-- ntt-table:begin -->`` a
 ``<!-- ntt-table:end -->`` markers of README.md when both are there. A row without a result in
 this run (``--reuse --cached-only``) keeps its measured line from README.md.
 
-Other NTT units add their rows to :data:`ROWS` (one ``(unit, params, note)`` per row).
+Other NTT units add their rows to :data:`ROWS` (one ``(unit, params, note[, targets])`` per
+row).
 """
 
 import argparse
@@ -37,6 +38,10 @@ TARGET = "ecp5"
 #: ``splitnets`` before mapping. Rows that hit it are rerun with this target (same device,
 #: package, counting and nextpnr flow), and the table says so.
 FALLBACK = "ecp5-splitnets"
+#: nextpnr's electrostatic placer and router2 after splitnets: for the shift-only units, which
+#: HeAP + router1/router2 left unrouted (see the README).
+STATIC = "ecp5-splitnets-static"
+_FLAGS = {FALLBACK: " (splitnets)", STATIC: " (splitnets, static placer)"}
 
 #: 2^25 - 2^73 mod p: the primitive 128th root of DESIGN §4, a two-term shift twiddle.
 _SOLINAS_ROOT_128 = ((1 << 25) - (1 << 73)) % SOLINAS64
@@ -45,7 +50,10 @@ _SOLINAS_ROOT_128 = ((1 << 25) - (1 << 73)) % SOLINAS64
 #: butterfly per 001 Table 2 modulus.
 ROWS = [
     ("shift-ntt", {"points": 64, "lanes": 8}, "shift-only radix-64 unit (002 §IV-A)"),
-    ("shift-ntt", {"points": 16, "lanes": 16}, "shift-only radix-16 unit (002 §IV-B)"),
+    ("shift-ntt", {"points": 64, "lanes": 2},
+     "shift-only radix-64 unit, 2 lanes (a quarter of the paper's rate)", (STATIC,)),
+    ("shift-ntt", {"points": 16, "lanes": 16}, "shift-only radix-16 unit (002 §IV-B)",
+     (STATIC,)),
     ("butterfly", {"modulus": "fermat32", "twiddle": 2},
      "shift-only butterfly, ω = 2 (001 §3.2)"),
     ("butterfly", {"modulus": "fermat64", "twiddle": 2},
@@ -66,23 +74,26 @@ def _build_dir(name, params, target):
 
 def synthesize_row(row, reuse=False, cached_only=False):
     """(row, SynthResult or None, cycles() or None, target used); with ``cached_only`` a row
-    without a stored result is not synthesized (its result is None)."""
-    name, params, note = row
+    without a stored result is not synthesized (its result is None). A row's targets are
+    :data:`TARGET` then :data:`FALLBACK`, or the fourth element of its :data:`ROWS` entry."""
+    name, params = row[:2]
+    targets = row[3] if len(row) > 3 else (TARGET, FALLBACK)
     unit = get_unit(name).build(**params)
     cycles = unit.cycles() if hasattr(unit, "cycles") else None
-    for target in (TARGET, FALLBACK):
+    for target in targets:
         cached = _build_dir(name, params, target) / "synth.json"
         if reuse and cached.exists():
             return row, SynthResult(**json.loads(cached.read_text())), cycles, target
     if cached_only:
         return row, None, cycles, None
-    try:
-        return row, synthesize(unit, name, TARGET, params=params), cycles, TARGET
-    except RuntimeError as error:
-        if "count_id" not in str(error):
-            raise
-    unit = get_unit(name).build(**params)
-    return row, synthesize(unit, name, FALLBACK, params=params), cycles, FALLBACK
+    for target in targets[:-1]:
+        try:
+            return row, synthesize(unit, name, target, params=params), cycles, target
+        except RuntimeError as error:
+            if "count_id" not in str(error):
+                raise
+        unit = get_unit(name).build(**params)
+    return row, synthesize(unit, name, targets[-1], params=params), cycles, targets[-1]
 
 
 def _shown(params):
@@ -94,11 +105,6 @@ def _shown(params):
 DOES_NOT_FIT = {
     ("shift-ntt", "points=64, lanes=8"):
         "does not fit (nextpnr: TRELLIS_COMB 108,261 / 83,640 = 129 %)",
-    ("shift-ntt", "points=16, lanes=16"):
-        "placed, not routed: Yosys 44,716 LUT, 15,932 FF, 0 DSP; TRELLIS_COMB 45,198 / 83,640 "
-        "= 54 %, placer estimate 39.7 MHz; router1 left 126k of 164k arcs after 33 min; "
-        "router2 got to 3.9k overused wires at iteration 24 (about an hour), then rose to 4.9k "
-        "by iteration 30, stopped",
 }
 
 
@@ -135,7 +141,7 @@ def markdown(rows, seconds, previous=None):
     if FOOTER in previous:
         found = re.search(r"tool time of the rows (\d+) s", previous[FOOTER])
         kept_seconds = int(found.group(1)) if found else 0
-    for (name, params, note), r, cycles, target in rows:
+    for (name, params, note, *_), r, cycles, target in rows:
         if r is None:
             key = (name, _shown(params))
             if key in previous:
@@ -145,7 +151,7 @@ def markdown(rows, seconds, previous=None):
             lines.append(f"| `{name}` | {_shown(params)} | {note} | | "
                          f"{'' if cycles is None else cycles} | {why} | | | |")
             continue
-        flag = " (splitnets)" if target == FALLBACK else ""
+        flag = _FLAGS.get(target, "")
         lines.append(f"| `{name}` | {_shown(params)} | {note}{flag} | {r.latency} | "
                      f"{'' if cycles is None else cycles} | {r.lut} | {r.ff} | {r.dsp} | "
                      f"{r.fmax_mhz:.1f} |")
@@ -162,7 +168,9 @@ def markdown(rows, seconds, previous=None):
               f"from nextpnr at a {first.freq_target_mhz:g} MHz target. {yosys}, "
               f"{nextpnr.group(1) if nextpnr else 'nextpnr'}. (splitnets): Yosys ABC9 "
               f"aborts on that design (YosysHQ/yosys#4349), so it ran `hierarchy; proc; "
-              f"flatten; splitnets; synth_ecp5`. Generated by `python tools/ntt_table.py` "
+              f"flatten; splitnets; synth_ecp5`. (static placer): placed by nextpnr's "
+              f"`--placer static` and routed by `--router router2`. Generated by `python "
+              f"tools/ntt_table.py` "
               f"(tool time of the rows {tool_seconds:.0f} s on a shared 2-core machine; this "
               f"run {seconds:.0f} s)."]
     return "\n".join(lines) + "\n"
