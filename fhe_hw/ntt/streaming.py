@@ -50,8 +50,7 @@ block-RAM clock-to-out, the bank multiplexers and the multipliers' first DSP out
 
 There are two B x B crossbars of m-bit words, not four: load writes through the write-back
 crossbar (input lane j takes the place of butterfly output j) and unload reads through the read
-crossbar into its register (position j holds output lane j), since the bank maps of a beat and
-of a butterfly cycle are both "XOR with a constant".
+crossbar into its register (position j holds output lane j); only the selects differ.
 """
 
 from amaranth import Array, Cat, Const, Module, Mux, Signal, unsigned
