@@ -156,7 +156,8 @@ def markdown(rows, seconds, previous=None):
                          f"{'' if cycles is None else cycles} | {why} | | | |")
             continue
         flag = _FLAGS.get(target, "")
-        lines.append(f"| `{name}` | {_shown(params)} | {note}{flag} | {r.latency} | "
+        latency = "" if r.latency is None else r.latency
+        lines.append(f"| `{name}` | {_shown(params)} | {note}{flag} | {latency} | "
                      f"{'' if cycles is None else cycles} | {r.lut} | {r.ff} | {r.dsp} | "
                      f"{r.fmax_mhz:.1f} |")
     first = next((r for _, r, _, _ in rows if r is not None), None)
