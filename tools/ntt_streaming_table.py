@@ -2,7 +2,7 @@
 P = 1, 2, 4, modulus solinas64 = 2^64 - 2^32 + 1, the Wang–Huang prime of 002).
 
     python tools/ntt_streaming_table.py [--rows 1024:4 4096:1 ...] [--reuse] [--cached-only]
-                                        [--router1 | --static] [--tiled] [--lanes L]
+                                        [--router1 | --static] [--untiled] [--lanes L]
                                         [--jobs N]
 
 Synthesizes, places and routes each configuration (``n:P``; all six without ``--rows``) out of
@@ -17,13 +17,15 @@ Yosys 0.70 (YoWASP) aborts on this design inside ABC9 with "Assert `count_id(wir
 failed" (YosysHQ/yosys#4349, Amaranth-generated multi-bit nets); the maintainers' workaround is to
 run ``splitnets`` before mapping, which the ``fhe_hw.synth`` target ``ecp5-splitnets`` does (same
 device, package, counting and nextpnr flow as ``ecp5``). nextpnr's default ECP5 router
-(router1) did not converge on n = 1024, P = 4 in 45 min (42k overused wires left), so rows are
-routed with router2 (target ``ecp5-splitnets-router2``; ``--router1`` for the old flow, with
-which the P = 1 and 2 rows at n = 1024 were measured); the Fmax cell says "(router2)".
+(router1) did not converge on n = 1024, P = 4 in 45 min (42k overused wires left), so by
+default rows are routed with router2 (target ``ecp5-splitnets-router2``; the Fmax cell says
+"(router2)"); the README's P = 1 and 2 rows route with router1 (``--router1``, the flow of
+the butterfly rows of `tools/ntt_table.py`).
 ``--static`` places with nextpnr's electrostatic placer before router2 (target
 ``ecp5-splitnets-static``; HeAP packs P = 4 into the upper rows and router2 stalls there).
-``--tiled`` builds every ModMul with both operands in 17-bit tiles (one MULT18X18D per
-registered partial product); the Fmax cell then also says "tiled".
+Every ModMul is built with both operands in 17-bit tiles (one MULT18X18D per registered partial
+product; the Fmax cell says "tiled"), which raised Fmax by 18-34 % at P = 1 and 2; ``--untiled``
+builds the plain multipliers.
 """
 
 import argparse
@@ -115,15 +117,15 @@ def main(argv=None):
                     help=f"synthesize with {ROUTER1} (nextpnr's default router)")
     ap.add_argument("--static", action="store_true",
                     help=f"synthesize with {STATIC} (nextpnr's static placer, router2)")
-    ap.add_argument("--tiled", action="store_true",
-                    help="ModMuls in 17-bit tiles (StreamingNTT(tiled=True))")
+    ap.add_argument("--untiled", action="store_true",
+                    help="ModMuls without tiles (the default is StreamingNTT(tiled=True))")
     ap.add_argument("--lanes", type=int, default=None,
                     help="coefficients per stream beat (default 2P)")
     ap.add_argument("--jobs", type=int, default=1)
     args = ap.parse_args(argv)
     os.chdir(ROOT)
     sizes = SIZES if not args.rows else [tuple(map(int, r.split(":"))) for r in args.rows]
-    params = [row_params(n, p, args.tiled, args.lanes) for n, p in sizes]
+    params = [row_params(n, p, not args.untiled, args.lanes) for n, p in sizes]
     start = time.monotonic()
     with ProcessPoolExecutor(args.jobs) as pool:
         done = list(pool.map(synthesize_row, params, [args.reuse] * len(params),

@@ -64,6 +64,8 @@ ROWS = [
     ("butterfly", {"modulus": "fermat64"}, "run-time twiddles"),
     ("butterfly", {"modulus": "solinas64"}, "run-time twiddles"),
     ("butterfly", {"modulus": "general32"}, "run-time twiddles"),
+    ("butterfly", {"modulus": "fermat64", "tiled": True}, "run-time twiddles, tiled ModMul"),
+    ("butterfly", {"modulus": "solinas64", "tiled": True}, "run-time twiddles, tiled ModMul"),
     ("parallel-ntt", {"k": 16, "modulus": "fermat32"}, "fully parallel, all shifts"),
 ]
 
