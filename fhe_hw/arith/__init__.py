@@ -14,6 +14,9 @@ __all__ = ["ModAdd", "ModSub", "BarrettReducer", "SpecialReducer", "SolinasReduc
 _MODULUS = Option("modulus", str, "solinas64", "modulus name or integer")
 _PIPELINED = Option("pipelined", parse_bool, True, "register the stages (true/false)")
 _MULT_STAGES = Option("mult-stages", int, 4, "registers in each multiplier")
+#: ``tiled`` of ModMul, and of the units that pass it on to their ModMuls (fhe_hw.ntt).
+TILED_OPTION = Option("tiled", parse_bool, False,
+                      "ModMuls in 17-bit tiles, one DSP per partial product")
 
 register("mod-add", "modular adder (003 Alg. 5)", _MODULUS, _PIPELINED)(ModAdd)
 register("mod-sub", "modular subtracter (003 Alg. 6)", _MODULUS, _PIPELINED)(ModSub)
@@ -32,6 +35,4 @@ register("montgomery-reducer", "word-level Montgomery reducer (003 Alg. 7)",
          Option("word", int, 17, "word size w"), _PIPELINED)(MontgomeryReducer)
 register("mod-mul", "pipelined modular multiplier", _MODULUS,
          Option("reducer", str, "auto", "one of " + ", ".join(REDUCERS)), _MULT_STAGES,
-         Option("word", int, None, "Montgomery word"), _PIPELINED,
-         Option("tiled", parse_bool, False, "17-bit tiles in both operands, one DSP each"),
-         )(ModMul)
+         Option("word", int, None, "Montgomery word"), _PIPELINED, TILED_OPTION)(ModMul)

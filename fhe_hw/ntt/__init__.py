@@ -1,5 +1,6 @@
 """NTT engines (001 §3.2, 002 §III–IV) and their `fhe-hw generate` entries."""
 
+from ..arith import TILED_OPTION
 from ..units import Option, parse_bool, register
 from .butterfly import Butterfly
 from .parallel import ParallelNTT
@@ -9,8 +10,6 @@ from .streaming import StreamingNTT
 __all__ = ["StreamingNTT", "Butterfly", "ParallelNTT", "ShiftNTT", "ShiftMul", "ConstMul",
            "RingNormaliser"]
 
-_TILED = Option("tiled", parse_bool, False, "ModMuls in 17-bit tiles, one DSP per partial product")
-
 register("butterfly", "unified FFT/IFFT butterfly, run-time or constant (shift) twiddles "
          "(001 Fig. 2)",
          Option("modulus", str, "solinas64", "modulus name or integer"),
@@ -19,7 +18,7 @@ register("butterfly", "unified FFT/IFFT butterfly, run-time or constant (shift) 
          Option("twiddle", int, None, "constant w_down (default: run-time twiddles)"),
          Option("twiddle-up", int, None, "constant w_up (with --twiddle)"),
          Option("multiplier", str, "auto", "constant twiddles: auto, shift or modmul"),
-         _TILED)(Butterfly)
+         TILED_OPTION)(Butterfly)
 
 register("parallel-ntt", "fully parallel radix-2 k-point NTT, constant twiddles (001 §3.2)",
          Option("k", int, 64, "transform size (power of two)"),
@@ -45,4 +44,4 @@ register("ntt", "memory-based streaming NTT, n = 16..65536, P butterflies (001 �
          Option("inverse", parse_bool, False, "inverse transform (n^-1 folded in)"),
          Option("four-step", parse_bool, False,
                 "solinas64 four-step mode, n = 4096 or 65536 (002 eqs 7-8)"),
-         Option("mult-stages", int, 4, "registers in each multiplier"), _TILED)(StreamingNTT)
+         Option("mult-stages", int, 4, "registers in each multiplier"), TILED_OPTION)(StreamingNTT)
