@@ -379,6 +379,8 @@ class StreamingNTT(Component):
         # Control.
         LOAD, COMPUTE, UNLOAD = 0, 1, 2
         state = Signal(2, init=LOAD)
+        loading, unloading = Signal(), Signal()
+        m.d.comb += [loading.eq(state == LOAD), unloading.eq(state == UNLOAD)]
         beat = Signal(range(CL))
         stage = Signal(range(log_n))
         cc = Signal(range(C + gap))
@@ -415,21 +417,21 @@ class StreamingNTT(Component):
         beat_idx = Cat(Const(0, log_lanes), beat)          # index of lane 0
         fold = _xorfold(beat_idx, log_n, b)
         beat_addr = beat_idx[b:]
-        with m.If(state == UNLOAD):
+        with m.If(unloading):
             # Unloading reuses the read crossbar: position j = 2q + x holds lane j, which lives
             # in bank j ^ fold.
             for q in range(P):
                 for x in range(2):
                     m.d.comb += bsel[q][x].eq(Const(2 * q + x, b) ^ fold)
         load_go = Signal()
-        m.d.comb += [self.i.ready.eq(state == LOAD), load_go.eq(self.i.valid & self.i.ready)]
+        m.d.comb += [self.i.ready.eq(loading), load_go.eq(self.i.valid & self.i.ready)]
 
         # Unload credits: beats issued and not yet taken from the output FIFO.
         post_lat = self.post_latency
-        unload_go, fifo = _output_fifo(m, self.o, width * lanes, 2 + post_lat, state == UNLOAD)
+        unload_go, fifo = _output_fifo(m, self.o, width * lanes, 2 + post_lat, unloading)
 
         for k in range(B):
-            m.d.comb += rports[k].addr.eq(Mux(state == UNLOAD, beat_addr, rd_addr[k]))
+            m.d.comb += rports[k].addr.eq(Mux(unloading, beat_addr, rd_addr[k]))
 
         # --- read stage (one cycle later): route banks to butterflies ---
         issue_d = Signal()
@@ -469,8 +471,6 @@ class StreamingNTT(Component):
         # Loading shares the write-back crossbar: input lane j takes the place of butterfly
         # output j, and bank k selects lane k ^ fold, so one B:1 multiplexer per bank serves
         # both.
-        loading = Signal()
-        m.d.comb += loading.eq(state == LOAD)
         lanes_in = self.i.payload
         outs = Array(Mux(loading, lanes_in[j % lanes], v) for j, v in enumerate(outs))
         for k in range(B):
