@@ -113,10 +113,11 @@ def main(argv=None):
     ap.add_argument("--reuse", action="store_true", help="read existing synth.json files")
     ap.add_argument("--cached-only", action="store_true",
                     help="with --reuse: skip rows without a stored result")
-    ap.add_argument("--router1", action="store_true",
-                    help=f"synthesize with {ROUTER1} (nextpnr's default router)")
-    ap.add_argument("--static", action="store_true",
-                    help=f"synthesize with {STATIC} (nextpnr's static placer, router2)")
+    flow = ap.add_mutually_exclusive_group()
+    flow.add_argument("--router1", action="store_true",
+                      help=f"synthesize with {ROUTER1} (nextpnr's default router)")
+    flow.add_argument("--static", action="store_true",
+                      help=f"synthesize with {STATIC} (nextpnr's static placer, router2)")
     ap.add_argument("--untiled", action="store_true",
                     help="ModMuls without tiles (the default is StreamingNTT(tiled=True))")
     ap.add_argument("--lanes", type=int, default=None,
