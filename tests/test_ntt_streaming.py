@@ -12,6 +12,8 @@ from fhe_hw.ntt.streaming import (
     MIN_N,
     address_of,
     bank_of,
+    crossbar_bank,
+    crossbar_position,
     cycles,
     four_step_bank,
     four_step_cycles,
@@ -22,6 +24,7 @@ from fhe_hw.ntt.streaming import (
     four_step_unload_position,
     run_four_step_schedule,
     schedule,
+    stage_window,
     twiddle_index,
 )
 from fhe_hw.params import MODULI, SOLINAS64, ntt_params, ntt_primes
@@ -81,6 +84,27 @@ def test_schedule_does_every_butterfly_of_every_stage_once(n, P, inverse):
     for s, stage in enumerate(schedule(n, P, inverse)):
         done = sorted(pair for pairs in stage for pair in pairs)
         assert done == sorted(stage_pairs(s, n, inverse)), f"stage {s}"
+
+
+@pytest.mark.parametrize("inverse", [False, True])
+@pytest.mark.parametrize("n,P", [(16, 8), (256, 4), (1024, 2), (4096, 4)])
+def test_butterfly_q_always_meets_its_own_bank_pair(n, P, inverse):
+    # What the pair-structured crossbars rely on: in stage s the banks of butterfly q are the
+    # two that differ in bank bit u = t mod b and hold q in the other bits.
+    b, log_n = P.bit_length(), n.bit_length() - 1
+    for s, stage in enumerate(schedule(n, P, inverse)):
+        u = stage_window(s, log_n, b, inverse)[0] % b
+        for pairs in stage:
+            for q, pair in enumerate(pairs):
+                assert {bank_of(i, b) for i in pair} == \
+                    {crossbar_bank(2 * q, u), crossbar_bank(2 * q + 1, u)}, f"stage {s}"
+
+
+@pytest.mark.parametrize("b", [1, 2, 3, 4])
+def test_crossbar_position_inverts_crossbar_bank(b):
+    for u in range(b):
+        assert sorted(crossbar_bank(p, u) for p in range(1 << b)) == list(range(1 << b))
+        assert all(crossbar_position(crossbar_bank(p, u), u) == p for p in range(1 << b))
 
 
 def test_schedule_is_conflict_free_at_65536_with_four_butterflies():

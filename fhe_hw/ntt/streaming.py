@@ -73,10 +73,11 @@ from ..params import get_modulus, ntt_params, require_int, require_power_of_two
 from .butterfly import Butterfly
 
 __all__ = ["StreamingNTT", "cycles", "bank_of", "address_of", "stage_window", "twiddle_index",
-           "schedule", "MIN_N", "MAX_N", "four_step_cycles", "four_step_fields", "four_step_bank",
-           "four_step_schedule", "four_step_output_position", "four_step_position",
-           "four_step_unload_position", "four_step_twiddle", "run_four_step_schedule",
-           "FOUR_STEP_LANES", "FOUR_STEP_PHASES"]
+           "schedule", "crossbar_bank", "crossbar_position", "MIN_N", "MAX_N",
+           "four_step_cycles", "four_step_fields", "four_step_bank", "four_step_schedule",
+           "four_step_output_position", "four_step_position", "four_step_unload_position",
+           "four_step_twiddle", "run_four_step_schedule", "FOUR_STEP_LANES",
+           "FOUR_STEP_PHASES"]
 
 MIN_N = 16
 MAX_N = 65536
@@ -114,6 +115,25 @@ def _insert_zero(q, pos):
     return ((q >> pos) << (pos + 1)) | (q & ((1 << pos) - 1))
 
 
+def _delete_bit(k, pos):
+    return ((k >> (pos + 1)) << pos) | (k & ((1 << pos) - 1))
+
+
+def _rotr(v, r, b):
+    return ((v >> r) | (v << (b - r))) & ((1 << b) - 1) if r else v
+
+
+def crossbar_bank(p, u):
+    """The bank that crossbar position p (butterfly p // 2, x = p % 2) meets when the swap at
+    bank bit u is off: bit u of the bank is x, the other bits are p // 2."""
+    return _insert_zero(p >> 1, u) | ((p & 1) << u)
+
+
+def crossbar_position(k, u):
+    """Inverse of :func:`crossbar_bank`."""
+    return (_delete_bit(k, u) << 1) | ((k >> u) & 1)
+
+
 def twiddle_index(s, up, log_n, inverse):
     """ROM address of the twiddle of the butterfly with upper index ``up`` in stage s: 2^s plus
     the block number (forward) or the position in the block (inverse), so every stage's
@@ -125,17 +145,22 @@ def twiddle_index(s, up, log_n, inverse):
 
 def schedule(n, butterflies, inverse=False):
     """The compute phase as lists: one entry per stage, holding one entry per issue cycle, holding
-    the P (up, down) index pairs in butterfly order. Follows the hardware exactly."""
+    the P (up, down) index pairs in butterfly order. Follows the hardware exactly: butterfly q
+    takes the two banks whose bits other than u are q, the upper index from bank bit u = the
+    cycle's fold bit u."""
     require_power_of_two("n", n)
     log_n, b = n.bit_length() - 1, butterflies.bit_length()
     stages = []
     for s in range(log_n):
         t, w = stage_window(s, log_n, b, inverse)
+        u, r = t % b, w % b
         cycles_ = []
         for c in range(n >> b):
+            cf = bank_of(_deposit(c, 0, w, b), b)
             pairs = []
             for q in range(butterflies):
-                up = _deposit(c, _insert_zero(q, t - w), w, b)
+                k_up = crossbar_bank(2 * q + ((cf >> u) & 1), u)
+                up = _deposit(c, _rotr(k_up ^ cf, r, b), w, b)
                 pairs.append((up, up | (1 << t)))
             cycles_.append(pairs)
         stages.append(cycles_)
@@ -180,8 +205,26 @@ def _output_fifo(m, o, width, latency, want):
     return go, fifo
 
 
-def _rotl(v, r, b):
-    return ((v << r) | (v >> (b - r))) & ((1 << b) - 1) if r else v
+def _xor_swap(words, x):
+    """out[k] = words[k ^ x] for a b-bit signal x: b levels of pair swaps, level j exchanging
+    the words whose indices differ in bit j when x[j] is set."""
+    for j in range(len(x)):
+        words = [Mux(x[j], words[k ^ (1 << j)], words[k]) for k in range(len(words))]
+    return words
+
+
+def _permute(words, u, index):
+    """out[p] = words[index(p, v)] for the stage's u = v (a signal); positions whose source does
+    not depend on u are plain wires."""
+    b = len(words).bit_length() - 1
+    out = []
+    for p in range(len(words)):
+        choice = words[index(p, 0)]
+        for v in range(1, b):
+            if index(p, v) != index(p, 0):
+                choice = Mux(u == v, words[index(p, v)], choice)
+        out.append(choice)
+    return out
 
 
 class StreamingNTT(Component):
@@ -386,43 +429,37 @@ class StreamingNTT(Component):
         cc = Signal(range(C + gap))
 
         # --- compute issue: per-stage address generation (constants per stage) ---
+        # xsw: the banks' XOR swap (bit u set to the fold bit u, 001 pairs differ in bank bit
+        # u); usel: u, which bank bit the crossbar positions' x bit is.
         issue = Signal()
         m.d.comb += issue.eq((state == COMPUTE) & (cc < C))
         c = cc[:log_n - b]
         rd_addr = [Signal(range(C), name=f"rd_addr{k}") for k in range(B)]
-        wsel = [Signal(b, name=f"wsel{k}") for k in range(B)]
-        bsel = [[Signal(b, name=f"bsel{q}_{x}") for x in "ud"] for q in range(P)]
+        xsw, usel = Signal(b), Signal(range(max(b, 2)))
         last = Signal()
         with m.Switch(stage):
             for s in range(log_n):
                 with m.Case(s):
                     t, w = stage_window(s, log_n, b, self._inverse)
-                    r, tpos = w % b, t - w
-                    base = Cat(c[:w], Const(0, b), c[w:])
-                    cf = _xorfold(base, log_n, b)
+                    u, r = t % b, w % b
+                    cf = _xorfold(Cat(c[:w], Const(0, b), c[w:]), log_n, b)
+                    m.d.comb += [xsw.eq(cf[u] << u), usel.eq(u), last.eq(s == log_n - 1)]
                     for k in range(B):
                         v = (Const(k, b) ^ cf).rotate_right(r)
-                        m.d.comb += [rd_addr[k].eq(Cat(c[:w], v, c[w:])[b:]),
-                                     wsel[k].eq(Cat(v[tpos], v[:tpos], v[tpos + 1:]))]
+                        m.d.comb += rd_addr[k].eq(Cat(c[:w], v, c[w:])[b:])
                     for q in range(P):
-                        v_up = _insert_zero(q, tpos)
-                        for x, v in enumerate((v_up, v_up | (1 << tpos))):
-                            m.d.comb += bsel[q][x].eq(Const(_rotl(v, r, b), b) ^ cf)
-                        up = Cat(c[:w], Const(v_up, b), c[w:])
+                        k_up = Const(crossbar_bank(2 * q, u), b) | xsw
+                        up = Cat(c[:w], (k_up ^ cf).rotate_right(r), c[w:])
                         block = up[:s] if self._inverse else up[log_n - s:]
                         m.d.comb += tw_ports[q].addr.eq(Cat(block, Const(1, 1)))
-                    m.d.comb += last.eq(s == log_n - 1)
 
         # --- load / unload addressing: a beat is `lanes` consecutive indices ---
         beat_idx = Cat(Const(0, log_lanes), beat)          # index of lane 0
         fold = _xorfold(beat_idx, log_n, b)
         beat_addr = beat_idx[b:]
         with m.If(unloading):
-            # Unloading reuses the read crossbar: position j = 2q + x holds lane j, which lives
-            # in bank j ^ fold.
-            for q in range(P):
-                for x in range(2):
-                    m.d.comb += bsel[q][x].eq(Const(2 * q + x, b) ^ fold)
+            # Unloading reuses the read crossbar: position j holds lane j, from bank j ^ fold.
+            m.d.comb += [xsw.eq(fold), usel.eq(0)]
         load_go = Signal()
         m.d.comb += [self.i.ready.eq(loading), load_go.eq(self.i.valid & self.i.ready)]
 
@@ -434,12 +471,10 @@ class StreamingNTT(Component):
             m.d.comb += rports[k].addr.eq(Mux(unloading, beat_addr, rd_addr[k]))
 
         # --- read stage (one cycle later): route banks to butterflies ---
-        issue_d = Signal()
-        last_d = Signal()
-        bsel_d = [[Signal(b, name=f"bsel{q}_{x}_d") for x in "ud"] for q in range(P)]
-        m.d.sync += [issue_d.eq(issue), last_d.eq(last)]
-        m.d.sync += [bsel_d[q][x].eq(bsel[q][x]) for q in range(P) for x in range(2)]
-        rdata = Array(p.data for p in rports)
+        issue_d, last_d = Signal(), Signal()
+        xsw_d, usel_d = Signal.like(xsw), Signal.like(usel)
+        m.d.sync += [issue_d.eq(issue), last_d.eq(last), xsw_d.eq(xsw), usel_d.eq(usel)]
+        pos = _permute(_xor_swap([p.data for p in rports], xsw_d), usel_d, crossbar_bank)
         outs = []
         w_one, w_last = bf0.premultiply(1), bf0.premultiply(self._params.k_inv)
         issue_dd = Signal()
@@ -449,7 +484,7 @@ class StreamingNTT(Component):
             m.submodules[f"bf{q}"] = bf
             x = bf.i.payload
             # The butterfly's operands are registered (the crossbar register).
-            m.d.sync += [x.up.eq(rdata[bsel_d[q][0]]), x.down.eq(rdata[bsel_d[q][1]]),
+            m.d.sync += [x.up.eq(pos[2 * q]), x.down.eq(pos[2 * q + 1]),
                          x.w_down.eq(tw_ports[q].data)]
             m.d.comb += bf.i.valid.eq(issue_dd)
             if bf.scale_up:
@@ -457,26 +492,26 @@ class StreamingNTT(Component):
             crossbar += [x.up, x.down]
             outs += [bf.o.payload.up, bf.o.payload.down]
 
-        # --- write-back: bank addresses and selects delayed to the butterfly outputs ---
-        wen, waddr, wsel_at = issue, list(rd_addr), list(wsel)
+        # --- write-back: bank addresses and the swap delayed to the butterfly outputs ---
+        wen, waddr, wsw, wu = issue, list(rd_addr), xsw, usel
         for d in range(depth_w):
-            wen_r = Signal(name=f"wen_d{d}")
-            m.d.sync += wen_r.eq(wen)
-            wen = wen_r
+            wen_r, wsw_r, wu_r = Signal(name=f"wen_d{d}"), Signal(b, name=f"wsw_d{d}"), \
+                Signal.like(usel, name=f"wu_d{d}")
             nxt_a = [Signal(range(C), name=f"waddr{k}_d{d}") for k in range(B)]
-            nxt_s = [Signal(b, name=f"wsel{k}_d{d}") for k in range(B)]
+            m.d.sync += [wen_r.eq(wen), wsw_r.eq(wsw), wu_r.eq(wu)]
             m.d.sync += [a.eq(a0) for a, a0 in zip(nxt_a, waddr)]
-            m.d.sync += [s_.eq(s0) for s_, s0 in zip(nxt_s, wsel_at)]
-            waddr, wsel_at = nxt_a, nxt_s
-        # Loading shares the write-back crossbar: input lane j takes the place of butterfly
-        # output j, and bank k selects lane k ^ fold, so one B:1 multiplexer per bank serves
-        # both.
+            wen, waddr, wsw, wu = wen_r, nxt_a, wsw_r, wu_r
+        # Loading shares the write-back crossbar: input lane k' takes the place of what the
+        # bank-side permutation puts at k', and the swap is the beat's fold, so bank k gets
+        # lane k ^ fold.
         lanes_in = self.i.payload
-        outs = Array(Mux(loading, lanes_in[j % lanes], v) for j, v in enumerate(outs))
+        perm = _permute(outs, wu, crossbar_position)
+        perm = [Mux(loading, lanes_in[j], v) if j < lanes else v for j, v in enumerate(perm)]
+        wdata = _xor_swap(perm, Mux(loading, fold, wsw))
         for k in range(B):
             wp = wports[k]
             lane = Const(k, b) ^ fold                       # the input lane for this bank
-            m.d.comb += wp.data.eq(outs[Mux(loading, lane, wsel_at[k])])
+            m.d.comb += wp.data.eq(wdata[k])
             with m.If(wen):
                 m.d.comb += [wp.en.eq(1), wp.addr.eq(waddr[k])]
             with m.Else():
