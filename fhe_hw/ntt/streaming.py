@@ -48,9 +48,23 @@ transform every ``2·n/lanes + log2(n)·(n/(2P) + Butterfly.latency + 2)`` cycle
 starts as soon as the last output read has been issued). The register after the crossbar keeps
 block-RAM clock-to-out, the bank multiplexers and the multipliers' first DSP out of one path.
 
-There are two B x B crossbars of m-bit words, not four: load writes through the write-back
-crossbar (input lane j takes the place of butterfly output j) and unload reads through the read
-crossbar into its register (position j holds output lane j); only the selects differ.
+Crossbars (pair structure)
+--------------------------
+Both indices of a stage-s butterfly differ only in bit t, so their banks differ only in bank
+bit u = t mod b, a constant of the stage; the upper index's bank has bit u equal to bit u of
+the cycle's fold cf = bank_of(counter bits). Butterfly q is given the pair of banks whose other
+bits are q (:func:`crossbar_bank`; :func:`schedule` lists the index pairs that this gives, and
+the twiddle address is computed from them each cycle). So the read crossbar is b levels of
+conditional pair swaps (only level u active, set to cf bit u) followed by a fixed-per-stage
+position permutation (a u-way choice, identity for u = 0); the write-back crossbar is the same
+in reverse (:func:`crossbar_position`, then the swaps). Each word travels through b 2:1
+multiplexers to partners 1, 2, ... 2^(b-1) banks away instead of fanning out to a B:1
+multiplexer at every position, which is what limits routing at P = 4 (README).
+
+Load and unload share these two networks: a beat of B lanes goes to banks lane ^ fold (fold =
+bank_of of the beat's first index), which is the swap network with every level set from fold
+and the identity permutation; unload reads position j = lane j through the read network, and
+load puts input lane j where the permutation's output j would be.
 """
 
 from amaranth import Array, Cat, Const, Module, Mux, Signal, unsigned
@@ -421,16 +435,21 @@ class StreamingNTT(Component):
 
         # Control.
         LOAD, COMPUTE, UNLOAD = 0, 1, 2
-        state = Signal(2, init=LOAD)
-        loading, unloading = Signal(), Signal()
-        m.d.comb += [loading.eq(state == LOAD), unloading.eq(state == UNLOAD)]
-        beat = Signal(range(CL))
+        # state, beat and the phase flags are registers whose next values (state_next,
+        # beat_next) the state machine computes, so that the write-back network's swap can be a
+        # register too (below): it fans out to B·m multiplexers per level.
+        state, state_next = Signal(2, init=LOAD), Signal(2)
+        loading, unloading = Signal(init=1), Signal()
+        beat, beat_next = Signal(range(CL)), Signal(range(CL))
+        m.d.comb += [state_next.eq(state), beat_next.eq(beat)]
+        m.d.sync += [state.eq(state_next), beat.eq(beat_next), loading.eq(state_next == LOAD),
+                     unloading.eq(state_next == UNLOAD)]
         stage = Signal(range(log_n))
         cc = Signal(range(C + gap))
 
         # --- compute issue: per-stage address generation (constants per stage) ---
-        # xsw: the banks' XOR swap (bit u set to the fold bit u, 001 pairs differ in bank bit
-        # u); usel: u, which bank bit the crossbar positions' x bit is.
+        # xsw: the swap of the crossbars' XOR networks (only bit u, set to the fold's bit u: a
+        # butterfly's two banks differ in bank bit u); usel: u, the crossbars' permutation.
         issue = Signal()
         m.d.comb += issue.eq((state == COMPUTE) & (cc < C))
         c = cc[:log_n - b]
@@ -494,10 +513,15 @@ class StreamingNTT(Component):
 
         # --- write-back: bank addresses and the swap delayed to the butterfly outputs ---
         wen, waddr, wsw, wu = issue, list(rd_addr), xsw, usel
+        # The last swap register is the write-back network's control: the fold of the next
+        # beat when the next cycle loads, else the compute swap.
+        fold_next = _xorfold(Cat(Const(0, log_lanes), beat_next), log_n, b)
         for d in range(depth_w):
             wen_r, wsw_r, wu_r = Signal(name=f"wen_d{d}"), Signal(b, name=f"wsw_d{d}"), \
                 Signal.like(usel, name=f"wu_d{d}")
             nxt_a = [Signal(range(C), name=f"waddr{k}_d{d}") for k in range(B)]
+            if d == depth_w - 1:
+                wsw = Mux(state_next == LOAD, fold_next, wsw)
             m.d.sync += [wen_r.eq(wen), wsw_r.eq(wsw), wu_r.eq(wu)]
             m.d.sync += [a.eq(a0) for a, a0 in zip(nxt_a, waddr)]
             wen, waddr, wsw, wu = wen_r, nxt_a, wsw_r, wu_r
@@ -507,7 +531,7 @@ class StreamingNTT(Component):
         lanes_in = self.i.payload
         perm = _permute(outs, wu, crossbar_position)
         perm = [Mux(loading, lanes_in[j], v) if j < lanes else v for j, v in enumerate(perm)]
-        wdata = _xor_swap(perm, Mux(loading, fold, wsw))
+        wdata = _xor_swap(perm, wsw)
         for k in range(B):
             wp = wports[k]
             lane = Const(k, b) ^ fold                       # the input lane for this bank
@@ -545,20 +569,21 @@ class StreamingNTT(Component):
         with m.Switch(state):
             with m.Case(LOAD):
                 with m.If(load_go):
-                    m.d.sync += beat.eq(beat + 1)
+                    m.d.comb += beat_next.eq(beat + 1)
                     with m.If(beat == CL - 1):
-                        m.d.sync += [beat.eq(0), state.eq(COMPUTE), stage.eq(0), cc.eq(0)]
+                        m.d.comb += [beat_next.eq(0), state_next.eq(COMPUTE)]
+                        m.d.sync += [stage.eq(0), cc.eq(0)]
             with m.Case(COMPUTE):
                 m.d.sync += cc.eq(cc + 1)
                 with m.If(cc == C + gap - 1):
                     m.d.sync += [cc.eq(0), stage.eq(stage + 1)]
                     with m.If(stage == log_n - 1):
-                        m.d.sync += state.eq(UNLOAD)
+                        m.d.comb += state_next.eq(UNLOAD)
             with m.Case(UNLOAD):
                 with m.If(unload_go):
-                    m.d.sync += beat.eq(beat + 1)
+                    m.d.comb += beat_next.eq(beat + 1)
                     with m.If(beat == CL - 1):
-                        m.d.sync += [beat.eq(0), state.eq(LOAD)]
+                        m.d.comb += [beat_next.eq(0), state_next.eq(LOAD)]
         return m
 
 
