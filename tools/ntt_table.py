@@ -52,6 +52,8 @@ ROWS = [
     ("shift-ntt", {"points": 64, "lanes": 8}, "shift-only radix-64 unit (002 §IV-A)"),
     ("shift-ntt", {"points": 64, "lanes": 2},
      "shift-only radix-64 unit, 2 lanes (a quarter of the paper's rate)", (STATIC,)),
+    ("shift-ntt", {"points": 64, "lanes": 1},
+     "shift-only radix-64 unit, 1 lane (an eighth of the paper's rate)", (STATIC,)),
     ("shift-ntt", {"points": 16, "lanes": 16}, "shift-only radix-16 unit (002 §IV-B)",
      (STATIC,)),
     ("butterfly", {"modulus": "fermat32", "twiddle": 2},
@@ -110,6 +112,10 @@ DOES_NOT_FIT = {
     ("shift-ntt", "points=64, lanes=2"):
         "fits, not routed: Yosys 53,087 LUT (51,837 LUT4 + 2 x 625 CCU2C), 23,323 FF, 0 DSP; "
         "static placer + router2: 100k overused wires at iteration 2, about 4 min per "
+        "iteration, stopped",
+    ("shift-ntt", "points=64, lanes=1"):
+        "fits, not routed: Yosys 49,507 LUT (48,879 LUT4 + 2 x 314 CCU2C), 21,430 FF, 0 DSP; "
+        "static placer + router2: 70k overused wires at iteration 3, about 7 min per "
         "iteration, stopped",
 }
 
