@@ -16,13 +16,14 @@ marker, replacing the row of the same (n, P) and keeping the others.
 Yosys 0.70 (YoWASP) aborts on this design inside ABC9 with "Assert `count_id(wire->name) == 0'
 failed" (YosysHQ/yosys#4349, Amaranth-generated multi-bit nets); the maintainers' workaround is to
 run ``splitnets`` before mapping, which the ``fhe_hw.synth`` target ``ecp5-splitnets`` does (same
-device, package, counting and nextpnr flow as ``ecp5``). nextpnr's default ECP5 router
-(router1) did not converge on n = 1024, P = 4 in 45 min (42k overused wires left), so by
-default rows are routed with router2 (target ``ecp5-splitnets-router2``; the Fmax cell says
-"(router2)"); the README's P = 1 and 2 rows route with router1 (``--router1``, the flow of
-the butterfly rows of `tools/ntt_table.py`).
+device, package, counting and nextpnr flow as ``ecp5``). By default rows are routed with
+router2 (target ``ecp5-splitnets-router2``; the Fmax cell says "(router2)"): with the earlier
+2P:1 crossbars, nextpnr's default router (router1) did not converge on n = 1024, P = 4 in
+45 min. Since the crossbars are pair-structured, router1 routes all six rows, and the README's
+rows are made with it (``--router1``, the flow of the butterfly rows of `tools/ntt_table.py`).
 ``--static`` places with nextpnr's electrostatic placer before router2 (target
-``ecp5-splitnets-static``; HeAP packs P = 4 into the upper rows and router2 stalls there).
+``ecp5-splitnets-static``; with the earlier crossbars HeAP packed P = 4 into the upper rows and
+router2 stalled there).
 Every ModMul is built with both operands in 17-bit tiles (one MULT18X18D per registered partial
 product; the Fmax cell says "tiled"), which raised Fmax by 18-34 % at P = 1 and 2; ``--untiled``
 builds the plain multipliers.

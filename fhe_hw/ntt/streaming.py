@@ -59,7 +59,7 @@ conditional pair swaps (only level u active, set to cf bit u) followed by a fixe
 position permutation (a u-way choice, identity for u = 0); the write-back crossbar is the same
 in reverse (:func:`crossbar_position`, then the swaps). Each word travels through b 2:1
 multiplexers to partners 1, 2, ... 2^(b-1) banks away instead of fanning out to a B:1
-multiplexer at every position, which is what limits routing at P = 4 (README).
+multiplexer at every position; with those, P = 4 did not route on the ECP5-85F (README).
 
 Load and unload share these two networks: a beat of B lanes goes to banks lane ^ fold (fold =
 bank_of of the beat's first index), which is the swap network with every level set from fold
