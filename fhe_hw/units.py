@@ -43,25 +43,81 @@ class Option:
 
 @dataclass(frozen=True)
 class Unit:
+    """A registered unit: its name, factory, options and its timing contract.
+
+    The timing contract is pure Python and builds no hardware:
+
+    * ``latency_fn(**params)`` returns the cycles from an input transfer to its output transfer
+      of a fixed-latency unit, or ``None`` for a stream engine whose timing depends on the data
+      it is given (its :meth:`cycles` then tells);
+    * ``cycles_fn(params, **kw)`` returns the exact cycles from the first input transfer to the
+      last output transfer of a run described by ``kw`` (every keyword optional; the defaults
+      describe one operation). Units without one get ``latency + count - 1`` for ``count``
+      back-to-back operations.
+
+    ``params`` are the factory's keyword arguments; :meth:`resolve` fills in the options'
+    defaults. Both functions raise ``ValueError``/``TypeError`` for parameters the factory
+    would refuse.
+    """
+
     name: str
     factory: object
     description: str
     options: tuple = field(default=())
+    latency_fn: object = None
+    cycles_fn: object = None
+
+    def resolve(self, params=None):
+        """The factory keyword arguments for ``params`` (a dict keyed by option ``dest`` or
+        ``--name``): the options' defaults, overridden by ``params``, with ``None`` values left
+        out so that the factory's own defaults apply. Unknown names raise ``ValueError``."""
+        known = {opt.dest: opt for opt in self.options}
+        merged = {dest: opt.default for dest, opt in known.items()}
+        for key, value in (params or {}).items():
+            dest = key.replace("-", "_")
+            if dest not in known:
+                raise ValueError(f"{self.name} has no parameter {key!r}; it takes "
+                                 f"{', '.join('--' + o.name for o in self.options)}")
+            merged[dest] = value
+        return {k: v for k, v in merged.items() if v is not None}
 
     def build(self, **params):
-        """Construct the Component with ``params`` (options left at ``None`` are omitted)."""
-        return self.factory(**{k: v for k, v in params.items() if v is not None})
+        """Construct the Component with ``params`` (see :meth:`resolve`)."""
+        return self.factory(**self.resolve(params))
+
+    def latency(self, params=None):
+        """Latency in cycles for ``params``, or ``None`` for a stream engine."""
+        return self.latency_fn(**self.resolve(params))
+
+    def cycles(self, params=None, **kw):
+        """Exact cycles of the run ``kw`` (default: one operation) for ``params``."""
+        resolved = self.resolve(params)
+        if self.cycles_fn is not None:
+            return self.cycles_fn(resolved, **kw)
+        count = kw.pop("count", 1)
+        if kw:
+            raise TypeError(f"{self.name}.cycles() takes only count, not {', '.join(kw)}")
+        latency = self.latency_fn(**resolved)
+        return latency + count - 1
 
 
 _REGISTRY = {}
 
 
-def register(name, description, *options):
-    """Decorator: register ``factory(**params) -> Component`` as unit ``name``."""
+def register(name, description, *options, latency=None, cycles=None):
+    """Decorator: register ``factory(**params) -> Component`` as unit ``name`` with its timing
+    contract (see :class:`Unit`): ``latency(**params)`` and, for stream engines,
+    ``cycles(params, **kw)``."""
+    # TODO(contract): latency becomes required once every unit declares it.
+    if latency is not None and not callable(latency):
+        raise TypeError(f"unit {name!r}: latency must be a function of its parameters")
+    if cycles is not None and not callable(cycles):
+        raise TypeError(f"unit {name!r}: cycles must be a function or None")
+
     def decorate(factory):
         if name in _REGISTRY:
             raise ValueError(f"unit name must be unique, not {name!r} again")
-        _REGISTRY[name] = Unit(name, factory, description, tuple(options))
+        _REGISTRY[name] = Unit(name, factory, description, tuple(options), latency, cycles)
         return factory
     return decorate
 
