@@ -1,4 +1,5 @@
-"""ASIC flows for fhe_hw units (issue 9; installed as ``fhe_hw.asic``, source in ``asic/``).
+"""ASIC flows for fhe_hw units, imported as ``fhe_hw.asic`` (files in the top-level ``asic/``
+folder, which ``fhe_hw/asic`` links to).
 
 * :mod:`.sky130` — ``fhe-hw asic-synth``: Yosys (YoWASP) maps a unit to sky130_fd_sc_hd,
   OpenSTA reports the worst path and Fmax (pre-layout estimate).

@@ -1,6 +1,6 @@
-"""FPGA boards for fhe_hw (issue 8), installed as ``fhe_hw.boards`` (the checkout keeps them in
-the top-level ``boards/`` folder; ``setup.py`` maps the package there, so no generic import
-name is claimed).
+"""FPGA boards for fhe_hw, imported as ``fhe_hw.boards``: the files live in the repository's
+top-level ``boards/`` folder and ``fhe_hw/boards`` links to it, so no generic import name is
+claimed and a checkout needs no install.
 
 Each board module defines ``BOARD``, a :class:`Board`; :data:`BOARDS` lists them by name and
 :func:`get_board` looks one up. The top level is shared (:class:`~.top.BoardTop`): any
