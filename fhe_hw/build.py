@@ -25,6 +25,8 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from .boards import BOARDS, DEFAULT_BOARD, BoardTop, get_board
+from .host import Host, SerialTransport, run_vectors
 from .synth import _Target, count_resources, read_nextpnr_report, read_yosys_stat, tool_version
 from .units import add_unit_options, get_unit, unit_params, units
 
@@ -114,7 +116,6 @@ def build_board(board, unit_name, params=None, *, baud=115200, depth=256, max_fr
     is returned as it is (``cached``). Raises ``ValueError`` for a bad board,
     unit or parameter and ``RuntimeError`` with the log tail when a tool fails (a design that
     does not fit fails in nextpnr)."""
-    from .boards import BoardTop, get_board
     from .synth import _params_hash
 
     board = get_board(board) if isinstance(board, str) else board
@@ -196,7 +197,7 @@ def markdown(results):
     return "\n".join(rows)
 
 
-def _utilization_line(result):
+def utilization_line(result):
     return ", ".join(f"{cell} {n['used']}/{n['available']}"
                      for cell, n in sorted(result.utilization.items()))
 
@@ -213,7 +214,7 @@ def cmd_build(args):
         print(f"fhe-hw build: error: {e}", file=sys.stderr)
         return 1
     print(markdown([result]))
-    print(f"nextpnr cells used/available: {_utilization_line(result)}")
+    print(f"nextpnr cells used/available: {utilization_line(result)}")
     print(f"bitstream {result.bitstream} ({result.bitstream_bytes} bytes); report "
           f"{result.build_dir}/build.json, build.md, report.json", file=sys.stderr)
     if args.json:
@@ -222,8 +223,6 @@ def cmd_build(args):
 
 
 def _board_parent():
-    from .boards import BOARDS, DEFAULT_BOARD
-
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--board", choices=BOARDS, default=DEFAULT_BOARD, help="target board")
     common.add_argument("--baud", type=int, default=115200, help="UART baud rate")
@@ -251,8 +250,6 @@ def add_build_parser(subparsers):
 
 
 def cmd_run(args):
-    from .host import Host, SerialTransport, run_vectors
-
     transport = SerialTransport(args.port, args.baud)
     try:
         host = Host(transport, timeout=args.timeout)

@@ -14,23 +14,29 @@ now) and ``default_timeout``.
 against the golden model (``fhe-hw run``).
 """
 
+import json
 import random
 import time
+
+from amaranth.hdl import Fragment
+from amaranth.sim import Simulator
 
 from .link.protocol import (
     STATUS_FIELDS,
     Command,
     FrameError,
+    Response,
     SlipDecoder,
     Status,
     decode_response,
     encode_request,
     word_bytes,
 )
-from .simulate import _payload, pack, unpack
+from .simulate import pack, payload_value, unpack
+from .units import get_unit
+from .vectors import vectors_for
 
-__all__ = ["Host", "LinkError", "SerialTransport", "SimTransport", "VECTORS", "vectors_for",
-           "run_vectors", "rebuild_unit"]
+__all__ = ["Host", "LinkError", "SerialTransport", "SimTransport", "run_vectors", "rebuild_unit"]
 
 
 class LinkError(RuntimeError):
@@ -85,7 +91,6 @@ class SimTransport:
     Device time runs at the top's ``clk_hz``. ``vcd`` writes a waveform (slow; debugging)."""
 
     def __init__(self, top, *, level="uart", gap=0):
-        from amaranth.sim import Simulator
 
         if level not in ("uart", "byte"):
             raise ValueError(f"level must be 'uart' or 'byte', not {level!r}")
@@ -269,7 +274,6 @@ class Host:
 
     # commands
     def identify(self):
-        import json
 
         self._desc = json.loads(self.transact(Command.IDENTIFY))
         return self._desc
@@ -321,7 +325,6 @@ class Host:
     def status(self):
         """STATUS as a dict: ``flags``, ``count``, ``fed``, ``cycles``, error counters and
         ``outputs`` (words collected per output memory)."""
-        from .link.protocol import Response
 
         payload = self.transact(Command.STATUS)
         return Response(0, 0, Status.OK, payload).fields(STATUS_FIELDS)
@@ -357,7 +360,7 @@ class Host:
     def run_payloads(self, unit, inputs, expected_counts, **kw):
         """:meth:`run` with payload values (ints, dicts for structs, lists for lanes) packed and
         unpacked with the layouts of ``unit`` (a locally built instance of the device's unit)."""
-        shapes = {name: _payload(getattr(unit, name))[1]
+        shapes = {name: payload_value(getattr(unit, name))[1]
                   for name in {**inputs, **expected_counts}}
         words = {p: [pack(shapes[p], v) for v in vs] for p, vs in inputs.items()}
         results, status = self.run(words, expected_counts, **kw)
@@ -367,10 +370,6 @@ class Host:
 def rebuild_unit(descriptor):
     """Build, on the host, the unit a device describes (its IDENTIFY descriptor), so payload
     layouts and golden models are those of the same parameters."""
-    from amaranth.hdl import Fragment
-
-    from .units import get_unit
-
     unit = get_unit(descriptor["unit"])
     params = dict(descriptor["params"])
     for opt in unit.options:
@@ -380,44 +379,6 @@ def rebuild_unit(descriptor):
     component = unit.build(**params)
     Fragment.get(component, None)   # elaborated once, so no "never used" warnings
     return component
-
-
-# --- test vectors and golden models -------------------------------------------------------------
-
-def _fixed_latency_vectors(case):
-    def vectors(unit, rng, count):
-        payloads = case.inputs(unit, rng, count)
-        return {"i": payloads}, {"o": [case.model(unit, v) for v in payloads]}
-    return vectors
-
-
-def _registry():
-    from .demo import CASES
-
-    table = {}
-    for case in CASES:
-        table.setdefault(case.unit, _fixed_latency_vectors(case))
-    return table
-
-
-#: unit name → ``vectors(component, rng, count) -> (inputs {port: payloads}, expected
-#: {port: payloads})``; engines add themselves with :func:`register_vectors`.
-VECTORS = {}
-
-
-def register_vectors(unit_name):
-    def decorate(fn):
-        VECTORS[unit_name] = fn
-        return fn
-    return decorate
-
-
-def vectors_for(unit_name):
-    table = {**_registry(), **VECTORS}
-    if unit_name not in table:
-        raise ValueError(f"unit must have test vectors ({', '.join(sorted(table))}), "
-                         f"not {unit_name!r}")
-    return table[unit_name]
 
 
 def run_vectors(host, *, count=64, seed=1, out=print, unit=None):
@@ -449,42 +410,3 @@ def run_vectors(host, *, count=64, seed=1, out=print, unit=None):
     out(f"{desc['unit']} {desc['params']}: {total - bad} of {total} results match the golden "
         f"model; {status['cycles']} cycles first input to last output; {seconds:.3f} s")
     return bad
-
-
-@register_vectors("shenoy-kumaresan")
-def _shenoy_kumaresan_vectors(unit, rng, count):
-    """One base extension of a random polynomial (coefficient 0 is A = 0, the last A = Q - 1):
-    the source residues and the redundant one, once per pass, in; the target residues out
-    (003 Alg. 2 through :func:`fhe_hw.model.rns.shenoy_kumaresan`). ``count`` is unused: the
-    polynomial has N coefficients."""
-    from .model import rns as model
-    from .params import RNSBase
-    from .rns import polynomial_beats
-
-    n, tp = unit.n, unit.tp
-    q = RNSBase(unit.source).Q
-    values = [0] + [rng.randrange(q) for _ in range(n - 2)] + [q - 1]
-    polys = [[a % m for a in values] for m in unit.source]
-    red = [a % unit.redundant for a in values]
-    golden = model.extend_polynomial(model.shenoy_kumaresan, polys, unit.constants, red)
-    return ({"i": polynomial_beats(polys + [red], tp) * unit.passes},
-            {"o": polynomial_beats([list(p) for p in golden], tp)})
-
-
-@register_vectors("ntt")
-def _ntt_vectors(unit, rng, count):
-    """One transform of :class:`~fhe_hw.ntt.StreamingNTT` on random residues (coefficient 0 is
-    0, the last p - 1), ``lanes`` per beat in index order, against
-    :func:`fhe_hw.model.ntt.ntt_radix2` (:func:`~fhe_hw.model.ntt.ntt4096` /
-    :func:`~fhe_hw.model.ntt.ntt65536` in the four-step mode). ``count`` is unused: a
-    transform has n coefficients."""
-    from .model import ntt as model
-    from .rns import polynomial_beats
-
-    n, p, lanes = unit.n, unit.modulus, unit.lanes
-    x = [0] + [rng.randrange(p) for _ in range(n - 2)] + [p - 1]
-    if unit.four_step:
-        want = (model.ntt4096 if n == 4096 else model.ntt65536)(x, unit.inverse)
-    else:
-        want = model.ntt_radix2(x, unit.params, unit.inverse, unit.negacyclic)
-    return {"i": polynomial_beats([x], lanes)}, {"o": polynomial_beats([want], lanes)}

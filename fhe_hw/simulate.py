@@ -7,8 +7,8 @@ from amaranth import Shape
 from amaranth.lib import data
 from amaranth.sim import Simulator
 
-__all__ = ["pack", "unpack", "run_fixed_latency", "LatencyMismatch", "run_stream", "StreamRun",
-           "StreamProtocolError"]
+__all__ = ["pack", "unpack", "payload_value", "run_fixed_latency", "LatencyMismatch",
+           "run_stream", "StreamRun", "StreamProtocolError"]
 
 
 def pack(shape, value):
@@ -35,7 +35,7 @@ def unpack(shape, word):
     return word & ((1 << Shape.cast(shape).width) - 1)
 
 
-def _payload(stream):
+def payload_value(stream):
     """(the payload as a plain Value, its shape for pack/unpack)."""
     payload = stream.payload
     if isinstance(payload, data.View):
@@ -55,8 +55,8 @@ def run_fixed_latency(unit, inputs, *, bubbles=0.0, seed=0):
     appears exactly ``unit.latency`` cycles after its input and no output appears otherwise.
     """
     rng = random.Random(seed)
-    i_value, i_shape = _payload(unit.i)
-    o_value, o_shape = _payload(unit.o)
+    i_value, i_shape = payload_value(unit.i)
+    o_value, o_shape = payload_value(unit.o)
     words = [pack(i_shape, v) for v in inputs]
     outputs, sent, seen = [], [], []
 
@@ -121,8 +121,8 @@ def run_stream(unit, inputs, expected_counts, *, valid_prob=1.0, ready_prob=1.0,
     Returns a :class:`StreamRun`.
     """
     rng = random.Random(seed)
-    in_ports = {name: (getattr(unit, name), *_payload(getattr(unit, name))) for name in inputs}
-    out_ports = {name: (getattr(unit, name), *_payload(getattr(unit, name)))
+    in_ports = {name: (getattr(unit, name), *payload_value(getattr(unit, name))) for name in inputs}
+    out_ports = {name: (getattr(unit, name), *payload_value(getattr(unit, name)))
                  for name in expected_counts}
     pending = {name: [pack(shape, v) for v in beats]
                for name, beats in inputs.items() for _, _, shape in [in_ports[name]]}

@@ -51,9 +51,9 @@ class Unit:
       of a fixed-latency unit, or ``None`` for a stream engine whose timing depends on the data
       it is given (its :meth:`cycles` then tells);
     * ``cycles_fn(params, **kw)`` returns the exact cycles from the first input transfer to the
-      last output transfer of a run described by ``kw`` (every keyword optional; the defaults
-      describe one operation). Units without one get ``latency + count - 1`` for ``count``
-      back-to-back operations.
+      last output transfer, both included, of a run described by ``kw`` (every keyword
+      optional; the defaults describe one operation). Units without one get
+      ``count + latency`` for ``count`` back-to-back operations, as the simulators count them.
 
     ``params`` are the factory's keyword arguments; :meth:`resolve` fills in the options'
     defaults. Both functions raise ``ValueError``/``TypeError`` for parameters the factory
@@ -97,8 +97,7 @@ class Unit:
         count = kw.pop("count", 1)
         if kw:
             raise TypeError(f"{self.name}.cycles() takes only count, not {', '.join(kw)}")
-        latency = self.latency_fn(**resolved)
-        return latency + count - 1
+        return count + self.latency_fn(**resolved)
 
 
 _REGISTRY = {}

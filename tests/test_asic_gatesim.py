@@ -4,11 +4,11 @@
 from pathlib import Path
 
 import pytest
-from fhe_hw.asic.gatesim import gate_level_check, netlist_ports
-from fhe_hw.asic.sky130 import asic_synthesize
 from helpers import SEED, rng_for
 
 from fhe_hw.arith import SolinasReducer
+from fhe_hw.asic.gatesim import gate_level_check, netlist_ports
+from fhe_hw.asic.sky130 import asic_synthesize
 from fhe_hw.model.reduce import solinas_reduce
 
 P = 2**64 - 2**32 + 1

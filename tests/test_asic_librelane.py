@@ -4,9 +4,9 @@
 import json
 
 import pytest
-from fhe_hw.asic.librelane import PDKS, check_librelane_config, write_librelane_config
 
 from fhe_hw.arith import SolinasReducer
+from fhe_hw.asic.librelane import PDKS, check_librelane_config, write_librelane_config
 from fhe_hw.cli import main
 
 pytestmark = pytest.mark.usefixtures("pdk_root")

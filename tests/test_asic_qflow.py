@@ -5,9 +5,9 @@ import json
 from pathlib import Path
 
 import pytest
-from fhe_hw.asic.qflow import STEPS, harden_qflow
 
 from fhe_hw.arith import SpecialReducer
+from fhe_hw.asic.qflow import STEPS, harden_qflow
 from fhe_hw.cli import main
 
 

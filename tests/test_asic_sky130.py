@@ -4,9 +4,9 @@ import json
 from pathlib import Path
 
 import pytest
-from fhe_hw.asic.sky130 import asic_synthesize, is_flip_flop, parse_sta_report
 
 from fhe_hw.arith import ModMul, SolinasReducer
+from fhe_hw.asic.sky130 import asic_synthesize, is_flip_flop, parse_sta_report
 from fhe_hw.cli import main
 
 pytestmark = pytest.mark.usefixtures("pdk_root")

@@ -9,9 +9,9 @@ import os
 from pathlib import Path
 
 import pytest
+
 from fhe_hw.boards import BOARDS, DEFAULT_BOARD, get_board
 from fhe_hw.boards.himbaechel import himbaechel_argv
-
 from fhe_hw.build import build_board, markdown
 from fhe_hw.cli import main
 

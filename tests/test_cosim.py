@@ -7,6 +7,7 @@ from helpers import rng_for
 
 from fhe_hw import cosim
 from fhe_hw.arith import ModMul
+from fhe_hw.ntt.cosim import cosim_parallel_ntt, cosim_shift_ntt
 from fhe_hw.simulate import run_stream
 from fhe_hw.stream import SkidBuffer
 
@@ -32,3 +33,13 @@ def test_stream_unit_in_verilator_agrees_with_pysim(tmp_path, valid_prob, ready_
     if valid_prob == 1 and ready_prob == 1:
         assert run.cycles == run_stream(SkidBuffer(unsigned(100)), {"i": beats},
                                         {"o": len(beats)}).cycles
+
+
+def test_shift_ntt_scenario_runs_in_verilator(tmp_path):
+    result = cosim_shift_ntt(8, transforms=12, seed=3, workdir=tmp_path)
+    assert result["cycles"] == result["cycles_formula"] and result["transforms"] == 12
+
+
+def test_parallel_ntt_scenario_runs_in_verilator(tmp_path):
+    result = cosim_parallel_ntt(8, "fermat32", negacyclic=True, transforms=10, workdir=tmp_path)
+    assert result["transforms"] == 10 and result["cycles"] == 10 + result["latency"]

@@ -11,10 +11,11 @@ from helpers import SEED
 
 from fhe_hw.arith import BarrettReducer, SpecialReducer
 from fhe_hw.component import Component
-from fhe_hw.host import Host, LinkError, SimTransport, rebuild_unit, run_vectors, vectors_for
+from fhe_hw.host import Host, LinkError, SimTransport, rebuild_unit, run_vectors
 from fhe_hw.link import HostLinkTop
 from fhe_hw.link.protocol import Status, crc16, slip_encode
 from fhe_hw.model import reduce as R
+from fhe_hw.vectors import vectors_for
 
 
 def _top(unit, name, params, depth=32, **kw):

@@ -18,10 +18,10 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from fhe_hw.asic import asic_synthesize
-from fhe_hw.asic.qflow import harden_qflow
 from readme_block import update
 
+from fhe_hw.asic import asic_synthesize
+from fhe_hw.asic.qflow import harden_qflow
 from fhe_hw.units import get_unit, units
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -17,7 +17,6 @@ import sys
 from pathlib import Path
 
 from fhe_hw.boards import BOARDS
-
 from fhe_hw.build import build_board, markdown
 from fhe_hw.units import get_unit
 

@@ -29,7 +29,7 @@ from ..params import ntt_params, require_int
 from .butterfly import Butterfly
 from .shift import MULTIPLIERS, ConstMul, _discard
 
-__all__ = ["ParallelNTT", "parallel_ntt_cycles", "cosim_parallel_ntt"]
+__all__ = ["ParallelNTT", "parallel_ntt_cycles"]
 
 
 def parallel_ntt_cycles(latency, transforms=1):
@@ -166,30 +166,3 @@ class ParallelNTT(FixedLatencyUnit):
         m.d.comb += [self.o.payload[n].eq(v) for n, v in enumerate(values)]
         m.d.comb += self.o.valid.eq(valid)
         return m
-
-
-# --- large runs: Verilator co-simulation --------------------------------------------------------
-
-def cosim_parallel_ntt(k, modulus, *, inverse=False, negacyclic=False, transforms=64, seed=1,
-                       workdir=None):
-    """Co-simulate :class:`ParallelNTT` with Verilator (:mod:`fhe_hw.cosim`) on ``transforms``
-    vectors (all 0, all p - 1, then random residues), check each against
-    :func:`fhe_hw.model.ntt.ntt_radix2` and the cycle count against :meth:`ParallelNTT.cycles`.
-    Returns a dict with the run's numbers; raises ``AssertionError`` on a mismatch."""
-    import random
-
-    from ..cosim import build
-    from ..model.ntt import ntt_radix2
-    unit = ParallelNTT(k, modulus, inverse=inverse, negacyclic=negacyclic)
-    p, rng = unit.modulus, random.Random(seed)
-    vectors = ([[0] * k, [p - 1] * k] +
-               [[rng.randrange(p) for _ in range(k)] for _ in range(transforms)])[:transforms]
-    model = build(unit, "parallel-ntt", workdir)
-    run = model.run({"i": vectors}, {"o": len(vectors)})
-    for n, (x, have) in enumerate(zip(vectors, run.outputs["o"])):
-        want = ntt_radix2(x, unit.params, inverse, negacyclic)
-        assert want == have, (f"ParallelNTT({k}, {modulus}, inverse={inverse}, negacyclic="
-                              f"{negacyclic}) vector {n} (seed {seed}) differs from the model")
-    assert run.cycles == unit.cycles(len(vectors)), (run.cycles, unit.cycles(len(vectors)))
-    return {"k": k, "modulus": str(modulus), "inverse": inverse, "negacyclic": negacyclic,
-            "transforms": len(vectors), "cycles": run.cycles, "latency": unit.latency}

@@ -70,7 +70,7 @@ from ..stream import stall_on_backpressure
 
 __all__ = ["shift_ring", "shift_exponents", "RingNormaliser", "ShiftMul", "ConstMul",
            "MULTIPLIERS", "ShiftNTT", "shift_ntt_cycles", "SHIFT_NTT_POINTS",
-           "default_lanes", "cosim_shift_ntt"]
+           "default_lanes"]
 
 #: ``multiplier=`` choices of :class:`ConstMul` (and of the constant-twiddle butterfly).
 MULTIPLIERS = ("auto", "shift", "modmul")
@@ -562,39 +562,3 @@ class ShiftNTT(Component):
         m.d.comb += [core.valid.eq(self.i.valid & advance), core.payload.eq(self.i.payload),
                      self.i.ready.eq(advance)]
         return m
-
-
-# --- large runs: Verilator co-simulation --------------------------------------------------------
-
-def cosim_shift_ntt(points=64, lanes=None, *, inverse=False, transforms=256, seed=1,
-                    valid_prob=1.0, ready_prob=1.0, workdir=None):
-    """Co-simulate :class:`ShiftNTT` with Verilator (:mod:`fhe_hw.cosim`) on ``transforms``
-    random transforms (the first three are all 0, all p - 1 and all 2^64 - 1) and check every
-    output against :func:`fhe_hw.model.ntt.shift_ntt` and, with always-valid input and
-    always-ready output, the cycle count against :meth:`ShiftNTT.cycles`. Returns a dict with
-    the run's numbers; raises ``AssertionError`` on the first mismatch (naming the seed)."""
-    import random
-
-    from ..cosim import build
-    from ..model.ntt import shift_ntt
-    unit = ShiftNTT(points, lanes, inverse=inverse)
-    rng = random.Random(seed)
-    vectors = [[0] * points, [SOLINAS64 - 1] * points, [(1 << 64) - 1] * points]
-    vectors += [[rng.randrange(1 << 64) for _ in range(points)]
-                for _ in range(max(0, transforms - 3))]
-    vectors = vectors[:transforms]
-    beats = [x[b:b + unit.lanes] for x in vectors for b in range(0, points, unit.lanes)]
-    model = build(unit, "shift-ntt", workdir)
-    run = model.run({"i": beats}, {"o": len(beats)}, valid_prob=valid_prob,
-                    ready_prob=ready_prob)
-    flat = [v for beat in run.outputs["o"] for v in beat]
-    for n, x in enumerate(vectors):
-        want, have = shift_ntt(x, inverse), flat[n * points:(n + 1) * points]
-        assert want == have, (f"ShiftNTT({points}, {unit.lanes}, inverse={inverse}) transform "
-                              f"{n} (seed {seed}) differs from the model at output "
-                              f"{next(i for i, (a, b) in enumerate(zip(want, have)) if a != b)}")
-    expected = unit.cycles(len(vectors))
-    if valid_prob == 1.0 and ready_prob == 1.0:
-        assert run.cycles == expected, f"cycles {run.cycles} != cycles() {expected}"
-    return {"points": points, "lanes": unit.lanes, "inverse": inverse,
-            "transforms": len(vectors), "cycles": run.cycles, "cycles_formula": expected}

@@ -11,10 +11,16 @@ is the command line.
 
 import random
 import time
+from fractions import Fraction
 
+from .. import cosim
 from ..model import rns as model
 from ..params import RNSBase
 from .common import beats_to_polynomials, default_bases, polynomial_beats
+from .fast_base_conv import FastBaseConversion
+from .kawamura import Kawamura
+from .mixed_radix import MixedRadix
+from .shenoy_kumaresan import ShenoyKumaresan
 
 __all__ = ["ENGINES", "make_engine", "cosim_base_extension", "cosim_shenoy_kumaresan"]
 
@@ -26,9 +32,6 @@ def make_engine(engine, n, l, k, tp, bits, architecture=None, targets_per_pass=1
     """Build ``engine`` (one of :data:`ENGINES`) on :func:`~fhe_hw.rns.default_bases` primes.
     ``architecture`` ``None`` picks the engine's default; ``tp``/``targets_per_pass`` apply to
     the polynomial-streaming engines, ``rho``/``delta`` to Kawamura (δ default 1/8)."""
-    from fractions import Fraction
-
-    from . import FastBaseConversion, Kawamura, MixedRadix, ShenoyKumaresan
     if engine == "shenoy-kumaresan":
         source, target, red = default_bases(bits, n, l, k, redundant=True)
         return ShenoyKumaresan(source, target, red, n, tp, architecture or "folded",
@@ -81,8 +84,6 @@ def cosim_base_extension(engine="shenoy-kumaresan", n=2**16, l=17, k=None, tp=32
     fast base conversion ``None``), ``multipliers``, build/run seconds and the parameters.
     Raises ``AssertionError`` on a mismatch (seed and first mismatching coefficient given).
     """
-    from .. import cosim
-
     k = l if k is None else k
     t0 = time.time()
     unit = make_engine(engine, n, l, k, tp, bits, architecture, targets_per_pass)
