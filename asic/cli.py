@@ -15,6 +15,10 @@ from pathlib import Path
 
 from fhe_hw.units import add_unit_options, get_unit, unit_params, units
 
+from .librelane import check_librelane_config, run_librelane, write_librelane_config
+from .qflow import harden_qflow
+from .sky130 import asic_synthesize, markdown_table
+
 __all__ = ["add_asic_synth_parser", "add_harden_parser", "cmd_asic_synth", "cmd_harden"]
 
 
@@ -40,8 +44,6 @@ def _positive(text):
 
 def cmd_asic_synth(args):
     """Print the sky130 summary, write JSON (and Markdown when asked)."""
-    from .sky130 import asic_synthesize, markdown_table
-
     unit, params, component = _build(args)
     try:
         result = asic_synthesize(component, unit.name, params=params, clock_ns=args.clock_ns,
@@ -81,8 +83,6 @@ def cmd_harden(args):
 
 
 def _harden_qflow(unit, params, component, args):
-    from .qflow import harden_qflow
-
     result = harden_qflow(component, unit.name, params=params, build_dir=args.build_dir,
                           timeout_s=args.timeout)
     width, height = result.die_um
@@ -103,8 +103,6 @@ def _harden_qflow(unit, params, component, args):
 
 def _harden_librelane(unit, params, component, args):
     import shutil
-
-    from .librelane import check_librelane_config, run_librelane, write_librelane_config
 
     config = write_librelane_config(component, unit.name, pdk=args.pdk or "sky130A",
                                     clock_ns=args.clock_ns, core_util=args.core_util,

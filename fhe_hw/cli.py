@@ -22,6 +22,7 @@ from fractions import Fraction
 from . import params as P
 from .asic.cli import add_asic_synth_parser, add_harden_parser
 from .build import add_build_parser, add_run_parser
+from .demo import run_demo
 from .explore import add_explore_parser
 from .report import add_report_parser
 from .synth import add_synth_parser
@@ -116,8 +117,6 @@ def cmd_generate(args):
 
 
 def cmd_demo(args):
-    from .demo import run_demo
-
     return run_demo(seed=args.seed, vectors=args.vectors, board=args.board,
                     build=not args.no_build)
 

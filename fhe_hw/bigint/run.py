@@ -4,6 +4,7 @@ the unit's cycle count, its ``o`` payload and the RAM contents afterwards."""
 
 from dataclasses import dataclass
 
+from .. import cosim
 from ..simulate import run_stream
 from .ram import RAMHarness, from_words, to_words
 
@@ -32,8 +33,7 @@ def run_harness(unit, ram, command, dump, *, backend="pysim", ready_prob=1.0, se
         run = run_stream(harness, {"i": commands}, want, ready_prob=ready_prob, seed=seed,
                          max_cycles=10**6)
     elif backend == "verilator":
-        from ..cosim import build
-        model = build(harness, unit_name, workdir, opt=opt)
+        model = cosim.build(harness, unit_name, workdir, opt=opt)
         run = model.run({"i": commands}, want, ready_prob=ready_prob,
                         max_cycles=10**10)
     else:

@@ -29,6 +29,7 @@ import random
 import time
 from functools import partial
 
+from .. import cosim
 from ..model.karatsuba import (
     hardware_cycles,
     karatsuba,
@@ -41,6 +42,7 @@ from ..model.karatsuba import (
     word_decomp,
 )
 from ..params import require_int
+from ..simulate import run_stream
 from .multiplier import KaratsubaMultiplier, carrier_digits
 from .relin import KaratsubaRelinearizer
 
@@ -127,7 +129,6 @@ class Pysim(_UnitBackend):
     name = "pysim"
 
     def _run(self, unit, name, beats, count):
-        from ..simulate import run_stream
         return run_stream(unit, {"i": beats}, {"o": count}, valid_prob=self.valid_prob,
                           ready_prob=self.ready_prob)
 
@@ -144,7 +145,6 @@ class Verilator(_UnitBackend):
         self.build_seconds = 0.0
 
     def _run(self, unit, name, beats, count):
-        from .. import cosim
         start = time.perf_counter()
         model = cosim.build(unit, name, opt=self.opt)
         self.build_seconds = time.perf_counter() - start
