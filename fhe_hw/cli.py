@@ -19,6 +19,7 @@ import json
 import sys
 from fractions import Fraction
 
+from . import __version__
 from . import params as P
 from .asic.cli import add_asic_synth_parser, add_harden_parser
 from .build import add_build_parser, add_run_parser
@@ -123,6 +124,7 @@ def cmd_demo(args):
 
 def _parser():
     parser = argparse.ArgumentParser(prog="fhe-hw", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--version", action="version", version=f"fhe-hw {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("params", help="validate and print a parameter set",

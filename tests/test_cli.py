@@ -6,6 +6,7 @@ import sys
 
 import pytest
 
+import fhe_hw
 from fhe_hw.cli import main
 from fhe_hw.params import MODULI
 from fhe_hw.units import units
@@ -93,3 +94,10 @@ def test_every_command_has_help():
 def test_demo_passes_with_few_vectors(capsys):
     code, out, _ = run(capsys, "demo", "--vectors", "20", "--no-build")
     assert code == 0 and "units match their models" in out and "FAIL" not in out
+
+
+def test_version_is_the_package_version(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["--version"])
+    assert e.value.code == 0
+    assert capsys.readouterr().out.strip() == f"fhe-hw {fhe_hw.__version__}"
