@@ -26,7 +26,7 @@ from amaranth.lib.wiring import Flow
 from .simulate import StreamRun, pack, unpack
 from .units import to_verilog, top_name
 
-__all__ = ["require_verilator", "CosimModel", "build"]
+__all__ = ["require_verilator", "CosimModel", "build", "Port", "stream_ports"]
 
 
 def require_verilator():
@@ -44,7 +44,7 @@ def require_verilator():
 
 
 @dataclass(frozen=True)
-class _Port:
+class Port:
     name: str           # signature member name, e.g. "i", "o", "i_a", or a plain signal
     width: int
     is_input: bool
@@ -53,16 +53,18 @@ class _Port:
     shape: object       # payload shape, for pack/unpack
 
 
-def _ports(component):
+def stream_ports(component):
+    """The :class:`Port` of every member of ``component``'s signature: streams (payload width
+    and shape, whether it has ``ready``) and plain signals."""
     ports = []
     for name, member in component.signature.members.items():
         is_input = member.flow == Flow.In
         if member.is_signature and isinstance(member.signature, stream.Signature):
             payload = getattr(component, name).payload
-            ports.append(_Port(name, len(Value.cast(payload)), is_input, True,
+            ports.append(Port(name, len(Value.cast(payload)), is_input, True,
                                not member.signature.always_ready, payload.shape()))
         elif member.is_port:
-            ports.append(_Port(name, Shape.cast(member.shape).width, is_input, False, False,
+            ports.append(Port(name, Shape.cast(member.shape).width, is_input, False, False,
                                member.shape))
         else:
             raise TypeError(f"component port {name!r} must be a stream or a signal for cosim")
@@ -252,7 +254,7 @@ def build(component, unit_name, workdir=None, *, seed=1, opt="-O3"):
     ``build/cosim/<unit>-<hash of the Verilog>``)."""
     verilator = require_verilator()
     verilog = to_verilog(component, unit_name)
-    ports = _ports(component)
+    ports = stream_ports(component)
     top = top_name(unit_name)
     harness = _harness(top, ports, seed)
     digest = hashlib.sha256((verilog + harness + opt).encode()).hexdigest()[:12]

@@ -76,7 +76,7 @@ def run_unit_table(*, seed=1, vectors=500, out=print):
         rng = random.Random(f"{seed}:{name}:{label}")
         unit = get_unit(name)
         component = unit.build(**params)
-        inputs, expected = vectors_for(name)(component, rng, vectors)
+        inputs, expected, _ = vectors_for(name)(component, rng, vectors)
         payloads, want = inputs["i"], expected["o"]
         start = time.perf_counter()
         got = run_fixed_latency(component, payloads, bubbles=0.1, seed=seed)

@@ -121,7 +121,8 @@ def run_stream(unit, inputs, expected_counts, *, valid_prob=1.0, ready_prob=1.0,
     Returns a :class:`StreamRun`.
     """
     rng = random.Random(seed)
-    in_ports = {name: (getattr(unit, name), *payload_value(getattr(unit, name))) for name in inputs}
+    in_ports = {name: (getattr(unit, name), *payload_value(getattr(unit, name)))
+                for name in inputs}
     out_ports = {name: (getattr(unit, name), *payload_value(getattr(unit, name)))
                  for name in expected_counts}
     pending = {name: [pack(shape, v) for v in beats]

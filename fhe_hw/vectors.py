@@ -1,8 +1,9 @@
 """Test vectors with golden-model results, per registered unit.
 
-A family module registers, for a unit name, a function ``vectors(component, rng, count) ->
-(inputs, expected)``: ``inputs`` maps each input port to its payloads, ``expected`` each output
-port to the payloads the golden model gives for them. ``count`` is the number of random vectors
+A family module registers, for a unit name, a function ``vectors(component, rng, count) ->``
+:class:`Vectors`: ``inputs`` maps each input port to its payloads, ``expected`` each output
+port to the payloads the golden model gives for them, and ``run`` holds the keyword arguments
+of the unit's ``cycles()`` that describe this run. ``count`` is the number of random vectors
 besides the edge values (engines that take a whole polynomial ignore it). The demo, the host link
 (``fhe-hw run``) and the board demo draw their vectors from here, so all three check the same
 things.
@@ -11,21 +12,41 @@ The families' modules are imported by name on first use, as :func:`fhe_hw.units.
 """
 
 import importlib
+from typing import NamedTuple
 
-__all__ = ["register_vectors", "vectors_for", "vector_units"]
+__all__ = ["Vectors", "register_vectors", "vectors_for", "vector_units", "small_params"]
 
-_VECTOR_MODULES = ["fhe_hw.arith.vectors", "fhe_hw.ntt.vectors", "fhe_hw.rns.vectors"]
+_VECTOR_MODULES = ["fhe_hw.arith.vectors", "fhe_hw.ntt.vectors", "fhe_hw.rns.vectors",
+                   "fhe_hw.karatsuba.vectors"]
 _VECTORS = {}
+_SMALL = {}
 
 
-def register_vectors(unit_name):
-    """Decorator: register ``vectors(component, rng, count)`` for ``unit_name``."""
+class Vectors(NamedTuple):
+    """One run's input payloads and golden outputs, by port, and its ``cycles()`` keywords."""
+
+    inputs: dict
+    expected: dict
+    run: dict
+
+
+def register_vectors(unit_name, *, small=None):
+    """Decorator: register ``vectors(component, rng, count)`` for ``unit_name``; ``small`` is
+    a configuration of the unit (parameters) that simulates in seconds, for the checks that
+    run every unit (``{}``: the command line's defaults)."""
     def decorate(fn):
         if unit_name in _VECTORS:
             raise ValueError(f"unit name must have one vector source, not {unit_name!r} again")
         _VECTORS[unit_name] = fn
+        _SMALL[unit_name] = dict(small or {})
         return fn
     return decorate
+
+
+def small_params(unit_name):
+    """The small configuration registered with the vectors of ``unit_name``."""
+    vectors_for(unit_name)
+    return dict(_SMALL[unit_name])
 
 
 def vector_units():

@@ -7,7 +7,7 @@ multiplier at the papers' moduli.
 
 from ..model import reduce as R
 from ..params import MODULI, ntt_primes
-from ..vectors import register_vectors
+from ..vectors import Vectors, register_vectors
 
 __all__ = ["DEMO"]
 
@@ -46,7 +46,8 @@ def _fixed_latency(unit_name, inputs, model):
     @register_vectors(unit_name)
     def vectors(unit, rng, count):
         payloads = inputs(unit, rng, count)
-        return {"i": payloads}, {"o": [model(unit, x) for x in payloads]}
+        return Vectors({"i": payloads}, {"o": [model(unit, x) for x in payloads]},
+                       {"count": len(payloads)})
     return vectors
 
 

@@ -78,8 +78,10 @@ class DelayLine(Elaboratable):
 
     Up to :data:`REGISTER_DELAY_LIMIT` cycles it is a register chain; beyond, a circular buffer
     of ``cycles - 1`` words in a memory whose non-transparent synchronous read port adds the last
-    cycle. Under an ``EnableInserter`` the whole line (memory ports included) stops with the
-    enable, so the delay counts enabled cycles.
+    cycle; its output is 0 until every word has been written since reset, so the line behaves
+    the same from reset whatever the memory held at power-up. Under an ``EnableInserter`` the
+    whole line (memory ports included) stops with the enable, so the delay counts enabled
+    cycles.
     """
 
     def __init__(self, width, cycles):
@@ -105,9 +107,15 @@ class DelayLine(Elaboratable):
             wr = mem.write_port()
             rd = mem.read_port(transparent_for=())
             ptr = Signal(range(depth))
-            m.d.sync += ptr.eq(Mux(ptr == depth - 1, 0, ptr + 1))
+            # Memory words and the read register have no reset: until every word has been
+            # written since reset (``wrapped``) and read once more (``primed``), o is 0, as
+            # it would be from a zero-initialised memory, whatever the power-up contents.
+            wrapped, primed = Signal(), Signal()
+            m.d.sync += [ptr.eq(Mux(ptr == depth - 1, 0, ptr + 1)), primed.eq(wrapped)]
+            with m.If(ptr == depth - 1):
+                m.d.sync += wrapped.eq(1)
             m.d.comb += [wr.addr.eq(ptr), wr.data.eq(self.i), wr.en.eq(1),
-                         rd.addr.eq(ptr), self.o.eq(rd.data)]
+                         rd.addr.eq(ptr), self.o.eq(Mux(primed, rd.data, 0))]
         return m
 
 

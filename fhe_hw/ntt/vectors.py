@@ -2,12 +2,12 @@
 
 from ..model import ntt as model
 from ..rns.common import polynomial_beats
-from ..vectors import register_vectors
+from ..vectors import Vectors, register_vectors
 
 __all__ = []
 
 
-@register_vectors("ntt")
+@register_vectors("ntt", small={"n": 16})
 def _ntt_vectors(unit, rng, count):
     """One transform of :class:`~fhe_hw.ntt.StreamingNTT` on random residues (coefficient 0 is
     0, the last p - 1), ``lanes`` per beat in index order, against
@@ -20,4 +20,5 @@ def _ntt_vectors(unit, rng, count):
         want = (model.ntt4096 if n == 4096 else model.ntt65536)(x, unit.inverse)
     else:
         want = model.ntt_radix2(x, unit.params, unit.inverse, unit.negacyclic)
-    return {"i": polynomial_beats([x], lanes)}, {"o": polynomial_beats([want], lanes)}
+    return Vectors({"i": polynomial_beats([x], lanes)}, {"o": polynomial_beats([want], lanes)},
+                   {})

@@ -2,13 +2,13 @@
 
 from ..model import rns as model
 from ..params import RNSBase
-from ..vectors import register_vectors
+from ..vectors import Vectors, register_vectors
 from .common import polynomial_beats
 
 __all__ = []
 
 
-@register_vectors("shenoy-kumaresan")
+@register_vectors("shenoy-kumaresan", small={"n": 16, "l": 2, "k": 2, "tp": 2})
 def _shenoy_kumaresan_vectors(unit, rng, count):
     """One base extension of a random polynomial (coefficient 0 is A = 0, the last A = Q - 1):
     the source residues and the redundant one, once per pass, in; the target residues out
@@ -20,5 +20,5 @@ def _shenoy_kumaresan_vectors(unit, rng, count):
     polys = [[a % m for a in values] for m in unit.source]
     red = [a % unit.redundant for a in values]
     golden = model.extend_polynomial(model.shenoy_kumaresan, polys, unit.constants, red)
-    return ({"i": polynomial_beats(polys + [red], tp) * unit.passes},
-            {"o": polynomial_beats([list(p) for p in golden], tp)})
+    return Vectors({"i": polynomial_beats(polys + [red], tp) * unit.passes},
+                   {"o": polynomial_beats([list(p) for p in golden], tp)}, {})

@@ -1,0 +1,177 @@
+"""Simulation of generated Verilog in Icarus Verilog, a 4-state simulator, from reset.
+
+Amaranth's simulator and Verilator start every register at its initial value; silicon does not.
+:func:`run_from_reset` takes the unit's Verilog (:func:`fhe_hw.units.to_verilog`), removes every
+register's initial value and every all-zero memory initialisation (:func:`without_initial_values`)
+so that they start at ``x``, holds ``rst`` for a few cycles and then streams the inputs through
+the unit with always-valid inputs and always-ready outputs, as :func:`fhe_hw.simulate.run_stream`
+does. State that reset does not clear and that reaches an output shows up as ``x`` in a payload
+or a ``valid``, or as missing or extra output beats. Memories with real contents (ROMs of
+constants) keep their initialisation: they are the design, not power-up state.
+
+Icarus comes from Debian's ``iverilog`` package (``apt-get install iverilog``); the harness is
+plain Verilog-2005 and runs with ``-g2005`` and ``-g2012``.
+"""
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+from .cosim import stream_ports
+from .simulate import StreamRun, pack, unpack
+from .units import to_verilog, top_name
+
+__all__ = ["GENERATIONS", "require_iverilog", "without_initial_values", "run_from_reset"]
+
+#: The Verilog generations the check runs under.
+GENERATIONS = ("2005", "2012")
+
+# `reg [W:0] name = value;` as Yosys writes registers with an initial value. Yosys's own
+# `$auto$verilog_backend` trigger registers (which start `always @*` blocks) keep theirs.
+_REG_INIT = re.compile(r"^(\s*reg\s+(?:signed\s+)?(?:\[[^\]]*\]\s*)?(?!\\\$auto\$)\S+)\s*=[^;]*;",
+                       re.MULTILINE)
+_MEM_INIT = re.compile(r"^\s*initial begin\n((?:\s*\S+\[\d+\] = [^;]+;\n)+)\s*end\n", re.MULTILINE)
+_ZERO = re.compile(r"= \d+'h0+;")
+
+
+def require_iverilog():
+    """The path of ``iverilog``; ``RuntimeError`` naming the Debian package when it is absent."""
+    path = shutil.which("iverilog")
+    if path is None or shutil.which("vvp") is None:
+        raise RuntimeError("iverilog is not installed: run `apt-get install iverilog`")
+    return path
+
+
+def without_initial_values(verilog):
+    """``verilog`` with no register initial values and no all-zero memory initialisation."""
+    def memory(match):
+        lines = match.group(1).strip().splitlines()
+        return "" if all(_ZERO.search(line) for line in lines) else match.group(0)
+    return _MEM_INIT.sub(memory, _REG_INIT.sub(r"\1 ;", verilog))
+
+
+def _harness(top, ports, counts, config, reset_cycles, max_cycles):
+    """A Verilog-2005 test bench: clock, reset, one file-fed driver per input stream, one
+    file writer per output stream; prints ``first <cycle> last <cycle>`` and ``X`` lines."""
+    decl, conn, step, init, done = [], [".clk(clk)", ".rst(rst)"], [], [], []
+    for p in ports:
+        w = p.width
+        if p.is_stream and p.is_input:
+            n = counts[p.name]
+            decl += [f"  reg [{w - 1}:0] in_{p.name} [0:{max(n, 1) - 1}];",
+                     f"  integer at_{p.name} = 0;",
+                     f"  wire {p.name}_valid = !rst && at_{p.name} < {n};",
+                     f"  wire [{w - 1}:0] {p.name}_payload = {p.name}_valid ? "
+                     f"in_{p.name}[at_{p.name}] : {w}'d0;"]
+            conn += [f".{p.name}__payload({p.name}_payload)", f".{p.name}__valid({p.name}_valid)"]
+            ready = "1'b1"
+            if p.has_ready:
+                decl.append(f"  wire {p.name}_ready;")
+                conn.append(f".{p.name}__ready({p.name}_ready)")
+                ready = f"{p.name}_ready"
+            if n:
+                init.append(f'    $readmemh("{p.name}.in", in_{p.name});')
+            step += [f"      if ({p.name}_valid && {ready}) begin",
+                     f"        at_{p.name} <= at_{p.name} + 1;",
+                     "        if (first < 0) first <= cycle;",
+                     "      end"]
+            done.append(f"at_{p.name} == {n}")
+        elif p.is_stream:
+            decl += [f"  wire [{w - 1}:0] {p.name}_payload;", f"  wire {p.name}_valid;",
+                     f"  integer got_{p.name} = 0;", f"  integer f_{p.name};"]
+            conn += [f".{p.name}__payload({p.name}_payload)", f".{p.name}__valid({p.name}_valid)"]
+            if p.has_ready:
+                conn.append(f".{p.name}__ready(1'b1)")
+            init.append(f'    f_{p.name} = $fopen("{p.name}.out", "w");')
+            step += [f"      if ({p.name}_valid === 1'bx)",
+                     f'        $display("X {p.name}__valid at cycle %0d", cycle);',
+                     f"      if ({p.name}_valid === 1'b1) begin",
+                     f'        $fwrite(f_{p.name}, "%h\\n", {p.name}_payload);',
+                     f"        got_{p.name} <= got_{p.name} + 1;",
+                     "        last <= cycle;",
+                     "      end"]
+            done.append(f"got_{p.name} >= {counts[p.name]}")
+        elif p.is_input:
+            value = pack(p.shape, config[p.name]) if p.name in config else 0
+            conn.append(f".{p.name}({w}'h{value:x})")
+        else:
+            decl.append(f"  wire [{w - 1}:0] {p.name};")
+            conn.append(f".{p.name}({p.name})")
+    return "\n".join([
+        "`timescale 1ns/1ns",
+        "module harness;",
+        "  reg clk = 1'b0, rst = 1'b0;",
+        "  integer cycle = 0, first = -1, last = -1;",
+        *decl,
+        f"  {top} dut ({', '.join(conn)});",
+        "  always #5 clk = !clk;",
+        "  initial begin",
+        *init,
+        # rst rises after time 0 so that every `always @*` block sees an event (an initial
+        # value is no event in -g2012) and computes its reset value before the first edge.
+        "    #2 rst = 1'b1;",
+        f"    repeat ({reset_cycles}) @(posedge clk);",
+        "    #1 rst = 1'b0;",
+        "  end",
+        "  always @(posedge clk) begin",
+        "    if (!rst) begin",
+        "      cycle <= cycle + 1;",
+        *step,
+        f"      if ({' && '.join(done) or '1'}) begin",
+        '        $display("first %0d last %0d", first, last);',
+        "        $finish;",
+        "      end",
+        f"      if (cycle > {max_cycles}) begin",
+        '        $display("timeout after %0d cycles", cycle);',
+        "        $finish;",
+        "      end",
+        "    end",
+        "  end",
+        "endmodule",
+        ""])
+
+
+def run_from_reset(component, unit_name, inputs, expected_counts, workdir, *,
+                   generation="2012", config=None, reset_cycles=4, max_cycles=None):
+    """Simulate ``component`` in Icarus (``-g<generation>``) from reset with every register at
+    ``x``: ``inputs`` maps input streams to beats, ``expected_counts`` output streams to the
+    number of beats to wait for, ``config`` plain input signals to constants. Returns a
+    :class:`~fhe_hw.simulate.StreamRun` (``cycles`` from the first input transfer to the last
+    output transfer, both included) or raises ``AssertionError`` when an output ``valid`` is
+    ``x``, an output payload has ``x`` bits or the run does not finish."""
+    if generation not in GENERATIONS:
+        raise ValueError(f"generation must be one of {', '.join(GENERATIONS)}, "
+                         f"not {generation!r}")
+    iverilog = require_iverilog()
+    workdir = Path(workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    ports = stream_ports(component)
+    by_name = {p.name: p for p in ports}
+    counts = {name: len(beats) for name, beats in inputs.items()} | dict(expected_counts)
+    limit = max_cycles or 64 + 64 * sum(counts.values())
+    top = top_name(unit_name)
+    (workdir / "unit.v").write_text(without_initial_values(to_verilog(component, unit_name)))
+    (workdir / "harness.v").write_text(_harness(top, ports, counts, config or {}, reset_cycles,
+                                                limit))
+    for name, beats in inputs.items():
+        (workdir / f"{name}.in").write_text(
+            "".join(f"{pack(by_name[name].shape, b):x}\n" for b in beats))
+    subprocess.run([iverilog, f"-g{generation}", "-o", "sim", "harness.v", "unit.v"],
+                   cwd=workdir, check=True, capture_output=True, text=True)
+    result = subprocess.run(["vvp", "-n", "sim"], cwd=workdir, check=True, capture_output=True,
+                            text=True)
+    lines = result.stdout.splitlines()
+    unknown = [line for line in lines if line.startswith("X ")]
+    assert not unknown, f"{unit_name}: {unknown[0]} (register state not cleared by reset)"
+    summary = [line for line in lines if line.startswith(("first ", "timeout "))]
+    assert summary and summary[-1].startswith("first "), \
+        f"{unit_name}: {summary[-1] if summary else 'no result'} in Icarus"
+    first, last = (int(v) for v in summary[-1].split()[1::2])
+    outputs = {}
+    for name in expected_counts:
+        words = (workdir / f"{name}.out").read_text().split()
+        bad = [w for w in words if not re.fullmatch(r"[0-9a-f]+", w)]
+        assert not bad, f"{unit_name}: output {name} has unknown bits ({bad[0]})"
+        outputs[name] = [unpack(by_name[name].shape, int(w, 16)) for w in words]
+    return StreamRun(outputs, last - first + 1, first, last)
