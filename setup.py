@@ -1,6 +1,6 @@
 """Package list only (everything else is in pyproject.toml): the library ``fhe_hw`` and the
 top-level ``boards/`` and ``asic/`` folders, installed as ``fhe_hw.boards`` and ``fhe_hw.asic``
-(DESIGN §2) so an installed
+so an installed
 ``fhe-hw`` can build bitstreams without a checkout-relative path and no generic top-level
 import name is claimed. pyproject's ``[tool.setuptools]`` tables cannot map a package found by
 ``packages.find`` to a folder outside its parent, hence this file."""

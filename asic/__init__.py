@@ -1,4 +1,4 @@
-"""ASIC flows for fhe_hw units (issue 9; installed as ``fhe_hw.asic``, source in ``asic/``).
+"""ASIC flows for fhe_hw units (installed as ``fhe_hw.asic``, source in ``asic/``).
 
 * :mod:`.sky130` — ``fhe-hw asic-synth``: Yosys (YoWASP) maps a unit to sky130_fd_sc_hd,
   OpenSTA reports the worst path and Fmax (pre-layout estimate).

@@ -1,4 +1,4 @@
-"""FPGA boards for fhe_hw (issue 8), installed as ``fhe_hw.boards`` (the checkout keeps them in
+"""FPGA boards for fhe_hw, installed as ``fhe_hw.boards`` (the checkout keeps them in
 the top-level ``boards/`` folder; ``setup.py`` maps the package there, so no generic import
 name is claimed).
 

@@ -1,4 +1,4 @@
-"""Fast base conversion of polynomial residues: 003_dfcf78a4748f5e5b.txt §2.5.1.1, Algorithm 1
+"""Fast base conversion of polynomial residues: [Kir25] §2.5.1.1, Algorithm 1
 (eq. 2.6) — the Sum Process of §3.3 without the redundant residue and the Post-Sum correction.
 
 The result is a'_{p_j} = |Σ_i |a_{q_i}·Q̂_i^-1|_{q_i}·Q̂_i|_{p_j} = |A + α·Q|_{p_j} with
