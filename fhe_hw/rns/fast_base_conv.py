@@ -24,7 +24,7 @@ class FastBaseConversion(CRTBaseExtension):
 
     Ports: ``i`` — ``data.ArrayLayout(r, tp)`` beats, per pass the l source residue polynomials
     (q_0 first, N/TP beats each); P = ⌈k/t⌉ passes. ``o`` — the k polynomials a'_{p_j}
-    = |A + α·Q|_{p_j} (p_0 first), same layout.
+    = ``|A + α·Q|_{p_j}`` (p_0 first), same layout.
 
     Cycles: :meth:`cycles`; a pass's outputs need its last residue's accumulations, so each pass
     adds the accumulate + read latency (:meth:`pass_offset`) to its l·N/TP input beats.
