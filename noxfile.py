@@ -77,7 +77,7 @@ def synth(session):
 
 @nox.session
 def asic(session):
-    """ASIC flows (asic/README.md): the asic tests (sky130 estimates with OpenSTA, gate-level
+    """ASIC flows (docs/asic.md): the asic tests (sky130 estimates with OpenSTA, gate-level
     simulation, qflow to GDS, the LibreLane variable check) with PDK_ROOT at the shared sky130
     data; ``nox -s asic -- table`` regenerates the README's sky130 table (tools/asic_table.py).
     OpenSTA, Icarus and qflow come from Debian and are installed with apt-get when missing."""

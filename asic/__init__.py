@@ -10,7 +10,7 @@
   sky130A or gf180mcuD, checked against LibreLane's variable definitions, run where OpenROAD
   is installed.
 
-See ``asic/README.md``.
+See ``docs/asic.md``.
 """
 
 from .pdk import DONT_USE, pdk_root, sky130_hd
