@@ -2,7 +2,8 @@
 `build` (a board bitstream behind the UART host link),
 `slow` (paper-size tests kept out of CI), `synth` (the README's ECP5 reducer table),
 `cosim` (Verilator co-simulation of the large engines), `report` (the papers' tables
-beside ours, software baselines, build/report/report.md), `asic` (sky130 / qflow / LibreLane).
+beside ours, software baselines, build/report/report.md), `asic` (sky130 / qflow / LibreLane),
+`docs` (the Sphinx manual in build/docs/).
 
 Run through ./dev (which installs nox into .venv) or any nox >= 2024.4."""
 
@@ -75,7 +76,7 @@ def synth(session):
 
 @nox.session
 def asic(session):
-    """ASIC flows (asic/README.md): the asic tests (sky130 estimates with OpenSTA, gate-level
+    """ASIC flows (docs/asic.md): the asic tests (sky130 estimates with OpenSTA, gate-level
     simulation, qflow to GDS, the LibreLane variable check) with PDK_ROOT at the shared sky130
     data; ``nox -s asic -- table`` regenerates the README's sky130 table (tools/asic_table.py).
     OpenSTA, Icarus and qflow come from Debian and are installed with apt-get when missing."""
@@ -109,3 +110,12 @@ def cosim(session):
     _install(session, "toolchain")
     for tool in sorted(Path("tools").glob("cosim_*.py")):
         session.run("python", str(tool), *session.posargs, env=ENV)
+
+
+@nox.session
+def docs(session):
+    """The manual: Sphinx (MyST pages in docs/, autodoc, the CLI reference from
+    ``fhe_hw.cli.parser``) into build/docs/, warnings as errors."""
+    _install(session, "docs,toolchain")
+    session.run("sphinx-build", "-W", "--keep-going", "-b", "html", "docs", "build/docs",
+                *session.posargs, env=ENV)

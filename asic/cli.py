@@ -1,4 +1,4 @@
-"""``fhe-hw asic-synth`` and ``fhe-hw harden`` (issue 9).
+"""``fhe-hw asic-synth`` and ``fhe-hw harden``.
 
     fhe-hw asic-synth UNIT [unit options] [--clock-ns T] [--json F] [--markdown F]
     fhe-hw harden UNIT [unit options] --flow qflow

@@ -1,4 +1,4 @@
-"""Gate-level simulation of a sky130 netlist against a golden model (issue 9, DESIGN §5).
+"""Gate-level simulation of a sky130 netlist against a golden model.
 
 :func:`gate_level_check` takes the netlist that :func:`fhe_hw.asic.sky130.asic_synthesize`
 wrote (a fixed-latency unit with always-ready ``i``/``o`` streams, behind its port registers),

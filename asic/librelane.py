@@ -1,4 +1,4 @@
-"""LibreLane (OpenLane 2 successor) macro configuration for a unit (issue 9, DESIGN §1).
+"""LibreLane (OpenLane 2 successor) macro configuration for a unit.
 
 :func:`write_librelane_config` writes, into ``build/asic/<unit>/`` by default:
 
@@ -118,7 +118,7 @@ def write_librelane_config(component, unit_name, *, pdk="sky130A", clock_ns=10.0
     shown = ", ".join(f"{k}={v}" for k, v in (params or {}).items())
     lines = [f"# LibreLane macro of fhe_hw unit {unit_name} ({shown or 'defaults'}), written by "
              f"`fhe-hw harden {unit_name} --flow librelane --pdk {pdk}`.",
-             f"# Latency {getattr(component, 'latency', 'n/a')}; ports as in DESIGN §3.",
+             f"# Latency {getattr(component, 'latency', 'n/a')}; ports clk, rst, i__*, o__*.",
              "meta:", "  version: 2", "  flow: Classic"]
     lines += [f"{key}: {_yaml_value(value)}" for key, value in settings.items()]
     path = build_dir / "config.yaml"

@@ -1,4 +1,4 @@
-"""Where the PDK data and the Debian tools of the ASIC flows are (issue 9, DESIGN §6).
+"""Where the PDK data and the Debian tools of the ASIC flows are.
 
 The sky130 standard cells are found through ``PDK_ROOT`` in the ciel/volare layout
 (``$PDK_ROOT/sky130A/libs.ref/sky130_fd_sc_hd/...``); without ``PDK_ROOT`` the default ciel root

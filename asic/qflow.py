@@ -1,4 +1,4 @@
-"""Open place and route to GDS with Debian's qflow and its OSU 0.18 µm cells (issue 9).
+"""Open place and route to GDS with Debian's qflow and its OSU 0.18 µm cells.
 
 :func:`harden_qflow` writes the unit (behind its port registers, as for ``asic-synth``, so the
 post-route Fmax covers every stage) into a qflow project and runs qflow's steps in order:

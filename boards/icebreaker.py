@@ -1,6 +1,6 @@
 """iCEBreaker (iCE40UP5K-SG48): 12 MHz clock, FT2232H UART on ``uart`` 0 (the second USB
 serial interface, /dev/ttyUSB1 on Linux). ``synth_ice40 -dsp`` maps multipliers to the eight
-SB_MAC16 blocks (DESIGN §6)."""
+SB_MAC16 blocks."""
 
 from amaranth_boards.icebreaker import ICEBreakerPlatform
 

@@ -1,4 +1,4 @@
-"""Software baselines measured on the machine that runs the report (issue 10).
+"""Software baselines measured on the machine that runs the report.
 
 What a user would run instead of the hardware, with well-kept libraries:
 

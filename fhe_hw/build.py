@@ -1,9 +1,9 @@
-"""Bitstream builds of a unit behind the host link for a real board (issue 8).
+"""Bitstream builds of a unit behind the host link for a real board.
 
 :func:`build_board` elaborates :class:`fhe_hw.boards.BoardTop` around a registered unit, lets
 the board's amaranth-boards platform write its build script (``platform.build(...,
 do_build=False)``; plain ``build()`` would demand the programmer tool), runs it with the YoWASP
-tools the board names (DESIGN §6) and reads Yosys's ``stat -json`` and nextpnr's ``--report``
+tools the board names and reads Yosys's ``stat -json`` and nextpnr's ``--report``
 with the parsers of :mod:`fhe_hw.synth`. The result goes to ``build.json`` and ``build.md`` in
 the build directory: LUT, FF, DSP, BRAM (counted as :mod:`fhe_hw.synth` counts them), nextpnr's
 used/available cells, Fmax of the board clock and whether it meets the board clock.

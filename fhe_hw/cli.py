@@ -174,6 +174,9 @@ def _parser():
     return parser
 
 
+parser = _parser  # public name for sphinx-argparse (docs/cli.md): ``fhe_hw.cli.parser()``
+
+
 def main(argv=None):
     args = _parser().parse_args(argv)
     try:

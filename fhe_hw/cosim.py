@@ -9,7 +9,7 @@ drives the streams from files, with the same rules and the same cycle count defi
 ``cycles`` runs from the first input transfer to the last output transfer, both included.
 
 We chose a C++ harness over cocotb because cocotb drives every cycle from Python and runs at
-about 2.5k cycles/s here (DESIGN §6), no faster than pysim; the harness runs at millions.
+about 2.5k cycles/s here, no faster than pysim; the harness runs at millions.
 """
 
 import hashlib

@@ -1,5 +1,5 @@
 """Formal proofs that the multiplier-free reducers compute x mod p for every input, with Yosys's
-SAT solver through YoWASP (DESIGN §5, §6).
+SAT solver through YoWASP.
 
 What is proved, for the combinational configuration (``pipelined=False``) of a reducer with
 input ``x`` and output ``y`` (the pipelined configuration cuts the same expressions with

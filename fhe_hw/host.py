@@ -1,4 +1,4 @@
-"""The host driver of the board link (issue 8; protocol: :mod:`fhe_hw.link.protocol`).
+"""The host driver of the board link (protocol: :mod:`fhe_hw.link.protocol`).
 
 :class:`Host` speaks the protocol over a *transport*: :class:`SerialTransport` (pyserial, a real
 board) or :class:`SimTransport` (the Amaranth simulation of the whole board top,

@@ -6,9 +6,9 @@ Everything here is computed in Python at elaboration time. The same functions fe
 
 Sources (``../shared/papers``):
 
-* ``001_3f208c7469731276.txt`` §2.2 (Integer-FFT parameters, condition on b), Table 2 (the four
+* [Cao14] §2.2 (Integer-FFT parameters, condition on b), Table 2 (the four
   Integer-FFT moduli), Algorithm 2 (Barrett constants α, β).
-* ``003_dfcf78a4748f5e5b.txt`` eq. 2.2 (NTT-friendly primes q ≡ 1 mod 2N), Algorithms 1–4 and
+* [Kir25] eq. 2.2 (NTT-friendly primes q ≡ 1 mod 2N), Algorithms 1–4 and
   Tables 3.1, 4.1, 4.3 (CRT precomputations), eqs 2.15–2.18 (Kawamura error bound), Algorithm 7
   (word-level Montgomery).
 
@@ -179,7 +179,7 @@ class Modulus:
 
 SOLINAS64 = (1 << 64) - (1 << 32) + 1
 
-#: The four Integer-FFT moduli of 001 Table 2 (DESIGN §4), by name.
+#: The four Integer-FFT moduli of 001 Table 2, by name.
 MODULI = {
     "fermat32": Modulus((1 << 32) + 1, "fermat32", root_base=2, table_k=64, table_b=8),
     "fermat64": Modulus((1 << 64) + 1, "fermat64", root_base=2, table_k=128, table_b=24),

@@ -48,7 +48,7 @@ class LatencyMismatch(AssertionError):
 
 
 def run_fixed_latency(unit, inputs, *, bubbles=0.0, seed=0):
-    """Stream ``inputs`` into a fixed-latency unit (DESIGN §3) and return its outputs in order.
+    """Stream ``inputs`` into a fixed-latency unit and return its outputs in order.
 
     With ``bubbles`` > 0, that fraction of cycles carries no input (``valid`` low) so the test
     sees ``valid`` travel with the data. Raises :class:`LatencyMismatch` unless every output

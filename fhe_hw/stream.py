@@ -1,4 +1,4 @@
-"""Small stream helpers shared by the engines (DESIGN §2): a skid buffer that registers a
+"""Small stream helpers shared by the engines: a skid buffer that registers a
 stream's payload, valid and ready without losing throughput, and a clock-enable wrapper that
 stalls a fixed-latency datapath behind it on back-pressure."""
 

@@ -111,7 +111,7 @@ def test_table_configurations_have_kb_over_2d_equal_8():
         assert cfg.d == d and cfg.words == 8
 
 
-# The DESIGN §4 rows themselves (k = 64 and 128), with operands of several kb/2-bit blocks for
+# The [Cao14] Table 2 rows themselves (k = 64 and 128), with operands of several kb/2-bit blocks for
 # every row (solinas64's block is 1792 bits, fermat32's 256).
 @pytest.mark.slow
 @pytest.mark.parametrize("modulus", ["fermat32", "fermat64", "solinas64", "general32"])

@@ -1,5 +1,5 @@
 """Bitstream builds of a small unit behind the host link (fhe_hw.build, fhe_hw.boards): the
-CI-sized builds of issue 8 (YoWASP; tens of seconds each once the tools' WebAssembly is
+CI-sized board builds (YoWASP; tens of seconds each once the tools' WebAssembly is
 cached)."""
 
 import dataclasses

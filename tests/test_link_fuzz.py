@@ -1,4 +1,4 @@
-"""The host link under malformed input (issue 8): random, truncated, corrupted and oversized
+"""The host link under malformed input: random, truncated, corrupted and oversized
 frames, bad escapes, wrong lengths and addresses, line noise. Every frame the device closes is
 answered with the status a Python reference of the protocol predicts, nothing hangs, stored
 operands and results stay intact, and the next good transaction works.

@@ -1,4 +1,4 @@
-"""What each board fits (issue 8): build a unit behind the host link for growing values of one
+"""What each board fits: build a unit behind the host link for growing values of one
 parameter until the board runs out (nextpnr cannot place it) and print/write the largest that
 fits with its resources and Fmax.
 

@@ -1,4 +1,4 @@
-"""Barrett reduction for any modulus: 001_3f208c7469731276.txt Algorithm 2, §3.3, Fig. 3(a).
+"""Barrett reduction for any modulus: [Cao14] Algorithm 2, §3.3, Fig. 3(a).
 
 σ̂ = ⌊⌊x / 2^(m+β)⌋ · μ / 2^(α-β)⌋ with μ = ⌊2^(m+α) / p⌋ (β = -4, α = m + 4 by default),
 p2 = σ̂·p, y1 = x - p2, y2 = y1 - p, and y = y2 unless it is negative. Two multipliers and two

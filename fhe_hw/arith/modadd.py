@@ -1,4 +1,4 @@
-"""Modular addition and subtraction: 003_dfcf78a4748f5e5b.txt §3.2.1, Algorithms 5 and 6.
+"""Modular addition and subtraction: [Kir25] §3.2.1, Algorithms 5 and 6.
 
 Both take a, b in [0, q) and return one result in [0, q) after a single conditional correction:
 the adder computes e = a + b and f = e - q and keeps e when f is negative (Algorithm 5); the

@@ -1,5 +1,5 @@
 """Modular addition and subtraction with the modulus as a run-time operand:
-003_dfcf78a4748f5e5b.txt §3.2.1, Algorithms 5 and 6, for engines whose adders serve a different
+[Kir25] §3.2.1, Algorithms 5 and 6, for engines whose adders serve a different
 prime per residue polynomial (003 §3.3). The arithmetic is that of :class:`.ModAdd` /
 :class:`.ModSub` (their ``_result`` is reused, not copied); only q moves into the payload.
 """

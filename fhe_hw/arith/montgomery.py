@@ -1,4 +1,4 @@
-"""Word-level Montgomery reduction: 003_dfcf78a4748f5e5b.txt §3.2.1, Algorithm 7 (Mert et al.
+"""Word-level Montgomery reduction: [Kir25] §3.2.1, Algorithm 7 (Mert et al.
 2020, with Tosun et al. 2024's carry trick).
 
 For q ≡ 1 (mod 2^w), write q = q_H·2^w + 1 and T = T_H·2^w + T_L. With T̃ = -T_L mod 2^w,

@@ -1,5 +1,5 @@
 """Word-level Montgomery modular multiplier whose modulus is a run-time operand:
-003_dfcf78a4748f5e5b.txt §3.2.1, Algorithm 7.
+[Kir25] §3.2.1, Algorithm 7.
 
 The RNS engines of 003 (§3.3, §4.1) multiply modulo a different prime for every residue
 polynomial; one :class:`~fhe_hw.arith.ModMul` per modulus would cost l (or k) multipliers per

@@ -2,7 +2,7 @@
 ``i``/``o`` streams and a ``latency`` property, the stage register helper that carries ``valid``
 with the data, and a pipelined multiplier.
 
-Convention (DESIGN §3): ``latency`` is the number of clock cycles from an input transfer to the
+Convention: ``latency`` is the number of clock cycles from an input transfer to the
 matching output ``valid``; a latency of 0 means the unit is combinational.
 """
 

@@ -1,5 +1,5 @@
 """Reduction modulo the Solinas prime p = 2^64 - 2^32 + 1 without multipliers:
-001_3f208c7469731276.txt §3.3, Fig. 3(c); 002_309e59e409b6c866.txt eq. (3).
+[Cao14] §3.3, Fig. 3(c); [Wang13] eq. (3).
 
 With x = 2^96·a + 2^64·b + 2^32·c + d (32-bit a, b, c, d), 2^96 ≡ -1 and 2^64 ≡ 2^32 - 1 give
 x ≡ r = 2^32·(b + c) - a - b + d. For every 128-bit x, -(2^32 - 1) <= r <= 2^65 - 2^33 < 2p, so

@@ -1,5 +1,5 @@
 """Reduction modulo the special modulus p = 2^(m-1) + 1 without multipliers:
-001_3f208c7469731276.txt §3.3, Fig. 3(b) (after Zimmermann 1999).
+[Cao14] §3.3, Fig. 3(b) (after Zimmermann 1999).
 
 Since 2^(m-1) ≡ -1 (mod p), a 2m-bit x = T·2^(2m-2) + H·2^(m-1) + L is congruent to
 y1 = L - H + T, with L = x[m-2:0], H = x[2m-3:m-1], T = x[2m-1:2m-2]. The paper then selects

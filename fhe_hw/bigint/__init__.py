@@ -1,4 +1,4 @@
-"""Super-size integer engines for FHE over the integers (000_19c8e017c5a0f92b.txt §3–5): the
+"""Super-size integer engines for FHE over the integers ([Cao13] §3–5): the
 Integer-FFT block multiplier, the memory-streamed accumulation/subtraction module, the
 super-size Barrett reduction and the CMNT/CNT encryption primitives, and their
 `fhe-hw generate` entries."""

@@ -1,4 +1,4 @@
-"""Super-size Barrett reduction: 000_19c8e017c5a0f92b.txt §4, eqs (9)–(11), Steps 1–4 and
+"""Super-size Barrett reduction: [Cao13] §4, eqs (9)–(11), Steps 1–4 and
 Fig. 6(iii), on one Integer-FFT multiplier (Fig. 6(i)).
 
 With the constants of :func:`fhe_hw.model.bigint.supersize_barrett_constants` (γ = bits of A0,

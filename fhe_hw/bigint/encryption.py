@@ -1,4 +1,4 @@
-"""CMNT and CNT encryption on one Integer-FFT multiplier: 000_19c8e017c5a0f92b.txt §4 Fig. 6(i)
+"""CMNT and CNT encryption on one Integer-FFT multiplier: [Cao13] §4 Fig. 6(i)
 (one multiplier, FSM controller, shared RAM), Fig. 6(ii) (the super-size accumulation module)
 and the super-size Barrett reduction of Fig. 6(iii); eqs (1) and (2) of §2.1.
 

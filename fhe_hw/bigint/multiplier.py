@@ -1,8 +1,8 @@
-"""The super-size Integer-FFT block multiplier: 000_19c8e017c5a0f92b.txt §3.1 (shared RAM, FSM,
+"""The super-size Integer-FFT block multiplier: [Cao13] §3.1 (shared RAM, FSM,
 schoolbook scheduling of block products, Steps 1–3), §3.2 (radix-2 fully parallel FFT/IFFT),
 §3.4 and Fig. 4 (addition recovery: registered two-by-two adder tree and registered carry chain,
 product accumulation), §5 (three read buses, one write bus, kb/2d = 8, eq. 12); the block
-product is 001_3f208c7469731276.txt §2.2 Algorithm 1.
+product is [Cao14] §2.2 Algorithm 1.
 
 Data path per block pair X_i·Y_j (x's blocks form the outer loop, as in 000 §3.1 Step-3.3):
 

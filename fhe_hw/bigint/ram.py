@@ -1,4 +1,4 @@
-"""The shared-RAM interface of the super-size engines: 000_19c8e017c5a0f92b.txt §3.1 ("a shared
+"""The shared-RAM interface of the super-size engines: [Cao13] §3.1 ("a shared
 RAM ... used to store the input operands, the intermediate and final results", assumed
 off-chip) and §5 ("three RAM read buses and one RAM write bus").
 

@@ -1,4 +1,4 @@
-"""The FSM controller of 000_19c8e017c5a0f92b.txt §4 Fig. 6(i): one Integer-FFT multiplier and
+"""The FSM controller of [Cao13] §4 Fig. 6(i): one Integer-FFT multiplier and
 the memory-streamed accumulation/subtraction module (:class:`~fhe_hw.bigint.wordalu.WordALU`)
 share the RAM's three read ports and one write port; "these two primitives share the same
 architecture but with different FSM controller logic (i.e., different accumulation and

@@ -1,5 +1,5 @@
 """Memory-streamed word-serial arithmetic: the super-size accumulation module of
-000_19c8e017c5a0f92b.txt §4 Fig. 6(ii) ("a general d-bit width accumulation operation, which is
+[Cao13] §4 Fig. 6(ii) ("a general d-bit width accumulation operation, which is
 interleaved with the memory reading/writing operations") and the super-size subtraction module
 of Fig. 6(iii) ("a successively applied d-bit subtraction operation, but a memory read/write
 interface is added to extend its bit width") that finishes the super-size Barrett reduction

@@ -1,4 +1,4 @@
-"""Karatsuba polynomial arithmetic for SHE in hardware (004_d67f8787da862f65.txt): the
+"""Karatsuba polynomial arithmetic for SHE in hardware ([Mig16]): the
 Karatsuba-r multiplier, its relinearization / key switching mode, the software side of the
 co-design, and their `fhe-hw generate` entries."""
 

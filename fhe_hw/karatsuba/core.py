@@ -1,4 +1,4 @@
-"""The Karatsuba-r engine of 004_d67f8787da862f65.txt §III (Fig. 2, Fig. 4): pre-computation,
+"""The Karatsuba-r engine of [Mig16] §III (Fig. 2, Fig. 4): pre-computation,
 pre-crossbar, 2^(r-1) serial polynomial multipliers, aligned post-computations, and the stream
 shell with backpressure shared by :class:`~fhe_hw.karatsuba.KaratsubaMultiplier` and
 :class:`~fhe_hw.karatsuba.KaratsubaRelinearizer`.

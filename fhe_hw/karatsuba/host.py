@@ -1,4 +1,4 @@
-"""The software side of the hardware/software co-design: 004_d67f8787da862f65.txt §III, Fig. 1,
+"""The software side of the hardware/software co-design: [Mig16] §III, Fig. 1,
 §III-D, Table III.
 
 Software performs the outer ``total - hw`` Karatsuba recursions (pre-computation), sends the

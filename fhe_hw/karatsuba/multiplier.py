@@ -1,4 +1,4 @@
-"""Karatsuba-r polynomial multiplier: 004_d67f8787da862f65.txt §III (Fig. 2, Fig. 4), §III-A1..3,
+"""Karatsuba-r polynomial multiplier: [Mig16] §III (Fig. 2, Fig. 4), §III-A1..3,
 §III-B, with the bounds and schedule of :mod:`fhe_hw.model.karatsuba`.
 
 See :class:`KaratsubaMultiplier`. The paper's configuration is ``KaratsubaMultiplier(3,

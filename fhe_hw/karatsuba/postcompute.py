@@ -1,4 +1,4 @@
-"""Karatsuba post-computation: 004_d67f8787da862f65.txt §II-B and §III-A3 (Fig. 2).
+"""Karatsuba post-computation: [Mig16] §II-B and §III-A3 (Fig. 2).
 
 A node of 2m operand coefficients recombines the products of its children (2m - 1 coefficients
 each) as Z = Z_L + (Z_S - Z_L - Z_H)·x^m + Z_H·x^(2m), like

@@ -1,4 +1,4 @@
-"""Karatsuba pre-computation and pre-crossbar: 004_d67f8787da862f65.txt §III-A1, Fig. 2, Fig. 3,
+"""Karatsuba pre-computation and pre-crossbar: [Mig16] §III-A1, Fig. 2, Fig. 3,
 Fig. 5.
 
 One :class:`PreComputeStage` splits a channel of sub-polynomials of ``node`` coefficients, which

@@ -1,5 +1,5 @@
 """Reduction of wide product coefficients modulo q: folds, then the Barrett reducer of
-001_3f208c7469731276.txt Algorithm 2 (:class:`fhe_hw.arith.BarrettReducer`).
+[Cao14] Algorithm 2 (:class:`fhe_hw.arith.BarrettReducer`).
 
 A Karatsuba product coefficient of n·(q-1)^2 has about 2m + log2(n) bits for an m-bit q, more
 than the 2m bits the Barrett reducer accepts. Each fold replaces x = x_hi·2^k + x_lo by

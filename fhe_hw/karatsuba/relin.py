@@ -1,5 +1,5 @@
 """Relinearization / key switching mode of the Karatsuba accelerator:
-004_d67f8787da862f65.txt §II-C eq. (1), §III ("the relinearization key ... must be sent at the
+[Mig16] §II-C eq. (1), §III ("the relinearization key ... must be sent at the
 same time than the polynomial"), with :func:`fhe_hw.model.karatsuba.relinearize` as the model.
 
 The ciphertext polynomial C is split by WordDecomp_{w,q} into ℓ word polynomials C[i]; the

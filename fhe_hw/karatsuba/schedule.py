@@ -1,4 +1,4 @@
-"""The static plan of a Karatsuba-r engine (004_d67f8787da862f65.txt §III): the pre-crossbar
+"""The static plan of a Karatsuba-r engine ([Mig16] §III): the pre-crossbar
 schedule that packs the 3^r leaves onto 2^(r-1) serial polynomial multipliers (§III-A1, Fig. 3;
 §III-B2, Fig. 5), the bit widths derived from the golden model's bounds, and the time label of
 every stage (see :mod:`fhe_hw.karatsuba.serial`), from which ``cycles()`` follows.

@@ -1,4 +1,4 @@
-"""The digit-serial toolbox of the Karatsuba datapath (004_d67f8787da862f65.txt §III: "all
+"""The digit-serial toolbox of the Karatsuba datapath ([Mig16] §III: "all
 elementary operations, including adders, subtractors and multipliers, are serialized").
 
 The Karatsuba engines are lock-step pipelines: every register advances on the same (enabled)

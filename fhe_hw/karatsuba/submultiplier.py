@@ -1,5 +1,5 @@
 """The serial polynomial multiplier and serial integer multipliers of
-004_d67f8787da862f65.txt §III-A2 (Fig. 2): a schoolbook product of two sub-polynomials of
+[Mig16] §III-A2 (Fig. 2): a schoolbook product of two sub-polynomials of
 ``leaf`` coefficients (degree 4 in the paper), fully parallel so that one leaf pair enters every
 ``leaf·digits`` cycles, built from ``leaf`` serial integer multipliers of ``digits`` DSPs each
 (5 x 5 = 25 multipliers of 27 x 27 bits in the paper).

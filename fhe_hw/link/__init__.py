@@ -1,5 +1,5 @@
 """Host link: a framed request/response protocol over a UART between a host and a unit on an
-FPGA board (issue 8). :mod:`.protocol` is the frame format in Python, :mod:`.uart` and
+FPGA board. :mod:`.protocol` is the frame format in Python, :mod:`.uart` and
 :mod:`.slip` the byte-level gateware, :mod:`.core` the command engine and the board-level top
 that the host driver (:mod:`fhe_hw.host`) talks to, in simulation or over a serial port."""
 

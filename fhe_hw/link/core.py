@@ -5,7 +5,7 @@ controller around any registered unit (protocol: :mod:`fhe_hw.link.protocol`).
 feeds a UART transmitter); :class:`HostLinkTop` adds the UART pins and is the whole board top
 except the I/O buffers, which is what the host driver's simulated transport runs.
 
-Robustness (issue 8): a frame is unstuffed into a frame buffer while its CRC is computed; only
+Robustness: a frame is unstuffed into a frame buffer while its CRC is computed; only
 after the closing ``END`` is it judged (bad escape, too short, too long, bad CRC) and only a good
 frame whose arguments all check is executed, so no partial or corrupted frame can write a
 memory. The receiver never waits for anything but bytes: a frame that never ends is closed by

@@ -1,8 +1,8 @@
 """Golden models of super-size integer arithmetic for FHE over the integers:
 
-* ``001_3f208c7469731276.txt`` §2.2 Algorithm 1 (Integer-FFT multiplication) and Table 2 (its
+* [Cao14] §2.2 Algorithm 1 (Integer-FFT multiplication) and Table 2 (its
   four moduli), §2.1 eq. (1) and Table 1 (CMNT encryption and its parameter groups);
-* ``000_19c8e017c5a0f92b.txt`` §3.1 Steps 1–3 (schoolbook scheduling of block products), §3.4
+* [Cao13] §3.1 Steps 1–3 (schoolbook scheduling of block products), §3.4
   and Fig. 4 (addition recovery: two-by-two adder tree, registered carry chain, product
   accumulation), §4 eqs (9)–(11) and Steps 1–4 (super-size Barrett reduction), §2.1 eq. (2) and
   Table 2 (CNT encryption), §5 eq. (12) (multiplier latency).

@@ -1,4 +1,4 @@
-"""Golden models of Karatsuba polynomial arithmetic for SHE, after ``004_d67f8787da862f65.txt``
+"""Golden models of Karatsuba polynomial arithmetic for SHE, after [Mig16]
 (Migliore et al., FPT 2016):
 
 * §II-B: recursive Karatsuba, P = P_L + x^(n/2)·P_H, three half-size products P_L·Q_L,

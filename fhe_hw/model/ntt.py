@@ -1,9 +1,9 @@
 """Golden models of the number-theoretic transforms:
 
-* ``001_3f208c7469731276.txt`` §3.2 and Fig. 2: the radix-2 fully parallel FFT/IFFT (log2 k stages
+* [Cao14] §3.2 and Fig. 2: the radix-2 fully parallel FFT/IFFT (log2 k stages
   of k/2 butterflies) built from the unified butterfly, with k^-1 folded into the twiddles of the
   last inverse stage (ω̂^-1 = (kω)^-1);
-* ``002_309e59e409b6c866.txt`` §III-B and §IV (Wang–Huang) over p = 2^64 - 2^32 + 1: shift-only
+* [Wang13] §III-B and §IV (Wang–Huang) over p = 2^64 - 2^32 + 1: shift-only
   64- and 16-point transforms accumulated in carry-save form (§IV-A, §IV-B, eqs 5–6), the
   4096 = 64 x 64 and 65536 = 16 x 4096 transforms with a twiddle multiplication between the two
   steps (§IV-C, eqs 7–8).
@@ -209,7 +209,7 @@ def poly_mul_negacyclic(a, b, p):
 _WIDTH = 192            # 2^192 ≡ 1 (mod p): shifts are rotations of 192-bit words (002 §IV-A)
 _MASK = (1 << _WIDTH) - 1
 _MAX_N = 1 << 32        # p - 1 = 2^32·(2^32 - 1)
-_ROOT_128 = ((1 << 25) - (1 << 73)) % SOLINAS64   # DESIGN §4: a square root of 8
+_ROOT_128 = ((1 << 25) - (1 << 73)) % SOLINAS64   # a square root of 8
 
 
 @cache

@@ -1,10 +1,10 @@
 """Golden models of the modular adders and reducers, step by step:
 
-* ``003_dfcf78a4748f5e5b.txt`` §3.2.1 Algorithms 5 and 6 (modular addition and subtraction) and
+* [Kir25] §3.2.1 Algorithms 5 and 6 (modular addition and subtraction) and
   Algorithm 7 (word-level Montgomery reduction, Mert et al. 2020);
-* ``001_3f208c7469731276.txt`` §2.3 Algorithm 2 and §3.3 Fig. 3(a) (Barrett), Fig. 3(b) (special
+* [Cao14] §2.3 Algorithm 2 and §3.3 Fig. 3(a) (Barrett), Fig. 3(b) (special
   modulus 2^(m-1) + 1), Fig. 3(c) (Solinas modulus 2^64 - 2^32 + 1, also
-  ``002_309e59e409b6c866.txt`` eq. (3)).
+  [Wang13] eq. (3)).
 
 Each reducer has a ``*_steps`` function returning its intermediate values (for comparison with
 the hardware's registers) and a function returning only the result. Constants come from

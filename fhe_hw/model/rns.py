@@ -1,4 +1,4 @@
-"""Golden models of RNS base extension, after ``003_dfcf78a4748f5e5b.txt`` (Kırbıyık):
+"""Golden models of RNS base extension, after [Kir25] (Kırbıyık):
 
 * §2.5.1.1 Algorithm 1, fast base conversion (eq. 2.6);
 * §2.5.1.2 Algorithm 2, Shenoy–Kumaresan (eqs 2.7–2.9), split as in §3.3 into the Sum Process

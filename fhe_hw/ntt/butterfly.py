@@ -1,4 +1,4 @@
-"""The unified FFT/IFFT butterfly: 001_3f208c7469731276.txt §3.2, Fig. 2 (000 Fig. 2(ii)).
+"""The unified FFT/IFFT butterfly: [Cao14] §3.2, Fig. 2 (000 Fig. 2(ii)).
 
 X_up = x_up·ω_up + x_down·ω_down and X_down = x_up·ω_up - x_down·ω_down (mod p). The product
 x_down·ω_down is made in every stage; x_up·ω_up only in the last inverse stage, where

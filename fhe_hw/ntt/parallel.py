@@ -1,4 +1,4 @@
-"""The radix-2 fully parallel FFT/IFFT: 001_3f208c7469731276.txt §3.2 and Fig. 2 ("there are
+"""The radix-2 fully parallel FFT/IFFT: [Cao14] §3.2 and Fig. 2 ("there are
 log2 k butterfly stages for a k-point FFT, and each butterfly stage is composed of k/2 parallel
 butterfly units"), with the twiddles baked in as constants.
 
@@ -7,7 +7,7 @@ Every butterfly of the pipeline has a fixed twiddle, so its multiplier multiplie
 2^32 + 1 / 2^64 + 1 with ω = 2 (001 Table 2) every twiddle is a power of two and the multiplier
 is a rotation ("each m-bit multiplier in a butterfly is implemented using a bit-shift
 operation", 001 §3.2); over 2^64 - 2^32 + 1 every power of a primitive 128th root is 2^a or
-2^a + 2^b (DESIGN §4), so the 128-point transform is shift-and-add as well (002 §III-B); for the
+2^a + 2^b, so the 128-point transform is shift-and-add as well (002 §III-B); for the
 general modulus 2^32 - 2^20 + 1 the twiddles go to constant-operand modular multipliers.
 The inverse transform folds k^-1 into the twiddles of its last stage (001 §3.2:
 ω̂^-1 = (kω)^-1), which is the only stage with an x_up multiplier.

@@ -1,5 +1,5 @@
-"""Shift-only arithmetic for the NTT: 002_309e59e409b6c866.txt §III-B and §IV-A/B (Wang–Huang,
-p = 2^64 - 2^32 + 1) and 001_3f208c7469731276.txt §3.2 (special moduli 2^(m-1) + 1, "each
+"""Shift-only arithmetic for the NTT: [Wang13] §III-B and §IV-A/B (Wang–Huang,
+p = 2^64 - 2^32 + 1) and [Cao14] §3.2 (special moduli 2^(m-1) + 1, "each
 m-bit multiplier in a butterfly is implemented using a bit-shift operation").
 
 The shift ring
@@ -11,7 +11,7 @@ such words may stay unreduced modulo 2^W - 1 until one final normalisation
 (:class:`RingNormaliser`: a W-bit word -> its residue mod p, through 001 Fig. 3(b)/(c)).
 Because 2^(W/2) ≡ -1, -2^e = 2^(e + W/2): every constant that is ±2^a ± 2^b is a sum of at most
 two rotations (:func:`shift_exponents`). Over solinas64 every power of a primitive 128th root is
-of that form (DESIGN §4: 2^25 - 2^73 is a square root of 8), so all twiddles of a 128-point
+of that form (2^25 - 2^73 is a square root of 8), so all twiddles of a 128-point
 transform, and k^-1 = 2^-7, are shift-and-add.
 
 Units

@@ -1,4 +1,4 @@
-"""RNS base extension (003_dfcf78a4748f5e5b.txt): Shenoy–Kumaresan folded and pipelined with a
+"""RNS base extension ([Kir25]): Shenoy–Kumaresan folded and pipelined with a
 multi-target variant, fast base conversion, Kawamura Cox-Rower and mixed-radix (iterative,
 pipelined); their `fhe-hw generate` / `fhe-hw synth` entries (``shenoy-kumaresan``,
 ``fast-base-conversion``, ``kawamura``, ``mixed-radix``, built on :func:`default_bases` NTT

@@ -1,4 +1,4 @@
-"""Pieces shared by the RNS base-extension engines of 003_dfcf78a4748f5e5b.txt: parameter
+"""Pieces shared by the RNS base-extension engines of [Kir25]: parameter
 checks, pipeline delay lines, lane slicing and small constant ROMs."""
 
 from amaranth import unsigned

@@ -1,4 +1,4 @@
-"""Large Verilator co-simulations of the RNS base-extension engines (003_dfcf78a4748f5e5b.txt
+"""Large Verilator co-simulations of the RNS base-extension engines ([Kir25]
 §4.3, Table 4.10: N = 2^16, l = 17, 60-bit primes, TP = 32), through :mod:`fhe_hw.cosim`.
 
 :func:`cosim_base_extension` builds one engine, streams N random coefficients (with the edge

@@ -1,4 +1,4 @@
-"""Fast base conversion of polynomial residues: 003_dfcf78a4748f5e5b.txt §2.5.1.1, Algorithm 1
+"""Fast base conversion of polynomial residues: [Kir25] §2.5.1.1, Algorithm 1
 (eq. 2.6) — the Sum Process of §3.3 without the redundant residue and the Post-Sum correction.
 
 The result is a'_{p_j} = |Σ_i |a_{q_i}·Q̂_i^-1|_{q_i}·Q̂_i|_{p_j} = |A + α·Q|_{p_j} with
@@ -24,7 +24,7 @@ class FastBaseConversion(CRTBaseExtension):
 
     Ports: ``i`` — ``data.ArrayLayout(r, tp)`` beats, per pass the l source residue polynomials
     (q_0 first, N/TP beats each); P = ⌈k/t⌉ passes. ``o`` — the k polynomials a'_{p_j}
-    = |A + α·Q|_{p_j} (p_0 first), same layout.
+    = ``|A + α·Q|_{p_j}`` (p_0 first), same layout.
 
     Cycles: :meth:`cycles`; a pass's outputs need its last residue's accumulations, so each pass
     adds the accumulate + read latency (:meth:`pass_offset`) to its l·N/TP input beats.

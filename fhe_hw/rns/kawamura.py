@@ -1,5 +1,5 @@
 """Kawamura et al. recursive base extension on a Cox-Rower architecture:
-003_dfcf78a4748f5e5b.txt §2.5.1.3 (Algorithm 3, eqs 2.10–2.18) and §4.1.1 (Figs 4.1–4.2,
+[Kir25] §2.5.1.3 (Algorithm 3, eqs 2.10–2.18) and §4.1.1 (Figs 4.1–4.2,
 Tables 4.1–4.2, N·(l+1) iterations in Table 4.5).
 
 Per coefficient the Rowers first compute ξ_i = a_{q_i}·|Q̂_i^-1|_{q_i} mod q_i in parallel (one

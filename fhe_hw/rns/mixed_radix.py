@@ -1,4 +1,4 @@
-"""Mixed-radix (Garner) base extension: 003_dfcf78a4748f5e5b.txt §2.5.2 (Algorithm 4,
+"""Mixed-radix (Garner) base extension: [Kir25] §2.5.2 (Algorithm 4,
 eqs 2.19–2.31) and §4.1.2 (Fig. 4.3 iterative, Fig. 4.4 fully pipelined, Tables 4.3–4.4,
 iterations in Table 4.5).
 

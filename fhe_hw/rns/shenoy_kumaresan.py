@@ -1,4 +1,4 @@
-"""Shenoy–Kumaresan base extension for polynomial residues: 003_dfcf78a4748f5e5b.txt §2.5.1.2
+"""Shenoy–Kumaresan base extension for polynomial residues: [Kir25] §2.5.1.2
 (Algorithm 2), §3.3 (Sum and Post-Sum Processes, Fig. 3.3), §3.3.2 (fully pipelined
 architecture, Fig. 3.4), §3.3.3 (folded architecture, Fig. 3.5, Table 3.1 constants, Fig. 3.7
 BRAM layout, Table 3.2 arithmetic), §3.4 (one residue polynomial at a time) and Table 4.5
