@@ -1,10 +1,60 @@
-"""Test vectors of the streaming NTT engine (see :mod:`fhe_hw.vectors`)."""
+"""Test vectors of the NTT units (see :mod:`fhe_hw.vectors`): butterflies against their
+definition, transforms against :mod:`fhe_hw.model.ntt`."""
 
 from ..model import ntt as model
+from ..params import SOLINAS64
 from ..rns.common import polynomial_beats
 from ..vectors import Vectors, register_vectors
 
 __all__ = []
+
+
+@register_vectors("butterfly")
+def _butterfly_vectors(unit, rng, count):
+    """(up, down, ω_down[, ω_up]) at 0, p - 1 and random residues; the outputs
+    up' ± down·ω_down with up' = up·ω_up when the unit scales ``up`` (constant twiddles are the
+    unit's own)."""
+    p = unit.modulus
+    raw = [(p - 1,) * 4, (0,) * 4, (1, p - 1, 1, 1)]
+    raw += [tuple(rng.randrange(p) for _ in range(4)) for _ in range(count)]
+    inputs, expected = [], []
+    for up, down, w_down, w_up in raw:
+        beat = {"up": up, "down": down}
+        if unit.twiddle is None:
+            beat["w_down"] = unit.premultiply(w_down)
+        else:
+            w_down = unit.twiddle
+        if unit.scale_up:
+            if unit.twiddle is None:
+                beat["w_up"] = unit.premultiply(w_up)
+            else:
+                w_up = unit.twiddle_up
+            up = up * w_up % p
+        inputs.append(beat)
+        expected.append({"up": (up + down * w_down) % p, "down": (up - down * w_down) % p})
+    return Vectors({"i": inputs}, {"o": expected}, {"count": len(inputs)})
+
+
+@register_vectors("parallel-ntt", small={"k": 8})
+def _parallel_ntt_vectors(unit, rng, count):
+    """All zeros, all p - 1, a unit impulse and random residues, one transform a beat."""
+    p, k = unit.modulus, unit.k
+    xs = [[0] * k, [p - 1] * k, [1] + [0] * (k - 1)]
+    xs += [[rng.randrange(p) for _ in range(k)] for _ in range(count)]
+    want = [model.ntt_radix2(x, unit.params, unit.inverse, unit.negacyclic) for x in xs]
+    return Vectors({"i": xs}, {"o": want}, {"count": len(xs)})
+
+
+@register_vectors("shift-ntt", small={"points": 8})
+def _shift_ntt_vectors(unit, rng, count):
+    """All zeros, all p - 1, all 2^64 - 1 (unreduced inputs are allowed), a unit impulse and
+    ``max(count, 1)`` random words, ``lanes`` samples a beat."""
+    n = unit.points
+    xs = [[0] * n, [SOLINAS64 - 1] * n, [(1 << 64) - 1] * n, [1] + [0] * (n - 1)]
+    xs += [[rng.randrange(1 << 64) for _ in range(n)] for _ in range(max(count, 1))]
+    want = [model.shift_ntt(x, unit.inverse) for x in xs]
+    return Vectors({"i": polynomial_beats(xs, unit.lanes)},
+                   {"o": polynomial_beats(want, unit.lanes)}, {"transforms": len(xs)})
 
 
 @register_vectors("ntt", small={"n": 16})

@@ -1,4 +1,6 @@
-"""Test vectors of the RNS base-extension engines (see :mod:`fhe_hw.vectors`)."""
+"""Test vectors of the RNS base-extension engines (see :mod:`fhe_hw.vectors`): one polynomial
+of N random coefficients A (the first A = 0, the last the largest input the engine extends
+exactly), its source residues in, the target residues out, from :mod:`fhe_hw.model.rns`."""
 
 from ..model import rns as model
 from ..params import RNSBase
@@ -7,18 +9,61 @@ from .common import polynomial_beats
 
 __all__ = []
 
+_SMALL = {"n": 16, "l": 2, "k": 2}
 
-@register_vectors("shenoy-kumaresan", small={"n": 16, "l": 2, "k": 2, "tp": 2})
+
+def _values(rng, n, top):
+    """N coefficients in [0, top): 0, random, top - 1."""
+    return [0] + [rng.randrange(top) for _ in range(n - 2)] + [top - 1]
+
+
+def _residues(values, moduli):
+    return [[a % m for a in values] for m in moduli]
+
+
+@register_vectors("shenoy-kumaresan", small={**_SMALL, "tp": 2})
 def _shenoy_kumaresan_vectors(unit, rng, count):
-    """One base extension of a random polynomial (coefficient 0 is A = 0, the last A = Q - 1):
-    the source residues and the redundant one, once per pass, in; the target residues out
-    (003 Alg. 2 through :func:`fhe_hw.model.rns.shenoy_kumaresan`). ``count`` is unused: the
-    polynomial has N coefficients."""
-    n, tp = unit.n, unit.tp
-    q = RNSBase(unit.source).Q
-    values = [0] + [rng.randrange(q) for _ in range(n - 2)] + [q - 1]
-    polys = [[a % m for a in values] for m in unit.source]
+    """The source residues and the redundant one, once per pass, in; the target residues out
+    ([Kir25] Alg. 2 through :func:`fhe_hw.model.rns.shenoy_kumaresan`). ``count`` is unused:
+    the polynomial has N coefficients."""
+    values = _values(rng, unit.n, RNSBase(unit.source).Q)
+    polys = _residues(values, unit.source)
     red = [a % unit.redundant for a in values]
     golden = model.extend_polynomial(model.shenoy_kumaresan, polys, unit.constants, red)
-    return Vectors({"i": polynomial_beats(polys + [red], tp) * unit.passes},
-                   {"o": polynomial_beats([list(p) for p in golden], tp)}, {})
+    return Vectors({"i": polynomial_beats(polys + [red], unit.tp) * unit.passes},
+                   {"o": polynomial_beats([list(p) for p in golden], unit.tp)}, {})
+
+
+@register_vectors("fast-base-conversion", small={**_SMALL, "tp": 2})
+def _fast_base_conversion_vectors(unit, rng, count):
+    """The source residues, once per pass, in; |A + α·Q|_p out ([Kir25] Alg. 1 through
+    :func:`fhe_hw.model.rns.fast_base_conversion`)."""
+    polys = _residues(_values(rng, unit.n, RNSBase(unit.source).Q), unit.source)
+    columns = zip(*polys, strict=True)
+    golden = [model.fast_base_conversion(list(col), unit.constants) for col in columns]
+    targets = [list(p) for p in zip(*golden, strict=True)]
+    return Vectors({"i": polynomial_beats(polys, unit.tp) * unit.passes},
+                   {"o": polynomial_beats(targets, unit.tp)}, {})
+
+
+def _per_coefficient(unit, top, extend):
+    def vectors(rng):
+        polys = _residues(_values(rng, unit.n, top), unit.source)
+        columns = [list(col) for col in zip(*polys, strict=True)]
+        return Vectors({"i": columns}, {"o": [list(extend(col, unit.constants))
+                                              for col in columns]}, {})
+    return vectors
+
+
+@register_vectors("kawamura", small=_SMALL)
+def _kawamura_vectors(unit, rng, count):
+    """One coefficient's l residues a beat in, its k target residues a beat out ([Kir25]
+    Alg. 3 through :func:`fhe_hw.model.rns.kawamura`), A below the Cox-Rower's exact bound."""
+    return _per_coefficient(unit, unit.max_input, model.kawamura)(rng)
+
+
+@register_vectors("mixed-radix", small=_SMALL)
+def _mixed_radix_vectors(unit, rng, count):
+    """One coefficient's l residues a beat in, its k target residues a beat out ([Kir25]
+    Alg. 4 through :func:`fhe_hw.model.rns.mixed_radix`)."""
+    return _per_coefficient(unit, RNSBase(unit.source).Q, model.mixed_radix)(rng)
