@@ -167,7 +167,8 @@ def _parser():
                                    "and print a summary table; then simulate the default unit "
                                    "behind the board's UART link and build its bitstream.")
     d.add_argument("--seed", type=int, default=1)
-    d.add_argument("--vectors", type=int, default=500)
+    d.add_argument("--vectors", type=int, default=200,
+                   help="random vectors per fixed-latency unit, besides the edge values")
     d.add_argument("--board", default="ulx3s", help="board of the bitstream build")
     d.add_argument("--no-build", action="store_true", help="skip the bitstream build")
     d.set_defaults(func=cmd_demo)

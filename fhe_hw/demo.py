@@ -13,13 +13,12 @@ import random
 import time
 from pathlib import Path
 
-from .arith.vectors import DEMO
 from .build import build_board, markdown, utilization_line
 from .host import Host, SimTransport, run_vectors
 from .link import HostLinkTop
-from .simulate import run_fixed_latency
+from .simulate import run_stream
 from .units import get_unit, to_verilog
-from .vectors import vectors_for
+from .vectors import demo_configurations, documented_cycles, vectors_for
 
 __all__ = ["run_demo", "run_board_demo", "run_unit_table", "DEFAULT_UNIT"]
 
@@ -68,29 +67,37 @@ def run_board_demo(*, board="ulx3s", seed=1, vectors=64, build=True, out=print,
     return 1 if bad else 0
 
 
-def run_unit_table(*, seed=1, vectors=500, out=print):
-    """Simulate every configuration of :data:`fhe_hw.arith.vectors.DEMO` on its test vectors
-    (:mod:`fhe_hw.vectors`); return 0 when all match their models, 1 otherwise."""
+def run_unit_table(*, seed=1, vectors=200, out=print):
+    """Simulate every configuration of :func:`fhe_hw.vectors.demo_configurations` (every unit
+    family) on its test vectors, always valid and always ready, and compare the outputs with
+    the golden models and the cycles with the documented count. Returns 0 when all match, 1
+    otherwise."""
     rows, failed = [], 0
-    for name, label, params in DEMO:
-        rng = random.Random(f"{seed}:{name}:{label}")
-        unit = get_unit(name)
-        component = unit.build(**params)
-        inputs, expected, _ = vectors_for(name)(component, rng, vectors)
-        payloads, want = inputs["i"], expected["o"]
-        start = time.perf_counter()
-        got = run_fixed_latency(component, payloads, bubbles=0.1, seed=seed)
-        seconds = time.perf_counter() - start
-        mismatches = [n for n, (w, y) in enumerate(zip(want, got)) if w != y]
-        ok = not mismatches
-        failed += not ok
-        rows.append((name, label, str(component.latency), str(len(payloads)),
-                     "pass" if ok else f"FAIL at vector {mismatches[0]} (seed {seed})",
-                     f"{seconds:.2f}"))
-    header = ("unit", "parameters", "latency", "vectors", "vs golden model", "sim s")
-    widths = [max(len(r[c]) for r in rows + [header]) for c in range(len(header))]
     out("fhe_hw demo: RTL simulation (Amaranth pysim) against the golden models")
+    for name, label, params in demo_configurations():
+        rng = random.Random(f"{seed}:{name}:{label}")
+        component = get_unit(name).build(**params)
+        run = vectors_for(name)(component, rng, vectors)
+        dut = component if run.harness is None else run.harness(component)
+        start = time.perf_counter()
+        result = run_stream(dut, run.inputs, {p: len(v) for p, v in run.expected.items()})
+        seconds = time.perf_counter() - start
+        bad = [(p, n) for p, want in run.expected.items()
+               for n, (w, g) in enumerate(zip(want, result.outputs[p])) if w != g]
+        if run.run is None:     # the RAM harness's output carries the unit's own cycles
+            cycles, documented = "in the results", "checked"
+        else:
+            cycles, documented = result.cycles, documented_cycles(component, run.run)
+        ok = not bad and (run.run is None or cycles == documented)
+        failed += not ok
+        verdict = ("pass" if ok else f"FAIL: {bad[0][0]} beat {bad[0][1]} (seed {seed})" if bad
+                   else f"FAIL: {cycles} cycles, documented {documented}")
+        beats = sum(map(len, run.inputs.values()))
+        rows.append((name, label, str(beats), str(cycles), verdict, f"{seconds:.1f}"))
+        out(f"  {name} ({label}): {verdict}")
+    header = ("unit", "parameters", "input beats", "cycles", "vs model and cycles()", "sim s")
+    widths = [max(len(r[c]) for r in rows + [header]) for c in range(len(header))]
     for row in [header, tuple("-" * w for w in widths)] + rows:
         out("  ".join(cell.ljust(w) for cell, w in zip(row, widths)))
-    out(f"{len(rows) - failed} of {len(rows)} units match their models")
+    out(f"{len(rows) - failed} of {len(rows)} configurations match their models")
     return 1 if failed else 0

@@ -388,7 +388,8 @@ def run_vectors(host, *, count=64, seed=1, out=print, unit=None):
     desc = host.identify()
     unit = rebuild_unit(desc) if unit is None else unit
     rng = random.Random(f"{seed}:{desc['unit']}")
-    inputs, expected, _ = vectors_for(desc["unit"])(unit, rng, count)
+    vectors = vectors_for(desc["unit"])(unit, rng, count)
+    inputs, expected = vectors.inputs, vectors.expected
     depth = min(m["depth"] for m in desc["mems"])
     n = len(next(iter(inputs.values())))
     if n > depth:

@@ -14,20 +14,25 @@ The families' modules are imported by name on first use, as :func:`fhe_hw.units.
 import importlib
 from typing import NamedTuple
 
-__all__ = ["Vectors", "register_vectors", "vectors_for", "vector_units", "small_params"]
+__all__ = ["Vectors", "register_vectors", "vectors_for", "vector_units", "small_params",
+           "documented_cycles", "demo_configurations"]
 
 _VECTOR_MODULES = ["fhe_hw.arith.vectors", "fhe_hw.ntt.vectors", "fhe_hw.rns.vectors",
-                   "fhe_hw.karatsuba.vectors"]
+                   "fhe_hw.karatsuba.vectors", "fhe_hw.bigint.vectors"]
 _VECTORS = {}
 _SMALL = {}
 
 
 class Vectors(NamedTuple):
-    """One run's input payloads and golden outputs, by port, and its ``cycles()`` keywords."""
+    """One run's input payloads and golden outputs, by port, and its ``cycles()`` keywords.
+
+    Units with memory ports run inside a ``harness(component)`` (their RAM), whose output
+    carries the unit's own cycle count; ``run`` is then ``None``."""
 
     inputs: dict
     expected: dict
-    run: dict
+    run: dict | None
+    harness: object = None
 
 
 def register_vectors(unit_name, *, small=None):
@@ -62,3 +67,18 @@ def vectors_for(unit_name):
     if unit_name not in known:
         raise ValueError(f"unit must have test vectors ({', '.join(known)}), not {unit_name!r}")
     return _VECTORS[unit_name]
+
+
+def documented_cycles(component, run):
+    """The cycles ``component`` documents for the run ``run`` (a :class:`Vectors`'s ``run``):
+    ``count + latency`` for a fixed-latency unit, else its ``cycles(**run)``."""
+    if "count" in run:
+        return run["count"] + component.latency
+    return component.cycles(**run)
+
+
+def demo_configurations():
+    """(unit, label, parameters) of every configuration the demo runs: each family module's
+    ``DEMO`` list, in the order of the families."""
+    return [entry for module in _VECTOR_MODULES
+            for entry in importlib.import_module(module).DEMO]

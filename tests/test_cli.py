@@ -93,7 +93,10 @@ def test_every_command_has_help():
 
 def test_demo_passes_with_few_vectors(capsys):
     code, out, _ = run(capsys, "demo", "--vectors", "20", "--no-build")
-    assert code == 0 and "units match their models" in out and "FAIL" not in out
+    assert code == 0 and "FAIL" not in out
+    assert "17 of 17 configurations match their models" in out
+    for family in ("mod-mul", "ntt", "shenoy-kumaresan", "karatsuba", "integer-fft-mul"):
+        assert f"\n  {family} (" in out, family
 
 
 def test_version_is_the_package_version(capsys):

@@ -1,8 +1,8 @@
 """Test vectors of the arithmetic units: edge values and seeded random inputs, with the outputs
 of the golden models in :mod:`fhe_hw.model.reduce` (see :mod:`fhe_hw.vectors`).
 
-:data:`DEMO` lists the configurations the demo simulates: every modular adder, reducer and
-multiplier at the papers' moduli.
+:data:`DEMO` lists the configurations the demo simulates: the modular adders, every reducer
+and the multiplier at the papers' moduli.
 """
 
 from ..model import reduce as R

@@ -454,9 +454,10 @@ def _nonneg_list(name, values, length=None):
     return values
 
 
-def _finish(M, R, total, A0, term_bits, count, config):
+def _finish(M, R, total, A0, term_bits, count, config, steps=False):
     """x = M + 2R + 2·total (+ A0 when R < 0, so x >= 0 as |2R| < A0), reduced by the
-    super-size Barrett with α sized for the largest x these operand lengths allow."""
+    super-size Barrett with α sized for the largest x these operand lengths allow (its
+    :class:`SupersizeBarrettSteps` with ``steps``)."""
     if require_int("M", M) not in (0, 1):
         raise ValueError(f"M must be 0 or 1, not {M!r}")
     require_int("R", R)
@@ -467,17 +468,19 @@ def _finish(M, R, total, A0, term_bits, count, config):
     x = M + 2 * R + 2 * total + (A0 if R < 0 else 0)
     x_max = 1 + 2 * abs(R) + A0 + 2 * count * ((1 << term_bits) - 1)
     consts = supersize_barrett_constants(A0, x_max.bit_length(), cfg.d)
-    return supersize_barrett_steps(x, consts, cfg).y
+    result = supersize_barrett_steps(x, consts, cfg)
+    return result if steps else result.y
 
 
-def cmnt_encrypt(M, R, B, A0_list, A1_list, A0, *, schedule="paper", config=None):
+def cmnt_encrypt(M, R, B, A0_list, A1_list, A0, *, schedule="paper", config=None, steps=False):
     """CMNT ciphertext C = (M + 2R + 2·Σ_(i,j<=θ) B_ij·A_i0·A_j1) mod A0 (001 eq. 1).
 
     ``schedule="paper"`` accumulates the θ^2 products in the paper's order (i outer, j inner),
     each as (B_ij·A_i0)·A_j1; ``"factored"`` forms Σ_i A_i0·(Σ_j B_ij·A_j1), θ big products. All
     products use :func:`block_multiply` with ``config``, the final reduction
-    :func:`supersize_barrett_steps`. ``B`` is a θ x θ list of lists, M ∈ {0, 1}, |2R| < A0.
-    Raises ``ValueError``/``TypeError`` for anything else."""
+    :func:`supersize_barrett_steps` (whose steps it returns with ``steps``). ``B`` is a θ x θ
+    list of lists, M ∈ {0, 1}, |2R| < A0. Raises ``ValueError``/``TypeError`` for anything
+    else."""
     theta = len(_nonneg_list("A0_list", A0_list))
     _nonneg_list("A1_list", A1_list, theta)
     for row in _sized_list("B", B, theta):
@@ -493,10 +496,10 @@ def cmnt_encrypt(M, R, B, A0_list, A1_list, A0, *, schedule="paper", config=None
         raise ValueError(f"schedule must be 'paper' or 'factored', not {schedule!r}")
     term_bits = (max(v.bit_length() for row in B for v in row)
                  + max(v.bit_length() for v in A0_list) + max(v.bit_length() for v in A1_list))
-    return _finish(M, R, total, A0, term_bits, theta * theta, config)
+    return _finish(M, R, total, A0, term_bits, theta * theta, config, steps)
 
 
-def cnt_encrypt(M, R, b_list, x_list, x0, *, config=None):
+def cnt_encrypt(M, R, b_list, x_list, x0, *, config=None, steps=False):
     """CNT ciphertext c = (m + 2r + 2·Σ_(i<=τ) b_i·x_i) mod x0 (000 eq. 2, lost from the text;
     the form of Coron, Naccache, Tibouchi 2012 that 000 §2.1 describes: b_i of α bits, x_i of γ
     bits). Products by :func:`block_multiply`, reduction by the super-size Barrett; raises as
@@ -506,7 +509,7 @@ def cnt_encrypt(M, R, b_list, x_list, x0, *, config=None):
     mul = _multiplier(_config(config))
     total = sum(mul(bi, xi) for bi, xi in zip(b_list, x_list))
     term_bits = max(v.bit_length() for v in b_list) + max(v.bit_length() for v in x_list)
-    return _finish(M, R, total, x0, term_bits, tau, config)
+    return _finish(M, R, total, x0, term_bits, tau, config, steps)
 
 
 @dataclass(frozen=True)

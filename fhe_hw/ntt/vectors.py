@@ -6,7 +6,13 @@ from ..params import SOLINAS64
 from ..rns.common import polynomial_beats
 from ..vectors import Vectors, register_vectors
 
-__all__ = []
+__all__ = ["DEMO"]
+
+#: The demo's NTT configurations: a 256-point forward and inverse transform over 2^64 - 2^32 + 1
+#: with two butterflies, and a butterfly.
+DEMO = [("butterfly", "solinas64", {"modulus": "solinas64"}),
+        ("ntt", "n=256, P=2, forward", {"n": 256, "butterflies": 2}),
+        ("ntt", "n=256, P=2, inverse", {"n": 256, "butterflies": 2, "inverse": True})]
 
 
 @register_vectors("butterfly")

@@ -7,7 +7,11 @@ from ..params import RNSBase
 from ..vectors import Vectors, register_vectors
 from .common import polynomial_beats
 
-__all__ = []
+__all__ = ["DEMO"]
+
+#: The demo's base extension: Shenoy–Kumaresan, N = 256, 3 → 3 residues of 60-bit primes.
+DEMO = [("shenoy-kumaresan", "N=256, l=k=3, 60-bit, TP=4",
+         {"bits": 60, "n": 256, "l": 3, "k": 3, "tp": 4})]
 
 _SMALL = {"n": 16, "l": 2, "k": 2}
 
