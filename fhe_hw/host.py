@@ -472,18 +472,20 @@ def _shenoy_kumaresan_vectors(unit, rng, count):
 
 
 @register_vectors("ntt")
+@register_vectors("four-step-ntt")
 def _ntt_vectors(unit, rng, count):
-    """One transform of :class:`~fhe_hw.ntt.StreamingNTT` on random residues (coefficient 0 is
-    0, the last p - 1), ``lanes`` per beat in index order, against
-    :func:`fhe_hw.model.ntt.ntt_radix2` (:func:`~fhe_hw.model.ntt.ntt4096` /
-    :func:`~fhe_hw.model.ntt.ntt65536` in the four-step mode). ``count`` is unused: a
+    """One transform of :class:`~fhe_hw.ntt.StreamingNTT` or :class:`~fhe_hw.ntt.FourStepNTT`
+    on random residues (coefficient 0 is 0, the last p - 1), ``lanes`` per beat in index order,
+    against :func:`fhe_hw.model.ntt.ntt_radix2` (:func:`~fhe_hw.model.ntt.ntt4096` /
+    :func:`~fhe_hw.model.ntt.ntt65536` for the four-step engine). ``count`` is unused: a
     transform has n coefficients."""
     from .model import ntt as model
+    from .ntt import FourStepNTT
     from .rns import polynomial_beats
 
     n, p, lanes = unit.n, unit.modulus, unit.lanes
     x = [0] + [rng.randrange(p) for _ in range(n - 2)] + [p - 1]
-    if unit.four_step:
+    if isinstance(unit, FourStepNTT):
         want = (model.ntt4096 if n == 4096 else model.ntt65536)(x, unit.inverse)
     else:
         want = model.ntt_radix2(x, unit.params, unit.inverse, unit.negacyclic)

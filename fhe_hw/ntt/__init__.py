@@ -3,12 +3,13 @@
 from ..arith import TILED_OPTION
 from ..units import Option, parse_bool, register
 from .butterfly import Butterfly
+from .four_step import FourStepNTT
 from .parallel import ParallelNTT
 from .shift import ConstMul, RingNormaliser, ShiftMul, ShiftNTT
 from .streaming import StreamingNTT
 
-__all__ = ["StreamingNTT", "Butterfly", "ParallelNTT", "ShiftNTT", "ShiftMul", "ConstMul",
-           "RingNormaliser"]
+__all__ = ["StreamingNTT", "FourStepNTT", "Butterfly", "ParallelNTT", "ShiftNTT", "ShiftMul",
+           "ConstMul", "RingNormaliser"]
 
 register("butterfly", "unified FFT/IFFT butterfly, run-time or constant (shift) twiddles "
          "(001 Fig. 2)",
@@ -42,6 +43,11 @@ register("ntt", "memory-based streaming NTT, n = 16..65536, P butterflies (001 Â
          Option("lanes", int, None, "coefficients per stream beat (default 2P)"),
          Option("negacyclic", parse_bool, False, "transform mod x^n + 1"),
          Option("inverse", parse_bool, False, "inverse transform (n^-1 folded in)"),
-         Option("four-step", parse_bool, False,
-                "solinas64 four-step mode, n = 4096 or 65536 (002 eqs 7-8)"),
          Option("mult-stages", int, 4, "registers in each multiplier"), TILED_OPTION)(StreamingNTT)
+
+register("four-step-ntt", "four-step NTT over 2^64-2^32+1 with shift-only radix-64/16 units, "
+         "n = 4096 or 65536 (002 eqs 7-8, Figs 3-4)",
+         Option("n", int, 4096, "transform size: 4096 or 65536"),
+         Option("inverse", parse_bool, False, "inverse transform (n^-1 folded in)"),
+         Option("mult-stages", int, 4, "registers in each twiddle ModMul"),
+         TILED_OPTION)(FourStepNTT)
