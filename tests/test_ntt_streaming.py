@@ -1,4 +1,7 @@
-"""The memory-based streaming NTT (001 §3.2, 002 §IV) against the golden model."""
+"""The memory-based streaming NTT (001 §3.2, 002 §IV) against the golden model, and its unit
+timing contract."""
+
+import re
 
 import pytest
 from helpers import SEED, rng_for
@@ -6,10 +9,12 @@ from ntt_helpers import assert_equal, random_poly, transform
 
 from fhe_hw.arith import ModMul
 from fhe_hw.model.ntt import ntt_radix2
-from fhe_hw.ntt import StreamingNTT
+from fhe_hw.ntt import Butterfly, StreamingNTT
 from fhe_hw.ntt.schedule import MAX_N, MIN_N
+from fhe_hw.ntt.streaming import streaming_ntt_cycles
 from fhe_hw.params import MODULI, ntt_params, ntt_primes
 from fhe_hw.simulate import run_fixed_latency, run_stream
+from fhe_hw.units import get_unit
 
 PRIME60 = ntt_primes(60, 1 << 16, 1)[0]
 MODULI_ALL = [*MODULI, PRIME60]
@@ -79,7 +84,9 @@ def test_simulated_cycles_equal_cycles(n, P, lanes, negacyclic, inverse):
     x = random_poly(unit.modulus, n, "cycles")
     got, run = transform(unit, x)
     assert_equal(got, ntt_radix2(x, unit.params, inverse, negacyclic), "cycles run")
-    assert run.cycles == unit.cycles()
+    params = {"n": n, "butterflies": P, "lanes": lanes, "negacyclic": negacyclic,
+              "inverse": inverse}
+    assert run.cycles == unit.cycles() == get_unit("ntt").cycles(params)
 
 
 @pytest.mark.parametrize("inverse,negacyclic", [(False, True), (True, True), (True, False)])
@@ -90,7 +97,7 @@ def test_tiled_engine_matches_model_in_the_same_cycles(inverse, negacyclic):
     x = random_poly(unit.modulus, 64, "tiled", inverse, negacyclic)
     got, run = transform(unit, x)
     assert_equal(got, ntt_radix2(x, unit.params, inverse, negacyclic), "tiled engine")
-    assert run.cycles == unit.cycles()
+    assert run.cycles == unit.cycles() == get_unit("ntt").cycles({"n": 64, "tiled": True, **kw})
 
 
 
@@ -187,3 +194,81 @@ def test_rejects_non_bool_inverse():
 def test_rejects_non_bool_tiled():
     with pytest.raises(TypeError, match="tiled must be a bool"):
         StreamingNTT(64, tiled="yes")
+
+
+# --- timing contract -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("params", [
+    {}, {"n": 16, "butterflies": 8}, {"n": 65536, "butterflies": 4},
+    {"n": 4096, "butterflies": 2, "lanes": 1, "negacyclic": True, "inverse": True},
+    {"n": 256, "modulus": "general32", "inverse": True, "mult_stages": 2},
+    {"n": 64, "modulus": "fermat64", "butterflies": 4, "inverse": True, "tiled": True},
+    {"n": 128, "modulus": str(PRIME60), "negacyclic": True, "inverse": True, "mult_stages": 0},
+    {"n": 64, "modulus": "fermat32", "butterflies": 16, "lanes": 8, "mult_stages": 6}])
+def test_contract_cycles_equal_the_built_engine(params):
+    unit = get_unit("ntt")
+    built = unit.build(**params)
+    assert unit.cycles(params) == built.cycles()
+    assert unit.latency(params) is None
+
+
+def test_pure_cycles_take_the_reducer_too():
+    kw = dict(butterflies=2, negacyclic=True, inverse=True, reducer="barrett")
+    built = StreamingNTT(256, "solinas64", **kw)
+    assert streaming_ntt_cycles(256, "solinas64", **kw) == built.cycles() != \
+        StreamingNTT(256, "solinas64", butterflies=2, negacyclic=True, inverse=True).cycles()
+
+
+def test_contract_describes_one_transform_only():
+    with pytest.raises(TypeError):
+        get_unit("ntt").cycles({}, count=2)
+
+
+@pytest.mark.parametrize("params,error,match", [
+    ({"n": 48}, ValueError, "n must be a power of two"),
+    ({"n": 8}, ValueError, "n must be between"),
+    ({"n": 64, "butterflies": 3}, ValueError, "butterflies must be a power of two"),
+    ({"n": 16, "butterflies": 16}, ValueError, "butterflies must be at most n/2"),
+    ({"n": 64, "butterflies": 2, "lanes": 8}, ValueError, "lanes must be at most"),
+    ({"n": 256, "modulus": "fermat32"}, ValueError, "primitive 256-th root of unity"),
+    ({"n": 64, "inverse": 1}, TypeError, "inverse must be a bool"),
+    ({"n": 64, "tiled": "yes"}, TypeError, "tiled must be a bool"),
+    ({"n": 64, "mult_stages": -1}, ValueError, "mult_stages must be at least 0")])
+def test_contract_rejects_what_the_engine_rejects(params, error, match):
+    unit = get_unit("ntt")
+    for fn in (unit.build, lambda **p: unit.cycles(p), lambda **p: unit.latency(p)):
+        with pytest.raises(error, match=match):
+            fn(**params)
+
+
+@pytest.mark.parametrize("modulus", MODULI_ALL, ids=str)
+@pytest.mark.parametrize("reducer", ["auto", "barrett", "montgomery", "special", "solinas"])
+@pytest.mark.parametrize("mult_stages,pipelined", [(4, True), (0, True), (3, False)])
+def test_modmul_and_butterfly_latency_of_equal_the_built_units(modulus, reducer, mult_stages,
+                                                               pipelined):
+    kw = dict(mult_stages=mult_stages, pipelined=pipelined)
+    try:
+        mul = ModMul(modulus, reducer, **kw)
+    except ValueError as e:         # a reducer that does not fit the modulus
+        with pytest.raises(ValueError, match=re.escape(str(e))):
+            ModMul.latency_of(modulus, reducer, **kw)
+        return
+    assert ModMul.latency_of(modulus, reducer, **kw) == mul.latency == \
+        mult_stages + mul.reducer_unit.latency
+    if pipelined:
+        bf = Butterfly(modulus, scale_up=True, mult_stages=mult_stages, reducer=reducer)
+        assert Butterfly.latency_of(modulus, scale_up=True, mult_stages=mult_stages,
+                                    reducer=reducer) == bf.latency
+
+
+@pytest.mark.parametrize("args,kw", [
+    (("general32", "montgomery"), {"word": 25, "pipelined": False}),
+    (("solinas64", "barrett"), {"alpha": 10}), (("general32", "nope"), {}),
+    (("general32", "special"), {}), (("general32", "solinas"), {}),
+    (("general32",), {"tiled": "yes"}), (("general32",), {"mult_stages": -1}),
+    (("general32",), {"pipelined": 1})])
+def test_modmul_latency_of_rejects_what_the_constructor_rejects(args, kw):
+    with pytest.raises((TypeError, ValueError)) as built:
+        ModMul(*args, **kw)
+    with pytest.raises(built.type, match=re.escape(str(built.value))):
+        ModMul.latency_of(*args, **kw)

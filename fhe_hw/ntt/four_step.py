@@ -52,7 +52,7 @@ from .schedule import (
 from .shift import ShiftNTT
 from .streaming import output_fifo
 
-__all__ = ["FourStepNTT", "four_step_mul_latency"]
+__all__ = ["FourStepNTT", "four_step_mul_latency", "four_step_ntt_cycles"]
 
 
 def four_step_mul_latency(n, *, inverse=False, mult_stages=4, reducer="auto", tiled=False):
@@ -63,6 +63,11 @@ def four_step_mul_latency(n, *, inverse=False, mult_stages=4, reducer="auto", ti
     four_step_fields(n)
     check_bool("inverse", inverse)
     return ModMul.latency_of("solinas64", reducer, mult_stages=mult_stages, tiled=tiled)
+
+
+def four_step_ntt_cycles(n, **params):
+    """:meth:`FourStepNTT.cycles` for ``FourStepNTT(n, **params)``, without building it."""
+    return four_step_cycles(n, four_step_mul_latency(n, **params))
 
 
 class FourStepNTT(Component):

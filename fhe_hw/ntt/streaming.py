@@ -93,7 +93,8 @@ from .schedule import (
     twiddle_index,
 )
 
-__all__ = ["StreamingNTT", "StreamingConfig", "streaming_config", "output_fifo"]
+__all__ = ["StreamingNTT", "StreamingConfig", "streaming_config", "streaming_ntt_cycles",
+           "output_fifo"]
 
 
 @dataclass(frozen=True)
@@ -142,6 +143,14 @@ def streaming_config(n, modulus="solinas64", *, butterflies=1, lanes=None, negac
     post_latency = ModMul.latency_of(mod, reducer, mult_stages=mult_stages, tiled=tiled) \
         if inverse and negacyclic else 0
     return StreamingConfig(mod, params, lanes, bf_latency, post_latency)
+
+
+def streaming_ntt_cycles(n, modulus="solinas64", *, butterflies=1, **params):
+    """:meth:`StreamingNTT.cycles` of ``StreamingNTT(n, modulus, butterflies=butterflies,
+    **params)``, without building it."""
+    cfg = streaming_config(n, modulus, butterflies=butterflies, **params)
+    return cycles(n, butterflies, lanes=cfg.lanes,
+                  butterfly_latency=cfg.butterfly_latency, post_latency=cfg.post_latency)
 
 
 # --- Amaranth helpers -------------------------------------------------------------------------
@@ -208,9 +217,9 @@ class StreamingNTT(Component):
     natural order in, bit-reversed spectrum out; inverse: the reverse, scaled by n^-1 (exactly
     :func:`fhe_hw.model.ntt.ntt_radix2` with :func:`fhe_hw.params.ntt_params`).
 
-    Cycles: :meth:`cycles` (:func:`~fhe_hw.ntt.schedule.cycles`). Storage: 2P banks of n/(2P)
-    words, one twiddle ROM of n words with P read ports, n post-twiddles for the negacyclic
-    inverse.
+    Cycles: :meth:`cycles` (:func:`~fhe_hw.ntt.schedule.cycles`; without building the engine:
+    :func:`streaming_ntt_cycles`). Storage: 2P banks of n/(2P) words, one twiddle ROM of n
+    words with P read ports, n post-twiddles for the negacyclic inverse.
 
     Raises ``TypeError``/``ValueError`` for a bad parameter (:func:`streaming_config`: n not a
     power of two or out of range, P not a power of two or above n/2, lanes not a power of two or
