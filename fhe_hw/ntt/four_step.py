@@ -95,8 +95,8 @@ class FourStepNTT(Component):
     """
 
     def __init__(self, n, *, inverse=False, mult_stages=4, reducer="auto", tiled=False):
-        self._mul_latency = four_step_mul_latency(n, inverse=inverse, mult_stages=mult_stages,
-                                                  reducer=reducer, tiled=tiled)
+        four_step_mul_latency(n, inverse=inverse, mult_stages=mult_stages, reducer=reducer,
+                              tiled=tiled)
         self._n, self._inverse = n, inverse
         self._phases = FOUR_STEP_PHASES[n]
         self._units = {pts: ShiftNTT(pts, FOUR_STEP_LANES, inverse=inverse)
