@@ -1,130 +1,26 @@
-"""The memory-based streaming NTT (001 §3.2, 002 §IV) against the golden model."""
+"""The memory-based streaming NTT (001 §3.2, 002 §IV) against the golden model, and its unit
+timing contract."""
+
+import re
 
 import pytest
 from helpers import SEED, rng_for
+from ntt_helpers import assert_equal, random_poly, transform
 
 from fhe_hw.arith import ModMul
-from fhe_hw.model.ntt import ntt4096, ntt65536, ntt_radix2, stage_pairs
-from fhe_hw.ntt import StreamingNTT
-from fhe_hw.ntt.streaming import (
-    FOUR_STEP_PHASES,
-    MAX_N,
-    MIN_N,
-    address_of,
-    bank_of,
-    crossbar_bank,
-    crossbar_position,
-    cycles,
-    four_step_bank,
-    four_step_cycles,
-    four_step_output_position,
-    four_step_position,
-    four_step_schedule,
-    four_step_twiddle,
-    four_step_unload_position,
-    run_four_step_schedule,
-    schedule,
-    stage_window,
-    twiddle_index,
-)
-from fhe_hw.params import MODULI, SOLINAS64, ntt_params, ntt_primes
+from fhe_hw.model.ntt import ntt_radix2
+from fhe_hw.ntt import Butterfly, StreamingNTT
+from fhe_hw.ntt.schedule import MAX_N, MIN_N
+from fhe_hw.ntt.streaming import streaming_ntt_cycles
+from fhe_hw.params import MODULI, ntt_params, ntt_primes
 from fhe_hw.simulate import run_fixed_latency, run_stream
+from fhe_hw.units import get_unit
 
 PRIME60 = ntt_primes(60, 1 << 16, 1)[0]
 MODULI_ALL = [*MODULI, PRIME60]
 #: (n, P) per modulus: fermat32 has only 64th roots modulo 641 for negacyclic (128 | 640).
 SIZES = {"fermat32": (32, 2), "fermat64": (64, 4), "solinas64": (64, 1), "general32": (64, 2),
          PRIME60: (128, 4)}
-
-
-def transform(unit, x, **kw):
-    """Stream x through the engine; return (output coefficients, StreamRun)."""
-    beats = [x[i:i + unit.lanes] for i in range(0, unit.n, unit.lanes)]
-    run = run_stream(unit, {"i": beats}, {"o": len(beats)}, seed=SEED, **kw)
-    return [v for beat in run.outputs["o"] for v in beat], run
-
-
-def assert_equal(got, want, label):
-    bad = next((i for i, (g, w) in enumerate(zip(got, want)) if g != w), None)
-    assert len(got) == len(want) and bad is None, (
-        f"{label}: first mismatch at index {bad} (seed {SEED}): expected "
-        f"{want[bad] if bad is not None else None}, got {got[bad] if bad is not None else None}")
-
-
-def random_poly(p, n, *key):
-    rng = rng_for("streaming-ntt", p, n, *key)
-    edge = [0, 1, p - 1, p - 2]
-    return edge + [rng.randrange(p) for _ in range(n - len(edge))]
-
-
-# --- bank mapping and schedule ----------------------------------------------------------------
-
-@pytest.mark.parametrize("b", [1, 2, 3, 4])
-def test_bank_and_address_are_a_bijection(b):
-    n = 1 << 10
-    slots = {(bank_of(i, b), address_of(i, b)) for i in range(n)}
-    assert len(slots) == n
-    assert all(bank < 1 << b and addr < n >> b for bank, addr in slots)
-
-
-@pytest.mark.parametrize("inverse", [False, True])
-@pytest.mark.parametrize("n", [16, 64, 256, 1024, 4096])
-@pytest.mark.parametrize("P", [1, 2, 4, 8])
-def test_every_issue_cycle_reads_each_bank_once(n, P, inverse):
-    b = P.bit_length()
-    for s, stage in enumerate(schedule(n, P, inverse)):
-        for c, pairs in enumerate(stage):
-            banks = {bank_of(i, b) for pair in pairs for i in pair}
-            assert len(banks) == 2 * P, f"n={n} P={P} stage {s} cycle {c}: conflict {pairs}"
-
-
-@pytest.mark.parametrize("inverse", [False, True])
-@pytest.mark.parametrize("n,P", [(16, 8), (64, 2), (256, 4), (2048, 16)])
-def test_schedule_does_every_butterfly_of_every_stage_once(n, P, inverse):
-    for s, stage in enumerate(schedule(n, P, inverse)):
-        done = sorted(pair for pairs in stage for pair in pairs)
-        assert done == sorted(stage_pairs(s, n, inverse)), f"stage {s}"
-
-
-@pytest.mark.parametrize("inverse", [False, True])
-@pytest.mark.parametrize("n,P", [(16, 8), (256, 4), (1024, 2), (4096, 4)])
-def test_butterfly_q_always_meets_its_own_bank_pair(n, P, inverse):
-    # What the pair-structured crossbars rely on: in stage s the banks of butterfly q are the
-    # two that differ in bank bit u = t mod b and hold q in the other bits.
-    b, log_n = P.bit_length(), n.bit_length() - 1
-    for s, stage in enumerate(schedule(n, P, inverse)):
-        u = stage_window(s, log_n, b, inverse)[0] % b
-        for pairs in stage:
-            for q, pair in enumerate(pairs):
-                assert {bank_of(i, b) for i in pair} == \
-                    {crossbar_bank(2 * q, u), crossbar_bank(2 * q + 1, u)}, f"stage {s}"
-
-
-@pytest.mark.parametrize("b", [1, 2, 3, 4])
-def test_crossbar_position_inverts_crossbar_bank(b):
-    for u in range(b):
-        assert sorted(crossbar_bank(p, u) for p in range(1 << b)) == list(range(1 << b))
-        assert all(crossbar_position(crossbar_bank(p, u), u) == p for p in range(1 << b))
-
-
-def test_schedule_is_conflict_free_at_65536_with_four_butterflies():
-    for stage in schedule(MAX_N, 4):
-        for pairs in stage:
-            assert len({bank_of(i, 3) for pair in pairs for i in pair}) == 8
-
-
-@pytest.mark.parametrize("lanes,b", [(1, 1), (2, 1), (4, 3), (8, 3), (16, 4)])
-def test_load_beats_use_distinct_banks(lanes, b):
-    n = 1024
-    for start in range(0, n, lanes):
-        assert len({bank_of(i, b) for i in range(start, start + lanes)}) == lanes
-
-
-def test_twiddle_index_is_one_run_of_entries_per_stage():
-    for inverse in (False, True):
-        used = {twiddle_index(s, up, 8, inverse) for s in range(8)
-                for up, _ in stage_pairs(s, 256, inverse)}
-        assert used == set(range(1, 256))
 
 
 # --- transforms against the model ----------------------------------------------------------------
@@ -188,7 +84,9 @@ def test_simulated_cycles_equal_cycles(n, P, lanes, negacyclic, inverse):
     x = random_poly(unit.modulus, n, "cycles")
     got, run = transform(unit, x)
     assert_equal(got, ntt_radix2(x, unit.params, inverse, negacyclic), "cycles run")
-    assert run.cycles == unit.cycles()
+    params = {"n": n, "butterflies": P, "lanes": lanes, "negacyclic": negacyclic,
+              "inverse": inverse}
+    assert run.cycles == unit.cycles() == get_unit("ntt").cycles(params)
 
 
 @pytest.mark.parametrize("inverse,negacyclic", [(False, True), (True, True), (True, False)])
@@ -199,12 +97,8 @@ def test_tiled_engine_matches_model_in_the_same_cycles(inverse, negacyclic):
     x = random_poly(unit.modulus, 64, "tiled", inverse, negacyclic)
     got, run = transform(unit, x)
     assert_equal(got, ntt_radix2(x, unit.params, inverse, negacyclic), "tiled engine")
-    assert run.cycles == unit.cycles()
+    assert run.cycles == unit.cycles() == get_unit("ntt").cycles({"n": 64, "tiled": True, **kw})
 
-
-def test_cycles_formula_for_65536():
-    # 2·n/lanes + log2 n·(n/2P + latency + 2) + 3 + post
-    assert cycles(65536, 4, butterfly_latency=9) == 2 * 8192 + 16 * (8192 + 11) + 3
 
 
 @pytest.mark.parametrize("inverse,negacyclic", [(False, False), (True, True)])
@@ -300,100 +194,81 @@ def test_rejects_non_bool_inverse():
 def test_rejects_non_bool_tiled():
     with pytest.raises(TypeError, match="tiled must be a bool"):
         StreamingNTT(64, tiled="yes")
-    with pytest.raises(TypeError, match="tiled must be a bool"):
-        StreamingNTT(4096, four_step=True, tiled=None)
 
 
-# --- four-step plan (002 §IV-C) ------------------------------------------------------------------
+# --- timing contract -----------------------------------------------------------------------------
 
-def _groups_of_8(seq):
-    return [seq[j:j + 8] for j in range(0, len(seq), 8)]
-
-
-@pytest.mark.parametrize("n", [4096, 65536])
-def test_four_step_plan_accesses_eight_distinct_banks(n):
-    accesses = _groups_of_8(list(range(n)))                           # load
-    accesses += _groups_of_8([four_step_output_position(k, n) for k in range(n)])  # unload
-    for phase in four_step_schedule(n):
-        for _, positions, _ in phase:
-            accesses += _groups_of_8(positions)
-    for group in accesses:
-        assert len({four_step_bank(i, n) for i in group}) == 8, group
-
-
-@pytest.mark.parametrize("inverse", [False, True])
-def test_four_step_plan_computes_ntt4096(inverse):
-    x = random_poly(SOLINAS64, 4096, "four-step", inverse)
-    assert_equal(run_four_step_schedule(x, inverse), ntt4096(x, inverse), "four-step 4096")
+@pytest.mark.parametrize("params", [
+    {}, {"n": 16, "butterflies": 8}, {"n": 65536, "butterflies": 4},
+    {"n": 4096, "butterflies": 2, "lanes": 1, "negacyclic": True, "inverse": True},
+    {"n": 256, "modulus": "general32", "inverse": True, "mult_stages": 2},
+    {"n": 64, "modulus": "fermat64", "butterflies": 4, "inverse": True, "tiled": True},
+    {"n": 128, "modulus": str(PRIME60), "negacyclic": True, "inverse": True, "mult_stages": 0},
+    {"n": 64, "modulus": "fermat32", "butterflies": 16, "lanes": 8, "mult_stages": 6}])
+def test_contract_cycles_equal_the_built_engine(params):
+    unit = get_unit("ntt")
+    built = unit.build(**params)
+    assert unit.cycles(params) == built.cycles()
+    assert unit.latency(params) is None
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("inverse", [False, True])
-def test_four_step_plan_computes_ntt65536(inverse):
-    x = random_poly(SOLINAS64, 65536, "four-step", inverse)
-    assert_equal(run_four_step_schedule(x, inverse), ntt65536(x, inverse), "four-step 65536")
+def test_pure_cycles_take_the_reducer_too():
+    kw = dict(butterflies=2, negacyclic=True, inverse=True, reducer="barrett")
+    built = StreamingNTT(256, "solinas64", **kw)
+    assert streaming_ntt_cycles(256, "solinas64", **kw) == built.cycles() != \
+        StreamingNTT(256, "solinas64", butterflies=2, negacyclic=True, inverse=True).cycles()
 
 
-def test_four_step_address_formulas_follow_the_plan():
-    for n in (4096, 65536):
-        for ph, phase in enumerate(four_step_schedule(n)):
-            T, B, points = FOUR_STEP_PHASES[n][ph]
-            assert len(phase) == T
-            for t in range(0, T, 7):
-                pts, positions, exponents = phase[t]
-                assert pts == points
-                for c in range(B):
-                    for lane in range(8):
-                        assert positions[8 * c + lane] == four_step_position(n, ph, t, c, lane)
-                        if exponents is not None:
-                            assert exponents[8 * c + lane] == \
-                                four_step_twiddle(n, ph, t, c, lane)[1]
-        for k in range(0, n, 5):
-            assert four_step_output_position(k, n) == four_step_unload_position(n, k >> 3, k & 7)
+def test_contract_describes_one_transform_only():
+    with pytest.raises(TypeError):
+        get_unit("ntt").cycles({}, count=2)
 
 
-def _verilator_or_skip():
-    import shutil
-
-    if shutil.which("verilator") is None:
-        pytest.skip("verilator is not installed (apt-get install verilator)")
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("inverse", [False, True])
-def test_four_step_engine_equals_ntt4096_in_verilator(inverse):
-    """The four-step datapath (ModMul twiddle stage between ShiftNTT(64, 8) phases, in-place
-    write-back) against the model, with the exact cycle count; then with random valid/ready.
-    Verilator: pysim is too slow for two 64-point shift units (about 10 min to build here)."""
-    from fhe_hw.cosim import build
-
-    _verilator_or_skip()
-    unit = StreamingNTT(4096, four_step=True, inverse=inverse)
-    x = random_poly(SOLINAS64, 4096, "four-step-rtl", inverse)
-    beats = [x[i:i + 8] for i in range(0, 4096, 8)]
-    model = build(unit, "ntt", opt="-O1")
-    want = ntt4096(x, inverse)
-    run = model.run({"i": beats}, {"o": len(beats)})
-    assert_equal([v for b in run.outputs["o"] for v in b], want, f"four-step inverse={inverse}")
-    assert run.cycles == unit.cycles() == four_step_cycles(4096, ModMul("solinas64").latency)
-    run = model.run({"i": beats}, {"o": len(beats)}, valid_prob=0.7, ready_prob=0.6)
-    assert_equal([v for b in run.outputs["o"] for v in b], want, "four-step with back-pressure")
+@pytest.mark.parametrize("params,error,match", [
+    ({"n": 48}, ValueError, "n must be a power of two"),
+    ({"n": 8}, ValueError, "n must be between"),
+    ({"n": 64, "butterflies": 3}, ValueError, "butterflies must be a power of two"),
+    ({"n": 16, "butterflies": 16}, ValueError, "butterflies must be at most n/2"),
+    ({"n": 64, "butterflies": 2, "lanes": 8}, ValueError, "lanes must be at most"),
+    ({"n": 256, "modulus": "fermat32"}, ValueError, "primitive 256-th root of unity"),
+    ({"n": 64, "inverse": 1}, TypeError, "inverse must be a bool"),
+    ({"n": 64, "tiled": "yes"}, TypeError, "tiled must be a bool"),
+    ({"n": 64, "mult_stages": -1}, ValueError, "mult_stages must be at least 0")])
+def test_contract_rejects_what_the_engine_rejects(params, error, match):
+    unit = get_unit("ntt")
+    for fn in (unit.build, lambda **p: unit.cycles(p), lambda **p: unit.latency(p)):
+        with pytest.raises(error, match=match):
+            fn(**params)
 
 
-def test_four_step_cycles_formula():
-    assert four_step_cycles(4096, 6) == 1024 + 2 * (512 + 6 + 8 + 9) + 3
+@pytest.mark.parametrize("modulus", MODULI_ALL, ids=str)
+@pytest.mark.parametrize("reducer", ["auto", "barrett", "montgomery", "special", "solinas"])
+@pytest.mark.parametrize("mult_stages,pipelined", [(4, True), (0, True), (3, False)])
+def test_modmul_and_butterfly_latency_of_equal_the_built_units(modulus, reducer, mult_stages,
+                                                               pipelined):
+    kw = dict(mult_stages=mult_stages, pipelined=pipelined)
+    try:
+        mul = ModMul(modulus, reducer, **kw)
+    except ValueError as e:         # a reducer that does not fit the modulus
+        with pytest.raises(ValueError, match=re.escape(str(e))):
+            ModMul.latency_of(modulus, reducer, **kw)
+        return
+    assert ModMul.latency_of(modulus, reducer, **kw) == mul.latency == \
+        mult_stages + mul.reducer_unit.latency
+    if pipelined:
+        bf = Butterfly(modulus, scale_up=True, mult_stages=mult_stages, reducer=reducer)
+        assert Butterfly.latency_of(modulus, scale_up=True, mult_stages=mult_stages,
+                                    reducer=reducer) == bf.latency
 
 
-def test_four_step_rejects_another_modulus():
-    with pytest.raises(ValueError, match="modulus must be solinas64"):
-        StreamingNTT(4096, "general32", four_step=True)
-
-
-def test_four_step_rejects_another_size():
-    with pytest.raises(ValueError, match="n must be 4096 or 65536 for the four-step mode"):
-        StreamingNTT(1024, four_step=True)
-
-
-def test_four_step_rejects_negacyclic():
-    with pytest.raises(ValueError, match="negacyclic must be False in the four-step mode"):
-        StreamingNTT(4096, negacyclic=True, four_step=True)
+@pytest.mark.parametrize("args,kw", [
+    (("general32", "montgomery"), {"word": 25, "pipelined": False}),
+    (("solinas64", "barrett"), {"alpha": 10}), (("general32", "nope"), {}),
+    (("general32", "special"), {}), (("general32", "solinas"), {}),
+    (("general32",), {"tiled": "yes"}), (("general32",), {"mult_stages": -1}),
+    (("general32",), {"pipelined": 1})])
+def test_modmul_latency_of_rejects_what_the_constructor_rejects(args, kw):
+    with pytest.raises((TypeError, ValueError)) as built:
+        ModMul(*args, **kw)
+    with pytest.raises(built.type, match=re.escape(str(built.value))):
+        ModMul.latency_of(*args, **kw)

@@ -5,7 +5,7 @@
                                          # and inverse; cycles vs n·log2(n)/(2P) and 12,500
     python tools/cosim_ntt.py --quick    # < 60 s smoke: n = 64 and 256, incl. the polymul
     python tools/cosim_ntt.py --n 65536 --butterflies 1 --butterflies 8 ...
-    python tools/cosim_ntt.py --four-step  # adds the solinas64 four-step mode (4096, 65536)
+    python tools/cosim_ntt.py --four-step  # adds the four-step engine (4096, 65536)
 
 Every run streams random coefficients through the generated Verilog (``fhe-hw generate ntt``)
 and compares each output with the golden model :func:`fhe_hw.model.ntt.ntt_radix2`; the
@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from fhe_hw import cosim  # noqa: E402
 from fhe_hw.arith import ModMul  # noqa: E402
 from fhe_hw.model.ntt import ntt4096, ntt65536, ntt_radix2  # noqa: E402
-from fhe_hw.ntt import StreamingNTT  # noqa: E402
+from fhe_hw.ntt import FourStepNTT, StreamingNTT  # noqa: E402
 from fhe_hw.rns import polynomial_beats  # noqa: E402
 
 #: Wang–Huang (002 §V): 64K-point NTT in 0.125 ms at 100 MHz.
@@ -87,8 +87,8 @@ def cosim_ntt(n, butterflies=4, modulus="solinas64", *, negacyclic=False, invers
     ``AssertionError`` on a mismatch with the model (seed and first index given)."""
     engines = engines or _Engines(opt)
     if four_step:
-        unit, sim = engines.get("ntt", lambda: StreamingNTT(
-            n, modulus, inverse=inverse, four_step=True), n, "four-step", inverse)
+        unit, sim = engines.get("four-step-ntt", lambda: FourStepNTT(n, inverse=inverse), n,
+                                inverse)
     else:
         unit, sim = engines.get("ntt", lambda: StreamingNTT(
             n, modulus, butterflies=butterflies, lanes=lanes, negacyclic=negacyclic,
@@ -169,7 +169,7 @@ def main(argv=None):
     ap.add_argument("--butterflies", type=int, action="append", help="P (default 4)")
     ap.add_argument("--modulus", default="solinas64")
     ap.add_argument("--four-step", action="store_true",
-                    help="also the solinas64 four-step mode at n = 4096 and 65536")
+                    help="also the four-step engine (solinas64) at n = 4096 and 65536")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--opt", default="-O3", help="C++ optimisation of the Verilator model")
     ap.add_argument("--out", default="build/cosim/ntt.json")

@@ -3,12 +3,31 @@
 from ..arith import TILED_OPTION
 from ..units import Option, parse_bool, register
 from .butterfly import Butterfly
+from .four_step import FourStepNTT, four_step_mul_latency, four_step_ntt_cycles
 from .parallel import ParallelNTT
 from .shift import ConstMul, RingNormaliser, ShiftMul, ShiftNTT
-from .streaming import StreamingNTT
+from .streaming import StreamingNTT, streaming_config, streaming_ntt_cycles
 
-__all__ = ["StreamingNTT", "Butterfly", "ParallelNTT", "ShiftNTT", "ShiftMul", "ConstMul",
-           "RingNormaliser"]
+__all__ = ["StreamingNTT", "FourStepNTT", "Butterfly", "ParallelNTT", "ShiftNTT", "ShiftMul",
+           "ConstMul", "RingNormaliser"]
+
+
+def _stream_engine_latency(check):
+    """Unit latency contract of a stream engine: ``None`` once ``check(**params)`` accepts the
+    parameters (it raises for the ones the engine refuses)."""
+    def latency(**params):
+        check(**params)
+        return None
+    return latency
+
+
+def _one_transform_cycles(cycles_of):
+    """Unit cycles contract of a transform engine: ``cycles_of(**params)`` for one transform
+    (the only run it describes, so it takes no keywords)."""
+    def cycles(params):
+        return cycles_of(**params)
+    return cycles
+
 
 register("butterfly", "unified FFT/IFFT butterfly, run-time or constant (shift) twiddles "
          "(001 Fig. 2)",
@@ -42,6 +61,14 @@ register("ntt", "memory-based streaming NTT, n = 16..65536, P butterflies (001 Â
          Option("lanes", int, None, "coefficients per stream beat (default 2P)"),
          Option("negacyclic", parse_bool, False, "transform mod x^n + 1"),
          Option("inverse", parse_bool, False, "inverse transform (n^-1 folded in)"),
-         Option("four-step", parse_bool, False,
-                "solinas64 four-step mode, n = 4096 or 65536 (002 eqs 7-8)"),
-         Option("mult-stages", int, 4, "registers in each multiplier"), TILED_OPTION)(StreamingNTT)
+         Option("mult-stages", int, 4, "registers in each multiplier"), TILED_OPTION,
+         latency=_stream_engine_latency(streaming_config),
+         cycles=_one_transform_cycles(streaming_ntt_cycles))(StreamingNTT)
+
+register("four-step-ntt", "four-step NTT over 2^64-2^32+1 with shift-only radix-64/16 units, "
+         "n = 4096 or 65536 (002 eqs 7-8, Figs 3-4)",
+         Option("n", int, 4096, "transform size: 4096 or 65536"),
+         Option("inverse", parse_bool, False, "inverse transform (n^-1 folded in)"),
+         Option("mult-stages", int, 4, "registers in each twiddle ModMul"), TILED_OPTION,
+         latency=_stream_engine_latency(four_step_mul_latency),
+         cycles=_one_transform_cycles(four_step_ntt_cycles))(FourStepNTT)

@@ -101,6 +101,14 @@ class Butterfly(FixedLatencyUnit):
             names += ("w_down",) + (("w_up",) if scale_up else ())
         super().__init__(operand_layout(width, *names), operand_layout(width, "up", "down"))
 
+    @staticmethod
+    def latency_of(modulus, *, scale_up=False, mult_stages=4, reducer="auto", tiled=False):
+        """The :attr:`latency` of a butterfly with run-time twiddles (``twiddle=None``),
+        computed without building it: the ModMul's (:meth:`~fhe_hw.arith.ModMul.latency_of`)
+        + 1. Raises what the constructor raises for these parameters."""
+        check_bool("scale_up", scale_up)
+        return ModMul.latency_of(modulus, reducer, mult_stages=mult_stages, tiled=tiled) + 1
+
     @property
     def modulus(self):
         return self._modulus.value

@@ -63,18 +63,26 @@ def _shift_ntt_vectors(unit, rng, count):
                    {"o": polynomial_beats(want, unit.lanes)}, {"transforms": len(xs)})
 
 
-@register_vectors("ntt", small={"n": 16})
-def _ntt_vectors(unit, rng, count):
-    """One transform of :class:`~fhe_hw.ntt.StreamingNTT` on random residues (coefficient 0 is
-    0, the last p - 1), ``lanes`` per beat in index order, against
-    :func:`fhe_hw.model.ntt.ntt_radix2` (:func:`~fhe_hw.model.ntt.ntt4096` /
-    :func:`~fhe_hw.model.ntt.ntt65536` in the four-step mode). ``count`` is unused: a
-    transform has n coefficients."""
+def _transform(model_fn, unit, rng):
+    """One transform of random residues (coefficient 0 is 0, the last p - 1), ``lanes`` per
+    beat in index order, against ``model_fn(x)``."""
     n, p, lanes = unit.n, unit.modulus, unit.lanes
     x = [0] + [rng.randrange(p) for _ in range(n - 2)] + [p - 1]
-    if unit.four_step:
-        want = (model.ntt4096 if n == 4096 else model.ntt65536)(x, unit.inverse)
-    else:
-        want = model.ntt_radix2(x, unit.params, unit.inverse, unit.negacyclic)
-    return Vectors({"i": polynomial_beats([x], lanes)}, {"o": polynomial_beats([want], lanes)},
-                   {})
+    return Vectors({"i": polynomial_beats([x], lanes)},
+                   {"o": polynomial_beats([model_fn(x)], lanes)}, {})
+
+
+@register_vectors("ntt", small={"n": 16})
+def _ntt_vectors(unit, rng, count):
+    """:class:`~fhe_hw.ntt.StreamingNTT` against :func:`fhe_hw.model.ntt.ntt_radix2`.
+    ``count`` is unused: a transform has n coefficients."""
+    return _transform(lambda x: model.ntt_radix2(x, unit.params, unit.inverse, unit.negacyclic),
+                      unit, rng)
+
+
+@register_vectors("four-step-ntt", small={"n": 4096})
+def _four_step_vectors(unit, rng, count):
+    """:class:`~fhe_hw.ntt.FourStepNTT` against :func:`fhe_hw.model.ntt.ntt4096` /
+    :func:`~fhe_hw.model.ntt.ntt65536`. ``count`` is unused."""
+    transform = model.ntt4096 if unit.n == 4096 else model.ntt65536
+    return _transform(lambda x: transform(x, unit.inverse), unit, rng)

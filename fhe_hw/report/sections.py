@@ -204,7 +204,7 @@ def _ntt_rows(full):
 
 @section("002", "002 §V: 64K-point NTT over 2^64-2^32+1", _ntt_rows)
 def ntt_64k(ctx):
-    from ..ntt import StreamingNTT
+    from ..ntt import FourStepNTT, StreamingNTT
 
     ref = P.P002_64K.rows["64K NTT"]
     n = ref["n"]
@@ -217,8 +217,7 @@ def ntt_64k(ctx):
     findings = []
     configs = [(f"streaming, P={p}", StreamingNTT(n, SOLINAS, butterflies=p), p)
                for p in (1, 2, 4, 8, 16, 32)]
-    configs.append(("four-step (ShiftNTT radix-16/64)", StreamingNTT(n, SOLINAS,
-                                                                      four_step=True), None))
+    configs.append(("four-step (ShiftNTT radix-16/64)", FourStepNTT(n), None))
     for name, unit, p in configs:
         c = unit.cycles()
         t.rows.append([name, c, ref["cycles"], ratio(c, ref["cycles"]), c / 100.0,
@@ -237,7 +236,7 @@ def ntt_64k(ctx):
                 "than the ECP5-85F's 3.7 Mbit of DP16KD, so we synthesize n = 1024 only and "
                 "use its Fmax as the clock estimate.",
                 "cycles() are the engines' exact formulas, tied to simulation by "
-                "tests/test_ntt_streaming.py."]
+                "tests/test_ntt_streaming.py and tests/test_ntt_four_step.py."]
     s = Table("Streaming NTT synthesized on ECP5-85F", "measured here",
               ["n", "P", "cycles()", "LUT", "FF", "DSP", "BRAM", "Fmax MHz", "µs / transform"])
     for unit, params, flow in _ntt_rows(ctx.full):

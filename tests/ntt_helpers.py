@@ -1,0 +1,26 @@
+"""Shared helpers of the NTT engine tests: random polynomials, stream runs, comparisons."""
+
+from helpers import SEED, rng_for
+
+from fhe_hw.simulate import run_stream
+
+
+def transform(unit, x, **kw):
+    """Stream x through the engine; return (output coefficients, StreamRun)."""
+    beats = [x[i:i + unit.lanes] for i in range(0, unit.n, unit.lanes)]
+    run = run_stream(unit, {"i": beats}, {"o": len(beats)}, seed=SEED, **kw)
+    return [v for beat in run.outputs["o"] for v in beat], run
+
+
+def assert_equal(got, want, label):
+    bad = next((i for i, (g, w) in enumerate(zip(got, want)) if g != w), None)
+    assert len(got) == len(want) and bad is None, (
+        f"{label}: first mismatch at index {bad} (seed {SEED}): expected "
+        f"{want[bad] if bad is not None else None}, got {got[bad] if bad is not None else None}")
+
+
+def random_poly(p, n, *key):
+    rng = rng_for("streaming-ntt", p, n, *key)
+    edge = [0, 1, p - 1, p - 2]
+    return edge + [rng.randrange(p) for _ in range(n - len(edge))]
+

@@ -1,0 +1,99 @@
+"""The four-step NTT engine (002 §IV-C, eqs 7–8) against the golden model, and its unit timing
+contract. Its plan and address formulas are tested in test_ntt_schedule.py."""
+
+import pytest
+from ntt_helpers import assert_equal, random_poly
+
+from fhe_hw.arith import ModMul
+from fhe_hw.model.ntt import ntt4096
+from fhe_hw.ntt import FourStepNTT
+from fhe_hw.ntt.four_step import four_step_mul_latency, four_step_ntt_cycles
+from fhe_hw.ntt.schedule import four_step_cycles
+from fhe_hw.params import SOLINAS64
+from fhe_hw.units import get_unit
+
+
+def _verilator_or_skip():
+    import shutil
+
+    if shutil.which("verilator") is None:
+        pytest.skip("verilator is not installed (apt-get install verilator)")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("inverse", [False, True])
+def test_four_step_engine_equals_ntt4096_in_verilator(inverse):
+    """The four-step datapath (ModMul twiddle stage between ShiftNTT(64, 8) phases, in-place
+    write-back) against the model, with the exact cycle count; then with random valid/ready.
+    Verilator: pysim is too slow for two 64-point shift units (about 10 min to build here)."""
+    from fhe_hw.cosim import build
+
+    _verilator_or_skip()
+    unit = FourStepNTT(4096, inverse=inverse)
+    x = random_poly(SOLINAS64, 4096, "four-step-rtl", inverse)
+    beats = [x[i:i + 8] for i in range(0, 4096, 8)]
+    model = build(unit, "four-step-ntt", opt="-O1")
+    want = ntt4096(x, inverse)
+    run = model.run({"i": beats}, {"o": len(beats)})
+    assert_equal([v for b in run.outputs["o"] for v in b], want, f"four-step inverse={inverse}")
+    assert run.cycles == unit.cycles() == four_step_cycles(4096, ModMul("solinas64").latency) \
+        == get_unit("four-step-ntt").cycles({"n": 4096, "inverse": inverse})
+    run = model.run({"i": beats}, {"o": len(beats)}, valid_prob=0.7, ready_prob=0.6)
+    assert_equal([v for b in run.outputs["o"] for v in b], want, "four-step with back-pressure")
+
+
+def test_properties_report_the_parameters():
+    unit = FourStepNTT(65536, inverse=True)
+    assert (unit.n, unit.modulus, unit.lanes, unit.inverse, unit.input_beats) == \
+        (65536, SOLINAS64, 8, True, 8192)
+    assert unit.mul_latency == ModMul("solinas64").latency
+
+
+# --- timing contract ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("params", [
+    {}, {"inverse": True}, {"n": 65536}, {"n": 65536, "inverse": True, "mult_stages": 2},
+    {"tiled": True, "mult_stages": 6}, {"mult_stages": 0}])
+def test_contract_cycles_equal_the_built_engine(params):
+    unit = get_unit("four-step-ntt")
+    built = unit.build(**params)
+    assert unit.cycles(params) == built.cycles()
+    assert unit.latency(params) is None
+
+
+def test_contract_default_cycles_are_the_documented_ones():
+    unit = get_unit("four-step-ntt")
+    assert unit.cycles() == 2097 and unit.cycles({"n": 65536}) == 41026
+
+
+def test_contract_describes_one_transform_only():
+    with pytest.raises(TypeError):
+        get_unit("four-step-ntt").cycles({}, count=2)
+
+
+# --- bad parameters -------------------------------------------------------------------------------
+
+BAD = [({"n": 1024}, ValueError, "n must be 4096 or 65536 for the four-step mode, not 1024"),
+       ({"n": 4096.0}, TypeError, "n must be an integer"),
+       ({"inverse": 1}, TypeError, "inverse must be a bool"),
+       ({"tiled": "yes"}, TypeError, "tiled must be a bool"),
+       ({"mult_stages": -1}, ValueError, "mult_stages must be at least 0")]
+
+
+@pytest.mark.parametrize("params,error,match", BAD + [
+    ({"reducer": "special"}, ValueError, "reducer 'special' needs a modulus"),
+    ({"reducer": "nope"}, ValueError, "reducer must be one of")])
+def test_engine_and_its_pure_functions_reject_bad_parameters(params, error, match):
+    params = {"n": 4096, **params}
+    for fn in (FourStepNTT, four_step_mul_latency, four_step_ntt_cycles):
+        with pytest.raises(error, match=match):
+            fn(**params)
+
+
+@pytest.mark.parametrize("params,error,match", BAD)
+def test_contract_rejects_bad_parameters(params, error, match):
+    unit = get_unit("four-step-ntt")
+    with pytest.raises(error, match=match):
+        unit.cycles(params)
+    with pytest.raises(error, match=match):
+        unit.latency(params)
