@@ -55,28 +55,49 @@ class ModMul(FixedLatencyUnit):
 
     def __init__(self, modulus, reducer="auto", *, mult_stages=4, word=None, alpha=None,
                  beta=None, pipelined=True, tiled=False):
+        self._latency = self.latency_of(modulus, reducer, mult_stages=mult_stages, word=word,
+                                        alpha=alpha, beta=beta, pipelined=pipelined,
+                                        tiled=tiled)
         self._modulus = mod = get_modulus(modulus)
-        self._tiled = check_bool("tiled", tiled)
+        self._tiled = tiled
+        self._mult_stages = mult_stages
+        kind, cls, args, kwargs = self._reducer_plan(mod, reducer, mult_stages, word, alpha,
+                                                     beta, pipelined)
+        self._kind, self._reducer = kind, cls(*args, **kwargs)
+        super().__init__(operand_layout(mod.bits, "a", "b"), unsigned(mod.bits))
+
+    @staticmethod
+    def _reducer_plan(modulus, reducer, mult_stages, word, alpha, beta, pipelined):
+        """The reducer kind and its class with constructor arguments ``(kind, cls, args,
+        kwargs)``; raises ``ValueError``/``TypeError`` for refused parameters."""
+        mod = get_modulus(modulus)
         if reducer not in REDUCERS:
             raise ValueError(f"reducer must be one of {', '.join(REDUCERS)}, not {reducer!r}")
-        self._mult_stages = check_stages("mult_stages", mult_stages)
+        check_stages("mult_stages", mult_stages)
         check_bool("pipelined", pipelined)
         kind = choose_reducer(mod) if reducer == "auto" else reducer
         if kind == "special":
             if not mod.is_special:
                 raise ValueError(f"reducer 'special' needs a modulus 2^(m-1)+1, not {mod}")
-            red = SpecialReducer(mod.bits, pipelined=pipelined)
-        elif kind == "solinas":
-            red = SolinasReducer(mod, pipelined=pipelined)
-        elif kind == "montgomery":
+            return kind, SpecialReducer, (mod.bits,), {"pipelined": pipelined}
+        if kind == "solinas":
+            return kind, SolinasReducer, (mod,), {"pipelined": pipelined}
+        if kind == "montgomery":
             if word is None:
                 word = min(AUTO_MONTGOMERY_WORD, _two_adicity(mod.value))
-            red = MontgomeryReducer(mod, word, pipelined=pipelined)
-        else:
-            red = BarrettReducer(mod, alpha, beta, mult_stages=mult_stages, pipelined=pipelined)
-        self._kind, self._reducer = kind, red
-        self._latency = mult_stages + red.latency
-        super().__init__(operand_layout(mod.bits, "a", "b"), unsigned(mod.bits))
+            return kind, MontgomeryReducer, (mod, word), {"pipelined": pipelined}
+        return kind, BarrettReducer, (mod, alpha, beta), {"mult_stages": mult_stages,
+                                                          "pipelined": pipelined}
+
+    @staticmethod
+    def latency_of(modulus, reducer="auto", *, mult_stages=4, word=None, alpha=None, beta=None,
+                   pipelined=True, tiled=False):
+        """The :attr:`latency` of the ModMul with these parameters without building it;
+        raises the constructor's ``ValueError``/``TypeError`` for refused parameters."""
+        check_bool("tiled", tiled)
+        _, cls, args, kwargs = ModMul._reducer_plan(modulus, reducer, mult_stages, word, alpha,
+                                                    beta, pipelined)
+        return mult_stages + cls.latency_of(*args, **kwargs)
 
     @property
     def modulus(self):
