@@ -57,7 +57,7 @@ class Unit:
 
     ``params`` are the factory's keyword arguments; :meth:`resolve` fills in the options'
     defaults. Both functions raise ``ValueError``/``TypeError`` for parameters the factory
-    would refuse.
+    would refuse, so :meth:`build` checks them through the contract before building.
     """
 
     name: str
@@ -82,11 +82,15 @@ class Unit:
         return {k: v for k, v in merged.items() if v is not None}
 
     def build(self, **params):
-        """Construct the Component with ``params`` (see :meth:`resolve`)."""
+        """Construct the Component with ``params`` (see :meth:`resolve`), after checking them
+        through the timing contract (so refused parameters raise before any hardware exists)."""
+        self.latency(params)
         return self.factory(**self.resolve(params))
 
     def latency(self, params=None):
         """Latency in cycles for ``params``, or ``None`` for a stream engine."""
+        if self.latency_fn is None:     # only the units of _CONTRACT_PENDING
+            return None
         return self.latency_fn(**self.resolve(params))
 
     def cycles(self, params=None, **kw):
@@ -97,20 +101,26 @@ class Unit:
         count = kw.pop("count", 1)
         if kw:
             raise TypeError(f"{self.name}.cycles() takes only count, not {', '.join(kw)}")
-        latency = self.latency_fn(**resolved)
+        latency = self.latency(resolved)
+        if latency is None:
+            raise TypeError(f"{self.name} is a stream engine without a cycles contract")
         return latency + count - 1
 
 
 _REGISTRY = {}
 
+#: Units registered before they declare their timing contract: the streaming NTT, whose
+#: contract comes with its own module's rework. Empty it when that lands.
+_CONTRACT_PENDING = frozenset({"ntt"})
+
 
 def register(name, description, *options, latency=None, cycles=None):
     """Decorator: register ``factory(**params) -> Component`` as unit ``name`` with its timing
-    contract (see :class:`Unit`): ``latency(**params)`` and, for stream engines,
+    contract (see :class:`Unit`): ``latency(**params)`` (required) and, for stream engines,
     ``cycles(params, **kw)``."""
-    # TODO(contract): latency becomes required once every unit declares it.
-    if latency is not None and not callable(latency):
-        raise TypeError(f"unit {name!r}: latency must be a function of its parameters")
+    if not callable(latency) and not (latency is None and name in _CONTRACT_PENDING):
+        raise TypeError(f"unit {name!r}: latency must be a function of its parameters, "
+                        f"not {latency!r}")
     if cycles is not None and not callable(cycles):
         raise TypeError(f"unit {name!r}: cycles must be a function or None")
 
