@@ -85,6 +85,7 @@ class SimTransport:
     Device time runs at the top's ``clk_hz``. ``vcd`` writes a waveform (slow; debugging)."""
 
     def __init__(self, top, *, level="uart", gap=0):
+        from amaranth.hdl import Fragment
         from amaranth.sim import Simulator
 
         if level not in ("uart", "byte"):
@@ -97,7 +98,7 @@ class SimTransport:
         self._cycles = 0
         dut = top if level == "uart" else top.core
         if level == "byte":
-            top._MustUse__used = True   # only its LinkCore is simulated
+            Fragment.get(top, None)     # only its LinkCore is simulated: elaborated, so used
         self._sim = Simulator(dut)
         self._sim.add_clock(self._period)
         if level == "uart":
