@@ -31,7 +31,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fhe_hw.units import to_verilog, top_name
+from fhe_hw.units import get_unit, to_verilog, top_name
 
 from .pdk import pdk_root
 
@@ -118,7 +118,7 @@ def write_librelane_config(component, unit_name, *, pdk="sky130A", clock_ns=10.0
     shown = ", ".join(f"{k}={v}" for k, v in (params or {}).items())
     lines = [f"# LibreLane macro of fhe_hw unit {unit_name} ({shown or 'defaults'}), written by "
              f"`fhe-hw harden {unit_name} --flow librelane --pdk {pdk}`.",
-             f"# Latency {getattr(component, 'latency', 'n/a')}; ports clk, rst, i__*, o__*.",
+             f"# Latency {get_unit(unit_name).latency(params)}; ports as in the unit's docstring.",
              "meta:", "  version: 2", "  flow: Classic"]
     lines += [f"{key}: {_yaml_value(value)}" for key, value in settings.items()]
     path = build_dir / "config.yaml"

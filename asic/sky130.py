@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from fhe_hw.synth import RegisteredPorts, params_hash, port_bits, run_tool, tool_path, tool_version
-from fhe_hw.units import to_verilog, top_name
+from fhe_hw.units import get_unit, to_verilog, top_name
 
 from .pdk import DONT_USE, require_debian_tool, sky130_hd
 
@@ -182,7 +182,7 @@ def asic_synthesize(component, unit_name, *, params=None, clock_ns=10.0, build_d
     types = dict(sorted(stat["num_cells_by_type"].items()))
     result = AsicSynthResult(
         unit=unit_name, params=params, library=lib.name, corner=lib.corner,
-        latency=getattr(component, "latency", None), clock_ns=clock_ns,
+        latency=get_unit(unit_name).latency(params), clock_ns=clock_ns,
         cells=stat["num_cells"], area_um2=round(stat["area"], 2),
         sequential_area_um2=round(stat.get("sequential_area", 0.0), 2),
         ff=sum(n for cell, n in types.items() if is_flip_flop(cell)),

@@ -105,15 +105,18 @@ def cmd_params(args):
 
 def cmd_generate(args):
     unit = get_unit(args.unit)
-    component = unit.build(**unit_params(unit, args))
+    params = unit_params(unit, args)
+    component = unit.build(**params)
     text = to_verilog(component, unit.name)
     if args.output in (None, "-"):
         sys.stdout.write(text)
     else:
         with open(args.output, "w") as f:
             f.write(text)
-        print(f"wrote {args.output}: {unit.name}, latency "
-              f"{getattr(component, 'latency', 'n/a')}", file=sys.stderr)
+        latency = unit.latency(params)
+        timing = f"latency {latency}" if latency is not None else "stream engine"
+        timing += f", cycles {unit.cycles(params)}"
+        print(f"wrote {args.output}: {unit.name}, {timing}", file=sys.stderr)
     return 0
 
 

@@ -1,32 +1,15 @@
 """The base class of every fhe_hw hardware unit."""
 
-import functools
-
 from amaranth.lib import wiring
 
 __all__ = ["Component"]
 
 
 class Component(wiring.Component):
-    """An ``amaranth.lib.wiring.Component`` whose constructor validates its parameters first.
+    """An ``amaranth.lib.wiring.Component``: the base class of the fhe_hw units.
 
-    When a subclass's ``__init__`` rejects its parameters (``TypeError``/``ValueError``), the
-    half-built object is marked as used, so the caller sees only the error and not also
-    Amaranth's "created but never used" warning for an object that never existed.
+    Units validate their parameters through pure ``latency_of``/``cycles_of``-style functions
+    before they build their sub-units and signature, and the registry
+    (:meth:`fhe_hw.units.Unit.build`) checks them through the unit's timing contract before
+    calling the factory.
     """
-
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        init = cls.__dict__.get("__init__")
-        if init is None:
-            return
-
-        @functools.wraps(init)
-        def validated_init(self, *args, **kw):
-            try:
-                init(self, *args, **kw)
-            except (TypeError, ValueError):
-                self._MustUse__used = True
-                raise
-
-        cls.__init__ = validated_init

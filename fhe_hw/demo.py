@@ -87,7 +87,7 @@ def run_unit_table(*, seed=1, vectors=200, out=print):
         if run.run is None:     # the RAM harness's output carries the unit's own cycles
             cycles, documented = "in the results", "checked"
         else:
-            cycles, documented = result.cycles, documented_cycles(component, run.run)
+            cycles, documented = result.cycles, documented_cycles(name, params, run.run)
         ok = not bad and (run.run is None or cycles == documented)
         failed += not ok
         verdict = ("pass" if ok else f"FAIL: {bad[0][0]} beat {bad[0][1]} (seed {seed})" if bad

@@ -102,7 +102,7 @@ class SimTransport:
         self._cycles = 0
         dut = top if level == "uart" else top.core
         if level == "byte":
-            top._MustUse__used = True   # only its LinkCore is simulated
+            Fragment.get(top, None)     # only its LinkCore is simulated: elaborated, so used
         self._sim = Simulator(dut)
         self._sim.add_clock(self._period)
         if level == "uart":

@@ -334,7 +334,7 @@ def synthesize(component, unit_name, target="ecp5", *, params=None, device=None,
 
     result = SynthResult(
         unit=unit_name, params=params, target=target, device=device, package=package,
-        latency=getattr(component, "latency", None),
+        latency=get_unit(unit_name).latency(params) if unit_name in units() else None,
         **count_resources(cells, tgt),
         fmax_mhz=round(fmax, 2), freq_target_mhz=freq_mhz,
         io_ff=in_bits + out_bits, io_lut=0 if tgt.out_of_context else out_bits - 1,

@@ -57,7 +57,7 @@ class Unit:
 
     ``params`` are the factory's keyword arguments; :meth:`resolve` fills in the options'
     defaults. Both functions raise ``ValueError``/``TypeError`` for parameters the factory
-    would refuse.
+    would refuse, so :meth:`build` checks them through the contract before building.
     """
 
     name: str
@@ -82,7 +82,9 @@ class Unit:
         return {k: v for k, v in merged.items() if v is not None}
 
     def build(self, **params):
-        """Construct the Component with ``params`` (see :meth:`resolve`)."""
+        """Construct the Component with ``params`` (see :meth:`resolve`), after checking them
+        through the timing contract (so refused parameters raise before any hardware exists)."""
+        self.latency(params)
         return self.factory(**self.resolve(params))
 
     def latency(self, params=None):
@@ -97,19 +99,21 @@ class Unit:
         count = kw.pop("count", 1)
         if kw:
             raise TypeError(f"{self.name}.cycles() takes only count, not {', '.join(kw)}")
-        return count + self.latency_fn(**resolved)
+        latency = self.latency(resolved)
+        if latency is None:
+            raise TypeError(f"{self.name} is a stream engine without a cycles contract")
+        return count + latency
 
 
 _REGISTRY = {}
 
-
-def register(name, description, *options, latency=None, cycles=None):
+def register(name, description, *options, latency, cycles=None):
     """Decorator: register ``factory(**params) -> Component`` as unit ``name`` with its timing
-    contract (see :class:`Unit`): ``latency(**params)`` and, for stream engines,
+    contract (see :class:`Unit`): ``latency(**params)`` (required) and, for stream engines,
     ``cycles(params, **kw)``."""
-    # TODO(contract): latency becomes required once every unit declares it.
-    if latency is not None and not callable(latency):
-        raise TypeError(f"unit {name!r}: latency must be a function of its parameters")
+    if not callable(latency):
+        raise TypeError(f"unit {name!r}: latency must be a function of its parameters, "
+                        f"not {latency!r}")
     if cycles is not None and not callable(cycles):
         raise TypeError(f"unit {name!r}: cycles must be a function or None")
 

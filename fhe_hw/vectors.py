@@ -14,6 +14,8 @@ The families' modules are imported by name on first use, as :func:`fhe_hw.units.
 import importlib
 from typing import NamedTuple
 
+from .units import get_unit
+
 __all__ = ["Vectors", "register_vectors", "vectors_for", "vector_units", "small_params",
            "documented_cycles", "demo_configurations"]
 
@@ -69,12 +71,10 @@ def vectors_for(unit_name):
     return _VECTORS[unit_name]
 
 
-def documented_cycles(component, run):
-    """The cycles ``component`` documents for the run ``run`` (a :class:`Vectors`'s ``run``):
-    ``count + latency`` for a fixed-latency unit, else its ``cycles(**run)``."""
-    if "count" in run:
-        return run["count"] + component.latency
-    return component.cycles(**run)
+def documented_cycles(unit_name, params, run):
+    """The cycles unit ``unit_name`` documents, through the registry's timing contract, for
+    the run ``run`` (a :class:`Vectors`'s ``run``) at ``params``."""
+    return get_unit(unit_name).cycles(params, **run)
 
 
 def demo_configurations():

@@ -57,6 +57,25 @@ def test_cycles_are_the_units_cycles(tmp_path):
     assert r["cycles"] == get_unit("shenoy-kumaresan").build(**r["params"]).cycles()
 
 
+def test_integer_fft_mul_cycles_come_from_the_contract(tmp_path):
+    space = {"name": "fft", "unit": "integer-fft-mul", "fixed": {"k": 8, "b": 12},
+             "vary": {"max_bits": [960, 1920]}, "synth": False, "objective": "area"}
+    s = E.explore(space, jobs=1, out=tmp_path)
+    assert all(r["ok"] for r in s["records"]), [r.get("error") for r in s["records"]]
+    from fhe_hw.units import get_unit
+    assert [r["cycles"] for r in s["records"]] == \
+        [get_unit("integer-fft-mul").cycles(r["params"]) for r in s["records"]]
+
+
+def test_cli_explore_exits_non_zero_when_a_point_fails(tmp_path, capsys):
+    pytest.importorskip("yaml")
+    path = tmp_path / "space.yaml"
+    path.write_text(json.dumps(dict(SPACE, vary={"tp": [2, 128]})))  # tp > n is refused
+    assert main(["explore", str(path), "--no-synth", "--jobs", "1", "--out",
+                 str(tmp_path / "out")]) == 1
+    assert "tp must be at most n" in capsys.readouterr().out
+
+
 def test_resume_after_limit_evaluates_only_the_rest(tmp_path):
     first = E.explore(SPACE, jobs=1, out=tmp_path, limit=3)
     assert len(first["evaluated"]) == 3

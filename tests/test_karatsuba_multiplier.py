@@ -50,7 +50,8 @@ def test_product_equals_schoolbook(r):
 def test_simulated_cycles_equal_the_formula(r):
     unit = KaratsubaMultiplier(r, coeff_bits=8, digit_bits=6)
     run, _ = simulate(unit, random_pairs(unit, 2, ("cycles", r)))
-    assert run.cycles == unit.cycles(2)
+    assert run.cycles == unit.cycles(2) == get_unit("karatsuba").cycles(
+        {"recursions": r, "coeff_bits": 8, "digit_bits": 6}, products=2)
 
 
 def test_all_ones_coefficients_reach_the_carrier_bound():

@@ -8,6 +8,7 @@ from fhe_hw.karatsuba import KaratsubaRelinearizer
 from fhe_hw.karatsuba.host import Pysim, relinearize_split
 from fhe_hw.model.karatsuba import relinearize, schoolbook
 from fhe_hw.simulate import run_stream
+from fhe_hw.units import get_unit
 
 
 def random_groups(unit, count, key):
@@ -36,7 +37,9 @@ def test_group_sum_equals_the_sum_of_products(r):
     run, got = simulate(unit, groups)
     for n, group in enumerate(groups):
         assert got[n] == expected(group), f"group {n} (seed {SEED})"
-    assert run.cycles == unit.cycles(2)
+    assert run.cycles == unit.cycles(2) == get_unit("karatsuba-relin").cycles(
+        {"recursions": r, "words": 3, "coeff_bits": 10, "word_bits": 4, "digit_bits": 5},
+        groups=2)
 
 
 def test_random_handshakes_do_not_disturb_the_accumulator():

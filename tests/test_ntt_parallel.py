@@ -9,6 +9,7 @@ from fhe_hw.ntt.parallel import parallel_ntt_cycles
 from fhe_hw.ntt.shift import shift_exponents
 from fhe_hw.params import MODULI, ntt_params
 from fhe_hw.simulate import run_fixed_latency, run_stream
+from fhe_hw.units import get_unit
 
 NAMES = list(MODULI)
 
@@ -114,7 +115,9 @@ def test_cycles_equal_the_formula(name):
     unit = ParallelNTT(8, name, inverse=True)
     xs = vectors(unit, 5, "cycles")
     run = run_stream(unit, {"i": xs}, {"o": len(xs)})
-    assert run.cycles == unit.cycles(len(xs)) == len(xs) + unit.latency
+    assert run.cycles == unit.cycles(len(xs)) == len(xs) + unit.latency == \
+        get_unit("parallel-ntt").cycles({"k": 8, "modulus": name, "inverse": True},
+                                        transforms=len(xs))
     assert unit.latency == sum(unit.stage_latencies)
 
 

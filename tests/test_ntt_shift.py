@@ -8,6 +8,7 @@ from fhe_hw.ntt import Butterfly, ConstMul, RingNormaliser, ShiftMul, ShiftNTT
 from fhe_hw.ntt.shift import shift_exponents, shift_ntt_cycles, shift_ring
 from fhe_hw.params import MODULI, SOLINAS64, ntt_params
 from fhe_hw.simulate import run_stream
+from fhe_hw.units import get_unit
 
 SHIFT_MODULI = ["fermat32", "fermat64", "solinas64"]
 ALL_ONES = (1 << 64) - 1
@@ -220,7 +221,8 @@ def test_shift_ntt16_matches_the_model_one_transform_per_cycle():
     assert (unit.lanes, unit.beats, unit.root) == (16, 1, 4096)
     vectors = edge_and_random(16, (16,), 4)
     run = check_shift_ntt(unit, vectors, "ShiftNTT(16)")
-    assert run.cycles == unit.cycles(len(vectors)) == len(vectors) + 7
+    assert run.cycles == unit.cycles(len(vectors)) == len(vectors) + 7 == \
+        get_unit("shift-ntt").cycles({"points": 16}, transforms=len(vectors))
 
 
 @pytest.mark.parametrize("inverse", [False, True])
@@ -228,7 +230,9 @@ def test_multi_beat_shift_ntt_matches_the_model(inverse):
     unit = ShiftNTT(8, 2, inverse=inverse)
     vectors = edge_and_random(8, (8, 2, inverse), 4)
     run = check_shift_ntt(unit, vectors, f"ShiftNTT(8, 2, inverse={inverse})")
-    assert run.cycles == unit.cycles(len(vectors)) == 4 * len(vectors) + 3 + 7
+    assert run.cycles == unit.cycles(len(vectors)) == 4 * len(vectors) + 3 + 7 == \
+        get_unit("shift-ntt").cycles({"points": 8, "lanes": 2, "inverse": inverse},
+                                     transforms=len(vectors))
 
 
 def test_shift_ntt_survives_random_valid_and_ready():

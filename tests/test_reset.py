@@ -31,7 +31,7 @@ def test_unit_from_reset_with_every_register_at_x(name, generation, tmp_path):
         bad = next((k for k, (w, g) in enumerate(zip(want, got)) if w != g), None)
         assert bad is None, f"{name} {params}: output {port} beat {bad}: {got[bad]} != {want[bad]}"
     if vectors.run is not None:
-        assert result.cycles == documented_cycles(component, vectors.run)
+        assert result.cycles == documented_cycles(name, params, vectors.run)
 
 
 def test_initial_values_are_removed_but_constant_memories_kept():

@@ -46,6 +46,7 @@ def test_exact_below_the_bound_and_cycles_follow_table_4_5(l, k):
     unit = Kawamura(*bases(32, l, k), 16, 8, Fraction(1, 8))
     result = run(unit, key=(l, k))
     assert result.cycles == unit.cycles() == unit.paper_iterations() + unit.latency - l
+    assert result.cycles == Kawamura.cycles_of(*bases(32, l, k), 16, 8, Fraction(1, 8))
     assert unit.paper_iterations() == 16 * (l + 1)
 
 

@@ -28,11 +28,20 @@ class BarrettReducer(FixedLatencyUnit):
     """
 
     def __init__(self, modulus, alpha=None, beta=None, *, mult_stages=4, pipelined=True):
+        self._latency = self.latency_of(modulus, alpha, beta, mult_stages=mult_stages,
+                                        pipelined=pipelined)
         self._c = barrett_constants(modulus, alpha, beta)
-        self._mult_stages = check_stages("mult_stages", mult_stages)
-        self._pipelined = check_bool("pipelined", pipelined)
-        self._latency = 2 * mult_stages + int(pipelined)
+        self._mult_stages = mult_stages
+        self._pipelined = pipelined
         super().__init__(unsigned(2 * self._c.m), unsigned(self._c.m))
+
+    @staticmethod
+    def latency_of(modulus, alpha=None, beta=None, *, mult_stages=4, pipelined=True):
+        """The :attr:`latency` of the reducer with these parameters without building it; raises
+        the constructor's ``ValueError``/``TypeError`` for refused parameters."""
+        barrett_constants(modulus, alpha, beta)
+        check_stages("mult_stages", mult_stages)
+        return 2 * mult_stages + int(check_bool("pipelined", pipelined))
 
     @property
     def modulus(self):

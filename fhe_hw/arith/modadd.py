@@ -30,11 +30,18 @@ class ModAdd(FixedLatencyUnit):
     """
 
     def __init__(self, modulus, *, pipelined=True):
+        self._latency = self.latency_of(modulus, pipelined=pipelined)
         self._modulus = get_modulus(modulus)
-        self._pipelined = check_bool("pipelined", pipelined)
-        self._latency = int(pipelined)
+        self._pipelined = pipelined
         width = self._modulus.bits
         super().__init__(operand_layout(width, "a", "b"), unsigned(width))
+
+    @staticmethod
+    def latency_of(modulus, *, pipelined=True):
+        """The :attr:`latency` of ``ModAdd(modulus, pipelined=pipelined)`` without building it;
+        raises the constructor's ``ValueError``/``TypeError`` for refused parameters."""
+        get_modulus(modulus)
+        return int(check_bool("pipelined", pipelined))
 
     @property
     def modulus(self):

@@ -3,10 +3,10 @@ multipliers) followed by one of the reducers of 001 §3.3 / 003 §3.2.1."""
 
 from amaranth import Module, unsigned
 
-from ..params import barrett_constants, get_modulus, montgomery_constants
+from ..params import get_modulus
 from .barrett import BarrettReducer
 from .modadd import check_bool, operand_layout
-from .montgomery import MontgomeryReducer, montgomery_bounds, montgomery_corrections
+from .montgomery import MontgomeryReducer
 from .pipeline import FixedLatencyUnit, Multiplier, Stages, check_stages
 from .solinas import SolinasReducer
 from .special import SpecialReducer
@@ -34,21 +34,6 @@ def choose_reducer(modulus):
     return "montgomery" if _two_adicity(mod.value) >= AUTO_MONTGOMERY_MIN_WORD else "barrett"
 
 
-def _reducer_kind(mod, reducer):
-    """The reducer kind ``ModMul(mod, reducer)`` uses, or ``ValueError``."""
-    if reducer not in REDUCERS:
-        raise ValueError(f"reducer must be one of {', '.join(REDUCERS)}, not {reducer!r}")
-    kind = choose_reducer(mod) if reducer == "auto" else reducer
-    if kind == "special" and not mod.is_special:
-        raise ValueError(f"reducer 'special' needs a modulus 2^(m-1)+1, not {mod}")
-    return kind
-
-
-def _montgomery_word(mod, word):
-    """The Montgomery word: ``word``, or the largest w <= 17 with q ≡ 1 mod 2^w."""
-    return min(AUTO_MONTGOMERY_WORD, _two_adicity(mod.value)) if word is None else word
-
-
 class ModMul(FixedLatencyUnit):
     """(a·b·s) mod q for a, b in [0, q), with s = :attr:`output_scale`.
 
@@ -70,49 +55,49 @@ class ModMul(FixedLatencyUnit):
 
     def __init__(self, modulus, reducer="auto", *, mult_stages=4, word=None, alpha=None,
                  beta=None, pipelined=True, tiled=False):
+        self._latency = self.latency_of(modulus, reducer, mult_stages=mult_stages, word=word,
+                                        alpha=alpha, beta=beta, pipelined=pipelined,
+                                        tiled=tiled)
         self._modulus = mod = get_modulus(modulus)
-        self._tiled = check_bool("tiled", tiled)
-        kind = _reducer_kind(mod, reducer)
-        self._mult_stages = check_stages("mult_stages", mult_stages)
-        check_bool("pipelined", pipelined)
-        if kind == "special":
-            red = SpecialReducer(mod.bits, pipelined=pipelined)
-        elif kind == "solinas":
-            red = SolinasReducer(mod, pipelined=pipelined)
-        elif kind == "montgomery":
-            red = MontgomeryReducer(mod, _montgomery_word(mod, word), pipelined=pipelined)
-        else:
-            red = BarrettReducer(mod, alpha, beta, mult_stages=mult_stages, pipelined=pipelined)
-        self._kind, self._reducer = kind, red
-        self._latency = self.latency_of(mod, reducer, mult_stages=mult_stages, word=word,
-                                        alpha=alpha, beta=beta, pipelined=pipelined, tiled=tiled)
+        self._tiled = tiled
+        self._mult_stages = mult_stages
+        kind, cls, args, kwargs = self._reducer_plan(mod, reducer, mult_stages, word, alpha,
+                                                     beta, pipelined)
+        self._kind, self._reducer = kind, cls(*args, **kwargs)
         super().__init__(operand_layout(mod.bits, "a", "b"), unsigned(mod.bits))
+
+    @staticmethod
+    def _reducer_plan(modulus, reducer, mult_stages, word, alpha, beta, pipelined):
+        """The reducer kind and its class with constructor arguments ``(kind, cls, args,
+        kwargs)``; raises ``ValueError``/``TypeError`` for refused parameters."""
+        mod = get_modulus(modulus)
+        if reducer not in REDUCERS:
+            raise ValueError(f"reducer must be one of {', '.join(REDUCERS)}, not {reducer!r}")
+        check_stages("mult_stages", mult_stages)
+        check_bool("pipelined", pipelined)
+        kind = choose_reducer(mod) if reducer == "auto" else reducer
+        if kind == "special":
+            if not mod.is_special:
+                raise ValueError(f"reducer 'special' needs a modulus 2^(m-1)+1, not {mod}")
+            return kind, SpecialReducer, (mod.bits,), {"pipelined": pipelined}
+        if kind == "solinas":
+            return kind, SolinasReducer, (mod,), {"pipelined": pipelined}
+        if kind == "montgomery":
+            if word is None:
+                word = min(AUTO_MONTGOMERY_WORD, _two_adicity(mod.value))
+            return kind, MontgomeryReducer, (mod, word), {"pipelined": pipelined}
+        return kind, BarrettReducer, (mod, alpha, beta), {"mult_stages": mult_stages,
+                                                          "pipelined": pipelined}
 
     @staticmethod
     def latency_of(modulus, reducer="auto", *, mult_stages=4, word=None, alpha=None, beta=None,
                    pipelined=True, tiled=False):
-        """The :attr:`latency` of ``ModMul(modulus, reducer, ...)`` with these parameters,
-        computed without building it: ``mult_stages`` + the reducer's latency (Barrett
-        2·mult_stages + pipelined; special and Solinas 2; Montgomery ν + corrections; 0 for an
-        unpipelined special, Solinas or Montgomery reducer). Raises the constructor's
-        ``ValueError``/``TypeError`` for parameters it would refuse."""
-        mod = get_modulus(modulus)
+        """The :attr:`latency` of the ModMul with these parameters without building it;
+        raises the constructor's ``ValueError``/``TypeError`` for refused parameters."""
         check_bool("tiled", tiled)
-        kind = _reducer_kind(mod, reducer)
-        check_stages("mult_stages", mult_stages)
-        check_bool("pipelined", pipelined)
-        if kind == "barrett":
-            barrett_constants(mod, alpha, beta)
-            return mult_stages + 2 * mult_stages + int(pipelined)
-        if kind == "solinas" and not mod.is_solinas64:
-            raise ValueError(f"modulus must be 2^64 - 2^32 + 1 (solinas64) for the Solinas "
-                             f"reducer, not {mod!r}")
-        reducer_latency = 2                 # special, Solinas
-        if kind == "montgomery":
-            c = montgomery_constants(mod, _montgomery_word(mod, word))
-            bound = montgomery_bounds(c.word, c.nu, c.q_high, 1 << (2 * c.r))[-1]
-            reducer_latency = c.nu + montgomery_corrections(bound, c.q)
-        return mult_stages + (reducer_latency if pipelined else 0)
+        _, cls, args, kwargs = ModMul._reducer_plan(modulus, reducer, mult_stages, word, alpha,
+                                                    beta, pipelined)
+        return mult_stages + cls.latency_of(*args, **kwargs)
 
     @property
     def modulus(self):

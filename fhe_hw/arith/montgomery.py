@@ -73,12 +73,25 @@ class MontgomeryReducer(FixedLatencyUnit):
     """
 
     def __init__(self, modulus, word, *, pipelined=True):
-        self._c = montgomery_constants(modulus, word)
-        self._pipelined = check_bool("pipelined", pipelined)
-        self._bounds = montgomery_round_bounds(self._c, 1 << (2 * self._c.r))
-        self._corrections = montgomery_corrections(self._bounds[-1], self._c.q)
-        self._latency = (self._c.nu + self._corrections) if pipelined else 0
+        self._latency = self.latency_of(modulus, word, pipelined=pipelined)
+        self._c, self._bounds, self._corrections = self._derive(modulus, word)
+        self._pipelined = pipelined
         super().__init__(unsigned(2 * self._c.r), unsigned(self._c.r))
+
+    @staticmethod
+    def _derive(modulus, word):
+        """The constants, the round bounds for every 2r-bit input and the corrections."""
+        c = montgomery_constants(modulus, word)
+        bounds = montgomery_round_bounds(c, 1 << (2 * c.r))
+        return c, bounds, montgomery_corrections(bounds[-1], c.q)
+
+    @staticmethod
+    def latency_of(modulus, word, *, pipelined=True):
+        """The :attr:`latency` of ``MontgomeryReducer(modulus, word, pipelined=pipelined)``
+        without building it; raises the constructor's ``ValueError``/``TypeError`` for refused
+        parameters."""
+        c, _, corrections = MontgomeryReducer._derive(modulus, word)
+        return (c.nu + corrections) if check_bool("pipelined", pipelined) else 0
 
     @property
     def modulus(self):

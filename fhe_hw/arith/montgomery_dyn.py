@@ -13,6 +13,8 @@ pre-scaled once per modulus with :meth:`DynamicModMul.premultiply` (c·R mod q) 
 a·premultiply(c, q) comes out as a·c mod q.
 """
 
+from dataclasses import dataclass
+
 from amaranth import Module, unsigned
 
 from ..params import require_int
@@ -25,7 +27,7 @@ from .montgomery import (
 )
 from .pipeline import FixedLatencyUnit, Multiplier, Stages, check_stages
 
-__all__ = ["DynamicModMul", "common_montgomery_word", "two_adicity"]
+__all__ = ["DynamicModMul", "DynamicModMulPlan", "common_montgomery_word", "two_adicity"]
 
 #: Widest word chosen by default: the q_H × T̃ product fits one 18x18 DSP column.
 MAX_AUTO_WORD = 17
@@ -61,6 +63,41 @@ def common_montgomery_word(moduli, word=None):
     return word
 
 
+@dataclass(frozen=True)
+class DynamicModMulPlan:
+    """What :class:`DynamicModMul` derives from its parameters, without building it
+    (:meth:`DynamicModMul.plan`): the sorted ``moduli``, ``word``, ``width``, ``mult_stages``,
+    ``nu``, the round ``bounds``, ``corrections``, :attr:`latency`, :attr:`R` and
+    :meth:`premultiply`. Engines that only need a multiplier's latency or constants use it."""
+
+    moduli: tuple
+    word: int
+    width: int
+    mult_stages: int
+    nu: int
+    bounds: tuple
+    corrections: int
+
+    @property
+    def latency(self):
+        return self.mult_stages + self.nu + self.corrections
+
+    @property
+    def R(self):
+        """The Montgomery factor 2^(w·ν) shared by all moduli."""
+        return 1 << (self.word * self.nu)
+
+    def output_scale(self, q):
+        """s in o = a·b·s mod q: R^-1 mod q."""
+        return pow(self.R, -1, q)
+
+    def premultiply(self, constant, q):
+        """The value to feed as ``b`` so that the output is constant·a mod q: constant·R mod q."""
+        if q not in self.moduli:
+            raise ValueError(f"q must be one of the unit's moduli {self.moduli}, not {q!r}")
+        return constant * self.R % q
+
+
 class DynamicModMul(FixedLatencyUnit):
     """a·b·R^-1 mod q with q a run-time operand from a fixed set of moduli (003 Algorithm 7).
 
@@ -79,69 +116,79 @@ class DynamicModMul(FixedLatencyUnit):
     """
 
     def __init__(self, moduli, word=None, *, width=None, mult_stages=4):
+        plan = self._p = self.plan(moduli, word, width=width, mult_stages=mult_stages)
+        self._latency = plan.latency
+        super().__init__(operand_layout(plan.width, "a", "b", "q"), unsigned(plan.width))
+
+    @staticmethod
+    def plan(moduli, word=None, *, width=None, mult_stages=4):
+        """The :class:`DynamicModMulPlan` of ``DynamicModMul(moduli, word, width=width,
+        mult_stages=mult_stages)`` without building it; raises the constructor's
+        ``ValueError``/``TypeError`` for refused parameters."""
         if isinstance(moduli, int) or not moduli:
             raise ValueError(f"moduli must be a non-empty sequence of integers, not {moduli!r}")
         moduli = tuple(sorted({require_int("modulus", q) for q in moduli}))
-        self._word = common_montgomery_word(moduli, word)
+        w = common_montgomery_word(moduli, word)
         r = max(q.bit_length() for q in moduli)
-        self._width = r if width is None else require_int("width", width, minimum=r)
-        self._moduli = moduli
-        self._mult_stages = check_stages("mult_stages", mult_stages)
-        w, r = self._word, self._width
-        self._nu = -(-r // w)
+        r = r if width is None else require_int("width", width, minimum=r)
+        check_stages("mult_stages", mult_stages)
+        nu = -(-r // w)
         q_high = max(q >> w for q in moduli)
-        self._bounds = montgomery_bounds(w, self._nu, q_high, 1 << (2 * r))
-        self._corrections = max(
-            montgomery_corrections(montgomery_bounds(w, self._nu, q >> w, 1 << (2 * r))[-1], q)
+        bounds = montgomery_bounds(w, nu, q_high, 1 << (2 * r))
+        corrections = max(
+            montgomery_corrections(montgomery_bounds(w, nu, q >> w, 1 << (2 * r))[-1], q)
             for q in moduli)
-        self._latency = mult_stages + self._nu + self._corrections
-        super().__init__(operand_layout(r, "a", "b", "q"), unsigned(r))
+        return DynamicModMulPlan(moduli, w, r, mult_stages, nu, tuple(bounds), corrections)
+
+    @staticmethod
+    def latency_of(moduli, word=None, *, width=None, mult_stages=4):
+        """The :attr:`latency` of the DynamicModMul with these parameters without building it."""
+        return DynamicModMul.plan(moduli, word, width=width, mult_stages=mult_stages).latency
 
     @property
     def moduli(self):
-        return self._moduli
+        return self._p.moduli
 
     @property
     def word(self):
-        return self._word
+        return self._p.word
 
     @property
     def width(self):
-        return self._width
+        return self._p.width
 
     @property
     def nu(self):
-        return self._nu
+        return self._p.nu
 
     @property
     def corrections(self):
-        return self._corrections
+        return self._p.corrections
 
     @property
     def R(self):
         """The Montgomery factor 2^(w·ν) shared by all moduli."""
-        return 1 << (self._word * self._nu)
+        return self._p.R
 
     def output_scale(self, q):
         """s in o = a·b·s mod q: R^-1 mod q."""
-        return pow(self.R, -1, q)
+        return self._p.output_scale(q)
 
     def premultiply(self, constant, q):
         """The value to feed as ``b`` so that the output is constant·a mod q: constant·R mod q."""
-        if q not in self._moduli:
-            raise ValueError(f"q must be one of the unit's moduli {self._moduli}, not {q!r}")
-        return constant * self.R % q
+        return self._p.premultiply(constant, q)
 
     def elaborate(self, platform):
         m = Module()
-        w, r = self._word, self._width
+        p = self._p
+        w, r = p.word, p.width
         st = Stages(m, self.i.valid)
         st.ride(q=self.i.payload.q)
-        t = Multiplier(r, r, self._mult_stages).build(st, self.i.payload.a, self.i.payload.b)
-        for bound in self._bounds[1:]:
+        t = Multiplier(r, r, p.mult_stages).build(st, self.i.payload.a, self.i.payload.b)
+        for bound in p.bounds[1:]:
             t, = st.cut(montgomery_round(t, st["q"][w:], w)[:(bound - 1).bit_length()])
-        bound, q_min, q_max = self._bounds[-1], min(self._moduli), max(self._moduli)
-        for _ in range(self._corrections):
+        bound, q_min, q_max = p.bounds[-1], min(p.moduli), max(p.moduli)
+        for _ in range(p.corrections):
             t, = st.cut(conditional_subtract(t, st["q"], max(r, (bound - q_min - 1).bit_length())))
             bound = max(q_max, bound - q_min)
         assert st.latency == self._latency

@@ -30,12 +30,19 @@ class SolinasReducer(FixedLatencyUnit):
     """
 
     def __init__(self, modulus="solinas64", *, pipelined=True):
+        self._latency = self.latency_of(modulus, pipelined=pipelined)
+        self._pipelined = pipelined
+        super().__init__(unsigned(128), unsigned(64))
+
+    @staticmethod
+    def latency_of(modulus="solinas64", *, pipelined=True):
+        """The :attr:`latency` of ``SolinasReducer(modulus, pipelined=pipelined)`` without
+        building it; raises the constructor's ``ValueError``/``TypeError`` for refused
+        parameters."""
         if get_modulus(modulus).value != SOLINAS64:
             raise ValueError(f"modulus must be 2^64 - 2^32 + 1 (solinas64) for the Solinas "
                              f"reducer, not {modulus!r}")
-        self._pipelined = check_bool("pipelined", pipelined)
-        self._latency = 2 if pipelined else 0
-        super().__init__(unsigned(128), unsigned(64))
+        return 2 if check_bool("pipelined", pipelined) else 0
 
     @property
     def modulus(self):

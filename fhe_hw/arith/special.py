@@ -33,10 +33,17 @@ class SpecialReducer(FixedLatencyUnit):
     """
 
     def __init__(self, m, *, pipelined=True):
-        self._m = require_int("m", m, minimum=3)
-        self._pipelined = check_bool("pipelined", pipelined)
-        self._latency = 2 if pipelined else 0
+        self._latency = self.latency_of(m, pipelined=pipelined)
+        self._m = m
+        self._pipelined = pipelined
         super().__init__(unsigned(2 * m), unsigned(m))
+
+    @staticmethod
+    def latency_of(m, *, pipelined=True):
+        """The :attr:`latency` of ``SpecialReducer(m, pipelined=pipelined)`` without building it;
+        raises the constructor's ``ValueError``/``TypeError`` for refused parameters."""
+        require_int("m", m, minimum=3)
+        return 2 if check_bool("pipelined", pipelined) else 0
 
     @property
     def m(self):

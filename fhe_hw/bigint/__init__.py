@@ -38,18 +38,31 @@ _MULT = (Option("modulus", str, "fermat32", "fermat32, fermat64, solinas64 or ge
 register("integer-fft-mul", "super-size Integer-FFT block multiplier, 3 read + 1 write RAM "
          "ports (000 §3)",
          *_MULT, Option("max-bits", int, 4096, "longest operand in bits"),
-         Option("addr-width", int, 24, "RAM word-address bits"))(IntegerFFTMultiplier)
+         Option("addr-width", int, 24, "RAM word-address bits"),
+         latency=IntegerFFTMultiplier.latency_of,
+         cycles=lambda params, x_words=None, y_words=None: IntegerFFTMultiplier.cycles_of(
+             **params, x_words=x_words, y_words=y_words),
+         )(IntegerFFTMultiplier)
 register("supersize-barrett", "super-size Barrett reduction on one Integer-FFT multiplier "
          "(000 §4, Fig. 6iii)",
          Option("gamma", int, 4096, "bits of the modulus A0"),
          Option("x-bits", int, None, "bits of the input (default 2*gamma)"),
-         *_MULT)(SuperSizeBarrett)
+         *_MULT,
+         latency=SuperSizeBarrett.latency_of,
+         cycles=lambda params: SuperSizeBarrett.cycles_of(**params),
+         )(SuperSizeBarrett)
 register("cmnt-encrypt", "CMNT encryption, accumulation + Barrett on one multiplier "
          "(000 Fig. 6i-ii)",
          Option("group", parse_group, "toy", "toy/small/medium/large or coeff,noise,key,count"),
          Option("schedule", str, "paper", "paper (theta^2 big products) or factored (theta)"),
-         *_MULT)(CMNTEncrypt)
+         *_MULT,
+         latency=CMNTEncrypt.latency_of,
+         cycles=lambda params: CMNTEncrypt.cycles_of(**params),
+         )(CMNTEncrypt)
 register("cnt-encrypt", "CNT encryption, accumulation + Barrett on one multiplier "
          "(000 Fig. 6i-ii)",
          Option("group", parse_group, "toy", "toy/small/medium/large or coeff,noise,key,count"),
-         *_MULT)(CNTEncrypt)
+         *_MULT,
+         latency=CNTEncrypt.latency_of,
+         cycles=lambda params: CNTEncrypt.cycles_of(**params),
+         )(CNTEncrypt)

@@ -72,21 +72,43 @@ class SuperSizeBarrett(Sequencer):
 
     def __init__(self, gamma, x_bits=None, modulus="solinas64", k=None, b=None,
                  bus_width=None, *, mult_stages=4):
+        plan, x_bits, self._alpha, self._beta = self._make_plan(gamma, x_bits, modulus, k, b,
+                                                                bus_width)
+        self._gamma, self._x_bits = gamma, x_bits
+        super().__init__(plan, modulus, k, b, bus_width, mult_stages=mult_stages)
+
+    @staticmethod
+    def _make_plan(gamma, x_bits, modulus, k, b, bus_width):
+        """``(plan, x_bits, alpha, beta)``; raises ``ValueError``/``TypeError`` for refused
+        parameters."""
         cfg = block_config(modulus, k, b, bus_width)
         d = cfg.d
         require_int("gamma", gamma, minimum=2)
         if gamma <= d:
             raise ValueError(f"gamma must be more than d = {d} bits (000 eq. 10), not {gamma!r}")
         x_bits = 2 * gamma if x_bits is None else require_int("x_bits", x_bits, minimum=gamma)
-        self._gamma, self._x_bits = gamma, x_bits
         plan = Plan(d, cfg.words)
         plan.region("X", words_for(x_bits, d))
-        a0_words = words_for(gamma, d)
-        plan.region("A0", a0_words)
-        self._alpha, self._beta = barrett_shape(gamma, x_bits, d)
-        plan.region("MU", words_for(self._alpha + 2, d))
+        plan.region("A0", words_for(gamma, d))
+        alpha, beta = barrett_shape(gamma, x_bits, d)
+        plan.region("MU", words_for(alpha + 2, d))
         plan_barrett(plan, "X", x_bits, gamma)
-        super().__init__(plan, modulus, k, b, bus_width, mult_stages=mult_stages)
+        return plan, x_bits, alpha, beta
+
+    @staticmethod
+    def latency_of(gamma, x_bits=None, modulus="solinas64", k=None, b=None, bus_width=None, *,
+                   mult_stages=4):
+        """``None``: a start/done engine, timed by :meth:`cycles_of`. Raises the constructor's
+        ``ValueError``/``TypeError`` for refused parameters without building anything."""
+        plan = SuperSizeBarrett._make_plan(gamma, x_bits, modulus, k, b, bus_width)[0]
+        Sequencer._check(plan, modulus, k, b, bus_width, mult_stages)
+
+    @staticmethod
+    def cycles_of(gamma, x_bits=None, modulus="solinas64", k=None, b=None, bus_width=None, *,
+                  mult_stages=4):
+        """:meth:`cycles` of the reduction with these parameters without building it."""
+        plan = SuperSizeBarrett._make_plan(gamma, x_bits, modulus, k, b, bus_width)[0]
+        return Sequencer.cycles_of_plan(plan, modulus, k, b, bus_width, mult_stages=mult_stages)
 
     @property
     def gamma(self):

@@ -54,12 +54,32 @@ def _x_bits(sizes, term_bits, count):
 
 
 class _Encrypt(Sequencer):
-    def _finish(self, plan, sizes, term_bits, count):
+    """Shared by :class:`CMNTEncrypt` and :class:`CNTEncrypt`: ``_make_plan(*args)`` returns
+    ``(plan, sizes, x_bits)`` for the constructor's arguments before the multiplier's."""
+
+    def __init__(self, args, modulus, k, b, bus_width, mult_stages):
+        plan, self._sizes, self._x_bits = self._make_plan(*args, modulus, k, b, bus_width)
+        super().__init__(plan, modulus, k, b, bus_width, mult_stages=mult_stages)
+
+    @classmethod
+    def _latency_of(cls, args, modulus, k, b, bus_width, mult_stages):
+        plan = cls._make_plan(*args, modulus, k, b, bus_width)[0]
+        Sequencer._check(plan, modulus, k, b, bus_width, mult_stages)
+
+    @classmethod
+    def _cycles_of(cls, args, modulus, k, b, bus_width, mult_stages):
+        plan = cls._make_plan(*args, modulus, k, b, bus_width)[0]
+        return Sequencer.cycles_of_plan(plan, modulus, k, b, bus_width, mult_stages=mult_stages)
+
+    @staticmethod
+    def _finish(plan, sizes, term_bits, count):
+        """Plan the Barrett stage on ACC; returns the bits of the accumulated x."""
         d = plan.d
-        self._x_bits = _x_bits(sizes, term_bits, count)
-        if self._x_bits > plan.regions["ACC"][1] * d:
+        x_bits = _x_bits(sizes, term_bits, count)
+        if x_bits > plan.regions["ACC"][1] * d:
             raise AssertionError("ACC region too small")
-        plan_barrett(plan, "ACC", self._x_bits, sizes.key_bits)
+        plan_barrett(plan, "ACC", x_bits, sizes.key_bits)
+        return x_bits
 
     @property
     def sizes(self):
@@ -98,14 +118,31 @@ class CMNTEncrypt(_Encrypt):
 
     def __init__(self, group="toy", schedule="paper", modulus="solinas64", k=None, b=None,
                  bus_width=None, *, mult_stages=4):
+        self._schedule = schedule
+        super().__init__((group, schedule), modulus, k, b, bus_width, mult_stages)
+
+    @staticmethod
+    def latency_of(group="toy", schedule="paper", modulus="solinas64", k=None, b=None,
+                   bus_width=None, *, mult_stages=4):
+        """``None``: a start/done engine, timed by :meth:`cycles_of`. Raises the constructor's
+        ``ValueError``/``TypeError`` for refused parameters without building anything."""
+        CMNTEncrypt._latency_of((group, schedule), modulus, k, b, bus_width, mult_stages)
+
+    @staticmethod
+    def cycles_of(group="toy", schedule="paper", modulus="solinas64", k=None, b=None,
+                  bus_width=None, *, mult_stages=4):
+        """:meth:`cycles` of one encryption with these parameters without building it."""
+        return CMNTEncrypt._cycles_of((group, schedule), modulus, k, b, bus_width, mult_stages)
+
+    @staticmethod
+    def _make_plan(group, schedule, modulus, k, b, bus_width):
         if schedule not in SCHEDULES:
             raise ValueError(f"schedule must be one of {', '.join(SCHEDULES)}, not {schedule!r}")
-        s = self._sizes = _sizes(group, cmnt_group)
+        s = _sizes(group, cmnt_group)
         cfg = block_config(modulus, k, b, bus_width)
         d, theta = cfg.d, s.count
         if s.key_bits <= d:
             raise ValueError(f"key_bits must be more than d = {d}, not {s.key_bits!r}")
-        self._schedule = schedule
         plan = Plan(d, cfg.words)
         bw, kw = words_for(s.coeff_bits, d), words_for(s.key_bits, d)
         for i in range(theta):
@@ -146,8 +183,7 @@ class CMNTEncrypt(_Encrypt):
                 plan.mul(plan.regions[f"AI{i}"][0], kw, sacc, s_words, p)
                 plan.alu(ALUOp.ADD, acc_words, dst=acc, a=(e, kw) if i == 0 else
                          (acc, acc_words), b=(p, big), shift=1)
-        self._finish(plan, s, term_bits, theta * theta)
-        super().__init__(plan, modulus, k, b, bus_width, mult_stages=mult_stages)
+        return plan, s, CMNTEncrypt._finish(plan, s, term_bits, theta * theta)
 
     @property
     def schedule(self):
@@ -172,7 +208,24 @@ class CNTEncrypt(_Encrypt):
 
     def __init__(self, group="toy", modulus="solinas64", k=None, b=None, bus_width=None, *,
                  mult_stages=4):
-        s = self._sizes = _sizes(group, cnt_group)
+        super().__init__((group,), modulus, k, b, bus_width, mult_stages)
+
+    @staticmethod
+    def latency_of(group="toy", modulus="solinas64", k=None, b=None, bus_width=None, *,
+                   mult_stages=4):
+        """``None``: a start/done engine, timed by :meth:`cycles_of`. Raises the constructor's
+        ``ValueError``/``TypeError`` for refused parameters without building anything."""
+        CNTEncrypt._latency_of((group,), modulus, k, b, bus_width, mult_stages)
+
+    @staticmethod
+    def cycles_of(group="toy", modulus="solinas64", k=None, b=None, bus_width=None, *,
+                  mult_stages=4):
+        """:meth:`cycles` of one encryption with these parameters without building it."""
+        return CNTEncrypt._cycles_of((group,), modulus, k, b, bus_width, mult_stages)
+
+    @staticmethod
+    def _make_plan(group, modulus, k, b, bus_width):
+        s = _sizes(group, cnt_group)
         cfg = block_config(modulus, k, b, bus_width)
         d, tau = cfg.d, s.count
         if s.key_bits <= d:
@@ -195,8 +248,7 @@ class CNTEncrypt(_Encrypt):
             plan.mul(plan.regions[f"b{i}"][0], bw, plan.regions[f"x{i}"][0], kw, p)
             plan.alu(ALUOp.ADD, acc_words, dst=acc, a=(e, kw) if i == 0 else (acc, acc_words),
                      b=(p, words_for(term_bits, d)), shift=1)
-        self._finish(plan, s, term_bits, tau)
-        super().__init__(plan, modulus, k, b, bus_width, mult_stages=mult_stages)
+        return plan, s, CNTEncrypt._finish(plan, s, term_bits, tau)
 
     def ram_image(self, M, R, b_list, x_list, x0):
         """RAM words for one encryption (inputs as :func:`fhe_hw.model.bigint.cnt_encrypt`)."""

@@ -25,6 +25,8 @@ architecture"). The product is written as (n1 + n2)·kb/2d words from ``z_addr``
 :func:`fhe_hw.model.bigint.block_multiply_trace`'s RAM image.
 """
 
+from types import SimpleNamespace
+
 from amaranth import Cat, Module, Mux, Signal, unsigned
 from amaranth.lib import data, stream
 from amaranth.lib.wiring import In, Out
@@ -89,25 +91,15 @@ class IntegerFFTMultiplier(Component):
 
     def __init__(self, modulus="solinas64", k=None, b=None, bus_width=None, max_bits=4096, *,
                  addr_width=24, mult_stages=4):
-        self._cfg = cfg = block_config(modulus, k, b, bus_width)
-        if cfg.words < MIN_WORDS_PER_BLOCK:
-            raise ValueError(f"kb/2d must be at least {MIN_WORDS_PER_BLOCK}, not {cfg.words} "
-                             f"(k = {cfg.k}, b = {cfg.b}, d = {cfg.d})")
-        require_int("max_bits", max_bits, minimum=1)
-        require_int("addr_width", addr_width, minimum=1)
-        self._max_words = -(-max_bits // cfg.d)
-        self._max_bits = max_bits
-        if self._max_words * 4 > 1 << addr_width:
-            raise ValueError(f"addr_width must address a few max_bits operands, not "
-                             f"{addr_width!r} for {self._max_words} words")
-        self._addr_width = addr_width
+        self._p = p = self._plan(modulus, k, b, bus_width, max_bits, addr_width, mult_stages)
+        self._cfg = cfg = p.cfg
+        self._max_words, self._max_bits, self._addr_width = p.max_words, max_bits, addr_width
         mod = cfg.ntt.modulus
         self._fwd = [ParallelNTT(cfg.k, mod, mult_stages=mult_stages) for _ in range(2)]
         self._inv = ParallelNTT(cfg.k, mod, inverse=True, mult_stages=mult_stages)
         self._pw = [ModMul(mod, _pointwise_reducer(mod), mult_stages=mult_stages)
                     for _ in range(cfg.k)]
-        self._pipeline = (self._fwd[0].latency + self._pw[0].latency + self._inv.latency
-                          + cfg.tree_levels)
+        self._pipeline = p.pipeline
         lw = self._max_words.bit_length()
         self._cmd_layout = data.StructLayout({
             "x_addr": unsigned(addr_width), "x_words": unsigned(lw),
@@ -116,6 +108,57 @@ class IntegerFFTMultiplier(Component):
         super().__init__({"i": In(stream.Signature(self._cmd_layout)),
                           "o": Out(stream.Signature(unsigned(1))),
                           **memory_members(addr_width, cfg.d)})
+
+    @staticmethod
+    def _plan(modulus, k, b, bus_width, max_bits, addr_width, mult_stages):
+        """The block configuration, ``max_words``, the per-part pipeline ``stages`` and their
+        sum ``pipeline``; raises ``ValueError``/``TypeError`` for refused parameters."""
+        cfg = block_config(modulus, k, b, bus_width)
+        if cfg.words < MIN_WORDS_PER_BLOCK:
+            raise ValueError(f"kb/2d must be at least {MIN_WORDS_PER_BLOCK}, not {cfg.words} "
+                             f"(k = {cfg.k}, b = {cfg.b}, d = {cfg.d})")
+        require_int("max_bits", max_bits, minimum=1)
+        require_int("addr_width", addr_width, minimum=1)
+        max_words = -(-max_bits // cfg.d)
+        if max_words * 4 > 1 << addr_width:
+            raise ValueError(f"addr_width must address a few max_bits operands, not "
+                             f"{addr_width!r} for {max_words} words")
+        mod = cfg.ntt.modulus
+        stages = {"fft": ParallelNTT.latency_of(cfg.k, mod, mult_stages=mult_stages),
+                  "pointwise": ModMul.latency_of(mod, _pointwise_reducer(mod),
+                                                 mult_stages=mult_stages),
+                  "ifft": ParallelNTT.latency_of(cfg.k, mod, inverse=True,
+                                                 mult_stages=mult_stages),
+                  "adder_tree": cfg.tree_levels}
+        return SimpleNamespace(cfg=cfg, max_words=max_words, stages=stages,
+                               pipeline=sum(stages.values()))
+
+    @staticmethod
+    def _cycles_from(p, x_words, y_words):
+        for name, v in (("x_words", x_words), ("y_words", y_words)):
+            require_int(name, v, minimum=1)
+            if v > p.max_words:
+                raise ValueError(f"{name} must be at most max_words = {p.max_words}, "
+                                 f"not {v!r}")
+        return multiplier_cycles(x_words, y_words, p.cfg.words, p.pipeline)
+
+    @staticmethod
+    def latency_of(modulus="solinas64", k=None, b=None, bus_width=None, max_bits=4096, *,
+                   addr_width=24, mult_stages=4):
+        """``None``: a command engine, timed by :meth:`cycles_of`. Raises the constructor's
+        ``ValueError``/``TypeError`` for refused parameters without building anything."""
+        IntegerFFTMultiplier._plan(modulus, k, b, bus_width, max_bits, addr_width, mult_stages)
+
+    @staticmethod
+    def cycles_of(modulus="solinas64", k=None, b=None, bus_width=None, max_bits=4096, *,
+                  addr_width=24, mult_stages=4, x_words=None, y_words=None):
+        """:meth:`cycles` of one multiplication on the multiplier with these parameters,
+        without building it; ``x_words``/``y_words`` default to ``max_words`` (the longest
+        operands the unit takes)."""
+        p = IntegerFFTMultiplier._plan(modulus, k, b, bus_width, max_bits, addr_width,
+                                       mult_stages)
+        return IntegerFFTMultiplier._cycles_from(p, p.max_words if x_words is None else x_words,
+                                                 p.max_words if y_words is None else y_words)
 
     # --- parameters ------------------------------------------------------------------------
     @property
@@ -164,8 +207,7 @@ class IntegerFFTMultiplier(Component):
     @property
     def stage_latencies(self):
         """Per-part pipeline depths: forward NTT, point-wise ModMul, inverse NTT, adder tree."""
-        return {"fft": self._fwd[0].latency, "pointwise": self._pw[0].latency,
-                "ifft": self._inv.latency, "adder_tree": self._cfg.tree_levels}
+        return dict(self._p.stages)
 
     def command(self, x_addr, x_words, y_addr, y_words, z_addr):
         """A command payload (dict) for the ``i`` stream."""
@@ -180,12 +222,7 @@ class IntegerFFTMultiplier(Component):
     def cycles(self, x_words, y_words):
         """Exact cycles of one multiplication (see :func:`multiplier_cycles`); raises
         ``ValueError`` for lengths the hardware rejects."""
-        for name, v in (("x_words", x_words), ("y_words", y_words)):
-            require_int(name, v, minimum=1)
-            if v > self._max_words:
-                raise ValueError(f"{name} must be at most max_words = {self._max_words}, "
-                                 f"not {v!r}")
-        return multiplier_cycles(x_words, y_words, self._cfg.words, self._pipeline)
+        return self._cycles_from(self._p, x_words, y_words)
 
     def cycles_eq12(self, x_words, y_words):
         """000 eq. (12) for the same operands, with P_fft = the mean butterfly-stage depth of

@@ -80,19 +80,11 @@ class Sequencer(Component):
 
     def __init__(self, plan, modulus="solinas64", k=None, b=None, bus_width=None, *,
                  mult_stages=4):
-        if not plan.ops:
-            raise ValueError("plan must have at least one operation, not 0")
+        self._aw, mul_kw, _ = self._check(plan, modulus, k, b, bus_width, mult_stages)
         self._plan = plan
-        aw = max(1, (plan.depth - 1).bit_length())
-        self._aw = aw
         d = plan.d
-        self._mul = IntegerFFTMultiplier(modulus, k, b, bus_width,
-                                         max_bits=plan.max_operand_words() * d,
-                                         addr_width=max(aw, (plan.max_operand_words() * 4)
-                                                        .bit_length()),
-                                         mult_stages=mult_stages)
-        if self._mul.bus_width != d or self._mul.words_per_block != plan.words_per_block:
-            raise ValueError(f"plan must be made for d = {self._mul.bus_width}, not {d}")
+        self._mul = IntegerFFTMultiplier(modulus, k, b, bus_width, mult_stages=mult_stages,
+                                         **mul_kw)
         self._alu = WordALU(d, self._mul.addr_width, plan.max_alu_words())
         self._entry = data.StructLayout({"is_mul": 1,
                                          "mul": self._mul.i.payload.shape(),
@@ -100,6 +92,41 @@ class Sequencer(Component):
         super().__init__({"i": In(stream.Signature(unsigned(1))),
                           "o": Out(stream.Signature(unsigned(1))),
                           **memory_members(self._mul.addr_width, d)})
+
+    @staticmethod
+    def _check(plan, modulus, k, b, bus_width, mult_stages):
+        """``(RAM address bits, the multiplier's max_bits/addr_width, its plan)``; raises the
+        constructor's ``ValueError``/``TypeError`` for refused parameters."""
+        if not plan.ops:
+            raise ValueError("plan must have at least one operation, not 0")
+        aw = max(1, (plan.depth - 1).bit_length())
+        mul_kw = {"max_bits": plan.max_operand_words() * plan.d,
+                  "addr_width": max(aw, (plan.max_operand_words() * 4).bit_length())}
+        mul = IntegerFFTMultiplier._plan(modulus, k, b, bus_width, mul_kw["max_bits"],
+                                         mul_kw["addr_width"], mult_stages)
+        if mul.cfg.d != plan.d or mul.cfg.words != plan.words_per_block:
+            raise ValueError(f"plan must be made for d = {mul.cfg.d}, not {plan.d}")
+        WordALU.check(plan.d, mul_kw["addr_width"], plan.max_alu_words())
+        return aw, mul_kw, mul
+
+    @staticmethod
+    def cycles_of_plan(plan, modulus="solinas64", k=None, b=None, bus_width=None, *,
+                       mult_stages=4):
+        """:meth:`cycles` of a Sequencer with these parameters without building it."""
+        mul = Sequencer._check(plan, modulus, k, b, bus_width, mult_stages)[2]
+        return Sequencer._cycles_from(
+            plan, lambda x_words, y_words: IntegerFFTMultiplier._cycles_from(mul, x_words,
+                                                                             y_words))
+
+    @staticmethod
+    def _op_cycles(op, mul_cycles):
+        if op[0] == "mul":
+            return mul_cycles(op[2], op[4])
+        return alu_cycles(op[2]["n"])
+
+    @staticmethod
+    def _cycles_from(plan, mul_cycles):
+        return 2 + sum(1 + Sequencer._op_cycles(op, mul_cycles) for op in plan.ops)
 
     @property
     def plan(self):
@@ -110,13 +137,11 @@ class Sequencer(Component):
         return self._mul
 
     def op_cycles(self, op):
-        if op[0] == "mul":
-            return self._mul.cycles(op[2], op[4])
-        return alu_cycles(op[2]["n"])
+        return self._op_cycles(op, self._mul.cycles)
 
     def cycles(self):
         """Exact cycles of one run, start transfer to done transfer inclusive."""
-        return 2 + sum(1 + self.op_cycles(op) for op in self._plan.ops)
+        return self._cycles_from(self._plan, self._mul.cycles)
 
     def _rom(self):
         words = []

@@ -45,9 +45,8 @@ class WordALU(Component):
     """
 
     def __init__(self, bus_width, addr_width, max_words):
-        self._d = require_int("bus_width", bus_width, minimum=2)
-        self._aw = require_int("addr_width", addr_width, minimum=1)
-        self._max = require_int("max_words", max_words, minimum=1)
+        self.check(bus_width, addr_width, max_words)
+        self._d, self._aw, self._max = bus_width, addr_width, max_words
         lw = max_words.bit_length()
         a, lw_ = unsigned(addr_width), unsigned(lw)
         self._layout = data.StructLayout({
@@ -56,6 +55,13 @@ class WordALU(Component):
         super().__init__({"i": In(stream.Signature(self._layout)),
                           "o": Out(stream.Signature(unsigned(1))),
                           **memory_members(addr_width, bus_width)})
+
+    @staticmethod
+    def check(bus_width, addr_width, max_words):
+        """Raise the constructor's ``ValueError``/``TypeError`` for refused parameters."""
+        require_int("bus_width", bus_width, minimum=2)
+        require_int("addr_width", addr_width, minimum=1)
+        require_int("max_words", max_words, minimum=1)
 
     @property
     def command_layout(self):

@@ -26,9 +26,14 @@ _DIGITS = Option("digits", _optional_int, None, "digits per coefficient carrier 
 register("karatsuba", "Karatsuba-r polynomial multiplier (004 §III)",
          _RECURSIONS, _LEAF, Option("coeff-bits", int, 125, "input coefficient bits"),
          _DIGIT_BITS, Option("modulus", _optional_int, None, "reduce outputs mod q (integer)"),
-         _DIGITS)(KaratsubaMultiplier)
+         _DIGITS, latency=KaratsubaMultiplier.latency_of,
+         cycles=lambda params, products=1: KaratsubaMultiplier.cycles_of(**params,
+                                                                         products=products),
+         )(KaratsubaMultiplier)
 register("karatsuba-relin", "Karatsuba relinearization / key switching (004 §II-C)",
          _RECURSIONS, Option("words", int, 5, "word polynomials per group (l)"), _LEAF,
          Option("coeff-bits", int, 125, "key coefficient bits"),
          Option("word-bits", int, 27, "word coefficient bits (w)"), _DIGIT_BITS,
-         _DIGITS)(KaratsubaRelinearizer)
+         _DIGITS, latency=KaratsubaRelinearizer.latency_of,
+         cycles=lambda params, groups=1: KaratsubaRelinearizer.cycles_of(**params, groups=groups),
+         )(KaratsubaRelinearizer)

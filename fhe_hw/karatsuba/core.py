@@ -19,6 +19,7 @@ from amaranth.lib.fifo import SyncFIFO
 from amaranth.lib.wiring import In, Out
 
 from ..component import Component
+from ..params import require_int
 from .postcompute import PostComputeUnit
 from .precompute import PreComputeStage, PreCrossbar
 from .reduce import WideBarrettReducer
@@ -50,14 +51,12 @@ class KaratsubaCore(Elaboratable):
     def __init__(self, plan, *, modulus=None, mult_stages=4):
         self.plan = plan
         db, k = plan.digit_bits, plan.chunk_bits
+        self.final_time = self.final_time_of(plan, modulus, mult_stages)
         self.reducer = None
-        tail = 0
         self.out_bits = plan.out_bits
         if modulus is not None:
             self.reducer = WideBarrettReducer(modulus, plan.out_bits, mult_stages=mult_stages)
             self.out_bits = self.reducer.modulus.bit_length()
-            tail = self.reducer.latency + (2 if plan.digits > 1 else 1)
-        self.final_time = plan.beat_time + tail
         self.in_take, self.in_tag = Signal(), Signal()
         self.in_a, self.in_b = Signal(db), Signal(db)
         self.out_valid, self.out_end = Signal(), Signal()
@@ -71,6 +70,16 @@ class KaratsubaCore(Elaboratable):
         self.line_probes = pairs(plan.schedule.lines, db, "probe_line")
         self.product_probes = pairs(plan.schedule.lines, k, "probe_prod")
         self.result_probe = (Signal(k, name="probe_z0"), Signal(k, name="probe_z1"))
+
+    @staticmethod
+    def final_time_of(plan, modulus=None, mult_stages=4):
+        """The label at which the core's output beats leave: the product's beat time, plus
+        the reducer and its registers with a ``modulus``. Raises ``ValueError``/``TypeError``
+        for a modulus or ``mult_stages`` the reducer refuses."""
+        if modulus is None:
+            return plan.beat_time
+        reducer = WideBarrettReducer.latency_of(modulus, plan.out_bits, mult_stages=mult_stages)
+        return plan.beat_time + reducer + (2 if plan.digits > 1 else 1)
 
     def elaborate(self, platform):
         m = Module()
@@ -213,6 +222,7 @@ class KaratsubaEngine(Component):
 
     def __init__(self, plan, *, modulus=None, mult_stages=4):
         self._plan = plan
+        self._modulus_arg, self._mult_stages = modulus, mult_stages
         self.core = KaratsubaCore(plan, modulus=modulus, mult_stages=mult_stages)
         self._in_layout = data.StructLayout({self._a_name: plan.digit_bits,
                                              self._b_name: plan.digit_bits})
@@ -232,8 +242,22 @@ class KaratsubaEngine(Component):
     @property
     def latency(self):
         """Cycles from the first input transfer of a product to the transfer of its first
-        output beat (always-valid input, always-ready output)."""
-        return self.core.final_time + 2
+        output beat (always-valid input, always-ready output): :meth:`latency_from`."""
+        return self.latency_from(self._plan, self._modulus_arg, self._mult_stages)
+
+    @staticmethod
+    def latency_from(plan, modulus=None, mult_stages=4):
+        """:attr:`latency` of an engine on ``plan`` without building it: the core's final time
+        and the two FIFOs' registers."""
+        return KaratsubaCore.final_time_of(plan, modulus, mult_stages) + 2
+
+    @staticmethod
+    def cycles_from(plan, latency, operations=1):
+        """Cycles from the first input transfer to the last output transfer of ``operations``
+        products (or accumulated word products) with always-valid input and always-ready
+        output: (operations - 1)·period + latency + (size - 1)·digits + 1."""
+        require_int("operations", operations, minimum=1)
+        return (operations - 1) * plan.period + latency + (plan.size - 1) * plan.digits + 1
 
     def elaborate(self, platform):
         m = Module()

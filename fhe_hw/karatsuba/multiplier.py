@@ -100,6 +100,15 @@ class KaratsubaMultiplier(KaratsubaEngine):
 
     def __init__(self, recursions, leaf=5, coeff_bits=125, digit_bits=27, modulus=None, *,
                  digits=None, mult_stages=4):
+        plan, modulus = self._plan_of(recursions, leaf, coeff_bits, digit_bits, modulus, digits)
+        self._modulus = modulus
+        self._coeff_bits = coeff_bits
+        super().__init__(plan, modulus=modulus, mult_stages=mult_stages)
+
+    @staticmethod
+    def _plan_of(recursions, leaf, coeff_bits, digit_bits, modulus, digits):
+        """The :class:`~fhe_hw.karatsuba.schedule.KaratsubaPlan` and the integer modulus;
+        raises ``ValueError``/``TypeError`` for refused parameters."""
         require_int("recursions", recursions, minimum=1)
         require_int("leaf", leaf, minimum=1)
         require_int("coeff_bits", coeff_bits, minimum=1)
@@ -107,10 +116,26 @@ class KaratsubaMultiplier(KaratsubaEngine):
         digits = carrier_digits(coeff_bits, recursions, digit_bits, digits)
         if modulus is not None:
             modulus = int(get_modulus(modulus))
-        self._modulus = modulus
-        self._coeff_bits = coeff_bits
-        plan = KaratsubaPlan(recursions, leaf, coeff_bits, coeff_bits, digit_bits, digits)
-        super().__init__(plan, modulus=modulus, mult_stages=mult_stages)
+        return KaratsubaPlan(recursions, leaf, coeff_bits, coeff_bits, digit_bits, digits), modulus
+
+    @staticmethod
+    def latency_of(recursions, leaf=5, coeff_bits=125, digit_bits=27, modulus=None, *,
+                   digits=None, mult_stages=4):
+        """:attr:`latency` of the multiplier with these parameters without building it; raises
+        the constructor's ``ValueError``/``TypeError`` for refused parameters."""
+        plan, modulus = KaratsubaMultiplier._plan_of(recursions, leaf, coeff_bits, digit_bits,
+                                                     modulus, digits)
+        return KaratsubaEngine.latency_from(plan, modulus, mult_stages)
+
+    @staticmethod
+    def cycles_of(recursions, leaf=5, coeff_bits=125, digit_bits=27, modulus=None, *,
+                  digits=None, mult_stages=4, products=1):
+        """:meth:`cycles` of the multiplier with these parameters without building it."""
+        plan, modulus = KaratsubaMultiplier._plan_of(recursions, leaf, coeff_bits, digit_bits,
+                                                     modulus, digits)
+        require_int("products", products, minimum=1)
+        return KaratsubaEngine.cycles_from(
+            plan, KaratsubaEngine.latency_from(plan, modulus, mult_stages), products)
 
     recursions = property(lambda self: self._plan.recursions)
     leaf = property(lambda self: self._plan.leaf)
@@ -140,8 +165,7 @@ class KaratsubaMultiplier(KaratsubaEngine):
         products with always-valid input and always-ready output:
         (products - 1)·period + latency + (size - 1)·digits + 1."""
         require_int("products", products, minimum=1)
-        return ((products - 1) * self.period + self.latency
-                + (self.size - 1) * self.digits + 1)
+        return self.cycles_from(self._plan, self.latency, products)
 
     def input_beats(self, pairs):
         """The ``i`` beats for a list of (P, Q) pairs (see the class docstring)."""

@@ -45,13 +45,24 @@ class WideBarrettReducer(FixedLatencyUnit):
     """
 
     def __init__(self, modulus, in_bits, *, mult_stages=4):
+        self._latency = self.latency_of(modulus, in_bits, mult_stages=mult_stages)
         self._q = int(get_modulus(modulus))
         self._folds, self._fold_bits = fold_plan(self._q, in_bits)
-        self._mult_stages = check_stages("mult_stages", mult_stages)
+        self._mult_stages = mult_stages
         self._barrett = BarrettReducer(self._q, mult_stages=mult_stages)
         self._in_bits = in_bits
-        self._latency = len(self._folds) * (mult_stages + 1) + self._barrett.latency
         super().__init__(unsigned(in_bits), unsigned(self._q.bit_length()))
+
+    @staticmethod
+    def latency_of(modulus, in_bits, *, mult_stages=4):
+        """The :attr:`latency` of ``WideBarrettReducer(modulus, in_bits,
+        mult_stages=mult_stages)`` without building it; raises the constructor's
+        ``ValueError``/``TypeError`` for refused parameters."""
+        q = int(get_modulus(modulus))
+        folds, _ = fold_plan(q, in_bits)
+        check_stages("mult_stages", mult_stages)
+        return (len(folds) * (mult_stages + 1)
+                + BarrettReducer.latency_of(q, mult_stages=mult_stages))
 
     @property
     def modulus(self):

@@ -51,6 +51,14 @@ class KaratsubaRelinearizer(KaratsubaEngine):
 
     def __init__(self, recursions, words, leaf=5, coeff_bits=125, word_bits=27, digit_bits=27, *,
                  digits=None):
+        plan = self._plan_of(recursions, words, leaf, coeff_bits, word_bits, digit_bits, digits)
+        self._coeff_bits, self._word_bits = coeff_bits, word_bits
+        super().__init__(plan)
+
+    @staticmethod
+    def _plan_of(recursions, words, leaf, coeff_bits, word_bits, digit_bits, digits):
+        """The :class:`~fhe_hw.karatsuba.schedule.KaratsubaPlan`; raises
+        ``ValueError``/``TypeError`` for refused parameters."""
         require_int("recursions", recursions, minimum=1)
         require_int("words", words, minimum=1)
         require_int("leaf", leaf, minimum=1)
@@ -58,10 +66,26 @@ class KaratsubaRelinearizer(KaratsubaEngine):
         require_int("word_bits", word_bits, minimum=1)
         require_int("digit_bits", digit_bits, minimum=1)
         digits = carrier_digits(max(coeff_bits, word_bits), recursions, digit_bits, digits)
-        self._coeff_bits, self._word_bits = coeff_bits, word_bits
-        plan = KaratsubaPlan(recursions, leaf, word_bits, coeff_bits, digit_bits, digits,
+        return KaratsubaPlan(recursions, leaf, word_bits, coeff_bits, digit_bits, digits,
                              words=words)
-        super().__init__(plan)
+
+    @staticmethod
+    def latency_of(recursions, words, leaf=5, coeff_bits=125, word_bits=27, digit_bits=27, *,
+                   digits=None):
+        """:attr:`latency` of the relinearizer with these parameters without building it;
+        raises the constructor's ``ValueError``/``TypeError`` for refused parameters."""
+        return KaratsubaEngine.latency_from(KaratsubaRelinearizer._plan_of(
+            recursions, words, leaf, coeff_bits, word_bits, digit_bits, digits))
+
+    @staticmethod
+    def cycles_of(recursions, words, leaf=5, coeff_bits=125, word_bits=27, digit_bits=27, *,
+                  digits=None, groups=1):
+        """:meth:`cycles` of the relinearizer with these parameters without building it."""
+        plan = KaratsubaRelinearizer._plan_of(recursions, words, leaf, coeff_bits, word_bits,
+                                              digit_bits, digits)
+        require_int("groups", groups, minimum=1)
+        return KaratsubaEngine.cycles_from(plan, KaratsubaEngine.latency_from(plan),
+                                           groups * words)
 
     recursions = property(lambda self: self._plan.recursions)
     words = property(lambda self: self._plan.words)
@@ -83,8 +107,7 @@ class KaratsubaRelinearizer(KaratsubaEngine):
         groups with always-valid input and always-ready output:
         (groups·words - 1)·period + latency + (size - 1)·digits + 1."""
         require_int("groups", groups, minimum=1)
-        return ((groups * self.words - 1) * self.period + self.latency
-                + (self.size - 1) * self.digits + 1)
+        return self.cycles_from(self._plan, self.latency, groups * self.words)
 
     def input_beats(self, groups):
         """The ``i`` beats for a list of groups, each a pair (words C[0..ℓ-1], keys

@@ -23,6 +23,7 @@ from amaranth.lib.wiring import In, Out, connect, flipped
 
 from ..component import Component
 from ..params import require_int
+from ..units import get_unit, units
 from .protocol import (
     CRC_INIT,
     END,
@@ -55,13 +56,16 @@ def stream_ports(unit):
 
 
 def describe(unit, unit_name, params, depth, *, clk_hz=None, baud=None, max_frame=None):
-    """The IDENTIFY descriptor of ``unit`` as a dict (the gateware stores it as compact JSON)."""
+    """The IDENTIFY descriptor of ``unit`` as a dict (the gateware stores it as compact JSON);
+    its ``latency`` is the registry's timing contract (``None`` for a stream engine or a unit
+    that is not registered)."""
     ports = stream_ports(unit)
     mems = [{"id": n, "port": name, "dir": "in" if flow == In else "out", "bits": bits,
              "depth": depth} for n, (name, flow, _, bits) in
             enumerate(sorted(ports, key=lambda p: p[1] != In))]
     return {"proto": 1, "unit": unit_name, "params": params, "mems": mems,
-            "latency": getattr(unit, "latency", None), "clk_hz": clk_hz, "baud": baud,
+            "latency": get_unit(unit_name).latency(params) if unit_name in units() else None,
+            "clk_hz": clk_hz, "baud": baud,
             "max_frame": max_frame}
 
 

@@ -37,7 +37,7 @@ register("butterfly", "unified FFT/IFFT butterfly, run-time or constant (shift) 
          Option("twiddle", int, None, "constant w_down (default: run-time twiddles)"),
          Option("twiddle-up", int, None, "constant w_up (with --twiddle)"),
          Option("multiplier", str, "auto", "constant twiddles: auto, shift or modmul"),
-         TILED_OPTION)(Butterfly)
+         TILED_OPTION, latency=Butterfly.latency_of)(Butterfly)
 
 register("parallel-ntt", "fully parallel radix-2 k-point NTT, constant twiddles (001 §3.2)",
          Option("k", int, 64, "transform size (power of two)"),
@@ -46,12 +46,17 @@ register("parallel-ntt", "fully parallel radix-2 k-point NTT, constant twiddles 
          Option("negacyclic", parse_bool, False, "transform mod x^k + 1"),
          Option("mult-stages", int, 4, "registers in each ModMul"),
          Option("multiplier", str, "auto", "twiddle multipliers: auto, shift or modmul"),
+         latency=ParallelNTT.latency_of,
+         cycles=lambda params, transforms=1: ParallelNTT.cycles_of(**params,
+                                                                  transforms=transforms),
          )(ParallelNTT)
 
 register("shift-ntt", "Wang-Huang shift-only radix-64/16 unit over 2^64-2^32+1 (002 §IV-A/B)",
          Option("points", int, 64, "transform size: 64 or 16 (also 2..32)"),
          Option("lanes", int, None, "samples per beat (default 8 for 64 points, else points)"),
          Option("inverse", parse_bool, False, "inverse transform (points^-1 folded in)"),
+         latency=ShiftNTT.latency_of,
+         cycles=lambda params, transforms=1: ShiftNTT.cycles_of(**params, transforms=transforms),
          )(ShiftNTT)
 
 register("ntt", "memory-based streaming NTT, n = 16..65536, P butterflies (001 §3.2, 002 §IV)",

@@ -20,7 +20,7 @@ from ..arith import ModAdd, ModMul, ModSub
 from ..arith.modadd import check_bool, operand_layout
 from ..arith.pipeline import FixedLatencyUnit, Stages
 from ..params import get_modulus, require_int
-from .shift import MULTIPLIERS, ConstMul, _discard
+from .shift import MULTIPLIERS, ConstMul
 
 __all__ = ["Butterfly"]
 
@@ -50,10 +50,34 @@ class Butterfly(FixedLatencyUnit):
 
     def __init__(self, modulus, *, scale_up=False, mult_stages=4, reducer="auto", twiddle=None,
                  twiddle_up=None, multiplier="auto", mult_latency=None, tiled=False):
+        plan = self._plan(modulus, scale_up, mult_stages, reducer, twiddle, twiddle_up,
+                          multiplier, mult_latency, tiled)
+        self._twiddle, self._twiddle_up, self._scale_up, mult_latency = plan
         self._modulus = get_modulus(modulus)
-        self._scale_up = check_bool("scale_up", scale_up)
-        tiled = check_bool("tiled", tiled)
-        self._twiddle = self._twiddle_up = None
+        if twiddle is None:
+            muls = [ModMul(self._modulus, reducer, mult_stages=mult_stages, tiled=tiled)
+                    for _ in range(2 if scale_up else 1)]
+        else:
+            consts = [self._twiddle] + ([self._twiddle_up] if self._scale_up else [])
+            muls = [ConstMul(self._modulus, c, multiplier=multiplier, mult_stages=mult_stages,
+                             reducer=reducer, latency=mult_latency, tiled=tiled)
+                    for c in consts]
+        self._mul, self._mul_up = (muls + [None])[:2]
+        self._latency = mult_latency + 1
+        width = self._modulus.bits
+        names = ("up", "down")
+        if twiddle is None:
+            names += ("w_down",) + (("w_up",) if scale_up else ())
+        super().__init__(operand_layout(width, *names), operand_layout(width, "up", "down"))
+
+    @staticmethod
+    def _plan(modulus, scale_up, mult_stages, reducer, twiddle, twiddle_up, multiplier,
+              mult_latency, tiled):
+        """``(twiddle, twiddle_up, scale_up, multiplier latency)`` with the twiddles reduced
+        mod p; raises ``ValueError``/``TypeError`` for refused parameters."""
+        mod = get_modulus(modulus)
+        check_bool("scale_up", scale_up)
+        check_bool("tiled", tiled)
         if twiddle is None:
             if twiddle_up is not None:
                 raise ValueError(f"twiddle_up needs a constant twiddle, not twiddle=None with "
@@ -64,50 +88,36 @@ class Butterfly(FixedLatencyUnit):
             if multiplier != "auto":
                 raise ValueError(f"multiplier applies to constant twiddles only, not "
                                  f"{multiplier!r} with twiddle=None")
-            muls = [ModMul(self._modulus, reducer, mult_stages=mult_stages, tiled=tiled)
-                    for _ in range(2 if scale_up else 1)]
-            self._mul, self._mul_up = (muls + [None])[:2]
-        else:
-            p = self._modulus.value
-            self._twiddle = require_int("twiddle", twiddle) % p
-            if twiddle_up is not None:
-                self._twiddle_up = require_int("twiddle_up", twiddle_up) % p
-            elif scale_up:
-                raise ValueError("scale_up with a constant twiddle needs twiddle_up, not None")
-            if multiplier not in MULTIPLIERS:
-                raise ValueError(f"multiplier must be one of {', '.join(MULTIPLIERS)}, "
-                                 f"not {multiplier!r}")
-            self._scale_up = twiddle_up is not None
-            consts = [self._twiddle] + ([self._twiddle_up] if self._scale_up else [])
-            kw = dict(multiplier=multiplier, mult_stages=mult_stages, reducer=reducer,
-                      tiled=tiled)
-            muls = [ConstMul(self._modulus, c, **kw) for c in consts]
-            natural = max(u.latency for u in muls)
-            if mult_latency is None:
-                mult_latency = natural
-            require_int("mult_latency", mult_latency)
-            if mult_latency < natural:
-                raise ValueError(f"mult_latency must be at least {natural} for these twiddles, "
-                                 f"not {mult_latency!r}")
-            if any(u.latency != mult_latency for u in muls):
-                for u in muls:
-                    _discard(u)
-                muls = [ConstMul(self._modulus, c, latency=mult_latency, **kw) for c in consts]
-            self._mul, self._mul_up = (muls + [None])[:2]
-        self._latency = self._mul.latency + 1
-        width = self._modulus.bits
-        names = ("up", "down")
-        if twiddle is None:
-            names += ("w_down",) + (("w_up",) if scale_up else ())
-        super().__init__(operand_layout(width, *names), operand_layout(width, "up", "down"))
+            latency = ModMul.latency_of(mod, reducer, mult_stages=mult_stages, tiled=tiled)
+            return None, None, scale_up, latency
+        p = mod.value
+        twiddle = require_int("twiddle", twiddle) % p
+        if twiddle_up is not None:
+            twiddle_up = require_int("twiddle_up", twiddle_up) % p
+        elif scale_up:
+            raise ValueError("scale_up with a constant twiddle needs twiddle_up, not None")
+        if multiplier not in MULTIPLIERS:
+            raise ValueError(f"multiplier must be one of {', '.join(MULTIPLIERS)}, "
+                             f"not {multiplier!r}")
+        consts = [twiddle] + ([twiddle_up] if twiddle_up is not None else [])
+        natural = max(ConstMul.latency_of(mod, c, multiplier=multiplier,
+                                          mult_stages=mult_stages, reducer=reducer, tiled=tiled)
+                      for c in consts)
+        if mult_latency is None:
+            mult_latency = natural
+        require_int("mult_latency", mult_latency)
+        if mult_latency < natural:
+            raise ValueError(f"mult_latency must be at least {natural} for these twiddles, "
+                             f"not {mult_latency!r}")
+        return twiddle, twiddle_up, twiddle_up is not None, mult_latency
 
     @staticmethod
-    def latency_of(modulus, *, scale_up=False, mult_stages=4, reducer="auto", tiled=False):
-        """The :attr:`latency` of a butterfly with run-time twiddles (``twiddle=None``),
-        computed without building it: the ModMul's (:meth:`~fhe_hw.arith.ModMul.latency_of`)
-        + 1. Raises what the constructor raises for these parameters."""
-        check_bool("scale_up", scale_up)
-        return ModMul.latency_of(modulus, reducer, mult_stages=mult_stages, tiled=tiled) + 1
+    def latency_of(modulus, *, scale_up=False, mult_stages=4, reducer="auto", twiddle=None,
+                   twiddle_up=None, multiplier="auto", mult_latency=None, tiled=False):
+        """The :attr:`latency` of the Butterfly with these parameters without building it;
+        raises the constructor's ``ValueError``/``TypeError`` for refused parameters."""
+        return 1 + Butterfly._plan(modulus, scale_up, mult_stages, reducer, twiddle,
+                                   twiddle_up, multiplier, mult_latency, tiled)[3]
 
     @property
     def modulus(self):

@@ -27,7 +27,7 @@ from ..arith.pipeline import FixedLatencyUnit, check_stages
 from ..model.ntt import negacyclic_post_twiddles, stage_pairs, stage_twiddles
 from ..params import ntt_params, require_int
 from .butterfly import Butterfly
-from .shift import MULTIPLIERS, ConstMul, _discard
+from .shift import MULTIPLIERS, ConstMul
 
 __all__ = ["ParallelNTT", "parallel_ntt_cycles"]
 
@@ -64,44 +64,64 @@ class ParallelNTT(FixedLatencyUnit):
 
     def __init__(self, k, modulus, *, inverse=False, negacyclic=False, mult_stages=4,
                  reducer="auto", multiplier="auto"):
-        require_int("k", k)
-        self._inverse = check_bool("inverse", inverse)
-        self._negacyclic = check_bool("negacyclic", negacyclic)
-        check_stages("mult_stages", mult_stages)
-        if multiplier not in MULTIPLIERS:
-            raise ValueError(f"multiplier must be one of {', '.join(MULTIPLIERS)}, "
-                             f"not {multiplier!r}")
-        self._params = params = ntt_params(modulus, k, negacyclic=negacyclic)
-        self._multiplier = multiplier
+        params, latencies = self._plan(k, modulus, inverse, negacyclic, mult_stages, reducer,
+                                       multiplier)
+        self._params, self._stage_latencies = params, latencies
+        self._latency = sum(latencies)
+        self._inverse, self._negacyclic, self._multiplier = inverse, negacyclic, multiplier
         kw = dict(multiplier=multiplier, mult_stages=mult_stages, reducer=reducer)
         self._stages = []                 # per stage: [(up index, down index, Butterfly)]
         for s in range(params.log_k):
             pairs = stage_pairs(s, k, inverse)
             twiddles = stage_twiddles(s, params, inverse, negacyclic)
-            units = [Butterfly(params.modulus, twiddle=wd, twiddle_up=wu, **kw)
-                     for wu, wd in twiddles]
-            lat = max(u.latency for u in units) - 1
-            if any(u.latency != lat + 1 for u in units):
-                for u in units:
-                    _discard(u)
-                units = [Butterfly(params.modulus, twiddle=wd, twiddle_up=wu, mult_latency=lat,
-                                   **kw) for wu, wd in twiddles]
+            units = [Butterfly(params.modulus, twiddle=wd, twiddle_up=wu,
+                               mult_latency=latencies[s] - 1, **kw) for wu, wd in twiddles]
             self._stages.append([(i, j, u) for (i, j), u in zip(pairs, units)])
         self._post = []
         if inverse and negacyclic:
-            consts = negacyclic_post_twiddles(params)
-            units = [ConstMul(params.modulus, c, **kw) for c in consts]
-            lat = max(u.latency for u in units)
-            if any(u.latency != lat for u in units):
-                for u in units:
-                    _discard(u)
-                units = [ConstMul(params.modulus, c, latency=lat, **kw) for c in consts]
-            self._post = units
-        self._stage_latencies = [stage[0][2].latency for stage in self._stages] + \
-            ([self._post[0].latency] if self._post else [])
-        self._latency = sum(self._stage_latencies)
+            self._post = [ConstMul(params.modulus, c, latency=latencies[-1], **kw)
+                          for c in negacyclic_post_twiddles(params)]
         layout = data.ArrayLayout(params.modulus.bits, k)
         super().__init__(layout, layout)
+
+    @staticmethod
+    def _plan(k, modulus, inverse, negacyclic, mult_stages, reducer, multiplier):
+        """The :class:`~fhe_hw.params.NTTParams` and the stage latencies (each stage's
+        butterflies padded to the slowest; the negacyclic inverse's post-multiplication last);
+        raises ``ValueError``/``TypeError`` for refused parameters."""
+        require_int("k", k)
+        check_bool("inverse", inverse)
+        check_bool("negacyclic", negacyclic)
+        check_stages("mult_stages", mult_stages)
+        if multiplier not in MULTIPLIERS:
+            raise ValueError(f"multiplier must be one of {', '.join(MULTIPLIERS)}, "
+                             f"not {multiplier!r}")
+        params = ntt_params(modulus, k, negacyclic=negacyclic)
+        kw = dict(multiplier=multiplier, mult_stages=mult_stages, reducer=reducer)
+        latencies = [max(Butterfly.latency_of(params.modulus, twiddle=wd, twiddle_up=wu, **kw)
+                         for wu, wd in stage_twiddles(s, params, inverse, negacyclic))
+                     for s in range(params.log_k)]
+        if inverse and negacyclic:
+            latencies.append(max(ConstMul.latency_of(params.modulus, c, **kw)
+                                 for c in negacyclic_post_twiddles(params)))
+        return params, latencies
+
+    @staticmethod
+    def latency_of(k, modulus, *, inverse=False, negacyclic=False, mult_stages=4,
+                   reducer="auto", multiplier="auto"):
+        """The :attr:`latency` of the ParallelNTT with these parameters without building it;
+        raises the constructor's ``ValueError``/``TypeError`` for refused parameters."""
+        return sum(ParallelNTT._plan(k, modulus, inverse, negacyclic, mult_stages, reducer,
+                                     multiplier)[1])
+
+    @staticmethod
+    def cycles_of(k, modulus, *, inverse=False, negacyclic=False, mult_stages=4,
+                  reducer="auto", multiplier="auto", transforms=1):
+        """:meth:`cycles` of the ParallelNTT with these parameters without building it."""
+        latency = ParallelNTT.latency_of(k, modulus, inverse=inverse, negacyclic=negacyclic,
+                                         mult_stages=mult_stages, reducer=reducer,
+                                         multiplier=multiplier)
+        return parallel_ntt_cycles(latency, transforms)
 
     @property
     def k(self):

@@ -146,22 +146,31 @@ class RingNormaliser(FixedLatencyUnit):
     """
 
     def __init__(self, modulus, width):
+        self._latency = self.latency_of(modulus, width)
         self._modulus = mod = get_modulus(modulus)
         self._ring = shift_ring(mod)
-        if self._ring is None:
-            raise ValueError(f"modulus must be 2^(m-1)+1 or 2^64-2^32+1 for ring normalisation, "
-                             f"not {mod}")
-        require_int("width", width, minimum=1)
-        if width > self._ring + 1:
-            raise ValueError(f"width must be at most W + 1 = {self._ring + 1}, not {width!r}")
         self._width = width
         if mod.is_special:
             self._reducer = SpecialReducer(mod.bits)
-            self._latency = self._reducer.latency
         else:
             self._reducer = SolinasReducer(mod)
-            self._latency = 1 + self._reducer.latency
         super().__init__(unsigned(width), unsigned(mod.bits))
+
+    @staticmethod
+    def latency_of(modulus, width):
+        """The :attr:`latency` of ``RingNormaliser(modulus, width)`` without building it; raises
+        the constructor's ``ValueError``/``TypeError`` for refused parameters."""
+        mod = get_modulus(modulus)
+        ring = shift_ring(mod)
+        if ring is None:
+            raise ValueError(f"modulus must be 2^(m-1)+1 or 2^64-2^32+1 for ring normalisation, "
+                             f"not {mod}")
+        require_int("width", width, minimum=1)
+        if width > ring + 1:
+            raise ValueError(f"width must be at most W + 1 = {ring + 1}, not {width!r}")
+        if mod.is_special:
+            return SpecialReducer.latency_of(mod.bits)
+        return 1 + SolinasReducer.latency_of(mod)
 
     @property
     def modulus(self):
@@ -200,13 +209,21 @@ class ShiftMul(FixedLatencyUnit):
     """
 
     def __init__(self, modulus, constant):
+        self._latency = self.latency_of(modulus, constant)
         self._modulus = mod = get_modulus(modulus)
         self._exponents = shift_exponents(mod, constant)
         self._constant = constant % mod.value
         self._ring = shift_ring(mod)
         self._normaliser = RingNormaliser(mod, self._ring + 1)
-        self._latency = 1 + self._normaliser.latency
         super().__init__(unsigned(mod.bits), unsigned(mod.bits))
+
+    @staticmethod
+    def latency_of(modulus, constant):
+        """The :attr:`latency` of ``ShiftMul(modulus, constant)`` without building it; raises
+        the constructor's ``ValueError``/``TypeError`` for refused parameters."""
+        mod = get_modulus(modulus)
+        shift_exponents(mod, constant)
+        return 1 + RingNormaliser.latency_of(mod, shift_ring(mod) + 1)
 
     @property
     def modulus(self):
@@ -236,15 +253,6 @@ class ShiftMul(FixedLatencyUnit):
         return m
 
 
-def _discard(unit):
-    """Mark ``unit`` and the units it holds as deliberately unused (no UnusedElaboratable)."""
-    if isinstance(unit, Elaboratable):
-        unit._MustUse__used = True
-        for value in vars(unit).values():
-            if isinstance(value, Elaboratable) and not getattr(value, "_MustUse__used", True):
-                _discard(value)
-
-
 class ConstMul(FixedLatencyUnit):
     """x·c mod p for a constant c and x in [0, p): a twiddle multiplier of a fully parallel NTT.
 
@@ -253,22 +261,40 @@ class ConstMul(FixedLatencyUnit):
     constant (pre-scaled by ``premultiply``) as its second operand, which synthesis folds into
     the multiplier; ``"auto"`` — shift where possible, else modmul. For c ≡ 1 the unit is a
     delay line of the same latency (no arithmetic). ``mult_stages``/``reducer``/``tiled`` go to
-    ModMul.
+    ModMul; for c ≡ 1 no multiplier is built.
     ``latency``: pad to this many cycles (default: the natural latency of the chosen kind;
     raises ``ValueError`` if smaller) so that multipliers of different kinds can run side by side.
 
-    Ports: ``i``/``o`` always-ready streams of m-bit values.
+    Ports: ``i``/``o`` always-ready streams of m-bit values. Latency ``latency``
+    (:meth:`latency_of`).
     """
 
     def __init__(self, modulus, constant, *, multiplier="auto", mult_stages=4, reducer="auto",
                  latency=None, tiled=False):
+        self._kind, natural, self._latency = self._plan(modulus, constant, multiplier,
+                                                        mult_stages, reducer, latency, tiled)
         self._modulus = mod = get_modulus(modulus)
+        self._constant = c = constant % mod.value
+        self._inner = None
+        if c != 1:
+            if self._kind == "shift":
+                self._inner = ShiftMul(mod, c)
+            else:
+                self._inner = ModMul(mod, reducer, mult_stages=mult_stages, tiled=tiled)
+        self._pad = self._latency - natural
+        super().__init__(unsigned(mod.bits), unsigned(mod.bits))
+
+    @staticmethod
+    def _plan(modulus, constant, multiplier, mult_stages, reducer, latency, tiled):
+        """``(kind, natural latency, latency)``; raises ``ValueError``/``TypeError`` for refused
+        parameters."""
+        mod = get_modulus(modulus)
         require_int("constant", constant)
         if multiplier not in MULTIPLIERS:
             raise ValueError(f"multiplier must be one of {', '.join(MULTIPLIERS)}, "
                              f"not {multiplier!r}")
         check_stages("mult_stages", mult_stages)
-        self._constant = c = constant % mod.value
+        c = constant % mod.value
         shift_ok = shift_ring(mod) is not None
         if shift_ok:
             try:
@@ -276,20 +302,26 @@ class ConstMul(FixedLatencyUnit):
             except ValueError:
                 shift_ok = False
         if multiplier == "shift" or (multiplier == "auto" and shift_ok):
-            self._inner = ShiftMul(mod, c)
-            self._kind = "shift"
+            kind, natural = "shift", ShiftMul.latency_of(mod, c)
         else:
-            self._inner = ModMul(mod, reducer, mult_stages=mult_stages, tiled=tiled)
-            self._kind = "modmul"
-        natural = self._inner.latency
+            kind = "modmul"
+            natural = ModMul.latency_of(mod, reducer, mult_stages=mult_stages, tiled=tiled)
         if latency is None:
             latency = natural
         require_int("latency", latency)
         if latency < natural:
             raise ValueError(f"latency must be at least {natural} for this multiplier, "
                              f"not {latency!r}")
-        self._latency = latency
-        super().__init__(unsigned(mod.bits), unsigned(mod.bits))
+        return kind, natural, latency
+
+    @staticmethod
+    def latency_of(modulus, constant, *, multiplier="auto", mult_stages=4, reducer="auto",
+                   latency=None, tiled=False):
+        """The :attr:`latency` of the ConstMul with these parameters without building it
+        (``latency=None``: the natural latency of the chosen multiplier); raises the
+        constructor's ``ValueError``/``TypeError`` for refused parameters."""
+        return ConstMul._plan(modulus, constant, multiplier, mult_stages, reducer, latency,
+                              tiled)[2]
 
     @property
     def modulus(self):
@@ -308,13 +340,12 @@ class ConstMul(FixedLatencyUnit):
         m = Module()
         st = Stages(m, self.i.valid)
         st.ride(x=self.i.payload)
-        if self._constant == 1:
-            _discard(self._inner)       # x·1: only the multiplier's latency is used
+        if self._inner is None:         # x·1: a delay line of the multiplier's latency
             for _ in range(self._latency):
                 st.cut()
             m.d.comb += [self.o.payload.eq(st["x"]), self.o.valid.eq(st.valid)]
             return m
-        for _ in range(self._latency - self._inner.latency):
+        for _ in range(self._pad):
             st.cut()
         m.submodules.inner = inner = self._inner
         if self._kind == "shift":
@@ -521,9 +552,10 @@ class ShiftNTT(Component):
     """
 
     def __init__(self, points=64, lanes=None, *, inverse=False):
+        self.latency_of(points, lanes, inverse=inverse)
         self._lanes = _check_shape(points, lanes)
         self._points = points
-        self._inverse = check_bool("inverse", inverse)
+        self._inverse = inverse
         self._core = _ShiftCore(points, self._lanes, inverse)
         assert _PE_LATENCY == 4 + self._core.normalisers[0].latency
         layout = data.ArrayLayout(_WORD, self._lanes)
@@ -551,9 +583,23 @@ class ShiftNTT(Component):
         """ω = 2^(192/points), the points-th root of unity the transform uses."""
         return wang_huang_root(self._points)
 
+    @staticmethod
+    def latency_of(points=64, lanes=None, *, inverse=False):
+        """``None``: a stream engine (its timing is :meth:`cycles_of`). Raises the constructor's
+        ``ValueError``/``TypeError`` for refused parameters."""
+        _check_shape(points, lanes)
+        check_bool("inverse", inverse)
+
+    @staticmethod
+    def cycles_of(points=64, lanes=None, *, inverse=False, transforms=1):
+        """:meth:`cycles` of the ShiftNTT with these parameters without building it."""
+        ShiftNTT.latency_of(points, lanes, inverse=inverse)
+        return shift_ntt_cycles(points, lanes, transforms)
+
     def cycles(self, transforms=1):
         """:func:`shift_ntt_cycles` for this unit."""
-        return shift_ntt_cycles(self._points, self._lanes, transforms)
+        return self.cycles_of(self._points, self._lanes, inverse=self._inverse,
+                              transforms=transforms)
 
     def elaborate(self, platform):
         m = Module()

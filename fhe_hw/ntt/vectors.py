@@ -48,7 +48,7 @@ def _parallel_ntt_vectors(unit, rng, count):
     xs = [[0] * k, [p - 1] * k, [1] + [0] * (k - 1)]
     xs += [[rng.randrange(p) for _ in range(k)] for _ in range(count)]
     want = [model.ntt_radix2(x, unit.params, unit.inverse, unit.negacyclic) for x in xs]
-    return Vectors({"i": xs}, {"o": want}, {"count": len(xs)})
+    return Vectors({"i": xs}, {"o": want}, {"transforms": len(xs)})
 
 
 @register_vectors("shift-ntt", small={"points": 8})

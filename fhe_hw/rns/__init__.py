@@ -45,41 +45,64 @@ _PRIME_N = Option("prime-n", int, None, "primes are 1 mod 2*prime-n (default n);
                   "prime-n allows a wider Montgomery word, fewer rounds and DSPs")
 
 
-@register("shenoy-kumaresan", "Shenoy-Kumaresan base extension (003 Alg. 2, §3.3)", _BITS, _N,
-          _L, _K, _TP, Option("architecture", str, "folded", "folded or pipelined"), _TPP, _WORD,
-          _STAGES, _PRIME_N)
-def _sk_unit(bits=32, n=1024, l=4, k=4, tp=4, architecture="folded", targets_per_pass=1,
+def _sk_args(bits=32, n=1024, l=4, k=4, tp=4, architecture="folded", targets_per_pass=1,
              word=None, mult_stages=4, prime_n=None):
     source, target, red = default_bases(bits, prime_n or n, l, k, redundant=True)
-    return ShenoyKumaresan(source, target, red, n, tp, architecture, targets_per_pass,
-                           word=word, mult_stages=mult_stages)
+    return (source, target, red, n, tp, architecture, targets_per_pass), \
+        {"word": word, "mult_stages": mult_stages}
 
 
-@register("fast-base-conversion", "fast base conversion (003 Alg. 1)", _BITS, _N, _L, _K, _TP,
-          Option("architecture", str, "folded", "folded or pipelined"), _TPP, _WORD, _STAGES,
-          _PRIME_N)
-def _fbc_unit(bits=32, n=1024, l=4, k=4, tp=4, architecture="folded", targets_per_pass=1,
+def _fbc_args(bits=32, n=1024, l=4, k=4, tp=4, architecture="folded", targets_per_pass=1,
               word=None, mult_stages=4, prime_n=None):
     source, target = default_bases(bits, prime_n or n, l, k)
-    return FastBaseConversion(source, target, n, tp, architecture, targets_per_pass,
-                              word=word, mult_stages=mult_stages)
+    return (source, target, n, tp, architecture, targets_per_pass), \
+        {"word": word, "mult_stages": mult_stages}
 
 
-@register("kawamura", "Kawamura Cox-Rower base extension (003 Alg. 3, §4.1.1)",
-          _BITS, _N, _L, _K, Option("rho", int, 16, "bits of xi kept by TRUNC"),
-          Option("delta", Fraction, Fraction(1, 8), "initial Cox offset, e.g. 1/8"), _WORD,
-          _STAGES, _PRIME_N)
-def _kawamura_unit(bits=32, n=1024, l=4, k=4, rho=16, delta=Fraction(1, 8), word=None,
+def _kawamura_args(bits=32, n=1024, l=4, k=4, rho=16, delta=Fraction(1, 8), word=None,
                    mult_stages=4, prime_n=None):
     source, target = default_bases(bits, prime_n or n, l, k, source_high=True)
-    return Kawamura(source, target, n, rho, delta, word=word, mult_stages=mult_stages)
+    return (source, target, n, rho, delta), {"word": word, "mult_stages": mult_stages}
 
 
-@register("mixed-radix", "Garner mixed-radix base extension (003 Alg. 4, §4.1.2)",
-          _BITS, _N, _L, _K, Option("architecture", str, "iterative", "iterative or pipelined"),
-          _WORD, Option("mult-stages", int, None, "registers per multiplier (default: auto)"),
-          _PRIME_N)
-def _mixed_radix_unit(bits=32, n=1024, l=4, k=4, architecture="iterative", word=None,
+def _mixed_radix_args(bits=32, n=1024, l=4, k=4, architecture="iterative", word=None,
                       mult_stages=None, prime_n=None):
     source, target = default_bases(bits, prime_n or n, l, k)
-    return MixedRadix(source, target, n, architecture, word=word, mult_stages=mult_stages)
+    return (source, target, n, architecture), {"word": word, "mult_stages": mult_stages}
+
+
+def _contract(cls, args):
+    """The factory and the timing contract of a unit whose class takes ``args(**params)``."""
+    def factory(**params):
+        a, kw = args(**params)
+        return cls(*a, **kw)
+
+    def latency(**params):
+        a, kw = args(**params)
+        return cls.latency_of(*a, **kw)
+
+    def cycles(params):
+        a, kw = args(**params)
+        return cls.cycles_of(*a, **kw)
+    return factory, {"latency": latency, "cycles": cycles}
+
+
+_SK, _SK_TIMING = _contract(ShenoyKumaresan, _sk_args)
+_FBC, _FBC_TIMING = _contract(FastBaseConversion, _fbc_args)
+_KAWAMURA, _KAWAMURA_TIMING = _contract(Kawamura, _kawamura_args)
+_MIXED_RADIX, _MIXED_RADIX_TIMING = _contract(MixedRadix, _mixed_radix_args)
+
+register("shenoy-kumaresan", "Shenoy-Kumaresan base extension (003 Alg. 2, §3.3)", _BITS, _N,
+         _L, _K, _TP, Option("architecture", str, "folded", "folded or pipelined"), _TPP, _WORD,
+         _STAGES, _PRIME_N, **_SK_TIMING)(_SK)
+register("fast-base-conversion", "fast base conversion (003 Alg. 1)", _BITS, _N, _L, _K, _TP,
+         Option("architecture", str, "folded", "folded or pipelined"), _TPP, _WORD, _STAGES,
+         _PRIME_N, **_FBC_TIMING)(_FBC)
+register("kawamura", "Kawamura Cox-Rower base extension (003 Alg. 3, §4.1.1)",
+         _BITS, _N, _L, _K, Option("rho", int, 16, "bits of xi kept by TRUNC"),
+         Option("delta", Fraction, Fraction(1, 8), "initial Cox offset, e.g. 1/8"), _WORD,
+         _STAGES, _PRIME_N, **_KAWAMURA_TIMING)(_KAWAMURA)
+register("mixed-radix", "Garner mixed-radix base extension (003 Alg. 4, §4.1.2)",
+         _BITS, _N, _L, _K, Option("architecture", str, "iterative", "iterative or pipelined"),
+         _WORD, Option("mult-stages", int, None, "registers per multiplier (default: auto)"),
+         _PRIME_N, **_MIXED_RADIX_TIMING)(_MIXED_RADIX)

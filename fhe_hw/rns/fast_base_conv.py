@@ -40,6 +40,21 @@ class FastBaseConversion(CRTBaseExtension):
         super().__init__(source, target, None, n, tp, architecture, targets_per_pass,
                          word=word, mult_stages=mult_stages)
 
+    @staticmethod
+    def latency_of(source, target, n, tp, architecture="folded", targets_per_pass=1, *,
+                   word=None, mult_stages=4):
+        """``None``: a stream engine, timed by :meth:`cycles_of`. Raises the constructor's
+        ``ValueError``/``TypeError`` for refused parameters without building anything."""
+        FastBaseConversion._plan(source, target, None, n, tp, architecture, targets_per_pass,
+                                 word, mult_stages)
+
+    @staticmethod
+    def cycles_of(source, target, n, tp, architecture="folded", targets_per_pass=1, *,
+                  word=None, mult_stages=4):
+        """:meth:`cycles` of the engine with these parameters without building it."""
+        return FastBaseConversion._cycles(FastBaseConversion._plan(
+            source, target, None, n, tp, architecture, targets_per_pass, word, mult_stages))
+
     @property
     def error_bound(self):
         """l: outputs are |A + α·Q|_{p_j} with 0 <= α < l."""

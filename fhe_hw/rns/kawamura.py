@@ -61,20 +61,52 @@ class Kawamura(Component):
     """
 
     def __init__(self, source, target, n, rho, delta, *, word=None, mult_stages=4):
-        source, target = check_moduli("source", source), check_moduli("target", target)
-        check_ring(n)
-        self._c = KawamuraConstants.build(source, target, rho, delta)
-        check_stages("mult_stages", mult_stages)
+        source, target, self._c, proto = self._plan(source, target, n, rho, delta, word,
+                                                    mult_stages)
         self._source, self._target, self._n = source, target, n
-        moduli = source + target
-        self._width = max(q.bit_length() for q in moduli)
-        proto = DynamicModMul(moduli, word, mult_stages=mult_stages)
-        proto._MustUse__used = True  # built only for its latency and constants
+        self._width = max(q.bit_length() for q in source + target)
         self._proto, self._mult_stages = proto, mult_stages
         super().__init__({
             "i": In(stream.Signature(data.ArrayLayout(self._width, len(source)))),
             "o": Out(stream.Signature(data.ArrayLayout(self._width, len(target)))),
         })
+
+    @staticmethod
+    def _plan(source, target, n, rho, delta, word, mult_stages):
+        """``(source, target, constants, multiplier plan)``; raises ``ValueError``/``TypeError``
+        for refused parameters."""
+        source, target = check_moduli("source", source), check_moduli("target", target)
+        check_ring(n)
+        c = KawamuraConstants.build(source, target, rho, delta)
+        check_stages("mult_stages", mult_stages)
+        return source, target, c, DynamicModMul.plan(source + target, word,
+                                                     mult_stages=mult_stages)
+
+    @staticmethod
+    def latency_of(source, target, n, rho, delta, *, word=None, mult_stages=4):
+        """:attr:`latency` of the engine with these parameters without building it: the ξ
+        product, l broadcast iterations (skipping one ξ slot unless the multiplier latency is a
+        multiple of l + 1), the last product, the α adder, the accumulator and the skid
+        buffer. Raises the constructor's ``ValueError``/``TypeError`` for refused parameters."""
+        source, _, _, mul = Kawamura._plan(source, target, n, rho, delta, word, mult_stages)
+        return Kawamura._latency_from(mul.latency, len(source))
+
+    @staticmethod
+    def _latency_from(lm, l):
+        last = lm + l + (0 if lm % (l + 1) == 0 else 1)
+        return last + lm + 3
+
+    @staticmethod
+    def cycles_of(source, target, n, rho, delta, *, word=None, mult_stages=4):
+        """:meth:`cycles` of the engine with these parameters without building it:
+        (N − 1)·(l + 1) + latency + 1."""
+        latency = Kawamura.latency_of(source, target, n, rho, delta, word=word,
+                                      mult_stages=mult_stages)
+        return Kawamura._cycles_from(n, len(source), latency)
+
+    @staticmethod
+    def _cycles_from(n, l, latency):
+        return (n - 1) * (l + 1) + latency + 1
 
     source = property(lambda self: self._source)
     target = property(lambda self: self._target)
@@ -102,18 +134,15 @@ class Kawamura(Component):
 
     @property
     def latency(self):
-        """Cycles from a coefficient's input transfer to its output transfer: the ξ product,
-        l broadcast iterations (skipping one ξ slot unless the multiplier latency is a multiple
-        of l + 1), the last product, the α adder, the accumulator and the skid buffer."""
-        lm, l = self._proto.latency, len(self._source)
-        last = lm + l + (0 if lm % (l + 1) == 0 else 1)
-        return last + lm + 3
+        """Cycles from a coefficient's input transfer to its output transfer
+        (:meth:`latency_of`)."""
+        return self._latency_from(self._proto.latency, len(self._source))
 
     def cycles(self):
         """Exact cycles from the first input transfer to the last output transfer for N
         coefficients with always-valid input and always-ready output:
         (N − 1)·(l + 1) + :attr:`latency` + 1 = N·(l+1) + (latency − l)."""
-        return (self._n - 1) * (len(self._source) + 1) + self.latency + 1
+        return self._cycles_from(self._n, len(self._source), self.latency)
 
     def elaborate(self, platform):
         m, core = Module(), Module()

@@ -64,29 +64,60 @@ class MixedRadix(Component):
 
     def __init__(self, source, target, n, architecture="iterative", *, word=None,
                  mult_stages=None):
-        source, target = check_moduli("source", source), check_moduli("target", target)
-        check_ring(n)
-        self._arch = check_choice("architecture", architecture, ARCHITECTURES)
-        self._c = MixedRadixConstants.build(source, target)
+        source, target, self._arch, self._c, proto = self._plan(source, target, n, architecture,
+                                                                word, mult_stages)
         self._source, self._target, self._n = source, target, n
-        moduli = source + target
-        self._width = max(q.bit_length() for q in moduli)
-        word = common_montgomery_word(moduli, word)
-        if mult_stages is None:
-            mult_stages = 4
-            if architecture == "iterative":
-                base = DynamicModMul(moduli, word, mult_stages=0)
-                base._MustUse__used = True
-                loop = 2 + base.latency  # entry register + subtracter + multiplier
-                mult_stages = (1 << (loop + 1).bit_length()) - loop  # >= 2, L a power of two
-        check_stages("mult_stages", mult_stages)
-        proto = DynamicModMul(moduli, word, mult_stages=mult_stages)
-        proto._MustUse__used = True  # built only for its latency and constants
-        self._proto, self._mult_stages = proto, mult_stages
+        self._width = max(q.bit_length() for q in source + target)
+        self._proto, self._mult_stages = proto, proto.mult_stages
         super().__init__({
             "i": In(stream.Signature(data.ArrayLayout(self._width, len(source)))),
             "o": Out(stream.Signature(data.ArrayLayout(self._width, len(target)))),
         })
+
+    @staticmethod
+    def _plan(source, target, n, architecture, word, mult_stages):
+        """``(source, target, architecture, constants, multiplier plan)``, the default
+        ``mult_stages`` resolved; raises ``ValueError``/``TypeError`` for refused parameters."""
+        source, target = check_moduli("source", source), check_moduli("target", target)
+        check_ring(n)
+        arch = check_choice("architecture", architecture, ARCHITECTURES)
+        c = MixedRadixConstants.build(source, target)
+        moduli = source + target
+        word = common_montgomery_word(moduli, word)
+        if mult_stages is None:
+            mult_stages = 4
+            if architecture == "iterative":
+                loop = MixedRadix._loop_length(DynamicModMul.latency_of(moduli, word,
+                                                                        mult_stages=0))
+                mult_stages = (1 << (loop + 1).bit_length()) - loop  # >= 2, L a power of two
+        check_stages("mult_stages", mult_stages)
+        return source, target, arch, c, DynamicModMul.plan(moduli, word,
+                                                           mult_stages=mult_stages)
+
+    @staticmethod
+    def _loop_length(multiplier_latency):
+        return 2 + multiplier_latency
+
+    @staticmethod
+    def _cycles_from(arch, n, l, multiplier_latency):
+        if arch == "pipelined":
+            return n + (l + 1) * (1 + multiplier_latency) + 2
+        L = MixedRadix._loop_length(multiplier_latency)
+        return (l + 1) * max(n, L) + min(n, L) + 2
+
+    @staticmethod
+    def latency_of(source, target, n, architecture="iterative", *, word=None,
+                   mult_stages=None):
+        """``None``: a stream engine, timed by :meth:`cycles_of`. Raises the constructor's
+        ``ValueError``/``TypeError`` for refused parameters without building anything."""
+        MixedRadix._plan(source, target, n, architecture, word, mult_stages)
+
+    @staticmethod
+    def cycles_of(source, target, n, architecture="iterative", *, word=None, mult_stages=None):
+        """:meth:`cycles` of the engine with these parameters without building it."""
+        source, _, arch, _, mul = MixedRadix._plan(source, target, n, architecture, word,
+                                                mult_stages)
+        return MixedRadix._cycles_from(arch, n, len(source), mul.latency)
 
     source = property(lambda self: self._source)
     target = property(lambda self: self._target)
@@ -102,7 +133,7 @@ class MixedRadix(Component):
     def loop_length(self):
         """L: cycles of one trip around the iterative loop (entry register, subtracter,
         multiplier)."""
-        return 2 + self._proto.latency
+        return self._loop_length(self._proto.latency)
 
     @property
     def arithmetic_units(self):
@@ -123,11 +154,7 @@ class MixedRadix(Component):
     def cycles(self):
         """Exact cycles from the first input transfer to the last output transfer for N
         coefficients (always-valid input, always-ready output)."""
-        n, l = self._n, len(self._source)
-        if self._arch == "pipelined":
-            return n + (l + 1) * (1 + self._proto.latency) + 2
-        L = self.loop_length
-        return (l + 1) * max(n, L) + min(n, L) + 2
+        return self._cycles_from(self._arch, self._n, len(self._source), self._proto.latency)
 
     # --- hardware ---------------------------------------------------------------------------
 

@@ -40,6 +40,7 @@ outputs (§3.3.3: no simultaneous reads and writes on the HBM bandwidth).
 """
 
 from math import ceil
+from types import SimpleNamespace
 
 from amaranth import Cat, Const, Module, Mux, Signal, unsigned
 from amaranth.lib import data, stream
@@ -80,13 +81,32 @@ class CRTBaseExtension(Component):
 
     def __init__(self, source, target, redundant, n, tp, architecture="folded",
                  targets_per_pass=1, *, word=None, mult_stages=4):
+        self._p = p = self._plan(source, target, redundant, n, tp, architecture,
+                                 targets_per_pass, word, mult_stages)
+        self._arch, self._c, self._source, self._target = p.arch, p.c, p.source, p.target
+        self._redundant = redundant if self._redundant_path else None
+        self._width = p.width
+        self._proto, self._word, self._mult_stages = p.mul, p.mul.word, mult_stages
+        self._n, self._tp, self._t = n, tp, targets_per_pass
+        self._rows, self._passes = p.rows, p.passes
+        self._acc_latency, self._issue_latency = p.acc_latency, p.issue_latency
+        self._fifo_latency = p.fifo_latency
+        self._fifo_depth = self._issue_latency + self._fifo_latency + 2
+        layout = data.ArrayLayout(self._width, tp)
+        super().__init__({"i": In(stream.Signature(layout)), "o": Out(stream.Signature(layout))})
+
+    @classmethod
+    def _plan(cls, source, target, redundant, n, tp, architecture, targets_per_pass, word,
+              mult_stages):
+        """What the engine derives from its parameters, without building it; raises
+        ``ValueError``/``TypeError`` for refused parameters."""
         source, target = check_moduli("source", source), check_moduli("target", target)
         check_ring(n, tp)
-        self._arch = check_choice("architecture", architecture, ARCHITECTURES)
-        if self._redundant_path:
-            self._c = ShenoyKumaresanConstants.build(source, target, redundant)
+        arch = check_choice("architecture", architecture, ARCHITECTURES)
+        if cls._redundant_path:
+            c = ShenoyKumaresanConstants.build(source, target, redundant)
         else:
-            self._c = FastBaseConversionConstants.build(source, target)
+            c = FastBaseConversionConstants.build(source, target)
         k = len(target)
         require_int("targets_per_pass", targets_per_pass, minimum=1)
         if targets_per_pass > k:
@@ -96,26 +116,36 @@ class CRTBaseExtension(Component):
                              f"Post-Sum overlaps the next pass's first residue polynomial), not "
                              f"{targets_per_pass!r}; use architecture='folded'")
         check_stages("mult_stages", mult_stages)
-        self._source, self._target = tuple(source), tuple(target)
-        self._redundant = redundant if self._redundant_path else None
-        moduli = self._source + self._target + ((redundant,) if self._redundant_path else ())
-        self._width = max(q.bit_length() for q in moduli)
-        proto = DynamicModMul(moduli, word, mult_stages=mult_stages)
-        proto._MustUse__used = True  # built only for its latency and constants
-        self._proto, self._word, self._mult_stages = proto, proto.word, mult_stages
-        self._n, self._tp, self._t = n, tp, targets_per_pass
-        self._rows = n // tp
-        self._passes = ceil(k / targets_per_pass)
-        lm = proto.latency
-        #: accept -> bank write of a Sum item; Post-Sum issue -> FIFO write (see elaborate)
-        # bank reads take READ_LATENCY cycles (registered port + output register)
-        self._acc_latency = READ_LATENCY + 2 + 2 * lm
-        self._issue_latency = (READ_LATENCY + 2 + 2 * lm) if self._redundant_path \
-            else READ_LATENCY
-        self._fifo_latency = 2  # SyncFIFOBuffered: written at w, readable from w + 2
-        self._fifo_depth = self._issue_latency + self._fifo_latency + 2
-        layout = data.ArrayLayout(self._width, tp)
-        super().__init__({"i": In(stream.Signature(layout)), "o": Out(stream.Signature(layout))})
+        source, target = tuple(source), tuple(target)
+        moduli = source + target + ((redundant,) if cls._redundant_path else ())
+        mul = DynamicModMul.plan(moduli, word, mult_stages=mult_stages)
+        lm = mul.latency
+        return SimpleNamespace(
+            arch=arch, c=c, source=source, target=target, mul=mul,
+            width=max(q.bit_length() for q in moduli), rows=n // tp,
+            passes=ceil(k / targets_per_pass),
+            # accept -> bank write of a Sum item; Post-Sum issue -> FIFO write (see elaborate);
+            # bank reads take READ_LATENCY cycles (registered port + output register)
+            acc_latency=READ_LATENCY + 2 + 2 * lm,
+            issue_latency=(READ_LATENCY + 2 + 2 * lm) if cls._redundant_path else READ_LATENCY,
+            fifo_latency=2)  # SyncFIFOBuffered: written at w, readable from w + 2
+
+    @classmethod
+    def _pass_offset(cls, p):
+        lat = p.acc_latency + p.issue_latency + p.fifo_latency
+        if cls._redundant_path:
+            return len(p.source) * p.rows + max(p.rows, lat)
+        return len(p.source) * p.rows + lat
+
+    @classmethod
+    def _cycles(cls, p):
+        O, R, P, k = cls._pass_offset(p), p.rows, p.passes, len(p.target)
+        if p.arch == "folded":
+            return P * O + k * R
+        l = len(p.source)
+        inputs = (l + int(cls._redundant_path)) * R
+        delta = max(inputs, l * R + p.acc_latency + 1)
+        return (P - 1) * delta + O + R
 
     # --- parameters -----------------------------------------------------------------------
 
@@ -168,10 +198,7 @@ class CRTBaseExtension(Component):
         E = max(0, accumulate latency + Post-Sum latency − R) for Shenoy–Kumaresan (0 when
         N/TP is large enough to hide the pipeline) and the whole latency for fast base
         conversion, whose outputs need the last residue's accumulations."""
-        lat = self._acc_latency + self._issue_latency + self._fifo_latency
-        if self._redundant_path:
-            return len(self._source) * self._rows + max(self._rows, lat)
-        return len(self._source) * self._rows + lat
+        return self._pass_offset(self._p)
 
     def cycles(self):
         """Exact cycles of one conversion from the first input transfer to the last output
@@ -183,12 +210,7 @@ class CRTBaseExtension(Component):
         N/TP ≥ accumulate + Post-Sum latency (:attr:`hidden_latency_rows`) this is exactly
         003 Table 4.5: l·(N(l+1)/TP + N/TP) folded, N(l+1)l/TP + N/TP pipelined (k = l).
         """
-        O, R, P, k = self.pass_offset(), self._rows, self._passes, len(self._target)
-        if self._arch == "folded":
-            return P * O + k * R
-        l = len(self._source)
-        delta = max(self.input_residues * R, l * R + self._acc_latency + 1)
-        return (P - 1) * delta + O + R
+        return self._cycles(self._p)
 
     @property
     def hidden_latency_rows(self):
@@ -526,6 +548,21 @@ class ShenoyKumaresan(CRTBaseExtension):
                  targets_per_pass=1, *, word=None, mult_stages=4):
         super().__init__(source, target, redundant, n, tp, architecture, targets_per_pass,
                          word=word, mult_stages=mult_stages)
+
+    @staticmethod
+    def latency_of(source, target, redundant, n, tp, architecture="folded", targets_per_pass=1,
+                   *, word=None, mult_stages=4):
+        """``None``: a stream engine, timed by :meth:`cycles_of`. Raises the constructor's
+        ``ValueError``/``TypeError`` for refused parameters without building anything."""
+        ShenoyKumaresan._plan(source, target, redundant, n, tp, architecture, targets_per_pass,
+                              word, mult_stages)
+
+    @staticmethod
+    def cycles_of(source, target, redundant, n, tp, architecture="folded", targets_per_pass=1,
+                  *, word=None, mult_stages=4):
+        """:meth:`cycles` of the engine with these parameters without building it."""
+        return ShenoyKumaresan._cycles(ShenoyKumaresan._plan(
+            source, target, redundant, n, tp, architecture, targets_per_pass, word, mult_stages))
 
     redundant = property(lambda self: self._redundant)
 

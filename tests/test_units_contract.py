@@ -1,0 +1,171 @@
+"""The timing contract of the unit registry (fhe_hw.units): every registered unit declares its
+latency and cycles as pure functions of its parameters, they build no hardware, they equal the
+built component's own ``latency`` and ``cycles()``, and they refuse what the constructor
+refuses."""
+
+import pytest
+from amaranth.hdl import Elaboratable, Signal
+
+from fhe_hw.model.bigint import EncryptionSizes
+from fhe_hw.units import register, units
+
+UNITS = units()
+
+#: A small Integer-FFT multiplier (kb/2d = 4) for the super-size engines.
+MULT = dict(modulus="fermat64", k=8, b=24, bus_width=24)
+
+#: Configurations besides the CLI defaults ({}), per unit.
+CONFIGS = {
+    "barrett-reducer": [{"mult_stages": 2, "pipelined": False},
+                        {"modulus": "solinas64", "alpha": 70, "beta": -5}],
+    "butterfly": [{"modulus": "general32", "scale_up": True, "mult_stages": 3},
+                  {"twiddle": 8, "multiplier": "shift"},
+                  {"modulus": "general32", "twiddle": 5, "twiddle_up": 7}],
+    "mod-add": [{"modulus": "general32", "pipelined": False}],
+    "mod-sub": [{"modulus": "fermat32"}],
+    "mod-mul": [{"modulus": "general32", "reducer": "barrett", "mult_stages": 2},
+                {"modulus": "general32", "word": 16, "tiled": True}],
+    "montgomery-reducer": [{"word": 10}, {"pipelined": False}],
+    "solinas-reducer": [{"pipelined": False}],
+    "special-reducer": [{"m": 65}, {"m": 17, "pipelined": False}],
+    "parallel-ntt": [{"k": 8, "modulus": "general32", "inverse": True, "negacyclic": True},
+                     {"k": 16, "modulus": "solinas64", "multiplier": "modmul"}],
+    "shift-ntt": [{"points": 16}, {"points": 8, "lanes": 2, "inverse": True}],
+    "ntt": [{"n": 64, "butterflies": 2, "negacyclic": True, "inverse": True},
+            {"n": 256, "butterflies": 4, "lanes": 4, "tiled": True}],
+    "four-step-ntt": [{"inverse": True, "mult_stages": 3}],
+    "shenoy-kumaresan": [{"n": 16, "tp": 2, "architecture": "pipelined"},
+                         {"n": 64, "targets_per_pass": 2, "mult_stages": 2}],
+    "fast-base-conversion": [{"n": 16, "tp": 2, "architecture": "pipelined"},
+                             {"n": 64, "k": 3, "targets_per_pass": 2}],
+    "kawamura": [{"n": 16, "l": 3, "k": 2, "mult_stages": 2}],
+    "mixed-radix": [{"n": 16, "architecture": "pipelined"},
+                    {"n": 64, "l": 3, "k": 2, "mult_stages": 3}],
+    "karatsuba": [{"recursions": 1, "leaf": 3, "coeff_bits": 20, "digit_bits": 8,
+                   "modulus": 65537},
+                  {"recursions": 2, "digits": 6}],
+    "karatsuba-relin": [{"recursions": 1, "words": 2, "leaf": 2, "coeff_bits": 16,
+                         "word_bits": 8, "digit_bits": 8}],
+    "integer-fft-mul": [dict(MULT, max_bits=960, mult_stages=2)],
+    "supersize-barrett": [dict(MULT, gamma=100)],
+    "cmnt-encrypt": [{"schedule": "factored"},
+                     dict(MULT, group=EncryptionSizes(10, 12, 80, 3))],
+    "cnt-encrypt": [dict(MULT, group=EncryptionSizes(30, 30, 90, 4))],
+}
+
+#: Run descriptions the contract's cycles() and the component's cycles() both take.
+RUNS = {"parallel-ntt": {"transforms": 3}, "shift-ntt": {"transforms": 3},
+        "karatsuba": {"products": 3}, "karatsuba-relin": {"groups": 2},
+        "integer-fft-mul": {"x_words": 5, "y_words": 9}}
+
+#: Refused parameters: the contract must raise what the constructor raises.
+REFUSED = [
+    ("mod-mul", {"reducer": "nope"}, ValueError),
+    ("mod-add", {"pipelined": "maybe"}, TypeError),
+    ("special-reducer", {"m": 2}, ValueError),
+    ("montgomery-reducer", {"word": 21}, ValueError),
+    ("butterfly", {"twiddle_up": 3}, ValueError),
+    ("butterfly", {"modulus": "general32", "twiddle": 3, "multiplier": "shift"}, ValueError),
+    ("parallel-ntt", {"k": 48}, ValueError),
+    ("shift-ntt", {"points": 12}, ValueError),
+    ("shenoy-kumaresan", {"architecture": "pipelined", "targets_per_pass": 2}, ValueError),
+    ("fast-base-conversion", {"tp": 2048}, ValueError),
+    ("kawamura", {"delta": 2}, ValueError),
+    ("mixed-radix", {"architecture": "serial"}, ValueError),
+    ("karatsuba", {"digits": 2}, ValueError),
+    ("karatsuba-relin", {"words": 0}, ValueError),
+    ("integer-fft-mul", {"addr_width": 3}, ValueError),
+    ("supersize-barrett", {"gamma": 8}, ValueError),
+    ("cmnt-encrypt", {"schedule": "fast"}, ValueError),
+    ("cnt-encrypt", {"group": "huge"}, ValueError),
+]
+
+
+def forbid_hardware(monkeypatch):
+    """Fail on the construction of any Signal or Elaboratable (Component, Module, memory...)."""
+    def refuse(kind):
+        def construct(*args, **kwargs):
+            raise AssertionError(f"hardware was built: a {kind}")
+        return construct
+    monkeypatch.setattr(Signal, "__init__", refuse("Signal"))
+    monkeypatch.setattr(Elaboratable, "__new__", refuse("Elaboratable"))
+
+
+@pytest.fixture
+def no_hardware(monkeypatch):
+    forbid_hardware(monkeypatch)
+
+
+def test_no_hardware_fixture_catches_signals_and_components(no_hardware):
+    from fhe_hw.arith import ModAdd
+    with pytest.raises(AssertionError, match="Signal"):
+        Signal(8)
+    with pytest.raises(AssertionError, match="Elaboratable"):
+        ModAdd("general32")
+
+
+@pytest.mark.parametrize("name", sorted(UNITS))
+def test_every_unit_declares_latency_and_cycles_at_its_defaults_without_hardware(
+        name, no_hardware):
+    unit = UNITS[name]
+    assert callable(unit.latency_fn), f"{name} declares no latency"
+    latency = unit.latency()
+    assert latency is None or (isinstance(latency, int) and latency >= 0)
+    cycles = unit.cycles()
+    assert isinstance(cycles, int) and cycles >= 1
+
+
+def test_every_unit_is_configured_here():
+    assert set(UNITS) == set(CONFIGS)
+
+
+CASES = [pytest.param(name, params, id=f"{name}-{n}")
+         for name, configs in sorted(CONFIGS.items())
+         for n, params in enumerate([{}] + configs)]
+
+
+@pytest.mark.parametrize("name,params", CASES)
+def test_contract_equals_the_built_components_latency_and_cycles(name, params):
+    unit = UNITS[name]
+    latency, cycles = unit.latency(params), unit.cycles(params)
+    component = unit.build(**params)
+    assert latency == getattr(component, "latency", None)
+    own_cycles = getattr(component, "cycles", None)
+    if name == "integer-fft-mul":
+        assert cycles == own_cycles(component.max_words, component.max_words)
+    elif own_cycles is not None:
+        assert cycles == own_cycles()
+    else:                        # a fixed-latency unit: one result per cycle
+        assert cycles == 1 + latency
+        assert unit.cycles(params, count=4) == 4 + latency
+    if name in RUNS:
+        assert unit.cycles(params, **RUNS[name]) == own_cycles(**RUNS[name])
+
+
+@pytest.mark.parametrize("name,params,error", REFUSED,
+                         ids=[f"{n}-{'-'.join(p)}" for n, p, _ in REFUSED])
+def test_contract_refuses_what_the_constructor_refuses_and_build_checks_it_first(
+        name, params, error, monkeypatch):
+    unit = UNITS[name]
+    with pytest.raises(error) as refused:
+        unit.factory(**unit.resolve(params))
+    for check in (lambda: unit.latency(params), lambda: unit.cycles(params)):
+        with pytest.raises(error) as contract:
+            check()
+        assert str(contract.value) == str(refused.value)
+    forbid_hardware(monkeypatch)     # build refuses through the contract, before the factory
+    with pytest.raises(error):
+        unit.build(**params)
+
+
+def test_fixed_latency_units_take_only_count():
+    with pytest.raises(TypeError, match="only count"):
+        UNITS["mod-add"].cycles(transforms=2)
+
+
+def test_register_requires_a_latency_function():
+    with pytest.raises(TypeError, match="latency"):
+        register("contract-test-unit", "no latency")
+    with pytest.raises(TypeError, match="latency must be a function"):
+        register("contract-test-unit", "not callable", latency=3)
+    assert "contract-test-unit" not in units()
