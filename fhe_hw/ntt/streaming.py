@@ -1,6 +1,6 @@
-"""Memory-based streaming NTT engine for n = 16 ... 65536: 001_3f208c7469731276.txt §3.2 (the
+"""Memory-based streaming NTT engine for n = 16 ... 65536: [Cao14] §3.2 (the
 radix-2 transform built from the unified Fig. 2 butterfly, k^-1 folded into the last inverse
-stage) run in place over banked memory with P butterflies per cycle; 002_309e59e409b6c866.txt
+stage) run in place over banked memory with P butterflies per cycle; [Wang13]
 §III–IV (the memory-based 4096- and 65536-point engines of Figs 3–4, p = 2^64 - 2^32 + 1). The
 four-step engine of 002 eqs 7–8 is :class:`~fhe_hw.ntt.FourStepNTT`; the bank map, schedule and
 cycle count used here are the pure functions of :mod:`fhe_hw.ntt.schedule`.
