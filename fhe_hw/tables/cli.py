@@ -96,7 +96,9 @@ def cmd_table(args):
                                                           default=str))
     print(block, end="")
     progress(f"wrote {out / (args.name + '.md')}")
-    if not args.no_write:
+    if facts.get("partial"):
+        progress(f"a partial table (options above): {RESULTS / spec.page} left as it is")
+    elif not args.no_write:
         progress(f"updated {write_block(root, spec, block)}")
     progress(f"done in {seconds:.0f} s")
     return 0
