@@ -135,3 +135,35 @@ def test_command_line_round_trip():
                                         iterations_only=False, recursions=[1, 2], no_pnr=True)
     assert table_cli.command_line(args) == \
         "fhe-hw table karatsuba --reuse --recursions 1 2 --no-pnr"
+
+
+def _fake_rows(rows, args, progress, **kw):
+    return [_fake(row, 10) for row in rows]
+
+
+def _cells(block, column):
+    return [line.split("|")[column].strip() for line in block.splitlines()
+            if re.match(r"\| \d", line)]
+
+
+@pytest.mark.parametrize("name, column", [("ntt-streaming", 3), ("karatsuba", 3)])
+def test_generated_rows_match_the_documented_rows_cycles(name, column, monkeypatch):
+    """The table's row set, with faked synthesis: the same configurations (and their exact
+    cycles()) as the documented block."""
+    import importlib
+    spec = get_table(name)
+    monkeypatch.setattr(importlib.import_module(spec.generate.__module__), "synth_rows",
+                        _fake_rows)
+    args = table_cli.argparse.Namespace(jobs=1, reuse=False, no_write=True,
+                                        iterations_only=False, recursions=None, no_pnr=False)
+    block, facts = spec.generate(args, lambda text: None)
+    documented = pages.read_block((RESULTS / spec.page).read_text(), name)
+    assert _cells(block, column) == _cells(documented, column) != []
+    assert not facts.get("partial")
+
+
+def test_rns_iteration_counts_match_the_documented_block():
+    from fhe_hw.tables import rns
+    documented = pages.read_block((RESULTS / "rns.md").read_text(), "rns")
+    generated = rns.iteration_markdown(rns.iteration_rows())
+    assert generated.strip() in documented
