@@ -23,16 +23,13 @@ import sys
 import time
 import warnings
 from dataclasses import replace
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from cosim_results import finish, judge
 
-from cosim_results import finish, judge  # noqa: E402
-
-from fhe_hw.bigint import CMNTEncrypt  # noqa: E402
-from fhe_hw.bigint.ram import from_words  # noqa: E402
-from fhe_hw.bigint.run import run_harness  # noqa: E402
-from fhe_hw.model.bigint import (  # noqa: E402
+from fhe_hw.bigint import CMNTEncrypt
+from fhe_hw.bigint.ram import from_words
+from fhe_hw.bigint.run import run_harness
+from fhe_hw.model.bigint import (
     block_config,
     cmnt_encrypt,
     cmnt_group,
