@@ -14,10 +14,12 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from .. import builddir
+
 __all__ = ["Table", "Plot", "Part", "SectionResult", "Section", "Unavailable", "Context",
            "SECTIONS", "section", "build_report", "ratio", "atp_area", "DEFAULT_OUT"]
 
-DEFAULT_OUT = Path("build", "report")
+DEFAULT_OUT = builddir.report_dir()
 
 
 class Unavailable(Exception):
