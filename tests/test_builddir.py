@@ -99,3 +99,20 @@ def test_explore_dir_stays_inside_build(name, expected):
 def test_empty_name_is_refused():
     with pytest.raises(ValueError):
         builddir.safe_name("../")
+
+
+@pytest.mark.parametrize("out", [None, "results"])
+def test_explore_output_stays_inside_its_folder_for_a_climbing_name(tmp_path, monkeypatch, out):
+    from fhe_hw import explore as E
+
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    space = {"name": "../../x", "unit": "shenoy-kumaresan",
+             "fixed": {"bits": 32, "n": 64, "l": 3, "k": 2, "architecture": "folded"},
+             "vary": {"tp": [1]}, "synth": False}
+    summary = E.explore(space, jobs=1, **({} if out is None else {"out": out}))
+    root = work / ("build/explore" if out is None else out)
+    assert summary["dir"] == str((root / "x").relative_to(work))
+    assert (root / "x" / "pareto.md").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["work"]
