@@ -167,3 +167,11 @@ def test_rns_iteration_counts_match_the_documented_block():
     documented = pages.read_block((RESULTS / "rns.md").read_text(), "rns")
     generated = rns.iteration_markdown(rns.iteration_rows())
     assert generated.strip() in documented
+
+
+def test_rns_paper_rows_come_from_the_report_paper_data_and_match_the_documented_block():
+    from fhe_hw.tables import rns
+    documented = pages.read_block((RESULTS / "rns.md").read_text(), "rns")
+    paper_part = rns.synth_markdown([]).split("\n\n", 1)[1]
+    assert paper_part.strip() in documented
+    assert set(rns.PAPER) == {("4.8", 14, 7), ("4.9", 12, 30)}

@@ -3,7 +3,7 @@
 :data:`SYNTH_TABLE` is the documented ECP5-85F table (``fhe-hw table rns``,
 ``docs/results/rns.md``); the report's 003 Table 4.9 section reads :data:`REPORT_ROWS` (the
 table's N = 2^12 Shenoy–Kumaresan rows, same flow). :data:`ITERATION_SETS` are 003 Table 4.6's
-parameter sets with the paper's iteration counts.
+parameter sets.
 """
 
 from ..rows import Row
@@ -41,15 +41,9 @@ SYNTH_TABLE = (
 REPORT_ROWS = [row for row in SYNTH_TABLE
                if row.unit == "shenoy-kumaresan" and row.params["n"] == 4096]
 
-#: 003 Table 4.6: (N, TP, l) -> the paper's iteration count per architecture.
-ITERATION_SETS = {
-    (2**16, 32, 17): {"SK pipelined": 628736, "SK folded": 661504, "Cox-Rower": 1179648,
-                      "MRC pipelined": 65536, "MRC iterative": 1179648},
-    (2**14, 32, 7): {"SK pipelined": 29184, "SK folded": 32256, "Cox-Rower": 131072,
-                     "MRC pipelined": 16384, "MRC iterative": 131072},
-    (2**12, 64, 4): {"SK pipelined": 1344, "SK folded": 1536, "Cox-Rower": 20480,
-                     "MRC pipelined": 4096, "MRC iterative": 20480},
-}
+#: 003 Table 4.6's parameter sets (N, TP, l); the paper's counts are
+#: :data:`fhe_hw.report.paper.P003_T4_6`.
+ITERATION_SETS = ((2**16, 32, 17), (2**14, 32, 7), (2**12, 64, 4))
 
 #: A quick smoke set: the smallest folded engine.
 SMOKE = [SYNTH_TABLE[0]]

@@ -15,6 +15,7 @@ import warnings
 
 from amaranth.hdl import UnusedElaboratable
 
+from ..report.paper import P003_T4_6, P003_T4_8, P003_T4_9
 from ..rns import FastBaseConversion, Kawamura, MixedRadix, ShenoyKumaresan, default_bases
 from ..rns.configs import ITERATION_SETS, SYNTH_TABLE
 from ..units import get_unit
@@ -25,22 +26,18 @@ __all__ = ["TABLE", "iteration_rows", "iteration_markdown", "synth_markdown"]
 
 warnings.filterwarnings("ignore", category=UnusedElaboratable)
 
-#: 003 Tables 4.8 and 4.9 (32-bit rows; folded, Alveo U280, Vivado 2022.2): (table, log N, l)
-#: -> TP -> (LUT, FF, BRAM36, DSP, Fmax MHz, CC, Time µs, ATP ×10^6).
-PAPER = {
-    ("4.8", 14, 7): {1: (1800, 3600, 48, 15, 500.00, 147456, 294.91, 5.75),
-                     16: (20700, 35500, 48, 240, 476.19, 9216, 19.35, 1.49),
-                     64: (70000, 136900, 96, 960, 370.37, 2304, 6.22, 1.64)},
-    ("4.9", 12, 30): {1: (3000, 6700, 12, 21, 512.82, 131072, 255.59, 3.09),
-                      16: (24200, 41700, 24, 336, 476.19, 8192, 17.20, 1.48),
-                      64: (80700, 153800, 96, 1344, 361.01, 2048, 5.67, 1.82)},
-}
+#: 003 Tables 4.8 and 4.9, 32-bit rows (folded, Alveo U280, Vivado 2022.2), from the report's
+#: paper data: (table, log N, l) -> TP -> the paper's utilization.
+PAPER = {(t.table.split()[-1], t.extra["n"].bit_length() - 1, t.extra["l"]):
+         {tp: row for (bits, tp), row in t.rows.items() if bits == 32}
+         for t in (P003_T4_8, P003_T4_9)}
 
 
 def iteration_rows():
     """(parameter set, architecture, cycles(), Table 4.5 count, paper Table 4.6, MM)."""
     rows = []
-    for (n, tp, l), paper in ITERATION_SETS.items():
+    for n, tp, l in ITERATION_SETS:
+        paper = P003_T4_6.rows[(n, tp, l)]
         source, target, red = default_bases(32, n, l, l, redundant=True)
         ks, kt = default_bases(32, n, l, l, source_high=True)
         units = {
@@ -99,7 +96,9 @@ def synth_markdown(results):
               "| ATP (×10^6) |",
               "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for (table, log_n, l), rows in PAPER.items():
-        for tp, (lut, ff, bram, dsp, fmax, cc, t_us, atp) in rows.items():
+        for tp, p in rows.items():
+            lut, ff, bram, dsp, fmax, cc, t_us, atp = (p[k] for k in (
+                "lut", "ff", "bram", "dsp", "fmax_mhz", "cc", "time_us", "atp_1e6"))
             lines.append(f"| {table} | {log_n}, {l} | {tp} | {lut} | {ff} | {bram} | {dsp} "
                          f"| {fmax} | {cc} | {t_us} | {atp} |")
     if results:
