@@ -13,22 +13,20 @@ from ..karatsuba import KaratsubaMultiplier, KaratsubaRelinearizer
 from ..karatsuba.configs import RECURSIONS, TOTAL, multiplier_params, relin_params
 from ..karatsuba.configs import row as table_row
 from ..model.karatsuba import hardware_cycles
+from ..report.paper import P004_T2, P004_T3
 from ..units import get_unit
 from .common import ecp5_facts, synth_rows
 from .pages import TableSpec
 
 __all__ = ["TABLE", "markdown", "projection"]
 
-PAPER_MHZ = 250.0    # 004 §III-D: the PCIe clock used for Table III
+PAPER_MHZ = P004_T3.extra["clock_mhz"]    # 004 §III-D: the PCIe clock of Table III
 ECP5_DSP = 156       # MULT18X18D of an LFE5U-85F
 
-# 004 Table II (DE5-net, Stratix V, balanced) and Table III, hardware accelerator row.
-PAPER = {
-    3: {"alm": 29718, "regs": 76706, "mem": 4131, "dsp": 100, "fmax": 355.75, "hw_us": 583.2},
-    4: {"alm": 62215, "regs": 155427, "mem": 12638, "dsp": 200, "fmax": 330.58, "hw_us": 388.8},
-    5: {"alm": 124978, "regs": 309416, "mem": 101380, "dsp": 400, "fmax": 321.34,
-        "hw_us": 259.2},
-}
+#: 004 Table II (DE5-net, Stratix V, balanced) and Table III's hardware accelerator row, from the
+#: report's paper data.
+PAPER = {r: {"alm": t2["alm"], "regs": t2["regs"], "dsp": t2["dsp"], "fmax": t2["fmax_mhz"],
+             "hw_us": P004_T3.rows[r]["hw_us"]} for r, t2 in P004_T2.rows.items()}
 
 
 def projection(r, fmax_mhz):
