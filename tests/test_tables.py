@@ -176,3 +176,12 @@ def test_rns_paper_rows_come_from_the_report_paper_data_and_match_the_documented
     paper_part = rns.synth_markdown([]).split("\n\n", 1)[1]
     assert paper_part.strip() in documented
     assert set(rns.PAPER) == {("4.8", 14, 7), ("4.9", 12, 30)}
+
+
+def test_board_build_rows_are_the_documented_ones():
+    from fhe_hw.arith.configs import BOARD_BUILDS
+    documented = pages.read_block((RESULTS / "boards.md").read_text(), "board-builds")
+    rows = [[c.strip() for c in line.split("|")[1:4]] for line in documented.splitlines()
+            if line.startswith("| ") and "---" not in line][1:]
+    assert rows == [[board, row.unit, ", ".join(f"{k}={v}" for k, v in row.params.items())]
+                    for board, row in BOARD_BUILDS]

@@ -7,7 +7,7 @@ page ``docs/results/arith.md``); the report's 001 Table 3 section reads :data:`R
 
 from ..rows import Row
 
-__all__ = ["REDUCER_TABLE", "REDUCERS", "MODMULS", "SMOKE"]
+__all__ = ["REDUCER_TABLE", "REDUCERS", "MODMULS", "SMOKE", "BOARD_BUILDS", "BOARD_DEPTH"]
 
 #: The reducer table, in its documented order. The two 64-bit Barrett rows are the baseline the
 #: special and Solinas reducers are compared against (001 §3.3: no multiplier is needed).
@@ -32,3 +32,11 @@ REDUCERS = [row for row in REDUCER_TABLE if row.unit != "mod-mul"]
 MODMULS = [row for row in REDUCER_TABLE if row.unit == "mod-mul" and "reducer" not in row.params]
 #: A quick smoke set: the smallest reducer and multiplier.
 SMOKE = [REDUCER_TABLE[2], REDUCER_TABLE[9]]
+
+#: The documented board builds (``fhe-hw table board-builds``): (board, row) with the link's
+#: memory depth 256.
+BOARD_BUILDS = [("ulx3s", Row("mod-add", {"modulus": "general32"})),
+                ("icebreaker", Row("mod-add", {"modulus": "general32"})),
+                ("tang-nano-9k", Row("mod-add", {"modulus": "general32"})),
+                ("ulx3s", Row("mod-mul", {"modulus": "solinas64"}))]
+BOARD_DEPTH = 256

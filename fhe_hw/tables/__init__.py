@@ -23,7 +23,7 @@ MODULES = {
     "ntt-four-step": "documented",
     "bigint": "bigint",
     "asic": "asic",
-    "board-builds": "documented",
+    "board-builds": "board_builds",
     "board-fits": "board_fits",
 }
 

@@ -11,6 +11,4 @@ TABLES = {t.name: t for t in (
     TableSpec("ntt-four-step", "ntt.md", "four-step NTT in Verilator: outputs and cycles",
               how="a Verilator co-simulation, run `python tools/cosim_ntt.py --four-step`",
               synth=False),
-    TableSpec("board-builds", "boards.md", "bitstreams behind the host link, per board",
-              how="one `fhe-hw build --board BOARD UNIT` per row"),
 )}
