@@ -1,6 +1,6 @@
 """Sessions: `tests` (fast suite, what CI runs), `lint` (ruff), `demo` (the main job),
 `build` (a board bitstream behind the UART host link),
-`slow` (paper-size tests kept out of CI), `synth` (the README's ECP5 reducer table),
+`slow` (paper-size tests kept out of CI), `synth` (the ECP5 reducer table of docs/results),
 `cosim` (Verilator co-simulation of the large engines), `report` (the papers' tables
 beside ours, software baselines, build/report/report.md), `asic` (sky130 / qflow / LibreLane).
 
