@@ -1,6 +1,6 @@
 """Sessions: `tests` (fast suite, what CI runs), `lint` (ruff), `demo` (the main job),
 `build` (a board bitstream behind the UART host link),
-`slow` (paper-size tests kept out of CI), `synth` (the README's ECP5 reducer table),
+`slow` (paper-size tests kept out of CI), `synth` (the ECP5 reducer table of docs/results),
 `cosim` (Verilator co-simulation of the large engines), `report` (the papers' tables
 beside ours, software baselines, build/report/report.md), `asic` (sky130 / qflow / LibreLane),
 `docs` (the Sphinx manual in build/docs/).
@@ -56,11 +56,11 @@ def demo(session):
 def build(session):
     """Bitstream of a unit behind the UART host link, with its nextpnr report and build.json /
     build.md: ``nox -s build -- --board icebreaker mod-add --modulus general32`` (default: the
-    demo's 64-bit Solinas mod-mul on the ULX3S); ``nox -s build -- fits`` rebuilds the README's
-    list of what each board fits (tools/board_fits.py)."""
+    demo's 64-bit Solinas mod-mul on the ULX3S); ``nox -s build -- fits`` rebuilds the list of
+    what each board fits (``fhe-hw table board-fits``)."""
     _install(session, "toolchain,host")
     if session.posargs[:1] == ["fits"]:
-        session.run("python", "tools/board_fits.py", *session.posargs[1:], env=ENV)
+        session.run("fhe-hw", "table", "board-fits", *session.posargs[1:], env=ENV)
         return
     args = session.posargs or ["--board", "ulx3s", "mod-mul", "--modulus", "solinas64"]
     session.run("fhe-hw", "build", *args, env=ENV)
@@ -69,22 +69,22 @@ def build(session):
 @nox.session
 def synth(session):
     """Out-of-context ECP5 synthesis of the reducers and modular multipliers; rewrites the
-    README's reducer table."""
+    reducer table of docs/results/arith.md (``fhe-hw table reducers``)."""
     _install(session, "toolchain")
-    session.run("python", "tools/reducer_table.py", *session.posargs, env=ENV)
+    session.run("fhe-hw", "table", "reducers", *session.posargs, env=ENV)
 
 
 @nox.session
 def asic(session):
     """ASIC flows (docs/asic.md): the asic tests (sky130 estimates with OpenSTA, gate-level
     simulation, qflow to GDS, the LibreLane variable check) with PDK_ROOT at the shared sky130
-    data; ``nox -s asic -- table`` regenerates the README's sky130 table (tools/asic_table.py).
+    data; ``nox -s asic -- table`` regenerates the sky130 table (``fhe-hw table asic``).
     OpenSTA, Icarus and qflow come from Debian and are installed with apt-get when missing."""
     _install(session, "test,toolchain,asic")
     pdk = os.environ.get("PDK_ROOT") or str(Path("..", "shared", "pdk").resolve())
     env = dict(ENV, PDK_ROOT=pdk)
     if session.posargs[:1] == ["table"]:
-        session.run("python", "tools/asic_table.py", *session.posargs[1:], env=env)
+        session.run("fhe-hw", "table", "asic", *session.posargs[1:], env=env)
         return
     session.run("pytest", "-q", *(session.posargs or ["tests/test_asic_sky130.py",
                 "tests/test_asic_gatesim.py", "tests/test_asic_qflow.py",

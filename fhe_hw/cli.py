@@ -10,6 +10,7 @@
     fhe-hw demo                                          simulate the units against the models
     fhe-hw report [--paper 003] [--full]                 the papers' tables beside ours
     fhe-hw explore SPACE.yaml [--cluster ADDR]           design-space exploration, Pareto front
+    fhe-hw table NAME [--jobs N] [--reuse]               regenerate a table of docs/results/
 
 Every command takes ``--help``. Invalid parameters exit with status 2 and the reason.
 """
@@ -27,6 +28,7 @@ from .demo import run_demo
 from .explore import add_explore_parser
 from .report import add_report_parser
 from .synth import add_synth_parser
+from .tables.cli import add_table_parser
 from .units import add_unit_options, get_unit, to_verilog, unit_params, units
 
 __all__ = ["main"]
@@ -159,6 +161,7 @@ def _parser():
 
     add_synth_parser(sub)
     add_report_parser(sub)
+    add_table_parser(sub)
     add_explore_parser(sub)
     add_asic_synth_parser(sub)
     add_harden_parser(sub)

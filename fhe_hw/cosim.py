@@ -23,7 +23,9 @@ from amaranth import Shape, Value
 from amaranth.lib import stream
 from amaranth.lib.wiring import Flow
 
+from . import builddir
 from .simulate import StreamRun, pack, unpack
+from .synth import tool_version
 from .units import to_verilog, top_name
 
 __all__ = ["require_verilator", "CosimModel", "build", "Port", "stream_ports"]
@@ -251,14 +253,16 @@ class CosimModel:
 def build(component, unit_name, workdir=None, *, seed=1, opt="-O3"):
     """Generate Verilog and the harness for ``component``, compile them with Verilator and
     return a :class:`CosimModel`. Builds are cached in ``workdir`` (default
-    ``build/cosim/<unit>-<hash of the Verilog>``)."""
+    :func:`fhe_hw.builddir.cosim_dir`: ``build/cosim/<unit>-<hash of the Verilog, harness,
+    Verilator and its options>``)."""
     verilator = require_verilator()
     verilog = to_verilog(component, unit_name)
     ports = stream_ports(component)
     top = top_name(unit_name)
     harness = _harness(top, ports, seed)
-    digest = hashlib.sha256((verilog + harness + opt).encode()).hexdigest()[:12]
-    workdir = Path(workdir or Path("build") / "cosim" / f"{unit_name}-{digest}")
+    source = hashlib.sha256((verilog + harness).encode()).hexdigest()
+    key = {"source": source, "opt": opt, "verilator": tool_version(verilator, "--version")}
+    workdir = Path(workdir or builddir.cosim_dir(unit_name, key))
     binary = workdir / "obj" / "sim"
     if not binary.exists():
         workdir.mkdir(parents=True, exist_ok=True)

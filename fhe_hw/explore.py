@@ -9,7 +9,7 @@ A space file (YAML)::
       tp: [1, 2, 4, 8]
       architecture: [folded, pipelined]
     synth: true                      # false: cycles only (no resources, no Fmax)
-    flow: ecp5-splitnets             # fhe_hw.report.synthcache flow
+    flow: ecp5-splitnets             # a target of fhe_hw.synth.TARGETS
     objective: atp                   # Pareto of time against area (default) or ATP
 
 Each point runs generate (build the unit: parameters are validated) → cycles (the unit's
@@ -38,10 +38,12 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
+from . import builddir
+
 __all__ = ["Space", "load_space", "points", "point_key", "evaluate_point", "explore",
            "pareto_front", "add_explore_parser", "cmd_explore", "DEFAULT_OUT"]
 
-DEFAULT_OUT = Path("build", "explore")
+DEFAULT_OUT = builddir.ROOT / "explore"
 OBJECTIVES = ("area", "atp")
 
 
@@ -232,7 +234,9 @@ def explore(space, *, jobs=None, cluster=None, out=DEFAULT_OUT, synth=None, limi
     space = load_space(space)
     if synth is not None:
         space["synth"] = bool(synth)
-    folder = Path(out, space["name"])
+    # The space's name is one safe path component: ``name: ../../x`` stays inside ``out``.
+    folder = (builddir.explore_dir(space["name"]) if Path(out) == DEFAULT_OUT
+              else Path(out, builddir.safe_name(space["name"])))
     folder.mkdir(parents=True, exist_ok=True)
     records, todo = {}, []
     for params in points(space):

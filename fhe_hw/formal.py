@@ -94,11 +94,12 @@ def solinas_quotient(x):
 def prove(unit, modulus, quotient, slack=(-1, 0, 1), assume=None):
     """Prove that the combinational ``unit`` (a
     :class:`~fhe_hw.arith.pipeline.FixedLatencyUnit` of latency 0: always-ready ``i``/``o``
-    streams of x and y) outputs x mod ``modulus`` for every x, with ``quotient(x)`` the estimate K0 and ``slack``
-    the allowed offsets j (see the module docstring). ``assume(x)``, if given, is an Amaranth
-    condition that restricts the inputs (an ``Assume``). Returns a :class:`Proof`; raises
-    ``ValueError`` if ``unit`` has latency (prove its ``pipelined=False`` configuration) and
-    ``RuntimeError`` if Yosys fails for another reason than a failed proof."""
+    streams of x and y) outputs x mod ``modulus`` for every x, with ``quotient(x)`` the
+    estimate K0 and ``slack`` the allowed offsets j (see the module docstring). ``assume(x)``,
+    if given, is an Amaranth condition that restricts the inputs (an ``Assume``). Returns a
+    :class:`Proof`; raises ``ValueError`` if ``unit`` has latency (prove its
+    ``pipelined=False`` configuration) and ``RuntimeError`` if Yosys fails for another reason
+    than a failed proof."""
     if unit.latency != 0:
         raise ValueError(f"unit must be combinational (latency 0), not latency {unit.latency}")
     p = modulus

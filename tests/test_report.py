@@ -92,38 +92,6 @@ def test_every_section_has_a_registered_paper():
     assert {s.paper for s in core.SECTIONS} == {"000", "001", "002", "003", "004", "sw"}
 
 
-def _fake_result(root, tools, params):
-    folder = synthcache.cache_dir("mod-add", params, "ecp5", root)
-    folder.mkdir(parents=True)
-    data = dict(unit="mod-add", params=params, target="ecp5", device="85k",
-                package="CABGA381", latency=1, lut=1, ff=2, dsp=0, bram=0, fmax_mhz=100.0,
-                freq_target_mhz=200.0, io_ff=0, io_lut=0, cells={}, pnr_utilization={},
-                tools=tools, runtime_s={}, build_dir=str(folder))
-    (folder / "synth.json").write_text(json.dumps(data))
-
-
-def test_synth_cache_hit_needs_same_tools(tmp_path):
-    tools = {"yosys": "Yosys 1", "nextpnr": "nextpnr 1"}
-    _fake_result(tmp_path, tools, {"modulus": "general32"})
-    hit = synthcache.load_cached("mod-add", {"modulus": "general32"}, tools=tools,
-                                 root=tmp_path)
-    assert hit is not None and hit.lut == 1
-    assert synthcache.load_cached("mod-add", {"modulus": "general32"}, root=tmp_path,
-                                  tools=dict(tools, yosys="Yosys 2")) is None
-
-
-def test_synth_cache_miss_on_other_params(tmp_path):
-    tools = {"yosys": "Yosys 1", "nextpnr": "nextpnr 1"}
-    _fake_result(tmp_path, tools, {"modulus": "general32"})
-    assert synthcache.load_cached("mod-add", {"modulus": "fermat32"}, tools=tools,
-                                  root=tmp_path) is None
-
-
-def test_synth_cache_rejects_unknown_flow():
-    with pytest.raises(ValueError, match="flow"):
-        synthcache.load_cached("mod-add", {}, "vivado", tools={})
-
-
 def test_ratio_and_fmt():
     assert core.ratio(3, 2) == 1.5 and core.ratio(None, 2) is None and core.ratio(1, 0) is None
     assert writers.fmt(None) == "—" and writers.fmt(1234567.0) == "1.235e+06"

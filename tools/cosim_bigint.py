@@ -9,8 +9,8 @@
                                                # k = 8 b = 24, factored schedule
     python tools/cosim_bigint.py --key-bits 20000 --count 4   # a scaled toy group
 
-Each run generates the Verilog of :class:`~fhe_hw.bigint.CMNTEncrypt` with its RAM
-(:class:`~fhe_hw.bigint.ram.RAMHarness`, loaded with a random instance of
+The scenario is :func:`fhe_hw.bigint.cosim.cosim_cmnt`: each run generates the Verilog of
+:class:`~fhe_hw.bigint.CMNTEncrypt` with its RAM (loaded with a random instance of
 :func:`fhe_hw.model.bigint.random_cmnt_instance`), runs it in Verilator and checks the
 ciphertext against :func:`fhe_hw.model.bigint.cmnt_encrypt` (and Python's ``%``) and the cycle
 count, counted in hardware, against :meth:`CMNTEncrypt.cycles`. Results go to JSON (default
@@ -18,55 +18,16 @@ build/cosim/bigint.json). Exit status 1 on a mismatch.
 """
 
 import argparse
-import random
 import sys
 import time
 import warnings
 from dataclasses import replace
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from cosim_results import finish, judge
 
-from cosim_results import finish, judge  # noqa: E402
-
-from fhe_hw.bigint import CMNTEncrypt  # noqa: E402
-from fhe_hw.bigint.ram import from_words  # noqa: E402
-from fhe_hw.bigint.run import run_harness  # noqa: E402
-from fhe_hw.model.bigint import (  # noqa: E402
-    block_config,
-    cmnt_encrypt,
-    cmnt_group,
-    random_cmnt_instance,
-)
-
-
-def run_one(sizes, schedule, mult, seed, opt):
-    rng = random.Random(seed)
-    inst = random_cmnt_instance(sizes, rng)
-    start = time.monotonic()
-    unit = CMNTEncrypt(sizes, schedule, **mult)
-    y_addr, y_words = unit.plan.regions["Y"]
-    run = run_harness(unit, unit.ram_image(*inst), 0, (y_addr, y_words), backend="verilator",
-                      unit_name=f"cmnt-{schedule}", opt=opt)
-    wall = time.monotonic() - start
-    d = unit.plan.d
-    bw = -(-sizes.coeff_bits // d)
-    have = from_words(run.ram, d)
-    cfg = block_config(mult["modulus"], mult["k"], mult["b"], mult.get("bus_width"))
-    t = time.monotonic()
-    want = cmnt_encrypt(*inst, schedule=schedule, config=cfg)
-    model_s = time.monotonic() - t
-    M, R, B, A0l, A1l, A0 = inst
-    theta = sizes.count
-    python = (M + 2 * R + 2 * sum(B[i][j] * A0l[i] * A1l[j] for i in range(theta)
-                                  for j in range(theta))) % A0
-    return {"schedule": schedule, **mult, "coeff_bits": sizes.coeff_bits,
-            "key_bits": sizes.key_bits, "theta": theta, "seed": seed,
-            "ok": have == want == python, "cycles": run.cycles,
-            # products whose operands are both longer than a B_ij (Barrett's two included)
-            "expected_cycles": unit.cycles(), "big_products": sum(
-                1 for op in unit.plan.ops if op[0] == "mul" and min(op[2], op[4]) > bw),
-            "wall_s (build + run)": round(wall, 1), "model_s": round(model_s, 1)}
+from fhe_hw.bigint.cosim import cosim_cmnt
+from fhe_hw.builddir import ROOT
+from fhe_hw.model.bigint import cmnt_group
 
 
 def main(argv=None):
@@ -81,7 +42,7 @@ def main(argv=None):
     ap.add_argument("--count", type=int, help="scale theta down")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--opt", default="-O2", help="C++ optimisation of the Verilator model")
-    ap.add_argument("--out", default="build/cosim/bigint.json")
+    ap.add_argument("--out", default=str(ROOT / "cosim" / "bigint.json"))
     args = ap.parse_args(argv)
     warnings.filterwarnings("ignore", message=".*created but never used")
     sizes = cmnt_group("toy")
@@ -95,7 +56,8 @@ def main(argv=None):
                         count=args.count or sizes.count)
     results, status, start = [], 0, time.monotonic()
     for schedule in schedules:
-        result = run_one(sizes, schedule, mult, args.seed, "-O0" if args.quick else args.opt)
+        result = cosim_cmnt(sizes, schedule, mult, args.seed,
+                            "-O0" if args.quick else args.opt)
         status |= judge(result, f"{schedule} ciphertext")
         results.append(result)
     return finish(results, args.out, start, status)

@@ -18,13 +18,10 @@ mismatch.
 import argparse
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from cosim_results import finish, judge
 
-from cosim_results import finish, judge  # noqa: E402
-
-from fhe_hw.karatsuba.host import cosim_full_product, cosim_relinearize  # noqa: E402
+from fhe_hw.karatsuba.host import cosim_full_product, cosim_relinearize
 
 
 def main(argv=None):

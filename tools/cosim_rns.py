@@ -16,13 +16,10 @@ build/cosim/rns.json). Exit status 1 on a mismatch or a cycle count that differs
 import argparse
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from cosim_results import finish, judge
 
-from cosim_results import finish, judge  # noqa: E402
-
-from fhe_hw.rns.cosim import ENGINES, cosim_base_extension  # noqa: E402
+from fhe_hw.rns.cosim import ENGINES, cosim_base_extension
 
 #: --quick: small runs of every engine (Shenoy-Kumaresan with 60-bit primes and two targets per
 #: pass, the others with 32-bit primes to keep the Verilator builds short; all widths and

@@ -1,4 +1,4 @@
-"""``fhe-hw report``: the papers' tables beside ours, software baselines, plots (issue 10).
+"""``fhe-hw report``: the papers' tables beside ours, software baselines, plots.
 
     fhe-hw report [--paper 000|001|002|003|004|all] [--full] [--no-synth] [--no-baselines]
                   [--jobs N] [--out build/report]
@@ -6,12 +6,15 @@
 Writes ``report.md``, ``report.json`` and PNG plots under ``build/report/``. Paper rows are
 data in :mod:`.paper` (each with paper file and table); our rows come from the engines'
 ``cycles()`` (tied to simulation by their tests), from synthesis (:mod:`.synthcache`: cached
-with the tool versions, run when missing) and from :mod:`fhe_hw.baselines`. Sections are in
-:mod:`.sections`, one function each (:func:`.core.section`).
+by :mod:`fhe_hw.builddir`'s key, run when missing) and from :mod:`fhe_hw.baselines`; the
+configurations are the families' ``configs`` rows. :mod:`.core` holds the machinery and the
+registry; :mod:`.sections` registers one function per paper table into it (:func:`.core.section`)
+and is imported here, so neither module imports the other both ways.
 """
 
 import sys
 
+from . import sections  # noqa: F401  (registers the sections into .core's SECTIONS)
 from .core import (
     DEFAULT_OUT,
     SECTIONS,

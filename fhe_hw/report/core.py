@@ -14,10 +14,12 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from .. import builddir
+
 __all__ = ["Table", "Plot", "Part", "SectionResult", "Section", "Unavailable", "Context",
            "SECTIONS", "section", "build_report", "ratio", "atp_area", "DEFAULT_OUT"]
 
-DEFAULT_OUT = Path("build", "report")
+DEFAULT_OUT = builddir.report_dir()
 
 
 class Unavailable(Exception):
@@ -204,7 +206,6 @@ def build_report(papers="all", *, full=False, synth=True, baselines=True, jobs=2
     """Run the sections of ``papers`` ("all", one of "000".."004", or a list), write
     ``report.md``, ``report.json`` and the PNGs into ``out``; return the list of
     :class:`SectionResult`."""
-    from . import sections as _  # noqa: F401  (registers the sections)
     from .writers import write_json, write_markdown, write_plots
 
     wanted = None if papers in ("all", None) else \

@@ -6,6 +6,11 @@ missing. Each table cites the paper file and table its paper columns come from
 (:mod:`.paper`).
 """
 
+from ..arith.configs import MODMULS, REDUCERS
+from ..bigint.configs import MULTIPLIERS, REPORT_MODMULS, REPORT_SMALL
+from ..karatsuba.configs import REPORT_ROWS as KARATSUBA_ROWS
+from ..ntt.configs import REPORT_STREAMING, STREAMING_TABLE
+from ..rns.configs import REPORT_ROWS as RNS_ROWS
 from . import paper as P
 from .core import Part, Plot, Table, Unavailable, atp_area, ratio, section
 
@@ -27,22 +32,26 @@ def _find(findings, *items):
     findings.extend(i for i in items if i)
 
 
+def _triple(row):
+    """(unit, params, flow) of a configs row, as the report's synthesis cache takes it."""
+    return (row.unit, row.params, row.target)
+
+
 # --- 000 / 001: integer FHE encryption ---------------------------------------------------------
 
-#: 000 Table 4's configurations: DESIGN §4's Integer-FFT rows (k, b; d = kb/16, kb/2d = 8).
-_BIGINT = {"fermat32": (64, 8), "general32": (64, 12), "fermat64": (128, 24),
-           "solinas64": (128, 28)}
-#: A reduced transform that fits the LFE5U-85F's 156 MULT18X18D (tools/bigint_table.py).
-_BIGINT_SMALL = ("integer-fft-mul", {"modulus": "fermat32", "k": 16, "b": 14,
-                                     "max_bits": 1 << 20}, "ecp5-splitnets")
+#: 000 Table 4's Integer-FFT configurations (k, b; d = kb/16, kb/2d = 8), from
+#: fhe_hw.bigint.configs.
+_BIGINT = {m: (MULTIPLIERS[m]["k"], MULTIPLIERS[m]["b"])
+           for m in ("fermat32", "general32", "fermat64", "solinas64")}
+#: The reduced transform that fits the LFE5U-85F's 156 MULT18X18D (the documented table's row).
+_BIGINT_SMALL = _triple(REPORT_SMALL)
 _TOY_BITS = 160_000     # φ of the toy group (001 Table 1)
 
 
 def _bigint_rows(full):
     """The ModMul of each modulus (the DSP lower bound) and, with ``full``, the reduced
     multiplier."""
-    return [("mod-mul", {"modulus": m}, "ecp5") for m in _BIGINT] + \
-        ([_BIGINT_SMALL] if full else [])
+    return [_triple(row) for row in REPORT_MODMULS] + ([_BIGINT_SMALL] if full else [])
 
 
 @section("000", "000 Tables 4–6: super-size multiplier and CMNT encryption primitive",
@@ -139,16 +148,14 @@ def cmnt_encryption(ctx):
                            "group", "seconds", series, logx=False)], findings)
 
 
-_REDUCERS = [("special-reducer", {"m": 33}), ("special-reducer", {"m": 65}),
-             ("solinas-reducer", {"modulus": SOLINAS}),
-             ("barrett-reducer", {"modulus": "general32"}),
-             ("barrett-reducer", {"modulus": SOLINAS}),
-             ("montgomery-reducer", {"modulus": "general32", "word": 17})]
-_MODMULS = [("mod-mul", {"modulus": m}) for m in ("fermat32", "fermat64", SOLINAS, "general32")]
+#: The reducers and the mod-mul per modulus: rows of the documented reducer table
+#: (fhe_hw.arith.configs).
+_REDUCERS = [(row.unit, row.params) for row in REDUCERS]
+_MODMULS = [(row.unit, row.params) for row in MODMULS]
 
 
 def _reducer_rows(full):
-    return [(u, p, "ecp5") for u, p in _REDUCERS + _MODMULS]
+    return [_triple(row) for row in REDUCERS + MODMULS]
 
 
 @section("001", "001 Table 3: modular multipliers and reducers per Integer-FFT modulus (ECP5)",
@@ -191,15 +198,13 @@ def reducers(ctx):
 
 # --- 002: 64K-point NTT ------------------------------------------------------------------------
 
-_NTT_SYNTH = {"n": 1024, "butterflies": 1, "modulus": SOLINAS}
+#: The documented streaming-NTT rows (fhe_hw.ntt.configs); n = 1024, P = 1 is the clock
+#: estimate of the 64K-point transform.
+_NTT_SYNTH = _triple(REPORT_STREAMING)
 
 
 def _ntt_rows(full):
-    rows = [("ntt", _NTT_SYNTH, "ecp5-splitnets")]
-    if full:
-        rows += [("ntt", {"n": n, "butterflies": p, "modulus": SOLINAS}, "ecp5-splitnets")
-                 for n in (1024, 4096) for p in (1, 2, 4) if (n, p) != (1024, 1)]
-    return rows
+    return [_triple(row) for row in STREAMING_TABLE] if full else [_NTT_SYNTH]
 
 
 @section("002", "002 §V: 64K-point NTT over 2^64-2^32+1", _ntt_rows)
@@ -211,7 +216,7 @@ def ntt_64k(ctx):
     t = Table("Cycles and time of one 65536-point NTT", P.P002_64K.source,
               ["engine", "cycles()", "paper cycles", "cycles ours / paper",
                "µs at 100 MHz (paper's clock)", "paper µs", "µs at our Fmax (n=1024, P=1)"])
-    synth = ctx.synth("ntt", _NTT_SYNTH, "ecp5-splitnets")
+    synth = ctx.synth(*_NTT_SYNTH)
     fmax = synth.fmax_mhz if synth else None
     series = {"ours (streaming, P butterflies)": [], "paper 002 (one point)": []}
     findings = []
@@ -295,19 +300,11 @@ def rns_iterations(ctx):
     return Part([t], [], findings)
 
 
-def _sk(tp, arch="folded"):
-    return {"bits": 32, "n": 4096, "l": 30, "k": 30, "tp": tp, "architecture": arch,
-            "prime_n": 2**16}
-
-
 def _rns_rows(full):
-    rows = [("shenoy-kumaresan", _sk(1), "ecp5-splitnets")]
-    if full:
-        rows += [("shenoy-kumaresan", _sk(4), "ecp5-splitnets"),
-                 ("shenoy-kumaresan", _sk(8), "ecp5-splitnets"),
-                 ("shenoy-kumaresan", _sk(1, "pipelined"), "ecp5-splitnets"),
-                 ("shenoy-kumaresan", _sk(4, "pipelined"), "ecp5-splitnets")]
-    return rows
+    """The documented RNS table's Shenoy–Kumaresan rows at N = 2^12, l = 30
+    (fhe_hw.rns.configs.REPORT_ROWS); only TP = 1 without ``full``."""
+    rows = [_triple(row) for row in RNS_ROWS]
+    return rows if full else rows[:1]
 
 
 @section("003", "003 Table 4.9: Shenoy–Kumaresan utilization, log N = 12, l = 30, 32-bit",
@@ -387,14 +384,15 @@ def rns_openfhe(ctx):
 # --- 004: Karatsuba ----------------------------------------------------------------------------
 
 def _kara_rows(full):
-    return [("karatsuba", {"recursions": 1, "coeff_bits": 133}, "ecp5-splitnets")] \
-        if full else []
+    """Karatsuba-1, the documented table's row that fits (fhe_hw.karatsuba.configs)."""
+    return [_triple(row) for row in KARATSUBA_ROWS] if full else []
 
 
 @section("004", "004 Tables II–III: Karatsuba-r polynomial multiplier, n = 2560, 125 bits",
          _kara_rows)
 def karatsuba(ctx):
     from ..karatsuba import KaratsubaMultiplier
+    from ..units import get_unit
 
     ref, clock = P.P004_T3.rows, P.P004_T3.extra["clock_mhz"]
     t = Table("Accelerator time of one n = 2560 product (3^(9-r) calls)",
@@ -422,7 +420,7 @@ def karatsuba(ctx):
                   ["r", "LUT", "FF", "DSP", "Fmax MHz", "µs at our Fmax"])
         for unit, params, flow in _kara_rows(True):
             res = ctx.synth(unit, params, flow)
-            c = KaratsubaMultiplier(1, coeff_bits=133).cycles(3 ** 8)
+            c = KaratsubaMultiplier(**get_unit(unit).resolve(params)).cycles(3 ** 8)
             s.rows.append([1, *((res.lut, res.ff, res.dsp, res.fmax_mhz, c / res.fmax_mhz)
                                 if res else [None] * 5)])
         s.notes.append("r ≥ 2 needs more than the ECP5-85F's 156 MULT18X18D (4 per 27×27).")

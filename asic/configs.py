@@ -1,0 +1,24 @@
+"""Named configuration sets of the ASIC flows.
+
+:data:`SKY130_TABLE` is the documented sky130 table (``fhe-hw table asic``,
+``docs/results/asic.md``): the reducers and multipliers of the reducer table, one butterfly per
+Integer-FFT modulus, and the papers' designs that need an ASIC (002 Table 2's fully parallel
+NTT over 2^64 - 2^32 + 1) at the sizes that synthesize within 30 minutes each.
+:data:`QFLOW_ROWS` are hardened with qflow (OSU 0.18 µm).
+"""
+
+from fhe_hw.arith.configs import MODMULS, REDUCERS
+from fhe_hw.rows import Row
+
+__all__ = ["MODULI", "SKY130_TABLE", "ASIC_ONLY", "QFLOW_ROWS"]
+
+MODULI = ("fermat32", "fermat64", "solinas64", "general32")
+
+# The reducer table's reducers minus its 64-bit Barrett (the FPGA baseline), its mod-muls.
+SKY130_TABLE = ([row for row in REDUCERS if row.params != {"modulus": "solinas64"}
+                 or row.unit != "barrett-reducer"]
+                + MODMULS
+                + [Row("butterfly", {"modulus": m}) for m in MODULI])
+ASIC_ONLY = [Row("parallel-ntt", {"k": k, "modulus": "solinas64"}) for k in (16, 32)]
+QFLOW_ROWS = [Row("special-reducer", {"m": 17}), Row("special-reducer", {"m": 33}),
+              Row("solinas-reducer", {"modulus": "solinas64"})]

@@ -1,0 +1,42 @@
+"""Named configuration sets of the arithmetic units (reducers, modular multipliers).
+
+:data:`REDUCER_TABLE` is the documented reducer table (``fhe-hw table reducers``, the results
+page ``docs/results/arith.md``); the report's 001 Table 3 section reads :data:`REDUCERS` and
+:data:`MODMULS`, drawn from the same rows.
+"""
+
+from ..rows import Row
+
+__all__ = ["REDUCER_TABLE", "REDUCERS", "MODMULS", "SMOKE", "BOARD_BUILDS", "BOARD_DEPTH"]
+
+#: The reducer table, in its documented order. The two 64-bit Barrett rows are the baseline the
+#: special and Solinas reducers are compared against (001 §3.3: no multiplier is needed).
+REDUCER_TABLE = [
+    Row("barrett-reducer", {"modulus": "general32"}),
+    Row("barrett-reducer", {"modulus": "solinas64"}),
+    Row("special-reducer", {"m": 33}),
+    Row("special-reducer", {"m": 65}),
+    Row("solinas-reducer", {"modulus": "solinas64"}),
+    Row("montgomery-reducer", {"modulus": "general32", "word": 17}),
+    Row("mod-mul", {"modulus": "fermat32"}),
+    Row("mod-mul", {"modulus": "fermat64"}),
+    Row("mod-mul", {"modulus": "solinas64"}),
+    Row("mod-mul", {"modulus": "general32"}),
+    Row("mod-mul", {"modulus": "general32", "reducer": "barrett"}),
+    Row("mod-mul", {"modulus": "solinas64", "reducer": "barrett"}),
+]
+
+#: The reducers alone (the table's rows that are not ``mod-mul``).
+REDUCERS = [row for row in REDUCER_TABLE if row.unit != "mod-mul"]
+#: One ``mod-mul`` per Integer-FFT modulus with its automatic reducer.
+MODMULS = [row for row in REDUCER_TABLE if row.unit == "mod-mul" and "reducer" not in row.params]
+#: A quick smoke set: the smallest reducer and multiplier.
+SMOKE = [REDUCER_TABLE[2], REDUCER_TABLE[9]]
+
+#: The documented board builds (``fhe-hw table board-builds``): (board, row) with the link's
+#: memory depth 256.
+BOARD_BUILDS = [("ulx3s", Row("mod-add", {"modulus": "general32"})),
+                ("icebreaker", Row("mod-add", {"modulus": "general32"})),
+                ("tang-nano-9k", Row("mod-add", {"modulus": "general32"})),
+                ("ulx3s", Row("mod-mul", {"modulus": "solinas64"}))]
+BOARD_DEPTH = 256

@@ -1,0 +1,93 @@
+"""Named configuration sets of the NTT engines.
+
+* :data:`STREAMING_TABLE`: the documented streaming-NTT table (``fhe-hw table ntt-streaming``,
+  ``docs/results/ntt.md``): n = 1024 and 4096, P = 1, 2, 4, solinas64, tiled ``ModMul``\\ s,
+  ``splitnets`` before synthesis, nextpnr's default placer and router1. The report's 002
+  section reads the same rows (:data:`REPORT_STREAMING` is its n = 1024, P = 1 row).
+* :data:`NTT_TABLE`: the butterflies, shift-only units and the fully parallel NTT
+  (``fhe-hw table ntt``), each an :class:`NttRow` with its note.
+"""
+
+from typing import NamedTuple
+
+from ..params import SOLINAS64
+from ..rows import Row
+
+__all__ = ["STREAMING_TARGET", "streaming_params", "STREAMING_TABLE", "REPORT_STREAMING",
+           "NttRow", "NTT_TABLE", "SMOKE", "BOARD_SWEEP"]
+
+#: ``splitnets`` before synthesis (Yosys 0.70's ABC9 aborts on this design,
+#: YosysHQ/yosys#4349), nextpnr's default placer (HeAP) and router (router1).
+STREAMING_TARGET = "ecp5-splitnets"
+
+
+def streaming_params(n, p, tiled=True):
+    params = {"n": n, "butterflies": p, "modulus": "solinas64"}
+    if tiled:
+        params["tiled"] = True
+    return params
+
+
+STREAMING_TABLE = [Row("ntt", streaming_params(n, p), STREAMING_TARGET)
+                   for n in (1024, 4096) for p in (1, 2, 4)]
+#: The n = 1024, P = 1 row: the report's clock estimate for the 64K-point transform.
+REPORT_STREAMING = STREAMING_TABLE[0]
+
+#: 2^25 - 2^73 mod p: a primitive 128th root of unity of solinas64, a two-term shift twiddle.
+SOLINAS_ROOT_128 = ((1 << 25) - (1 << 73)) % SOLINAS64
+
+
+class NttRow(NamedTuple):
+    """A row of the NTT table: the configuration, what it is, and for a row without a routed
+    result the measured reason shown instead of numbers (the table does not rerun it)."""
+
+    row: Row
+    note: str
+    not_routed: str = ""
+
+
+#: The three shift-only units of 002 first, then one run-time-twiddle butterfly per 001
+#: Table 2 modulus. (splitnets): ``ecp5-splitnets``; (static placer): nextpnr's electrostatic
+#: placer and router2 after splitnets.
+NTT_TABLE = [
+    NttRow(Row("shift-ntt", {"points": 64, "lanes": 8}, "ecp5-splitnets"),
+           "shift-only radix-64 unit (002 §IV-A)",
+           "does not fit (nextpnr: TRELLIS_COMB 108,261 / 83,640 = 129 %)"),
+    NttRow(Row("shift-ntt", {"points": 64, "lanes": 2}, "ecp5-splitnets-static"),
+           "shift-only radix-64 unit, 2 lanes (a quarter of the paper's rate)",
+           "fits, not routed: Yosys 53,087 LUT (51,837 LUT4 + 2 x 625 CCU2C), 23,323 FF, 0 DSP; "
+           "static placer + router2: 100k overused wires at iteration 2, about 4 min per "
+           "iteration, stopped"),
+    NttRow(Row("shift-ntt", {"points": 64, "lanes": 1}, "ecp5-splitnets-static"),
+           "shift-only radix-64 unit, 1 lane (an eighth of the paper's rate)",
+           "fits, not routed: Yosys 49,507 LUT (48,879 LUT4 + 2 x 314 CCU2C), 21,430 FF, 0 DSP; "
+           "static placer + router2: 70k overused wires at iteration 3, about 7 min per "
+           "iteration, stopped"),
+    NttRow(Row("shift-ntt", {"points": 16, "lanes": 16}, "ecp5-splitnets-static"),
+           "shift-only radix-16 unit (002 §IV-B)"),
+    NttRow(Row("butterfly", {"modulus": "fermat32", "twiddle": 2}),
+           "shift-only butterfly, ω = 2 (001 §3.2)"),
+    NttRow(Row("butterfly", {"modulus": "fermat64", "twiddle": 2}),
+           "shift-only butterfly, ω = 2 (001 §3.2)"),
+    NttRow(Row("butterfly", {"modulus": "solinas64", "twiddle": SOLINAS_ROOT_128}),
+           "shift-only butterfly, ω = 2^25 - 2^73 (two shifts)"),
+    NttRow(Row("butterfly", {"modulus": "fermat32"}), "run-time twiddles"),
+    NttRow(Row("butterfly", {"modulus": "fermat64"}), "run-time twiddles"),
+    NttRow(Row("butterfly", {"modulus": "solinas64"}), "run-time twiddles"),
+    NttRow(Row("butterfly", {"modulus": "general32"}), "run-time twiddles"),
+    NttRow(Row("butterfly", {"modulus": "fermat64", "tiled": True}),
+           "run-time twiddles, tiled ModMul"),
+    NttRow(Row("butterfly", {"modulus": "solinas64", "tiled": True}),
+           "run-time twiddles, tiled ModMul"),
+    NttRow(Row("parallel-ntt", {"k": 16, "modulus": "fermat32"}, "ecp5-splitnets"),
+           "fully parallel, all shifts"),
+]
+
+#: A quick smoke set: the smallest streaming engine and a butterfly.
+SMOKE = [Row("ntt", streaming_params(64, 1, tiled=False), STREAMING_TARGET),
+         Row("butterfly", {"modulus": "fermat32"})]
+
+#: The board-fit sweep (``fhe-hw table board-fits``): the streaming NTT, solinas64, P = 1,
+#: 2 lanes behind the host link, n grown until a board is full.
+BOARD_SWEEP = (Row("ntt", {"modulus": "solinas64", "butterflies": 1, "lanes": 2}), "n",
+               (256, 1024, 4096, 8192, 16384))

@@ -1,0 +1,54 @@
+"""Named configuration sets of the RNS base extension engines.
+
+:data:`SYNTH_TABLE` is the documented ECP5-85F table (``fhe-hw table rns``,
+``docs/results/rns.md``); the report's 003 Table 4.9 section reads :data:`REPORT_ROWS` (the
+table's N = 2^12 Shenoy–Kumaresan rows, same flow). :data:`ITERATION_SETS` are 003 Table 4.6's
+parameter sets.
+"""
+
+from ..rows import Row
+
+__all__ = ["TARGET", "SYNTH_TABLE", "REPORT_ROWS", "ITERATION_SETS", "SMOKE", "sk", "BOARD_SWEEP"]
+
+#: Yosys 0.70's ABC9 asserts on these engines (YosysHQ/yosys#4349); the workaround given there,
+#: ``splitnets`` just before LUT mapping, is this target.
+TARGET = "ecp5-splitnets-map"
+
+
+def sk(tp, architecture="folded", n=4096, l=30):
+    """Shenoy–Kumaresan parameters with 32-bit primes ≡ 1 mod 2^17 (``prime_n`` = 2^16: the
+    Montgomery word is then 17, two rounds of 15×17 bits, 6 MULT18X18D per multiplier)."""
+    return {"bits": 32, "n": n, "l": l, "k": l, "tp": tp, "architecture": architecture,
+            "prime_n": 2**16}
+
+
+#: Synthesized configurations. N = 2^12, l = k = 30 is the parameter set of 003 Table 4.9,
+#: N = 2^14, l = 7 that of Table 4.8 (Table 4.7's N = 2^16 needs 3 banks of 2 Mbit, more
+#: block RAM than the ECP5-85F's 208 DP16KD hold at TP = 1).
+SYNTH_TABLE = (
+    [Row("shenoy-kumaresan", sk(tp), TARGET) for tp in (1, 4, 8)]
+    + [Row("shenoy-kumaresan", sk(tp, "pipelined"), TARGET) for tp in (1, 4)]
+    + [Row("kawamura", {"bits": 32, "n": 4096, "l": 4, "k": 4, "rho": 8, "prime_n": 2**16},
+           TARGET),
+       Row("mixed-radix", {"bits": 32, "n": 4096, "l": 4, "k": 4, "architecture": "iterative",
+                           "prime_n": 2**16}, TARGET),
+       Row("fast-base-conversion", {"bits": 32, "n": 4096, "l": 30, "k": 30, "tp": 4,
+                                    "prime_n": 2**16}, TARGET)]
+    + [Row("shenoy-kumaresan", sk(tp, n=16384, l=7), TARGET) for tp in (1, 4, 8)]
+)
+
+#: The report's rows: the table's Shenoy–Kumaresan rows at 003 Table 4.9's N = 2^12, l = 30.
+REPORT_ROWS = [row for row in SYNTH_TABLE
+               if row.unit == "shenoy-kumaresan" and row.params["n"] == 4096]
+
+#: 003 Table 4.6's parameter sets (N, TP, l); the paper's counts are
+#: :data:`fhe_hw.report.paper.P003_T4_6`.
+ITERATION_SETS = ((2**16, 32, 17), (2**14, 32, 7), (2**12, 64, 4))
+
+#: A quick smoke set: the smallest folded engine.
+SMOKE = [SYNTH_TABLE[0]]
+
+#: The board-fit sweep (``fhe-hw table board-fits``): Shenoy–Kumaresan folded, t = 1, at
+#: N = 64, l = k = 2 with 32-bit primes behind the host link, TP grown until a board is full.
+BOARD_SWEEP = (Row("shenoy-kumaresan", {"bits": 32, "n": 64, "l": 2, "k": 2,
+                                        "architecture": "folded"}), "tp", (1, 2, 4, 8, 16))

@@ -1,0 +1,43 @@
+"""The documented results tables and ``fhe-hw table NAME``.
+
+Each table is a module of this package with a ``TABLE`` (:class:`~.pages.TableSpec`): its
+name, the results page under ``docs/results/`` that holds its block, a title, and a
+``generate(args)`` that returns the block's Markdown (the rows come from the families'
+``configs`` modules, the synthesis from :mod:`fhe_hw.synth`). :func:`~.pages.write_block`
+puts the block, ending with a provenance line, between the page's
+``<!-- table:NAME:begin -->`` / ``<!-- table:NAME:end -->`` markers.
+"""
+
+import importlib
+
+__all__ = ["MODULES", "get_table", "tables"]
+
+#: table name -> module of this package (in the order ``fhe-hw table --help`` lists them).
+MODULES = {
+    "reducers": "reducers",
+    "rns": "rns",
+    "karatsuba": "karatsuba",
+    "ntt": "ntt",
+    "ntt-streaming": "ntt_streaming",
+    "ntt-cosim": "documented",
+    "ntt-four-step": "documented",
+    "bigint": "bigint",
+    "asic": "asic",
+    "board-builds": "board_builds",
+    "board-fits": "board_fits",
+}
+
+
+def get_table(name):
+    """The :class:`~.pages.TableSpec` of table ``name``; ValueError naming the choices."""
+    if name not in MODULES:
+        raise ValueError(f"table must be one of {', '.join(MODULES)}, not {name!r}")
+    module = importlib.import_module(f".{MODULES[name]}", __name__)
+    table = getattr(module, "TABLES", {}).get(name) or module.TABLE
+    assert table.name == name
+    return table
+
+
+def tables():
+    """Every table, by name."""
+    return {name: get_table(name) for name in MODULES}

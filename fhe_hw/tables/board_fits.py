@@ -1,0 +1,76 @@
+"""``fhe-hw table board-fits``: what each board fits. A unit is built behind the host link
+(:func:`fhe_hw.build.build_board`) for growing values of one parameter until the board runs out
+(nextpnr cannot place it); the table gives the largest that fits with its resources and Fmax.
+
+Sweeps (:func:`sweeps`): :data:`fhe_hw.rns.configs.BOARD_SWEEP` and
+:data:`fhe_hw.ntt.configs.BOARD_SWEEP`. The link's memories are sized to hold one whole run
+of the unit (``input_beats`` / ``output_beats`` where the unit has them), so every bitstream
+listed can be driven by ``fhe-hw run``.
+"""
+
+from ..rows import shown
+from ..units import get_unit
+from .pages import TableSpec, markdown_table
+
+__all__ = ["TABLE", "sweeps", "sweep"]
+
+
+def sweeps():
+    """``[(row, swept key, values)]``: the families' board sweeps."""
+    from ..ntt.configs import BOARD_SWEEP as NTT
+    from ..rns.configs import BOARD_SWEEP as RNS
+
+    return [RNS, NTT]
+
+
+def _depth(unit_name, params):
+    unit = get_unit(unit_name).build(**params)
+    unit._MustUse__used = True
+    beats = [b for b in (getattr(unit, "input_beats", None), getattr(unit, "output_beats", None))
+             if isinstance(b, int)]
+    return max(beats or [getattr(unit, "n", 16)] + [16])
+
+
+def sweep(board, row, key, values, progress):
+    """Build for each value in order until one fails; (results that fit, first failure text
+    or None)."""
+    from ..build import build_board
+
+    fits = []
+    for value in values:
+        params = {**row.params, key: value}
+        progress(f"{board} {row.unit} {key}={value}: building")
+        try:
+            result = build_board(board, row.unit, params, depth=_depth(row.unit, params))
+        except (RuntimeError, ValueError) as e:
+            reason = str(e).splitlines() or [type(e).__name__]
+            why = next((x for x in reason if x.startswith("ERROR")), reason[-1])
+            progress(f"{board} {row.unit} {key}={value}: does not build: {why}")
+            return fits, f"{key} = {value}: {why}"
+        fits.append(result)
+    return fits, None
+
+
+def generate(args, progress):
+    from ..boards import BOARDS
+
+    rows, builds = [], []
+    for board in BOARDS:
+        for row, key, values in sweeps():
+            fits, failure = sweep(board, row, key, values, progress)
+            builds += fits
+            best = fits[-1] if fits else None
+            rows.append([board, f"`{row.unit}` {shown(row.params)}",
+                         f"**{best.params[key]}**" if best else "none",
+                         *((best.lut, best.ff, best.dsp, best.bram,
+                            f"{best.fmax_mhz} ({best.clock_mhz:g}, "
+                            f"{'met' if best.target_met else 'not met'})") if best else [None] * 5),
+                         failure or "none in the sweep"])
+    table = markdown_table(["board", "unit and fixed parameters", "largest value that fits",
+                            "LUT", "FF", "DSP", "BRAM", "Fmax MHz (clock)", "first failure"],
+                           rows)
+    return table, {"tools": "YoWASP Yosys and nextpnr (per board)",
+                   "device": "each board's FPGA", "json": [b.to_dict() for b in builds]}
+
+
+TABLE = TableSpec("board-fits", "boards.md", "largest configuration each board fits", generate)

@@ -1,0 +1,43 @@
+"""Shared by the table modules: running rows through :func:`fhe_hw.synth.synth_unit`."""
+
+from concurrent.futures import ProcessPoolExecutor
+
+from ..synth import short_versions, synth_unit
+
+__all__ = ["synth_rows", "ecp5_facts", "latency"]
+
+
+def latency(row, result):
+    """The row's latency from the unit's timing contract, or the one the synthesized
+    component reported when its unit declares none."""
+    from ..units import get_unit
+
+    unit = get_unit(row.unit)
+    return unit.latency(row.params) if unit.latency_fn is not None else result.latency
+
+
+def _one(job):
+    row, kw = job
+    return synth_unit(row.unit, row.params, **row.synth_kw(), **kw)
+
+
+def synth_rows(rows, args, progress, **kw):
+    """The :class:`~fhe_hw.synth.SynthResult` of every row (in order), ``args.jobs`` at a
+    time; ``args.reuse`` takes cached results."""
+    jobs = [(row, dict(kw, reuse=args.reuse)) for row in rows]
+    progress(f"{len(rows)} synthesis run(s), {args.jobs} at a time")
+    results = []
+    with ProcessPoolExecutor(args.jobs) as pool:
+        for row, result in zip(rows, pool.map(_one, jobs)):
+            fmax = result.fmax_mhz if result.fmax_mhz is not None else result.pnr
+            progress(f"{row.unit} {row.params}: {result.lut} LUT, {fmax} MHz, "
+                     f"{result.runtime_s.get('total', 0):.0f} s ({result.build_dir})")
+            results.append(result)
+    return results
+
+
+def ecp5_facts(result):
+    """Provenance facts (tools, device, frequency) of an ECP5 result."""
+    return {"tools": short_versions(result.tools),
+            "device": f"ECP5 LFE5U-85F (`--{result.device}`, {result.package})",
+            "freq_mhz": result.freq_target_mhz}

@@ -1,0 +1,109 @@
+"""``fhe-hw table karatsuba``: resources and Fmax of the Karatsuba-r multiplier on ECP5-85F
+beside 004 Table II, and the accelerator time of Table III (A) and (B) projected from
+``cycles()``.
+
+Rows: :data:`fhe_hw.karatsuba.configs.TABLE_ROWS`, synthesized through :mod:`fhe_hw.synth`
+(target ``ecp5-splitnets-map``). nextpnr places and routes the rows that fit: an LFE5U-85F has
+156 MULT18X18D and each 27 x 27 digit multiplier takes four, so only Karatsuba-1 (25 digit
+multipliers, 100 MULT18X18D) fits; for larger r the table gives the Yosys counts and the reason
+nextpnr gave up.
+"""
+
+from ..karatsuba import KaratsubaMultiplier, KaratsubaRelinearizer
+from ..karatsuba.configs import RECURSIONS, TOTAL, multiplier_params, relin_params
+from ..karatsuba.configs import row as table_row
+from ..model.karatsuba import hardware_cycles
+from ..report.paper import P004_T2, P004_T3
+from ..units import get_unit
+from .common import ecp5_facts, synth_rows
+from .pages import TableSpec
+
+__all__ = ["TABLE", "markdown", "projection"]
+
+PAPER_MHZ = P004_T3.extra["clock_mhz"]    # 004 §III-D: the PCIe clock of Table III
+ECP5_DSP = 156       # MULT18X18D of an LFE5U-85F
+
+#: 004 Table II (DE5-net, Stratix V, balanced) and Table III's hardware accelerator row, from the
+#: report's paper data.
+PAPER = {r: {"alm": t2["alm"], "regs": t2["regs"], "dsp": t2["dsp"], "fmax": t2["fmax_mhz"],
+             "hw_us": P004_T3.rows[r]["hw_us"]} for r, t2 in P004_T2.rows.items()}
+
+
+def projection(r, fmax_mhz):
+    """Accelerator cycles and times for one degree-2559 product (A) and one relinearization
+    (B, l = 5 words): 3^(9-r) accelerator calls back to back, from ``cycles()``."""
+    calls = 3 ** (TOTAL - r)
+    a = KaratsubaMultiplier(**_kw(multiplier_params(r))).cycles(calls)
+    b = KaratsubaRelinearizer(**_kw(relin_params(r))).cycles(calls)
+    out = {"calls": calls, "a_cycles": a, "b_cycles": b, "model_cycles": hardware_cycles(r)}
+    for key, mhz in (("paper_clock", PAPER_MHZ), ("fmax", fmax_mhz)):
+        out[key] = None if mhz is None else (a / mhz, b / mhz)
+    return out
+
+
+def _why(row):
+    """Why a row has no Fmax, in a few words."""
+    if "MULT18X18D" in row["pnr"]:
+        return f"does not fit: {row['dsp']} of {ECP5_DSP} MULT18X18D"
+    return f"no P&R: {row['pnr']}"
+
+
+def _us(value):
+    return "—" if value is None else f"{value:.1f}"
+
+
+def markdown(rows):
+    lines = ["| r | coeff bits | 27x27 mult. | LUT | FF | DSP (MULT18X18D) | BRAM | "
+             "Fmax ECP5 (MHz) | 004 Table II (DE5-net): ALM / reg. / DSP / Fmax |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for row in rows:
+        p = PAPER.get(row["r"])
+        paper = "—" if p is None else (f"{p['alm']} / {p['regs']} / {p['dsp']} / "
+                                       f"{p['fmax']} MHz")
+        fmax = f"{row['fmax_mhz']:.1f}" if row["fmax_mhz"] else f"— ({_why(row)})"
+        lines.append(f"| {row['r']} | {row['coeff_bits']} | {row['multipliers']} | "
+                     f"{row['lut']} | {row['ff']} | {row['dsp']} | {row['bram']} | {fmax} | "
+                     f"{paper} |")
+    lines += ["", "| r | calls 3^(9-r) | (A) cycles | (A) µs @ 250 MHz | (A) µs @ Fmax | "
+              "(B) cycles (l = 5) | (B) µs @ 250 MHz | (B) µs @ Fmax | "
+              "004 Table III accelerator (A) = (B) |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for row in rows:
+        pr = row["projection"]
+        at_fmax = pr["fmax"] or (None, None)
+        p = PAPER.get(row["r"])
+        lines.append(f"| {row['r']} | {pr['calls']} | {pr['a_cycles']} | "
+                     f"{_us(pr['paper_clock'][0])} | {_us(at_fmax[0])} | {pr['b_cycles']} | "
+                     f"{_us(pr['paper_clock'][1])} | {_us(at_fmax[1])} | "
+                     f"{'—' if p is None else str(p['hw_us']) + ' µs'} |")
+    lines += ["", f"{ECP5_DSP} MULT18X18D on the LFE5U-85F; out of context with "
+              f"every port registered; LUT = LUT4 + 2 per CCU2C; distributed RAM "
+              f"(TRELLIS_DPR16X4) not counted as LUT. Yosys with `splitnets` "
+              f"before LUT mapping (YosysHQ/yosys#4349). Cycles from `KaratsubaMultiplier."
+              f"cycles(3^(9-r))` / `KaratsubaRelinearizer(r, 5).cycles(3^(9-r))` (latency "
+              f"included)."]
+    return "\n".join(lines) + "\n"
+
+
+def _kw(params):
+    """Factory keywords of ``params`` (the registry's option defaults applied)."""
+    return get_unit("karatsuba-relin" if "words" in params else "karatsuba").resolve(params)
+
+
+def generate(args, progress):
+    recursions = args.recursions or list(RECURSIONS)
+    rows = [table_row(r) for r in recursions]
+    results = synth_rows(rows, args, progress, pnr=not args.no_pnr)
+    table = []
+    for config, r in zip(rows, results):
+        unit = KaratsubaMultiplier(**_kw(config.params))
+        item = {"r": config.params["recursions"], "coeff_bits": unit.coeff_bits,
+                "multipliers": unit.multipliers, "lut": r.lut, "ff": r.ff, "dsp": r.dsp,
+                "bram": r.bram, "fmax_mhz": r.fmax_mhz, "pnr": r.pnr}
+        item["projection"] = projection(item["r"], r.fmax_mhz)
+        table.append(item)
+    partial = args.no_pnr or list(recursions) != list(RECURSIONS)
+    return markdown(table), {**ecp5_facts(results[0]), "json": table, "partial": partial}
+
+
+TABLE = TableSpec("karatsuba", "karatsuba.md", "Karatsuba-r multiplier on ECP5-85F", generate)

@@ -1,0 +1,65 @@
+"""``fhe-hw table ntt``: resources and Fmax of the NTT butterflies, the shift-only units and the
+fully parallel NTT on ECP5-85F, rows :data:`fhe_hw.ntt.configs.NTT_TABLE`.
+
+A row with a ``not_routed`` reason (measured earlier: it does not fit, or nextpnr was stopped)
+is not rerun; the reason stands in its place.
+"""
+
+from ..ntt.configs import NTT_TABLE
+from ..units import get_unit
+from .common import ecp5_facts, latency, synth_rows
+from .pages import TableSpec
+
+__all__ = ["TABLE", "markdown"]
+
+_FLAGS = {"ecp5-splitnets": " (splitnets)", "ecp5-splitnets-static": " (splitnets, static placer)"}
+
+
+def _shown(params):
+    return ", ".join(f"{k}={v:#x}" if isinstance(v, int) and v > 1 << 16 else f"{k}={v}"
+                     for k, v in params.items())
+
+
+def _cycles(row):
+    unit = get_unit(row.unit)
+    if unit.cycles_fn is not None:
+        return unit.cycles(row.params)
+    component = unit.build(**row.params)
+    return component.cycles() if hasattr(component, "cycles") else ""
+
+
+def markdown(entries, results):
+    """``entries``: :class:`~fhe_hw.ntt.configs.NttRow`; ``results``: a SynthResult or None
+    (a row not rerun) for each."""
+    lines = ["| unit | params | what | latency | cycles() | LUT | FF | DSP | Fmax (MHz) |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for entry, r in zip(entries, results):
+        row = entry.row
+        if r is None:
+            lines.append(f"| `{row.unit}` | {_shown(row.params)} | {entry.note} | | "
+                         f"{_cycles(row)} | {entry.not_routed} | | | |")
+            continue
+        lat = latency(row, r)
+        lines.append(f"| `{row.unit}` | {_shown(row.params)} | {entry.note}"
+                     f"{_FLAGS.get(row.target, '')} | {'' if lat is None else lat} | "
+                     f"{_cycles(row)} | {r.lut} | {r.ff} | {r.dsp} | {r.fmax_mhz:.1f} |")
+    lines += ["", "Out of context with every port registered; LUT = LUT4 + 2 per CCU2C, "
+              "DSP = MULT18X18D, Fmax from nextpnr. (splitnets): Yosys ABC9 aborts on that "
+              "design (YosysHQ/yosys#4349), so it ran `hierarchy; proc; flatten; splitnets; "
+              "synth_ecp5`. (static placer): placed by nextpnr's `--placer static` and routed "
+              "by `--router router2`. Rows without numbers were not routed when measured and "
+              "are not rerun by this command."]
+    return "\n".join(lines) + "\n"
+
+
+def generate(args, progress):
+    run = [e for e in NTT_TABLE if not e.not_routed]
+    done = dict(zip(map(id, run), synth_rows([e.row for e in run], args, progress)))
+    results = [done.get(id(e)) for e in NTT_TABLE]
+    first = next(r for r in results if r is not None)
+    return markdown(NTT_TABLE, results), {
+        **ecp5_facts(first), "json": [r.to_dict() for r in results if r is not None]}
+
+
+TABLE = TableSpec("ntt", "ntt.md", "butterflies, shift-only units, parallel NTT on ECP5-85F",
+                  generate)

@@ -1,0 +1,39 @@
+"""``fhe-hw table ntt-streaming``: resources and Fmax of the streaming NTT engine ``ntt`` on
+ECP5-85F (n = 1024 and 4096, P = 1, 2, 4, solinas64), rows
+:data:`fhe_hw.ntt.configs.STREAMING_TABLE` (tiled ``ModMul``\\ s, ``splitnets``, router1)."""
+
+from ..ntt.configs import STREAMING_TABLE
+from ..units import get_unit
+from .common import ecp5_facts, synth_rows
+from .pages import TableSpec
+
+__all__ = ["TABLE", "markdown"]
+
+
+def _cycles(row):
+    unit = get_unit(row.unit)
+    if unit.cycles_fn is not None:
+        return unit.cycles(row.params)
+    return unit.build(**row.params).cycles()
+
+
+def markdown(rows, results):
+    lines = ["| n | P | cycles() | LUT | FF | DSP | BRAM | Fmax MHz | µs per transform at Fmax |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for row, r in zip(rows, results):
+        notes = ["tiled"] if row.params.get("tiled") else []
+        tag = f" ({', '.join(notes)})" if notes else ""
+        cycles = _cycles(row)
+        lines.append(f"| {row.params['n']} | {row.params['butterflies']} | {cycles} | {r.lut} | "
+                     f"{r.ff} | {r.dsp} | {r.bram} | {r.fmax_mhz}{tag} | "
+                     f"{cycles / r.fmax_mhz:.1f} |")
+    return "\n".join(lines) + "\n"
+
+
+def generate(args, progress):
+    results = synth_rows(STREAMING_TABLE, args, progress)
+    return markdown(STREAMING_TABLE, results), {
+        **ecp5_facts(results[0]), "json": [r.to_dict() for r in results]}
+
+
+TABLE = TableSpec("ntt-streaming", "ntt.md", "streaming NTT on ECP5-85F", generate)

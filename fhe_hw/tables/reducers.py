@@ -1,0 +1,38 @@
+"""``fhe-hw table reducers``: resources and Fmax of the reducers and modular multipliers on
+ECP5-85F (001 §3.3, Fig. 3), rows :data:`fhe_hw.arith.configs.REDUCER_TABLE`."""
+
+from ..arith.configs import REDUCER_TABLE
+from ..rows import shown
+from ..units import get_unit
+from .common import ecp5_facts, latency, synth_rows
+from .pages import TableSpec, markdown_table
+
+__all__ = ["TABLE", "markdown"]
+
+
+def _shown(row):
+    text = shown(row.params)
+    if row.unit == "mod-mul" and "reducer" not in row.params:
+        # the automatic reducer, read from the built unit (no synthesis)
+        text += f" (auto: {get_unit(row.unit).build(**row.params).reducer})"
+    return text
+
+
+def markdown(rows, results):
+    """The table and its note (without the provenance line)."""
+    body = markdown_table(
+        ["unit", "params", "latency", "LUT", "FF", "of which port FF", "DSP", "Fmax (MHz)"],
+        [[f"`{r.unit}`", _shown(row), latency(row, r), r.lut, r.ff,
+          r.io_ff, r.dsp, f"{r.fmax_mhz:.1f}"] for row, r in zip(rows, results)])
+    return body + ("\nOut of context with every port registered (the port FF); LUT = LUT4 + 2 "
+                   "per CCU2C, DSP = MULT18X18D, Fmax from nextpnr.\n")
+
+
+def generate(args, progress):
+    results = synth_rows(REDUCER_TABLE, args, progress)
+    return markdown(REDUCER_TABLE, results), {
+        **ecp5_facts(results[0]), "json": [r.to_dict() for r in results]}
+
+
+TABLE = TableSpec("reducers", "arith.md", "reducers and modular multipliers on ECP5-85F",
+                  generate)

@@ -1,0 +1,128 @@
+"""``fhe-hw table rns``: RNS base extension iteration counts beside 003 Table 4.6 and ECP5-85F
+resources beside 003 Tables 4.8–4.9 (4.7 does not fit).
+
+* Iterations: ``cycles()`` of every engine at the three parameter sets of Table 4.6
+  (:data:`fhe_hw.rns.configs.ITERATION_SETS`; the engines' formulas, which the pysim tests
+  check against simulation), the paper's Table 4.5 count, and the multi-target
+  Shenoy–Kumaresan variant (``targets_per_pass = k``) with its multiplier count.
+* Synthesis: each row of :data:`fhe_hw.rns.configs.SYNTH_TABLE` through :mod:`fhe_hw.synth`,
+  with CC = cycles per target residue (the paper's Tables 4.7–4.9 give the time "for
+  computing a single new residue"), Time = CC / Fmax and ATP = Time · (LUT + FF/2 + 100·DSP +
+  300·BRAM).
+"""
+
+import warnings
+
+from amaranth.hdl import UnusedElaboratable
+
+from ..report.paper import P003_T4_6, P003_T4_8, P003_T4_9
+from ..rns import FastBaseConversion, Kawamura, MixedRadix, ShenoyKumaresan, default_bases
+from ..rns.configs import ITERATION_SETS, SYNTH_TABLE
+from ..units import get_unit
+from .common import ecp5_facts, synth_rows
+from .pages import TableSpec
+
+__all__ = ["TABLE", "iteration_rows", "iteration_markdown", "synth_markdown"]
+
+warnings.filterwarnings("ignore", category=UnusedElaboratable)
+
+#: 003 Tables 4.8 and 4.9, 32-bit rows (folded, Alveo U280, Vivado 2022.2), from the report's
+#: paper data: (table, log N, l) -> TP -> the paper's utilization.
+PAPER = {(t.table.split()[-1], t.extra["n"].bit_length() - 1, t.extra["l"]):
+         {tp: row for (bits, tp), row in t.rows.items() if bits == 32}
+         for t in (P003_T4_8, P003_T4_9)}
+
+
+def iteration_rows():
+    """(parameter set, architecture, cycles(), Table 4.5 count, paper Table 4.6, MM)."""
+    rows = []
+    for n, tp, l in ITERATION_SETS:
+        paper = P003_T4_6.rows[(n, tp, l)]
+        source, target, red = default_bases(32, n, l, l, redundant=True)
+        ks, kt = default_bases(32, n, l, l, source_high=True)
+        units = {
+            "SK pipelined": ShenoyKumaresan(source, target, red, n, tp, "pipelined"),
+            "SK folded": ShenoyKumaresan(source, target, red, n, tp, "folded"),
+            "Cox-Rower": Kawamura(ks, kt, n, 16, _kawamura_delta(l)),
+            "MRC pipelined": MixedRadix(source, target, n, "pipelined"),
+            "MRC iterative": MixedRadix(source, target, n, "iterative"),
+        }
+        for arch, unit in units.items():
+            rows.append((f"N=2^{n.bit_length() - 1}, TP={tp}, l={l}", arch, unit.cycles(),
+                         unit.paper_iterations(), paper[arch], unit.arithmetic_units["MM"]))
+        multi = ShenoyKumaresan(source, target, red, n, tp, "folded", targets_per_pass=l)
+        rows.append((f"N=2^{n.bit_length() - 1}, TP={tp}, l={l}", f"SK folded, t = k = {l}",
+                     multi.cycles(), multi.io_bound(), None, multi.arithmetic_units["MM"]))
+        fbc = FastBaseConversion(source, target, n, tp, targets_per_pass=l)
+        rows.append((f"N=2^{n.bit_length() - 1}, TP={tp}, l={l}", f"fast base conv., t = {l}",
+                     fbc.cycles(), None, None, fbc.arithmetic_units["MM"]))
+    return rows
+
+
+def _kawamura_delta(l):
+    """A δ that satisfies the bound for l 32-bit source primes near 2^32 with ρ = 16."""
+    from fractions import Fraction
+    return Fraction(1, 4) if l > 8 else Fraction(1, 8)
+
+
+def iteration_markdown(rows):
+    lines = ["| parameters | architecture | `cycles()` | Table 4.5 formula (t = k: I/O bound "
+             "N(l+1+k)/TP) | 003 Table 4.6 | MM |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    for params, arch, cycles, formula, paper, mm in rows:
+        lines.append(f"| {params} | {arch} | {cycles} | {'—' if formula is None else formula} "
+                     f"| {'—' if paper is None else paper} | {mm} |")
+    return "\n".join(lines) + "\n"
+
+
+def synth_markdown(results):
+    lines = ["| unit | params | MM | LUT | FF | DSP | BRAM (DP16KD) | Fmax (MHz) | CC / k "
+             "| Time (µs) | ATP (×10^6) |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for row, r in results:
+        name, params = row.unit, row.params
+        unit = get_unit(name).build(**params)
+        cc, au = unit.cycles() // len(unit.target), unit.arithmetic_units
+        shown = ", ".join(f"{k}={v}" for k, v in params.items() if k not in ("bits", "prime_n"))
+        t_us = cc / r.fmax_mhz
+        atp = t_us * (r.lut + r.ff / 2 + 100 * r.dsp + 300 * r.bram) / 1e6
+        lines.append(f"| `{name}` | {shown} | {au['MM']} | {r.lut} | {r.ff} | {r.dsp} | {r.bram} "
+                     f"| {r.fmax_mhz:.1f} | {cc} | {t_us:.2f} | {atp:.2f} |")
+    lines += ["", "003 Tables 4.8 and 4.9, 32-bit rows (folded; Alveo U280, Vivado; BRAM are "
+              "36 kbit RAMB36, DSP48E2 27×18). Table 4.7 (log N = 16, l = 17) has no ECP5 "
+              "row: its three banks of 65536 32-bit words need 384 DP16KD, the ECP5-85F has "
+              "208.", "",
+              "| table | log N, l | TP | LUT | FF | BRAM36 | DSP | Fmax (MHz) | CC | Time (µs) "
+              "| ATP (×10^6) |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for (table, log_n, l), rows in PAPER.items():
+        for tp, p in rows.items():
+            lut, ff, bram, dsp, fmax, cc, t_us, atp = (p[k] for k in (
+                "lut", "ff", "bram", "dsp", "fmax_mhz", "cc", "time_us", "atp_1e6"))
+            lines.append(f"| {table} | {log_n}, {l} | {tp} | {lut} | {ff} | {bram} | {dsp} "
+                         f"| {fmax} | {cc} | {t_us} | {atp} |")
+    if results:
+        seconds = sum(r.runtime_s.get("total", 0) for _, r in results)
+        lines += ["", "Out of context, every port registered (Yosys `splitnets` before LUT "
+                  "mapping, YosysHQ/yosys#4349); LUT = LUT4 + 2 per CCU2C, DSP = MULT18X18D, "
+                  "Fmax from nextpnr. 32-bit NTT primes "
+                  "q ≡ 1 mod 2^17 (`prime_n` = 2^16: Montgomery word 17); Kawamura and "
+                  "mixed-radix at l = k = 4 (their multiplier count grows with l). CC / k = "
+                  "`cycles()` of a whole conversion over its k target residues (003 gives the "
+                  "time per new residue); Time = (CC / k) / Fmax; ATP = Time · (LUT + FF/2 + "
+                  f"100·DSP + 300·BRAM). Tool time of the rows: {seconds:.0f} s."]
+    return "\n".join(lines) + "\n"
+
+
+def generate(args, progress):
+    block = "Iteration counts (`cycles()`, first input to last output, k = l):\n\n"
+    block += iteration_markdown(iteration_rows())
+    if args.iterations_only:
+        return block, {"timed": False, "partial": True}
+    results = synth_rows(SYNTH_TABLE, args, progress)
+    block += "\nECP5-85F synthesis:\n\n" + synth_markdown(list(zip(SYNTH_TABLE, results)))
+    return block, {**ecp5_facts(results[0]), "json": [r.to_dict() for r in results]}
+
+
+TABLE = TableSpec("rns", "rns.md", "RNS base extension: iterations and ECP5-85F synthesis",
+                  generate)

@@ -1,0 +1,187 @@
+"""fhe-hw table: the table registry, the results pages' blocks, and the rows tables share."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from fhe_hw.arith.configs import MODMULS, REDUCER_TABLE, REDUCERS
+from fhe_hw.cli import main
+from fhe_hw.synth import SynthResult
+from fhe_hw.tables import MODULES, get_table, pages, reducers
+from fhe_hw.tables import cli as table_cli
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / pages.RESULTS
+
+
+def test_help_lists_every_table(capsys):
+    with pytest.raises(SystemExit):
+        main(["table", "--help"])
+    out = capsys.readouterr().out
+    for name in MODULES:
+        assert re.search(rf"^  {re.escape(name)} ", out, re.M), name
+
+
+def test_every_table_has_one_block_on_its_page_and_every_block_a_table():
+    found = {}
+    for page in RESULTS.glob("*.md"):
+        for name in re.findall(r"<!-- table:([\w-]+):begin -->", page.read_text()):
+            found[name] = page.name
+    assert found == {name: get_table(name).page for name in MODULES}
+
+
+def test_pages_have_no_html_but_markers_and_no_skipped_heading_levels():
+    for page in RESULTS.glob("*.md"):
+        text = page.read_text()
+        tags = re.findall(r"<[^>]+>", re.sub(r"`[^`]*`", "", text))
+        assert all(re.fullmatch(r"<!-- table:[\w-]+:(begin|end) -->", t) for t in tags), page
+        levels = [len(m) for m in re.findall(r"^(#+) ", text, re.M)]
+        assert levels[0] == 1, page
+        assert all(b - a <= 1 for a, b in zip(levels, levels[1:])), page
+
+
+def test_every_block_ends_with_its_provenance():
+    for name in MODULES:
+        spec = get_table(name)
+        block = pages.read_block((RESULTS / spec.page).read_text(), name)
+        last = block.strip().splitlines()[-1]
+        assert re.match(r"(Generated|Measured) (by|at commit)", last), (name, last)
+        assert re.search(r"commit[s]? `[0-9a-f]{7}", last), (name, last)
+
+
+def test_replace_block_rewrites_only_between_the_markers():
+    text = "# T\n\nbefore\n<!-- table:x:begin -->\nold\n<!-- table:x:end -->\nafter\n"
+    new = pages.replace_block(text, "x", "| a |\n| --- |\n| 1 |\n")
+    assert new == ("# T\n\nbefore\n<!-- table:x:begin -->\n| a |\n| --- |\n| 1 |\n"
+                   "<!-- table:x:end -->\nafter\n")
+    assert pages.read_block(new, "x") == "| a |\n| --- |\n| 1 |\n"
+    with pytest.raises(ValueError, match="found 0"):
+        pages.replace_block(text, "y", "z")
+    with pytest.raises(ValueError, match="found 2"):
+        pages.replace_block(text + text, "x", "z")
+
+
+def test_reducer_table_rows_and_the_reports_rows_are_the_same_configurations():
+    assert [(r.unit, r.params) for r in REDUCER_TABLE][:2] == [
+        ("barrett-reducer", {"modulus": "general32"}),
+        ("barrett-reducer", {"modulus": "solinas64"})]
+    assert len(REDUCER_TABLE) == 12 and all(r.target == "ecp5" for r in REDUCER_TABLE)
+    assert {r.unit for r in REDUCERS} == {"barrett-reducer", "special-reducer",
+                                          "solinas-reducer", "montgomery-reducer"}
+    assert [r.params["modulus"] for r in MODMULS] == ["fermat32", "fermat64", "solinas64",
+                                                      "general32"]
+    from fhe_hw.report import sections
+    table = {(r.unit, repr(r.params), r.target) for r in REDUCER_TABLE}
+    assert {(u, repr(p), t) for u, p, t in sections._reducer_rows(True)} <= table
+
+
+def test_report_reads_the_documented_streaming_ntt_and_rns_rows():
+    from fhe_hw.ntt.configs import STREAMING_TABLE
+    from fhe_hw.report import sections
+    from fhe_hw.rns.configs import SYNTH_TABLE
+    assert sections._NTT_SYNTH == ("ntt", {"n": 1024, "butterflies": 1, "modulus": "solinas64",
+                                           "tiled": True}, "ecp5-splitnets")
+    assert sections._NTT_SYNTH in [(r.unit, r.params, r.target) for r in STREAMING_TABLE]
+    rns = [(r.unit, r.params, r.target) for r in SYNTH_TABLE]
+    assert all(row in rns for row in sections._rns_rows(True))
+
+
+def _fake(row, lut):
+    return SynthResult(unit=row.unit, params=row.params, target="ecp5", device="85k",
+                       package="CABGA381", latency=3, lut=lut, ff=2, dsp=0, bram=0,
+                       fmax_mhz=100.0, freq_target_mhz=200.0, io_ff=1, io_lut=0, cells={},
+                       pnr_utilization={},
+                       tools={"yosys": "Yosys 9.9 (x)", "nextpnr": "(Version nextpnr-9.9)"},
+                       runtime_s={"total": 1.0}, build_dir="build/synth/x")
+
+
+def test_table_command_rewrites_the_block_with_provenance(tmp_path, monkeypatch):
+    page = tmp_path / pages.RESULTS / "arith.md"
+    page.parent.mkdir(parents=True)
+    page.write_text("# A\n\nkept\n\n<!-- table:reducers:begin -->\nold\n"
+                    "<!-- table:reducers:end -->\n\nalso kept\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(reducers, "synth_rows",
+                        lambda rows, args, progress: [_fake(r, i) for i, r in enumerate(rows)])
+    assert main(["table", "reducers", "--jobs", "2"]) == 0
+    text = page.read_text()
+    assert text.startswith("# A\n\nkept\n\n<!-- table:reducers:begin -->\n| unit |")
+    assert text.endswith("<!-- table:reducers:end -->\n\nalso kept\n")
+    block = pages.read_block(text, "reducers")
+    assert "old" not in block
+    assert len([line for line in block.splitlines() if line.startswith("| `")]) == 12
+    last = block.strip().splitlines()[-1]
+    assert last.startswith("Generated by `fhe-hw table reducers --jobs 2` at commit `unknown`")
+    assert "Yosys 9.9, nextpnr-9.9" in last and "(`--85k`, CABGA381)" in last
+    assert "200 MHz" in last
+    assert (tmp_path / "build" / "tables" / "reducers.md").read_text() == block
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["table", "nope"], "table must be one of"),
+    (["table", "reducers", "--jobs", "0"], "--jobs"),
+    (["table", "reducers", "--recursions", "2"], "--recursions"),
+    (["table", "ntt-cosim"], "tools/cosim_ntt.py"),
+])
+def test_bad_input_is_one_line_and_status_2(argv, flag, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and flag in err
+
+
+def test_command_line_round_trip():
+    args = table_cli.argparse.Namespace(name="karatsuba", jobs=1, reuse=True, no_write=False,
+                                        iterations_only=False, recursions=[1, 2], no_pnr=True)
+    assert table_cli.command_line(args) == \
+        "fhe-hw table karatsuba --reuse --recursions 1 2 --no-pnr"
+
+
+def _fake_rows(rows, args, progress, **kw):
+    return [_fake(row, 10) for row in rows]
+
+
+def _cells(block, column):
+    return [line.split("|")[column].strip() for line in block.splitlines()
+            if re.match(r"\| \d", line)]
+
+
+@pytest.mark.parametrize("name, column", [("ntt-streaming", 3), ("karatsuba", 3),
+                                          ("karatsuba", 9)])
+def test_generated_rows_match_the_documented_rows_cycles(name, column, monkeypatch):
+    """The table's row set, with faked synthesis: the same configurations (and their exact
+    cycles()) as the documented block."""
+    import importlib
+    spec = get_table(name)
+    monkeypatch.setattr(importlib.import_module(spec.generate.__module__), "synth_rows",
+                        _fake_rows)
+    args = table_cli.argparse.Namespace(jobs=1, reuse=False, no_write=True,
+                                        iterations_only=False, recursions=None, no_pnr=False)
+    block, facts = spec.generate(args, lambda text: None)
+    documented = pages.read_block((RESULTS / spec.page).read_text(), name)
+    assert _cells(block, column) == _cells(documented, column) != []
+    assert not facts.get("partial")
+
+
+def test_rns_iteration_counts_match_the_documented_block():
+    from fhe_hw.tables import rns
+    documented = pages.read_block((RESULTS / "rns.md").read_text(), "rns")
+    generated = rns.iteration_markdown(rns.iteration_rows())
+    assert generated.strip() in documented
+
+
+def test_rns_paper_rows_come_from_the_report_paper_data_and_match_the_documented_block():
+    from fhe_hw.tables import rns
+    documented = pages.read_block((RESULTS / "rns.md").read_text(), "rns")
+    paper_part = rns.synth_markdown([]).split("\n\n", 1)[1]
+    assert paper_part.strip() in documented
+    assert set(rns.PAPER) == {("4.8", 14, 7), ("4.9", 12, 30)}
+
+
+def test_board_build_rows_are_the_documented_ones():
+    from fhe_hw.arith.configs import BOARD_BUILDS
+    documented = pages.read_block((RESULTS / "boards.md").read_text(), "board-builds")
+    rows = [[c.strip() for c in line.split("|")[1:4]] for line in documented.splitlines()
+            if line.startswith("| ") and "---" not in line][1:]
+    assert rows == [[board, row.unit, ", ".join(f"{k}={v}" for k, v in row.params.items())]
+                    for board, row in BOARD_BUILDS]
