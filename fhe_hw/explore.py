@@ -39,6 +39,9 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 from . import builddir
+from .report.core import atp_area
+from .report.synthcache import cached_synth
+from .units import get_unit
 
 __all__ = ["Space", "load_space", "points", "point_key", "evaluate_point", "explore",
            "pareto_front", "add_explore_parser", "cmd_explore", "DEFAULT_OUT"]
@@ -106,14 +109,11 @@ def point_key(space, params):
 def evaluate_point(unit, params, synth=False, flow="ecp5"):
     """One point: ``{"cycles", "mm", and with synth "lut", "ff", "dsp", "bram",
     "fmax_mhz", "time_us", "area", "atp"}`` (time/area/ATP as in the module docstring)."""
-    from .report.core import atp_area
-    from .units import get_unit
 
     component = get_unit(unit).build(**params)
     out = {"cycles": get_unit(unit).cycles(params),
            "mm": getattr(component, "arithmetic_units", {}).get("MM")}
     if synth:
-        from .report.synthcache import cached_synth
         r = cached_synth(unit, params, flow)
         area = atp_area(r.lut, r.ff, r.dsp, r.bram)
         time_us = out["cycles"] / r.fmax_mhz

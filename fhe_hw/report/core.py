@@ -15,6 +15,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .. import builddir
+from ..baselines import machine, run_baselines
+from .synthcache import cached_synth, load_cached
+from .writers import write_json, write_markdown, write_plots
 
 __all__ = ["Table", "Plot", "Part", "SectionResult", "Section", "Unavailable", "Context",
            "SECTIONS", "section", "build_report", "ratio", "atp_area", "DEFAULT_OUT"]
@@ -125,7 +128,6 @@ class Context:
         """The :class:`~fhe_hw.synth.SynthResult` (cached, or run now when synthesis is
         enabled), or None when synthesis is disabled and nothing is cached or it failed (the
         failure is in ``synth_errors``)."""
-        from .synthcache import cached_synth, load_cached
 
         key = _row_key(unit, params, flow)
         if key in self.synth_errors:
@@ -140,7 +142,6 @@ class Context:
 
     def prefetch(self, rows):
         """Synthesize the rows that are not cached, each once, ``jobs`` at a time."""
-        from .synthcache import load_cached
 
         if not self.synth_enabled:
             return
@@ -167,7 +168,6 @@ class Context:
         if not self.baselines_enabled:
             return []
         if self._baselines is None:
-            from ..baselines import run_baselines
             self._baselines = run_baselines(full=self.full)
         return [b for b in self._baselines if b.get("name", "").startswith(name_prefix)]
 
@@ -177,7 +177,6 @@ def _row_key(unit, params, flow="ecp5"):
 
 
 def _synth_worker(row):
-    from .synthcache import cached_synth
 
     try:
         cached_synth(*row)
@@ -206,7 +205,6 @@ def build_report(papers="all", *, full=False, synth=True, baselines=True, jobs=2
     """Run the sections of ``papers`` ("all", one of "000".."004", or a list), write
     ``report.md``, ``report.json`` and the PNGs into ``out``; return the list of
     :class:`SectionResult`."""
-    from .writers import write_json, write_markdown, write_plots
 
     wanted = None if papers in ("all", None) else \
         {papers} if isinstance(papers, str) else set(papers)
@@ -225,7 +223,6 @@ def build_report(papers="all", *, full=False, synth=True, baselines=True, jobs=2
             "seconds": round(time.monotonic() - start, 1),
             "synth_errors": ctx.synth_errors}
     if baselines:
-        from ..baselines import machine
         meta["machine"] = machine()
     images = write_plots(results, out) if plots else {}
     write_markdown(results, out / "report.md", meta, images)

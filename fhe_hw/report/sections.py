@@ -7,12 +7,18 @@ missing. Each table cites the paper file and table its paper columns come from
 """
 
 from ..arith.configs import MODMULS, REDUCERS
+from ..bigint import CMNTEncrypt, IntegerFFTMultiplier
 from ..bigint.configs import MULTIPLIERS, REPORT_MODMULS, REPORT_SMALL
+from ..karatsuba import KaratsubaMultiplier
 from ..karatsuba.configs import REPORT_ROWS as KARATSUBA_ROWS
+from ..ntt import FourStepNTT, StreamingNTT
 from ..ntt.configs import REPORT_STREAMING, STREAMING_TABLE
+from ..rns import Kawamura, MixedRadix, ShenoyKumaresan, default_bases
 from ..rns.configs import REPORT_ROWS as RNS_ROWS
+from ..units import get_unit
 from . import paper as P
 from .core import Part, Plot, Table, Unavailable, atp_area, ratio, section
+from .synthcache import load_cached
 
 SOLINAS = "solinas64"
 
@@ -57,8 +63,6 @@ def _bigint_rows(full):
 @section("000", "000 Tables 4–6: super-size multiplier and CMNT encryption primitive",
          _bigint_rows)
 def supersize_multiplier(ctx):
-    from ..bigint import CMNTEncrypt, IntegerFFTMultiplier
-    from .synthcache import load_cached
 
     t4, t5 = P.P000_T4.rows, P.P000_T6.rows["CMNT 2^64-2^32+1"]
     t = Table(f"Super-size multiplier, one φ × φ product at φ = {_TOY_BITS:,} bits",
@@ -170,7 +174,6 @@ def reducers(ctx):
     for unit, params in _MODMULS:
         r = ctx.synth(unit, params)
         m = params["modulus"]
-        from ..units import get_unit
         reducer = get_unit(unit).build(**params).reducer
         fr = ratio(r.fmax_mhz, ref[m]["fmax_mhz"]) if r else None
         t.rows.append([ref[m]["modulus"], reducer, r.latency if r else None,
@@ -209,7 +212,6 @@ def _ntt_rows(full):
 
 @section("002", "002 §V: 64K-point NTT over 2^64-2^32+1", _ntt_rows)
 def ntt_64k(ctx):
-    from ..ntt import FourStepNTT, StreamingNTT
 
     ref = P.P002_64K.rows["64K NTT"]
     n = ref["n"]
@@ -271,7 +273,6 @@ def _kawamura_delta(l):
 
 @section("003", "003 Table 4.6: iteration counts of the base extension architectures")
 def rns_iterations(ctx):
-    from ..rns import Kawamura, MixedRadix, ShenoyKumaresan, default_bases
 
     t = Table("Iterations (k = l, 32-bit primes)", P.P003_T4_6.source,
               ["N, TP, l", "architecture", "cycles()", "Table 4.5 formula", "paper",
@@ -310,7 +311,6 @@ def _rns_rows(full):
 @section("003", "003 Table 4.9: Shenoy–Kumaresan utilization, log N = 12, l = 30, 32-bit",
          _rns_rows)
 def rns_utilization(ctx):
-    from ..units import get_unit
 
     ref = P.P003_T4_9.rows
     t = Table("SK folded/pipelined on ECP5-85F beside the paper's Alveo U280 rows",
@@ -356,7 +356,6 @@ def rns_utilization(ctx):
 
 @section("003", "003 Tables 4.10–4.11: base extension time at log q_i = 60, TP = 32")
 def rns_openfhe(ctx):
-    from ..rns import ShenoyKumaresan, default_bases
 
     t = Table("SK folded, all k = l target residues, 5 ns clock (the paper's assumption)",
               f"{P.P003_T4_10.source}; {P.P003_T4_11.source}",
@@ -391,8 +390,6 @@ def _kara_rows(full):
 @section("004", "004 Tables II–III: Karatsuba-r polynomial multiplier, n = 2560, 125 bits",
          _kara_rows)
 def karatsuba(ctx):
-    from ..karatsuba import KaratsubaMultiplier
-    from ..units import get_unit
 
     ref, clock = P.P004_T3.rows, P.P004_T3.extra["clock_mhz"]
     t = Table("Accelerator time of one n = 2560 product (3^(9-r) calls)",

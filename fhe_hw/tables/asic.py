@@ -8,6 +8,9 @@ root. :func:`qflow_rows` / :func:`qflow_markdown` make the qflow (OSU 0.18 µm) 
 
 from concurrent.futures import ProcessPoolExecutor
 
+from ..asic import asic_synthesize
+from ..asic.configs import ASIC_ONLY, QFLOW_ROWS, SKY130_TABLE
+from ..asic.qflow import harden_qflow
 from ..units import get_unit, units
 from .pages import TableSpec
 
@@ -18,7 +21,6 @@ NOT_RUN = ("k = 64 is not in the table: its Yosys run was still in ABC after 28 
 
 
 def synthesize_row(row):
-    from ..asic import asic_synthesize
 
     component = get_unit(row.unit).build(**row.params)
     result = asic_synthesize(component, row.unit, params=row.params)
@@ -26,7 +28,6 @@ def synthesize_row(row):
 
 
 def harden_row(row):
-    from ..asic.qflow import harden_qflow
 
     return row.unit, row.params, harden_qflow(get_unit(row.unit).build(**row.params), row.unit,
                                               params=row.params)
@@ -34,7 +35,6 @@ def harden_row(row):
 
 def qflow_rows(jobs=1):
     """Harden :data:`fhe_hw.asic.configs.QFLOW_ROWS` with qflow."""
-    from ..asic.configs import QFLOW_ROWS
 
     with ProcessPoolExecutor(jobs) as pool:
         return list(pool.map(harden_row, QFLOW_ROWS))
@@ -121,7 +121,6 @@ def qflow_markdown(rows, seconds):
 def generate(args, progress):
     import time
 
-    from ..asic.configs import ASIC_ONLY, SKY130_TABLE
 
     known = units()
     rows = SKY130_TABLE + [row for row in ASIC_ONLY if row.unit in known]

@@ -3,14 +3,14 @@
 :data:`~fhe_hw.arith.configs.BOARD_DEPTH` words; a build whose design files, board and tools
 are unchanged is reused)."""
 
+from ..arith.configs import BOARD_BUILDS, BOARD_DEPTH
+from ..build import build_board, markdown
 from .pages import TableSpec
 
 __all__ = ["TABLE"]
 
 
 def generate(args, progress):
-    from ..arith.configs import BOARD_BUILDS, BOARD_DEPTH
-    from ..build import build_board, markdown
 
     results = []
     for board, row in BOARD_BUILDS:

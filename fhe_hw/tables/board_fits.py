@@ -8,6 +8,10 @@ of the unit (``input_beats`` / ``output_beats`` where the unit has them), so eve
 listed can be driven by ``fhe-hw run``.
 """
 
+from ..boards import BOARDS
+from ..build import build_board
+from ..ntt.configs import BOARD_SWEEP as NTT
+from ..rns.configs import BOARD_SWEEP as RNS
 from ..rows import shown
 from ..units import get_unit
 from .pages import TableSpec, markdown_table
@@ -17,8 +21,6 @@ __all__ = ["TABLE", "sweeps", "sweep"]
 
 def sweeps():
     """``[(row, swept key, values)]``: the families' board sweeps."""
-    from ..ntt.configs import BOARD_SWEEP as NTT
-    from ..rns.configs import BOARD_SWEEP as RNS
 
     return [RNS, NTT]
 
@@ -34,7 +36,6 @@ def _depth(unit_name, params):
 def sweep(board, row, key, values, progress):
     """Build for each value in order until one fails; (results that fit, first failure text
     or None)."""
-    from ..build import build_board
 
     fits = []
     for value in values:
@@ -52,7 +53,6 @@ def sweep(board, row, key, values, progress):
 
 
 def generate(args, progress):
-    from ..boards import BOARDS
 
     rows, builds = [], []
     for board in BOARDS:

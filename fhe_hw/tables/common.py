@@ -3,6 +3,7 @@
 from concurrent.futures import ProcessPoolExecutor
 
 from ..synth import short_versions, synth_unit
+from ..units import get_unit
 
 __all__ = ["synth_rows", "ecp5_facts", "latency"]
 
@@ -10,7 +11,6 @@ __all__ = ["synth_rows", "ecp5_facts", "latency"]
 def latency(row, result):
     """The row's latency from the unit's timing contract, or the one the synthesized
     component reported when its unit declares none."""
-    from ..units import get_unit
 
     unit = get_unit(row.unit)
     return unit.latency(row.params) if unit.latency_fn is not None else result.latency
