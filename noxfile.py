@@ -106,7 +106,7 @@ def report(session):
 def cosim(session):
     """Verilator co-simulation of the large engines at paper sizes: every tools/cosim_*.py
     (``nox -s cosim -- --quick`` runs their small smoke). Verilator comes from Debian and is
-    installed with apt-get when missing (fhe_hw.cosim.require_verilator)."""
+    installed with apt-get when missing (fhe_hw.sim.cosim.require_verilator)."""
     _install(session, "toolchain")
     for tool in sorted(Path("tools").glob("cosim_*.py")):
         session.run("python", str(tool), *session.posargs, env=ENV)

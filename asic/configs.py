@@ -8,7 +8,7 @@ NTT over 2^64 - 2^32 + 1) at the sizes that synthesize within 30 minutes each.
 """
 
 from fhe_hw.arith.configs import MODMULS, REDUCERS
-from fhe_hw.rows import Row
+from fhe_hw.flow.rows import Row
 
 __all__ = ["MODULI", "SKY130_TABLE", "ASIC_ONLY", "QFLOW_ROWS"]
 

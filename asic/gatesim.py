@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from fhe_hw.synth import run_tool
+from fhe_hw.flow.synth import run_tool
 from fhe_hw.units import top_name
 
 from .pdk import require_debian_tool, sky130_hd

@@ -26,8 +26,8 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from fhe_hw.builddir import asic_dir
-from fhe_hw.synth import RegisteredPorts
+from fhe_hw.flow.builddir import asic_dir
+from fhe_hw.flow.synth import RegisteredPorts
 from fhe_hw.units import to_verilog, top_name
 
 from .pdk import require_debian_tool
@@ -129,7 +129,7 @@ def harden_qflow(component, unit_name, *, params=None, build_dir=None, registere
     Parameters: ``unit_name`` (top module ``fhe_hw_<unit>``), ``params`` (recorded),
     ``build_dir`` (the qflow project; default ``build/asic/qflow/<unit>-<hash>``: ``source/``,
     ``synthesis/``, ``layout/``, ``log/`` with one ``<step>.out`` per step), ``registered_ports``
-    (wrap the unit as :class:`fhe_hw.synth.RegisteredPorts`), ``steps`` (a prefix of
+    (wrap the unit as :class:`fhe_hw.flow.synth.RegisteredPorts`), ``steps`` (a prefix of
     :data:`STEPS`), ``timeout_s`` (for the whole run).
 
     Raises ``ValueError`` for unknown steps and ``RuntimeError`` when qflow is missing, a step

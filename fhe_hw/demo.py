@@ -13,12 +13,12 @@ import random
 import time
 from pathlib import Path
 
-from .build import build_board, markdown, utilization_line
-from .host import Host, SimTransport, run_vectors
+from .flow.build import build_board, markdown, utilization_line
 from .link import HostLinkTop
-from .simulate import run_stream
+from .link.host import Host, SimTransport, run_vectors
+from .sim.pysim import run_stream
+from .sim.vectors import demo_configurations, documented_cycles, vectors_for
 from .units import get_unit, to_verilog
-from .vectors import demo_configurations, documented_cycles, vectors_for
 
 __all__ = ["run_demo", "run_board_demo", "run_unit_table", "DEFAULT_UNIT"]
 
@@ -68,7 +68,7 @@ def run_board_demo(*, board="ulx3s", seed=1, vectors=64, build=True, out=print,
 
 
 def run_unit_table(*, seed=1, vectors=200, out=print):
-    """Simulate every configuration of :func:`fhe_hw.vectors.demo_configurations` (every unit
+    """Simulate every configuration of :func:`fhe_hw.sim.vectors.demo_configurations` (every unit
     family) on its test vectors, always valid and always ready, and compare the outputs with
     the golden models and the cycles with the documented count. Returns 0 when all match, 1
     otherwise."""

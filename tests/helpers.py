@@ -2,7 +2,7 @@
 
 import random
 
-from fhe_hw.simulate import run_fixed_latency
+from fhe_hw.sim.pysim import run_fixed_latency
 
 SEED = 20261122
 RANDOM_VECTORS = 2000

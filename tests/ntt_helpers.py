@@ -2,7 +2,7 @@
 
 from helpers import SEED, rng_for
 
-from fhe_hw.simulate import run_stream
+from fhe_hw.sim.pysim import run_stream
 
 
 def transform(unit, x, **kw):

@@ -1,4 +1,4 @@
-"""fhe_hw.baselines: the software baselines are correct computations, timed by median."""
+"""fhe_hw.report.baselines: the software baselines are correct computations, timed by median."""
 
 import random
 

@@ -1,4 +1,4 @@
-"""Bitstream builds of a small unit behind the host link (fhe_hw.build, fhe_hw.boards): the
+"""Bitstream builds of a small unit behind the host link (fhe_hw.flow.build, fhe_hw.boards): the
 CI-sized board builds (YoWASP; tens of seconds each once the tools' WebAssembly is
 cached)."""
 
@@ -12,8 +12,8 @@ import pytest
 
 from fhe_hw.boards import BOARDS, DEFAULT_BOARD, get_board
 from fhe_hw.boards.himbaechel import himbaechel_argv
-from fhe_hw.build import build_board, markdown
 from fhe_hw.cli import main
+from fhe_hw.flow.build import build_board, markdown
 
 PARAMS = {"modulus": "general32"}
 

@@ -1,4 +1,4 @@
-"""Build directories and synthesis cache keys (fhe_hw.builddir, fhe_hw.synth's cache)."""
+"""Build directories and synthesis cache keys (fhe_hw.flow.builddir, fhe_hw.flow.synth's cache)."""
 
 import json
 

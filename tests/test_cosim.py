@@ -1,4 +1,4 @@
-"""Verilator co-simulation (fhe_hw.cosim): a smoke test per stream kind; the large runs are in
+"""Verilator co-simulation (fhe_hw.sim.cosim): a smoke test per stream kind; the large runs are in
 `nox -s cosim`."""
 
 import pytest
@@ -8,7 +8,7 @@ from helpers import rng_for
 from fhe_hw import cosim
 from fhe_hw.arith import ModMul
 from fhe_hw.ntt.cosim import cosim_parallel_ntt, cosim_shift_ntt
-from fhe_hw.simulate import run_stream
+from fhe_hw.sim.pysim import run_stream
 from fhe_hw.stream import SkidBuffer
 
 

@@ -1,4 +1,4 @@
-"""fhe_hw.explore: spaces, caching, resume after interruption, local pool and Dask cluster."""
+"""fhe_hw.flow.explore: spaces, caching, resume after interruption, local pool and Dask cluster."""
 
 import json
 

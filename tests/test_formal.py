@@ -6,7 +6,7 @@ from amaranth import Module, Mux, unsigned
 
 from fhe_hw.arith.pipeline import FixedLatencyUnit
 from fhe_hw.arith.special import SpecialReducer
-from fhe_hw.formal import prove, prove_solinas_reducer, prove_special_reducer, special_quotient
+from fhe_hw.sim.formal import prove, prove_solinas_reducer, prove_special_reducer, special_quotient
 
 
 @pytest.mark.parametrize("m", [33, 65])

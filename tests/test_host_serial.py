@@ -1,4 +1,4 @@
-"""`fhe-hw run` through pyserial (fhe_hw.host.SerialTransport) against a simulated board on the
+"""`fhe-hw run` through pyserial (fhe_hw.link.host.SerialTransport) against a simulated board on the
 other end of a pseudo-terminal: the real-port code path, with the board top simulated."""
 
 import os
@@ -9,8 +9,8 @@ import pytest
 
 from fhe_hw.arith import BarrettReducer
 from fhe_hw.cli import main
-from fhe_hw.host import SimTransport
 from fhe_hw.link import HostLinkTop
+from fhe_hw.link.host import SimTransport
 from fhe_hw.link.protocol import END
 
 

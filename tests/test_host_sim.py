@@ -1,4 +1,4 @@
-"""The host driver over the simulated board top (fhe_hw.host, fhe_hw.link.HostLinkTop): the
+"""The host driver over the simulated board top (fhe_hw.link.host, fhe_hw.link.HostLinkTop): the
 full path host → UART bits → unit → UART bits → host, results against the golden models."""
 
 import random
@@ -11,12 +11,12 @@ from helpers import SEED
 
 from fhe_hw.arith import BarrettReducer, SpecialReducer
 from fhe_hw.component import Component
-from fhe_hw.host import Host, LinkError, SimTransport, rebuild_unit, run_vectors
 from fhe_hw.link import HostLinkTop
+from fhe_hw.link.host import Host, LinkError, SimTransport, rebuild_unit, run_vectors
 from fhe_hw.link.protocol import Status, crc16, slip_encode
 from fhe_hw.model import reduce as R
+from fhe_hw.sim.vectors import vectors_for
 from fhe_hw.units import get_unit
-from fhe_hw.vectors import vectors_for
 
 
 def _top(unit, name, params, depth=32, **kw):

@@ -9,7 +9,7 @@ from helpers import SEED, rng_for
 
 from fhe_hw.karatsuba import KaratsubaMultiplier
 from fhe_hw.model.karatsuba import karatsuba_precompute, leaf_schedule, schoolbook
-from fhe_hw.simulate import run_stream
+from fhe_hw.sim.pysim import run_stream
 from fhe_hw.units import get_unit, to_verilog
 
 

@@ -7,7 +7,7 @@ from helpers import SEED, rng_for
 from fhe_hw.karatsuba import KaratsubaRelinearizer
 from fhe_hw.karatsuba.host import Pysim, relinearize_split
 from fhe_hw.model.karatsuba import relinearize, schoolbook
-from fhe_hw.simulate import run_stream
+from fhe_hw.sim.pysim import run_stream
 from fhe_hw.units import get_unit
 
 

@@ -14,8 +14,8 @@ import pytest
 from helpers import SEED
 
 from fhe_hw.arith import BarrettReducer
-from fhe_hw.host import Host, SimTransport
 from fhe_hw.link import HostLinkTop
+from fhe_hw.link.host import Host, SimTransport
 from fhe_hw.link.protocol import (
     END,
     ESC,

@@ -26,7 +26,7 @@ def test_four_step_engine_equals_ntt4096_in_verilator(inverse):
     """The four-step datapath (ModMul twiddle stage between ShiftNTT(64, 8) phases, in-place
     write-back) against the model, with the exact cycle count; then with random valid/ready.
     Verilator: pysim is too slow for two 64-point shift units (about 10 min to build here)."""
-    from fhe_hw.cosim import build
+    from fhe_hw.sim.cosim import build
 
     _verilator_or_skip()
     unit = FourStepNTT(4096, inverse=inverse)

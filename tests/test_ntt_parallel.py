@@ -8,7 +8,7 @@ from fhe_hw.ntt import ParallelNTT
 from fhe_hw.ntt.parallel import parallel_ntt_cycles
 from fhe_hw.ntt.shift import shift_exponents
 from fhe_hw.params import MODULI, ntt_params
-from fhe_hw.simulate import run_fixed_latency, run_stream
+from fhe_hw.sim.pysim import run_fixed_latency, run_stream
 from fhe_hw.units import get_unit
 
 NAMES = list(MODULI)

@@ -7,7 +7,7 @@ from fhe_hw.model.ntt import normalise, shift_ntt, wang_huang_root
 from fhe_hw.ntt import Butterfly, ConstMul, RingNormaliser, ShiftMul, ShiftNTT
 from fhe_hw.ntt.shift import shift_exponents, shift_ntt_cycles, shift_ring
 from fhe_hw.params import MODULI, SOLINAS64, ntt_params
-from fhe_hw.simulate import run_stream
+from fhe_hw.sim.pysim import run_stream
 from fhe_hw.units import get_unit
 
 SHIFT_MODULI = ["fermat32", "fermat64", "solinas64"]

@@ -13,7 +13,7 @@ from fhe_hw.ntt import Butterfly, StreamingNTT
 from fhe_hw.ntt.schedule import MAX_N, MIN_N
 from fhe_hw.ntt.streaming import streaming_ntt_cycles
 from fhe_hw.params import MODULI, ntt_params, ntt_primes
-from fhe_hw.simulate import run_fixed_latency, run_stream
+from fhe_hw.sim.pysim import run_fixed_latency, run_stream
 from fhe_hw.units import get_unit
 
 PRIME60 = ntt_primes(60, 1 << 16, 1)[0]

@@ -1,15 +1,15 @@
 """Every unit with test vectors behaves the same from reset in a 4-state simulator: its Verilog,
 at a small configuration, with every register and every RAM word starting at x, simulated in
 Icarus Verilog (-g2005 and -g2012) after a few reset cycles, gives the golden model's outputs in
-exactly the documented number of cycles (fhe_hw.icarus)."""
+exactly the documented number of cycles (fhe_hw.sim.icarus)."""
 
 import random
 
 import pytest
 
-from fhe_hw.icarus import GENERATIONS, require_iverilog, run_from_reset, without_initial_values
+from fhe_hw.sim.icarus import GENERATIONS, require_iverilog, run_from_reset, without_initial_values
+from fhe_hw.sim.vectors import documented_cycles, small_params, vector_units, vectors_for
 from fhe_hw.units import get_unit
-from fhe_hw.vectors import documented_cycles, small_params, vector_units, vectors_for
 
 require_iverilog()
 

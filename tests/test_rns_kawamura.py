@@ -10,7 +10,7 @@ from helpers import SEED, rng_for
 from fhe_hw.model import rns as model
 from fhe_hw.params import ntt_primes
 from fhe_hw.rns import Kawamura
-from fhe_hw.simulate import run_stream
+from fhe_hw.sim.pysim import run_stream
 
 POOL = {bits: ntt_primes(bits, 1 << 12, 8) for bits in (32, 60, 64)}
 

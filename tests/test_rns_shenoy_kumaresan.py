@@ -10,7 +10,7 @@ from fhe_hw.arith.montgomery_dyn import DynamicModMul
 from fhe_hw.model import rns as model
 from fhe_hw.params import RNSBase, ntt_primes
 from fhe_hw.rns import ShenoyKumaresan, beats_to_polynomials, default_bases, polynomial_beats
-from fhe_hw.simulate import run_stream
+from fhe_hw.sim.pysim import run_stream
 
 POOL = {bits: ntt_primes(bits, 1 << 12, 8) for bits in (32, 60, 64)}
 

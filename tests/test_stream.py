@@ -1,4 +1,4 @@
-"""fhe_hw.stream and the stream driver of fhe_hw.simulate."""
+"""fhe_hw.stream and the stream driver of fhe_hw.sim.pysim."""
 
 import pytest
 from amaranth import Module, unsigned
@@ -6,7 +6,7 @@ from amaranth.lib import data, stream
 from amaranth.lib.wiring import In, Out
 
 from fhe_hw.component import Component
-from fhe_hw.simulate import StreamProtocolError, pack, run_stream, unpack
+from fhe_hw.sim.pysim import StreamProtocolError, pack, run_stream, unpack
 from fhe_hw.stream import SkidBuffer
 
 

@@ -1,4 +1,4 @@
-"""Out-of-context synthesis through YoWASP Yosys + nextpnr (fhe_hw.synth)."""
+"""Out-of-context synthesis through YoWASP Yosys + nextpnr (fhe_hw.flow.synth)."""
 
 import argparse
 import json
@@ -6,7 +6,7 @@ import json
 import pytest
 
 from fhe_hw.arith import ModAdd, ModMul
-from fhe_hw.synth import add_synth_parser, synthesize
+from fhe_hw.flow.synth import add_synth_parser, synthesize
 
 
 @pytest.fixture(scope="module")

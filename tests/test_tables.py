@@ -7,7 +7,7 @@ import pytest
 
 from fhe_hw.arith.configs import MODMULS, REDUCER_TABLE, REDUCERS
 from fhe_hw.cli import main
-from fhe_hw.synth import SynthResult
+from fhe_hw.flow.synth import SynthResult
 from fhe_hw.tables import MODULES, get_table, pages, reducers
 from fhe_hw.tables import cli as table_cli
 

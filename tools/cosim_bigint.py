@@ -26,7 +26,7 @@ from dataclasses import replace
 from cosim_results import finish, judge
 
 from fhe_hw.bigint.cosim import cosim_cmnt
-from fhe_hw.builddir import ROOT
+from fhe_hw.flow.builddir import ROOT
 from fhe_hw.model.bigint import cmnt_group
 
 

@@ -14,7 +14,7 @@ compared with exact schoolbook multiplication mod x^n + 1 (one big-integer produ
 substitution, then the wrap with sign). The measured cycle count must equal ``cycles()``.
 Results go to JSON (default build/cosim/ntt.json); exit status 1 on any mismatch.
 
-Why the C++ harness (:mod:`fhe_hw.cosim`) and not cocotb: cocotb calls back into Python on
+Why the C++ harness (:mod:`fhe_hw.sim.cosim`) and not cocotb: cocotb calls back into Python on
 every clock edge, so it runs at about 2.5k cycles/s here with Verilator 5.006 (measured earlier;
 cocotb is not installed in this environment, so we did not re-measure it), no faster than
 Amaranth's own simulator, and a single n = 65536 transform takes ~150k cycles (about a minute

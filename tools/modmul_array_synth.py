@@ -8,7 +8,7 @@ experiment behind the streaming NTT's P = 4 results (NTT results page).
 import argparse
 import sys
 
-from fhe_hw.synth import TARGETS
+from fhe_hw.flow.synth import TARGETS
 from fhe_hw.tables.modmul_array import synth_array
 
 

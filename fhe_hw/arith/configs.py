@@ -5,7 +5,7 @@ page ``docs/results/arith.md``); the report's 001 Table 3 section reads :data:`R
 :data:`MODMULS`, drawn from the same rows.
 """
 
-from ..rows import Row
+from ..flow.rows import Row
 
 __all__ = ["REDUCER_TABLE", "REDUCERS", "MODMULS", "SMOKE", "BOARD_BUILDS", "BOARD_DEPTH"]
 

@@ -6,7 +6,7 @@ x ≡ r = 2^32·(b + c) - a - b + d. For every 128-bit x, -(2^32 - 1) <= r <= 2^
 r lies in (-p, 2p) and one of r + p, r, r - p is the result: one addition, one subtraction and a
 3→1 selection, as in the paper.
 
-Proved formally (:mod:`fhe_hw.formal`, ``tests/test_formal.py``): the combinational unit outputs
+Proved formally (:mod:`fhe_hw.sim.formal`, ``tests/test_formal.py``): the combinational unit outputs
 y < p with x - y a multiple of p for all 2^128 inputs (Yosys SAT, 9 s here).
 """
 

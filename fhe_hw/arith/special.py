@@ -7,7 +7,7 @@ y1 + p when y1 < 0, else y1. That is exact for products of reduced operands (x <
 T = 1 forces H = L = 0); over the whole 2m-bit input y1 reaches at most p + 1, so this unit also
 selects y1 - p when y1 >= p: a 3→1 selection, and the result is x mod p for every 2m-bit input.
 
-Proved formally (:mod:`fhe_hw.formal`, ``tests/test_formal.py``): for m = 33 and 65 the
+Proved formally (:mod:`fhe_hw.sim.formal`, ``tests/test_formal.py``): for m = 33 and 65 the
 combinational unit outputs y < p with x - y a multiple of p for all 2^(2m) inputs (Yosys SAT,
 0.9 s and 2.5 s here); the paper's two-way selection fails that proof and passes it under
 x <= (p-1)^2.

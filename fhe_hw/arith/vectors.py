@@ -1,5 +1,5 @@
 """Test vectors of the arithmetic units: edge values and seeded random inputs, with the outputs
-of the golden models in :mod:`fhe_hw.model.reduce` (see :mod:`fhe_hw.vectors`).
+of the golden models in :mod:`fhe_hw.model.reduce` (see :mod:`fhe_hw.sim.vectors`).
 
 :data:`DEMO` lists the configurations the demo simulates: the modular adders, every reducer
 and the multiplier at the papers' moduli.
@@ -7,7 +7,7 @@ and the multiplier at the papers' moduli.
 
 from ..model import reduce as R
 from ..params import MODULI, ntt_primes
-from ..vectors import Vectors, register_vectors
+from ..sim.vectors import Vectors, register_vectors
 
 __all__ = ["DEMO"]
 

@@ -7,7 +7,7 @@ CMNT table (``fhe-hw table bigint``, ``docs/results/bigint.md``) projects with
 :data:`REPORT_MODMULS` and :data:`REPORT_SMALL`.
 """
 
-from ..rows import Row
+from ..flow.rows import Row
 
 __all__ = ["MAX_BITS", "TARGET", "MULTIPLIERS", "TABLE_ROWS", "PROJECTED", "GROUPS",
            "REPORT_MODMULS", "REPORT_SMALL", "SMOKE"]

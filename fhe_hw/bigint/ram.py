@@ -75,10 +75,10 @@ class RAMHarness(Component):
 
     Ports: ``i`` — the unit's ``i`` stream, passed through; ``o`` — stream of d-bit words: the
     unit's cycle count first (cycles from the ``i`` transfer to the unit's ``o`` beat, both
-    included — the convention of :func:`fhe_hw.simulate.run_stream`), then the unit's ``o``
+    included — the convention of :func:`fhe_hw.sim.pysim.run_stream`), then the unit's ``o``
     payload, then the ``dump`` words in address order; this repeats for every command (the
     next command is accepted once the previous dump has left). The whole run is thus checked
-    through two streams, in pysim and in the Verilator harness of :mod:`fhe_hw.cosim` alike.
+    through two streams, in pysim and in the Verilator harness of :mod:`fhe_hw.sim.cosim` alike.
     """
 
     def __init__(self, unit, depth, init=(), dump=(0, 0)):

@@ -1,11 +1,11 @@
 """Running the super-size engines with their RAM (:class:`~fhe_hw.bigint.ram.RAMHarness`) in
-Amaranth's simulator or in Verilator (:mod:`fhe_hw.cosim`): load a RAM image, start, collect
+Amaranth's simulator or in Verilator (:mod:`fhe_hw.sim.cosim`): load a RAM image, start, collect
 the unit's cycle count, its ``o`` payload and the RAM contents afterwards."""
 
 from dataclasses import dataclass
 
-from .. import cosim
-from ..simulate import run_stream
+from ..sim import cosim
+from ..sim.pysim import run_stream
 from .ram import RAMHarness, from_words, to_words
 
 __all__ = ["EngineRun", "run_harness", "run_multiply", "run_multiplies", "run_engine"]

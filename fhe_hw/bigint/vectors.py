@@ -1,4 +1,4 @@
-"""Test vectors of the super-size engines (see :mod:`fhe_hw.vectors`). They run with their RAM
+"""Test vectors of the super-size engines (see :mod:`fhe_hw.sim.vectors`). They run with their RAM
 (:class:`~fhe_hw.bigint.ram.RAMHarness`): the output stream carries, per command, the unit's
 cycle count (which must equal its ``cycles()``), its ``o`` flag and the result region of the
 RAM, which must hold the golden model's value."""
@@ -12,7 +12,7 @@ from ..model.bigint import (
     supersize_barrett_constants,
     supersize_barrett_steps,
 )
-from ..vectors import Vectors, register_vectors
+from ..sim.vectors import Vectors, register_vectors
 from .ram import RAMHarness, to_words
 
 __all__ = ["DEMO"]

@@ -6,7 +6,7 @@ hardware, 125-bit inputs grown by 9 - r software recursions (coeff_bits = 134 - 
 of 27 bits, leaf 5. The report's 004 section reads :data:`REPORT_ROWS` (the row that fits).
 """
 
-from ..rows import Row
+from ..flow.rows import Row
 
 __all__ = ["TOTAL", "TARGET", "RECURSIONS", "multiplier_params", "relin_params", "row",
            "TABLE_ROWS", "REPORT_ROWS", "SMOKE"]

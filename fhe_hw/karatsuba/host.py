@@ -15,8 +15,8 @@ Hardware backends (all take a batch and return the products in order):
   digit-serial leaf multiplier of §III-A2); the fast tests use it for n = 2560.
 * :class:`Pysim` — :class:`~fhe_hw.karatsuba.KaratsubaMultiplier` /
   :class:`~fhe_hw.karatsuba.KaratsubaRelinearizer` in Amaranth's simulator
-  (:func:`fhe_hw.simulate.run_stream`); only for small batches.
-* :class:`Verilator` — the same units compiled by :func:`fhe_hw.cosim.build`; runs the full
+  (:func:`fhe_hw.sim.pysim.run_stream`); only for small batches.
+* :class:`Verilator` — the same units compiled by :func:`fhe_hw.sim.cosim.build`; runs the full
   n = 2560 product and relinearization (:func:`cosim_full_product`,
   :func:`cosim_relinearize`; ``python tools/cosim_karatsuba.py``).
 
@@ -29,7 +29,6 @@ import random
 import time
 from functools import partial
 
-from .. import cosim
 from ..model.karatsuba import (
     hardware_cycles,
     karatsuba,
@@ -42,7 +41,8 @@ from ..model.karatsuba import (
     word_decomp,
 )
 from ..params import require_int
-from ..simulate import run_stream
+from ..sim import cosim
+from ..sim.pysim import run_stream
 from .multiplier import KaratsubaMultiplier, carrier_digits
 from .relin import KaratsubaRelinearizer
 
@@ -134,7 +134,7 @@ class Pysim(_UnitBackend):
 
 
 class Verilator(_UnitBackend):
-    """Backend: the hardware units compiled with Verilator (:mod:`fhe_hw.cosim`, C++ flags
+    """Backend: the hardware units compiled with Verilator (:mod:`fhe_hw.sim.cosim`, C++ flags
     ``opt``); builds are cached by a hash of the Verilog under ``build/cosim``."""
 
     name = "verilator"

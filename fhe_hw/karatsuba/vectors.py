@@ -1,7 +1,7 @@
-"""Test vectors of the Karatsuba polynomial multiplier (see :mod:`fhe_hw.vectors`)."""
+"""Test vectors of the Karatsuba polynomial multiplier (see :mod:`fhe_hw.sim.vectors`)."""
 
 from ..model.karatsuba import schoolbook
-from ..vectors import Vectors, register_vectors
+from ..sim.vectors import Vectors, register_vectors
 
 __all__ = ["DEMO"]
 

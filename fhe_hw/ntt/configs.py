@@ -10,8 +10,8 @@
 
 from typing import NamedTuple
 
+from ..flow.rows import Row
 from ..params import SOLINAS64
-from ..rows import Row
 
 __all__ = ["STREAMING_TARGET", "streaming_params", "STREAMING_TABLE", "REPORT_STREAMING",
            "NttRow", "NTT_TABLE", "SMOKE", "BOARD_SWEEP"]

@@ -1,13 +1,13 @@
-"""Verilator co-simulation scenarios of the fixed-size NTT units (:mod:`fhe_hw.cosim`): many
+"""Verilator co-simulation scenarios of the fixed-size NTT units (:mod:`fhe_hw.sim.cosim`): many
 transforms through :class:`~fhe_hw.ntt.ShiftNTT` and :class:`~fhe_hw.ntt.ParallelNTT`, each
 checked against the golden model and the cycle count against the unit's ``cycles()``.
 ``tools/cosim_ntt.py`` runs them."""
 
 import random
 
-from ..cosim import build
 from ..model.ntt import ntt_radix2, shift_ntt
 from ..params import SOLINAS64
+from ..sim.cosim import build
 from .parallel import ParallelNTT
 from .shift import ShiftNTT
 
@@ -16,7 +16,7 @@ __all__ = ["cosim_shift_ntt", "cosim_parallel_ntt"]
 
 def cosim_shift_ntt(points=64, lanes=None, *, inverse=False, transforms=256, seed=1,
                     valid_prob=1.0, ready_prob=1.0, workdir=None):
-    """Co-simulate :class:`ShiftNTT` with Verilator (:mod:`fhe_hw.cosim`) on ``transforms``
+    """Co-simulate :class:`ShiftNTT` with Verilator (:mod:`fhe_hw.sim.cosim`) on ``transforms``
     random transforms (the first three are all 0, all p - 1 and all 2^64 - 1) and check every
     output against :func:`fhe_hw.model.ntt.shift_ntt` and, with always-valid input and
     always-ready output, the cycle count against :meth:`ShiftNTT.cycles`. Returns a dict with
@@ -46,7 +46,7 @@ def cosim_shift_ntt(points=64, lanes=None, *, inverse=False, transforms=256, see
 
 def cosim_parallel_ntt(k, modulus, *, inverse=False, negacyclic=False, transforms=64, seed=1,
                        workdir=None):
-    """Co-simulate :class:`ParallelNTT` with Verilator (:mod:`fhe_hw.cosim`) on ``transforms``
+    """Co-simulate :class:`ParallelNTT` with Verilator (:mod:`fhe_hw.sim.cosim`) on ``transforms``
     vectors (all 0, all p - 1, then random residues), check each against
     :func:`fhe_hw.model.ntt.ntt_radix2` and the cycle count against :meth:`ParallelNTT.cycles`.
     Returns a dict with the run's numbers; raises ``AssertionError`` on a mismatch."""

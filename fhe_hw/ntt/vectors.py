@@ -1,10 +1,10 @@
-"""Test vectors of the NTT units (see :mod:`fhe_hw.vectors`): butterflies against their
+"""Test vectors of the NTT units (see :mod:`fhe_hw.sim.vectors`): butterflies against their
 definition, transforms against :mod:`fhe_hw.model.ntt`."""
 
 from ..model import ntt as model
 from ..params import SOLINAS64
 from ..rns.common import polynomial_beats
-from ..vectors import Vectors, register_vectors
+from ..sim.vectors import Vectors, register_vectors
 
 __all__ = ["DEMO"]
 

@@ -14,8 +14,8 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .. import builddir
-from ..baselines import machine, run_baselines
+from ..flow import builddir
+from .baselines import machine, run_baselines
 from .synthcache import cached_synth, load_cached
 from .writers import write_json, write_markdown, write_plots
 
@@ -125,7 +125,7 @@ class Context:
         self.synth_errors = {}
 
     def synth(self, unit, params, flow="ecp5"):
-        """The :class:`~fhe_hw.synth.SynthResult` (cached, or run now when synthesis is
+        """The :class:`~fhe_hw.flow.synth.SynthResult` (cached, or run now when synthesis is
         enabled), or None when synthesis is disabled and nothing is cached or it failed (the
         failure is in ``synth_errors``)."""
 

@@ -188,7 +188,7 @@ def reducers(ctx):
                 "and multipliers), ours one pipelined modular multiplier, so only Fmax is "
                 "compared; the paper's critical path is its point-wise multiplier (001 §4).",
                 "Ours: ECP5 LFE5U-85F, nextpnr out of context, every port registered "
-                "(fhe_hw.synth)."]
+                "(fhe_hw.flow.synth)."]
     u = Table("Reducers alone (001 §3.3: the special and Solinas reducers need no multiplier)",
               "measured here", ["unit", "params", "latency", "LUT", "FF", "DSP", "Fmax MHz"])
     for unit, params in _REDUCERS:

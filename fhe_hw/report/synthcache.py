@@ -1,12 +1,13 @@
-"""Synthesis results for the report, cached by :mod:`fhe_hw.builddir`'s key.
+"""Synthesis results for the report, cached by :mod:`fhe_hw.flow.builddir`'s key.
 
-:func:`cached_synth` returns the :class:`~fhe_hw.synth.SynthResult` of a registered unit at some
-parameters and flow (a target name of :data:`fhe_hw.synth.TARGETS`), from the synthesis cache
-when a run with the same key (unit, parameters, target, device, package, frequency, flow
-options, tool versions) is stored, and by running :func:`fhe_hw.synth.synth_unit` otherwise.
+:func:`cached_synth` returns the :class:`~fhe_hw.flow.synth.SynthResult` of a registered unit
+at some parameters and flow (a target name of :data:`fhe_hw.flow.synth.TARGETS`), from the
+synthesis cache when a run with the same key (unit, parameters, target, device, package,
+frequency, flow options, tool versions) is stored, and by running
+:func:`fhe_hw.flow.synth.synth_unit` otherwise.
 """
 
-from .. import synth
+from ..flow import synth
 
 __all__ = ["current_tools", "load_cached", "cached_synth", "is_cached"]
 
@@ -17,7 +18,7 @@ def current_tools(target="ecp5"):
 
 
 def load_cached(unit, params, flow="ecp5", **variation):
-    """The stored :class:`~fhe_hw.synth.SynthResult` of exactly this configuration, or None."""
+    """The stored :class:`~fhe_hw.flow.synth.SynthResult` of exactly this configuration, or None."""
     key, _, _ = synth.flow_key(unit, dict(params), flow, **variation)
     return synth.load_cached(key)
 
@@ -28,5 +29,5 @@ def is_cached(unit, params, flow="ecp5", **variation):
 
 def cached_synth(unit, params, flow="ecp5", *, rerun=False, **variation):
     """The synthesis result of registered unit ``unit`` built with ``params``: from the cache
-    unless ``rerun``, else by running it. Raises as :func:`fhe_hw.synth.synthesize`."""
+    unless ``rerun``, else by running it. Raises as :func:`fhe_hw.flow.synth.synthesize`."""
     return synth.synth_unit(unit, params, flow, reuse=not rerun, **variation)

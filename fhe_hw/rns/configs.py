@@ -6,7 +6,7 @@ table's N = 2^12 Shenoy–Kumaresan rows, same flow). :data:`ITERATION_SETS` are
 parameter sets.
 """
 
-from ..rows import Row
+from ..flow.rows import Row
 
 __all__ = ["TARGET", "SYNTH_TABLE", "REPORT_ROWS", "ITERATION_SETS", "SMOKE", "sk", "BOARD_SWEEP"]
 

@@ -1,5 +1,5 @@
 """Large Verilator co-simulations of the RNS base-extension engines ([Kir25]
-§4.3, Table 4.10: N = 2^16, l = 17, 60-bit primes, TP = 32), through :mod:`fhe_hw.cosim`.
+§4.3, Table 4.10: N = 2^16, l = 17, 60-bit primes, TP = 32), through :mod:`fhe_hw.sim.cosim`.
 
 :func:`cosim_base_extension` builds one engine, streams N random coefficients (with the edge
 values A = 0 and A = Q − 1, or for Kawamura A = 0, 1 and values just below its bound
@@ -13,9 +13,9 @@ import random
 import time
 from fractions import Fraction
 
-from .. import cosim
 from ..model import rns as model
 from ..params import RNSBase
+from ..sim import cosim
 from .common import beats_to_polynomials, default_bases, polynomial_beats
 from .fast_base_conv import FastBaseConversion
 from .kawamura import Kawamura

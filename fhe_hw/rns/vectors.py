@@ -1,10 +1,10 @@
-"""Test vectors of the RNS base-extension engines (see :mod:`fhe_hw.vectors`): one polynomial
+"""Test vectors of the RNS base-extension engines (see :mod:`fhe_hw.sim.vectors`): one polynomial
 of N random coefficients A (the first A = 0, the last the largest input the engine extends
 exactly), its source residues in, the target residues out, from :mod:`fhe_hw.model.rns`."""
 
 from ..model import rns as model
 from ..params import RNSBase
-from ..vectors import Vectors, register_vectors
+from ..sim.vectors import Vectors, register_vectors
 from .common import polynomial_beats
 
 __all__ = ["DEMO"]

@@ -3,7 +3,7 @@
 Each table is a module of this package with a ``TABLE`` (:class:`~.pages.TableSpec`): its
 name, the results page under ``docs/results/`` that holds its block, a title, and a
 ``generate(args)`` that returns the block's Markdown (the rows come from the families'
-``configs`` modules, the synthesis from :mod:`fhe_hw.synth`). :func:`~.pages.write_block`
+``configs`` modules, the synthesis from :mod:`fhe_hw.flow.synth`). :func:`~.pages.write_block`
 puts the block, ending with a provenance line, between the page's
 ``<!-- table:NAME:begin -->`` / ``<!-- table:NAME:end -->`` markers.
 """

@@ -1,10 +1,10 @@
 """``fhe-hw table board-builds``: bitstreams of a unit behind the host link, one per row of
-:data:`fhe_hw.arith.configs.BOARD_BUILDS` (:func:`fhe_hw.build.build_board`, link memories of
+:data:`fhe_hw.arith.configs.BOARD_BUILDS` (:func:`fhe_hw.flow.build.build_board`, link memories of
 :data:`~fhe_hw.arith.configs.BOARD_DEPTH` words; a build whose design files, board and tools
 are unchanged is reused)."""
 
 from ..arith.configs import BOARD_BUILDS, BOARD_DEPTH
-from ..build import build_board, markdown
+from ..flow.build import build_board, markdown
 from .pages import TableSpec
 
 __all__ = ["TABLE"]

@@ -1,5 +1,5 @@
 """``fhe-hw table board-fits``: what each board fits. A unit is built behind the host link
-(:func:`fhe_hw.build.build_board`) for growing values of one parameter until the board runs out
+(:func:`fhe_hw.flow.build.build_board`) for growing values of one parameter until the board runs out
 (nextpnr cannot place it); the table gives the largest that fits with its resources and Fmax.
 
 Sweeps (:func:`sweeps`): :data:`fhe_hw.rns.configs.BOARD_SWEEP` and
@@ -9,10 +9,10 @@ listed can be driven by ``fhe-hw run``.
 """
 
 from ..boards import BOARDS
-from ..build import build_board
+from ..flow.build import build_board
+from ..flow.rows import shown
 from ..ntt.configs import BOARD_SWEEP as NTT
 from ..rns.configs import BOARD_SWEEP as RNS
-from ..rows import shown
 from ..units import get_unit
 from .pages import TableSpec, markdown_table
 

@@ -1,8 +1,8 @@
-"""Shared by the table modules: running rows through :func:`fhe_hw.synth.synth_unit`."""
+"""Shared by the table modules: running rows through :func:`fhe_hw.flow.synth.synth_unit`."""
 
 from concurrent.futures import ProcessPoolExecutor
 
-from ..synth import short_versions, synth_unit
+from ..flow.synth import short_versions, synth_unit
 from ..units import get_unit
 
 __all__ = ["synth_rows", "ecp5_facts", "latency"]
@@ -22,7 +22,7 @@ def _one(job):
 
 
 def synth_rows(rows, args, progress, **kw):
-    """The :class:`~fhe_hw.synth.SynthResult` of every row (in order), ``args.jobs`` at a
+    """The :class:`~fhe_hw.flow.synth.SynthResult` of every row (in order), ``args.jobs`` at a
     time; ``args.reuse`` takes cached results."""
     jobs = [(row, dict(kw, reuse=args.reuse)) for row in rows]
     progress(f"{len(rows)} synthesis run(s), {args.jobs} at a time")

@@ -2,7 +2,7 @@
 beside 004 Table II, and the accelerator time of Table III (A) and (B) projected from
 ``cycles()``.
 
-Rows: :data:`fhe_hw.karatsuba.configs.TABLE_ROWS`, synthesized through :mod:`fhe_hw.synth`
+Rows: :data:`fhe_hw.karatsuba.configs.TABLE_ROWS`, synthesized through :mod:`fhe_hw.flow.synth`
 (target ``ecp5-splitnets-map``). nextpnr places and routes the rows that fit: an LFE5U-85F has
 156 MULT18X18D and each 27 x 27 digit multiplier takes four, so only Karatsuba-1 (25 digit
 multipliers, 100 MULT18X18D) fits; for larger r the table gives the Yosys counts and the reason

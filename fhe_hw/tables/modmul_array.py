@@ -6,7 +6,7 @@ from amaranth import Module
 from amaranth.lib import wiring
 
 from ..arith import ModMul
-from ..synth import synthesize
+from ..flow.synth import synthesize
 
 __all__ = ["ModMulArray", "synth_array"]
 
@@ -34,7 +34,7 @@ class ModMulArray(wiring.Component):
 
 def synth_array(count, modulus="solinas64", tiled=False, target="ecp5-splitnets-router2",
                 **kw):
-    """:func:`fhe_hw.synth.synthesize` of a :class:`ModMulArray` (cached by its key)."""
+    """:func:`fhe_hw.flow.synth.synthesize` of a :class:`ModMulArray` (cached by its key)."""
 
     if count < 1:
         raise ValueError(f"--count must be at least 1, not {count}")

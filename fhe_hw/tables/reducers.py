@@ -2,7 +2,7 @@
 ECP5-85F (001 §3.3, Fig. 3), rows :data:`fhe_hw.arith.configs.REDUCER_TABLE`."""
 
 from ..arith.configs import REDUCER_TABLE
-from ..rows import shown
+from ..flow.rows import shown
 from ..units import get_unit
 from .common import ecp5_facts, latency, synth_rows
 from .pages import TableSpec, markdown_table

@@ -5,7 +5,7 @@ resources beside 003 Tables 4.8–4.9 (4.7 does not fit).
   (:data:`fhe_hw.rns.configs.ITERATION_SETS`; the engines' formulas, which the pysim tests
   check against simulation), the paper's Table 4.5 count, and the multi-target
   Shenoy–Kumaresan variant (``targets_per_pass = k``) with its multiplier count.
-* Synthesis: each row of :data:`fhe_hw.rns.configs.SYNTH_TABLE` through :mod:`fhe_hw.synth`,
+* Synthesis: each row of :data:`fhe_hw.rns.configs.SYNTH_TABLE` through :mod:`fhe_hw.flow.synth`,
   with CC = cycles per target residue (the paper's Tables 4.7–4.9 give the time "for
   computing a single new residue"), Time = CC / Fmax and ATP = Time · (LUT + FF/2 + 100·DSP +
   300·BRAM).

@@ -4,7 +4,7 @@ Amaranth's simulator and Verilator start every register at its initial value; si
 :func:`run_from_reset` takes the unit's Verilog (:func:`fhe_hw.units.to_verilog`), removes every
 register's initial value and every all-zero memory initialisation (:func:`without_initial_values`)
 so that they start at ``x``, holds ``rst`` for a few cycles and then streams the inputs through
-the unit with always-valid inputs and always-ready outputs, as :func:`fhe_hw.simulate.run_stream`
+the unit with always-valid inputs and always-ready outputs, as :func:`fhe_hw.sim.pysim.run_stream`
 does. State that reset does not clear and that reaches an output shows up as ``x`` in a payload
 or a ``valid``, or as missing or extra output beats. Memories with real contents (ROMs of
 constants) keep their initialisation: they are the design, not power-up state.
@@ -18,9 +18,9 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from ..units import to_verilog, top_name
 from .cosim import stream_ports
-from .simulate import StreamRun, pack, unpack
-from .units import to_verilog, top_name
+from .pysim import StreamRun, pack, unpack
 
 __all__ = ["GENERATIONS", "require_iverilog", "without_initial_values", "run_from_reset"]
 
@@ -137,7 +137,7 @@ def run_from_reset(component, unit_name, inputs, expected_counts, workdir, *,
     """Simulate ``component`` in Icarus (``-g<generation>``) from reset with every register at
     ``x``: ``inputs`` maps input streams to beats, ``expected_counts`` output streams to the
     number of beats to wait for, ``config`` plain input signals to constants. Returns a
-    :class:`~fhe_hw.simulate.StreamRun` (``cycles`` from the first input transfer to the last
+    :class:`~fhe_hw.sim.pysim.StreamRun` (``cycles`` from the first input transfer to the last
     output transfer, both included) or raises ``AssertionError`` when an output ``valid`` is
     ``x``, an output payload has ``x`` bits or the run does not finish."""
     if generation not in GENERATIONS:

@@ -21,7 +21,10 @@ import time
 from amaranth.hdl import Fragment
 from amaranth.sim import Simulator
 
-from .link.protocol import (
+from ..sim.pysim import pack, payload_value, unpack
+from ..sim.vectors import vectors_for
+from ..units import get_unit
+from .protocol import (
     STATUS_FIELDS,
     Command,
     FrameError,
@@ -32,9 +35,6 @@ from .link.protocol import (
     encode_request,
     word_bytes,
 )
-from .simulate import pack, payload_value, unpack
-from .units import get_unit
-from .vectors import vectors_for
 
 __all__ = ["Host", "LinkError", "SerialTransport", "SimTransport", "run_vectors", "rebuild_unit"]
 

@@ -9,7 +9,7 @@ A space file (YAML)::
       tp: [1, 2, 4, 8]
       architecture: [folded, pipelined]
     synth: true                      # false: cycles only (no resources, no Fmax)
-    flow: ecp5-splitnets             # a target of fhe_hw.synth.TARGETS
+    flow: ecp5-splitnets             # a target of fhe_hw.flow.synth.TARGETS
     objective: atp                   # Pareto of time against area (default) or ATP
 
 Each point runs generate (build the unit: parameters are validated) → cycles (the unit's
@@ -38,10 +38,10 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
+from ..report.core import atp_area
+from ..report.synthcache import cached_synth
+from ..units import get_unit
 from . import builddir
-from .report.core import atp_area
-from .report.synthcache import cached_synth
-from .units import get_unit
 
 __all__ = ["Space", "load_space", "points", "point_key", "evaluate_point", "explore",
            "pareto_front", "add_explore_parser", "cmd_explore", "DEFAULT_OUT"]
@@ -87,7 +87,7 @@ def load_space(source):
     return Space(name=data["name"], unit=data["unit"], fixed=fixed, vary=vary,
                  synth=bool(data.get("synth", False)), flow=data.get("flow", "ecp5"),
                  objective=objective,
-                 evaluator=data.get("evaluator", "fhe_hw.explore:evaluate_point"))
+                 evaluator=data.get("evaluator", "fhe_hw.flow.explore:evaluate_point"))
 
 
 def points(space):

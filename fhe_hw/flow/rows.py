@@ -1,8 +1,8 @@
 """A configuration row: the identity every table, report section and smoke set shares.
 
 A :class:`Row` is (registered unit name, parameter dict, target options): ``target`` names a
-flow of :data:`fhe_hw.synth.TARGETS` and ``options`` holds further keywords of
-:func:`fhe_hw.synth.synthesize` (``router``, ``placer``, ``freq_mhz``, ``device``, ...).
+flow of :data:`fhe_hw.flow.synth.TARGETS` and ``options`` holds further keywords of
+:func:`fhe_hw.flow.synth.synthesize` (``router``, ``placer``, ``freq_mhz``, ``device``, ...).
 The families' ``configs`` modules hold the named lists of rows.
 """
 
@@ -18,7 +18,7 @@ class Row(NamedTuple):
     options: dict = {}
 
     def synth_kw(self):
-        """Keywords for :func:`fhe_hw.synth.synth_unit` after ``unit`` and ``params``."""
+        """Keywords for :func:`fhe_hw.flow.synth.synth_unit` after ``unit`` and ``params``."""
         return {"target": self.target, **self.options}
 
 

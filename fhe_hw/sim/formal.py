@@ -42,9 +42,9 @@ from amaranth import Module, Signal, signed
 from amaranth.back import rtlil
 from amaranth.hdl import Assert, Assume
 
-from .arith.solinas import SolinasReducer
-from .arith.special import SpecialReducer
-from .params import SOLINAS64
+from ..arith.solinas import SolinasReducer
+from ..arith.special import SpecialReducer
+from ..params import SOLINAS64
 
 __all__ = ["Proof", "prove", "prove_special_reducer", "prove_solinas_reducer",
            "special_quotient", "solinas_quotient", "times"]

@@ -5,7 +5,7 @@ engines (n = 65536, CMNT toy group) need millions. This module writes the unit's
 (:func:`fhe_hw.units.to_verilog`), generates a C++ harness from the unit's signature, compiles
 both with Verilator (Debian's ``verilator``; ``apt-get install verilator`` when missing) and
 drives the streams from files, with the same rules and the same cycle count definition as
-:func:`fhe_hw.simulate.run_stream`: an input beat, once offered, is held until it transfers;
+:func:`fhe_hw.sim.pysim.run_stream`: an input beat, once offered, is held until it transfers;
 ``cycles`` runs from the first input transfer to the last output transfer, both included.
 
 We chose a C++ harness over cocotb because cocotb drives every cycle from Python and runs at
@@ -23,10 +23,10 @@ from amaranth import Shape, Value
 from amaranth.lib import stream
 from amaranth.lib.wiring import Flow
 
-from . import builddir
-from .simulate import StreamRun, pack, unpack
-from .synth import tool_version
-from .units import to_verilog, top_name
+from ..flow import builddir
+from ..flow.synth import tool_version
+from ..units import to_verilog, top_name
+from .pysim import StreamRun, pack, unpack
 
 __all__ = ["require_verilator", "CosimModel", "build", "Port", "stream_ports"]
 
@@ -225,7 +225,7 @@ class CosimModel:
 
     def run(self, inputs, expected_counts, *, config=None, valid_prob=1.0, ready_prob=1.0,
             max_cycles=None):
-        """Same contract as :func:`fhe_hw.simulate.run_stream`; ``config`` maps plain input
+        """Same contract as :func:`fhe_hw.sim.pysim.run_stream`; ``config`` maps plain input
         signals to the constant values they hold during the run."""
         config = config or {}
         by_name = {p.name: p for p in self.ports}
@@ -253,7 +253,7 @@ class CosimModel:
 def build(component, unit_name, workdir=None, *, seed=1, opt="-O3"):
     """Generate Verilog and the harness for ``component``, compile them with Verilator and
     return a :class:`CosimModel`. Builds are cached in ``workdir`` (default
-    :func:`fhe_hw.builddir.cosim_dir`: ``build/cosim/<unit>-<hash of the Verilog, harness,
+    :func:`fhe_hw.flow.builddir.cosim_dir`: ``build/cosim/<unit>-<hash of the Verilog, harness,
     Verilator and its options>``)."""
     verilator = require_verilator()
     verilog = to_verilog(component, unit_name)

