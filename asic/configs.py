@@ -2,7 +2,7 @@
 
 :data:`SKY130_TABLE` is the documented sky130 table (``fhe-hw table asic``,
 ``docs/results/asic.md``): the reducers and multipliers of the reducer table, one butterfly per
-Integer-FFT modulus, and the papers' designs that need an ASIC (002 Table 2's fully parallel
+Integer-FFT modulus, and the papers' designs that need an ASIC ([Wang13] Table 2's fully parallel
 NTT over 2^64 - 2^32 + 1) at the sizes that synthesize within 30 minutes each.
 :data:`QFLOW_ROWS` are hardened with qflow (OSU 0.18 µm).
 """

@@ -1,6 +1,6 @@
 """ASIC estimate of one unit on SkyWater sky130 (sky130_fd_sc_hd): Yosys maps, OpenSTA times.
 
-Issue 9; the papers' closing remark that the large designs need an ASIC (001 §4).
+Issue 9; the papers' closing remark that the large designs need an ASIC ([Cao14] §4).
 
 :func:`asic_synthesize` wraps the unit so that every port is registered
 (:class:`fhe_hw.flow.synth.RegisteredPorts`, as for the FPGA numbers), writes Verilog, and runs

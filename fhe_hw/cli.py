@@ -81,7 +81,7 @@ def _rns_report(args):
     sk = P.ShenoyKumaresanConstants.build(source, target, redundant)
     report = {"RNS N": n, "source base Q (l residues)": source, "target base P (k residues)":
               target, "redundant q_l": redundant, "log2 Q": sk.source.Q.bit_length(),
-              "SK |Q^-1|_{q_l}": sk.Q_inv_mod_ql, "SK stored terms (003 Table 3.1)":
+              "SK |Q^-1|_{q_l}": sk.Q_inv_mod_ql, "SK stored terms ([Kir25] Table 3.1)":
               sk.term_counts}
     if args.rho is not None:
         kc = P.KawamuraConstants.build(source, target, args.rho, Fraction(args.delta))
@@ -136,8 +136,8 @@ def _parser():
                        description="Validate and print an Integer-FFT / NTT / RNS parameter set.")
     p.add_argument("--modulus", type=_modulus_arg, required=True,
                    help=f"one of {', '.join(P.MODULI)} or an integer (decimal or 0x...)")
-    p.add_argument("--k", type=int, help="transform size (default: 001 Table 2's k)")
-    p.add_argument("--b", type=int, help="digit bits (default: 001 Table 2's b)")
+    p.add_argument("--k", type=int, help="transform size (default: [Cao14] Table 2's k)")
+    p.add_argument("--b", type=int, help="digit bits (default: [Cao14] Table 2's b)")
     p.add_argument("--negacyclic", action="store_true", help="also need a 2k-th root psi")
     p.add_argument("--word", type=int, help="word-level Montgomery word size w")
     p.add_argument("--rns-n", type=int, help="ring degree N of an RNS base (q = 1 mod 2N)")

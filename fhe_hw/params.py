@@ -68,11 +68,11 @@ class Modulus:
     """An NTT / Integer-FFT modulus.
 
     ``value`` is the modulus p; ``name`` its registered name (or ``None``); ``root_base`` the
-    element from which primitive roots are derived (001 Table 2's ω column): for a prime p a
+    element from which primitive roots are derived ([Cao14] Table 2's ω column): for a prime p a
     primitive k-th root is ``root_base ** ((p - 1) // k)``; for the Fermat-type composites
     2^(m-1)+1 the base is 2, which has exact order 2(m-1), and the k-th root is
     ``2 ** (2(m-1) // k)`` so twiddles stay shifts. ``table_k`` and ``table_b`` are the FFT size
-    and digit width that 001 Table 2 uses with this modulus.
+    and digit width that [Cao14] Table 2 uses with this modulus.
     """
 
     value: int
@@ -96,7 +96,7 @@ class Modulus:
 
     @property
     def bits(self):
-        """m: the bit length of p (001 Table 2's m column)."""
+        """m: the bit length of p ([Cao14] Table 2's m column)."""
         return self.value.bit_length()
 
     @cached_property
@@ -110,12 +110,12 @@ class Modulus:
 
     @property
     def is_special(self):
-        """True when p = 2^(m-1) + 1 (001 §3.3, Fig. 3b)."""
+        """True when p = 2^(m-1) + 1 ([Cao14] §3.3, Fig. 3b)."""
         return self.value == (1 << (self.bits - 1)) + 1
 
     @property
     def is_solinas64(self):
-        """True when p = 2^64 - 2^32 + 1 (001 Fig. 3c, 002 eq. 3)."""
+        """True when p = 2^64 - 2^32 + 1 ([Cao14] Fig. 3c, [Wang13] eq. 3)."""
         return self.value == SOLINAS64
 
     @property
@@ -133,7 +133,7 @@ class Modulus:
 
     def check_k(self, k):
         """Raise ``ValueError`` unless k is a power of two dividing q_i - 1 for every prime q_i | p
-        (001 §2.2)."""
+        ([Cao14] §2.2)."""
         require_power_of_two("k", k, minimum=2)
         for q in sorted(self.factors):
             if (q - 1) % k:
@@ -152,7 +152,7 @@ class Modulus:
     def root_of_unity(self, k):
         """A primitive (principal) k-th root of unity ω modulo p.
 
-        Named moduli derive ω from ``root_base`` as 001 Table 2 does; a plain prime uses its
+        Named moduli derive ω from ``root_base`` as [Cao14] Table 2 does; a plain prime uses its
         smallest generator. The result is checked: ω^k = 1 and ω^(k/2) - 1 is a unit mod p, which
         makes ω principal so that the inverse transform exists even for composite p.
         """
@@ -179,7 +179,7 @@ class Modulus:
 
 SOLINAS64 = (1 << 64) - (1 << 32) + 1
 
-#: The four Integer-FFT moduli of 001 Table 2, by name.
+#: The four Integer-FFT moduli of [Cao14] Table 2, by name.
 MODULI = {
     "fermat32": Modulus((1 << 32) + 1, "fermat32", root_base=2, table_k=64, table_b=8),
     "fermat64": Modulus((1 << 64) + 1, "fermat64", root_base=2, table_k=128, table_b=24),
@@ -217,7 +217,7 @@ def get_modulus(spec):
 # --- Integer-FFT / NTT parameters ---------------------------------------------------------------
 
 def b_bound_holds(p, k, b):
-    """001 §2.2: digits of b bits fit when k·(2^b - 1)^2 / 2 < p."""
+    """[Cao14] §2.2: digits of b bits fit when k·(2^b - 1)^2 / 2 < p."""
     return k * ((1 << b) - 1) ** 2 < 2 * int(p)
 
 
@@ -284,11 +284,11 @@ def ntt_params(modulus, k, *, negacyclic=False):
 # --- NTT-friendly prime bases -------------------------------------------------------------------
 
 def ntt_primes(bits, n, count, *, exclude=()):
-    """``count`` distinct primes q of exactly ``bits`` bits with q ≡ 1 (mod 2n) (003 eq. 2.2),
+    """``count`` distinct primes q of exactly ``bits`` bits with q ≡ 1 (mod 2n) ([Kir25] eq. 2.2),
     returned in ascending order.
 
     The primes are the largest such below 2^bits, which keeps them close to 2^r as Kawamura's
-    error bound wants (003 eq. 2.17). ``exclude`` removes primes already used by another base.
+    error bound wants ([Kir25] eq. 2.17). ``exclude`` removes primes already used by another base.
     """
     require_int("bits", bits, minimum=2)
     require_power_of_two("n", n)
@@ -309,7 +309,8 @@ def ntt_primes(bits, n, count, *, exclude=()):
     return sorted(found)
 
 
-# --- RNS bases and CRT precomputations (003 Tables 3.1, 4.1, 4.3) -------------------------------
+# --- RNS bases and CRT precomputations ([Kir25] Tables 3.1, 4.1, 4.3)
+# -------------------------------
 
 def _check_coprime(name, moduli):
     for i, a in enumerate(moduli):
@@ -366,7 +367,7 @@ class RNSBase:
         return tuple(a % q for q in self.moduli)
 
     def reconstruct(self, residues):
-        """Exact CRT reconstruction (003 eq. 2.4) of the integer in [0, Q)."""
+        """Exact CRT reconstruction ([Kir25] eq. 2.4) of the integer in [0, Q)."""
         return sum(r * qhi % q * qh for r, qhi, q, qh in
                    zip(residues, self.Q_hat_inv, self.moduli, self.Q_hat)) % self.Q
 
@@ -386,7 +387,7 @@ def _check_disjoint(source, target):
 
 @dataclass(frozen=True)
 class FastBaseConversionConstants:
-    """003 Algorithm 1 precomputations: |Q̂_i^-1|_{q_i} and |Q̂_i|_{p_j}."""
+    """[Kir25] Algorithm 1 precomputations: |Q̂_i^-1|_{q_i} and |Q̂_i|_{p_j}."""
 
     source: RNSBase
     target: RNSBase
@@ -403,7 +404,7 @@ class FastBaseConversionConstants:
 
 @dataclass(frozen=True)
 class ShenoyKumaresanConstants:
-    """003 Algorithm 2 / Table 3.1 precomputations for source Q, redundant q_l and target P.
+    """[Kir25] Algorithm 2 / Table 3.1 precomputations for source Q, redundant q_l and target P.
 
     ``Q_hat_inv[i]`` = |Q̂_i^-1|_{q_i} (l terms), ``Q_hat_mod_p[j][i]`` = |Q̂_i|_{p_j} (l·k),
     ``Q_hat_mod_ql[i]`` = |Q̂_i|_{q_l} (l), ``Q_inv_mod_ql`` = |Q^-1|_{q_l} (1),
@@ -426,7 +427,7 @@ class ShenoyKumaresanConstants:
         require_int("redundant", redundant, minimum=2)
         if redundant <= len(source):
             raise ValueError(f"redundant modulus q_l must be greater than l = {len(source)} "
-                             f"(003 §2.5.1.2), not {redundant!r}")
+                             f"([Kir25] §2.5.1.2), not {redundant!r}")
         _check_coprime("source, target and redundant moduli",
                        tuple(source) + tuple(target) + (redundant,))
         ql = redundant
@@ -446,14 +447,14 @@ class ShenoyKumaresanConstants:
 
 @dataclass(frozen=True)
 class KawamuraConstants:
-    """003 Algorithm 3 / Table 4.1 precomputations and the error-bound check (eqs 2.15–2.18).
+    """[Kir25] Algorithm 3 / Table 4.1 precomputations and the error-bound check (eqs 2.15–2.18).
 
     r is the bit width of the source moduli (division by q_i approximated by 2^r), ρ (``rho``)
     the number of most significant bits of ξ kept by TRUNC, δ (``delta``, a ``Fraction`` in
     [0, 1), rounded up to a multiple of 2^-ρ as the Cox unit's ρ-bit accumulator holds it) the
     initial offset. ``epsilon`` = ε_Q = max (2^r - q_i)/2^r and ``lam`` = λ_Q, the
     worst case of (ξ - TRUNC(ξ))/q_i = (2^(r-ρ) - 1)/q_i. Construction requires
-    l·(ε_Q + λ_Q) ≤ δ < 1 (Kawamura et al. 2000, Theorem 1, as restated in 003 §2.5.1.3);
+    l·(ε_Q + λ_Q) ≤ δ < 1 (Kawamura et al. 2000, Theorem 1, as restated in [Kir25] §2.5.1.3);
     base extension is then exact for 0 ≤ A < (1 - δ)·Q (``max_input``).
     """
 
@@ -517,9 +518,9 @@ class KawamuraConstants:
 
 @dataclass(frozen=True)
 class MixedRadixConstants:
-    """003 Algorithm 4 / Table 4.3 precomputations: ``q_inv[s][u]`` = |q_s^-1|_{q_u} for s < u,
+    """[Kir25] Algorithm 4 / Table 4.3 precomputations: ``q_inv[s][u]`` = |q_s^-1|_{q_u} for s < u,
     ``q_inv_mod_p[j][s]`` = |q_s^-1|_{p_j}, ``Q_mod_p[j]`` = |Q|_{p_j}. The source moduli must
-    be in ascending order (003 eq. 2.30)."""
+    be in ascending order ([Kir25] eq. 2.30)."""
 
     source: RNSBase
     target: RNSBase
@@ -533,7 +534,7 @@ class MixedRadixConstants:
         _check_disjoint(source, target)
         if any(a >= b for a, b in zip(source, source[1:])):
             raise ValueError(f"source moduli must be in ascending order for mixed-radix "
-                             f"conversion (003 eq. 2.30), not {tuple(source)!r}")
+                             f"conversion ([Kir25] eq. 2.30), not {tuple(source)!r}")
         qs = tuple(source)
         return cls(source, target,
                    tuple(tuple(pow(qs[s], -1, qs[u]) if u > s else None for u in range(len(qs)))
@@ -542,11 +543,12 @@ class MixedRadixConstants:
                    tuple(source.Q % p for p in target))
 
 
-# --- Barrett (001 Algorithm 2) ------------------------------------------------------------------
+# --- Barrett ([Cao14] Algorithm 2)
+# ------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class BarrettConstants:
-    """001 Algorithm 2: p of m bits, inputs of 2m bits, σ̂ = ⌊⌊x/2^(m+β)⌋·μ / 2^(α-β)⌋ with
+    """[Cao14] Algorithm 2: p of m bits, inputs of 2m bits, σ̂ = ⌊⌊x/2^(m+β)⌋·μ / 2^(α-β)⌋ with
     μ = ⌊2^(m+α)/p⌋. With β < -2 and α > m one final subtraction suffices (Dhem)."""
 
     p: int
@@ -561,25 +563,26 @@ class BarrettConstants:
 
 
 def barrett_constants(modulus, alpha=None, beta=None):
-    """Barrett constants for ``modulus``; α defaults to m + 4 and β to -4 (001 §3.3)."""
+    """Barrett constants for ``modulus``; α defaults to m + 4 and β to -4 ([Cao14] §3.3)."""
     p = int(get_modulus(modulus))
     m = p.bit_length()
     alpha = m + 4 if alpha is None else require_int("alpha", alpha)
     beta = -4 if beta is None else require_int("beta", beta)
     if alpha <= m:
-        raise ValueError(f"alpha must be greater than m = {m} (001 Algorithm 2), not {alpha!r}")
+        raise ValueError(f"alpha must be greater than m = {m} ([Cao14] Algorithm 2), not {alpha!r}")
     if beta >= -2:
-        raise ValueError(f"beta must be less than -2 (001 Algorithm 2), not {beta!r}")
+        raise ValueError(f"beta must be less than -2 ([Cao14] Algorithm 2), not {beta!r}")
     if m + beta < 0:
         raise ValueError(f"beta must be at least -m = {-m}, not {beta!r}")
     return BarrettConstants(p, m, alpha, beta, (1 << (m + alpha)) // p)
 
 
-# --- word-level Montgomery (003 Algorithm 7) -----------------------------------------------------
+# --- word-level Montgomery ([Kir25] Algorithm 7)
+# -----------------------------------------------------
 
 @dataclass(frozen=True)
 class MontgomeryConstants:
-    """003 Algorithm 7 (Mert et al. 2020): q of r bits with q ≡ 1 (mod 2^w), ν = ⌈r/w⌉ rounds,
+    """[Kir25] Algorithm 7 (Mert et al. 2020): q of r bits with q ≡ 1 (mod 2^w), ν = ⌈r/w⌉ rounds,
     q_H = q >> w. The reduction returns a·2^(-wν) mod q; ``R`` = 2^(wν)."""
 
     q: int

@@ -1,4 +1,4 @@
-"""ModAdd / ModSub (003 Alg. 5, 6), the pipelined Multiplier and ModMul against Python."""
+"""ModAdd / ModSub ([Kir25] Alg. 5, 6), the pipelined Multiplier and ModMul against Python."""
 
 import pytest
 from amaranth import Module

@@ -1,5 +1,5 @@
-"""Run-time-modulus word-level Montgomery multiplier (003 Alg. 7) and run-time-modulus modular
-adders (003 Alg. 5, 6) against Python, switching the modulus on every operation."""
+"""Run-time-modulus word-level Montgomery multiplier ([Kir25] Alg. 7) and run-time-modulus modular
+adders ([Kir25] Alg. 5, 6) against Python, switching the modulus on every operation."""
 
 import pytest
 from helpers import check_unit, rng_for

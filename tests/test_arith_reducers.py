@@ -1,4 +1,4 @@
-"""Reducer hardware (001 Fig. 3, 003 Alg. 7) against the golden models and Python's %."""
+"""Reducer hardware ([Cao14] Fig. 3, [Kir25] Alg. 7) against the golden models and Python's %."""
 
 import pytest
 from helpers import RANDOM_VECTORS, check_unit, rng_for

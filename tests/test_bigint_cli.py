@@ -1,4 +1,4 @@
-"""`fhe-hw generate` entries of the super-size engines (000 §3–4)."""
+"""`fhe-hw generate` entries of the super-size engines ([Cao13] §3–4)."""
 
 import pytest
 

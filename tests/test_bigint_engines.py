@@ -1,4 +1,4 @@
-"""Super-size Barrett reduction, CMNT and CNT encryption (000 §4, Fig. 6) on one Integer-FFT
+"""Super-size Barrett reduction, CMNT and CNT encryption ([Cao13] §4, Fig. 6) on one Integer-FFT
 multiplier: results against the golden model (fhe_hw.model.bigint) and Python's %, simulated
 cycles against cycles(), with scaled-down sizes and a k = 8 transform so pysim stays fast."""
 

@@ -1,6 +1,6 @@
-"""IntegerFFTMultiplier (000 §3): products, RAM image and cycles against the golden model
+"""IntegerFFTMultiplier ([Cao13] §3): products, RAM image and cycles against the golden model
 (fhe_hw.model.bigint) and Python's *, at every modulus with a reduced transform size (k = 8 or
-16, so pysim stays fast); the 001 Table 2 sizes run in the slow suite."""
+16, so pysim stays fast); the [Cao14] Table 2 sizes run in the slow suite."""
 
 import pytest
 from helpers import rng_for

@@ -22,7 +22,7 @@ def test_solinas_reducer_equals_x_mod_p_for_every_input():
 
 
 class _PaperSpecialSelect(FixedLatencyUnit):
-    """001 Fig. 3b as drawn: y1 + p if y1 < 0, else y1 (a 2→1 selection), combinational."""
+    """[Cao14] Fig. 3b as drawn: y1 + p if y1 < 0, else y1 (a 2→1 selection), combinational."""
 
     def __init__(self, m):
         self.m, self._latency = m, 0

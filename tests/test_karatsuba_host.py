@@ -1,4 +1,4 @@
-"""The software side of the co-design (fhe_hw.karatsuba.host, 004 Fig. 1, §III-D): the full
+"""The software side of the co-design (fhe_hw.karatsuba.host, [Mig16] Fig. 1, §III-D): the full
 degree-2559 product and relinearization with 6 software and 3 hardware recursions, on the
 hardware model; a reduced split on the pysim hardware. The Verilator runs of the full size are
 fhe_hw.karatsuba.host.cosim_full_product / cosim_relinearize (tools/cosim_karatsuba.py)."""
@@ -20,7 +20,7 @@ def test_full_degree_2559_product_on_the_hardware_model():
 
 
 def test_full_degree_2559_relinearization_on_the_hardware_model():
-    q, n = (1 << 125) - 159, 2515    # 004 Table I: depth 4, log2 q = 125, n = 2515
+    q, n = (1 << 125) - 159, 2515    # [Mig16] Table I: depth 4, log2 q = 125, n = 2515
     rng = rng_for("host-relin")
     c = [rng.randrange(q) for _ in range(n)]
     gamma = [[rng.randrange(q) for _ in range(n)] for _ in range(5)]

@@ -1,4 +1,4 @@
-"""KaratsubaMultiplier (fhe_hw.karatsuba, 004 §III) in pysim against schoolbook products and the
+"""KaratsubaMultiplier (fhe_hw.karatsuba, [Mig16] §III) in pysim against schoolbook products and the
 Karatsuba golden model: r = 1, 2, 3, the paper's coefficient sizes, intermediate values (leaf
 operands, leaf products), cycle counts, random valid/ready, the modulus option and bad
 parameters."""
@@ -64,7 +64,7 @@ def test_all_ones_coefficients_reach_the_carrier_bound():
 
 
 def test_paper_coefficients_karatsuba3():
-    """Karatsuba-3 as in 004 §III: 131-bit operands (125 bits after 6 software recursions) in
+    """Karatsuba-3 as in [Mig16] §III: 131-bit operands (125 bits after 6 software recursions) in
     5 digits of 27 bits, 100 multipliers."""
     unit = KaratsubaMultiplier(3, coeff_bits=131)
     assert (unit.digits, unit.multipliers, unit.size) == (5, 100, 40)

@@ -1,4 +1,4 @@
-"""WideBarrettReducer (fhe_hw.karatsuba.reduce): folds + 001 Algorithm 2 for product
+"""WideBarrettReducer (fhe_hw.karatsuba.reduce): folds + [Cao14] Algorithm 2 for product
 coefficients wider than 2m bits."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""KaratsubaRelinearizer (fhe_hw.karatsuba.relin, 004 §II-C): accumulated word products in
+"""KaratsubaRelinearizer (fhe_hw.karatsuba.relin, [Mig16] §II-C): accumulated word products in
 pysim against schoolbook sums and, through the host split, fhe_hw.model.karatsuba.relinearize."""
 
 import pytest

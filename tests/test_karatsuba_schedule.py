@@ -1,5 +1,5 @@
 """Karatsuba-r plan (fhe_hw.karatsuba.schedule): the pre-crossbar schedule, widths from the
-model's bounds, multiplier counts and per-product cycles against 004 §III-B and Table III."""
+model's bounds, multiplier counts and per-product cycles against [Mig16] §III-B and Table III."""
 
 from fractions import Fraction
 

@@ -1,5 +1,5 @@
-"""Golden models of super-size integer arithmetic (001 Algorithm 1 and eq. 1; 000 §3.1, §3.4,
-§4 eqs 9–11, eqs 2 and 12) against plain Python big-integer arithmetic."""
+"""Golden models of super-size integer arithmetic ([Cao14] Algorithm 1 and eq. 1; [Cao13] §3.1,
+§3.4, §4 eqs 9–11, eqs 2 and 12) against plain Python big-integer arithmetic."""
 
 import time
 
@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from fhe_hw.model import bigint as BI
 from fhe_hw.params import MODULI, ntt_params
 
-# 001 Table 2: fermat32 k=64 b=8, fermat64 k=128 b=24, solinas64 k=128 b=28, general32 k=64 b=12.
+# [Cao14] Table 2: fermat32 k=64 b=8, fermat64 k=128 b=24, solinas64 k=128 b=28, general32 k=64
+# b=12.
 CONFIGS = list(MODULI)
 SETTINGS = settings(max_examples=40, deadline=None)
 
@@ -26,7 +27,8 @@ def word_at(value, d):
     return lambda a: (value >> (a * d)) & ((1 << d) - 1)
 
 
-# --- 001 Algorithm 1 ----------------------------------------------------------------------------
+# --- [Cao14] Algorithm 1
+# ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", CONFIGS)
 def test_integer_fft_multiply_equals_product_on_edge_values(name):
@@ -101,7 +103,7 @@ def test_block_config_defaults_to_table_2_with_eight_words_per_block():
                    "solinas64": (128, 28, 224, 8, 3), "general32": (64, 12, 48, 8, 2)}
 
 
-# --- 000 §3.1 / §3.4: block schoolbook multiplication -----------------------------------------
+# --- [Cao13] §3.1 / §3.4: block schoolbook multiplication -----------------------------------------
 
 def operand_pairs(name):
     """Lengths around the block size, one operand much longer, zeros and all-ones."""
@@ -199,7 +201,8 @@ def test_block_multiply_rejects_a_negative_operand():
         BI.block_multiply(-5, 3)
 
 
-# --- 000 eq. (12) -------------------------------------------------------------------------------
+# --- [Cao13] eq. (12)
+# -------------------------------------------------------------------------------
 
 def test_cycles_eq12_for_a_hand_worked_solinas_case():
     # kb/2d = 8; prep = 8 + 2·7·8 + 4 + 8 = 132; 3 x 2 blocks: 8·6 + 8·3 = 72.
@@ -224,7 +227,8 @@ def test_cycles_eq12_rejects_bad_parameters(arg, value):
         BI.cycles_eq12(**kwargs)
 
 
-# --- 000 §4: super-size Barrett ------------------------------------------------------------------
+# --- [Cao13] §4: super-size Barrett
+# ------------------------------------------------------------------
 
 def random_modulus(bits, key):
     return rng_for("A0", bits, key).getrandbits(bits - 1) | 1 << (bits - 1) | 1
@@ -312,7 +316,8 @@ def test_supersize_barrett_rejects_a_config_of_the_wrong_type():
         BI.supersize_barrett_reduce(5, random_modulus(1000, "t"), config="solinas64")
 
 
-# --- CMNT (001 eq. 1) and CNT (000 eq. 2) encryption ----------------------------------------------
+# --- CMNT ([Cao14] eq. 1) and CNT ([Cao13] eq. 2) encryption
+# ----------------------------------------------
 
 def cmnt_reference(M, R, B, A0_list, A1_list, A0):
     theta = len(A0_list)
@@ -338,7 +343,7 @@ def test_cmnt_encrypt_with_negative_noise_and_zero_coefficients_reduces_m_plus_2
 
 @pytest.mark.slow
 def test_cmnt_encrypt_on_the_toy_group_with_the_factored_schedule():
-    """001 Table 1 toy sizes (φ = 160,000, θ = 12) on the Solinas Table 2 multiplier. The paper
+    """[Cao14] Table 1 toy sizes (φ = 160,000, θ = 12) on the Solinas Table 2 multiplier. The paper
     schedule (θ^2 = 144 big products) takes minutes in this model, the factored one seconds."""
     inst = BI.random_cmnt_instance("toy", rng_for("toy"))
     start = time.perf_counter()

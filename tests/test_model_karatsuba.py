@@ -1,4 +1,4 @@
-"""Golden models of Karatsuba polynomial arithmetic (004 §II-B, §II-C, §III) against exact
+"""Golden models of Karatsuba polynomial arithmetic ([Mig16] §II-B, §II-C, §III) against exact
 products computed independently: Kronecker substitution (one Python big-integer product) for
 non-negative polynomials, SymPy for signed ones and for reduction modulo x^n ± 1; and the
 resource / time formulas against the paper's Table II, Table III and §III-B numbers."""

@@ -1,4 +1,4 @@
-"""Golden models of the transforms (001 §3.2 Fig. 2; 002 §III–IV) against the O(n^2) DFT,
+"""Golden models of the transforms ([Cao14] §3.2 Fig. 2; [Wang13] §III–IV) against the O(n^2) DFT,
 schoolbook polynomial products and plain big-integer arithmetic."""
 
 import random
@@ -84,7 +84,8 @@ def test_dft_at_selected_indices_equals_those_entries_of_the_full_dft():
                                                      for j in (3, 0, 15)]
 
 
-# --- 001 Fig. 2 butterfly and the radix-2 transform ---------------------------------------------
+# --- [Cao14] Fig. 2 butterfly and the radix-2 transform
+# ---------------------------------------------
 
 @SETTINGS
 @given(st.sampled_from(list(MODULI)), st.data())
@@ -179,7 +180,7 @@ def test_only_the_last_cyclic_inverse_stage_multiplies_x_up_by_k_inverse():
         assert all(wu is None for wu, _ in inv) == (s < prm.log_k - 1)
     last = N.stage_twiddles(prm.log_k - 1, prm, inverse=True)
     assert all(wu == prm.k_inv for wu, _ in last)
-    # ω̂^-1 = (k·ω^j)^-1 for butterfly j (001 §3.2)
+    # ω̂^-1 = (k·ω^j)^-1 for butterfly j ([Cao14] §3.2)
     assert [wd * 64 * pow(prm.omega, j, prm.p) % prm.p for j, (_, wd) in enumerate(last)] \
         == [1] * 32
 
@@ -239,7 +240,8 @@ def test_wang_huang_roots_form_one_primitive_family():
     assert pow(N.wang_huang_root(65536), 4096, P) == 4096
 
 
-# --- 002 §IV-A/B: carry-save shift-only units ---------------------------------------------------
+# --- [Wang13] §IV-A/B: carry-save shift-only units
+# ---------------------------------------------------
 
 WORD = st.one_of(st.sampled_from([0, 1, P - 1, P, 2**64 - 1]), st.integers(0, 2**64 - 1))
 WIDE = st.one_of(st.sampled_from([0, 2**192 - 1, 2**191]), st.integers(0, 2**192 - 1))
@@ -288,7 +290,8 @@ def test_carry_save_pair_of_one_sample_is_the_rotated_sample_and_no_carry():
     assert N.shift_ntt_carry_save(x) == [N.CarrySave(2**64 - 1, 0)] * 16
 
 
-# --- 002 §IV-C: four-step 4096 and 65536 --------------------------------------------------------
+# --- [Wang13] §IV-C: four-step 4096 and 65536
+# --------------------------------------------------------
 
 @pytest.fixture(scope="module")
 def x4096():

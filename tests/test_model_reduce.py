@@ -1,5 +1,5 @@
-"""Golden models of the modular adders and reducers (003 Algorithms 5–7, 001 Algorithm 2 and
-Fig. 3, 002 eq. 3) against plain Python big-integer arithmetic."""
+"""Golden models of the modular adders and reducers ([Kir25] Algorithms 5–7, [Cao14] Algorithm 2 and
+Fig. 3, [Wang13] eq. 3) against plain Python big-integer arithmetic."""
 
 import pytest
 from hypothesis import given, settings
@@ -32,11 +32,12 @@ def edges(p, width):
 
 
 def reference_barrett_bounds(x, p, steps):
-    """001 §2.3 guarantee: σ̂ is ⌊x/p⌋ or one less, so 0 <= y1 < 2p."""
+    """[Cao14] §2.3 guarantee: σ̂ is ⌊x/p⌋ or one less, so 0 <= y1 < 2p."""
     return steps.sigma in (x // p - 1, x // p) and 0 <= steps.y1 < 2 * p
 
 
-# --- 003 Algorithms 5 and 6 ---------------------------------------------------------------------
+# --- [Kir25] Algorithms 5 and 6
+# ---------------------------------------------------------------------
 
 def test_mod_add_and_sub_exact_for_every_operand_pair_of_small_moduli():
     for q in range(2, 40):
@@ -85,7 +86,8 @@ def test_mod_add_rejects_modulus_below_two():
         R.mod_add(0, 0, 1)
 
 
-# --- 001 Algorithm 2: Barrett -------------------------------------------------------------------
+# --- [Cao14] Algorithm 2: Barrett
+# -------------------------------------------------------------------
 
 @pytest.mark.parametrize("p", BARRETT_MODULI, ids=hex)
 def test_barrett_on_edges_needs_one_subtraction_and_is_exact(p):
@@ -157,7 +159,8 @@ def test_barrett_rejects_constants_of_another_kind():
         R.barrett_reduce(5, montgomery_constants(PRIMES[0], 13))
 
 
-# --- 001 Fig. 3(b): special modulus 2^(m-1) + 1 ------------------------------------------------
+# --- [Cao14] Fig. 3(b): special modulus 2^(m-1) + 1
+# ------------------------------------------------
 
 def test_special_exact_for_every_input_of_small_m():
     for m in range(3, 8):
@@ -219,7 +222,8 @@ def test_special_rejects_input_of_more_than_2m_bits():
         R.special_reduce(2**66, 33)
 
 
-# --- 001 Fig. 3(c) / 002 eq. (3): Solinas 2^64 - 2^32 + 1 --------------------------------------
+# --- [Cao14] Fig. 3(c) / [Wang13] eq. (3): Solinas 2^64 - 2^32 + 1
+# --------------------------------------
 
 words = st.one_of(st.integers(0, MASK32), st.sampled_from([0, 1, MASK32, 2**31]))
 
@@ -258,7 +262,8 @@ def test_solinas_rejects_input_of_more_than_128_bits():
         R.solinas_reduce(2**128)
 
 
-# --- 003 Algorithm 7: word-level Montgomery -----------------------------------------------------
+# --- [Kir25] Algorithm 7: word-level Montgomery
+# -----------------------------------------------------
 
 P32 = ntt_primes(32, 2**12, 2)
 P60 = ntt_primes(60, 2**16, 2)

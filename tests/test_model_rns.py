@@ -1,4 +1,4 @@
-"""Golden models of RNS base extension (003 §2.5, §3, §4.1) against exact CRT arithmetic on
+"""Golden models of RNS base extension ([Kir25] §2.5, §3, §4.1) against exact CRT arithmetic on
 Python integers, and the cost formulas of Table 4.5 against the numbers of Table 4.6."""
 
 import random

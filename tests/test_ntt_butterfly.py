@@ -1,4 +1,4 @@
-"""The unified butterfly (001 Fig. 2) against its definition."""
+"""The unified butterfly ([Cao14] Fig. 2) against its definition."""
 
 import pytest
 from helpers import check_unit, rng_for

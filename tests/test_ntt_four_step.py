@@ -1,4 +1,4 @@
-"""The four-step NTT engine (002 §IV-C, eqs 7–8) against the golden model, and its unit timing
+"""The four-step NTT engine ([Wang13] §IV-C, eqs 7–8) against the golden model, and its unit timing
 contract. Its plan and address formulas are tested in test_ntt_schedule.py."""
 
 import pytest

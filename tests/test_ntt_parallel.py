@@ -1,4 +1,4 @@
-"""The fully parallel radix-2 NTT (001 §3.2) against the golden model ntt_radix2."""
+"""The fully parallel radix-2 NTT ([Cao14] §3.2) against the golden model ntt_radix2."""
 
 import pytest
 from helpers import SEED, rng_for

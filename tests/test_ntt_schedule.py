@@ -1,6 +1,6 @@
 """The pure schedules of the NTT engines (fhe_hw.ntt.schedule): bank maps, conflict freedom,
-issue order, addresses and cycle formulas of the radix-2 engine (001 §3.2, 002 §IV) and of the
-four-step plan (002 §IV-C), the latter executed against the model."""
+issue order, addresses and cycle formulas of the radix-2 engine ([Cao14] §3.2, [Wang13] §IV) and of
+the four-step plan ([Wang13] §IV-C), the latter executed against the model."""
 
 import pytest
 from ntt_helpers import assert_equal, random_poly
@@ -103,7 +103,8 @@ def test_cycles_formula_for_65536():
     assert cycles(65536, 4, butterfly_latency=9) == 2 * 8192 + 16 * (8192 + 11) + 3
 
 
-# --- four-step plan (002 §IV-C) ------------------------------------------------------------------
+# --- four-step plan ([Wang13] §IV-C)
+# ------------------------------------------------------------------
 
 def _groups_of_8(seq):
     return [seq[j:j + 8] for j in range(0, len(seq), 8)]

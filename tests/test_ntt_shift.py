@@ -1,4 +1,4 @@
-"""Shift-only arithmetic (001 §3.2, 002 §III-B, §IV-A/B) against the golden model."""
+"""Shift-only arithmetic ([Cao14] §3.2, [Wang13] §III-B, §IV-A/B) against the golden model."""
 
 import pytest
 from helpers import SEED, check_unit, rng_for

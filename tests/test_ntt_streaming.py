@@ -1,5 +1,5 @@
-"""The memory-based streaming NTT (001 §3.2, 002 §IV) against the golden model, and its unit
-timing contract."""
+"""The memory-based streaming NTT ([Cao14] §3.2, [Wang13] §IV) against the golden model, and its
+unit timing contract."""
 
 import re
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from fhe_hw import params as P
 
-TABLE2 = {  # 001 Table 2: p, m, k, b
+TABLE2 = {  # [Cao14] Table 2: p, m, k, b
     "fermat32": (2**32 + 1, 33, 64, 8),
     "fermat64": (2**64 + 1, 65, 128, 24),
     "solinas64": (2**64 - 2**32 + 1, 64, 128, 28),

@@ -113,7 +113,7 @@ def test_plot_written_as_png(tmp_path):
 def test_cli_report_without_synthesis(tmp_path):
     assert main(["report", "--paper", "004", "--no-synth", "--no-baselines", "--no-plots",
                  "--out", str(tmp_path)]) == 0
-    assert "004 Tables II–III" in (tmp_path / "report.md").read_text()
+    assert "[Mig16] Tables II–III" in (tmp_path / "report.md").read_text()
 
 
 def _no_synthesis(row):

@@ -1,4 +1,4 @@
-"""Fast base conversion engine (003 Alg. 1) in pysim: outputs equal the golden model and
+"""Fast base conversion engine ([Kir25] Alg. 1) in pysim: outputs equal the golden model and
 |A + α·Q|_{p_j} with 0 <= α < l; cycle counts; back-pressure; validation."""
 
 import pytest

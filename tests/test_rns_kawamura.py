@@ -1,4 +1,4 @@
-"""Kawamura Cox-Rower base extension (003 Alg. 3, §4.1.1) in pysim: bit-exact with the golden
+"""Kawamura Cox-Rower base extension ([Kir25] Alg. 3, §4.1.1) in pysim: bit-exact with the golden
 model (Cox accumulator, α bits) and exact CRT for 0 <= A < (1 − δ)·Q, cycles N·(l+1) + a
 constant, back-pressure, and the error-bound check."""
 

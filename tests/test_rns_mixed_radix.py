@@ -1,5 +1,5 @@
-"""Mixed-radix (Garner) base extension (003 Alg. 4, §4.1.2) in pysim, iterative and pipelined:
-golden model and exact CRT for every 0 <= A < Q, cycle counts against 003 Table 4.5,
+"""Mixed-radix (Garner) base extension ([Kir25] Alg. 4, §4.1.2) in pysim, iterative and pipelined:
+golden model and exact CRT for every 0 <= A < Q, cycle counts against [Kir25] Table 4.5,
 back-pressure, and the ascending-moduli requirement."""
 
 import pytest

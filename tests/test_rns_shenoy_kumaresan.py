@@ -1,6 +1,6 @@
-"""Shenoy–Kumaresan base extension engine (003 Alg. 2, §3.3) in pysim: target residue polynomials
-against exact CRT arithmetic and the golden model, cycle counts against 003 Table 4.5/4.6, the
-multi-target variant, back-pressure, and parameter validation."""
+"""Shenoy–Kumaresan base extension engine ([Kir25] Alg. 2, §3.3) in pysim: target residue
+polynomials against exact CRT arithmetic and the golden model, cycle counts against [Kir25] Table
+4.5/4.6, the multi-target variant, back-pressure, and parameter validation."""
 
 import pytest
 from amaranth.hdl import Fragment

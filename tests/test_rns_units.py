@@ -1,5 +1,5 @@
 """RNS base-extension registry entries (`fhe-hw generate` / `fhe-hw synth` names) and the
-iteration counts of all engines at 003 Table 4.6's parameter sets."""
+iteration counts of all engines at [Kir25] Table 4.6's parameter sets."""
 
 from fractions import Fraction
 
@@ -15,7 +15,7 @@ UNITS = {"shenoy-kumaresan": ("ShenoyKumaresan", {"tp": 2}),
          "kawamura": ("Kawamura", {"rho": 8}),
          "mixed-radix": ("MixedRadix", {})}
 
-#: 003 Table 4.6: (N, TP, l) -> iterations of SK pipelined, SK folded, Cox-Rower,
+#: [Kir25] Table 4.6: (N, TP, l) -> iterations of SK pipelined, SK folded, Cox-Rower,
 #: MRC pipelined, MRC iterative.
 TABLE_4_6 = {(2**16, 32, 17): (628736, 661504, 1179648, 65536, 1179648),
              (2**14, 32, 7): (29184, 32256, 131072, 16384, 131072),

@@ -1,7 +1,7 @@
-"""Verilator co-simulation of CMNT encryption on the Integer-FFT multiplier (000 §4–5;
+"""Verilator co-simulation of CMNT encryption on the Integer-FFT multiplier ([Cao13] §4–5;
 `nox -s cosim`).
 
-    python tools/cosim_bigint.py               # toy group of 001 Table 1 (phi = 160,000 bits,
+    python tools/cosim_bigint.py               # toy group of [Cao14] Table 1 (phi = 160,000 bits,
                                                # theta = 12), solinas64 k = 128 b = 28
                                                # (kb/2d = 8), factored schedule
     python tools/cosim_bigint.py --schedule paper factored

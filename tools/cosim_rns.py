@@ -1,6 +1,6 @@
 """Verilator co-simulation of the RNS base-extension engines (`nox -s cosim`).
 
-    python tools/cosim_rns.py            # 003 Table 4.10 set: Shenoy-Kumaresan folded,
+    python tools/cosim_rns.py            # [Kir25] Table 4.10 set: Shenoy-Kumaresan folded,
                                          # N = 2^16, l = k = 17, TP = 32, 60-bit primes
     python tools/cosim_rns.py --quick    # < 60 s smoke: all four engines at N = 256, l = k = 2
     python tools/cosim_rns.py --engine kawamura --engine mixed-radix [--n ..] [--l ..] ...
@@ -8,7 +8,7 @@
 
 Checks every target residue against exact CRT arithmetic and a prefix against the golden
 model (:func:`fhe_hw.rns.cosim_base_extension`), prints the measured cycles beside the engine's
-``cycles()`` and 003 Table 4.5, and writes the results as JSON (default
+``cycles()`` and [Kir25] Table 4.5, and writes the results as JSON (default
 build/cosim/rns.json). Exit status 1 on a mismatch or a cycle count that differs from
 ``cycles()``.
 """

@@ -1,4 +1,4 @@
-"""Modular arithmetic hardware (001 §3.3, 003 §3.2.1) and its `fhe-hw generate` entries."""
+"""Modular arithmetic hardware ([Cao14] §3.3, [Kir25] §3.2.1) and its `fhe-hw generate` entries."""
 
 from ..units import Option, parse_bool, register
 from .barrett import BarrettReducer
@@ -18,22 +18,22 @@ _MULT_STAGES = Option("mult-stages", int, 4, "registers in each multiplier")
 TILED_OPTION = Option("tiled", parse_bool, False,
                       "ModMuls in 17-bit tiles, one DSP per partial product")
 
-register("mod-add", "modular adder (003 Alg. 5)", _MODULUS, _PIPELINED,
+register("mod-add", "modular adder ([Kir25] Alg. 5)", _MODULUS, _PIPELINED,
          latency=ModAdd.latency_of)(ModAdd)
-register("mod-sub", "modular subtracter (003 Alg. 6)", _MODULUS, _PIPELINED,
+register("mod-sub", "modular subtracter ([Kir25] Alg. 6)", _MODULUS, _PIPELINED,
          latency=ModSub.latency_of)(ModSub)
-register("barrett-reducer", "Barrett reducer, 2m -> m bits (001 Alg. 2)",
+register("barrett-reducer", "Barrett reducer, 2m -> m bits ([Cao14] Alg. 2)",
          Option("modulus", str, "general32", "modulus name or integer"),
          Option("alpha", int, None, "alpha > m (default m + 4)"),
          Option("beta", int, None, "beta < -2 (default -4)"), _MULT_STAGES, _PIPELINED,
          latency=BarrettReducer.latency_of)(BarrettReducer)
-register("special-reducer", "reducer for p = 2^(m-1)+1 (001 Fig. 3b)",
+register("special-reducer", "reducer for p = 2^(m-1)+1 ([Cao14] Fig. 3b)",
          Option("m", int, 33, "bit length of p (33: 2^32+1, 65: 2^64+1)"), _PIPELINED,
          latency=SpecialReducer.latency_of)(SpecialReducer)
-register("solinas-reducer", "reducer for p = 2^64-2^32+1 (001 Fig. 3c)",
+register("solinas-reducer", "reducer for p = 2^64-2^32+1 ([Cao14] Fig. 3c)",
          Option("modulus", str, "solinas64", "must be solinas64"), _PIPELINED,
          latency=SolinasReducer.latency_of)(SolinasReducer)
-register("montgomery-reducer", "word-level Montgomery reducer (003 Alg. 7)",
+register("montgomery-reducer", "word-level Montgomery reducer ([Kir25] Alg. 7)",
          Option("modulus", str, "general32", "odd q with q = 1 mod 2^word"),
          Option("word", int, 17, "word size w"), _PIPELINED,
          latency=MontgomeryReducer.latency_of)(MontgomeryReducer)

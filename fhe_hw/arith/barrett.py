@@ -17,10 +17,10 @@ __all__ = ["BarrettReducer"]
 
 
 class BarrettReducer(FixedLatencyUnit):
-    """x mod p for any odd p of m bits and any 0 <= x < 2^(2m) (001 Algorithm 2).
+    """x mod p for any odd p of m bits and any 0 <= x < 2^(2m) ([Cao14] Algorithm 2).
 
     Parameters: ``modulus``; ``alpha`` (> m, default m + 4) and ``beta`` (< -2, default -4);
-    ``mult_stages`` (registers inside each of the two multipliers, default 4 as in 001 §4);
+    ``mult_stages`` (registers inside each of the two multipliers, default 4 as in [Cao14] §4);
     ``pipelined`` (register the final selection).
 
     Ports: ``i`` — always-ready stream of the 2m-bit x; ``o`` — always-ready stream of the m-bit

@@ -1,7 +1,7 @@
 """Named configuration sets of the arithmetic units (reducers, modular multipliers).
 
 :data:`REDUCER_TABLE` is the documented reducer table (``fhe-hw table reducers``, the results
-page ``docs/results/arith.md``); the report's 001 Table 3 section reads :data:`REDUCERS` and
+page ``docs/results/arith.md``); the report's [Cao14] Table 3 section reads :data:`REDUCERS` and
 :data:`MODMULS`, drawn from the same rows.
 """
 
@@ -10,7 +10,7 @@ from ..flow.rows import Row
 __all__ = ["REDUCER_TABLE", "REDUCERS", "MODMULS", "SMOKE", "BOARD_BUILDS", "BOARD_DEPTH"]
 
 #: The reducer table, in its documented order. The two 64-bit Barrett rows are the baseline the
-#: special and Solinas reducers are compared against (001 §3.3: no multiplier is needed).
+#: special and Solinas reducers are compared against ([Cao14] §3.3: no multiplier is needed).
 REDUCER_TABLE = [
     Row("barrett-reducer", {"modulus": "general32"}),
     Row("barrett-reducer", {"modulus": "solinas64"}),

@@ -20,7 +20,7 @@ def operand_layout(width, *names):
 
 
 class ModAdd(FixedLatencyUnit):
-    """(a + b) mod q for a, b in [0, q) (003 Algorithm 5).
+    """(a + b) mod q for a, b in [0, q) ([Kir25] Algorithm 5).
 
     Parameters: ``modulus`` (name, int or :class:`~fhe_hw.params.Modulus`; odd, >= 3),
     ``pipelined`` (register the result: latency 1; otherwise combinational, latency 0).
@@ -66,7 +66,7 @@ class ModAdd(FixedLatencyUnit):
 
 
 class ModSub(ModAdd):
-    """(a - b) mod q for a, b in [0, q) (003 Algorithm 6). Parameters, ports and latency as
+    """(a - b) mod q for a, b in [0, q) ([Kir25] Algorithm 6). Parameters, ports and latency as
     :class:`ModAdd`."""
 
     def _result(self, a, b, q):

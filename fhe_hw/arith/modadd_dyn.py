@@ -1,6 +1,6 @@
 """Modular addition and subtraction with the modulus as a run-time operand:
 [Kir25] §3.2.1, Algorithms 5 and 6, for engines whose adders serve a different
-prime per residue polynomial (003 §3.3). The arithmetic is that of :class:`.ModAdd` /
+prime per residue polynomial ([Kir25] §3.3). The arithmetic is that of :class:`.ModAdd` /
 :class:`.ModSub` (their ``_result`` is reused, not copied); only q moves into the payload.
 """
 
@@ -14,7 +14,7 @@ __all__ = ["DynamicModAdd", "DynamicModSub"]
 
 
 class DynamicModAdd(ModAdd):
-    """(a + b) mod q for a, b in [0, q), q a run-time operand (003 Algorithm 5).
+    """(a + b) mod q for a, b in [0, q), q a run-time operand ([Kir25] Algorithm 5).
 
     Parameters: ``width`` (r: bits of a, b and q), ``pipelined`` (register the result: latency
     1; else combinational, latency 0). Ports: ``i`` — always-ready stream of ``{a, b, q}``
@@ -46,7 +46,7 @@ class DynamicModAdd(ModAdd):
 
 
 class DynamicModSub(DynamicModAdd):
-    """(a − b) mod q for a, b in [0, q), q a run-time operand (003 Algorithm 6). Parameters,
+    """(a − b) mod q for a, b in [0, q), q a run-time operand ([Kir25] Algorithm 6). Parameters,
     ports and latency as :class:`DynamicModAdd`."""
 
     _result = ModSub._result

@@ -1,5 +1,5 @@
-"""Pipelined modular multiplier: a multi-stage multiplier (001 §3.2/§4: 4-stage pipelined
-multipliers) followed by one of the reducers of 001 §3.3 / 003 §3.2.1."""
+"""Pipelined modular multiplier: a multi-stage multiplier ([Cao14] §3.2/§4: 4-stage pipelined
+multipliers) followed by one of the reducers of [Cao14] §3.3 / [Kir25] §3.2.1."""
 
 from amaranth import Module, unsigned
 
@@ -39,7 +39,7 @@ class ModMul(FixedLatencyUnit):
 
     s is 1 for the Barrett, special and Solinas reducers and R^-1 = 2^(-wν) mod q for Montgomery;
     engines that multiply by constants pass them through :meth:`premultiply` so that the product
-    comes out unscaled (003 §3.2.1: "handled through the pre-processing of the data").
+    comes out unscaled ([Kir25] §3.2.1: "handled through the pre-processing of the data").
 
     Parameters: ``modulus``; ``reducer`` (one of ``auto``, ``barrett``, ``special``, ``solinas``,
     ``montgomery``; ``auto`` follows :func:`choose_reducer`); ``mult_stages`` (registers in the

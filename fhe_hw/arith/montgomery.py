@@ -61,7 +61,7 @@ def conditional_subtract(t, q, width):
 
 
 class MontgomeryReducer(FixedLatencyUnit):
-    """T·2^(-wν) mod q for any 0 <= T < 2^(2r) (003 Algorithm 7).
+    """T·2^(-wν) mod q for any 0 <= T < 2^(2r) ([Kir25] Algorithm 7).
 
     Parameters: ``modulus`` (odd q of r bits with q ≡ 1 mod 2^word), ``word`` (w), ``pipelined``
     (register every round and every final subtraction).

@@ -99,7 +99,7 @@ class DynamicModMulPlan:
 
 
 class DynamicModMul(FixedLatencyUnit):
-    """a·b·R^-1 mod q with q a run-time operand from a fixed set of moduli (003 Algorithm 7).
+    """a·b·R^-1 mod q with q a run-time operand from a fixed set of moduli ([Kir25] Algorithm 7).
 
     Parameters: ``moduli`` (the moduli q may take; odd, q ≡ 1 mod 2^word), ``word`` (w; default
     the largest w <= 17 all moduli allow, see :func:`common_montgomery_word`), ``width`` (r,

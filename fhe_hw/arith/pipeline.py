@@ -86,7 +86,7 @@ class Multiplier:
     default: one ECP5 MULT18X18D / Xilinx DSP column); the partial products ``a * b_j`` are
     registered (stage 1) and summed by a binary tree of shifted additions whose levels are spread
     over the remaining ``stages - 1`` registers (spare registers go at the end, where synthesis
-    may retime them). This is the multi-stage pipelined multiplier of 001 §3.2 / §4 (4 stages).
+    may retime them). This is the multi-stage pipelined multiplier of [Cao14] §3.2 / §4 (4 stages).
 
     ``tiled=True`` slices ``a`` too (``chunk`` defaults to 17 then: an unsigned 17 x 17
     product is one MULT18X18D), so each registered partial product is a single DSP output and

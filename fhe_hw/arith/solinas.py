@@ -20,7 +20,7 @@ __all__ = ["SolinasReducer"]
 
 
 class SolinasReducer(FixedLatencyUnit):
-    """x mod (2^64 - 2^32 + 1) for any 128-bit x (001 Fig. 3c).
+    """x mod (2^64 - 2^32 + 1) for any 128-bit x ([Cao14] Fig. 3c).
 
     Parameters: ``modulus`` (optional; only 2^64 - 2^32 + 1 / ``"solinas64"`` is accepted),
     ``pipelined`` (register r and the result: latency 2; otherwise combinational, latency 0).

@@ -23,7 +23,7 @@ __all__ = ["SpecialReducer"]
 
 
 class SpecialReducer(FixedLatencyUnit):
-    """x mod p for p = 2^(m-1) + 1 and any 0 <= x < 2^(2m) (001 Fig. 3b).
+    """x mod p for p = 2^(m-1) + 1 and any 0 <= x < 2^(2m) ([Cao14] Fig. 3b).
 
     Parameters: ``m`` (bit length of p, >= 3: 33 for 2^32+1, 65 for 2^64+1), ``pipelined``
     (register y1 and the result: latency 2; otherwise combinational, latency 0).

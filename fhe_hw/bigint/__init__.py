@@ -30,13 +30,13 @@ def parse_group(text):
 # The command-line default is a reduced transform (k = 8) that generates in seconds; the 001
 # Table 2 rows are e.g. --modulus solinas64 --k 128 --b 28 (see tools/bigint_table.py).
 _MULT = (Option("modulus", str, "fermat32", "fermat32, fermat64, solinas64 or general32"),
-         Option("k", int, 8, "transform size (001 Table 2: 64 or 128)"),
-         Option("b", int, 12, "digit bits (001 Table 2: 8, 24, 28, 12)"),
+         Option("k", int, 8, "transform size ([Cao14] Table 2: 64 or 128)"),
+         Option("b", int, 12, "digit bits ([Cao14] Table 2: 8, 24, 28, 12)"),
          Option("bus-width", int, None, "RAM word bits d (default kb/16: kb/2d = 8)"),
          Option("mult-stages", int, 4, "registers in each multiplier"))
 
 register("integer-fft-mul", "super-size Integer-FFT block multiplier, 3 read + 1 write RAM "
-         "ports (000 §3)",
+         "ports ([Cao13] §3)",
          *_MULT, Option("max-bits", int, 4096, "longest operand in bits"),
          Option("addr-width", int, 24, "RAM word-address bits"),
          latency=IntegerFFTMultiplier.latency_of,
@@ -44,7 +44,7 @@ register("integer-fft-mul", "super-size Integer-FFT block multiplier, 3 read + 1
              **params, x_words=x_words, y_words=y_words),
          )(IntegerFFTMultiplier)
 register("supersize-barrett", "super-size Barrett reduction on one Integer-FFT multiplier "
-         "(000 §4, Fig. 6iii)",
+         "([Cao13] §4, Fig. 6iii)",
          Option("gamma", int, 4096, "bits of the modulus A0"),
          Option("x-bits", int, None, "bits of the input (default 2*gamma)"),
          *_MULT,
@@ -52,7 +52,7 @@ register("supersize-barrett", "super-size Barrett reduction on one Integer-FFT m
          cycles=lambda params: SuperSizeBarrett.cycles_of(**params),
          )(SuperSizeBarrett)
 register("cmnt-encrypt", "CMNT encryption, accumulation + Barrett on one multiplier "
-         "(000 Fig. 6i-ii)",
+         "([Cao13] Fig. 6i-ii)",
          Option("group", parse_group, "toy", "toy/small/medium/large or coeff,noise,key,count"),
          Option("schedule", str, "paper", "paper (theta^2 big products) or factored (theta)"),
          *_MULT,
@@ -60,7 +60,7 @@ register("cmnt-encrypt", "CMNT encryption, accumulation + Barrett on one multipl
          cycles=lambda params: CMNTEncrypt.cycles_of(**params),
          )(CMNTEncrypt)
 register("cnt-encrypt", "CNT encryption, accumulation + Barrett on one multiplier "
-         "(000 Fig. 6i-ii)",
+         "([Cao13] Fig. 6i-ii)",
          Option("group", parse_group, "toy", "toy/small/medium/large or coeff,noise,key,count"),
          *_MULT,
          latency=CNTEncrypt.latency_of,

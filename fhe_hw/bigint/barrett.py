@@ -59,7 +59,7 @@ def plan_barrett(plan, x_name, x_bits, gamma, prefix=""):
 
 
 class SuperSizeBarrett(Sequencer):
-    """x mod A0 for x < 2^x_bits and an A0 of exactly ``gamma`` bits (000 §4), with two passes
+    """x mod A0 for x < 2^x_bits and an A0 of exactly ``gamma`` bits ([Cao13] §4), with two passes
     through one :class:`~fhe_hw.bigint.IntegerFFTMultiplier` and the streamed subtraction.
 
     Parameters: ``gamma`` (bits of A0, > d), ``x_bits`` (>= γ; default 2γ), and the
@@ -85,7 +85,8 @@ class SuperSizeBarrett(Sequencer):
         d = cfg.d
         require_int("gamma", gamma, minimum=2)
         if gamma <= d:
-            raise ValueError(f"gamma must be more than d = {d} bits (000 eq. 10), not {gamma!r}")
+            raise ValueError(f"gamma must be more than d = {d} bits ([Cao13] eq. 10), "
+                             f"not {gamma!r}")
         x_bits = 2 * gamma if x_bits is None else require_int("x_bits", x_bits, minimum=gamma)
         plan = Plan(d, cfg.words)
         plan.region("X", words_for(x_bits, d))

@@ -1,6 +1,6 @@
 """Named configuration sets of the big-integer units (000, Integer-FFT multiplier).
 
-:data:`MULTIPLIERS` names the Integer-FFT multiplier configurations: the four of 000 Table 4
+:data:`MULTIPLIERS` names the Integer-FFT multiplier configurations: the four of [Cao13] Table 4
 (kb/2d = 8) and the reduced transforms that fit the LFE5U-85F's 156 MULT18X18D. The documented
 CMNT table (``fhe-hw table bigint``, ``docs/results/bigint.md``) projects with
 :data:`PROJECTED` and synthesizes :data:`TABLE_ROWS`; the report's 000 section reads
@@ -39,7 +39,7 @@ TABLE_ROWS = {"fermat32-k16": multiplier_row("fermat32-k16")}
 GROUPS = ("toy", "small", "medium", "large")
 PROJECTED = ("solinas64", "fermat32-k16")
 
-#: The report: the ModMul of each 000 Table 4 modulus (the DSP lower bound) ...
+#: The report: the ModMul of each [Cao13] Table 4 modulus (the DSP lower bound) ...
 REPORT_MODMULS = [Row("mod-mul", {"modulus": m}) for m in
                   ("fermat32", "general32", "fermat64", "solinas64")]
 #: ... and the reduced multiplier that fits (the documented table's synthesized row).

@@ -1,4 +1,4 @@
-"""Verilator co-simulation scenario of CMNT encryption on the Integer-FFT multiplier (000 §4–5),
+"""Verilator co-simulation scenario of CMNT encryption on the Integer-FFT multiplier ([Cao13] §4–5),
 run by ``python tools/cosim_bigint.py``."""
 
 import random

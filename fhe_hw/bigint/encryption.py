@@ -47,7 +47,7 @@ def _sizes(group, getter):
 
 
 def _x_bits(sizes, term_bits, count):
-    """Bits of the largest x = (M + 2R) mod A0 + 2·Σ terms (the model's bound, 000 §4: the
+    """Bits of the largest x = (M + 2R) mod A0 + 2·Σ terms (the model's bound, [Cao13] §4: the
     accumulation result has "ζ bits")."""
     x_max = (1 << sizes.key_bits) + 2 * count * ((1 << term_bits) - 1)
     return x_max.bit_length()
@@ -106,9 +106,9 @@ class _Encrypt(Sequencer):
 
 
 class CMNTEncrypt(_Encrypt):
-    """CMNT encryption (000 Fig. 6(i)–(ii), eq. 1) on one Integer-FFT multiplier.
+    """CMNT encryption ([Cao13] Fig. 6(i)–(ii), eq. 1) on one Integer-FFT multiplier.
 
-    Parameters: ``group`` (``toy``/``small``/``medium``/``large`` of 001 Table 1, or an
+    Parameters: ``group`` (``toy``/``small``/``medium``/``large`` of [Cao14] Table 1, or an
     :class:`~fhe_hw.model.bigint.EncryptionSizes` for scaled-down tests); ``schedule``
     (``"paper"``: θ^2 big products, ``"factored"``: θ); the multiplier's ``modulus``, ``k``,
     ``b``, ``bus_width``, ``mult_stages``. Ports and cycles as
@@ -201,8 +201,8 @@ class CMNTEncrypt(_Encrypt):
 
 
 class CNTEncrypt(_Encrypt):
-    """CNT encryption (000 Fig. 6(i)–(ii), eq. 2): c = (m + 2r + 2·Σ_i b_i·x_i) mod x0, τ
-    products accumulated, then the super-size Barrett. Parameters: ``group`` (000 Table 2 name
+    """CNT encryption ([Cao13] Fig. 6(i)–(ii), eq. 2): c = (m + 2r + 2·Σ_i b_i·x_i) mod x0, τ
+    products accumulated, then the super-size Barrett. Parameters: ``group`` ([Cao13] Table 2 name
     or :class:`~fhe_hw.model.bigint.EncryptionSizes`) and the multiplier's. As
     :class:`CMNTEncrypt` otherwise."""
 

@@ -4,14 +4,14 @@ schoolbook scheduling of block products, Steps 1–3), §3.2 (radix-2 fully para
 product accumulation), §5 (three read buses, one write bus, kb/2d = 8, eq. 12); the block
 product is [Cao14] §2.2 Algorithm 1.
 
-Data path per block pair X_i·Y_j (x's blocks form the outer loop, as in 000 §3.1 Step-3.3):
+Data path per block pair X_i·Y_j (x's blocks form the outer loop, as in [Cao13] §3.1 Step-3.3):
 
 1. read the kb/2-bit blocks X_i and Y_j over two d-bit read ports, one word per cycle (kb/2d
    cycles); words past an operand's run-time length read as zero, so no padding is needed in RAM;
 2. split each block into k/2 b-bit digits plus k/2 zeros and transform both with
    :class:`~fhe_hw.ntt.ParallelNTT` (forward: natural order in, bit-reversed spectrum out);
 3. k point-wise :class:`~fhe_hw.arith.ModMul`, then the inverse ParallelNTT (bit-reversed in,
-   natural out, k^-1 folded into its last stage as 000 §3.2 does);
+   natural out, k^-1 folded into its last stage as [Cao13] §3.2 does);
 4. log2(d/b) registered levels of the two-by-two adder tree (Fig. 4(i)) give kb/d sums s_t of
    weight 2^(t·d); the low half plus the high half held from X_i·Y_(j-1) is loaded into a
    shift register, and the registered carry chain (Fig. 4(ii)) adds one word per cycle, with the
@@ -20,7 +20,7 @@ Data path per block pair X_i·Y_j (x's blocks form the outer loop, as in 000 §3
    high half with the carry (kb bits in 2·kb/2d cycles).
 
 A new pair enters every kb/2d cycles (2·kb/2d after the last pair of a row), so the Integer-FFT
-pipeline, the RAM reads and the writes run concurrently (000 §3.1: "fully pipeline
+pipeline, the RAM reads and the writes run concurrently ([Cao13] §3.1: "fully pipeline
 architecture"). The product is written as (n1 + n2)·kb/2d words from ``z_addr``; it is exactly
 :func:`fhe_hw.model.bigint.block_multiply_trace`'s RAM image.
 """
@@ -60,16 +60,16 @@ def multiplier_cycles(x_words, y_words, words, pipeline):
 
 def _pointwise_reducer(modulus):
     # Montgomery ("auto" for NTT-friendly general primes) would scale by R^-1; the paper uses
-    # Barrett for the general modulus (000 §3.3), which gives the plain product.
+    # Barrett for the general modulus ([Cao13] §3.3), which gives the plain product.
     return "barrett" if modulus.kind == "general" else "auto"
 
 
 class IntegerFFTMultiplier(Component):
-    """Super-size multiplier z = x·y with the Integer-FFT block core (000 §3, Fig. 1(ii)).
+    """Super-size multiplier z = x·y with the Integer-FFT block core ([Cao13] §3, Fig. 1(ii)).
 
     Parameters: ``modulus`` (``fermat32``, ``fermat64``, ``solinas64``, ``general32``, or any
     modulus :func:`fhe_hw.model.bigint.block_config` accepts); ``k`` and ``b`` (default the
-    001 Table 2 entry); ``bus_width`` d (default kb/16, so kb/2d = 8 as in 000 §5);
+    [Cao14] Table 2 entry); ``bus_width`` d (default kb/16, so kb/2d = 8 as in [Cao13] §5);
     ``max_bits`` (generate-time maximum operand length, sets the counter widths);
     ``addr_width`` (RAM word-address bits, default 24); ``mult_stages`` (pipeline registers of
     every multiplier).
@@ -225,7 +225,7 @@ class IntegerFFTMultiplier(Component):
         return self._cycles_from(self._p, x_words, y_words)
 
     def cycles_eq12(self, x_words, y_words):
-        """000 eq. (12) for the same operands, with P_fft = the mean butterfly-stage depth of
+        """[Cao13] eq. (12) for the same operands, with P_fft = the mean butterfly-stage depth of
         the forward and inverse NTTs (exact when all stages are equal), P_pw = the ModMul
         latency and P_ar = the adder-tree levels. :meth:`cycles` is this plus 4 when the
         stage depths add up (see :func:`multiplier_cycles`)."""
@@ -305,7 +305,7 @@ class IntegerFFTMultiplier(Component):
         fire = Signal()
         m.d.sync += fire.eq(last_word)
 
-        # Integer-FFT core (001 Algorithm 1): digits -> NTT, point-wise, inverse NTT
+        # Integer-FFT core ([Cao14] Algorithm 1): digits -> NTT, point-wise, inverse NTT
         for n, (blk, ntt) in enumerate(zip((xblk, yblk), self._fwd)):
             m.submodules[f"fft_{'xy'[n]}"] = ntt
             m.d.comb += ntt.i.valid.eq(fire)

@@ -70,7 +70,7 @@ class Plan:
 
 class Sequencer(Component):
     """Runs a :class:`Plan` on one :class:`~fhe_hw.bigint.IntegerFFTMultiplier` and one
-    :class:`~fhe_hw.bigint.wordalu.WordALU` (000 Fig. 6(i)).
+    :class:`~fhe_hw.bigint.wordalu.WordALU` ([Cao13] Fig. 6(i)).
 
     Parameters: ``plan``; ``modulus``, ``k``, ``b``, ``bus_width``, ``mult_stages`` (the
     multiplier's). Ports: ``i`` — start stream (1-bit payload, ignored); ``o`` — done stream

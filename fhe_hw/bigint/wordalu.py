@@ -32,7 +32,7 @@ def alu_cycles(words):
 
 
 class WordALU(Component):
-    """Word-serial add/subtract over the shared RAM (000 Fig. 6(ii)/(iii)).
+    """Word-serial add/subtract over the shared RAM ([Cao13] Fig. 6(ii)/(iii)).
 
     Parameters: ``bus_width`` d, ``addr_width``, ``max_words`` (longest operation).
 

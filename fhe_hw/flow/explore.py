@@ -19,7 +19,7 @@ parameters and tool versions). Each finished point is written at once to
 ``build/explore/<name>/<hash of unit, params, synth, flow>.json``; a rerun (after an
 interruption, or with more points) reads those and evaluates only the rest.
 
-Time is cycles / Fmax (µs) when synthesized, else cycles; area is 003's LUT + FF/2 + 100·DSP +
+Time is cycles / Fmax (µs) when synthesized, else cycles; area is [Kir25]'s LUT + FF/2 + 100·DSP +
 300·BRAM when synthesized, else the unit's modular multiplier count (``arithmetic_units["MM"]``)
 as a proxy; ATP = time · area. The Pareto front minimises (time, area) or (time, ATP).
 

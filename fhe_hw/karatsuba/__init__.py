@@ -23,14 +23,14 @@ _LEAF = Option("leaf", int, 5, "coefficients of the schoolbook sub-polynomials")
 _DIGIT_BITS = Option("digit-bits", int, 27, "datapath / DSP multiplier width")
 _DIGITS = Option("digits", _optional_int, None, "digits per coefficient carrier (default: fit)")
 
-register("karatsuba", "Karatsuba-r polynomial multiplier (004 §III)",
+register("karatsuba", "Karatsuba-r polynomial multiplier ([Mig16] §III)",
          _RECURSIONS, _LEAF, Option("coeff-bits", int, 125, "input coefficient bits"),
          _DIGIT_BITS, Option("modulus", _optional_int, None, "reduce outputs mod q (integer)"),
          _DIGITS, latency=KaratsubaMultiplier.latency_of,
          cycles=lambda params, products=1: KaratsubaMultiplier.cycles_of(**params,
                                                                          products=products),
          )(KaratsubaMultiplier)
-register("karatsuba-relin", "Karatsuba relinearization / key switching (004 §II-C)",
+register("karatsuba-relin", "Karatsuba relinearization / key switching ([Mig16] §II-C)",
          _RECURSIONS, Option("words", int, 5, "word polynomials per group (l)"), _LEAF,
          Option("coeff-bits", int, 125, "key coefficient bits"),
          Option("word-bits", int, 27, "word coefficient bits (w)"), _DIGIT_BITS,

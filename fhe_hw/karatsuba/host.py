@@ -52,7 +52,7 @@ __all__ = ["HardwareModel", "Pysim", "Verilator", "karatsuba_product", "relinear
 
 class HardwareModel:
     """Backend: the golden model of the accelerator (fhe_hw.model.karatsuba): Karatsuba-hw
-    whose leaves are the digit-serial sub-multiplier of 004 §III-A2
+    whose leaves are the digit-serial sub-multiplier of [Mig16] §III-A2
     (:func:`~fhe_hw.model.karatsuba.leaf_multiply_digits`, which also checks that every leaf
     operand fits the carrier). ``digit_serial=False`` uses plain schoolbook leaves (same
     result, about 8x faster in Python)."""
@@ -218,7 +218,7 @@ def karatsuba_product(p, q, hw_recursions=3, total_recursions=9, leaf=5, coeff_b
 
 def relinearize_split(c, gamma, w, q, n, hw_recursions=3, total_recursions=9, leaf=5, sign=1,
                       digit_bits=27, digits=5, backend=None):
-    """Relinearization / key switching (004 §II-C eq. (1)) with the co-design split: software
+    """Relinearization / key switching ([Mig16] §II-C eq. (1)) with the co-design split: software
     WordDecomp and ``total - hw`` pre-computation recursions of every word and key polynomial,
     the accelerator's accumulated products Σ_i C[i]·γ[i] per software leaf, one software
     post-computation and the reduction modulo (x^n + sign, q). Equals
@@ -268,7 +268,7 @@ def cosim_full_product(hw_recursions=3, total_recursions=9, seed=1, check="schoo
     ``ok`` (equals the reference: ``"schoolbook"`` or ``"karatsuba"`` from the model),
     simulated ``cycles`` of the accelerator and the unit's ``expected_cycles``
     (:meth:`KaratsubaMultiplier.cycles`), the model's Table III ``model_hardware_cycles``
-    (3^(total-hw) periods), the accelerator time at 004's 250 MHz, and wall-clock seconds
+    (3^(total-hw) periods), the accelerator time at [Mig16]'s 250 MHz, and wall-clock seconds
     (Verilator build, simulation, total). Called by ``tools/cosim_karatsuba.py``."""
     rng = random.Random(seed)
     n = 5 << total_recursions

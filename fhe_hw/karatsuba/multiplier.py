@@ -64,7 +64,7 @@ def decode_products(beats, size):
 
 class KaratsubaMultiplier(KaratsubaEngine):
     """Product of two polynomials of ``size = leaf·2^recursions`` coefficients with
-    ``recursions`` Karatsuba recursions in hardware (004 §III): exact over the integers, or
+    ``recursions`` Karatsuba recursions in hardware ([Mig16] §III): exact over the integers, or
     modulo ``modulus``.
 
     Parameters:

@@ -51,7 +51,7 @@ class PreComputeStage(Elaboratable):
 
 
 class PreCrossbar(Elaboratable):
-    """Channel delays and the multiplexers that feed the sub-multipliers (004 §III-A1 "pre-
+    """Channel delays and the multiplexers that feed the sub-multipliers ([Mig16] §III-A1 "pre-
     crossbar", with the schedule of :func:`~fhe_hw.karatsuba.schedule.crossbar_schedule`).
 
     Ports: ``channels`` (in, list of (p, q) digit pairs, one per channel, label ``time``);

@@ -11,7 +11,7 @@ at reset with an initial value computed from τ, so no control signal travels wi
 
 * :class:`Timing` — those phase counters, cached per (τ, frame length).
 * :class:`DelayLine` — an exact delay of ``cycles`` cycles: a register chain when short, else a
-  circular buffer in an ``amaranth.lib.memory.Memory`` (the FIFOs and storage of 004 Fig. 2,
+  circular buffer in an ``amaranth.lib.memory.Memory`` (the FIFOs and storage of [Mig16] Fig. 2,
   block RAM on an FPGA).
 * :func:`serial_add` — a digit-serial adder/subtracter: one digit per cycle, least significant
   first, the carry kept in a flip-flop and re-initialised on the first digit.

@@ -10,7 +10,7 @@
 The text of 000 lost its typeset formulas and table headers. Eqs (2), (10), (11) and (12) are
 reconstructed here from the surrounding prose; each docstring says what the prose fixes.
 
-Memory layout (000 §3.1, §4): operands, partial products and constants sit in the shared RAM
+Memory layout ([Cao13] §3.1, §4): operands, partial products and constants sit in the shared RAM
 from address 0 as d-bit words, least significant first; an operand of N bits is ⌈2N/kb⌉ blocks
 of kb/2 bits (at least one), each kb/2d words.
 """
@@ -39,7 +39,8 @@ __all__ = [
 ]
 
 
-# --- the Integer-FFT block multiplier (001 §2.2 Algorithm 1) ------------------------------------
+# --- the Integer-FFT block multiplier ([Cao14] §2.2 Algorithm 1)
+# ------------------------------------
 
 @dataclass(frozen=True)
 class BlockConfig:
@@ -71,11 +72,11 @@ class BlockConfig:
 @lru_cache(maxsize=64)
 def block_config(modulus="solinas64", k=None, b=None, d=None):
     """Validate and return a :class:`BlockConfig`. ``k`` and ``b`` default to the modulus's
-    001 Table 2 entry; ``d`` to kb/16, which makes kb/2d = 8 as in 000 §5 (d = 32, 192, 224, 48
-    for the four moduli), or b when k < 16.
+    [Cao14] Table 2 entry; ``d`` to kb/16, which makes kb/2d = 8 as in [Cao13] §5 (d = 32, 192,
+    224, 48 for the four moduli), or b when k < 16.
 
     Raises ``ValueError`` when k does not divide q - 1 for every prime q | p, when
-    k(2^b - 1)^2/2 >= p (001 §2.2), or unless d = b·2^t with 2^t dividing k/2 (the adder tree is
+    k(2^b - 1)^2/2 >= p ([Cao14] §2.2), or unless d = b·2^t with 2^t dividing k/2 (the adder tree is
     two-by-two and a block is a whole number of words); ``TypeError`` for non-integers."""
     m = get_modulus(modulus)
     k = m.table_k if k is None else k
@@ -102,7 +103,7 @@ def _ntt_tables(k, w, p):
 
 
 def _cyclic_ntt(a, w, p):
-    """A_i = Σ_j a_j·w^(ij) mod p, the k-point transform of 001 Algorithm 1 steps 1 and 3.
+    """A_i = Σ_j a_j·w^(ij) mod p, the k-point transform of [Cao14] Algorithm 1 steps 1 and 3.
 
     Radix-2 decimation in frequency in Pease's constant geometry: every stage pairs a_j with
     a_(j+k/2) and writes the sum to 2j and the twiddled difference to 2j+1, so a stage is two
@@ -143,8 +144,8 @@ def _scale(cfg, values):
 
 @dataclass(frozen=True)
 class IntegerFFTSteps:
-    """001 Algorithm 1 for one block pair: digits of x and y (k/2 each), their transforms X and Y,
-    the point-wise product Z, the IFFT output c (k coefficients, before carries), the k digits
+    """[Cao14] Algorithm 1 for one block pair: digits of x and y (k/2 each), their transforms X and
+    Y, the point-wise product Z, the IFFT output c (k coefficients, before carries), the k digits
     after carry resolution and the product."""
 
     x_digits: list
@@ -165,7 +166,7 @@ def _require_block(name, value, cfg):
 
 
 def integer_fft_steps(x, y, modulus="solinas64", k=None, b=None):
-    """001 Algorithm 1 step by step for 0 <= x, y < 2^(kb/2); returns :class:`IntegerFFTSteps`.
+    """[Cao14] Algorithm 1 step by step for 0 <= x, y < 2^(kb/2); returns :class:`IntegerFFTSteps`.
     The k/2 zero digits make the cyclic convolution acyclic, and the b bound keeps each IFFT output
     c_i = Σ x_j·y_(i-j) < k(2^b - 1)^2/2 < p, so c holds the exact digit products. Step 4 then
     resolves the carry chain digit by digit: c_(i+1) += c_i div 2^b, c_i = c_i mod 2^b.
@@ -189,14 +190,14 @@ def integer_fft_steps(x, y, modulus="solinas64", k=None, b=None):
 
 
 def integer_fft_multiply(x, y, modulus="solinas64", k=None, b=None):
-    """x·y by 001 Algorithm 1 (see :func:`integer_fft_steps`)."""
+    """x·y by [Cao14] Algorithm 1 (see :func:`integer_fft_steps`)."""
     return integer_fft_steps(x, y, modulus, k, b).product
 
 
-# --- addition recovery and schoolbook block scheduling (000 §3.1, §3.4, Fig. 4) ---------------
+# --- addition recovery and schoolbook block scheduling ([Cao13] §3.1, §3.4, Fig. 4) ---------------
 
 def adder_tree(c, cfg):
-    """000 §3.4 Fig. 4(i): log2(d/b) levels of two-by-two additions of adjacent IFFT outputs,
+    """[Cao13] §3.4 Fig. 4(i): log2(d/b) levels of two-by-two additions of adjacent IFFT outputs,
     least significant first. Returns kb/d sums s_t = Σ_(u < d/b) c_(t·d/b+u)·2^(u·b); s_t weighs
     2^(t·d), so s_0..s_(kb/2d-1) make the low half P^L of the block product and the rest the high
     half P^H. Each s_t is a little wider than d bits; the carry chain absorbs the excess."""
@@ -208,7 +209,7 @@ def adder_tree(c, cfg):
 
 
 class ScheduleStep(NamedTuple):
-    """One block product X_i·Y_j of the schoolbook schedule (000 §3.1 Steps 1–3)."""
+    """One block product X_i·Y_j of the schoolbook schedule ([Cao13] §3.1 Steps 1–3)."""
 
     i: int        # block of x (outer loop)
     j: int        # block of y (inner loop)
@@ -218,7 +219,7 @@ class ScheduleStep(NamedTuple):
 
 
 def block_schedule(x_blocks, y_blocks):
-    """000 §3.1 Step-3.3: j runs over y's blocks inside i over x's blocks. Step X_i·Y_j adds
+    """[Cao13] §3.1 Step-3.3: j runs over y's blocks inside i over x's blocks. Step X_i·Y_j adds
     P^L_ij, P^H_(i,j-1) and (when i > 0) the block i+j written by row i-1, and writes block i+j;
     at j = last it also writes P^H_ij with the carry as block i+j+1 (the kb-bit write of eq. 12).
     Step-3.1's read condition is garbled in the text; block i+j holds row i-1's sum exactly when
@@ -252,7 +253,7 @@ def _blocks(value, bits):
 
 
 def block_multiply_trace(x, y, modulus="solinas64", k=None, b=None, *, d=None):
-    """x·y for operands of any length by 000 §3.1: kb/2-bit blocks multiplied by the
+    """x·y for operands of any length by [Cao13] §3.1: kb/2-bit blocks multiplied by the
     Integer-FFT (Algorithm 1 steps 1–3), recovered by the adder tree of Fig. 4(i) and accumulated
     word by word by the registered carry chain of Fig. 4(ii) in :func:`block_schedule` order. The
     carry chain adds, per d-bit word of block i+j, the low-half tree sum of X_i·Y_j, the high-half
@@ -270,7 +271,7 @@ def block_multiply_trace(x, y, modulus="solinas64", k=None, b=None, *, d=None):
 def _trace(cfg, x, y):
     xs, ys = _blocks(x, cfg.block_bits), _blocks(y, cfg.block_bits)
     # Each block's transform is computed once (the hardware recomputes it per pair: same values)
-    # and k^-1 is folded into y's, as 001 §3.2 folds it into the last IFFT twiddles.
+    # and k^-1 is folded into y's, as [Cao14] §3.2 folds it into the last IFFT twiddles.
     fx = [_forward(cfg, v)[1] for v in xs]
     fy = [_scale(cfg, _forward(cfg, v)[1]) for v in ys]
     W, mask = cfg.words, (1 << cfg.d) - 1
@@ -302,7 +303,7 @@ def block_multiply(x, y, modulus="solinas64", k=None, b=None, *, d=None):
 
 
 def cycles_eq12(x_bits, y_bits, k, b, d, *, p_fft, p_pw, p_ar):
-    """Latency in clock cycles of one super-size multiplication, 000 §5 eq. (12).
+    """Latency in clock cycles of one super-size multiplication, [Cao13] §5 eq. (12).
 
     The typeset formula is lost from the text; the prose fixes every term. With N1 = ``x_bits``
     and N2 = ``y_bits`` (the operand lengths; x's blocks form the outer loop), n1 = ⌈2·N1/kb⌉ and
@@ -330,11 +331,12 @@ def cycles_eq12(x_bits, y_bits, k, b, d, *, p_fft, p_pw, p_ar):
     return prep + words * n1 * n2 + words * n1
 
 
-# --- super-size Barrett reduction (000 §4, eqs 9–11) -------------------------------------------
+# --- super-size Barrett reduction ([Cao13] §4, eqs 9–11)
+# -------------------------------------------
 
 @dataclass(frozen=True)
 class SupersizeBarrettConstants:
-    """000 §4 Step-1: modulus A0 of γ bits, inputs x < 2^``x_bits``, bus width d, eq. (10) β,
+    """[Cao13] §4 Step-1: modulus A0 of γ bits, inputs x < 2^``x_bits``, bus width d, eq. (10) β,
     eq. (11) α and the pre-computed μ = ⌊2^(γ+α)/A0⌋ (eq. 9)."""
 
     A0: int
@@ -357,11 +359,11 @@ class SupersizeBarrettConstants:
 
 
 def supersize_barrett_constants(A0, x_bits, d):
-    """Constants of the super-size Barrett reduction of x < 2^x_bits modulo A0 (000 §4).
+    """Constants of the super-size Barrett reduction of x < 2^x_bits modulo A0 ([Cao13] §4).
 
     Eqs (10) and (11) are lost from the text; the prose requires γ > d, that γ+β and α-β be
     multiples of d (so x and σ̂ are read from whole word addresses) and Dhem's conditions β < -2,
-    α > x_bits - γ (001 §2.3). The smallest choice meeting all of them is used:
+    α > x_bits - γ ([Cao14] §2.3). The smallest choice meeting all of them is used:
     β = -d - (γ mod d) (eq. 10) and α the least value >= x_bits - γ + 1 with d | α - β (eq. 11).
     Then σ̂ is ⌊x/A0⌋ or one less, and one subtraction finishes.
 
@@ -371,7 +373,7 @@ def supersize_barrett_constants(A0, x_bits, d):
     require_int("d", d, minimum=3)
     gamma = A0.bit_length()
     if gamma <= d:
-        raise ValueError(f"A0 must have more than d = {d} bits (000 eq. 10), not {gamma} bits")
+        raise ValueError(f"A0 must have more than d = {d} bits ([Cao13] eq. 10), not {gamma} bits")
     require_int("x_bits", x_bits, minimum=gamma)
     beta = -d - gamma % d
     alpha = beta + d * -(-(x_bits - gamma + 1 - beta) // d)
@@ -381,7 +383,7 @@ def supersize_barrett_constants(A0, x_bits, d):
 
 @dataclass(frozen=True)
 class SupersizeBarrettSteps:
-    """000 §4 Steps 2–4: x_high = ⌊x/2^(γ+β)⌋, σ = x_high·μ, σ̂ = ⌊σ/2^(α-β)⌋, p2 = σ̂·A0,
+    """[Cao13] §4 Steps 2–4: x_high = ⌊x/2^(γ+β)⌋, σ = x_high·μ, σ̂ = ⌊σ/2^(α-β)⌋, p2 = σ̂·A0,
     y1 = x - p2, y2 = y1 - A0 and the result y (y2 when y2 >= 0, else y1)."""
 
     x_high: int
@@ -394,7 +396,7 @@ class SupersizeBarrettSteps:
 
 
 def supersize_barrett_steps(x, consts, config=None):
-    """000 §4 Steps 2–4 for 0 <= x < 2^consts.x_bits, both products by :func:`block_multiply`
+    """[Cao13] §4 Steps 2–4 for 0 <= x < 2^consts.x_bits, both products by :func:`block_multiply`
     with ``config`` (default :func:`block_config` ()). Returns :class:`SupersizeBarrettSteps`.
     Raises ``ValueError``/``TypeError`` for x out of range or bad ``consts``/``config``."""
     if not isinstance(consts, SupersizeBarrettConstants):
@@ -438,7 +440,8 @@ def _multiplier(cfg):
     return lambda x, y: _trace(cfg, x, y).product
 
 
-# --- CMNT and CNT encryption (001 eq. 1 / 000 eq. 1, 000 eq. 2) --------------------------------
+# --- CMNT and CNT encryption ([Cao14] eq. 1 / [Cao13] eq. 1, [Cao13] eq. 2)
+# --------------------------------
 
 def _sized_list(name, values, length=None):
     if not isinstance(values, (list, tuple)):
@@ -473,7 +476,7 @@ def _finish(M, R, total, A0, term_bits, count, config, steps=False):
 
 
 def cmnt_encrypt(M, R, B, A0_list, A1_list, A0, *, schedule="paper", config=None, steps=False):
-    """CMNT ciphertext C = (M + 2R + 2·Σ_(i,j<=θ) B_ij·A_i0·A_j1) mod A0 (001 eq. 1).
+    """CMNT ciphertext C = (M + 2R + 2·Σ_(i,j<=θ) B_ij·A_i0·A_j1) mod A0 ([Cao14] eq. 1).
 
     ``schedule="paper"`` accumulates the θ^2 products in the paper's order (i outer, j inner),
     each as (B_ij·A_i0)·A_j1; ``"factored"`` forms Σ_i A_i0·(Σ_j B_ij·A_j1), θ big products. All
@@ -500,8 +503,8 @@ def cmnt_encrypt(M, R, B, A0_list, A1_list, A0, *, schedule="paper", config=None
 
 
 def cnt_encrypt(M, R, b_list, x_list, x0, *, config=None, steps=False):
-    """CNT ciphertext c = (m + 2r + 2·Σ_(i<=τ) b_i·x_i) mod x0 (000 eq. 2, lost from the text;
-    the form of Coron, Naccache, Tibouchi 2012 that 000 §2.1 describes: b_i of α bits, x_i of γ
+    """CNT ciphertext c = (m + 2r + 2·Σ_(i<=τ) b_i·x_i) mod x0 ([Cao13] eq. 2, lost from the text;
+    the form of Coron, Naccache, Tibouchi 2012 that [Cao13] §2.1 describes: b_i of α bits, x_i of γ
     bits). Products by :func:`block_multiply`, reduction by the super-size Barrett; raises as
     :func:`cmnt_encrypt`."""
     tau = len(_nonneg_list("b_list", b_list))
@@ -524,8 +527,8 @@ class EncryptionSizes:
     count: int
 
 
-#: 001 Table 1 (CMNT: δ, ρ = 4δ, φ, θ) and 000 Table 2 (CNT: α, ρ', γ, τ; header lost from the
-#: text, columns read as in Coron-Naccache-Tibouchi 2012).
+#: [Cao14] Table 1 (CMNT: δ, ρ = 4δ, φ, θ) and [Cao13] Table 2 (CNT: α, ρ', γ, τ; header lost from
+#the : text, columns read as in Coron-Naccache-Tibouchi 2012).
 _GROUPS = {
     "cmnt": {"toy": (42, 168, 160_000, 12), "small": (52, 208, 860_000, 23),
              "medium": (62, 248, 4_200_000, 44), "large": (72, 288, 19_000_000, 88)},
@@ -551,12 +554,12 @@ def _group(scheme, group, key_bits, count):
 
 
 def cmnt_group(name):
-    """The CMNT sizes of 001 Table 1 group ``name`` (toy, small, medium, large)."""
+    """The CMNT sizes of [Cao14] Table 1 group ``name`` (toy, small, medium, large)."""
     return _group("cmnt", name, None, None)
 
 
 def cnt_group(name):
-    """The CNT sizes of 000 Table 2 group ``name`` (toy, small, medium, large)."""
+    """The CNT sizes of [Cao13] Table 2 group ``name`` (toy, small, medium, large)."""
     return _group("cnt", name, None, None)
 
 
@@ -588,7 +591,7 @@ class CNTInstance(NamedTuple):
 
 
 def random_cmnt_instance(group, rng, *, key_bits=None, count=None):
-    """Random CMNT inputs (001 §2.1) of group ``group`` (a name or :class:`EncryptionSizes`),
+    """Random CMNT inputs ([Cao14] §2.1) of group ``group`` (a name or :class:`EncryptionSizes`),
     with φ and θ optionally scaled down: B_ij of δ bits, A_i0, A_j1 and A0 of exactly φ bits."""
     s = _group("cmnt", group, key_bits, count)
     M, R, A0 = _public(rng, s)
@@ -598,7 +601,7 @@ def random_cmnt_instance(group, rng, *, key_bits=None, count=None):
 
 
 def random_cnt_instance(group, rng, *, key_bits=None, count=None):
-    """Random CNT inputs (000 §2.1): b_i of α bits, x_i and x0 of exactly γ bits."""
+    """Random CNT inputs ([Cao13] §2.1): b_i of α bits, x_i and x0 of exactly γ bits."""
     s = _group("cnt", group, key_bits, count)
     M, R, x0 = _public(rng, s)
     return CNTInstance(M, R, [rng.getrandbits(s.coeff_bits) for _ in range(s.count)],

@@ -61,7 +61,7 @@ def _check_range(name, poly, bound, what):
 # --- §II-B: schoolbook leaves and recursive Karatsuba ----------------------------------------
 
 def schoolbook(p, q, mul=None):
-    """The standard polynomial product P·Q (004 §II-B, the leaf multiplication), of
+    """The standard polynomial product P·Q ([Mig16] §II-B, the leaf multiplication), of
     len(p) + len(q) - 1 coefficients; ``mul(a, b)`` multiplies two coefficients (default ``*``).
     Raises ``TypeError`` unless p and q are non-empty lists of integers."""
     p, q = _poly("p", p), _poly("q", q)
@@ -86,7 +86,7 @@ def _bits(path, letters):
 
 
 def leaf_schedule(recursions):
-    """The 3^r leaves of r pre-computation stages (004 §III-A1, Fig. 5) in production order,
+    """The 3^r leaves of r pre-computation stages ([Mig16] §III-A1, Fig. 5) in production order,
     sorted by (slot, channel). Raises ``ValueError`` if ``recursions`` < 0."""
     require_int("recursions", recursions, minimum=0)
     paths = ("".join(path) for path in product("LHS", repeat=recursions))
@@ -95,7 +95,7 @@ def leaf_schedule(recursions):
 
 
 def karatsuba_precompute(p, recursions):
-    """r Karatsuba pre-computation stages (004 §II-B, §III-A1) on P of n = m·2^r coefficients:
+    """r Karatsuba pre-computation stages ([Mig16] §II-B, §III-A1) on P of n = m·2^r coefficients:
     each stage maps every sub-polynomial A to A_L, A_H and A_L + A_H. Returns the 3^r leaf
     operands of m coefficients in :func:`leaf_schedule` order. Only additions occur, so
     non-negative inputs below 2^b give leaves below 2^(b+r) (:func:`max_recursions`).
@@ -117,7 +117,7 @@ def karatsuba_precompute(p, recursions):
 
 
 def karatsuba_postcompute(leaf_products, recursions, leaf):
-    """r Karatsuba post-computation stages (004 §II-B, §III-A3), innermost first: the products
+    """r Karatsuba post-computation stages ([Mig16] §II-B, §III-A3), innermost first: the products
     Z_L, Z_H, Z_S of one split of A (2m coefficients) recombine as
     Z_L + ((Z_S - Z_L) - Z_H)·x^m + Z_H·x^(2m). For non-negative operands every intermediate
     stays non-negative, since Z_S - Z_L = P_L·Q_H + P_H·Q_L + P_H·Q_H.
@@ -152,7 +152,7 @@ def karatsuba_postcompute(leaf_products, recursions, leaf):
 
 def karatsuba(p, q, recursions, leaf=5, leaf_multiply=schoolbook):
     """P·Q by ``recursions`` levels of Karatsuba over ``leaf_multiply`` leaves of ``leaf``
-    (= ρ+1) coefficients (004 §II-B): pre-computation, 3^r leaf products, post-computation.
+    (= ρ+1) coefficients ([Mig16] §II-B): pre-computation, 3^r leaf products, post-computation.
     Pass ``leaf_multiply=leaf_multiply_digits`` for the hardware's digit-serial leaves.
     Returns 2n - 1 coefficients. Raises ``ValueError`` unless len(p) = len(q) = leaf·2^r."""
     p, q = _poly("p", p), _poly("q", q)
@@ -166,7 +166,7 @@ def karatsuba(p, q, recursions, leaf=5, leaf_multiply=schoolbook):
 
 
 def karatsuba_split(p, q, hw_recursions, total_recursions=9, leaf=5, hw=None):
-    """The hardware/software co-design of 004 Fig. 1 / §III: software performs the outer
+    """The hardware/software co-design of [Mig16] Fig. 1 / §III: software performs the outer
     total - hw recursions and calls ``hw(a, b)`` on each of the 3^(total-hw) operand pairs of
     leaf·2^hw coefficients (in :func:`leaf_schedule` order), then post-computes. ``hw`` defaults
     to ``karatsuba(a, b, hw_recursions, leaf)``. Returns P·Q (2n - 1 coefficients). Raises
@@ -198,7 +198,7 @@ def _check_carrier(name, values, digit_bits, count):
 
 def digits(c, digit_bits=27, count=5):
     """Split 0 <= c < 2^(digit_bits·count) into ``count`` digits of ``digit_bits`` bits, least
-    significant first (004 §III: 125-bit coefficients carried as 5 digits of 27 bits). Raises
+    significant first ([Mig16] §III: 125-bit coefficients carried as 5 digits of 27 bits). Raises
     ``ValueError`` if c is out of range or a width is below 1."""
     require_int("c", c)
     _check_carrier("c", [c], digit_bits, count)
@@ -206,7 +206,7 @@ def digits(c, digit_bits=27, count=5):
 
 
 def digit_products(a, b, digit_bits=27, count=5):
-    """The count x count digit products a_j·b_k of the serial integer multiplier (004 §III-A2):
+    """The count x count digit products a_j·b_k of the serial integer multiplier ([Mig16] §III-A2):
     row j is cycle j, where digit a_j meets all digits of b on ``count`` DSPs of
     digit_bits x digit_bits bits. Raises ``ValueError`` if a or b exceeds the carrier."""
     _check_carrier("a", [require_int("a", a)], digit_bits, count)
@@ -217,7 +217,7 @@ def digit_products(a, b, digit_bits=27, count=5):
 
 def multiply_digits(a, b, digit_bits=27, count=5):
     """a·b as the serial integer multiplier forms it: Σ_j Σ_k a_j·b_k·2^(digit_bits·(j+k))
-    (004 §III-A2, 25 products of 27 x 27 bits for the paper). Raises like
+    ([Mig16] §III-A2, 25 products of 27 x 27 bits for the paper). Raises like
     :func:`digit_products`."""
     return sum(d << (digit_bits * (j + k))
                for j, row in enumerate(digit_products(a, b, digit_bits, count))
@@ -225,7 +225,7 @@ def multiply_digits(a, b, digit_bits=27, count=5):
 
 
 def leaf_multiply_digits(p, q, digit_bits=27, count=5):
-    """The serial polynomial (sub-)multiplier of 004 §III-A2: a schoolbook product whose
+    """The serial polynomial (sub-)multiplier of [Mig16] §III-A2: a schoolbook product whose
     coefficient products come from :func:`multiply_digits`. Raises ``ValueError`` if a
     coefficient of p or q lies outside [0, 2^(digit_bits·count)), for example after more
     Karatsuba additions than :func:`max_recursions` allows."""
@@ -239,10 +239,10 @@ def max_recursions(coeff_bits=125, digit_bits=27, count=5):
     """Most Karatsuba recursions whose pre-computed leaves still fit the digit carrier.
 
     r pre-computation stages sum up to 2^r input coefficients, so coeff_bits-bit inputs grow to
-    coeff_bits + r bits (all-ones inputs reach that bound). 004 §III carries 125-bit coefficients
-    in 27·5 = 135 bits and never discusses the growth; the 10 spare bits cover its 9 recursions
-    (6 in software, 3 in hardware) with one bit to spare. Returns digit_bits·count - coeff_bits.
-    Raises ``ValueError`` if coeff_bits exceeds the carrier."""
+    coeff_bits + r bits (all-ones inputs reach that bound). [Mig16] §III carries 125-bit
+    coefficients in 27·5 = 135 bits and never discusses the growth; the 10 spare bits cover its 9
+    recursions (6 in software, 3 in hardware) with one bit to spare. Returns digit_bits·count -
+    coeff_bits. Raises ``ValueError`` if coeff_bits exceeds the carrier."""
     require_int("digit_bits", digit_bits, minimum=1)
     require_int("count", count, minimum=1)
     require_int("coeff_bits", coeff_bits, minimum=1)
@@ -273,7 +273,7 @@ def reduce_poly(c, n, sign, q=None):
 
 def word_count(w, q):
     """ℓ_{w,q}: the number of w-bit words WordDecomp needs for coefficients in [0, q), i.e.
-    ⌈bitlen(q - 1) / w⌉ (at least 1). 004 §II-C writes l = ⌈log q / log ω⌉ with w = log ω.
+    ⌈bitlen(q - 1) / w⌉ (at least 1). [Mig16] §II-C writes l = ⌈log q / log ω⌉ with w = log ω.
     Raises ``ValueError`` if w < 1 or q < 2."""
     require_int("w", w, minimum=1)
     require_int("q", q, minimum=2)
@@ -281,7 +281,7 @@ def word_count(w, q):
 
 
 def word_decomp(c, w, q):
-    """WordDecomp_{w,q}(C) of 004 §II-C: ℓ = :func:`word_count` polynomials, C[i] = C_(l0..l1)
+    """WordDecomp_{w,q}(C) of [Mig16] §II-C: ℓ = :func:`word_count` polynomials, C[i] = C_(l0..l1)
     with l0 = i·w, l1 = (i+1)·w - 1 (bit truncation of every coefficient). Raises
     ``ValueError`` unless the coefficients of c lie in [0, q)."""
     c = _poly("c", c)
@@ -291,7 +291,7 @@ def word_decomp(c, w, q):
 
 
 def relinearize(c, gamma, w, q, n, recursions, leaf=5, sign=1):
-    """Relinearization / key switching, 004 §II-C eq. (1): Σ_i WordDecomp_{w,q}(C)[i]·γ[i] in
+    """Relinearization / key switching, [Mig16] §II-C eq. (1): Σ_i WordDecomp_{w,q}(C)[i]·γ[i] in
     Z_q[x]/(x^n + sign). The paper leaves f(X) open (degree-n irreducible; §II-D discusses
     x^n ± 1); x^n + 1 is the default. Each product is a Karatsuba product of r recursions over
     ``leaf``-coefficient leaves, zero-padded to leaf·2^r >= n as the paper pads degree 2515 to
@@ -325,7 +325,7 @@ def relinearize(c, gamma, w, q, n, recursions, leaf=5, sign=1):
 # --- §III-A2, §III-B, Tables II and III: resources and time -----------------------------------
 
 def hardware_multipliers(recursions, count=5, leaf=5):
-    """Digit multipliers (DSPs) of Karatsuba-r (004 §III-A2, §III-B): the 2^r pre-computation
+    """Digit multipliers (DSPs) of Karatsuba-r ([Mig16] §III-A2, §III-B): the 2^r pre-computation
     channels are re-packed onto 2^(r-1) serial polynomial multipliers (Karatsuba-3: 8 channels,
     4 multipliers; Karatsuba-4/-5 duplicate that 2 and 4 times), each ``leaf`` serial integer
     multipliers of ``count`` DSPs: 2^(r-1)·leaf·count = 100, 200, 400 for r = 3, 4, 5.
@@ -337,7 +337,7 @@ def hardware_multipliers(recursions, count=5, leaf=5):
 
 
 def multiplier_utilization(recursions):
-    """Busy fraction of the sub-multipliers (004 §III-B2): per input polynomial of 2^r slots,
+    """Busy fraction of the sub-multipliers ([Mig16] §III-B2): per input polynomial of 2^r slots,
     2^(r-1) multipliers offer 2^(2r-1) leaf slots for 3^r leaves: 27/32, 81/128, 243/512 for
     r = 3, 4, 5 (the paper's 84.38 %, 63.29 %, 47.46 %). Raises ``ValueError`` if r < 1."""
     require_int("recursions", recursions, minimum=1)
@@ -345,7 +345,7 @@ def multiplier_utilization(recursions):
 
 
 def hardware_cycles(hw_recursions, total_recursions=9, leaf=5, count=5):
-    """Clock cycles of the accelerator for one product (004 Table III "Hardware accelerator"):
+    """Clock cycles of the accelerator for one product ([Mig16] Table III "Hardware accelerator"):
     3^(total - hw) operand pairs, each streamed digit-serially as leaf·2^hw coefficients of
     ``count`` digits. Returns 145800, 97200, 64800 for hw = 3, 4, 5 (583.2, 388.8, 259.2 µs
     at 250 MHz). Raises ``ValueError`` unless 0 <= hw_recursions <= total_recursions."""

@@ -52,8 +52,8 @@ def _residues(name, a, p, n=None):
 # --- reference: the O(n^2) definition -----------------------------------------------------------
 
 def dft(a, p, omega, indices=None):
-    """A_j = Σ_i a_i·ω^(ij) mod p (002 eq. 4), evaluated by Horner's rule at ω^j for every j, or
-    only for the j in ``indices``. Raises ``TypeError``/``ValueError`` for a bad p or ω."""
+    """A_j = Σ_i a_i·ω^(ij) mod p ([Wang13] eq. 4), evaluated by Horner's rule at ω^j for every j,
+    or only for the j in ``indices``. Raises ``TypeError``/``ValueError`` for a bad p or ω."""
     require_int("p", p, minimum=2)
     require_int("omega", omega, minimum=0)
     n = len(a)
@@ -72,7 +72,8 @@ def idft(A, p, omega):
     return [v * n_inv % p for v in dft(A, p, pow(omega, -1, p))]
 
 
-# --- 001 §3.2: radix-2 fully parallel transform -------------------------------------------------
+# --- [Cao14] §3.2: radix-2 fully parallel transform
+# -------------------------------------------------
 
 def bit_reverse(i, bits):
     """i with its ``bits`` low bits in reverse order."""
@@ -93,7 +94,7 @@ def _butterfly(u, v, w_up, w_down, p):
 
 
 def butterfly(x_up, x_down, w_up, w_down, p):
-    """001 Fig. 2: X_up = x_up·ω_up + x_down·ω_down, X_down = x_up·ω_up - x_down·ω_down (mod p).
+    """[Cao14] Fig. 2: X_up = x_up·ω_up + x_down·ω_down, X_down = x_up·ω_up - x_down·ω_down (mod p).
 
     ``w_up`` is ``None`` where the unit has no upper multiplier (every stage but the last inverse
     one), so x_up passes unchanged. Operands and twiddles are residues mod p; raises otherwise."""
@@ -136,7 +137,7 @@ def stage_twiddles(s, params, inverse=False, negacyclic=False):
     a mod (x^h + ζ) with ζ = ω^(brv_s(b)·h), h = k/2^(s+1) (times ψ^h for the negacyclic
     transform, whose first block is a mod x^k + 1: ψ is merged into the twiddles). Inverse
     stage s is the decimation-in-time step with ω^(-j·k/2^(s+1)) for butterfly j of a block;
-    in its last cyclic stage both multipliers fold in k^-1 (001 §3.2: ω̂^-1 = (kω)^-1). The
+    in its last cyclic stage both multipliers fold in k^-1 ([Cao14] §3.2: ω̂^-1 = (kω)^-1). The
     negacyclic inverse leaves k^-1 to :func:`negacyclic_post_twiddles`. ω_up is ``None`` where
     the butterfly does not multiply x_up. Raises for bad s, params or a missing ψ."""
     _check_stage(s, params)
@@ -174,7 +175,7 @@ def stage(a, s, params, inverse=False, negacyclic=False):
 
 
 def ntt_radix2(a, params, inverse=False, negacyclic=False):
-    """The k-point transform of 001 §3.2 as log2 k stages of k/2 butterflies.
+    """The k-point transform of [Cao14] §3.2 as log2 k stages of k/2 butterflies.
 
     Forward: natural-order ``a`` to A_brv(i) with A_j = a(ω^j) (cyclic) or a(ψ^(2j+1))
     (negacyclic, mod x^k + 1). Inverse: bit-reversed spectrum to natural-order coefficients,
@@ -206,7 +207,7 @@ def poly_mul_negacyclic(a, b, p):
 
 # --- 002: Wang–Huang transforms over p = 2^64 - 2^32 + 1 ----------------------------------------
 
-_WIDTH = 192            # 2^192 ≡ 1 (mod p): shifts are rotations of 192-bit words (002 §IV-A)
+_WIDTH = 192            # 2^192 ≡ 1 (mod p): shifts are rotations of 192-bit words ([Wang13] §IV-A)
 _MASK = (1 << _WIDTH) - 1
 _MAX_N = 1 << 32        # p - 1 = 2^32·(2^32 - 1)
 _ROOT_128 = ((1 << 25) - (1 << 73)) % SOLINAS64   # a square root of 8
@@ -216,8 +217,8 @@ _ROOT_128 = ((1 << 25) - (1 << 73)) % SOLINAS64   # a square root of 8
 def wang_huang_root(n):
     """ω_n, a primitive n-th root of unity mod p = 2^64 - 2^32 + 1 for n a power of two up to
     2^32, from one consistent family: ω_n^(n/m) = ω_m, anchored at ω_128 = 2^25 - 2^73, so
-    ω_64 = 8 and ω_16 = 4096 (002 §III-B) and the composite transforms (eqs 7–8) agree with them.
-    Raises ``ValueError`` for another n."""
+    ω_64 = 8 and ω_16 = 4096 ([Wang13] §III-B) and the composite transforms (eqs 7–8) agree with
+    them. Raises ``ValueError`` for another n."""
     require_int("n", n, minimum=1)
     if n & (n - 1) or n > _MAX_N:
         raise ValueError(f"n must be a power of two of at most 2^32, not {n!r}")
@@ -236,7 +237,7 @@ def wang_huang_params(n):
 
 
 def csa(a, b, c):
-    """One 192-bit carry-save adder (002 §IV-A, Fig. 1): ps_i = a_i ⊕ b_i ⊕ c_i and the shifted
+    """One 192-bit carry-save adder ([Wang13] §IV-A, Fig. 1): ps_i = a_i ⊕ b_i ⊕ c_i and the shifted
     carry sc = 2·maj(a, b, c), whose bit 192 re-enters at bit 0 (2^192 ≡ 1), so both stay 192
     bits and ps + sc ≡ a + b + c (mod 2^192 - 1, hence mod p)."""
     maj = (a & b) | (a & c) | (b & c)
@@ -252,10 +253,12 @@ class CarrySave:
 
 
 def normalise(v):
-    """The 64-bit residue of v >= 0 mod p, done once at the end of a shift transform (002 §IV-A):
-    end-around folds of 192-bit words (2^192 ≡ 1), then v = 2^96·hi + lo ≡ lo - hi (2^96 ≡ -1,
-    002 §III-B), offset by 2^33·p to stay positive below 2^98, then 001 Fig. 3(c) (eq. 3)."""
-    require_int("v", v, minimum=0)
+    """The 64-bit residue of v >= 0 mod p, done once at the end of a shift transform ([Wang13]
+    §IV-A): end-around folds of 192-bit words (2^192 ≡ 1), then v = 2^96·hi + lo ≡ lo - hi (2^96 ≡
+    -1, [Wang13] §III-B), offset by 2^33·p to stay positive below 2^98, then [Cao14] Fig. 3(c) (eq.
+    3)."""
+    require_int("v", v,
+    minimum=0)
     while v >> _WIDTH:
         v = (v & _MASK) + (v >> _WIDTH)
     return solinas_reduce((v & ((1 << 96) - 1)) - (v >> 96) + (SOLINAS64 << 33))
@@ -285,7 +288,7 @@ def _terms(x, inverse):
 
 
 def shift_ntt_carry_save(x, inverse=False):
-    """002 §IV-A/B: the carry-save pair each PE holds before normalisation, per output j.
+    """[Wang13] §IV-A/B: the carry-save pair each PE holds before normalisation, per output j.
 
     The PE folds in its shifted samples x_i·2^(step·ij) one 3:2 compressor (:func:`csa`) each, in
     index order i = 0, 1, ..., starting from ps = sc = 0 (a PE taking 8 samples per cycle runs 8
@@ -300,7 +303,7 @@ def shift_ntt_carry_save(x, inverse=False):
 
 
 def shift_ntt(x, inverse=False):
-    """Shift-only transform A_j = Σ_i x_i·ω_n^(ij) mod p (002 eqs 5–6), inverse scaled by n^-1.
+    """Shift-only transform A_j = Σ_i x_i·ω_n^(ij) mod p ([Wang13] eqs 5–6), inverse scaled by n^-1.
 
     Each output is the sum of its rotated terms, normalised once; this equals
     ``normalise(ps + sc)`` of :func:`shift_ntt_carry_save` (which is much slower in Python, so the
@@ -309,18 +312,18 @@ def shift_ntt(x, inverse=False):
 
 
 def shift_ntt64(x, inverse=False):
-    """The radix-64 unit (002 §IV-A, eq. 5): 64-point transform with ω = 8."""
+    """The radix-64 unit ([Wang13] §IV-A, eq. 5): 64-point transform with ω = 8."""
     return shift_ntt(_residues("x", x, 1 << 64, 64), inverse)
 
 
 def shift_ntt16(x, inverse=False):
-    """The radix-16 unit (002 §IV-B, eq. 6): 16-point transform with ω = 4096."""
+    """The radix-16 unit ([Wang13] §IV-B, eq. 6): 16-point transform with ω = 4096."""
     return shift_ntt(_residues("x", x, 1 << 64, 16), inverse)
 
 
 @cache
 def four_step_twiddles(n, n1, inverse=False):
-    """The ROM of 002 eqs 7–8: ``[a][k2]`` = W_n^(a·k2) (W_n = ω_n, or ω_n^-1 for the inverse)
+    """The ROM of [Wang13] eqs 7–8: ``[a][k2]`` = W_n^(a·k2) (W_n = ω_n, or ω_n^-1 for the inverse)
     for a < n1 and k2 < n/n1."""
     w = wang_huang_root(n)
     w = pow(w, -1, SOLINAS64) if inverse else w
@@ -336,7 +339,7 @@ def four_step_twiddles(n, n1, inverse=False):
 
 @dataclass(frozen=True)
 class FourStepTrace:
-    """Intermediates of 002 eq. 7/8 with n = n1·n2: ``inner[a]`` the n2-point transform of
+    """Intermediates of [Wang13] eq. 7/8 with n = n1·n2: ``inner[a]`` the n2-point transform of
     x[a], x[a + n1], ...; ``twiddled[a][k2]`` = inner[a][k2]·W_n^(a·k2); ``output``."""
 
     inner: list
@@ -346,7 +349,7 @@ class FourStepTrace:
 
 def _four_step(x, n1, inner, outer, inverse):
     """X(k2 + n2·k1) = Σ_a W_n1^(a·k1)·W_n^(a·k2)·Σ_b x(a + n1·b)·W_n2^(b·k2): the inner
-    transforms, the twiddle multiplication (a 64x64 product reduced by 001 Fig. 3(c)) and the
+    transforms, the twiddle multiplication (a 64x64 product reduced by [Cao14] Fig. 3(c)) and the
     outer transforms, with the output in natural order. The inverse uses inverse inner and outer
     transforms (each scaled by its size^-1, so by n^-1 together) and W_n^-1."""
     n2 = len(x) // n1
@@ -361,7 +364,7 @@ def _four_step(x, n1, inner, outer, inverse):
 
 
 def ntt4096_steps(x, inverse=False):
-    """002 §IV-C eq. 8 and Fig. 3: 4096 = 64 x 64 with ω_4096 (ω_4096^64 = 8); x: 4096 words in
+    """[Wang13] §IV-C eq. 8 and Fig. 3: 4096 = 64 x 64 with ω_4096 (ω_4096^64 = 8); x: 4096 words in
     [0, 2^64). Returns a :class:`FourStepTrace`."""
     return _four_step(_residues("x", x, 1 << 64, 4096), 64, shift_ntt64, shift_ntt64, inverse)
 
@@ -372,8 +375,8 @@ def ntt4096(x, inverse=False):
 
 
 def ntt65536_steps(x, inverse=False):
-    """002 §IV-C eq. 7 and Fig. 4: 65536 = 16 x 4096 with ω_65536 (ω_65536^4096 = 4096); x: 65536
-    words in [0, 2^64). Returns a :class:`FourStepTrace`."""
+    """[Wang13] §IV-C eq. 7 and Fig. 4: 65536 = 16 x 4096 with ω_65536 (ω_65536^4096 = 4096); x:
+    65536 words in [0, 2^64). Returns a :class:`FourStepTrace`."""
     return _four_step(_residues("x", x, 1 << 64, 65536), 16, ntt4096, shift_ntt16, inverse)
 
 

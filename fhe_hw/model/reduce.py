@@ -48,7 +48,8 @@ def _sign(v, r):
     return (v >> r) & 1
 
 
-# --- 003 Algorithms 5 and 6 ---------------------------------------------------------------------
+# --- [Kir25] Algorithms 5 and 6
+# ---------------------------------------------------------------------
 
 def _check_operands(a, b, q):
     require_int("q", q, minimum=2)
@@ -58,7 +59,7 @@ def _check_operands(a, b, q):
 
 
 def mod_add(a, b, q):
-    """(a + b) mod q by 003 Algorithm 5: e = a + b, f = e - q, c = e if f is negative else f.
+    """(a + b) mod q by [Kir25] Algorithm 5: e = a + b, f = e - q, c = e if f is negative else f.
 
     ``a``, ``b`` in [0, q); raises ``TypeError``/``ValueError`` otherwise. The thesis tests
     "f_{r-1}" for 2^(r-1) <= q < 2^r; f lies in [-q, q - 1], which needs r + 1 bits, so the sign
@@ -70,7 +71,7 @@ def mod_add(a, b, q):
 
 
 def mod_sub(a, b, q):
-    """(a - b) mod q by 003 Algorithm 6: e = a - b, c = e + q if e is negative else e.
+    """(a - b) mod q by [Kir25] Algorithm 6: e = a - b, c = e + q if e is negative else e.
 
     ``a``, ``b`` in [0, q); raises otherwise. As in :func:`mod_add`, e in [-(q-1), q-1] has
     its sign in bit r (the thesis writes e_{r-1})."""
@@ -79,11 +80,12 @@ def mod_sub(a, b, q):
     return e + q if _sign(e, r) else e
 
 
-# --- 001 Algorithm 2: Barrett -------------------------------------------------------------------
+# --- [Cao14] Algorithm 2: Barrett
+# -------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class BarrettSteps:
-    """001 Algorithm 2: σ̂ (``sigma``), p2 = σ̂·p, y1 = x - p2, y2 = y1 - p, result y."""
+    """[Cao14] Algorithm 2: σ̂ (``sigma``), p2 = σ̂·p, y1 = x - p2, y2 = y1 - p, result y."""
 
     sigma: int
     p2: int
@@ -93,13 +95,14 @@ class BarrettSteps:
 
 
 def barrett_steps(x, consts):
-    """001 Algorithm 2 on 0 <= x < 2^(2m) with ``consts`` = :func:`fhe_hw.params.barrett_constants`.
+    """[Cao14] Algorithm 2 on 0 <= x < 2^(2m) with ``consts`` =
+    :func:`fhe_hw.params.barrett_constants`.
 
     Writing x = σp + z (0 <= z < p), μ = ⌊2^(m+α)/p⌋ > 2^(m+α)/p - 1 and ⌊x/2^(m+β)⌋ >
     x/2^(m+β) - 1 give σ - 1 + (1 - x/2^(m+α) - 2^(m+β)/p) < σ̂ <= σ, and the bracket is positive
     because x/2^(m+α) < 2^(m-α) <= 1/2 (α > m) and 2^(m+β)/p < 2^(β+1) <= 1/4 (β <= -3,
     p > 2^(m-1)). So σ̂ ∈ {σ - 1, σ} and 0 <= y1 < 2p: the one subtraction of steps 3–4 is exact
-    for every (α, β) that ``barrett_constants`` accepts (Dhem's guarantee, 001 §2.3).
+    for every (α, β) that ``barrett_constants`` accepts (Dhem's guarantee, [Cao14] §2.3).
 
     Raises ``TypeError`` for other ``consts``, ``TypeError``/``ValueError`` for a bad ``x``."""
     c = _require_consts(consts, BarrettConstants, "barrett_constants")
@@ -112,15 +115,16 @@ def barrett_steps(x, consts):
 
 
 def barrett_reduce(x, consts):
-    """x mod p by 001 Algorithm 2; see :func:`barrett_steps`."""
+    """x mod p by [Cao14] Algorithm 2; see :func:`barrett_steps`."""
     return barrett_steps(x, consts).y
 
 
-# --- 001 Fig. 3(b), 3(c): addition-only reducers ------------------------------------------------
+# --- [Cao14] Fig. 3(b), 3(c): addition-only reducers
+# ------------------------------------------------
 
 @dataclass(frozen=True)
 class FoldSteps:
-    """An addition-only reducer: the folded value y1 (``r`` in 001 Fig. 3c) with y1 ≡ x (mod p)
+    """An addition-only reducer: the folded value y1 (``r`` in [Cao14] Fig. 3c) with y1 ≡ x (mod p)
     and -p < y1 < 2p, ``correction`` in {+1, 0, -1} naming the candidate chosen among y1 + p,
     y1, y1 - p, and the result y = y1 + correction·p."""
 
@@ -135,7 +139,7 @@ def _select3(y1, p):
 
 
 def special_steps(x, m):
-    """001 §3.3, Fig. 3(b) for p = 2^(m-1) + 1 (m >= 3) and 0 <= x < 2^(2m).
+    """[Cao14] §3.3, Fig. 3(b) for p = 2^(m-1) + 1 (m >= 3) and 0 <= x < 2^(2m).
 
     As 2^(m-1) ≡ -1 (mod p), y1 = x[m-2:0] + x[2m-1:2m-2] - x[2m-3:m-1] ≡ x. The paper selects
     y1 + p when y1 < 0, else y1; that is exact for x <= (p-1)^2 = 2^(2m-2) (then the top field is
@@ -156,7 +160,7 @@ def special_reduce(x, m):
 
 
 def solinas_steps(x):
-    """001 Fig. 3(c) / 002 eq. (3) for p = 2^64 - 2^32 + 1 and 0 <= x < 2^128.
+    """[Cao14] Fig. 3(c) / [Wang13] eq. (3) for p = 2^64 - 2^32 + 1 and 0 <= x < 2^128.
 
     x = 2^96·a + 2^64·b + 2^32·c + d (32-bit a, b, c, d); 2^96 ≡ -1 and 2^64 ≡ 2^32 - 1 give
     x ≡ r = 2^32·(b + c) - a - b + d = (2^32 - 1)·b + 2^32·c - a + d. Every term but -a is
@@ -176,11 +180,12 @@ def solinas_reduce(x):
     return solinas_steps(x).y
 
 
-# --- 003 Algorithm 7: word-level Montgomery -----------------------------------------------------
+# --- [Kir25] Algorithm 7: word-level Montgomery
+# -----------------------------------------------------
 
 @dataclass(frozen=True)
 class MontgomerySteps:
-    """003 Algorithm 7: ``rounds`` is T after each of the ν rounds (the last is the value before
+    """[Kir25] Algorithm 7: ``rounds`` is T after each of the ν rounds (the last is the value before
     the final subtraction), ``subtractions`` the number of q subtracted at the end (0 or 1 for
     T < q·(R + 1), which includes every product of residues; up to 2 above), ``d`` the result."""
 
@@ -190,7 +195,7 @@ class MontgomerySteps:
 
 
 def montgomery_steps(T, consts):
-    """T·2^(-wν) mod q by 003 Algorithm 7 for 0 <= T < 2^(2r), ``consts`` =
+    """T·2^(-wν) mod q by [Kir25] Algorithm 7 for 0 <= T < 2^(2r), ``consts`` =
     :func:`fhe_hw.params.montgomery_constants`.
 
     One round: T_L = T mod 2^w, T_H = T >> w, T̃ = -T_L mod 2^w, carry = T̃[w-1] ∨ T[w-1],

@@ -49,7 +49,7 @@ def _sum_process(residues, source, Q_hat_inv, targets, Q_hat_mod_t):
 
 
 def fast_base_conversion(residues, consts):
-    """003 Algorithm 1 (eq. 2.6): a'_{p_j} = |Σ_i |a_{q_i}·Q̂_i^-1|_{q_i}·Q̂_i|_{p_j}.
+    """[Kir25] Algorithm 1 (eq. 2.6): a'_{p_j} = |Σ_i |a_{q_i}·Q̂_i^-1|_{q_i}·Q̂_i|_{p_j}.
 
     ``consts`` is a :class:`~fhe_hw.params.FastBaseConversionConstants`. The −α·Q term of
     eq. 2.5 is skipped, so for 0 ≤ A < Q the result is |A + α·Q|_{p_j} with 0 ≤ α < l, not
@@ -62,7 +62,7 @@ def fast_base_conversion(residues, consts):
 
 @dataclass(frozen=True)
 class ShenoyKumaresanSteps:
-    """Intermediate values of 003 Algorithm 2, by step; ``[j][i]`` = target j, source i."""
+    """Intermediate values of [Kir25] Algorithm 2, by step; ``[j][i]`` = target j, source i."""
 
     mu_q: tuple        # step 1: μ_{q_i}
     mu_p: tuple        # step 2: μ_{p_j,i}, [j][i]
@@ -76,7 +76,7 @@ class ShenoyKumaresanSteps:
 
 
 def shenoy_kumaresan_steps(residues, redundant_residue, consts):
-    """003 Algorithm 2 step by step; returns :class:`ShenoyKumaresanSteps`.
+    """[Kir25] Algorithm 2 step by step; returns :class:`ShenoyKumaresanSteps`.
 
     ``residues`` are a_{q_i}, ``redundant_residue`` is a_{q_l} = |A|_{q_l}, ``consts`` a
     :class:`~fhe_hw.params.ShenoyKumaresanConstants`. Exact for 0 ≤ A < Q: α < l < q_l, so
@@ -99,19 +99,19 @@ def shenoy_kumaresan_steps(residues, redundant_residue, consts):
 
 
 def shenoy_kumaresan(residues, redundant_residue, consts):
-    """003 Algorithm 2: the target residues a_{p_j} (see :func:`shenoy_kumaresan_steps`)."""
+    """[Kir25] Algorithm 2: the target residues a_{p_j} (see :func:`shenoy_kumaresan_steps`)."""
     return shenoy_kumaresan_steps(residues, redundant_residue, consts).a_p
 
 
 def trunc(xi, r, rho):
-    """003 Algorithm 3, TRUNC(ξ, r, ρ): ξ ∧ ((1…1)_{[r-1:0]} ≪ (r − ρ)), i.e. the r-bit ξ with
+    """[Kir25] Algorithm 3, TRUNC(ξ, r, ρ): ξ ∧ ((1…1)_{[r-1:0]} ≪ (r − ρ)), i.e. the r-bit ξ with
     its r − ρ least significant bits cleared."""
     return xi & (((1 << r) - 1) << (r - rho))
 
 
 @dataclass(frozen=True)
 class KawamuraSteps:
-    """Intermediate values of 003 Algorithm 3. σ values are ρ-bit fixed-point fractions
+    """Intermediate values of [Kir25] Algorithm 3. σ values are ρ-bit fixed-point fractions
     (integers in [0, 2^ρ), value σ/2^ρ); ``y`` is y_{j,l-1} before the reduction of line 12."""
 
     xi: tuple          # line 4: ξ_{q_s}
@@ -126,7 +126,7 @@ class KawamuraSteps:
 
 
 def kawamura_steps(residues, consts):
-    """003 Algorithm 3 step by step in the Cox unit's integer fixed point; returns
+    """[Kir25] Algorithm 3 step by step in the Cox unit's integer fixed point; returns
     :class:`KawamuraSteps`.
 
     ``consts`` is a :class:`~fhe_hw.params.KawamuraConstants`. σ_{-1} = δ is
@@ -155,13 +155,13 @@ def kawamura_steps(residues, consts):
 
 
 def kawamura(residues, consts):
-    """003 Algorithm 3: the target residues a_{p_j} (see :func:`kawamura_steps`)."""
+    """[Kir25] Algorithm 3: the target residues a_{p_j} (see :func:`kawamura_steps`)."""
     return kawamura_steps(residues, consts).a_p
 
 
 @dataclass(frozen=True)
 class MixedRadixSteps:
-    """Intermediate values of 003 Algorithm 4."""
+    """Intermediate values of [Kir25] Algorithm 4."""
 
     digits: tuple  # b_s: A = Σ_s b_s·Π_{i<s} q_i, 0 ≤ b_s < q_s (eq. 2.19)
     theta: tuple   # θ_{p_j} after the last iteration, = |−A·Q^-1|_{p_j}
@@ -169,7 +169,7 @@ class MixedRadixSteps:
 
 
 def mixed_radix_steps(residues, consts):
-    """003 Algorithm 4 (Garner) step by step; returns :class:`MixedRadixSteps`.
+    """[Kir25] Algorithm 4 (Garner) step by step; returns :class:`MixedRadixSteps`.
 
     ``consts`` is a :class:`~fhe_hw.params.MixedRadixConstants` (source moduli ascending,
     eq. 2.30, so b_s < q_s < q_u and line 4 needs one conditional correction in hardware, as
@@ -190,7 +190,7 @@ def mixed_radix_steps(residues, consts):
 
 
 def mixed_radix(residues, consts):
-    """003 Algorithm 4: the target residues a_{p_j} (see :func:`mixed_radix_steps`)."""
+    """[Kir25] Algorithm 4: the target residues a_{p_j} (see :func:`mixed_radix_steps`)."""
     return mixed_radix_steps(residues, consts).a_p
 
 
@@ -198,7 +198,7 @@ def extend_polynomial(convert, residue_polys, consts, redundant_poly=None):
     """Apply ``convert`` (one of the four algorithms above) to each coefficient.
 
     ``residue_polys[i][c]`` is coefficient c of the residue polynomial modulo q_i (residue-major,
-    one residue polynomial streamed at a time, 003 §3.4); ``redundant_poly[c]`` the q_l residues
+    one residue polynomial streamed at a time, [Kir25] §3.4); ``redundant_poly[c]`` the q_l residues
     that :func:`shenoy_kumaresan` needs (``None`` for the others). Returns ``target[j][c]``.
     Raises ``ValueError`` unless all polynomials have the same number N ≥ 1 of coefficients.
     """

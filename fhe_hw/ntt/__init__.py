@@ -1,4 +1,4 @@
-"""NTT engines (001 §3.2, 002 §III–IV) and their `fhe-hw generate` entries."""
+"""NTT engines ([Cao14] §3.2, [Wang13] §III–IV) and their `fhe-hw generate` entries."""
 
 from ..arith import TILED_OPTION
 from ..units import Option, parse_bool, register
@@ -30,7 +30,7 @@ def _one_transform_cycles(cycles_of):
 
 
 register("butterfly", "unified FFT/IFFT butterfly, run-time or constant (shift) twiddles "
-         "(001 Fig. 2)",
+         "([Cao14] Fig. 2)",
          Option("modulus", str, "solinas64", "modulus name or integer"),
          Option("scale-up", parse_bool, False, "include the x_up*w_up multiplier"),
          Option("mult-stages", int, 4, "registers in each multiplier"),
@@ -39,7 +39,7 @@ register("butterfly", "unified FFT/IFFT butterfly, run-time or constant (shift) 
          Option("multiplier", str, "auto", "constant twiddles: auto, shift or modmul"),
          TILED_OPTION, latency=Butterfly.latency_of)(Butterfly)
 
-register("parallel-ntt", "fully parallel radix-2 k-point NTT, constant twiddles (001 §3.2)",
+register("parallel-ntt", "fully parallel radix-2 k-point NTT, constant twiddles ([Cao14] §3.2)",
          Option("k", int, 64, "transform size (power of two)"),
          Option("modulus", str, "fermat32", "modulus name or integer"),
          Option("inverse", parse_bool, False, "inverse transform (k^-1 folded in)"),
@@ -51,7 +51,7 @@ register("parallel-ntt", "fully parallel radix-2 k-point NTT, constant twiddles 
                                                                   transforms=transforms),
          )(ParallelNTT)
 
-register("shift-ntt", "Wang-Huang shift-only radix-64/16 unit over 2^64-2^32+1 (002 §IV-A/B)",
+register("shift-ntt", "Wang-Huang shift-only radix-64/16 unit over 2^64-2^32+1 ([Wang13] §IV-A/B)",
          Option("points", int, 64, "transform size: 64 or 16 (also 2..32)"),
          Option("lanes", int, None, "samples per beat (default 8 for 64 points, else points)"),
          Option("inverse", parse_bool, False, "inverse transform (points^-1 folded in)"),
@@ -59,7 +59,8 @@ register("shift-ntt", "Wang-Huang shift-only radix-64/16 unit over 2^64-2^32+1 (
          cycles=lambda params, transforms=1: ShiftNTT.cycles_of(**params, transforms=transforms),
          )(ShiftNTT)
 
-register("ntt", "memory-based streaming NTT, n = 16..65536, P butterflies (001 §3.2, 002 §IV)",
+register("ntt", "memory-based streaming NTT, n = 16..65536, P butterflies "
+         "([Cao14] §3.2, [Wang13] §IV)",
          Option("n", int, 1024, "transform size (power of two, 16..65536)"),
          Option("modulus", str, "solinas64", "modulus name or integer"),
          Option("butterflies", int, 1, "butterflies per cycle P (power of two)"),
@@ -71,7 +72,7 @@ register("ntt", "memory-based streaming NTT, n = 16..65536, P butterflies (001 �
          cycles=_one_transform_cycles(streaming_ntt_cycles))(StreamingNTT)
 
 register("four-step-ntt", "four-step NTT over 2^64-2^32+1 with shift-only radix-64/16 units, "
-         "n = 4096 or 65536 (002 eqs 7-8, Figs 3-4)",
+         "n = 4096 or 65536 ([Wang13] eqs 7-8, Figs 3-4)",
          Option("n", int, 4096, "transform size: 4096 or 65536"),
          Option("inverse", parse_bool, False, "inverse transform (n^-1 folded in)"),
          Option("mult-stages", int, 4, "registers in each twiddle ModMul"), TILED_OPTION,

@@ -1,4 +1,4 @@
-"""The unified FFT/IFFT butterfly: [Cao14] §3.2, Fig. 2 (000 Fig. 2(ii)).
+"""The unified FFT/IFFT butterfly: [Cao14] §3.2, Fig. 2 ([Cao13] Fig. 2(ii)).
 
 X_up = x_up·ω_up + x_down·ω_down and X_down = x_up·ω_up - x_down·ω_down (mod p). The product
 x_down·ω_down is made in every stage; x_up·ω_up only in the last inverse stage, where
@@ -6,11 +6,11 @@ x_down·ω_down is made in every stage; x_up·ω_up only in the last inverse sta
 separate scaling stage is needed. An engine that does not use the up-multiplier builds the
 butterfly with ``scale_up=False`` and saves it.
 
-A fully parallel transform (001 §3.2) knows every twiddle when it is built: with ``twiddle=``
+A fully parallel transform ([Cao14] §3.2) knows every twiddle when it is built: with ``twiddle=``
 (and ``twiddle_up=`` for the last inverse stage) the butterfly multiplies by constants, through
 :class:`~fhe_hw.ntt.shift.ConstMul`: "if the special modulus p = 2^(m-1) + 1 is used, each m-bit
-multiplier in a butterfly is implemented using a bit-shift operation" (001 §3.2), and the same
-holds for powers of two (and sums of two of them) modulo 2^64 - 2^32 + 1 (002 §III-B); other
+multiplier in a butterfly is implemented using a bit-shift operation" ([Cao14] §3.2), and the same
+holds for powers of two (and sums of two of them) modulo 2^64 - 2^32 + 1 ([Wang13] §III-B); other
 constants use a ModMul with a constant operand.
 """
 
@@ -26,7 +26,7 @@ __all__ = ["Butterfly"]
 
 
 class Butterfly(FixedLatencyUnit):
-    """Pipelined unified butterfly with run-time or constant twiddles (001 Fig. 2).
+    """Pipelined unified butterfly with run-time or constant twiddles ([Cao14] Fig. 2).
 
     Parameters: ``modulus``; ``scale_up`` (include the x_up·ω_up multiplier used by the last
     inverse stage); ``mult_stages`` and ``reducer`` (passed to :class:`~fhe_hw.arith.ModMul`);

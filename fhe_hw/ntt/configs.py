@@ -51,7 +51,7 @@ class NttRow(NamedTuple):
 #: placer and router2 after splitnets.
 NTT_TABLE = [
     NttRow(Row("shift-ntt", {"points": 64, "lanes": 8}, "ecp5-splitnets"),
-           "shift-only radix-64 unit (002 §IV-A)",
+           "shift-only radix-64 unit ([Wang13] §IV-A)",
            "does not fit (nextpnr: TRELLIS_COMB 108,261 / 83,640 = 129 %)"),
     NttRow(Row("shift-ntt", {"points": 64, "lanes": 2}, "ecp5-splitnets-static"),
            "shift-only radix-64 unit, 2 lanes (a quarter of the paper's rate)",
@@ -64,11 +64,11 @@ NTT_TABLE = [
            "static placer + router2: 70k overused wires at iteration 3, about 7 min per "
            "iteration, stopped"),
     NttRow(Row("shift-ntt", {"points": 16, "lanes": 16}, "ecp5-splitnets-static"),
-           "shift-only radix-16 unit (002 §IV-B)"),
+           "shift-only radix-16 unit ([Wang13] §IV-B)"),
     NttRow(Row("butterfly", {"modulus": "fermat32", "twiddle": 2}),
-           "shift-only butterfly, ω = 2 (001 §3.2)"),
+           "shift-only butterfly, ω = 2 ([Cao14] §3.2)"),
     NttRow(Row("butterfly", {"modulus": "fermat64", "twiddle": 2}),
-           "shift-only butterfly, ω = 2 (001 §3.2)"),
+           "shift-only butterfly, ω = 2 ([Cao14] §3.2)"),
     NttRow(Row("butterfly", {"modulus": "solinas64", "twiddle": SOLINAS_ROOT_128}),
            "shift-only butterfly, ω = 2^25 - 2^73 (two shifts)"),
     NttRow(Row("butterfly", {"modulus": "fermat32"}), "run-time twiddles"),

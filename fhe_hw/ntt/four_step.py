@@ -1,4 +1,4 @@
-"""Four-step NTT engine for 2^64 - 2^32 + 1 (002 §IV-C, eqs 7–8, Figs 3–4): n = 4096 = 64 x 64
+"""Four-step NTT engine for 2^64 - 2^32 + 1 ([Wang13] §IV-C, eqs 7–8, Figs 3–4): n = 4096 = 64 x 64
 and n = 65536 = 16 x 4096 with the shift-only :class:`~fhe_hw.ntt.shift.ShiftNTT` units.
 
 Architecture
@@ -71,7 +71,7 @@ def four_step_ntt_cycles(n, **params):
 
 
 class FourStepNTT(Component):
-    """Four-step NTT over 2^64 - 2^32 + 1 for n = 4096 or 65536 (002 eqs 7–8, Figs 3–4).
+    """Four-step NTT over 2^64 - 2^32 + 1 for n = 4096 or 65536 ([Wang13] eqs 7–8, Figs 3–4).
 
     Parameters: ``n`` (4096 or 65536); ``inverse`` (inverse transform, n^-1 folded in by the
     shift units); ``mult_stages``, ``reducer`` and ``tiled`` (passed to the 8 twiddle

@@ -4,12 +4,12 @@ butterfly units"), with the twiddles baked in as constants.
 
 Every butterfly of the pipeline has a fixed twiddle, so its multiplier multiplies by a constant
 (:class:`~fhe_hw.ntt.butterfly.Butterfly` with ``twiddle=``): for the special moduli
-2^32 + 1 / 2^64 + 1 with ω = 2 (001 Table 2) every twiddle is a power of two and the multiplier
+2^32 + 1 / 2^64 + 1 with ω = 2 ([Cao14] Table 2) every twiddle is a power of two and the multiplier
 is a rotation ("each m-bit multiplier in a butterfly is implemented using a bit-shift
-operation", 001 §3.2); over 2^64 - 2^32 + 1 every power of a primitive 128th root is 2^a or
-2^a + 2^b, so the 128-point transform is shift-and-add as well (002 §III-B); for the
+operation", [Cao14] §3.2); over 2^64 - 2^32 + 1 every power of a primitive 128th root is 2^a or
+2^a + 2^b, so the 128-point transform is shift-and-add as well ([Wang13] §III-B); for the
 general modulus 2^32 - 2^20 + 1 the twiddles go to constant-operand modular multipliers.
-The inverse transform folds k^-1 into the twiddles of its last stage (001 §3.2:
+The inverse transform folds k^-1 into the twiddles of its last stage ([Cao14] §3.2:
 ω̂^-1 = (kω)^-1), which is the only stage with an x_up multiplier.
 
 Twiddles, butterfly pairs and data order come from :mod:`fhe_hw.model.ntt`
@@ -41,10 +41,10 @@ def parallel_ntt_cycles(latency, transforms=1):
 
 
 class ParallelNTT(FixedLatencyUnit):
-    """Fully parallel pipelined k-point NTT (001 §3.2): log2 k stages of k/2 constant-twiddle
+    """Fully parallel pipelined k-point NTT ([Cao14] §3.2): log2 k stages of k/2 constant-twiddle
     butterflies, one transform per cycle.
 
-    Parameters: ``k`` (power of two >= 2 dividing q - 1 for each prime q | p; 001 Table 2 uses
+    Parameters: ``k`` (power of two >= 2 dividing q - 1 for each prime q | p; [Cao14] Table 2 uses
     64 for fermat32 and general32, 128 for fermat64 and solinas64); ``modulus`` (name, int or
     :class:`~fhe_hw.params.Modulus`); ``inverse`` (bool); ``negacyclic`` (bool: transform mod
     x^k + 1, needs 2k | q - 1); ``mult_stages``/``reducer`` (for constant-operand ModMuls);

@@ -4,15 +4,15 @@ the engines evaluate the same formulas on Amaranth values (the functions written
 masks and xors take ints or Amaranth values alike), the tests check their conflict freedom and
 the unit timing contracts use the cycle counts.
 
-Radix-2 engine (001 §3.2, 002 §IV): coefficient i of an n-point transform lives in bank
+Radix-2 engine ([Cao14] §3.2, [Wang13] §IV): coefficient i of an n-point transform lives in bank
 :func:`bank_of` (i, b) of 2^b banks at address :func:`address_of` (i, b); :func:`schedule` is
 the compute phase's issue order, :func:`crossbar_bank`/:func:`crossbar_position` the
 pair-structured crossbars, :func:`twiddle_index` the twiddle ROM address and :func:`cycles` the
 exact cycle count (see :mod:`fhe_hw.ntt.streaming`).
 
-Four-step engine (002 §IV-C, eqs 7–8, Figs 3–4): the memory plan for solinas64 with
+Four-step engine ([Wang13] §IV-C, eqs 7–8, Figs 3–4): the memory plan for solinas64 with
 n = 4096 = 64 x 64 and 65536 = 16 x 4096, in place in 8 banks, 8 samples per cycle (the
-radix-64 unit of 002 §IV-A takes 8 per cycle). :func:`four_step_schedule` is the plan,
+radix-64 unit of [Wang13] §IV-A takes 8 per cycle). :func:`four_step_schedule` is the plan,
 :func:`run_four_step_schedule` executes it against the model's shift transforms, and
 :func:`four_step_position`, :func:`four_step_unload_position`, :func:`four_step_twiddle` are
 the addresses the hardware issues; :func:`four_step_cycles` its exact cycle count (see
@@ -129,7 +129,8 @@ def cycles(n, butterflies=1, *, lanes=None, butterfly_latency, post_latency=0):
         + post_latency
 
 
-# --- four-step engine: the plan (002 §IV-C, eqs 7–8, Figs 3–4) ------------------------------------
+# --- four-step engine: the plan ([Wang13] §IV-C, eqs 7–8, Figs 3–4)
+# ------------------------------------
 
 FOUR_STEP_LANES = 8
 

@@ -8,7 +8,7 @@ For p = 2^n + 1 (n = m - 1) and for p = 2^64 - 2^32 + 1 there is a word width W 
 W = 2n (2^n ≡ -1) and W = 192 (2^96 ≡ -1, 2^192 ≡ 1). Multiplying a W-bit word by 2^e modulo
 2^W - 1 is a rotation, so x·2^e (mod p) is a rotation of x zero-extended to W bits, and sums of
 such words may stay unreduced modulo 2^W - 1 until one final normalisation
-(:class:`RingNormaliser`: a W-bit word -> its residue mod p, through 001 Fig. 3(b)/(c)).
+(:class:`RingNormaliser`: a W-bit word -> its residue mod p, through [Cao14] Fig. 3(b)/(c)).
 Because 2^(W/2) ≡ -1, -2^e = 2^(e + W/2): every constant that is ±2^a ± 2^b is a sum of at most
 two rotations (:func:`shift_exponents`). Over solinas64 every power of a primitive 128th root is
 of that form (2^25 - 2^73 is a square root of 8), so all twiddles of a 128-point
@@ -21,9 +21,9 @@ Units
 * :class:`ConstMul` — x·c mod p for any constant: :class:`ShiftMul` where it applies, else a
   :class:`~fhe_hw.arith.ModMul` with a constant operand; a delay line for c = 1.
 * :class:`RingNormaliser` — (W+1)-bit ring word -> residue mod p.
-* :class:`ShiftNTT` — the radix-64 / radix-16 units of 002 §IV-A/B with stream interfaces.
+* :class:`ShiftNTT` — the radix-64 / radix-16 units of [Wang13] §IV-A/B with stream interfaces.
 
-ShiftNTT architecture (002 §IV-A, Figs 1–2)
+ShiftNTT architecture ([Wang13] §IV-A, Figs 1–2)
 --------------------------------------------
 A = Σ_i x_i·ω^(ij) with ω = 2^(192/n): every term is x_i rotated by (192/n)·i·j bits in the
 192-bit ring. The unit takes ``lanes`` samples per beat, B = n/lanes beats per transform, natural
@@ -132,12 +132,12 @@ def _rotate(value, amount, width):
 # --- normalisation -----------------------------------------------------------------------------
 
 class RingNormaliser(FixedLatencyUnit):
-    """The residue mod p of a ring word v < 2^(W+1) (002 §IV-A: "normalization back down to 64
+    """The residue mod p of a ring word v < 2^(W+1) ([Wang13] §IV-A: "normalization back down to 64
     bits"; W from :func:`shift_ring`).
 
-    For p = 2^n + 1, v = T·2^(2n) + H·2^n + L ≡ L - H + T: exactly the 001 Fig. 3(b)
+    For p = 2^n + 1, v = T·2^(2n) + H·2^n + L ≡ L - H + T: exactly the [Cao14] Fig. 3(b)
     :class:`~fhe_hw.arith.SpecialReducer` (latency 2). For solinas64, v = v2·2^192 + H·2^96 + L
-    ≡ L - H + v2; adding 2^33·p keeps it positive below 2^98 (registered), then 001 Fig. 3(c)
+    ≡ L - H + v2; adding 2^33·p keeps it positive below 2^98 (registered), then [Cao14] Fig. 3(c)
     :class:`~fhe_hw.arith.SolinasReducer` (latency 3 in all), as :func:`fhe_hw.model.ntt.normalise`.
 
     Parameters: ``modulus``, ``width`` (bits of v, 1..W+1). Ports: ``i`` — always-ready stream of
@@ -199,7 +199,7 @@ class RingNormaliser(FixedLatencyUnit):
 
 class ShiftMul(FixedLatencyUnit):
     """x·c mod p for a constant c that is a sum of at most two powers of two mod p
-    (:func:`shift_exponents`), with rotations and one addition only (001 §3.2, 002 §III-B).
+    (:func:`shift_exponents`), with rotations and one addition only ([Cao14] §3.2, [Wang13] §III-B).
 
     Parameters: ``modulus`` (2^(m-1) + 1 or solinas64), ``constant``. Ports: ``i`` — always-ready
     stream of the m-bit x (any m-bit value; x < p in the NTTs); ``o`` — always-ready stream of
@@ -530,7 +530,7 @@ class _ShiftCore(Elaboratable):
 
 
 class ShiftNTT(Component):
-    """The Wang–Huang shift-only transform over p = 2^64 - 2^32 + 1 (002 §IV-A/B, eqs 5–6):
+    """The Wang–Huang shift-only transform over p = 2^64 - 2^32 + 1 ([Wang13] §IV-A/B, eqs 5–6):
     A_j = Σ_i x_i·ω^(ij) mod p with ω = 2^(192/points) (8 for 64 points, 4096 for 16), or the
     inverse a_i = points^-1·Σ_j A_j·ω^(-ij), using only rotations and carry-save additions.
 

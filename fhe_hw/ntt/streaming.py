@@ -2,7 +2,7 @@
 radix-2 transform built from the unified Fig. 2 butterfly, k^-1 folded into the last inverse
 stage) run in place over banked memory with P butterflies per cycle; [Wang13]
 §III–IV (the memory-based 4096- and 65536-point engines of Figs 3–4, p = 2^64 - 2^32 + 1). The
-four-step engine of 002 eqs 7–8 is :class:`~fhe_hw.ntt.FourStepNTT`; the bank map, schedule and
+four-step engine of [Wang13] eqs 7–8 is :class:`~fhe_hw.ntt.FourStepNTT`; the bank map, schedule and
 cycle count used here are the pure functions of :mod:`fhe_hw.ntt.schedule`.
 
 Architecture
@@ -202,7 +202,7 @@ def _permute(words, u, index):
 
 
 class StreamingNTT(Component):
-    """Memory-based in-place radix-2 NTT with P butterflies per cycle (001 §3.2, 002 §IV).
+    """Memory-based in-place radix-2 NTT with P butterflies per cycle ([Cao14] §3.2, [Wang13] §IV).
 
     Parameters: ``n`` (power of two, 16 to 65536); ``modulus`` (name, integer or Modulus with a
     primitive n-th root, a 2n-th for ``negacyclic``); ``butterflies`` P (power of two, at most

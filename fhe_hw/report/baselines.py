@@ -3,7 +3,7 @@
 What a user would run instead of the hardware, with well-kept libraries:
 
 * GMP through ``gmpy2``: big-integer products (:func:`gmp_multiply`) and the CMNT encryption of
-  001 eq. (1) at the four groups of 001 Table 1 (:func:`gmp_cmnt_encrypt`).
+  [Cao14] eq. (1) at the four groups of [Cao14] Table 1 (:func:`gmp_cmnt_encrypt`).
 * FLINT through ``python-flint``: the polynomial product of 004 (n = 2560, 125-bit
   coefficients, :func:`flint_poly_multiply`) and the negacyclic n-point product mod a 60-bit NTT
   prime (:func:`flint_negacyclic_multiply`).
@@ -77,8 +77,8 @@ def _flint():
 
 
 def gmp_multiply(bits, repeat=5, seed=1):
-    """Median time of one ``bits`` x ``bits``-bit product with GMP (002's 786,432-bit product,
-    000's super-size products)."""
+    """Median time of one ``bits`` x ``bits``-bit product with GMP ([Wang13]'s 786,432-bit product,
+    [Cao13]'s super-size products)."""
     gmpy2 = _gmpy2()
     require_int("bits", bits, minimum=1)
     state = gmpy2.random_state(seed)
@@ -89,7 +89,7 @@ def gmp_multiply(bits, repeat=5, seed=1):
 
 
 def _cmnt_inputs(group, seed):
-    """CMNT inputs of ``group`` as mpz (001 Table 1 sizes): M, R, B (θ x θ, δ bits), A_i0,
+    """CMNT inputs of ``group`` as mpz ([Cao14] Table 1 sizes): M, R, B (θ x θ, δ bits), A_i0,
     A_j1 and A0 (exactly φ bits, A0 odd)."""
     gmpy2 = _gmpy2()
     s = cmnt_group(group)
@@ -109,7 +109,7 @@ def _cmnt_inputs(group, seed):
 
 
 def gmp_cmnt_reference(M, R, B, A0_list, A1_list, A0):
-    """C = (M + 2R + 2·Σ_i A_i0 · Σ_j B_ij·A_j1) mod A0 (001 eq. (1), the inner sum first: θ
+    """C = (M + 2R + 2·Σ_i A_i0 · Σ_j B_ij·A_j1) mod A0 ([Cao14] eq. (1), the inner sum first: θ
     products of φ x φ bits and θ² of δ x φ bits)."""
     total = 0
     for i, a_i0 in enumerate(A0_list):
@@ -121,8 +121,8 @@ def gmp_cmnt_reference(M, R, B, A0_list, A1_list, A0):
 
 
 def gmp_cmnt_encrypt(group, repeat=3, seed=1):
-    """Median time of one CMNT encryption (001 eq. (1)) with GMP at ``group`` (toy, small,
-    medium, large of 001 Table 1)."""
+    """Median time of one CMNT encryption ([Cao14] eq. (1)) with GMP at ``group`` (toy, small,
+    medium, large of [Cao14] Table 1)."""
     gmpy2 = _gmpy2()
     s, M, R, B, A0_list, A1_list, A0 = _cmnt_inputs(group, seed)
     params = {"group": group, "delta": s.coeff_bits, "rho": s.noise_bits, "phi": s.key_bits,
@@ -133,7 +133,7 @@ def gmp_cmnt_encrypt(group, repeat=3, seed=1):
 
 def flint_poly_multiply(n=2560, bits=125, repeat=5, seed=1):
     """Median time of a product of two degree-(n-1) polynomials with ``bits``-bit coefficients
-    in Z[x] with FLINT (004's n = 2560, 125-bit operands)."""
+    in Z[x] with FLINT ([Mig16]'s n = 2560, 125-bit operands)."""
     flint = _flint()
     rnd = random.Random(seed)
     a = flint.fmpz_poly([rnd.getrandbits(bits) for _ in range(n)])
@@ -204,7 +204,7 @@ def _powers(np, w, count, q):
 
 
 def numpy_ntt(n=65536, repeat=5, seed=1):
-    """Median time of one cyclic n-point NTT mod a 31-bit NTT prime in NumPy (002's 64K-point
+    """Median time of one cyclic n-point NTT mod a 31-bit NTT prime in NumPy ([Wang13]'s 64K-point
     transform; 002 uses 2^64 - 2^32 + 1, which does not fit NumPy's uint64 products)."""
     np = _numpy()
     q = ntt_primes(31, n, 1)[0]

@@ -110,7 +110,7 @@ def ratio(ours, paper):
 
 
 def atp_area(lut, ff, dsp, bram):
-    """003 §4.2's area weight LUT + FF/2 + 100·DSP + 300·BRAM."""
+    """[Kir25] §4.2's area weight LUT + FF/2 + 100·DSP + 300·BRAM."""
     return lut + ff / 2 + 100 * dsp + 300 * bram
 
 

@@ -38,9 +38,9 @@ class PaperTable:
 
 _GROUPS = ("toy", "small", "medium", "large")
 
-#: 000 Table 4: synthesis of the super-size multiplier (the k-point Integer-FFT core, its
+#: [Cao13] Table 4: synthesis of the super-size multiplier (the k-point Integer-FFT core, its
 #: memory buses and addition recovery), per Integer-FFT modulus. Table 5 (CMNT, CNT) repeats
-#: these within 0.5 % (it is 001 Table 3 for CMNT).
+#: these within 0.5 % (it is [Cao14] Table 3 for CMNT).
 P000_T4 = PaperTable(
     "000", "Table 4", "Xilinx Virtex-7 (synthesis; DSP48E1 of 3,600)",
     {
@@ -49,9 +49,9 @@ P000_T4 = PaperTable(
         "fermat64": {"fmax_mhz": 179.346, "dsp": 2048, "ff": 955974, "lut": 1214269},
         "solinas64": {"fmax_mhz": 166.450, "dsp": 18496, "ff": 1122826, "lut": 954737},
     },
-    note="the rows are in 001 Table 3's modulus order by their identical DSP counts")
+    note="the rows are in [Cao14] Table 3's modulus order by their identical DSP counts")
 
-#: 000 Table 6 / 001 Table 4: average encryption time (s), Virtex-7 design, per Integer-FFT
+#: [Cao13] Table 6 / [Cao14] Table 4: average encryption time (s), Virtex-7 design, per Integer-FFT
 #: modulus and group, and the CMNT software of [8]/[9] (Core2 Duo E8500).
 P000_T6 = PaperTable(
     "000", "Table 6", "Xilinx Virtex-7 (simulated latency x synthesis frequency)",
@@ -64,7 +64,7 @@ P000_T6 = PaperTable(
     },
     note="seconds per CMNT encryption; '2 min 57 s' is 177 s")
 
-#: 001 Table 3: synthesis results of the encryption primitive (whole super-size multiplier).
+#: [Cao14] Table 3: synthesis results of the encryption primitive (whole super-size multiplier).
 P001_T3 = PaperTable(
     "001", "Table 3", "Xilinx Virtex-7 XC7VX980T / XC7V2000T (synthesis, not placed)",
     {
@@ -79,7 +79,8 @@ P001_T3 = PaperTable(
     },
     note="the whole k-point Integer-FFT multiplier with its reducers, not one reducer")
 
-#: 001 Table 4: average encryption time (s) per modulus and group (same values as 000 Table 6).
+#: [Cao14] Table 4: average encryption time (s) per modulus and group (same values as [Cao13] Table
+#6).
 P001_T4 = PaperTable(
     "001", "Table 4", "Xilinx Virtex-7",
     {
@@ -91,7 +92,7 @@ P001_T4 = PaperTable(
     },
     note="seconds per CMNT encryption")
 
-#: 002 §V and Table I: the 64K-point NTT over 2^64-2^32+1 on a Stratix-V at 100 MHz.
+#: [Wang13] §V and Table I: the 64K-point NTT over 2^64-2^32+1 on a Stratix-V at 100 MHz.
 P002_64K = PaperTable(
     "002", "§V, Table I", "Altera Stratix-V 5SGSMD8N3F45I4, 100 MHz",
     {"64K NTT": {"n": 65536, "time_us": 125.0, "clock_mhz": 100.0, "cycles": 12500,
@@ -99,7 +100,7 @@ P002_64K = PaperTable(
      "64K NTT on Tesla C2050 GPU": {"n": 65536, "time_us": 260.0}},
     note="'about 0.125 ms' at 100 MHz; cycles = 0.125 ms x 100 MHz (derived here)")
 
-#: 003 Table 4.6: iteration counts, (N, TP, l) -> architecture -> iterations.
+#: [Kir25] Table 4.6: iteration counts, (N, TP, l) -> architecture -> iterations.
 P003_T4_6 = PaperTable(
     "003", "Table 4.6", "formulas of Table 4.5 (k = l)",
     {(2**16, 32, 17): {"SK pipelined": 628736, "SK folded": 661504, "Cox-Rower": 1179648,
@@ -119,7 +120,8 @@ _U280 = "AMD Alveo U280, Vivado 2022.2 (SK folded)"
 _UNOTE = ("LUT and FF as printed (x10^3 expanded); CC and Time for one new target residue; "
           "ATP = Time·(LUT + FF/2 + 100·DSP + 300·BRAM) in 10^6")
 
-#: 003 Tables 4.7–4.9: (log q_i, TP) -> utilization, for (log N, l) = (16, 17), (14, 7), (12, 30).
+#: [Kir25] Tables 4.7–4.9: (log q_i, TP) -> utilization, for (log N, l) = (16, 17), (14, 7), (12,
+#30).
 P003_T4_7 = PaperTable("003", "Table 4.7", _U280, _util({
     (32, 1): (2400, 5000, 192, 18, 2.1, 476.19, 1245184, 2614.89, 168.18),
     (32, 16): (22500, 37100, 192, 288, 2.1, 476.19, 77824, 163.43, 20.82),
@@ -145,8 +147,8 @@ P003_T4_9 = PaperTable("003", "Table 4.9", _U280, _util({
     (64, 32): (128100, 215500, 96, 2112, 3.4, 294.12, 4096, 13.93, 6.63)}),
     _UNOTE, {"n": 2**12, "l": 30})
 
-#: 003 Tables 4.10 / 4.11: base extension time (µs) at log q_i = 60: the paper's design (TP = 32,
-#: 5 ns clock assumed) and the best OpenFHE time (AMD R9 7950X / M1 Pro with OpenMP).
+#: [Kir25] Tables 4.10 / 4.11: base extension time (µs) at log q_i = 60: the paper's design (TP =
+#32, : 5 ns clock assumed) and the best OpenFHE time (AMD R9 7950X / M1 Pro with OpenMP).
 P003_T4_10 = PaperTable(
     "003", "Table 4.10", "Alveo U280 at an assumed 5 ns clock; OpenFHE on CPUs",
     {17: {"ours_us": 826.88, "openfhe_best_us": 13384}, 18: {"ours_us": 921.6,
@@ -160,7 +162,7 @@ P003_T4_11 = PaperTable(
     note="log N = 14, log q_i = 60, TP = 32; best OpenFHE = AMD R9 7950X w/ OMP",
     extra={"n": 2**14})
 
-#: 004 Table II (Stratix V DE5-net, balanced; r = 5 on Catapult) and Table III (A) hardware row.
+#: [Mig16] Table II (Stratix V DE5-net, balanced; r = 5 on Catapult) and Table III (A) hardware row.
 P004_T2 = PaperTable(
     "004", "Table II", "Altera Stratix V (DE5-net; r = 5: Catapult), balanced mode",
     {3: {"alm": 29718, "regs": 76706, "mem_bits": 4131, "dsp": 100, "fmax_mhz": 355.75},

@@ -45,13 +45,13 @@ def _triple(row):
 
 # --- 000 / 001: integer FHE encryption ---------------------------------------------------------
 
-#: 000 Table 4's Integer-FFT configurations (k, b; d = kb/16, kb/2d = 8), from
+#: [Cao13] Table 4's Integer-FFT configurations (k, b; d = kb/16, kb/2d = 8), from
 #: fhe_hw.bigint.configs.
 _BIGINT = {m: (MULTIPLIERS[m]["k"], MULTIPLIERS[m]["b"])
            for m in ("fermat32", "general32", "fermat64", "solinas64")}
 #: The reduced transform that fits the LFE5U-85F's 156 MULT18X18D (the documented table's row).
 _BIGINT_SMALL = _triple(REPORT_SMALL)
-_TOY_BITS = 160_000     # φ of the toy group (001 Table 1)
+_TOY_BITS = 160_000     # φ of the toy group ([Cao14] Table 1)
 
 
 def _bigint_rows(full):
@@ -60,14 +60,14 @@ def _bigint_rows(full):
     return [_triple(row) for row in REPORT_MODMULS] + ([_BIGINT_SMALL] if full else [])
 
 
-@section("000", "000 Tables 4–6: super-size multiplier and CMNT encryption primitive",
+@section("000", "[Cao13] Tables 4–6: super-size multiplier and CMNT encryption primitive",
          _bigint_rows)
 def supersize_multiplier(ctx):
 
     t4, t5 = P.P000_T4.rows, P.P000_T6.rows["CMNT 2^64-2^32+1"]
     t = Table(f"Super-size multiplier, one φ × φ product at φ = {_TOY_BITS:,} bits",
               P.P000_T4.source,
-              ["modulus", "k, b, d", "cycles()", "000 eq. (12)", "our DSP ≥ k·mod-mul",
+              ["modulus", "k, b, d", "cycles()", "[Cao13] eq. (12)", "our DSP ≥ k·mod-mul",
                "paper DSP48E1", "paper Fmax MHz", "paper FF", "paper LUT",
                "time at paper Fmax (µs)"])
     findings = []
@@ -96,7 +96,7 @@ def supersize_multiplier(ctx):
     u.rows.append([r.lut, r.ff, r.dsp, r.bram, r.fmax_mhz, t4["fermat32"]["fmax_mhz"],
                    ratio(r.fmax_mhz, t4["fermat32"]["fmax_mhz"])] if r else
                   ["not synthesized (run with --full: about 20 min)"] + [None] * 6)
-    e = Table("CMNT encryption (toy group), cycles: ours beside 000 Table 6 × Table 5 Fmax",
+    e = Table("CMNT encryption (toy group), cycles: ours beside [Cao13] Table 6 × Table 5 Fmax",
               f"{P.P000_T6.source}; {P.P000_T4.source}",
               ["config", "schedule", "cycles()", "paper cycles (time × Fmax)",
                "ours / paper"])
@@ -115,14 +115,15 @@ def supersize_multiplier(ctx):
     return Part([t, u, e], [], findings)
 
 
-@section("000", "000 Table 6 / 001 Table 4: CMNT encryption time, paper hardware vs GMP here")
+@section("000",
+"[Cao13] Table 6 / [Cao14] Table 4: CMNT encryption time, paper hardware vs GMP here")
 def cmnt_encryption(ctx):
     timings = {t["params"]["group"]: t for t in ctx.baseline("GMP CMNT") if "params" in t}
     if not timings:
         raise Unavailable("baselines disabled or gmpy2 missing (pip install -e .[bench])")
     ref = P.P000_T6.rows
     best_hw = "CMNT 2^64-2^32+1"
-    t = Table("CMNT encryption (001 eq. 1), seconds", f"{P.P000_T6.source}; {P.P001_T4.source}",
+    t = Table("CMNT encryption ([Cao14] eq. 1), seconds", f"{P.P000_T6.source}; {P.P001_T4.source}",
               ["group", "δ, φ, θ", "paper HW (2^64-2^32+1)", "paper software [8]",
                "GMP here (median)", "runs", "paper HW / GMP here", "GMP here / paper software"])
     series = {"paper HW 2^64-2^32+1": [], "paper HW 2^32+1": [], "paper software [8]": [],
@@ -162,7 +163,7 @@ def _reducer_rows(full):
     return [_triple(row) for row in REDUCERS + MODMULS]
 
 
-@section("001", "001 Table 3: modular multipliers and reducers per Integer-FFT modulus (ECP5)",
+@section("001", "[Cao14] Table 3: modular multipliers and reducers per Integer-FFT modulus (ECP5)",
          _reducer_rows)
 def reducers(ctx):
     ref = P.P001_T3.rows
@@ -186,10 +187,10 @@ def reducers(ctx):
                             f"vs Virtex-7 synthesis estimate).")
     t.notes += ["Paper resources are the whole k-point Integer-FFT multiplier (many reducers "
                 "and multipliers), ours one pipelined modular multiplier, so only Fmax is "
-                "compared; the paper's critical path is its point-wise multiplier (001 §4).",
+                "compared; the paper's critical path is its point-wise multiplier ([Cao14] §4).",
                 "Ours: ECP5 LFE5U-85F, nextpnr out of context, every port registered "
                 "(fhe_hw.flow.synth)."]
-    u = Table("Reducers alone (001 §3.3: the special and Solinas reducers need no multiplier)",
+    u = Table("Reducers alone ([Cao14] §3.3: the special and Solinas reducers need no multiplier)",
               "measured here", ["unit", "params", "latency", "LUT", "FF", "DSP", "Fmax MHz"])
     for unit, params in _REDUCERS:
         r = ctx.synth(unit, params)
@@ -210,7 +211,7 @@ def _ntt_rows(full):
     return [_triple(row) for row in STREAMING_TABLE] if full else [_NTT_SYNTH]
 
 
-@section("002", "002 §V: 64K-point NTT over 2^64-2^32+1", _ntt_rows)
+@section("002", "[Wang13] §V: 64K-point NTT over 2^64-2^32+1", _ntt_rows)
 def ntt_64k(ctx):
 
     ref = P.P002_64K.rows["64K NTT"]
@@ -271,7 +272,7 @@ def _kawamura_delta(l):
     return Fraction(1, 4) if l > 8 else Fraction(1, 8)
 
 
-@section("003", "003 Table 4.6: iteration counts of the base extension architectures")
+@section("003", "[Kir25] Table 4.6: iteration counts of the base extension architectures")
 def rns_iterations(ctx):
 
     t = Table("Iterations (k = l, 32-bit primes)", P.P003_T4_6.source,
@@ -308,7 +309,7 @@ def _rns_rows(full):
     return rows if full else rows[:1]
 
 
-@section("003", "003 Table 4.9: Shenoy–Kumaresan utilization, log N = 12, l = 30, 32-bit",
+@section("003", "[Kir25] Table 4.9: Shenoy–Kumaresan utilization, log N = 12, l = 30, 32-bit",
          _rns_rows)
 def rns_utilization(ctx):
 
@@ -346,7 +347,7 @@ def rns_utilization(ctx):
         t.rows.append(row)
         series[f"ours ({params['architecture']})"].append((params["tp"], atp))
     t.notes += ["CC = cycles() / k (one new residue, as the paper's Time); Time = CC / Fmax; "
-                "ATP = Time·(LUT + FF/2 + 100·DSP + 300·BRAM) (003 §4.2). Paper BRAM is "
+                "ATP = Time·(LUT + FF/2 + 100·DSP + 300·BRAM) ([Kir25] §4.2). Paper BRAM is "
                 "36-kbit BRAM36, ours 18-kbit DP16KD; paper FF and LUT are Xilinx 6-LUTs, ours "
                 "ECP5 LUT4s; Fmax: Vivado on an UltraScale+ vs nextpnr on an ECP5.",
                 "Paper rows exist for TP = 1, 16, 64; ratios only where TP matches."]
@@ -354,7 +355,7 @@ def rns_utilization(ctx):
                            series)], findings)
 
 
-@section("003", "003 Tables 4.10–4.11: base extension time at log q_i = 60, TP = 32")
+@section("003", "[Kir25] Tables 4.10–4.11: base extension time at log q_i = 60, TP = 32")
 def rns_openfhe(ctx):
 
     t = Table("SK folded, all k = l target residues, 5 ns clock (the paper's assumption)",
@@ -387,7 +388,7 @@ def _kara_rows(full):
     return [_triple(row) for row in KARATSUBA_ROWS] if full else []
 
 
-@section("004", "004 Tables II–III: Karatsuba-r polynomial multiplier, n = 2560, 125 bits",
+@section("004", "[Mig16] Tables II–III: Karatsuba-r polynomial multiplier, n = 2560, 125 bits",
          _kara_rows)
 def karatsuba(ctx):
 
@@ -410,7 +411,7 @@ def karatsuba(ctx):
             series["paper 004"].append((r, p["hw_us"]))
             _find(findings, _slower(f"Karatsuba-{r} accelerator time at 250 MHz", rr))
     t.notes.append("cycles() is KaratsubaMultiplier.cycles(products), tied to simulation by "
-                   "tests/test_karatsuba_multiplier.py; coeff_bits = 134 - r as in 004 §III.")
+                   "tests/test_karatsuba_multiplier.py; coeff_bits = 134 - r as in [Mig16] §III.")
     parts = [t]
     if ctx.full:
         s = Table("Karatsuba-1 on ECP5-85F", "measured here",

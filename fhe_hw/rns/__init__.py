@@ -3,13 +3,13 @@ multi-target variant, fast base conversion, Kawamura Cox-Rower and mixed-radix (
 pipelined); their `fhe-hw generate` / `fhe-hw synth` entries (``shenoy-kumaresan``,
 ``fast-base-conversion``, ``kawamura``, ``mixed-radix``, built on :func:`default_bases` NTT
 primes) and the large Verilator co-simulations of :mod:`.cosim` (:func:`cosim_base_extension`;
-default N = 2^16, l = 17, TP = 32, 60-bit primes: 003 Tables 4.6, 4.10), run by
+default N = 2^16, l = 17, TP = 32, 60-bit primes: [Kir25] Tables 4.6, 4.10), run by
 ``tools/cosim_rns.py``.
 
 Stream interfaces:
 
 * :class:`ShenoyKumaresan`, :class:`FastBaseConversion` (the thesis's polynomial streaming,
-  003 §3.4): ``i`` and ``o`` carry ``data.ArrayLayout(r, tp)`` beats, one residue polynomial at
+  [Kir25] §3.4): ``i`` and ``o`` carry ``data.ArrayLayout(r, tp)`` beats, one residue polynomial at
   a time, N/TP beats each (coefficient c in beat c // TP, lane c % TP). Input per pass: q_0,
   q_1, ..., q_{l-1}, then the redundant q_l (Shenoy–Kumaresan); a conversion is
   ⌈k / targets_per_pass⌉ passes over the source. Output: p_0, ..., p_{k-1}.
@@ -92,17 +92,17 @@ _FBC, _FBC_TIMING = _contract(FastBaseConversion, _fbc_args)
 _KAWAMURA, _KAWAMURA_TIMING = _contract(Kawamura, _kawamura_args)
 _MIXED_RADIX, _MIXED_RADIX_TIMING = _contract(MixedRadix, _mixed_radix_args)
 
-register("shenoy-kumaresan", "Shenoy-Kumaresan base extension (003 Alg. 2, §3.3)", _BITS, _N,
+register("shenoy-kumaresan", "Shenoy-Kumaresan base extension ([Kir25] Alg. 2, §3.3)", _BITS, _N,
          _L, _K, _TP, Option("architecture", str, "folded", "folded or pipelined"), _TPP, _WORD,
          _STAGES, _PRIME_N, **_SK_TIMING)(_SK)
-register("fast-base-conversion", "fast base conversion (003 Alg. 1)", _BITS, _N, _L, _K, _TP,
+register("fast-base-conversion", "fast base conversion ([Kir25] Alg. 1)", _BITS, _N, _L, _K, _TP,
          Option("architecture", str, "folded", "folded or pipelined"), _TPP, _WORD, _STAGES,
          _PRIME_N, **_FBC_TIMING)(_FBC)
-register("kawamura", "Kawamura Cox-Rower base extension (003 Alg. 3, §4.1.1)",
+register("kawamura", "Kawamura Cox-Rower base extension ([Kir25] Alg. 3, §4.1.1)",
          _BITS, _N, _L, _K, Option("rho", int, 16, "bits of xi kept by TRUNC"),
          Option("delta", Fraction, Fraction(1, 8), "initial Cox offset, e.g. 1/8"), _WORD,
          _STAGES, _PRIME_N, **_KAWAMURA_TIMING)(_KAWAMURA)
-register("mixed-radix", "Garner mixed-radix base extension (003 Alg. 4, §4.1.2)",
+register("mixed-radix", "Garner mixed-radix base extension ([Kir25] Alg. 4, §4.1.2)",
          _BITS, _N, _L, _K, Option("architecture", str, "iterative", "iterative or pipelined"),
          _WORD, Option("mult-stages", int, None, "registers per multiplier (default: auto)"),
          _PRIME_N, **_MIXED_RADIX_TIMING)(_MIXED_RADIX)

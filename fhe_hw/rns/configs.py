@@ -1,8 +1,8 @@
 """Named configuration sets of the RNS base extension engines.
 
 :data:`SYNTH_TABLE` is the documented ECP5-85F table (``fhe-hw table rns``,
-``docs/results/rns.md``); the report's 003 Table 4.9 section reads :data:`REPORT_ROWS` (the
-table's N = 2^12 Shenoy–Kumaresan rows, same flow). :data:`ITERATION_SETS` are 003 Table 4.6's
+``docs/results/rns.md``); the report's [Kir25] Table 4.9 section reads :data:`REPORT_ROWS` (the
+table's N = 2^12 Shenoy–Kumaresan rows, same flow). :data:`ITERATION_SETS` are [Kir25] Table 4.6's
 parameter sets.
 """
 
@@ -22,7 +22,7 @@ def sk(tp, architecture="folded", n=4096, l=30):
             "prime_n": 2**16}
 
 
-#: Synthesized configurations. N = 2^12, l = k = 30 is the parameter set of 003 Table 4.9,
+#: Synthesized configurations. N = 2^12, l = k = 30 is the parameter set of [Kir25] Table 4.9,
 #: N = 2^14, l = 7 that of Table 4.8 (Table 4.7's N = 2^16 needs 3 banks of 2 Mbit, more
 #: block RAM than the ECP5-85F's 208 DP16KD hold at TP = 1).
 SYNTH_TABLE = (
@@ -37,11 +37,11 @@ SYNTH_TABLE = (
     + [Row("shenoy-kumaresan", sk(tp, n=16384, l=7), TARGET) for tp in (1, 4, 8)]
 )
 
-#: The report's rows: the table's Shenoy–Kumaresan rows at 003 Table 4.9's N = 2^12, l = 30.
+#: The report's rows: the table's Shenoy–Kumaresan rows at [Kir25] Table 4.9's N = 2^12, l = 30.
 REPORT_ROWS = [row for row in SYNTH_TABLE
                if row.unit == "shenoy-kumaresan" and row.params["n"] == 4096]
 
-#: 003 Table 4.6's parameter sets (N, TP, l); the paper's counts are
+#: [Kir25] Table 4.6's parameter sets (N, TP, l); the paper's counts are
 #: :data:`fhe_hw.report.paper.P003_T4_6`.
 ITERATION_SETS = ((2**16, 32, 17), (2**14, 32, 7), (2**12, 64, 4))
 

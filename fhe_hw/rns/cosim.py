@@ -76,11 +76,11 @@ def cosim_base_extension(engine="shenoy-kumaresan", n=2**16, l=17, k=None, tp=32
                          architecture=None, targets_per_pass=1, *, seed=1, workdir=None,
                          model_coefficients=256, valid_prob=1.0, ready_prob=1.0, opt="-O3",
                          log=print):
-    """Co-simulate ``engine`` (default: 003 Table 4.10's OpenFHE set, N = 2^16, l = k = 17,
+    """Co-simulate ``engine`` (default: [Kir25] Table 4.10's OpenFHE set, N = 2^16, l = k = 17,
     TP = 32, 60-bit primes) with Verilator and check it (see the module docstring).
 
     Returns a dict: measured ``cycles``, ``expected_cycles`` (the engine's ``cycles()``, only
-    comparable when ``valid_prob = ready_prob = 1``), ``paper_iterations`` (003 Table 4.5; for
+    comparable when ``valid_prob = ready_prob = 1``), ``paper_iterations`` ([Kir25] Table 4.5; for
     fast base conversion ``None``), ``multipliers``, build/run seconds and the parameters.
     Raises ``AssertionError`` on a mismatch (seed and first mismatching coefficient given).
     """

@@ -14,7 +14,7 @@ __all__ = ["FastBaseConversion"]
 
 
 class FastBaseConversion(CRTBaseExtension):
-    """Fast base conversion (003 Algorithm 1) of polynomial residues.
+    """Fast base conversion ([Kir25] Algorithm 1) of polynomial residues.
 
     Parameters: ``source``, ``target`` (pairwise coprime, odd, q ≡ 1 mod 2^word), ``n`` (N),
     ``tp`` (TP lanes), ``architecture`` (``"folded"``: a pass's outputs after its input, no

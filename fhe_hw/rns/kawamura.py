@@ -41,7 +41,7 @@ __all__ = ["Kawamura"]
 
 
 class Kawamura(Component):
-    """Cox-Rower base extension (003 Algorithm 3, §4.1.1) of N coefficients.
+    """Cox-Rower base extension ([Kir25] Algorithm 3, §4.1.1) of N coefficients.
 
     Parameters: ``source`` (l moduli, r bits, close to 2^r), ``target`` (k moduli), ``n`` (N,
     the number of coefficients per conversion, power of two), ``rho`` (ρ, bits of ξ kept by
@@ -56,7 +56,7 @@ class Kawamura(Component):
     Arithmetic: max(l, k) Rowers: that many run-time-modulus multipliers and 2·k modular adders,
     plus the Cox unit's ρ-bit adder.
 
-    Raises ``ValueError`` when l·(ε_Q + λ_Q) > δ or δ >= 1 (003 eqs 2.17–2.18), for non-coprime
+    Raises ``ValueError`` when l·(ε_Q + λ_Q) > δ or δ >= 1 ([Kir25] eqs 2.17–2.18), for non-coprime
     moduli, N not a power of two, or moduli without a common Montgomery word.
     """
 
@@ -129,7 +129,7 @@ class Kawamura(Component):
         return {"MM": self.rowers, "MA": 2 * len(self._target), "A": 1}
 
     def paper_iterations(self):
-        """003 Table 4.5: N·(l+1)."""
+        """[Kir25] Table 4.5: N·(l+1)."""
         return model.iterations_cox_rower(self._n, len(self._source))
 
     @property

@@ -44,7 +44,7 @@ ARCHITECTURES = ("iterative", "pipelined")
 
 
 class MixedRadix(Component):
-    """Garner mixed-radix base extension (003 Algorithm 4, §4.1.2) of N coefficients.
+    """Garner mixed-radix base extension ([Kir25] Algorithm 4, §4.1.2) of N coefficients.
 
     Parameters: ``source`` (l moduli in ascending order, eq. 2.30), ``target`` (k moduli),
     ``n`` (N coefficients per conversion, power of two), ``architecture`` (``"iterative"``,
@@ -56,7 +56,7 @@ class MixedRadix(Component):
     0 <= A < Q); ``o`` — ``data.ArrayLayout(r, k)``: its target residues.
 
     Cycles: :meth:`cycles` — N + latency pipelined; (l+1)·max(N, L) + min(N, L) + 2 iterative
-    (= N·(l+1) + L + 2 for N >= L), 003 Table 4.5 plus a constant.
+    (= N·(l+1) + L + 2 for N >= L), [Kir25] Table 4.5 plus a constant.
 
     Raises ``ValueError`` for unordered or non-coprime moduli, N not a power of two, moduli
     without a common Montgomery word, an unknown architecture.
@@ -145,7 +145,7 @@ class MixedRadix(Component):
         return {"MM": mm, "MA": mm, "A": 0}
 
     def paper_iterations(self):
-        """003 Table 4.5: N pipelined, N·(l+1) iterative."""
+        """[Kir25] Table 4.5: N pipelined, N·(l+1) iterative."""
         l = len(self._source)
         if self._arch == "pipelined":
             return model.iterations_mrc_pipelined(self._n, l)

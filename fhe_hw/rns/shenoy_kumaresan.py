@@ -4,7 +4,7 @@ architecture, Fig. 3.4), §3.3.3 (folded architecture, Fig. 3.5, Table 3.1 const
 BRAM layout, Table 3.2 arithmetic), §3.4 (one residue polynomial at a time) and Table 4.5
 (iterations).
 
-:class:`CRTBaseExtension` is the engine shared with fast base conversion (003 Algorithm 1, the
+:class:`CRTBaseExtension` is the engine shared with fast base conversion ([Kir25] Algorithm 1, the
 Sum Process alone, :mod:`.fast_base_conv`); :class:`ShenoyKumaresan` adds the redundant residue
 q_l and the Post-Sum Process.
 
@@ -20,7 +20,7 @@ for every target, so a conversion is P = ⌈k/t⌉ passes):
 * Post-Sum Process, per row x and target slot: ms = acc_l − a_ql (mod q_l), α = ms·|Q^-1|_{q_l},
   μ' = α·|Q|_{p_j} (mod p_j), a_{p_j} = acc_j − μ' (mod p_j).
 
-Multipliers are :class:`~fhe_hw.arith.montgomery_dyn.DynamicModMul` (003 Algorithm 7 with the
+Multipliers are :class:`~fhe_hw.arith.montgomery_dyn.DynamicModMul` ([Kir25] Algorithm 7 with the
 modulus as an operand): the moduli change with every residue polynomial, and one run-time-modulus
 multiplier per lane and role replaces one per modulus. Constants are premultiplied by R and read
 from small ROMs indexed by the (pass, residue) counters. Folded (Fig. 3.5): the Post-Sum reuses
@@ -208,7 +208,7 @@ class CRTBaseExtension(Component):
         input starts after the last output). Pipelined (t = 1): (P − 1)·Δ + O + N/TP with pass
         spacing Δ = max(input beats of a pass, l·N/TP + accumulate latency + 1). For
         N/TP ≥ accumulate + Post-Sum latency (:attr:`hidden_latency_rows`) this is exactly
-        003 Table 4.5: l·(N(l+1)/TP + N/TP) folded, N(l+1)l/TP + N/TP pipelined (k = l).
+        [Kir25] Table 4.5: l·(N(l+1)/TP + N/TP) folded, N(l+1)l/TP + N/TP pipelined (k = l).
         """
         return self._cycles(self._p)
 
@@ -519,7 +519,7 @@ class CRTBaseExtension(Component):
 
 
 class ShenoyKumaresan(CRTBaseExtension):
-    """Shenoy–Kumaresan base extension of polynomial residues (003 Algorithm 2, §3.3).
+    """Shenoy–Kumaresan base extension of polynomial residues ([Kir25] Algorithm 2, §3.3).
 
     Parameters: ``source`` (q_0..q_{l-1}), ``target`` (p_0..p_{k-1}), ``redundant`` (q_l > l),
     pairwise coprime, all odd with q ≡ 1 (mod 2^word); ``n`` (N, power of two); ``tp`` (TP lanes,
@@ -534,7 +534,7 @@ class ShenoyKumaresan(CRTBaseExtension):
     times (as the thesis re-reads it from HBM for every target residue). ``o`` — the target
     residue polynomials p_0..p_{k-1} in the same layout.
 
-    Cycles: :meth:`cycles` (= 003 Table 4.5 when N/TP >= :attr:`hidden_latency_rows`).
+    Cycles: :meth:`cycles` (= [Kir25] Table 4.5 when N/TP >= :attr:`hidden_latency_rows`).
     Arithmetic: :attr:`arithmetic_units` ((t+2)·TP multipliers folded, (t+4)·TP pipelined,
     (t+3)·TP modular adders/subtracters; Table 3.2 for t = 1). Memory: t + 2 banks of N words
     (acc per target slot, acc_l, a_ql; Fig. 3.7) and the Table 3.1 constants in two ROMs.
@@ -567,7 +567,7 @@ class ShenoyKumaresan(CRTBaseExtension):
     redundant = property(lambda self: self._redundant)
 
     def paper_iterations(self):
-        """003 Table 4.5's iteration count for this architecture with k target residues:
+        """[Kir25] Table 4.5's iteration count for this architecture with k target residues:
         k·(N(l+1)/TP + N/TP) folded, k·N(l+1)/TP + N/TP pipelined (k = l in the table).
         Equal to :meth:`cycles` for t = 1 once N/TP >= :attr:`hidden_latency_rows`."""
         l, k, n, tp = len(self._source), len(self._target), self._n, self._tp

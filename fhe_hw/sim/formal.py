@@ -12,9 +12,9 @@ Both together say y ≡ x (mod p) and 0 <= y < p, that is y = x mod p; the estim
 the search (it is a witness, not part of the claim), so a wrong estimate can make a proof fail
 but never makes a wrong unit pass. The estimates come from the reducers' own congruences:
 
-* Solinas p = 2^64 - 2^32 + 1 (001 Fig. 3c): x = 2^96·a + 2^64·b + 2^32·c + d and
+* Solinas p = 2^64 - 2^32 + 1 ([Cao14] Fig. 3c): x = 2^96·a + 2^64·b + 2^32·c + d and
   x - (2^32(b + c) - a - b + d) = (a(2^32 + 1) + b)·p, so K0 = a(2^32 + 1) + b.
-* special p = 2^(m-1) + 1 (001 Fig. 3b): x = T·2^(2m-2) + H·2^(m-1) + L and
+* special p = 2^(m-1) + 1 ([Cao14] Fig. 3b): x = T·2^(2m-2) + H·2^(m-1) + L and
   x - (L - H + T) = (H + T(2^(m-1) - 1))·p, so K0 = H + T(2^(m-1) - 1).
 
 Both units select one of y1 + p, y1, y1 - p (y1 the congruent value above), that is
@@ -23,7 +23,7 @@ x - y = (K0 + j)·p with j = -1, 0, 1: slack = {-1, 0, 1}.
 Measured here (Yosys 0.70 through YoWASP, minisat, one core): SpecialReducer(33) 0.9 s (12,280
 variables, 34,616 clauses), SpecialReducer(65) 2.5 s (23,960 / 67,576), SolinasReducer 9.0 s
 (30,327 / 84,613). ``tests/test_formal.py`` runs them, and shows the method fails with a genuine
-counterexample on 001 Fig. 3b's two-way selection over all 2m-bit inputs, which it proves exact
+counterexample on [Cao14] Fig. 3b's two-way selection over all 2m-bit inputs, which it proves exact
 for x <= (p - 1)^2.
 
 :func:`prove` writes the design with an ``Assert`` (and optional ``Assume``) as RTLIL, runs

@@ -93,7 +93,7 @@ def scaling_note(rows):
         per = r1.area_um2 / (k1 // 2 * (k1.bit_length() - 1))
         parts.append(f"`parallel-ntt` (solinas64, shift-only twiddles) grows from k = {k0} to "
                      f"k = {k1} by {r1.area_um2 / r0.area_um2:.1f}x, {growth:.2f}x the "
-                     f"k·log2(k) butterfly count; at {per:,.0f} µm² per butterfly, 002 Table "
+                     f"k·log2(k) butterfly count; at {per:,.0f} µm² per butterfly, [Wang13] Table "
                      f"2's k = 128 (448 butterflies) would take about {448 * per / 1e6:.0f} mm² "
                      f"before placement")
     bf = area.get(("butterfly", "solinas64"))

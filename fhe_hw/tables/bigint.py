@@ -1,4 +1,4 @@
-"""``fhe-hw table bigint``: projected time per CMNT encryption (000 Table 6) from the validated
+"""``fhe-hw table bigint``: projected time per CMNT encryption ([Cao13] Table 6) from the validated
 ``CMNTEncrypt.cycles()`` formula and the measured Fmax of the multiplier configuration that
 places and routes on ECP5-85F, beside the paper's numbers and GMP (gmpy2) on this machine.
 
@@ -19,7 +19,7 @@ from .pages import TableSpec
 
 __all__ = ["TABLE", "PAPER", "markdown"]
 
-#: 000 Table 6 (Solinas multiplier, Virtex-7, 166.45 MHz) and its software column, seconds, from
+#: [Cao13] Table 6 (Solinas multiplier, Virtex-7, 166.45 MHz) and its software column, seconds, from
 #: the report's paper data.
 PAPER = {g: (P000_T6.rows["CMNT 2^64-2^32+1"][g], P000_T6.rows["CMNT software [8]"][g])
          for g in GROUPS}
@@ -35,7 +35,7 @@ def _config(name):
 def markdown(fmax, gmp):
     """``fmax``: config name -> measured MHz; ``gmp``: group -> seconds (or missing)."""
     lines = ["| group | config | schedule | cycles (formula) | time at measured Fmax | "
-             "000 Table 6 (Virtex-7, 166.45 MHz) | 000 software | GMP here |",
+             "[Cao13] Table 6 (Virtex-7, 166.45 MHz) | 000 software | GMP here |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for group in GROUPS:
         first = True

@@ -1,5 +1,5 @@
 """``fhe-hw table karatsuba``: resources and Fmax of the Karatsuba-r multiplier on ECP5-85F
-beside 004 Table II, and the accelerator time of Table III (A) and (B) projected from
+beside [Mig16] Table II, and the accelerator time of Table III (A) and (B) projected from
 ``cycles()``.
 
 Rows: :data:`fhe_hw.karatsuba.configs.TABLE_ROWS`, synthesized through :mod:`fhe_hw.flow.synth`
@@ -20,11 +20,11 @@ from .pages import TableSpec
 
 __all__ = ["TABLE", "markdown", "projection"]
 
-PAPER_MHZ = P004_T3.extra["clock_mhz"]    # 004 §III-D: the PCIe clock of Table III
+PAPER_MHZ = P004_T3.extra["clock_mhz"]    # [Mig16] §III-D: the PCIe clock of Table III
 ECP5_DSP = 156       # MULT18X18D of an LFE5U-85F
 
-#: 004 Table II (DE5-net, Stratix V, balanced) and Table III's hardware accelerator row, from the
-#: report's paper data.
+#: [Mig16] Table II (DE5-net, Stratix V, balanced) and Table III's hardware accelerator row, from
+#the : report's paper data.
 PAPER = {r: {"alm": t2["alm"], "regs": t2["regs"], "dsp": t2["dsp"], "fmax": t2["fmax_mhz"],
              "hw_us": P004_T3.rows[r]["hw_us"]} for r, t2 in P004_T2.rows.items()}
 
@@ -54,7 +54,7 @@ def _us(value):
 
 def markdown(rows):
     lines = ["| r | coeff bits | 27x27 mult. | LUT | FF | DSP (MULT18X18D) | BRAM | "
-             "Fmax ECP5 (MHz) | 004 Table II (DE5-net): ALM / reg. / DSP / Fmax |",
+             "Fmax ECP5 (MHz) | [Mig16] Table II (DE5-net): ALM / reg. / DSP / Fmax |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for row in rows:
         p = PAPER.get(row["r"])
@@ -66,7 +66,7 @@ def markdown(rows):
                      f"{paper} |")
     lines += ["", "| r | calls 3^(9-r) | (A) cycles | (A) µs @ 250 MHz | (A) µs @ Fmax | "
               "(B) cycles (l = 5) | (B) µs @ 250 MHz | (B) µs @ Fmax | "
-              "004 Table III accelerator (A) = (B) |",
+              "[Mig16] Table III accelerator (A) = (B) |",
               "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for row in rows:
         pr = row["projection"]

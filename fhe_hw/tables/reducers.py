@@ -1,5 +1,5 @@
 """``fhe-hw table reducers``: resources and Fmax of the reducers and modular multipliers on
-ECP5-85F (001 §3.3, Fig. 3), rows :data:`fhe_hw.arith.configs.REDUCER_TABLE`."""
+ECP5-85F ([Cao14] §3.3, Fig. 3), rows :data:`fhe_hw.arith.configs.REDUCER_TABLE`."""
 
 from ..arith.configs import REDUCER_TABLE
 from ..flow.rows import shown

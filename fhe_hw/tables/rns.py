@@ -1,5 +1,5 @@
-"""``fhe-hw table rns``: RNS base extension iteration counts beside 003 Table 4.6 and ECP5-85F
-resources beside 003 Tables 4.8–4.9 (4.7 does not fit).
+"""``fhe-hw table rns``: RNS base extension iteration counts beside [Kir25] Table 4.6 and ECP5-85F
+resources beside [Kir25] Tables 4.8–4.9 (4.7 does not fit).
 
 * Iterations: ``cycles()`` of every engine at the three parameter sets of Table 4.6
   (:data:`fhe_hw.rns.configs.ITERATION_SETS`; the engines' formulas, which the pysim tests
@@ -26,7 +26,7 @@ __all__ = ["TABLE", "iteration_rows", "iteration_markdown", "synth_markdown"]
 
 warnings.filterwarnings("ignore", category=UnusedElaboratable)
 
-#: 003 Tables 4.8 and 4.9, 32-bit rows (folded, Alveo U280, Vivado 2022.2), from the report's
+#: [Kir25] Tables 4.8 and 4.9, 32-bit rows (folded, Alveo U280, Vivado 2022.2), from the report's
 #: paper data: (table, log N, l) -> TP -> the paper's utilization.
 PAPER = {(t.table.split()[-1], t.extra["n"].bit_length() - 1, t.extra["l"]):
          {tp: row for (bits, tp), row in t.rows.items() if bits == 32}
@@ -67,7 +67,7 @@ def _kawamura_delta(l):
 
 def iteration_markdown(rows):
     lines = ["| parameters | architecture | `cycles()` | Table 4.5 formula (t = k: I/O bound "
-             "N(l+1+k)/TP) | 003 Table 4.6 | MM |",
+             "N(l+1+k)/TP) | [Kir25] Table 4.6 | MM |",
              "| --- | --- | --- | --- | --- | --- |"]
     for params, arch, cycles, formula, paper, mm in rows:
         lines.append(f"| {params} | {arch} | {cycles} | {'—' if formula is None else formula} "
@@ -88,7 +88,7 @@ def synth_markdown(results):
         atp = t_us * (r.lut + r.ff / 2 + 100 * r.dsp + 300 * r.bram) / 1e6
         lines.append(f"| `{name}` | {shown} | {au['MM']} | {r.lut} | {r.ff} | {r.dsp} | {r.bram} "
                      f"| {r.fmax_mhz:.1f} | {cc} | {t_us:.2f} | {atp:.2f} |")
-    lines += ["", "003 Tables 4.8 and 4.9, 32-bit rows (folded; Alveo U280, Vivado; BRAM are "
+    lines += ["", "[Kir25] Tables 4.8 and 4.9, 32-bit rows (folded; Alveo U280, Vivado; BRAM are "
               "36 kbit RAMB36, DSP48E2 27×18). Table 4.7 (log N = 16, l = 17) has no ECP5 "
               "row: its three banks of 65536 32-bit words need 384 DP16KD, the ECP5-85F has "
               "208.", "",
