@@ -1,4 +1,4 @@
-"""``fhe-hw explore SPACE.yaml``: design-space exploration over unit parameters (issue 10).
+"""``fhe-hw explore SPACE.yaml``: design-space exploration over unit parameters.
 
 A space file (YAML)::
 

@@ -1,7 +1,8 @@
-"""Reference rows of the papers, as data, each with its source (paper file and table).
+"""Reference rows of the papers, as data, each with its source (paper key and table).
 
-Every value is copied from the text of ``/work/shared/papers/<file>`` at the table named in
-``source``; nothing here is computed. Units are in the keys (``_s``, ``_us``, ``_mhz``).
+Every value is copied from the paper's text at the table named in ``source``; nothing here is
+computed. The papers are numbered 000–004 and cited by the keys of :data:`PAPERS` (full
+references on the documentation's papers page). Units are in the keys (``_s``, ``_us``, ``_mhz``).
 """
 
 from dataclasses import dataclass, field
@@ -10,13 +11,9 @@ __all__ = ["PaperTable", "PAPERS", "P000_T4", "P000_T6", "P001_T3", "P001_T4", "
            "P003_T4_6", "P003_T4_7", "P003_T4_8", "P003_T4_9", "P003_T4_10", "P003_T4_11",
            "P004_T2", "P004_T3"]
 
-PAPERS = {
-    "000": "000_19c8e017c5a0f92b.txt",
-    "001": "001_3f208c7469731276.txt",
-    "002": "002_309e59e409b6c866.txt",
-    "003": "003_dfcf78a4748f5e5b.txt",
-    "004": "004_d67f8787da862f65.txt",
-}
+#: Paper number → citation key.
+PAPERS = {"000": "[Cao13]", "001": "[Cao14]", "002": "[Wang13]", "003": "[Kir25]",
+          "004": "[Mig16]"}
 
 
 @dataclass(frozen=True)
@@ -33,7 +30,7 @@ class PaperTable:
 
     @property
     def source(self):
-        return f"{PAPERS[self.paper]}, {self.table}"
+        return f"{PAPERS[self.paper]} {self.table}"
 
 
 _GROUPS = ("toy", "small", "medium", "large")
