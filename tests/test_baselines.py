@@ -5,10 +5,10 @@ import random
 import pytest
 from helpers import SEED
 
-from fhe_hw import baselines as B
 from fhe_hw.model.bigint import cmnt_encrypt, random_cmnt_instance
 from fhe_hw.model.ntt import dft
 from fhe_hw.params import ntt_primes
+from fhe_hw.report import baselines as B
 
 
 @pytest.mark.parametrize("n", [2, 16, 64])

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from fhe_hw import builddir, synth
+from fhe_hw.flow import builddir, synth
 
 TOOLS = {"yosys": "Yosys 1", "nextpnr": "nextpnr 1"}
 
@@ -103,7 +103,7 @@ def test_empty_name_is_refused():
 
 @pytest.mark.parametrize("out", [None, "results"])
 def test_explore_output_stays_inside_its_folder_for_a_climbing_name(tmp_path, monkeypatch, out):
-    from fhe_hw import explore as E
+    from fhe_hw.flow import explore as E
 
     work = tmp_path / "work"
     work.mkdir()

@@ -5,9 +5,9 @@ import pytest
 from amaranth import unsigned
 from helpers import rng_for
 
-from fhe_hw import cosim
 from fhe_hw.arith import ModMul
 from fhe_hw.ntt.cosim import cosim_parallel_ntt, cosim_shift_ntt
+from fhe_hw.sim import cosim
 from fhe_hw.sim.pysim import run_stream
 from fhe_hw.stream import SkidBuffer
 

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from fhe_hw import explore as E
 from fhe_hw.cli import main
+from fhe_hw.flow import explore as E
 
 SPACE = {"name": "sk", "unit": "shenoy-kumaresan",
          "fixed": {"bits": 32, "n": 64, "l": 3, "k": 2},

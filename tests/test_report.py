@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from fhe_hw.cli import main
-from fhe_hw.report import core, paper, sections, synthcache, writers
+from fhe_hw.report import core, paper, sections, writers
 from fhe_hw.report.core import Part, Section, Table, Unavailable
 
 PAPERS = Path(__file__).resolve().parents[2] / "shared" / "papers"

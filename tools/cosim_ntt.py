@@ -33,11 +33,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from fhe_hw import cosim  # noqa: E402
 from fhe_hw.arith import ModMul  # noqa: E402
 from fhe_hw.model.ntt import ntt4096, ntt65536, ntt_radix2  # noqa: E402
 from fhe_hw.ntt import FourStepNTT, StreamingNTT  # noqa: E402
 from fhe_hw.rns import polynomial_beats  # noqa: E402
+from fhe_hw.sim import cosim  # noqa: E402
 
 #: Wang–Huang ([Wang13] §V): 64K-point NTT in 0.125 ms at 100 MHz.
 WANG_HUANG_CYCLES = 12_500
