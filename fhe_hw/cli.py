@@ -5,7 +5,7 @@
     fhe-hw synth UNIT [--param value ...] --target ecp5  out-of-context LUT/FF/DSP/BRAM/Fmax
     fhe-hw asic-synth UNIT [--param value ...]           sky130 cells/area/FF/Fmax (OpenSTA)
     fhe-hw harden UNIT [...] --flow qflow|librelane      place and route to GDS / LibreLane macro
-    fhe-hw build --board ulx3s UNIT [--param value ...]  bitstream: unit behind the UART link
+    fhe-hw build UNIT [--param value ...] --board ulx3s  bitstream: unit behind the UART link
     fhe-hw run --port /dev/ttyUSB0                        test vectors on a board vs the model
     fhe-hw demo                                          simulate the units against the models
     fhe-hw report [--paper 003] [--full]                 the papers' tables beside ours
@@ -23,10 +23,13 @@ from fractions import Fraction
 from . import __version__
 from . import params as P
 from .asic.cli import add_asic_synth_parser, add_harden_parser
+from .boards import BOARDS, DEFAULT_BOARD
+from .cliargs import Parser, flag_message, fraction, int_in, output_file
 from .demo import run_demo
 from .flow.build import add_build_parser, add_run_parser
 from .flow.explore import add_explore_parser
 from .flow.synth import add_synth_parser
+from .link.host import LinkError
 from .report import add_report_parser
 from .tables.cli import add_table_parser
 from .units import add_unit_options, get_unit, to_verilog, unit_params, units
@@ -84,7 +87,7 @@ def _rns_report(args):
               "SK |Q^-1|_{q_l}": sk.Q_inv_mod_ql, "SK stored terms ([Kir25] Table 3.1)":
               sk.term_counts}
     if args.rho is not None:
-        kc = P.KawamuraConstants.build(source, target, args.rho, Fraction(args.delta))
+        kc = P.KawamuraConstants.build(source, target, args.rho, args.delta)
         report.update({"Kawamura r, rho, delta": f"{kc.r}, {kc.rho}, {kc.delta}",
                        "Kawamura l(eps+lambda)": float(len(source) * (kc.epsilon + kc.lam)),
                        "Kawamura max input": kc.max_input})
@@ -128,7 +131,7 @@ def cmd_demo(args):
 
 
 def _parser():
-    parser = argparse.ArgumentParser(prog="fhe-hw", description=__doc__.split("\n\n")[0])
+    parser = Parser(prog="fhe-hw", description=__doc__.split("\n\n")[0])
     parser.add_argument("--version", action="version", version=f"fhe-hw {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -136,17 +139,20 @@ def _parser():
                        description="Validate and print an Integer-FFT / NTT / RNS parameter set.")
     p.add_argument("--modulus", type=_modulus_arg, required=True,
                    help=f"one of {', '.join(P.MODULI)} or an integer (decimal or 0x...)")
-    p.add_argument("--k", type=int, help="transform size (default: [Cao14] Table 2's k)")
-    p.add_argument("--b", type=int, help="digit bits (default: [Cao14] Table 2's b)")
+    p.add_argument("--k", type=int_in(2, 1 << 24),
+                   help="transform size (default: [Cao14] Table 2's k)")
+    p.add_argument("--b", type=int_in(1, 1024), help="digit bits (default: [Cao14] Table 2's b)")
     p.add_argument("--negacyclic", action="store_true", help="also need a 2k-th root psi")
-    p.add_argument("--word", type=int, help="word-level Montgomery word size w")
-    p.add_argument("--rns-n", type=int, help="ring degree N of an RNS base (q = 1 mod 2N)")
-    p.add_argument("--rns-bits", type=int, default=32, help="bits of the RNS primes")
-    p.add_argument("--source", type=int, default=4, help="source residues l")
-    p.add_argument("--target", type=int, default=4, help="target residues k")
-    p.add_argument("--redundant", type=int, help="redundant modulus q_l (default: a prime)")
-    p.add_argument("--rho", type=int, help="Kawamura truncation bits (enables the check)")
-    p.add_argument("--delta", default="1/2", help="Kawamura offset delta (fraction)")
+    p.add_argument("--word", type=int_in(1, 64), help="word-level Montgomery word size w")
+    p.add_argument("--rns-n", type=int_in(2, 1 << 20),
+                   help="ring degree N of an RNS base (q = 1 mod 2N)")
+    p.add_argument("--rns-bits", type=int_in(8, 128), default=32, help="bits of the RNS primes")
+    p.add_argument("--source", type=int_in(1, 64), default=4, help="source residues l")
+    p.add_argument("--target", type=int_in(1, 64), default=4, help="target residues k")
+    p.add_argument("--redundant", type=int_in(3), help="redundant modulus q_l (default: a prime)")
+    p.add_argument("--rho", type=int_in(1, 64), help="Kawamura truncation bits (enables the check)")
+    p.add_argument("--delta", type=fraction, default=Fraction(1, 2),
+                   help="Kawamura offset delta (fraction)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_params)
 
@@ -156,7 +162,7 @@ def _parser():
     for unit in units().values():
         u = gsub.add_parser(unit.name, help=unit.description, description=unit.description)
         add_unit_options(u, unit)
-        u.add_argument("-o", "--output", help="output file (default: stdout)")
+        u.add_argument("-o", "--output", type=output_file, help="output file (default: stdout)")
     g.set_defaults(func=cmd_generate)
 
     add_synth_parser(sub)
@@ -173,9 +179,10 @@ def _parser():
                                    "and print a summary table; then simulate the default unit "
                                    "behind the board's UART link and build its bitstream.")
     d.add_argument("--seed", type=int, default=1)
-    d.add_argument("--vectors", type=int, default=200,
+    d.add_argument("--vectors", type=int_in(0, 100_000), default=200,
                    help="random vectors per fixed-latency unit, besides the edge values")
-    d.add_argument("--board", default="ulx3s", help="board of the bitstream build")
+    d.add_argument("--board", choices=BOARDS, default=DEFAULT_BOARD,
+                   help="board of the bitstream build")
     d.add_argument("--no-build", action="store_true", help="skip the bitstream build")
     d.set_defaults(func=cmd_demo)
     return parser
@@ -184,13 +191,40 @@ def _parser():
 parser = _parser  # public name for sphinx-argparse (docs/cli.md): ``fhe_hw.cli.parser()``
 
 
+#: The pip extra that brings each optional module.
+EXTRAS = {"serial": "host", "yaml": "report", "dask": "cluster", "distributed": "cluster",
+          "gmpy2": "bench", "flint": "bench", "numpy": "bench", "matplotlib": "report",
+          "librelane": "asic", "pyosys": "asic"}
+
+
 def main(argv=None):
+    """Run ``fhe-hw`` with ``argv``; return the exit status. User errors (bad values, files
+    that cannot be read or written, a missing optional extra, a board that does not answer)
+    are one line on stderr and status 2, never a traceback."""
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = _parser().parse_args(argv)
+    flags = {word.split("=")[0] for word in argv if word.startswith("--")}
+    if getattr(args, "unit", None) in units():
+        flags |= {f"--{opt.name}" for opt in get_unit(args.unit).options}
+    where = f"fhe-hw {args.command}: error"
     try:
         return args.func(args)
-    except (ValueError, TypeError) as e:
-        print(f"fhe-hw {args.command}: error: {e}", file=sys.stderr)
-        return 2
+    except (ValueError, TypeError, LinkError) as e:
+        print(f"{where}: {flag_message(str(e), flags)}", file=sys.stderr)
+    except ModuleNotFoundError as e:
+        top = (e.name or "").split(".")[0]
+        extra = EXTRAS.get(top)
+        if extra is None:
+            raise
+        print(f"{where}: this needs the Python module {top!r}: install the {extra!r} extra "
+              f"(pip install 'fhe-hw[{extra}]')", file=sys.stderr)
+    except OSError as e:
+        name = f"{e.filename}: " if e.filename else ""
+        print(f"{where}: {name}{e.strerror or e}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print(f"{where}: interrupted", file=sys.stderr)
+        return 130
+    return 2
 
 
 if __name__ == "__main__":

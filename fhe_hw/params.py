@@ -35,12 +35,15 @@ __all__ = [
 
 # --- small validation helpers -----------------------------------------------------------------
 
-def require_int(name, value, *, minimum=None):
-    """Return ``value`` if it is an ``int`` (not ``bool``) ``>= minimum``; raise otherwise."""
+def require_int(name, value, *, minimum=None, maximum=None):
+    """Return ``value`` if it is an ``int`` (not ``bool``) in ``[minimum, maximum]``; raise
+    otherwise."""
     if not isinstance(value, int) or isinstance(value, bool):
         raise TypeError(f"{name} must be an integer, not {value!r}")
     if minimum is not None and value < minimum:
         raise ValueError(f"{name} must be at least {minimum}, not {value!r}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be at most {maximum}, not {value!r}")
     return value
 
 
@@ -62,6 +65,9 @@ def require_power_of_two(name, value, *, minimum=1):
 
 
 # --- moduli -------------------------------------------------------------------------------------
+
+#: Composite moduli up to this many bits are factored completely (well under a second).
+FACTOR_BITS = 100
 
 @dataclass(frozen=True)
 class Modulus:
@@ -101,8 +107,23 @@ class Modulus:
 
     @cached_property
     def factors(self):
-        """Prime factorisation ``{q_i: e_i}`` of p."""
-        return dict(sympy.factorint(self.value))
+        """Prime factorisation ``{q_i: e_i}`` of p. A composite p is factored completely up to
+        :data:`FACTOR_BITS` bits (under a second); above that only small prime factors are
+        divided out, and a composite cofactor raises ``ValueError`` rather than searching for
+        minutes."""
+        if sympy.isprime(self.value):
+            return {self.value: 1}
+        if self.value.bit_length() <= FACTOR_BITS:
+            return dict(sympy.factorint(self.value))
+        found = sympy.factorint(self.value, limit=1 << 16, use_rho=False, use_pm1=False,
+                                use_ecm=False)
+        rest = [q for q in found if not sympy.isprime(q)]
+        if rest:
+            raise ValueError(f"modulus must be prime, or composite with all but one prime factor "
+                             f"below 2^16, when it has more than {FACTOR_BITS} bits; "
+                             f"{self.value} leaves a composite factor of {rest[0].bit_length()} "
+                             f"bits")
+        return {int(q): e for q, e in found.items()}
 
     @property
     def is_prime(self):

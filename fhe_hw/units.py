@@ -26,6 +26,9 @@ def parse_bool(text):
     return value
 
 
+parse_bool.__name__ = "boolean"     # argparse: "invalid boolean value: 'x'"
+
+
 @dataclass(frozen=True)
 class Option:
     """One generate-time parameter: ``--name`` on the command line, ``name`` (with ``_``) for

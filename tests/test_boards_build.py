@@ -38,8 +38,8 @@ def ulx3s(tmp_path_factory):
 def icebreaker(tmp_path_factory):
     """Built through the command line, as a user would."""
     out = tmp_path_factory.mktemp("icebreaker")
-    assert main(["build", "--board", "icebreaker", "--depth", "16", "--build-dir", str(out),
-                 "--json", str(out / "r.json"), "mod-add", "--modulus", "general32"]) == 0
+    assert main(["build", "mod-add", "--modulus", "general32", "--board", "icebreaker",
+                 "--depth", "16", "--build-dir", str(out), "--json", str(out / "r.json")]) == 0
     return json.loads((out / "r.json").read_text())
 
 

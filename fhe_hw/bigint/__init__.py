@@ -27,6 +27,9 @@ def parse_group(text):
     return EncryptionSizes(*(int(f) for f in fields))
 
 
+parse_group.__name__ = "group"
+
+
 # The command-line default is a reduced transform (k = 8) that generates in seconds; the 001
 # Table 2 rows are e.g. --modulus solinas64 --k 128 --b 28 (see tools/bigint_table.py).
 _MULT = (Option("modulus", str, "fermat32", "fermat32, fermat64, solinas64 or general32"),

@@ -17,7 +17,6 @@ import argparse
 import hashlib
 import json
 import os
-import shutil
 import stat
 import subprocess
 import sys
@@ -26,10 +25,18 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..boards import BOARDS, DEFAULT_BOARD, BoardTop, get_board
+from ..cliargs import int_in, output_file, positive_float
 from ..link.host import Host, SerialTransport, run_vectors
 from ..units import add_unit_options, get_unit, unit_params, units
 from .builddir import board_dir
-from .synth import Target, count_resources, read_nextpnr_report, read_yosys_stat, tool_version
+from .synth import (
+    Target,
+    count_resources,
+    read_nextpnr_report,
+    read_yosys_stat,
+    tool_path,
+    tool_version,
+)
 
 __all__ = ["BuildResult", "build_board", "add_build_parser", "add_run_parser", "FAMILIES",
            "markdown"]
@@ -93,12 +100,7 @@ def _environment(board, build_dir):
     env = dict(os.environ)
     tools = {}
     for variable, name in board.tools.items():
-        name = os.environ.get(variable, name)
-        path = shutil.which(name)
-        if path is None:
-            raise RuntimeError(f"{name} not found on PATH; install the toolchain with "
-                               f"`pip install fhe-hw[toolchain]` or set {variable}")
-        env[variable] = tools[variable] = path
+        env[variable] = tools[variable] = tool_path((variable, name))
     for variable, module in board.wrappers.items():
         script = build_dir / f"{variable.lower()}.sh"
         script.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m fhe_hw.boards.{module} "$@"\n')
@@ -222,29 +224,28 @@ def cmd_build(args):
     return 0
 
 
-def _board_parent():
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--board", choices=BOARDS, default=DEFAULT_BOARD, help="target board")
-    common.add_argument("--baud", type=int, default=115200, help="UART baud rate")
-    common.add_argument("--depth", type=int, default=256,
-                        help="words per operand/result memory")
-    return common
+#: UART rates the host link takes (the board's clock must divide into at least 4 samples a bit).
+BAUD = int_in(300, 12_000_000)
 
 
 def add_build_parser(subparsers):
-    """``fhe-hw build --board B UNIT [unit options] [--baud] [--depth] [--build-dir]
-    [--json]``. (``--board`` may also come before UNIT.)"""
-    common = _board_parent()
+    """``fhe-hw build UNIT [unit options] [--board B] [--baud] [--depth] [--build-dir]
+    [--json]``: options after the unit, as for ``synth``, ``asic-synth`` and ``harden``."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--board", choices=BOARDS, default=DEFAULT_BOARD, help="target board")
+    common.add_argument("--baud", type=BAUD, default=115200, help="UART baud rate")
+    common.add_argument("--depth", type=int_in(1, 1 << 16), default=256,
+                        help="words per operand/result memory")
     common.add_argument("--build-dir", help="build directory (default build/boards/...)")
-    common.add_argument("--json", help="also write the result here")
-    b = subparsers.add_parser("build", parents=[common],
-                              help="bitstream of a unit behind the UART host link",
+    common.add_argument("--json", type=output_file, help="also write the result here")
+    b = subparsers.add_parser("build", help="bitstream of a unit behind the UART host link",
                               description="Build a bitstream for a board with YoWASP: the "
                                           "unit behind the UART host link; prints LUT/FF/DSP/"
                                           "BRAM/Fmax and writes build.json and build.md.")
     bsub = b.add_subparsers(dest="unit", required=True, metavar="UNIT")
     for unit in units().values():
-        u = bsub.add_parser(unit.name, help=unit.description, description=unit.description)
+        u = bsub.add_parser(unit.name, parents=[common], help=unit.description,
+                            description=unit.description)
         add_unit_options(u, unit)
     b.set_defaults(func=cmd_build)
 
@@ -268,8 +269,9 @@ def add_run_parser(subparsers):
                                           "results with the golden model (exit 1 on a "
                                           "mismatch).")
     r.add_argument("--port", required=True, help="serial port, e.g. /dev/ttyUSB0")
-    r.add_argument("--baud", type=int, default=115200)
-    r.add_argument("--vectors", type=int, default=64)
+    r.add_argument("--baud", type=BAUD, default=115200, help="UART baud rate")
+    r.add_argument("--vectors", type=int_in(1, 1 << 16), default=64,
+                   help="random vectors besides the edge values")
     r.add_argument("--seed", type=int, default=1)
-    r.add_argument("--timeout", type=float, default=1.0, help="seconds per response")
+    r.add_argument("--timeout", type=positive_float, default=1.0, help="seconds per response")
     r.set_defaults(func=cmd_run)

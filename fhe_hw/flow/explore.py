@@ -38,6 +38,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
+from ..cliargs import input_file, int_in
 from ..report.core import atp_area
 from ..report.synthcache import cached_synth
 from ..units import get_unit
@@ -63,9 +64,12 @@ def load_space(source):
     else:
         import yaml
         text = Path(source).read_text() if Path(str(source)).exists() else str(source)
-        data = yaml.safe_load(text)
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as e:
+            raise ValueError(f"the space is not valid YAML: {str(e).splitlines()[0]}") from None
         if not isinstance(data, dict):
-            raise ValueError("a space file must hold a mapping")
+            raise ValueError("a space must be a YAML mapping of name, unit, fixed, vary, ...")
         if "name" not in data and Path(str(source)).exists():
             data["name"] = Path(source).stem
     unknown = set(data) - {"name", "unit", "fixed", "vary", "synth", "flow", "objective",
@@ -304,7 +308,11 @@ def markdown(summary):
 
 
 def cmd_explore(args):
-    summary = explore(args.space, jobs=args.jobs, cluster=args.cluster, out=args.out,
+    try:
+        space = load_space(args.space)
+    except ValueError as e:
+        raise ValueError(f"{args.space}: {e}") from None
+    summary = explore(space, jobs=args.jobs, cluster=args.cluster, out=args.out,
                       synth=False if args.no_synth else None)
     print(markdown(summary))
     print(f"{len(summary['evaluated'])} evaluated, {summary['cached']} from the cache; "
@@ -319,8 +327,10 @@ def add_explore_parser(subparsers):
         "explore", help="design-space exploration: cycles, resources, Pareto front",
         description="Evaluate every point of a YAML design space (generate, cycles, synth), "
                     "cached per point under build/explore/<name>/, and print the Pareto front.")
-    p.add_argument("space", help="YAML space file (see fhe_hw/explore.py, examples/)")
-    p.add_argument("--jobs", type=int, default=None, help="local worker processes (default 2)")
+    p.add_argument("space", type=input_file,
+                   help="YAML space file (see fhe_hw/flow/explore.py, examples/)")
+    p.add_argument("--jobs", type=int_in(1, 64), default=None,
+                   help="local worker processes (default 2)")
     p.add_argument("--cluster", help="Dask scheduler address (tcp://host:8786) or ray://... / "
                                      "ray for a Ray cluster")
     p.add_argument("--no-synth", action="store_true", help="cycles only, no synthesis")

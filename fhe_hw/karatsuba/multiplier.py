@@ -9,7 +9,7 @@ coeff_bits=131)``: 125-bit coefficients after the 6 software recursions of §III
 from ..model.karatsuba import hardware_multipliers
 from ..params import get_modulus, require_int
 from .core import KaratsubaEngine
-from .schedule import KaratsubaPlan
+from .schedule import MAX_RECURSIONS, KaratsubaPlan
 
 __all__ = ["KaratsubaMultiplier", "carrier_digits", "encode_operands", "decode_products"]
 
@@ -109,7 +109,7 @@ class KaratsubaMultiplier(KaratsubaEngine):
     def _plan_of(recursions, leaf, coeff_bits, digit_bits, modulus, digits):
         """The :class:`~fhe_hw.karatsuba.schedule.KaratsubaPlan` and the integer modulus;
         raises ``ValueError``/``TypeError`` for refused parameters."""
-        require_int("recursions", recursions, minimum=1)
+        require_int("recursions", recursions, minimum=1, maximum=MAX_RECURSIONS)
         require_int("leaf", leaf, minimum=1)
         require_int("coeff_bits", coeff_bits, minimum=1)
         require_int("digit_bits", digit_bits, minimum=1)

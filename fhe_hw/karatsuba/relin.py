@@ -20,7 +20,7 @@ the cycles of one product. The accumulator costs one period of chunk-serial stor
 from ..params import require_int
 from .core import KaratsubaEngine
 from .multiplier import carrier_digits, decode_products, encode_operands
-from .schedule import KaratsubaPlan
+from .schedule import MAX_RECURSIONS, KaratsubaPlan
 
 __all__ = ["KaratsubaRelinearizer"]
 
@@ -59,7 +59,7 @@ class KaratsubaRelinearizer(KaratsubaEngine):
     def _plan_of(recursions, words, leaf, coeff_bits, word_bits, digit_bits, digits):
         """The :class:`~fhe_hw.karatsuba.schedule.KaratsubaPlan`; raises
         ``ValueError``/``TypeError`` for refused parameters."""
-        require_int("recursions", recursions, minimum=1)
+        require_int("recursions", recursions, minimum=1, maximum=MAX_RECURSIONS)
         require_int("words", words, minimum=1)
         require_int("leaf", leaf, minimum=1)
         require_int("coeff_bits", coeff_bits, minimum=1)

@@ -36,7 +36,12 @@ from ..params import require_int
 from .postcompute import PostComputeUnit
 from .submultiplier import SerialPolyMultiplier, beat_delay
 
-__all__ = ["CrossbarSchedule", "crossbar_schedule", "check_schedule", "KaratsubaPlan"]
+__all__ = ["CrossbarSchedule", "crossbar_schedule", "check_schedule", "KaratsubaPlan",
+           "MAX_RECURSIONS"]
+
+#: The most recursions a hardware unit takes: [Mig16] builds 3, 4 and 5; each more triples
+#: the sub-multipliers (5: 243) and the time to generate them.
+MAX_RECURSIONS = 5
 
 # (multipliers, period in slots, line per channel, delay per channel): found by search.
 _TABLES = {

@@ -14,6 +14,7 @@ and is imported here, so neither module imports the other both ways.
 
 import sys
 
+from ..cliargs import int_in
 from . import sections  # noqa: F401  (registers the sections into .core's SECTIONS)
 from .core import (
     DEFAULT_OUT,
@@ -58,7 +59,7 @@ def add_report_parser(subparsers):
                    help="show cached synthesis results only, run none")
     p.add_argument("--no-baselines", action="store_true", help="skip the software timings")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
-    p.add_argument("--jobs", type=int, default=2, help="parallel synthesis runs")
+    p.add_argument("--jobs", type=int_in(1, 64), default=2, help="parallel synthesis runs")
     p.add_argument("--out", default=str(DEFAULT_OUT), help="output directory")
     p.add_argument("--strict", action="store_true",
                    help="exit with 1 when a section fails (not when one is unavailable)")

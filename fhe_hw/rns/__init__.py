@@ -20,6 +20,7 @@ Stream interfaces:
 
 from fractions import Fraction
 
+from ..cliargs import fraction
 from ..units import Option, register
 from .common import beats_to_polynomials, default_bases, polynomial_beats
 from .cosim import cosim_base_extension, cosim_shenoy_kumaresan
@@ -100,7 +101,7 @@ register("fast-base-conversion", "fast base conversion ([Kir25] Alg. 1)", _BITS,
          _PRIME_N, **_FBC_TIMING)(_FBC)
 register("kawamura", "Kawamura Cox-Rower base extension ([Kir25] Alg. 3, §4.1.1)",
          _BITS, _N, _L, _K, Option("rho", int, 16, "bits of xi kept by TRUNC"),
-         Option("delta", Fraction, Fraction(1, 8), "initial Cox offset, e.g. 1/8"), _WORD,
+         Option("delta", fraction, Fraction(1, 8), "initial Cox offset, e.g. 1/8"), _WORD,
          _STAGES, _PRIME_N, **_KAWAMURA_TIMING)(_KAWAMURA)
 register("mixed-radix", "Garner mixed-radix base extension ([Kir25] Alg. 4, §4.1.2)",
          _BITS, _N, _L, _K, Option("architecture", str, "iterative", "iterative or pipelined"),

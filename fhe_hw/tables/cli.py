@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+from ..cliargs import int_in
 from ..flow import builddir
 from . import MODULES, get_table
 from .pages import RESULTS, git_commit, provenance, write_block
@@ -21,7 +22,8 @@ __all__ = ["add_table_parser", "cmd_table", "command_line"]
 
 #: Options every table takes: (flag, dest, argparse keywords).
 _COMMON = (
-    ("--jobs", "jobs", {"type": int, "default": 1, "help": "parallel synthesis runs (>= 1)"}),
+    ("--jobs", "jobs", {"type": int_in(1, 64), "default": 1,
+                        "help": "parallel synthesis runs (1 to 64)"}),
     ("--reuse", "reuse", {"action": "store_true",
                           "help": "take a row's result from the synthesis cache when the same "
                                   "unit, parameters, flow, device, frequency and tools made it"}),
