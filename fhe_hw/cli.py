@@ -31,6 +31,7 @@ from .flow.explore import add_explore_parser
 from .flow.synth import add_synth_parser
 from .link.host import LinkError
 from .report import add_report_parser
+from .rns import default_bases
 from .tables.cli import add_table_parser
 from .units import add_unit_options, get_unit, to_verilog, unit_params, units
 
@@ -76,22 +77,29 @@ def _params_report(args):
 
 
 def _rns_report(args):
-    n, bits = args.rns_n, args.rns_bits
-    source = P.ntt_primes(bits, n, args.source)
-    target = P.ntt_primes(bits, n, args.target, exclude=source)
-    redundant = args.redundant if args.redundant is not None else \
-        P.ntt_primes(bits, n, 1, exclude=source + target)[0]
+    """The RNS bases exactly as ``fhe-hw generate`` builds each base-extension unit for these
+    N, bits, l and k (each unit's :meth:`~fhe_hw.units.Unit.describe`, from
+    :func:`fhe_hw.rns.default_bases`), and the constants of the Shenoy–Kumaresan bases."""
+    n, bits, l, k = args.rns_n, args.rns_bits, args.source, args.target
+    common = {"bits": bits, "n": n, "l": l, "k": k}
+    report = {"RNS N": n}
+    for name in ("shenoy-kumaresan", "fast-base-conversion", "mixed-radix", "kawamura"):
+        for label, value in units()[name].describe(common).items():
+            report[f"{name}: {label}"] = value
+    source, target, redundant = default_bases(bits, n, l, k, redundant=True)
+    if args.redundant is not None:
+        redundant = args.redundant
     sk = P.ShenoyKumaresanConstants.build(source, target, redundant)
-    report = {"RNS N": n, "source base Q (l residues)": source, "target base P (k residues)":
-              target, "redundant q_l": redundant, "log2 Q": sk.source.Q.bit_length(),
-              "SK |Q^-1|_{q_l}": sk.Q_inv_mod_ql, "SK stored terms ([Kir25] Table 3.1)":
-              sk.term_counts}
+    report.update({"log2 Q (shenoy-kumaresan)": sk.source.Q.bit_length(),
+                   "SK |Q^-1|_{q_l}": sk.Q_inv_mod_ql,
+                   "SK stored terms ([Kir25] Table 3.1)": sk.term_counts})
+    P.MixedRadixConstants.build(*default_bases(bits, n, l, k))
     if args.rho is not None:
-        kc = P.KawamuraConstants.build(source, target, args.rho, args.delta)
+        kc = P.KawamuraConstants.build(*default_bases(bits, n, l, k, source_high=True),
+                                       args.rho, args.delta)
         report.update({"Kawamura r, rho, delta": f"{kc.r}, {kc.rho}, {kc.delta}",
-                       "Kawamura l(eps+lambda)": float(len(source) * (kc.epsilon + kc.lam)),
+                       "Kawamura l(eps+lambda)": float(l * (kc.epsilon + kc.lam)),
                        "Kawamura max input": kc.max_input})
-    P.MixedRadixConstants.build(source, target)
     return report
 
 
@@ -111,17 +119,17 @@ def cmd_params(args):
 def cmd_generate(args):
     unit = get_unit(args.unit)
     params = unit_params(unit, args)
+    summary = unit.summary(params)
     component = unit.build(**params)
-    text = to_verilog(component, unit.name)
+    text = to_verilog(component, unit.name, header=summary)
     if args.output in (None, "-"):
         sys.stdout.write(text)
     else:
         with open(args.output, "w") as f:
             f.write(text)
-        latency = unit.latency(params)
-        timing = f"latency {latency}" if latency is not None else "stream engine"
-        timing += f", cycles {unit.cycles(params)}"
-        print(f"wrote {args.output}: {unit.name}, {timing}", file=sys.stderr)
+        print(f"wrote {args.output}", file=sys.stderr)
+    for line in summary:
+        print(f"  {line}", file=sys.stderr)
     return 0
 
 
@@ -151,7 +159,7 @@ def _parser():
     p.add_argument("--target", type=int_in(1, 64), default=4, help="target residues k")
     p.add_argument("--redundant", type=int_in(3), help="redundant modulus q_l (default: a prime)")
     p.add_argument("--rho", type=int_in(1, 64), help="Kawamura truncation bits (enables the check)")
-    p.add_argument("--delta", type=fraction, default=Fraction(1, 2),
+    p.add_argument("--delta", type=fraction, default=Fraction(1, 8),
                    help="Kawamura offset delta (fraction)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_params)

@@ -10,6 +10,8 @@ import importlib
 import os
 from dataclasses import dataclass, field
 
+from . import __version__
+
 __all__ = ["Option", "Unit", "register", "units", "get_unit", "top_name", "to_verilog",
            "parse_bool", "add_unit_options", "unit_params"]
 
@@ -69,6 +71,7 @@ class Unit:
     options: tuple = field(default=())
     latency_fn: object = None
     cycles_fn: object = None
+    describe_fn: object = None
 
     def resolve(self, params=None):
         """The factory keyword arguments for ``params`` (a dict keyed by option ``dest`` or
@@ -107,13 +110,32 @@ class Unit:
             raise TypeError(f"{self.name} is a stream engine without a cycles contract")
         return count + latency
 
+    def describe(self, params=None):
+        """``{label: value}`` of what the unit bakes in besides its parameters (for example the
+        RNS bases it was built for); ``{}`` for most units."""
+        return dict(self.describe_fn(self.resolve(params))) if self.describe_fn else {}
+
+    def summary(self, params=None):
+        """Lines that say what a generated design is: unit, parameters, timing, what it bakes
+        in, and the fhe_hw version (the header of ``fhe-hw generate``'s Verilog)."""
+        resolved = self.resolve(params)
+        shown = ", ".join(f"{k}={v}" for k, v in resolved.items()) or "defaults"
+        latency = self.latency(resolved)
+        lines = [f"fhe_hw {__version__}: unit {self.name} (top module {top_name(self.name)})",
+                 f"parameters: {shown}",
+                 (f"latency: {latency} cycles; " if latency is not None else "stream engine; ")
+                 + f"cycles() of one operation: {self.cycles(resolved)}"]
+        lines += [f"{label}: {value}" for label, value in self.describe(resolved).items()]
+        return lines
+
 
 _REGISTRY = {}
 
-def register(name, description, *options, latency, cycles=None):
+def register(name, description, *options, latency, cycles=None, describe=None):
     """Decorator: register ``factory(**params) -> Component`` as unit ``name`` with its timing
     contract (see :class:`Unit`): ``latency(**params)`` (required) and, for stream engines,
-    ``cycles(params, **kw)``."""
+    ``cycles(params, **kw)``; ``describe(params)``, if given, returns what else the unit bakes
+    in that a user must know (``{label: value}``, e.g. the RNS bases)."""
     if not callable(latency):
         raise TypeError(f"unit {name!r}: latency must be a function of its parameters, "
                         f"not {latency!r}")
@@ -123,7 +145,8 @@ def register(name, description, *options, latency, cycles=None):
     def decorate(factory):
         if name in _REGISTRY:
             raise ValueError(f"unit name must be unique, not {name!r} again")
-        _REGISTRY[name] = Unit(name, factory, description, tuple(options), latency, cycles)
+        _REGISTRY[name] = Unit(name, factory, description, tuple(options), latency, cycles,
+                               describe)
         return factory
     return decorate
 
@@ -159,9 +182,10 @@ def top_name(unit_name):
     return "fhe_hw_" + unit_name.replace("-", "_")
 
 
-def to_verilog(component, unit_name):
+def to_verilog(component, unit_name, header=()):
     """Verilog text of ``component`` with top module :func:`top_name` and ports ``clk``, ``rst``
-    and the signature's ``i__payload``, ``i__valid``, ``o__payload``, ... ."""
+    and the signature's ``i__payload``, ``i__valid``, ``o__payload``, ... ; ``header`` lines
+    (e.g. :meth:`Unit.summary`) come first as ``//`` comments."""
     from amaranth.back import verilog
     from amaranth.hdl import Const, Value
 
@@ -170,4 +194,5 @@ def to_verilog(component, unit_name):
     # always_ready streams have a constant `ready`: it is not a port.
     ports = [Value.cast(value) for _, _, value in component.signature.flatten(component)]
     ports = [port for port in ports if not isinstance(port, Const)]
-    return verilog.convert(component, name=top_name(unit_name), ports=ports, emit_src=False)
+    text = verilog.convert(component, name=top_name(unit_name), ports=ports, emit_src=False)
+    return "".join(f"// {line}\n" for line in header) + text

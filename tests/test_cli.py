@@ -53,7 +53,7 @@ def test_params_rejects_b_too_large(capsys):
 def test_params_prints_rns_constants_and_checks_kawamura(capsys):
     code, out, _ = run(capsys, "params", "--modulus", "general32", "--rns-n", "4096",
                        "--source", "4", "--target", "3", "--rho", "16")
-    assert code == 0 and "redundant q_l" in out and "Kawamura" in out
+    assert code == 0 and "shenoy-kumaresan: redundant modulus q_l" in out and "Kawamura" in out
     code, _, err = run(capsys, "params", "--modulus", "general32", "--rns-n", "4096",
                        "--source", "4", "--target", "3", "--rho", "2")
     assert code == 2 and "Kawamura error bound violated" in err
@@ -104,3 +104,29 @@ def test_version_is_the_package_version(capsys):
         main(["--version"])
     assert e.value.code == 0
     assert capsys.readouterr().out.strip() == f"fhe-hw {fhe_hw.__version__}"
+
+
+@pytest.mark.parametrize("n,l,k,bits", [(64, 2, 2, 32), (1024, 4, 3, 60), (256, 3, 5, 30)])
+def test_params_and_generate_agree_on_the_rns_bases(capsys, n, l, k, bits):
+    code = main(["params", "--modulus", "general32", "--rns-n", str(n), "--rns-bits", str(bits),
+                 "--source", str(l), "--target", str(k), "--json"])
+    assert code == 0
+    printed = json.loads(capsys.readouterr().out)
+    common = {"bits": bits, "n": n, "l": l, "k": k}
+    for name in ("shenoy-kumaresan", "fast-base-conversion", "mixed-radix", "kawamura"):
+        component = units()[name].build(**common)      # what generate builds
+        assert list(component.source) == printed[f"{name}: source base (l residues)"], name
+        assert list(component.target) == printed[f"{name}: target base (k residues)"], name
+        if name == "shenoy-kumaresan":
+            assert component.redundant == printed[f"{name}: redundant modulus q_l"]
+
+
+def test_generated_verilog_starts_with_what_it_is(tmp_path, capsys):
+    out = tmp_path / "sk.v"
+    assert main(["generate", "shenoy-kumaresan", "--n", "16", "--l", "2", "--k", "2", "--tp", "2",
+                 "-o", str(out)]) == 0
+    head = out.read_text().splitlines()[:6]
+    assert head[0].startswith(f"// fhe_hw {fhe_hw.__version__}: unit shenoy-kumaresan")
+    assert head[2].startswith("// stream engine; cycles() of one operation: ")
+    assert head[3].startswith("// source base (l residues): [")
+    assert "redundant modulus q_l" in capsys.readouterr().err

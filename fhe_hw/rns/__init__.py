@@ -73,7 +73,8 @@ def _mixed_radix_args(bits=32, n=1024, l=4, k=4, architecture="iterative", word=
 
 
 def _contract(cls, args):
-    """The factory and the timing contract of a unit whose class takes ``args(**params)``."""
+    """The factory, the timing contract and the description (its bases) of a unit whose class
+    takes ``args(**params)``."""
     def factory(**params):
         a, kw = args(**params)
         return cls(*a, **kw)
@@ -85,7 +86,14 @@ def _contract(cls, args):
     def cycles(params):
         a, kw = args(**params)
         return cls.cycles_of(*a, **kw)
-    return factory, {"latency": latency, "cycles": cycles}
+
+    def describe(params):
+        a, _ = args(**params)
+        bases = {"source base (l residues)": list(a[0]), "target base (k residues)": list(a[1])}
+        if cls is ShenoyKumaresan:
+            bases["redundant modulus q_l"] = a[2]
+        return bases
+    return factory, {"latency": latency, "cycles": cycles, "describe": describe}
 
 
 _SK, _SK_TIMING = _contract(ShenoyKumaresan, _sk_args)
