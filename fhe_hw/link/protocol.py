@@ -37,6 +37,7 @@ input memory, ``START`` and ``READ`` of an input memory while a run feeds the un
 A request that gets an error status changes nothing.
 """
 
+import binascii
 import enum
 import struct
 from dataclasses import dataclass
@@ -84,12 +85,8 @@ def word_bytes(bits):
 
 
 def crc16(data, crc=CRC_INIT):
-    """CRC-16/CCITT-FALSE of ``data``."""
-    for byte in data:
-        crc ^= byte << 8
-        for _ in range(8):
-            crc = ((crc << 1) ^ CRC_POLY if crc & 0x8000 else crc << 1) & 0xFFFF
-    return crc
+    """CRC-16/CCITT-FALSE of ``data`` (``binascii.crc_hqx``: polynomial 0x1021, MSB first)."""
+    return binascii.crc_hqx(bytes(data), crc)
 
 
 def slip_encode(body):
