@@ -25,7 +25,6 @@ from ..component import Component
 from ..params import require_int
 from ..units import get_unit, units
 from .protocol import (
-    CRC_INIT,
     END,
     ESC,
     ESC_END,
@@ -35,7 +34,7 @@ from .protocol import (
     Status,
     word_bytes,
 )
-from .slip import SlipTx, crc16_next
+from .slip import SlipTx, crc16_processor
 from .uart import UartRx, UartTx, uart_divisor
 
 __all__ = ["LinkCore", "HostLinkTop", "stream_ports", "describe"]
@@ -131,7 +130,7 @@ class LinkCore(Component):
         buf_r = buffer.read_port(transparent_for=())
         hunt, esc, too_long, bad_esc = Signal(), Signal(), Signal(), Signal()
         flen = Signal(range(max_frame + 1))
-        rcrc = Signal(16, init=CRC_INIT)
+        m.submodules.rx_crc = rx_crc = crc16_processor()
         go = Signal()
         idle = Signal()
         counters = {name: Signal(16, name=f"n_{name}")
@@ -144,7 +143,7 @@ class LinkCore(Component):
         byte = self.rx.payload
         store = Signal()
         store_byte = Signal(8)
-        restart = [flen.eq(0), rcrc.eq(CRC_INIT), esc.eq(0), too_long.eq(0), bad_esc.eq(0)]
+        restart = [flen.eq(0), esc.eq(0), too_long.eq(0), bad_esc.eq(0)]
         with m.If(self.rx.valid):
             with m.If(~idle):
                 with m.If(~hunt):
@@ -153,12 +152,14 @@ class LinkCore(Component):
             with m.Elif(hunt):
                 with m.If(byte == END):
                     m.d.sync += [hunt.eq(0), *restart]
+                    m.d.comb += rx_crc.start.eq(1)
             with m.Elif(byte == END):
                 with m.If((flen != 0) | bad_esc | too_long):
                     m.d.comb += go.eq(1)
                     m.d.sync += [f_len.eq(flen), f_bad.eq(bad_esc | too_long | (flen < 4)),
-                                 f_crc_ok.eq(rcrc == 0)]
+                                 f_crc_ok.eq(rx_crc.match_detected)]
                 m.d.sync += restart
+                m.d.comb += rx_crc.start.eq(1)
             with m.Elif(esc):
                 m.d.sync += esc.eq(0)
                 with m.If((byte == ESC_END) | (byte == ESC_ESC)):
@@ -172,7 +173,8 @@ class LinkCore(Component):
         with m.If(store):
             with m.If(flen < max_frame):
                 m.d.comb += [buf_w.en.eq(1), buf_w.addr.eq(flen), buf_w.data.eq(store_byte)]
-                m.d.sync += [flen.eq(flen + 1), rcrc.eq(crc16_next(rcrc, store_byte))]
+                m.d.sync += flen.eq(flen + 1)
+                m.d.comb += [rx_crc.valid.eq(1), rx_crc.data.eq(store_byte)]
             with m.Else():
                 m.d.sync += too_long.eq(1)
 

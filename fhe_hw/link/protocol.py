@@ -48,7 +48,8 @@ __all__ = ["END", "ESC", "ESC_END", "ESC_ESC", "Command", "Status", "crc16", "sl
            "FrameError"]
 
 END, ESC, ESC_END, ESC_ESC = 0xC0, 0xDB, 0xDC, 0xDD
-CRC_POLY, CRC_INIT = 0x1021, 0xFFFF
+#: CRC-16/CCITT-FALSE's start value.
+CRC_INIT = 0xFFFF
 
 
 class Command(enum.IntEnum):

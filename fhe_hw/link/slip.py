@@ -2,24 +2,24 @@
 
 from amaranth import Module, Mux, Signal, unsigned
 from amaranth.lib import data, stream
+from amaranth.lib.crc import catalog
 from amaranth.lib.wiring import In, Out
 
 from ..component import Component
-from .protocol import CRC_INIT, CRC_POLY, END, ESC, ESC_END, ESC_ESC
+from .protocol import END, ESC, ESC_END, ESC_ESC
 
-__all__ = ["crc16_next", "SlipTx", "FRAME_BYTE"]
+__all__ = ["crc16_processor", "SlipTx", "FRAME_BYTE"]
 
 #: Payload of a byte stream that carries frames: ``data`` and ``last`` (last byte of the frame).
 FRAME_BYTE = data.StructLayout({"data": unsigned(8), "last": unsigned(1)})
 
 
-def crc16_next(crc, byte):
-    """The CRC-16/CCITT-FALSE register after ``byte`` (an expression of XORs; the same
-    polynomial as :func:`fhe_hw.link.protocol.crc16`)."""
-    for n in reversed(range(8)):
-        feedback = crc[15] ^ byte[n]
-        crc = (crc << 1)[:16] ^ Mux(feedback, CRC_POLY, 0)
-    return crc
+def crc16_processor():
+    """A CRC-16/CCITT-FALSE generator over bytes (``amaranth.lib.crc``; the same algorithm as
+    :func:`fhe_hw.link.protocol.crc16`): ``start`` restarts it, a byte on ``data`` with
+    ``valid`` updates ``crc`` one cycle later, ``match_detected`` flags a frame whose trailing
+    CRC is right."""
+    return catalog.CRC16_CCITT_FALSE(data_width=8).create()
 
 
 class SlipTx(Component):
@@ -35,7 +35,8 @@ class SlipTx(Component):
 
     def elaborate(self, platform):
         m = Module()
-        crc = Signal(16, init=CRC_INIT)
+        m.submodules.crc = crc_unit = crc16_processor()
+        crc = crc_unit.crc
         escaped = Signal()           # the ESC of the current byte has been sent
         current = Signal(8)          # byte of the current state, before stuffing
         advance = Signal()           # the current byte goes out this cycle
@@ -57,7 +58,7 @@ class SlipTx(Component):
                 m.d.comb += [current.eq(self.i.payload.data), self.o.valid.eq(self.i.valid),
                              self.o.payload.eq(stuffed), self.i.ready.eq(advance)]
                 with m.If(advance):
-                    m.d.sync += crc.eq(crc16_next(crc, self.i.payload.data))
+                    m.d.comb += [crc_unit.valid.eq(1), crc_unit.data.eq(self.i.payload.data)]
                     with m.If(self.i.payload.last):
                         m.next = "CRC_HIGH"
             with m.State("CRC_HIGH"):
@@ -73,6 +74,6 @@ class SlipTx(Component):
             with m.State("CLOSE"):
                 m.d.comb += [self.o.valid.eq(1), self.o.payload.eq(END)]
                 with m.If(self.o.ready):
-                    m.d.sync += crc.eq(CRC_INIT)
+                    m.d.comb += crc_unit.start.eq(1)
                     m.next = "IDLE"
         return m
