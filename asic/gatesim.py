@@ -16,10 +16,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from fhe_hw.debian import require_debian_tool
 from fhe_hw.flow.synth import run_tool
 from fhe_hw.units import top_name
 
-from .pdk import require_debian_tool, sky130_hd
+from .pdk import sky130_hd
 
 __all__ = ["GateLevelRun", "gate_level_check", "netlist_ports"]
 

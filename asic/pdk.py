@@ -5,15 +5,11 @@ The sky130 standard cells are found through ``PDK_ROOT`` in the ciel/volare layo
 ``~/.ciel`` is tried. Nothing of the PDK is copied into this repository.
 """
 
-import fcntl
 import os
-import shutil
-import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["sky130_hd", "DONT_USE", "Sky130Library", "pdk_root", "require_debian_tool"]
+__all__ = ["sky130_hd", "DONT_USE", "Sky130Library", "pdk_root"]
 
 # Cells that synthesis must not pick: power gating and isolation (lpflow_*), probes, delay
 # lines, scan flip-flops and scan clock gates, the spare-cell macro. Their functional models
@@ -23,8 +19,9 @@ DONT_USE = ("*lpflow*", "*probe*", "*dlygate*", "*dlymetal*", "*clkdlybuf*", "*s
 
 
 def pdk_root():
-    """``$PDK_ROOT``, else ciel's default ``~/.ciel``."""
-    return Path(os.environ.get("PDK_ROOT") or Path.home() / ".ciel")
+    """``$PDK_ROOT`` (a relative path is taken from the current directory, resolved before any
+    tool runs in a build directory), else ciel's default ``~/.ciel``."""
+    return Path(os.environ.get("PDK_ROOT") or Path.home() / ".ciel").expanduser().resolve()
 
 
 @dataclass(frozen=True)
@@ -71,24 +68,3 @@ class Sky130Library:
 def sky130_hd():
     """The sky130_fd_sc_hd library (typical corner) under :func:`pdk_root`."""
     return Sky130Library(pdk_root())
-
-
-def require_debian_tool(executable, package):
-    """Path of ``executable``; when it is missing and we are root on Debian, install
-    ``package`` with apt-get first. RuntimeError if it is still missing."""
-    path = shutil.which(executable)
-    if path is None and os.geteuid() == 0 and shutil.which("apt-get"):
-        # One installation at a time (parallel test workers): apt-get holds dpkg's lock.
-        with open(Path(tempfile.gettempdir(), "fhe_hw_apt.lock"), "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            path = shutil.which(executable)
-            if path is None:
-                env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-                subprocess.run(["apt-get", "update", "-qq"], check=True, env=env,
-                               capture_output=True)
-                subprocess.run(["apt-get", "install", "-y", "-qq", package], check=True,
-                               env=env, capture_output=True)
-                path = shutil.which(executable)
-    if path is None:
-        raise RuntimeError(f"{executable} is not installed: run `apt-get install {package}`")
-    return path

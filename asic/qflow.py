@@ -26,11 +26,10 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from fhe_hw.debian import require_debian_tool
 from fhe_hw.flow.builddir import asic_dir
 from fhe_hw.flow.synth import RegisteredPorts
 from fhe_hw.units import to_verilog, top_name
-
-from .pdk import require_debian_tool
 
 __all__ = ["STEPS", "QflowResult", "harden_qflow", "read_qflow_results"]
 

@@ -21,15 +21,17 @@ ABC does); ``fhe-hw harden`` gives post-route numbers.
 
 import json
 import re
+import shutil
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from fhe_hw.debian import require_debian_tool
 from fhe_hw.flow.builddir import asic_dir
 from fhe_hw.flow.synth import YOSYS, RegisteredPorts, port_bits, run_tool, tool_path, tool_version
 from fhe_hw.units import get_unit, to_verilog, top_name
 
-from .pdk import DONT_USE, require_debian_tool, sky130_hd
+from .pdk import DONT_USE, sky130_hd
 
 __all__ = ["AsicSynthResult", "asic_synthesize", "parse_sta_report", "register_name",
            "is_flip_flop", "markdown_table"]
@@ -166,7 +168,12 @@ def asic_synthesize(component, unit_name, *, params=None, clock_ns=10.0, build_d
     (build_dir / "top.v").write_text(to_verilog(RegisteredPorts(component), unit_name))
     runtime["verilog"] = time.monotonic() - start
     step = time.monotonic()
-    (build_dir / "synth.ys").write_text(_yosys_script(top, lib.liberty, clock_ns))
+    # YoWASP's Yosys reads files relative to its working directory reliably (an absolute /tmp
+    # path from another directory it cannot open): it gets a copy of the Liberty file.
+    local_lib = build_dir / "cells.lib"
+    if not local_lib.exists() or local_lib.stat().st_size != lib.liberty.stat().st_size:
+        shutil.copyfile(lib.liberty, local_lib)
+    (build_dir / "synth.ys").write_text(_yosys_script(top, local_lib.name, clock_ns))
     run_tool([yosys, "-q", "-l", "yosys.log", "synth.ys"], build_dir, "yosys.log", "yosys")
     stat = json.loads((build_dir / "stat.json").read_text())["modules"]["\\" + top]
     runtime["yosys"] = time.monotonic() - step

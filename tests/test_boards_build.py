@@ -106,3 +106,15 @@ def test_an_identical_build_is_reused_from_its_build_directory(ulx3s):
     again = build_board("ulx3s", "mod-add", PARAMS, depth=16, build_dir=ulx3s.build_dir)
     assert again.cached and not ulx3s.cached
     assert (again.lut, again.fmax_mhz, again.digest) == (ulx3s.lut, ulx3s.fmax_mhz, ulx3s.digest)
+
+
+@pytest.mark.parametrize("board,loader,suffix", [("ulx3s", "ulx3s", ".bit"),
+                                                 ("icebreaker", "icebreaker", ".bin"),
+                                                 ("tang-nano-9k", "tangnano9k", ".fs")])
+def test_program_dry_run_prints_the_openfpgaloader_command(capsys, board, loader, suffix):
+    assert main(["build", "mod-add", "--modulus", "general32", "--board", board, "--program",
+                 "--dry-run"]) == 0
+    built, command = capsys.readouterr().out.splitlines()
+    bitstream = built.split()[2]
+    assert bitstream.startswith(f"build/boards/{board}-mod-add-") and bitstream.endswith(suffix)
+    assert command == f"openFPGALoader --board {loader} {bitstream}"

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from ..boards import BOARDS, DEFAULT_BOARD, BoardTop, get_board
 from ..cliargs import int_in, output_file, positive_float
+from ..debian import require_debian_tool
 from ..link.host import Host, SerialTransport, run_vectors
 from ..units import add_unit_options, get_unit, unit_params, units
 from .builddir import board_dir
@@ -109,8 +110,34 @@ def _environment(board, build_dir):
     return env, tools
 
 
+def _run_logged(argv, cwd, env, log, what, progress, every=10.0):
+    """Run ``argv`` with its output going to ``log`` as it comes; while it runs, call
+    ``progress(line)`` every ``every`` seconds with the elapsed time, the last tool the log
+    names and the log's path. Returns the exit status."""
+    start = time.monotonic()
+    with open(log, "w") as out:
+        process = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                   text=True)
+        while True:
+            try:
+                return process.wait(timeout=every)
+            except subprocess.TimeoutExpired:
+                if progress is not None:
+                    progress(f"{what}: {_stage(log)}, {time.monotonic() - start:.0f} s, "
+                             f"log {log}")
+
+
+def _stage(log):
+    """Which tool of the board build is running, from the log written so far."""
+    text = Path(log).read_text(errors="replace")
+    for tool in ("ecppack", "icepack", "gowin_pack", "nextpnr", "yosys"):
+        if tool in text.lower():
+            return f"{tool} running"
+    return "starting"
+
+
 def build_board(board, unit_name, params=None, *, baud=115200, depth=256, max_frame=512,
-                build_dir=None, name="top", reuse=True):
+                build_dir=None, name="top", reuse=True, progress=None):
     """Build a bitstream of unit ``unit_name`` (with factory ``params``) behind the host link
     for ``board`` (a name of :data:`fhe_hw.boards.BOARDS` or a Board); return a
     :class:`BuildResult`, also written to ``build.json`` and ``build.md`` in ``build_dir``
@@ -118,7 +145,8 @@ def build_board(board, unit_name, params=None, *, baud=115200, depth=256, max_fr
     ``build.json`` records the same design files, board and tools and still has its bitstream
     is returned as it is (``cached``). Raises ``ValueError`` for a bad board,
     unit or parameter and ``RuntimeError`` with the log tail when a tool fails (a design that
-    does not fit fails in nextpnr)."""
+    does not fit fails in nextpnr). ``progress(line)``, if given, hears the stage, elapsed time
+    and log path every 10 s while the tools run; the log is kept whatever the outcome."""
 
     board = get_board(board) if isinstance(board, str) else board
     raw = {k: v for k, v in dict(params or {}).items() if v is not None}
@@ -148,13 +176,12 @@ def build_board(board, unit_name, params=None, *, baud=115200, depth=256, max_fr
     plan.extract(build_dir)
     for stale in ("stat.json", "report.json", board.bitstream.format(name=name)):
         (build_dir / stale).unlink(missing_ok=True)
-    done = subprocess.run(["sh", f"{plan.script}.sh"], cwd=build_dir, env=env,
-                          capture_output=True, text=True)
-    (build_dir / "build.log").write_text(done.stdout + done.stderr)
-    if done.returncode != 0:
-        tail = "\n".join((done.stdout + done.stderr).splitlines()[-_LOG_TAIL:])
-        raise RuntimeError(f"{board.name} build failed (exit {done.returncode}; log "
-                           f"{build_dir / 'build.log'}):\n{tail}")
+    code = _run_logged(["sh", f"{plan.script}.sh"], build_dir, env, build_dir / "build.log",
+                       f"{board.name} {unit_name}", progress)
+    if code != 0:
+        lines = (build_dir / "build.log").read_text().splitlines()
+        raise RuntimeError(f"{board.name} build failed (exit {code}; log "
+                           f"{build_dir / 'build.log'}):\n" + "\n".join(lines[-_LOG_TAIL:]))
     cells = read_yosys_stat(build_dir / "stat.json")
     clocks, used = read_nextpnr_report(build_dir / "report.json")
     if not clocks:
@@ -206,12 +233,32 @@ def utilization_line(result):
 
 # --- fhe-hw build / fhe-hw run ------------------------------------------------------------------
 
+def program_command(board, bitstream):
+    """The openFPGALoader command that loads ``bitstream`` into ``board``'s FPGA (volatile
+    configuration, over the board's USB programmer)."""
+    board = get_board(board) if isinstance(board, str) else board
+    return ["openFPGALoader", "--board", board.loader, str(bitstream)]
+
+
 def cmd_build(args):
     unit = get_unit(args.unit)
     params = {k: v for k, v in unit_params(unit, args).items() if v is not None}
+    board = get_board(args.board)
+    if args.dry_run:
+        unit.latency(params)            # the parameters are checked, nothing is built
+        build_dir = Path(args.build_dir or board_dir(board.name, unit.name, {
+            "params": _jsonable(params), "baud": args.baud, "depth": args.depth}))
+        bitstream = build_dir / board.bitstream.format(name="top")
+        print(f"would build {bitstream} for {board.description}")
+        if args.program:
+            print(" ".join(program_command(board, bitstream)))
+        return 0
+
+    def progress(line):
+        print(f"fhe-hw build: {line}", file=sys.stderr, flush=True)
     try:
-        result = build_board(args.board, unit.name, params, baud=args.baud, depth=args.depth,
-                             build_dir=args.build_dir)
+        result = build_board(board, unit.name, params, baud=args.baud, depth=args.depth,
+                             build_dir=args.build_dir, progress=progress)
     except RuntimeError as e:
         print(f"fhe-hw build: error: {e}", file=sys.stderr)
         return 1
@@ -221,6 +268,11 @@ def cmd_build(args):
           f"{result.build_dir}/build.json, build.md, report.json", file=sys.stderr)
     if args.json:
         Path(args.json).write_text(json.dumps(result.to_dict(), indent=2))
+    if args.program:
+        command = program_command(board, result.bitstream)
+        command[0] = require_debian_tool("openFPGALoader", "openfpgaloader")
+        print(f"fhe-hw build: {' '.join(command)}", file=sys.stderr, flush=True)
+        return 1 if subprocess.run(command).returncode else 0
     return 0
 
 
@@ -238,6 +290,11 @@ def add_build_parser(subparsers):
                         help="words per operand/result memory")
     common.add_argument("--build-dir", help="build directory (default build/boards/...)")
     common.add_argument("--json", type=output_file, help="also write the result here")
+    common.add_argument("--program", action="store_true",
+                        help="load the bitstream into the board with openFPGALoader")
+    common.add_argument("--dry-run", action="store_true",
+                        help="check the options and print the bitstream path (and, with "
+                             "--program, the openFPGALoader command) without building")
     b = subparsers.add_parser("build", help="bitstream of a unit behind the UART host link",
                               description="Build a bitstream for a board with YoWASP: the "
                                           "unit behind the UART host link; prints LUT/FF/DSP/"

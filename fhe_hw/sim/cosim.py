@@ -14,7 +14,6 @@ about 2.5k cycles/s here, no faster than pysim; the harness runs at millions.
 
 import hashlib
 import os
-import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +22,7 @@ from amaranth import Shape, Value
 from amaranth.lib import stream
 from amaranth.lib.wiring import Flow
 
+from ..debian import require_debian_tool
 from ..flow import builddir
 from ..flow.synth import tool_version
 from ..units import to_verilog, top_name
@@ -32,17 +32,9 @@ __all__ = ["require_verilator", "CosimModel", "build", "Port", "stream_ports"]
 
 
 def require_verilator():
-    """Return the path of ``verilator``, installing Debian's package when it is missing and
-    we are root; raise ``RuntimeError`` otherwise."""
-    path = shutil.which("verilator")
-    if path is None and os.geteuid() == 0 and shutil.which("apt-get"):
-        subprocess.run(["apt-get", "update", "-qq"], check=True)
-        subprocess.run(["apt-get", "install", "-y", "-qq", "verilator"], check=True,
-                       env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
-        path = shutil.which("verilator")
-    if path is None:
-        raise RuntimeError("verilator is not installed: run `apt-get install verilator`")
-    return path
+    """The path of ``verilator`` (Debian's package, installed when missing and we are root);
+    ``RuntimeError`` otherwise."""
+    return require_debian_tool("verilator", "verilator")
 
 
 @dataclass(frozen=True)

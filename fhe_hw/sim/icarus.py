@@ -14,10 +14,10 @@ plain Verilog-2005 and runs with ``-g2005`` and ``-g2012``.
 """
 
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
+from ..debian import require_debian_tool
 from ..units import to_verilog, top_name
 from .cosim import stream_ports
 from .pysim import StreamRun, pack, unpack
@@ -36,11 +36,10 @@ _ZERO = re.compile(r"= \d+'h0+;")
 
 
 def require_iverilog():
-    """The path of ``iverilog``; ``RuntimeError`` naming the Debian package when it is absent."""
-    path = shutil.which("iverilog")
-    if path is None or shutil.which("vvp") is None:
-        raise RuntimeError("iverilog is not installed: run `apt-get install iverilog`")
-    return path
+    """The path of ``iverilog`` (Debian's ``iverilog`` package, with ``vvp``; installed when
+    missing and we are root); ``RuntimeError`` naming the package otherwise."""
+    require_debian_tool("vvp", "iverilog")
+    return require_debian_tool("iverilog", "iverilog")
 
 
 def without_initial_values(verilog):
