@@ -54,7 +54,8 @@ def run_board_demo(*, board="ulx3s", seed=1, vectors=64, build=True, out=print,
     if not build:
         return 1 if bad else 0
     try:
-        result = build_board(board, name, params)
+        result = build_board(board, name, params,
+                             progress=lambda line: out(f"  building: {line}"))
     except RuntimeError as e:
         out(f"  {board} build failed: {e}")
         return 1

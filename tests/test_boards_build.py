@@ -13,7 +13,7 @@ import pytest
 from fhe_hw.boards import BOARDS, DEFAULT_BOARD, get_board
 from fhe_hw.boards.himbaechel import himbaechel_argv
 from fhe_hw.cli import main
-from fhe_hw.flow.build import build_board, markdown
+from fhe_hw.flow.build import build_board, markdown, overused_resources
 
 PARAMS = {"modulus": "general32"}
 
@@ -118,3 +118,14 @@ def test_program_dry_run_prints_the_openfpgaloader_command(capsys, board, loader
     bitstream = built.split()[2]
     assert bitstream.startswith(f"build/boards/{board}-mod-add-") and bitstream.endswith(suffix)
     assert command == f"openFPGALoader --board {loader} {bitstream}"
+
+
+def test_a_design_that_does_not_fit_is_told_by_resource():
+    log = ("Info: Device utilisation:\n"
+           "Info: \t         ICESTORM_LC:  1200/ 5280    22%\n"
+           "Info: \t            SB_MAC16:    28/    8   350%\n"
+           "Info: \t         ICESTORM_RAM:    31/   30   103%\n"
+           "ERROR: Unable to place cell 'mul'\n")
+    assert overused_resources(log) == ("28 SB_MAC16, the device has 8; "
+                                       "31 ICESTORM_RAM, the device has 30")
+    assert overused_resources("Info: \t SB_MAC16: 2/ 8 25%\n") == ""

@@ -17,6 +17,7 @@ import argparse
 import hashlib
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -39,8 +40,8 @@ from .synth import (
     tool_version,
 )
 
-__all__ = ["BuildResult", "build_board", "add_build_parser", "add_run_parser", "FAMILIES",
-           "markdown"]
+__all__ = ["BuildResult", "DoesNotFit", "overused_resources", "build_board",
+           "program_command", "add_build_parser", "add_run_parser", "FAMILIES", "markdown"]
 
 #: How Yosys cells are counted per family (ECP5/iCE40 as in fhe_hw.flow.synth).
 FAMILIES = {
@@ -127,6 +128,21 @@ def _run_logged(argv, cwd, env, log, what, progress, every=10.0):
                              f"log {log}")
 
 
+class DoesNotFit(RuntimeError):
+    """A design needs more of some cell than the board's device has (a user error: a smaller
+    configuration or a larger board is needed)."""
+
+
+def overused_resources(log):
+    """From a nextpnr log, what the design needs beyond the device (``"28 SB_MAC16, the device
+    has 8"``, joined by ``; ``), or ``""`` when its utilisation report shows nothing over."""
+    short = {}
+    for cell, used, available in re.findall(r"^Info:\s+(\w+):\s+(\d+)/\s*(\d+)", log, re.M):
+        if int(used) > int(available):
+            short[cell] = f"{used} {cell}, the device has {available}"
+    return "; ".join(short.values())
+
+
 def _stage(log):
     """Which tool of the board build is running, from the log written so far."""
     text = Path(log).read_text(errors="replace")
@@ -179,9 +195,14 @@ def build_board(board, unit_name, params=None, *, baud=115200, depth=256, max_fr
     code = _run_logged(["sh", f"{plan.script}.sh"], build_dir, env, build_dir / "build.log",
                        f"{board.name} {unit_name}", progress)
     if code != 0:
-        lines = (build_dir / "build.log").read_text().splitlines()
+        log = (build_dir / "build.log").read_text()
+        short = overused_resources(log)
+        if short:
+            raise DoesNotFit(f"{unit_name} does not fit the {board.description}: it needs "
+                             f"{short} (log {build_dir / 'build.log'})")
         raise RuntimeError(f"{board.name} build failed (exit {code}; log "
-                           f"{build_dir / 'build.log'}):\n" + "\n".join(lines[-_LOG_TAIL:]))
+                           f"{build_dir / 'build.log'}):\n"
+                           + "\n".join(log.splitlines()[-_LOG_TAIL:]))
     cells = read_yosys_stat(build_dir / "stat.json")
     clocks, used = read_nextpnr_report(build_dir / "report.json")
     if not clocks:
@@ -259,6 +280,9 @@ def cmd_build(args):
     try:
         result = build_board(board, unit.name, params, baud=args.baud, depth=args.depth,
                              build_dir=args.build_dir, progress=progress)
+    except DoesNotFit as e:
+        print(f"fhe-hw build: error: {e}", file=sys.stderr)
+        return 2
     except RuntimeError as e:
         print(f"fhe-hw build: error: {e}", file=sys.stderr)
         return 1
