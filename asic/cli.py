@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from fhe_hw.units import add_unit_options, get_unit, unit_params, units
+from fhe_hw.units import add_unit_subcommands, get_unit, unit_params
 
 from .librelane import check_librelane_config, run_librelane, write_librelane_config
 from .qflow import harden_qflow
@@ -127,13 +127,6 @@ def _harden_librelane(unit, params, component, args):
     return 0 if check.ok else 1
 
 
-def _unit_subparsers(parser, common):
-    sub = parser.add_subparsers(dest="unit", required=True, metavar="UNIT")
-    for unit in units().values():
-        u = sub.add_parser(unit.name, parents=[common], help=unit.description,
-                           description=unit.description)
-        add_unit_options(u, unit)
-
 
 def add_asic_synth_parser(subparsers):
     """Add ``asic-synth UNIT [unit options] [--clock-ns T] [--json F] [--markdown F]
@@ -148,7 +141,7 @@ def add_asic_synth_parser(subparsers):
         "asic-synth", help="sky130 estimate: cells, area, FF, critical path, Fmax",
         description="Map a unit (ports registered) to sky130_fd_sc_hd with Yosys and time it "
                     "with OpenSTA. The PDK is found through PDK_ROOT.")
-    _unit_subparsers(s, common)
+    add_unit_subcommands(s, [common])
     s.set_defaults(func=cmd_asic_synth)
 
 
@@ -173,5 +166,5 @@ def add_harden_parser(subparsers):
         description="Harden a unit: --flow qflow runs Debian's qflow to GDS with DRC and LVS; "
                     "--flow librelane writes a LibreLane configuration in build/asic/UNIT, "
                     "runs it where openroad is on PATH and otherwise checks it.")
-    _unit_subparsers(s, common)
+    add_unit_subcommands(s, [common])
     s.set_defaults(func=cmd_harden)

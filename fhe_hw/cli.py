@@ -33,7 +33,7 @@ from .link.host import LinkError
 from .report import add_report_parser
 from .rns import default_bases
 from .tables.cli import add_table_parser
-from .units import add_unit_options, get_unit, to_verilog, unit_params, units
+from .units import add_unit_subcommands, get_unit, to_verilog, unit_params, units
 
 __all__ = ["main"]
 
@@ -166,10 +166,7 @@ def _parser():
 
     g = sub.add_parser("generate", help="write Verilog for a unit",
                        description="Write Verilog (top fhe_hw_<unit>) for a registered unit.")
-    gsub = g.add_subparsers(dest="unit", required=True, metavar="UNIT")
-    for unit in units().values():
-        u = gsub.add_parser(unit.name, help=unit.description, description=unit.description)
-        add_unit_options(u, unit)
+    for u in add_unit_subcommands(g).values():
         u.add_argument("-o", "--output", type=output_file, help="output file (default: stdout)")
     g.set_defaults(func=cmd_generate)
 

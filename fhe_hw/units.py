@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from . import __version__
 
 __all__ = ["Option", "Unit", "register", "units", "get_unit", "top_name", "to_verilog",
-           "parse_bool", "add_unit_options", "unit_params"]
+           "parse_bool", "add_unit_options", "add_unit_subcommands", "unit_params"]
 
 # Modules whose import registers units; later packages add themselves here.
 _UNIT_MODULES = ["fhe_hw.arith", "fhe_hw.ntt", "fhe_hw.karatsuba", "fhe_hw.rns", "fhe_hw.bigint"]
@@ -169,6 +169,18 @@ def add_unit_options(parser, unit):
     """Add one ``--<name>`` argument per :class:`Option` of ``unit`` to an argparse parser."""
     for opt in unit.options:
         parser.add_argument(f"--{opt.name}", type=opt.type, default=opt.default, help=opt.help)
+
+
+def add_unit_subcommands(parser, parents=()):
+    """Under ``parser``, one sub-command per registered unit (``args.unit`` names it) with the
+    unit's options and those of the ``parents`` parsers; returns the sub-parsers by name."""
+    sub = parser.add_subparsers(dest="unit", required=True, metavar="UNIT")
+    out = {}
+    for unit in units().values():
+        out[unit.name] = sub.add_parser(unit.name, parents=list(parents), help=unit.description,
+                                        description=unit.description)
+        add_unit_options(out[unit.name], unit)
+    return out
 
 
 def unit_params(unit, args):

@@ -29,7 +29,7 @@ from ..boards import BOARDS, DEFAULT_BOARD, BoardTop, get_board
 from ..cliargs import int_in, output_file, positive_float
 from ..debian import require_debian_tool
 from ..link.host import Host, SerialTransport, run_vectors
-from ..units import add_unit_options, get_unit, unit_params, units
+from ..units import add_unit_subcommands, get_unit, unit_params
 from .builddir import board_dir
 from .synth import (
     Target,
@@ -323,11 +323,7 @@ def add_build_parser(subparsers):
                               description="Build a bitstream for a board with YoWASP: the "
                                           "unit behind the UART host link; prints LUT/FF/DSP/"
                                           "BRAM/Fmax and writes build.json and build.md.")
-    bsub = b.add_subparsers(dest="unit", required=True, metavar="UNIT")
-    for unit in units().values():
-        u = bsub.add_parser(unit.name, parents=[common], help=unit.description,
-                            description=unit.description)
-        add_unit_options(u, unit)
+    add_unit_subcommands(b, [common])
     b.set_defaults(func=cmd_build)
 
 

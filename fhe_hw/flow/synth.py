@@ -51,7 +51,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from ..cliargs import output_file, positive_float
-from ..units import add_unit_options, get_unit, to_verilog, top_name, unit_params, units
+from ..units import add_unit_subcommands, get_unit, to_verilog, top_name, unit_params, units
 from . import builddir
 
 __all__ = ["TARGETS", "Target", "resolve_target", "SynthResult", "synthesize", "synth_unit",
@@ -560,9 +560,5 @@ def add_synth_parser(subparsers):
     s = subparsers.add_parser("synth", help="out-of-context synthesis: LUT, FF, DSP, BRAM, Fmax",
                               description="Synthesize, place and route a unit out of context "
                                           "with YoWASP Yosys and nextpnr.")
-    ssub = s.add_subparsers(dest="unit", required=True, metavar="UNIT")
-    for unit in units().values():
-        u = ssub.add_parser(unit.name, parents=[common], help=unit.description,
-                            description=unit.description)
-        add_unit_options(u, unit)
+    add_unit_subcommands(s, [common])
     s.set_defaults(func=cmd_synth)
