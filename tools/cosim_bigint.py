@@ -23,11 +23,10 @@ import time
 import warnings
 from dataclasses import replace
 
-from cosim_results import finish, judge
-
 from fhe_hw.bigint.cosim import cosim_cmnt
 from fhe_hw.flow.builddir import ROOT
 from fhe_hw.model.bigint import cmnt_group
+from fhe_hw.sim.cosim import finish, judge
 
 
 def main(argv=None):

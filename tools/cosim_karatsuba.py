@@ -19,9 +19,8 @@ import argparse
 import sys
 import time
 
-from cosim_results import finish, judge
-
 from fhe_hw.karatsuba.host import cosim_full_product, cosim_relinearize
+from fhe_hw.sim.cosim import finish, judge
 
 
 def main(argv=None):

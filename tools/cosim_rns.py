@@ -17,9 +17,8 @@ import argparse
 import sys
 import time
 
-from cosim_results import finish, judge
-
 from fhe_hw.rns.cosim import ENGINES, cosim_base_extension
+from fhe_hw.sim.cosim import finish, judge
 
 #: --quick: small runs of every engine (Shenoy-Kumaresan with 60-bit primes and two targets per
 #: pass, the others with 32-bit primes to keep the Verilator builds short; all widths and

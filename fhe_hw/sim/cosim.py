@@ -13,8 +13,11 @@ about 2.5k cycles/s here, no faster than pysim; the harness runs at millions.
 """
 
 import hashlib
+import json
 import os
 import subprocess
+import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,7 +31,8 @@ from ..flow.synth import tool_version
 from ..units import to_verilog, top_name
 from .pysim import StreamRun, pack, unpack
 
-__all__ = ["require_verilator", "CosimModel", "build", "Port", "stream_ports"]
+__all__ = ["require_verilator", "CosimModel", "build", "Port", "stream_ports", "judge",
+           "finish"]
 
 
 def require_verilator():
@@ -267,3 +271,32 @@ def build(component, unit_name, workdir=None, *, seed=1, opt="-O3"):
         if result.returncode:
             raise RuntimeError(f"verilator failed: {result.stderr[-3000:]}")
     return CosimModel(binary, ports, workdir)
+
+
+def judge(result, label):
+    """Print a co-simulation ``result`` (a dict with ``cycles`` and ``expected_cycles`` where
+    the run measures them, and ``ok`` where the scenario compared data itself) as one JSON
+    line; return 1 (saying FAIL or CYCLE MISMATCH on stderr) if its data or its cycle count
+    differs, else 0."""
+    print(json.dumps(result), flush=True)
+    status = 0
+    if not result.get("ok", True):
+        print(f"FAIL: {label} differs from the reference: {result.get('error', '')}",
+              file=sys.stderr)
+        status = 1
+    if "cycles" in result and result["cycles"] != result.get("expected_cycles",
+                                                             result["cycles"]):
+        print(f"CYCLE MISMATCH: {label}", file=sys.stderr)
+        status = 1
+    return status
+
+
+def finish(results, out, start, status):
+    """Write ``results`` to ``out`` (JSON), print the summary line (``ok`` or ``FAILED``, the
+    number of runs, the seconds since ``start``); return ``status``."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=2))
+    print(f"{'ok' if status == 0 else 'FAILED'}: {len(results)} runs in "
+          f"{time.monotonic() - start:.0f} s, wrote {out}")
+    return status
