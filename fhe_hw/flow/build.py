@@ -111,10 +111,10 @@ def _environment(board, build_dir):
     return env, tools
 
 
-def _run_logged(argv, cwd, env, log, what, progress, every=10.0):
+def _run_logged(argv, cwd, env, log, what, progress, stage, every=10.0):
     """Run ``argv`` with its output going to ``log`` as it comes; while it runs, call
-    ``progress(line)`` every ``every`` seconds with the elapsed time, the last tool the log
-    names and the log's path. Returns the exit status."""
+    ``progress(line)`` every ``every`` seconds with ``stage()``, the elapsed time and the log's
+    path. Returns the exit status."""
     start = time.monotonic()
     with open(log, "w") as out:
         process = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT,
@@ -124,7 +124,7 @@ def _run_logged(argv, cwd, env, log, what, progress, every=10.0):
                 return process.wait(timeout=every)
             except subprocess.TimeoutExpired:
                 if progress is not None:
-                    progress(f"{what}: {_stage(log)}, {time.monotonic() - start:.0f} s, "
+                    progress(f"{what}: {stage()}, {time.monotonic() - start:.0f} s, "
                              f"log {log}")
 
 
@@ -143,13 +143,15 @@ def overused_resources(log):
     return "; ".join(short.values())
 
 
-def _stage(log):
-    """Which tool of the board build is running, from the log written so far."""
-    text = Path(log).read_text(errors="replace")
-    for tool in ("ecppack", "icepack", "gowin_pack", "nextpnr", "yosys"):
-        if tool in text.lower():
-            return f"{tool} running"
-    return "starting"
+def _stage(build_dir, name):
+    """Which step of the board build is running, from the files written so far: Yosys writes
+    ``<name>.json``, nextpnr the placed design (``.config``, ``.asc`` or ``_pnr.json``)."""
+    if any((build_dir / f"{name}{suffix}").exists() for suffix in (".config", ".asc",
+                                                                    "_pnr.json")):
+        return "packing the bitstream"
+    if (build_dir / f"{name}.json").exists():
+        return "nextpnr placing and routing"
+    return "yosys synthesizing"
 
 
 def build_board(board, unit_name, params=None, *, baud=115200, depth=256, max_frame=512,
@@ -193,7 +195,7 @@ def build_board(board, unit_name, params=None, *, baud=115200, depth=256, max_fr
     for stale in ("stat.json", "report.json", board.bitstream.format(name=name)):
         (build_dir / stale).unlink(missing_ok=True)
     code = _run_logged(["sh", f"{plan.script}.sh"], build_dir, env, build_dir / "build.log",
-                       f"{board.name} {unit_name}", progress)
+                       f"{board.name} {unit_name}", progress, lambda: _stage(build_dir, name))
     if code != 0:
         log = (build_dir / "build.log").read_text()
         short = overused_resources(log)
