@@ -260,8 +260,13 @@ def test_rejects_coefficients_wider_than_the_carrier():
 
 
 def test_rejects_recursions_beyond_the_carrier_headroom():
-    """125-bit coefficients in 135 bits leave room for 10 additions (model.max_recursions)."""
+    """131-bit coefficients in 5 digits of 27 bits (135) leave room for 4 additions, not 5."""
     with pytest.raises(ValueError, match="carrier"):
+        KaratsubaMultiplier(5, coeff_bits=131, digits=5)
+
+
+def test_rejects_more_recursions_than_hardware_takes():
+    with pytest.raises(ValueError, match="recursions must be at most 5"):
         KaratsubaMultiplier(11, coeff_bits=125, digits=5)
 
 
