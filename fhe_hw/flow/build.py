@@ -154,8 +154,19 @@ def _stage(build_dir, name):
     return "yosys synthesizing"
 
 
+#: The name of the board top's design files and bitstream.
+TOP = "top"
+
+
+def default_build_dir(board, unit_name, params, *, baud, depth):
+    """``build/boards/<board>-<unit>-<hash>``: the build directory of ``unit_name`` with factory
+    ``params`` behind a link of ``baud`` and ``depth`` on ``board`` (a Board)."""
+    return board_dir(board.name, unit_name,
+                     {"params": _jsonable(params), "baud": baud, "depth": depth})
+
+
 def build_board(board, unit_name, params=None, *, baud=115200, depth=256, max_frame=512,
-                build_dir=None, name="top", reuse=True, progress=None):
+                build_dir=None, name=TOP, reuse=True, progress=None):
     """Build a bitstream of unit ``unit_name`` (with factory ``params``) behind the host link
     for ``board`` (a name of :data:`fhe_hw.boards.BOARDS` or a Board); return a
     :class:`BuildResult`, also written to ``build.json`` and ``build.md`` in ``build_dir``
@@ -170,10 +181,8 @@ def build_board(board, unit_name, params=None, *, baud=115200, depth=256, max_fr
     raw = {k: v for k, v in dict(params or {}).items() if v is not None}
     params = _jsonable(raw)
     component = get_unit(unit_name).build(**raw)
-    if build_dir is None:
-        build_dir = board_dir(board.name, unit_name,
-                              {"params": params, "baud": baud, "depth": depth})
-    build_dir = Path(build_dir)
+    build_dir = Path(build_dir or default_build_dir(board, unit_name, raw, baud=baud,
+                                                    depth=depth))
     build_dir.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
     platform = board.platform()
@@ -269,9 +278,9 @@ def cmd_build(args):
     board = get_board(args.board)
     if args.dry_run:
         unit.latency(params)            # the parameters are checked, nothing is built
-        build_dir = Path(args.build_dir or board_dir(board.name, unit.name, {
-            "params": _jsonable(params), "baud": args.baud, "depth": args.depth}))
-        bitstream = build_dir / board.bitstream.format(name="top")
+        build_dir = Path(args.build_dir or default_build_dir(board, unit.name, params,
+                                                             baud=args.baud, depth=args.depth))
+        bitstream = build_dir / board.bitstream.format(name=TOP)
         print(f"would build {bitstream} for {board.description}")
         if args.program:
             print(" ".join(program_command(board, bitstream)))
