@@ -29,6 +29,7 @@ from pathlib import Path
 from fhe_hw.debian import require_debian_tool
 from fhe_hw.flow.builddir import asic_dir
 from fhe_hw.flow.synth import YOSYS, RegisteredPorts, port_bits, run_tool, tool_path, tool_version
+from fhe_hw.markdown import table
 from fhe_hw.units import get_unit, to_verilog, top_name
 
 from .pdk import DONT_USE, sky130_hd
@@ -206,12 +207,9 @@ def asic_synthesize(component, unit_name, *, params=None, clock_ns=10.0, build_d
 
 def markdown_table(results):
     """A Markdown table with one row per :class:`AsicSynthResult`."""
-    lines = ["| unit | params | latency | cells | area (µm²) | FF (of which port FF) | "
-             "levels | Fmax (MHz) |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for r in results:
-        shown = ", ".join(f"{k}={v}" for k, v in r.params.items() if v is not None)
-        lines.append(f"| `{r.unit}` | {shown} | {r.latency} | {r.cells} | {r.area_um2:.0f} "
-                     f"| {r.ff} ({r.io_ff}) | {r.critical_path['levels']} | "
-                     f"{r.fmax_mhz:.1f} |")
-    return "\n".join(lines) + "\n"
+    return table(
+        ["unit", "params", "latency", "cells", "area (µm²)", "FF (of which port FF)", "levels",
+         "Fmax (MHz)"],
+        [[f"`{r.unit}`", ", ".join(f"{k}={v}" for k, v in r.params.items() if v is not None),
+          r.latency, r.cells, f"{r.area_um2:.0f}", f"{r.ff} ({r.io_ff})",
+          r.critical_path["levels"], f"{r.fmax_mhz:.1f}"] for r in results])

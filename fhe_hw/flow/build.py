@@ -29,6 +29,7 @@ from ..boards import BOARDS, DEFAULT_BOARD, BoardTop, get_board
 from ..cliargs import int_in, output_file, positive_float
 from ..debian import require_debian_tool
 from ..link.host import Host, SerialTransport, run_vectors
+from ..markdown import table as markdown_table
 from ..units import add_unit_subcommands, get_unit, unit_params
 from .builddir import board_dir
 from .synth import (
@@ -230,7 +231,7 @@ def build_board(board, unit_name, params=None, *, baud=115200, depth=256, max_fr
         tools=versions, runtime_s=round(time.monotonic() - start, 1), build_dir=str(build_dir),
         digest=digest)
     (build_dir / "build.json").write_text(json.dumps(result.to_dict(), indent=2))
-    (build_dir / "build.md").write_text(markdown([result]) + "\n")
+    (build_dir / "build.md").write_text(markdown([result]))
     return result
 
 
@@ -247,15 +248,12 @@ def _cached(build_dir, digest):
 
 def markdown(results):
     """A Markdown table of build results."""
-    head = ("board", "unit", "parameters", "LUT", "FF", "DSP", "BRAM", "Fmax MHz", "clock MHz",
-            "met", "build s")
-    rows = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
-    for r in results:
-        params = ", ".join(f"{k}={v}" for k, v in r.params.items()) or "defaults"
-        cells = (r.board, r.unit, params, r.lut, r.ff, r.dsp, r.bram, r.fmax_mhz, r.clock_mhz,
-                 "yes" if r.target_met else "no", r.runtime_s)
-        rows.append("| " + " | ".join(map(str, cells)) + " |")
-    return "\n".join(rows)
+    return markdown_table(
+        ["board", "unit", "parameters", "LUT", "FF", "DSP", "BRAM", "Fmax MHz", "clock MHz",
+         "met", "build s"],
+        [[r.board, r.unit, ", ".join(f"{k}={v}" for k, v in r.params.items()) or "defaults",
+          r.lut, r.ff, r.dsp, r.bram, r.fmax_mhz, r.clock_mhz, "yes" if r.target_met else "no",
+          r.runtime_s] for r in results])
 
 
 def utilization_line(result):
@@ -297,7 +295,7 @@ def cmd_build(args):
     except RuntimeError as e:
         print(f"fhe-hw build: error: {e}", file=sys.stderr)
         return 1
-    print(markdown([result]))
+    print(markdown([result]), end="")
     print(f"nextpnr cells used/available: {utilization_line(result)}")
     print(f"bitstream {result.bitstream} ({result.bitstream_bytes} bytes); report "
           f"{result.build_dir}/build.json, build.md, report.json", file=sys.stderr)

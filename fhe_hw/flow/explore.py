@@ -39,6 +39,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 from ..cliargs import input_file, int_in
+from ..markdown import table as markdown_table
 from ..report.core import atp_area
 from ..report.synthcache import cached_synth
 from ..units import get_unit
@@ -291,20 +292,18 @@ def markdown(summary):
                                                         else "area (MM proxy)")
     cols = vary + ["cycles", "time µs" if space["synth"] else "time (cycles)", second,
                    "Pareto"]
-    lines = [f"# {space['name']}: {space['unit']}", "",
-             f"fixed: {space['fixed']}; synth: {space['synth']}", "",
-             "| " + " | ".join(cols) + " |", "| " + " | ".join("---" for _ in cols) + " |"]
     front = {r["key"] for r in summary["pareto"]}
+    rows = []
     for r in summary["records"]:
+        values = [r["params"].get(k) for k in vary]
         if not r.get("ok"):
-            lines.append("| " + " | ".join(str(r["params"].get(k)) for k in vary) +
-                         f" | error: {r.get('error')} |")
+            rows.append([*values, f"error: {r.get('error')}", None, None, ""])
             continue
         t, a = _metrics(r, space["objective"])
-        lines.append("| " + " | ".join(str(r["params"].get(k)) for k in vary) +
-                     f" | {r['cycles']} | {t:.4g} | {'—' if a is None else f'{a:.4g}'} | "
-                     f"{'*' if r['key'] in front else ''} |")
-    return "\n".join(lines) + "\n"
+        rows.append([*values, r["cycles"], f"{t:.4g}", None if a is None else f"{a:.4g}",
+                     "*" if r["key"] in front else ""])
+    return (f"# {space['name']}: {space['unit']}\n\nfixed: {space['fixed']}; synth: "
+            f"{space['synth']}\n\n" + markdown_table(cols, rows))
 
 
 def cmd_explore(args):
@@ -314,7 +313,7 @@ def cmd_explore(args):
         raise ValueError(f"{args.space}: {e}") from None
     summary = explore(space, jobs=args.jobs, cluster=args.cluster, out=args.out,
                       synth=False if args.no_synth else None)
-    print(markdown(summary))
+    print(markdown(summary), end="")
     print(f"{len(summary['evaluated'])} evaluated, {summary['cached']} from the cache; "
           f"wrote {summary['dir']}/results.json, pareto.md", file=sys.stderr)
     failed = [r for r in summary["records"] if not r.get("ok")]

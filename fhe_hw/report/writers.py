@@ -3,13 +3,15 @@
 import json
 from pathlib import Path
 
+from ..markdown import table as markdown_table
+
 __all__ = ["fmt", "table_markdown", "write_markdown", "write_json", "write_plots"]
 
-_PAPER_NAMES = {"000": "000 — Cao et al., super-size multiplier and integer FHE encryption",
-                "001": "001 — Cao et al., high-speed integer FHE encryption (reducers, moduli)",
-                "002": "002 — Wang & Huang, 768K-bit multiplier / 64K-point NTT",
-                "003": "003 — Kırbıyık, RNS polynomial base extension",
-                "004": "004 — Migliore et al., Karatsuba polynomial multiplication",
+_PAPER_NAMES = {"000": "[Cao13] Cao et al., super-size multiplier and integer FHE encryption",
+                "001": "[Cao14] Cao et al., high-speed integer FHE encryption (reducers, moduli)",
+                "002": "[Wang13] Wang & Huang, 768K-bit multiplier / 64K-point NTT",
+                "003": "[Kir25] Kırbıyık, RNS polynomial base extension",
+                "004": "[Mig16] Migliore et al., Karatsuba polynomial multiplication",
                 "sw": "Software baselines on this machine"}
 
 
@@ -30,9 +32,7 @@ def fmt(value):
 
 def table_markdown(table):
     lines = [f"**{table.title}** (source: {table.source})", "",
-             "| " + " | ".join(table.columns) + " |",
-             "| " + " | ".join("---" for _ in table.columns) + " |"]
-    lines += ["| " + " | ".join(fmt(c) for c in row) + " |" for row in table.rows]
+             markdown_table(table.columns, table.rows, fmt).rstrip("\n")]
     if table.notes:
         lines += [""] + [f"* {note}" for note in table.notes]
     return "\n".join(lines) + "\n"

@@ -11,6 +11,7 @@ from concurrent.futures import ProcessPoolExecutor
 from ..asic import asic_synthesize
 from ..asic.configs import ASIC_ONLY, QFLOW_ROWS, SKY130_TABLE
 from ..asic.qflow import harden_qflow
+from ..markdown import table as markdown_table
 from ..units import get_unit, units
 from .pages import TableSpec
 
@@ -48,14 +49,12 @@ def _shown(name, params, component):
 
 
 def sky130_markdown(rows, missing, seconds):
-    lines = ["| unit | params | latency | cells | area (µm²) | FF (port FF) | logic levels "
-             "| Fmax (MHz) | synth + STA (s) |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for name, _, shown, r in rows:
-        lines.append(f"| `{name}` | {shown} | {r.latency} | "
-                     f"{r.cells} | {r.area_um2:,.0f} | {r.ff} ({r.io_ff}) | "
-                     f"{r.critical_path['levels']} | {r.fmax_mhz:.1f} | "
-                     f"{r.runtime_s['total']:.0f} |")
+    lines = [markdown_table(
+        ["unit", "params", "latency", "cells", "area (µm²)", "FF (port FF)", "logic levels",
+         "Fmax (MHz)", "synth + STA (s)"],
+        [[f"`{name}`", shown, r.latency, r.cells, f"{r.area_um2:,.0f}", f"{r.ff} ({r.io_ff})",
+          r.critical_path["levels"], f"{r.fmax_mhz:.1f}", f"{r.runtime_s['total']:.0f}"]
+         for name, _, shown, r in rows]).rstrip("\n")]
     first = rows[0][3]
     lines += ["", f"sky130_fd_sc_hd, {first.corner} Liberty, every port registered (the port "
               f"FF), ABC delay target {first.clock_ns:g} ns; Fmax from OpenSTA "
@@ -104,15 +103,13 @@ def scaling_note(rows):
 
 
 def qflow_markdown(rows, seconds):
-    lines = ["| unit | params | cells | die (µm) | routed nets (failed) | Fmax post-route "
-             "(MHz) | DRC | LVS | time (s) |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for name, params, r in rows:
-        w, h = r.die_um
-        lines.append(f"| `{name}` | {', '.join(f'{k}={v}' for k, v in params.items())} | "
-                     f"{r.cells} | {w:g} x {h:g} | {r.nets} ({r.failed_routes}) | "
-                     f"{r.fmax_mhz:.1f} | {r.drc_errors} | {r.lvs_errors} | "
-                     f"{r.runtime_s['total']:.0f} |")
+    lines = [markdown_table(
+        ["unit", "params", "cells", "die (µm)", "routed nets (failed)",
+         "Fmax post-route (MHz)", "DRC", "LVS", "time (s)"],
+        [[f"`{name}`", ", ".join(f"{k}={v}" for k, v in params.items()), r.cells,
+          f"{r.die_um[0]:g} x {r.die_um[1]:g}", f"{r.nets} ({r.failed_routes})",
+          f"{r.fmax_mhz:.1f}", r.drc_errors, r.lvs_errors, f"{r.runtime_s['total']:.0f}"]
+         for name, params, r in rows]).rstrip("\n")]
     lines += ["", f"qflow 1.3.17 (Debian) with OSU 0.18 µm (osu018), ports registered; DRC and "
               f"LVS error counts from Magic and Netgen; {seconds:.0f} s."]
     return "\n".join(lines) + "\n"

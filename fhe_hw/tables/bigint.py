@@ -12,6 +12,7 @@ import warnings
 
 from ..bigint import CMNTEncrypt
 from ..bigint.configs import GROUPS, MULTIPLIERS, PROJECTED, TABLE_ROWS
+from ..markdown import table as markdown_table
 from ..report.baselines import gmp_cmnt_encrypt
 from ..report.paper import P000_T6
 from .common import ecp5_facts, synth_rows
@@ -34,9 +35,7 @@ def _config(name):
 
 def markdown(fmax, gmp):
     """``fmax``: config name -> measured MHz; ``gmp``: group -> seconds (or missing)."""
-    lines = ["| group | config | schedule | cycles (formula) | time at measured Fmax | "
-             "[Cao13] Table 6 (Virtex-7, 166.45 MHz) | 000 software | GMP here |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    cells = []
     for group in GROUPS:
         first = True
         for name in PROJECTED:
@@ -44,13 +43,15 @@ def markdown(fmax, gmp):
                 cyc = CMNTEncrypt(group, schedule, **MULTIPLIERS[name]).cycles()
                 mhz = fmax.get(name)
                 time = f"{cyc / (mhz * 1e6):.4g} s" if mhz else "Fmax not measured"
-                paper, soft = PAPER[group] if first else ("", "")
+                paper, soft = (f"{t} s" for t in PAPER[group]) if first else ("", "")
                 g = gmp.get(group)
                 gtxt = (f"{g:.3g} s" if g is not None else "not run") if first else ""
-                lines.append(f"| {group} | {_config(name)} | {schedule} | {cyc:,} | {time} | "
-                             f"{paper}{' s' if first else ''} | {soft}{' s' if first else ''} "
-                             f"| {gtxt} |")
+                cells.append([group, _config(name), schedule, f"{cyc:,}", time, paper, soft,
+                              gtxt])
                 first = False
+    lines = [markdown_table(["group", "config", "schedule", "cycles (formula)",
+                             "time at measured Fmax", "[Cao13] Table 6 (Virtex-7, 166.45 MHz)",
+                             "[Cao13] software", "GMP here"], cells).rstrip("\n")]
     measured = ", ".join(f"{_config(n)} at {m} MHz" for n, m in fmax.items() if m)
     lines += ["", f"Measured Fmax: {measured or 'none'}."]
     return "\n".join(lines) + "\n"

@@ -19,7 +19,7 @@ def generate(args, progress):
         progress(f"{board} {row.unit}: {result.lut} LUT, {result.fmax_mhz} MHz "
                  f"({result.runtime_s} s)")
         results.append(result)
-    return markdown(results) + f"\n\nDepth {BOARD_DEPTH}.\n", {
+    return markdown(results) + f"\nDepth {BOARD_DEPTH}.\n", {
         "tools": "YoWASP Yosys and nextpnr (per board)",
         "device": "each board's FPGA and clock (table columns)",
         "json": [r.to_dict() for r in results]}

@@ -11,10 +11,11 @@ listed can be driven by ``fhe-hw run``.
 from ..boards import BOARDS
 from ..flow.build import build_board
 from ..flow.rows import shown
+from ..markdown import table as markdown_table
 from ..ntt.configs import BOARD_SWEEP as NTT
 from ..rns.configs import BOARD_SWEEP as RNS
 from ..units import get_unit
-from .pages import TableSpec, markdown_table
+from .pages import TableSpec
 
 __all__ = ["TABLE", "sweeps", "sweep"]
 

@@ -12,6 +12,7 @@ nextpnr gave up.
 from ..karatsuba import KaratsubaMultiplier, KaratsubaRelinearizer
 from ..karatsuba.configs import RECURSIONS, TOTAL, multiplier_params, relin_params
 from ..karatsuba.configs import row as table_row
+from ..markdown import table as markdown_table
 from ..model.karatsuba import hardware_cycles
 from ..report.paper import P004_T2, P004_T3
 from ..units import get_unit
@@ -49,33 +50,29 @@ def _why(row):
 
 
 def _us(value):
-    return "—" if value is None else f"{value:.1f}"
+    return None if value is None else f"{value:.1f}"
 
 
 def markdown(rows):
-    lines = ["| r | coeff bits | 27x27 mult. | LUT | FF | DSP (MULT18X18D) | BRAM | "
-             "Fmax ECP5 (MHz) | [Mig16] Table II (DE5-net): ALM / reg. / DSP / Fmax |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    fits, times = [], []
     for row in rows:
         p = PAPER.get(row["r"])
-        paper = "—" if p is None else (f"{p['alm']} / {p['regs']} / {p['dsp']} / "
-                                       f"{p['fmax']} MHz")
+        paper = None if p is None else f"{p['alm']} / {p['regs']} / {p['dsp']} / {p['fmax']} MHz"
         fmax = f"{row['fmax_mhz']:.1f}" if row["fmax_mhz"] else f"— ({_why(row)})"
-        lines.append(f"| {row['r']} | {row['coeff_bits']} | {row['multipliers']} | "
-                     f"{row['lut']} | {row['ff']} | {row['dsp']} | {row['bram']} | {fmax} | "
-                     f"{paper} |")
-    lines += ["", "| r | calls 3^(9-r) | (A) cycles | (A) µs @ 250 MHz | (A) µs @ Fmax | "
-              "(B) cycles (l = 5) | (B) µs @ 250 MHz | (B) µs @ Fmax | "
-              "[Mig16] Table III accelerator (A) = (B) |",
-              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for row in rows:
+        fits.append([row["r"], row["coeff_bits"], row["multipliers"], row["lut"], row["ff"],
+                     row["dsp"], row["bram"], fmax, paper])
         pr = row["projection"]
         at_fmax = pr["fmax"] or (None, None)
-        p = PAPER.get(row["r"])
-        lines.append(f"| {row['r']} | {pr['calls']} | {pr['a_cycles']} | "
-                     f"{_us(pr['paper_clock'][0])} | {_us(at_fmax[0])} | {pr['b_cycles']} | "
-                     f"{_us(pr['paper_clock'][1])} | {_us(at_fmax[1])} | "
-                     f"{'—' if p is None else str(p['hw_us']) + ' µs'} |")
+        times.append([row["r"], pr["calls"], pr["a_cycles"], _us(pr["paper_clock"][0]),
+                      _us(at_fmax[0]), pr["b_cycles"], _us(pr["paper_clock"][1]),
+                      _us(at_fmax[1]), None if p is None else f"{p['hw_us']} µs"])
+    lines = [markdown_table(["r", "coeff bits", "27x27 mult.", "LUT", "FF", "DSP (MULT18X18D)",
+                             "BRAM", "Fmax ECP5 (MHz)",
+                             "[Mig16] Table II (DE5-net): ALM / reg. / DSP / Fmax"], fits),
+             markdown_table(["r", "calls 3^(9-r)", "(A) cycles", "(A) µs @ 250 MHz",
+                             "(A) µs @ Fmax", "(B) cycles (l = 5)", "(B) µs @ 250 MHz",
+                             "(B) µs @ Fmax", "[Mig16] Table III accelerator (A) = (B)"],
+                            times).rstrip("\n")]
     lines += ["", f"{ECP5_DSP} MULT18X18D on the LFE5U-85F; out of context with "
               f"every port registered; LUT = LUT4 + 2 per CCU2C; distributed RAM "
               f"(TRELLIS_DPR16X4) not counted as LUT. Yosys with `splitnets` "

@@ -5,6 +5,7 @@ A row with a ``not_routed`` reason (measured earlier: it does not fit, or nextpn
 is not rerun; the reason stands in its place.
 """
 
+from ..markdown import table as markdown_table
 from ..ntt.configs import NTT_TABLE
 from ..units import get_unit
 from .common import ecp5_facts, latency, synth_rows
@@ -31,18 +32,19 @@ def _cycles(row):
 def markdown(entries, results):
     """``entries``: :class:`~fhe_hw.ntt.configs.NttRow`; ``results``: a SynthResult or None
     (a row not rerun) for each."""
-    lines = ["| unit | params | what | latency | cycles() | LUT | FF | DSP | Fmax (MHz) |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    cells = []
     for entry, r in zip(entries, results):
         row = entry.row
         if r is None:
-            lines.append(f"| `{row.unit}` | {_shown(row.params)} | {entry.note} | | "
-                         f"{_cycles(row)} | {entry.not_routed} | | | |")
+            cells.append([f"`{row.unit}`", _shown(row.params), entry.note, "", _cycles(row),
+                          entry.not_routed, "", "", ""])
             continue
         lat = latency(row, r)
-        lines.append(f"| `{row.unit}` | {_shown(row.params)} | {entry.note}"
-                     f"{_FLAGS.get(row.target, '')} | {'' if lat is None else lat} | "
-                     f"{_cycles(row)} | {r.lut} | {r.ff} | {r.dsp} | {r.fmax_mhz:.1f} |")
+        cells.append([f"`{row.unit}`", _shown(row.params),
+                      f"{entry.note}{_FLAGS.get(row.target, '')}", "" if lat is None else lat,
+                      _cycles(row), r.lut, r.ff, r.dsp, f"{r.fmax_mhz:.1f}"])
+    lines = [markdown_table(["unit", "params", "what", "latency", "cycles()", "LUT", "FF", "DSP",
+                             "Fmax (MHz)"], cells).rstrip("\n")]
     lines += ["", "Out of context with every port registered; LUT = LUT4 + 2 per CCU2C, "
               "DSP = MULT18X18D, Fmax from nextpnr. (splitnets): Yosys ABC9 aborts on that "
               "design (YosysHQ/yosys#4349), so it ran `hierarchy; proc; flatten; splitnets; "

@@ -2,6 +2,7 @@
 ECP5-85F (n = 1024 and 4096, P = 1, 2, 4, solinas64), rows
 :data:`fhe_hw.ntt.configs.STREAMING_TABLE` (tiled ``ModMul``\\ s, ``splitnets``, router1)."""
 
+from ..markdown import table as markdown_table
 from ..ntt.configs import STREAMING_TABLE
 from ..units import get_unit
 from .common import ecp5_facts, synth_rows
@@ -18,16 +19,14 @@ def _cycles(row):
 
 
 def markdown(rows, results):
-    lines = ["| n | P | cycles() | LUT | FF | DSP | BRAM | Fmax MHz | µs per transform at Fmax |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    cells = []
     for row, r in zip(rows, results):
-        notes = ["tiled"] if row.params.get("tiled") else []
-        tag = f" ({', '.join(notes)})" if notes else ""
         cycles = _cycles(row)
-        lines.append(f"| {row.params['n']} | {row.params['butterflies']} | {cycles} | {r.lut} | "
-                     f"{r.ff} | {r.dsp} | {r.bram} | {r.fmax_mhz}{tag} | "
-                     f"{cycles / r.fmax_mhz:.1f} |")
-    return "\n".join(lines) + "\n"
+        tag = " (tiled)" if row.params.get("tiled") else ""
+        cells.append([row.params["n"], row.params["butterflies"], cycles, r.lut, r.ff, r.dsp,
+                      r.bram, f"{r.fmax_mhz}{tag}", f"{cycles / r.fmax_mhz:.1f}"])
+    return markdown_table(["n", "P", "cycles()", "LUT", "FF", "DSP", "BRAM", "Fmax MHz",
+                           "µs per transform at Fmax"], cells)
 
 
 def generate(args, progress):

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 __all__ = ["RESULTS", "TableSpec", "markers", "replace_block", "read_block", "write_block",
-           "git_commit", "provenance", "markdown_table"]
+           "git_commit", "provenance"]
 
 #: The results pages, relative to the repository root.
 RESULTS = Path("docs", "results")
@@ -95,9 +95,3 @@ def provenance(command, *, commit, tools=None, device=None, freq_mhz=None, secon
         text += f" ({seconds:.0f} s on a shared 2-core machine)"
     return text + "."
 
-
-def markdown_table(header, rows):
-    """A Markdown table: ``header`` (titles) and ``rows`` (lists of cells)."""
-    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join("---" for _ in header) + " |"]
-    lines += ["| " + " | ".join("—" if c is None else str(c) for c in row) + " |" for row in rows]
-    return "\n".join(lines) + "\n"

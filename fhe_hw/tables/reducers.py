@@ -3,9 +3,10 @@ ECP5-85F ([Cao14] §3.3, Fig. 3), rows :data:`fhe_hw.arith.configs.REDUCER_TABLE
 
 from ..arith.configs import REDUCER_TABLE
 from ..flow.rows import shown
+from ..markdown import table as markdown_table
 from ..units import get_unit
 from .common import ecp5_facts, latency, synth_rows
-from .pages import TableSpec, markdown_table
+from .pages import TableSpec
 
 __all__ = ["TABLE", "markdown"]
 

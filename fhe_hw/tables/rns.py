@@ -15,6 +15,7 @@ import warnings
 
 from amaranth.hdl import UnusedElaboratable
 
+from ..markdown import table as markdown_table
 from ..report.paper import P003_T4_6, P003_T4_8, P003_T4_9
 from ..rns import FastBaseConversion, Kawamura, MixedRadix, ShenoyKumaresan, default_bases
 from ..rns.configs import ITERATION_SETS, SYNTH_TABLE
@@ -66,19 +67,13 @@ def _kawamura_delta(l):
 
 
 def iteration_markdown(rows):
-    lines = ["| parameters | architecture | `cycles()` | Table 4.5 formula (t = k: I/O bound "
-             "N(l+1+k)/TP) | [Kir25] Table 4.6 | MM |",
-             "| --- | --- | --- | --- | --- | --- |"]
-    for params, arch, cycles, formula, paper, mm in rows:
-        lines.append(f"| {params} | {arch} | {cycles} | {'—' if formula is None else formula} "
-                     f"| {'—' if paper is None else paper} | {mm} |")
-    return "\n".join(lines) + "\n"
+    return markdown_table(
+        ["parameters", "architecture", "`cycles()`",
+         "Table 4.5 formula (t = k: I/O bound N(l+1+k)/TP)", "[Kir25] Table 4.6", "MM"], rows)
 
 
 def synth_markdown(results):
-    lines = ["| unit | params | MM | LUT | FF | DSP | BRAM (DP16KD) | Fmax (MHz) | CC / k "
-             "| Time (µs) | ATP (×10^6) |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    ours = []
     for row, r in results:
         name, params = row.unit, row.params
         unit = get_unit(name).build(**params)
@@ -86,21 +81,20 @@ def synth_markdown(results):
         shown = ", ".join(f"{k}={v}" for k, v in params.items() if k not in ("bits", "prime_n"))
         t_us = cc / r.fmax_mhz
         atp = t_us * (r.lut + r.ff / 2 + 100 * r.dsp + 300 * r.bram) / 1e6
-        lines.append(f"| `{name}` | {shown} | {au['MM']} | {r.lut} | {r.ff} | {r.dsp} | {r.bram} "
-                     f"| {r.fmax_mhz:.1f} | {cc} | {t_us:.2f} | {atp:.2f} |")
-    lines += ["", "[Kir25] Tables 4.8 and 4.9, 32-bit rows (folded; Alveo U280, Vivado; BRAM are "
-              "36 kbit RAMB36, DSP48E2 27×18). Table 4.7 (log N = 16, l = 17) has no ECP5 "
-              "row: its three banks of 65536 32-bit words need 384 DP16KD, the ECP5-85F has "
-              "208.", "",
-              "| table | log N, l | TP | LUT | FF | BRAM36 | DSP | Fmax (MHz) | CC | Time (µs) "
-              "| ATP (×10^6) |",
-              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for (table, log_n, l), rows in PAPER.items():
-        for tp, p in rows.items():
-            lut, ff, bram, dsp, fmax, cc, t_us, atp = (p[k] for k in (
-                "lut", "ff", "bram", "dsp", "fmax_mhz", "cc", "time_us", "atp_1e6"))
-            lines.append(f"| {table} | {log_n}, {l} | {tp} | {lut} | {ff} | {bram} | {dsp} "
-                         f"| {fmax} | {cc} | {t_us} | {atp} |")
+        ours.append([f"`{name}`", shown, au["MM"], r.lut, r.ff, r.dsp, r.bram,
+                     f"{r.fmax_mhz:.1f}", cc, f"{t_us:.2f}", f"{atp:.2f}"])
+    paper = [[table, f"{log_n}, {l}", tp, *(p[k] for k in ("lut", "ff", "bram", "dsp",
+                                                          "fmax_mhz", "cc", "time_us",
+                                                          "atp_1e6"))]
+             for (table, log_n, l), rows in PAPER.items() for tp, p in rows.items()]
+    lines = [markdown_table(["unit", "params", "MM", "LUT", "FF", "DSP", "BRAM (DP16KD)",
+                             "Fmax (MHz)", "CC / k", "Time (µs)", "ATP (×10^6)"], ours),
+             "[Kir25] Tables 4.8 and 4.9, 32-bit rows (folded; Alveo U280, Vivado; BRAM are "
+             "36 kbit RAMB36, DSP48E2 27×18). Table 4.7 (log N = 16, l = 17) has no ECP5 "
+             "row: its three banks of 65536 32-bit words need 384 DP16KD, the ECP5-85F has "
+             "208.", "",
+             markdown_table(["table", "log N, l", "TP", "LUT", "FF", "BRAM36", "DSP",
+                             "Fmax (MHz)", "CC", "Time (µs)", "ATP (×10^6)"], paper).rstrip("\n")]
     if results:
         seconds = sum(r.runtime_s.get("total", 0) for _, r in results)
         lines += ["", "Out of context, every port registered (Yosys `splitnets` before LUT "
@@ -108,7 +102,7 @@ def synth_markdown(results):
                   "Fmax from nextpnr. 32-bit NTT primes "
                   "q ≡ 1 mod 2^17 (`prime_n` = 2^16: Montgomery word 17); Kawamura and "
                   "mixed-radix at l = k = 4 (their multiplier count grows with l). CC / k = "
-                  "`cycles()` of a whole conversion over its k target residues (003 gives the "
+                  "`cycles()` of a whole conversion over its k target residues ([Kir25] gives the "
                   "time per new residue); Time = (CC / k) / Fmax; ATP = Time · (LUT + FF/2 + "
                   f"100·DSP + 300·BRAM). Tool time of the rows: {seconds:.0f} s."]
     return "\n".join(lines) + "\n"
