@@ -31,7 +31,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fhe_hw.units import get_unit, to_verilog, top_name
+from fhe_hw.units import get_unit, to_verilog, top_name, verilog_header
 
 from .pdk import pdk_root
 
@@ -98,7 +98,8 @@ def write_librelane_config(component, unit_name, *, pdk="sky130A", clock_ns=10.0
     build_dir = Path(build_dir or Path("build", "asic", unit_name))
     (build_dir / "src").mkdir(parents=True, exist_ok=True)
     top = top_name(unit_name)
-    (build_dir / "src" / f"{top}.v").write_text(to_verilog(component, unit_name))
+    (build_dir / "src" / f"{top}.v").write_text(to_verilog(
+        component, unit_name, header=verilog_header(unit_name, params)))
     (build_dir / "constraints.sdc").write_text(_sdc(clock_ns, io_fraction, driver))
     (build_dir / "pin_order.cfg").write_text(_PIN_ORDER)
     settings = {

@@ -29,7 +29,7 @@ from pathlib import Path
 from fhe_hw.debian import require_debian_tool
 from fhe_hw.flow.builddir import asic_dir
 from fhe_hw.flow.synth import RegisteredPorts
-from fhe_hw.units import to_verilog, top_name
+from fhe_hw.units import to_verilog, top_name, verilog_header
 
 __all__ = ["STEPS", "QflowResult", "harden_qflow", "read_qflow_results"]
 
@@ -148,7 +148,9 @@ def harden_qflow(component, unit_name, *, params=None, build_dir=None, registere
         (project / sub).mkdir(parents=True, exist_ok=True)
     top = top_name(unit_name)
     unit = RegisteredPorts(component) if registered_ports else component
-    (project / "source" / f"{top}.v").write_text(to_verilog(unit, unit_name))
+    notes = ["wrapper: every port registered"] if registered_ports else []
+    (project / "source" / f"{top}.v").write_text(to_verilog(
+        unit, unit_name, header=verilog_header(unit_name, params, notes)))
 
     runtime, start = {}, time.monotonic()
     for step in steps:

@@ -30,7 +30,7 @@ from fhe_hw.debian import require_debian_tool
 from fhe_hw.flow.builddir import asic_dir
 from fhe_hw.flow.synth import YOSYS, RegisteredPorts, port_bits, run_tool, tool_path, tool_version
 from fhe_hw.markdown import table
-from fhe_hw.units import get_unit, to_verilog, top_name
+from fhe_hw.units import get_unit, to_verilog, top_name, verilog_header
 
 from .pdk import DONT_USE, sky130_hd
 
@@ -166,7 +166,9 @@ def asic_synthesize(component, unit_name, *, params=None, clock_ns=10.0, build_d
     top = top_name(unit_name)
     runtime, start = {}, time.monotonic()
 
-    (build_dir / "top.v").write_text(to_verilog(RegisteredPorts(component), unit_name))
+    (build_dir / "top.v").write_text(to_verilog(
+        RegisteredPorts(component), unit_name,
+        header=verilog_header(unit_name, params, ["wrapper: every port registered"])))
     runtime["verilog"] = time.monotonic() - start
     step = time.monotonic()
     # YoWASP's Yosys reads files relative to its working directory reliably (an absolute /tmp

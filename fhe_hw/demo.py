@@ -41,7 +41,7 @@ def run_board_demo(*, board="ulx3s", seed=1, vectors=64, build=True, out=print,
     unit = get_unit(name)
     Path(workdir).mkdir(parents=True, exist_ok=True)
     verilog = Path(workdir, f"{name}.v")
-    verilog.write_text(to_verilog(unit.build(**params), name))
+    verilog.write_text(to_verilog(unit.build(**params), name, header=unit.summary(params)))
     out(f"fhe_hw demo: board path for {name} {params} (board {board})")
     out(f"  generated {verilog}")
     top = HostLinkTop(unit.build(**params), name, params, clk_hz=4e6, baud=1e6, depth=256)

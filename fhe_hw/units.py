@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 from . import __version__
 
-__all__ = ["Option", "Unit", "register", "units", "get_unit", "top_name", "to_verilog",
-           "parse_bool", "add_unit_options", "add_unit_subcommands", "unit_params"]
+__all__ = ["Option", "Unit", "register", "units", "get_unit", "top_name", "verilog_header",
+           "to_verilog", "parse_bool", "add_unit_options", "add_unit_subcommands", "unit_params"]
 
 # Modules whose import registers units; later packages add themselves here.
 _UNIT_MODULES = ["fhe_hw.arith", "fhe_hw.ntt", "fhe_hw.karatsuba", "fhe_hw.rns", "fhe_hw.bigint"]
@@ -192,6 +192,20 @@ def unit_params(unit, args):
 def top_name(unit_name):
     """Verilog top-module name of a unit: ``fhe_hw_<name with _>``."""
     return "fhe_hw_" + unit_name.replace("-", "_")
+
+
+def verilog_header(unit_name, params=None, notes=()):
+    """The comment lines that open a generated Verilog file: :meth:`Unit.summary` for a
+    registered unit (the fhe_hw version, unit, parameters, latency and cycles(), what it bakes
+    in), else the fhe_hw version, the design's name and ``params``; then ``notes`` (what was
+    wrapped around the unit, for example)."""
+    if unit_name in units():
+        lines = get_unit(unit_name).summary(params)
+    else:
+        shown = ", ".join(f"{k}={v}" for k, v in dict(params or {}).items()) or "none"
+        lines = [f"fhe_hw {__version__}: {unit_name} (top module {top_name(unit_name)})",
+                 f"parameters: {shown}"]
+    return [*lines, *notes]
 
 
 def to_verilog(component, unit_name, header=()):

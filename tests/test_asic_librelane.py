@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+import fhe_hw
 from fhe_hw.arith import SolinasReducer
 from fhe_hw.asic.librelane import PDKS, check_librelane_config, write_librelane_config
 from fhe_hw.cli import main
@@ -34,6 +35,8 @@ def test_config_names_design_verilog_clock_sdc_pins_and_die(config):
 def test_files_beside_the_config(config):
     verilog = (config.parent / "src" / "fhe_hw_solinas_reducer.v").read_text()
     assert "module fhe_hw_solinas_reducer" in verilog
+    assert verilog.startswith(f"// fhe_hw {fhe_hw.__version__}: unit solinas-reducer ")
+    assert verilog.splitlines()[1].startswith("// parameters: modulus=solinas64")
     sdc = (config.parent / "constraints.sdc").read_text()
     assert "create_clock -name clk -period 8 [get_ports clk]" in sdc
     assert "set_input_delay 1.6 -clock clk" in sdc

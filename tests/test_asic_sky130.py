@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+import fhe_hw
 from fhe_hw.arith import ModMul, SolinasReducer
 from fhe_hw.asic.sky130 import asic_synthesize, is_flip_flop, parse_sta_report
 from fhe_hw.cli import main
@@ -65,6 +66,9 @@ def test_result_json_in_the_build_dir(modmul):
     saved = json.loads(Path(modmul.build_dir, "asic_synth.json").read_text())
     assert saved == json.loads(json.dumps(modmul.to_dict()))
     assert saved["tools"]["yosys"].startswith("Yosys") and saved["tools"]["opensta"]
+    head = Path(modmul.build_dir, "top.v").read_text().splitlines()
+    assert head[0] == f"// fhe_hw {fhe_hw.__version__}: unit mod-mul (top module fhe_hw_mod_mul)"
+    assert "// wrapper: every port registered" in head[:8]
     assert Path(saved["netlist"]).read_text().startswith("/*") or "module" in \
         Path(saved["netlist"]).read_text()
 

@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+import fhe_hw
 from fhe_hw.arith import ModAdd, ModMul
 from fhe_hw.flow.synth import add_synth_parser, synthesize
 
@@ -36,6 +37,15 @@ def test_synth_json_in_the_build_dir_holds_the_result(mod_add):
     assert saved == json.loads(json.dumps(mod_add.to_dict()))
     assert saved["params"] == {"modulus": "general32"} and saved["latency"] == 1
     assert saved["tools"]["yosys"].startswith("Yosys") and "nextpnr" in saved["tools"]["nextpnr"]
+
+
+def test_synthesized_verilog_starts_with_what_it_is(mod_add):
+    head = open(f"{mod_add.build_dir}/top.v").read().splitlines()[:5]
+    assert head[0] == f"// fhe_hw {fhe_hw.__version__}: unit mod-add (top module fhe_hw_mod_add)"
+    assert head[1].startswith("// parameters: modulus=general32")      # then the defaults
+    assert head[2:4] == ["// latency: 1 cycles; cycles() of one operation: 2",
+                         "// out-of-context wrapper: every port registered (fhe_hw_mod_add_ooc)"]
+    assert head[4].startswith("module ") or head[4].startswith("/*")
 
 
 def test_ecp5_barrett_mod_mul_maps_its_multipliers_to_dsp_blocks(tmp_path):

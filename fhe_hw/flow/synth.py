@@ -51,7 +51,15 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from ..cliargs import output_file, positive_float
-from ..units import add_unit_subcommands, get_unit, to_verilog, top_name, unit_params, units
+from ..units import (
+    add_unit_subcommands,
+    get_unit,
+    to_verilog,
+    top_name,
+    unit_params,
+    units,
+    verilog_header,
+)
 from . import builddir
 
 __all__ = ["TARGETS", "Target", "resolve_target", "SynthResult", "synthesize", "synth_unit",
@@ -440,7 +448,10 @@ def synthesize(component, unit_name, target="ecp5", *, params=None, device=None,
     wrapper = (RegisteredPorts if tgt.out_of_context else SerialPorts)(component)
     in_bits, out_bits = port_bits(component)
     top = f"{unit_name}-ooc"
-    (build_dir / "top.v").write_text(to_verilog(wrapper, top))
+    note = ("out-of-context wrapper: every port registered" if tgt.out_of_context
+            else "wrapper: ports serialized to pins")
+    (build_dir / "top.v").write_text(to_verilog(
+        wrapper, top, header=verilog_header(unit_name, params, [f"{note} ({top_name(top)})"])))
     runtime["verilog"] = time.monotonic() - start
 
     step = time.monotonic()
