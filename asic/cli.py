@@ -13,6 +13,7 @@ import json
 import sys
 from pathlib import Path
 
+from fhe_hw.cliargs import add_verbose
 from fhe_hw.units import add_unit_subcommands, get_unit, unit_params
 
 from .librelane import check_librelane_config, run_librelane, write_librelane_config
@@ -35,6 +36,10 @@ def _write(path, text):
     print(f"wrote {path}", file=sys.stderr)
 
 
+def _progress(line):
+    print(line, file=sys.stderr)
+
+
 def _positive(text):
     value = float(text)
     if value <= 0:
@@ -47,7 +52,7 @@ def cmd_asic_synth(args):
     unit, params, component = _build(args)
     try:
         result = asic_synthesize(component, unit.name, params=params, clock_ns=args.clock_ns,
-                                 build_dir=args.build_dir)
+                                 build_dir=args.build_dir, progress=_progress)
     except RuntimeError as e:
         print(f"fhe-hw asic-synth: error: {e}", file=sys.stderr)
         return 1
@@ -84,7 +89,7 @@ def cmd_harden(args):
 
 def _harden_qflow(unit, params, component, args):
     result = harden_qflow(component, unit.name, params=params, build_dir=args.build_dir,
-                          timeout_s=args.timeout)
+                          timeout_s=args.timeout, progress=_progress)
     width, height = result.die_um
     for key, value in [("unit", unit.name), ("technology", "OSU 0.18 um (qflow osu018)"),
                        ("standard cells", result.cells),
@@ -132,6 +137,7 @@ def add_asic_synth_parser(subparsers):
     """Add ``asic-synth UNIT [unit options] [--clock-ns T] [--json F] [--markdown F]
     [--build-dir D]``."""
     common = argparse.ArgumentParser(add_help=False)
+    add_verbose(common)
     common.add_argument("--clock-ns", type=_positive, default=10.0,
                         help="clock period in ns (ABC delay target, STA constraint)")
     common.add_argument("--json", help="write the result here (default: the build directory)")
@@ -149,6 +155,7 @@ def add_harden_parser(subparsers):
     """Add ``harden UNIT [unit options] --flow qflow|librelane [--pdk P] [--clock-ns T]
     [--core-util U] [--build-dir D] [--json F] [--timeout S]``."""
     common = argparse.ArgumentParser(add_help=False)
+    add_verbose(common)
     common.add_argument("--flow", choices=("qflow", "librelane"), default="qflow",
                         help="qflow: run to GDS here (OSU 0.18 um); librelane: write, check "
                              "and (with OpenROAD) run a LibreLane macro")

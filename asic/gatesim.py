@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fhe_hw.debian import require_debian_tool
-from fhe_hw.flow.synth import run_tool
+from fhe_hw.flow.run import run_logged
 from fhe_hw.units import top_name
 
 from .pdk import sky130_hd
@@ -120,10 +120,10 @@ def gate_level_check(netlist, unit_name, inputs, expected, *, build_dir=None, dr
     (build_dir / "tb.v").write_text(_TB.format(w_in=w_in, w_out=w_out, top=top,
                                                n=len(inputs), drain=drain))
     (build_dir / "outputs.hex").unlink(missing_ok=True)
-    run_tool([iverilog, "-g2005", "-DFUNCTIONAL", "-DUNIT_DELAY=#1", "-s", "tb", "-o",
-              "sim.vvp", "tb.v", str(netlist), str(UDP), str(lib.verilog)],
-             build_dir, "iverilog.log", "iverilog")
-    run_tool([vvp, "-n", "sim.vvp"], build_dir, "vvp.log", "vvp")
+    run_logged([iverilog, "-g2005", "-DFUNCTIONAL", "-DUNIT_DELAY=#1", "-s", "tb", "-o",
+                "sim.vvp", "tb.v", str(netlist), str(UDP), str(lib.verilog)],
+               build_dir, "iverilog.log", "iverilog")
+    run_logged([vvp, "-n", "sim.vvp"], build_dir, "vvp.log", "vvp")
 
     got = (build_dir / "outputs.hex").read_text().split()
     mismatches, first = 0, None

@@ -21,13 +21,13 @@ root).
 
 import json
 import re
-import subprocess
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from fhe_hw.debian import require_debian_tool
 from fhe_hw.flow.builddir import asic_dir
+from fhe_hw.flow.run import run_logged
 from fhe_hw.flow.synth import RegisteredPorts
 from fhe_hw.units import to_verilog, top_name, verilog_header
 
@@ -121,7 +121,7 @@ def read_qflow_results(project, top):
 
 
 def harden_qflow(component, unit_name, *, params=None, build_dir=None, registered_ports=True,
-                 steps=STEPS, timeout_s=3600):
+                 steps=STEPS, timeout_s=3600, progress=None):
     """Run qflow on ``component``; return a :class:`QflowResult` (also ``qflow.json`` in
     ``build_dir``).
 
@@ -129,7 +129,8 @@ def harden_qflow(component, unit_name, *, params=None, build_dir=None, registere
     ``build_dir`` (the qflow project; default ``build/asic/qflow/<unit>-<hash>``: ``source/``,
     ``synthesis/``, ``layout/``, ``log/`` with one ``<step>.out`` per step), ``registered_ports``
     (wrap the unit as :class:`fhe_hw.flow.synth.RegisteredPorts`), ``steps`` (a prefix of
-    :data:`STEPS`), ``timeout_s`` (for the whole run).
+    :data:`STEPS`), ``timeout_s`` (for the whole run), ``progress(line)`` (hears each step with
+    its log path and, while it runs, the elapsed time every 10 s).
 
     Raises ``ValueError`` for unknown steps and ``RuntimeError`` when qflow is missing, a step
     exits non-zero or the time runs out.
@@ -156,19 +157,12 @@ def harden_qflow(component, unit_name, *, params=None, build_dir=None, registere
     for step in steps:
         left = timeout_s - (time.monotonic() - start)
         out = project / "log" / f"{step}.out"
-        try:
-            done = subprocess.run([qflow, step, "-T", TECH, top], cwd=project, text=True,
-                                  stdout=out.open("w"), stderr=subprocess.STDOUT,
-                                  timeout=max(left, 1))
-        except subprocess.TimeoutExpired:
-            raise RuntimeError(f"qflow {step} ran out of time ({timeout_s} s in all); "
-                               f"log {out}") from None
+        if progress is not None:
+            progress(f"{unit_name}: qflow {step} ({time.monotonic() - start:.0f} s so far), "
+                     f"log {out}")
+        run_logged([qflow, step, "-T", TECH, top], project, out, f"qflow {step}",
+                   progress=progress, timeout_s=max(left, 1))
         runtime[step] = round(time.monotonic() - start - sum(runtime.values()), 2)
-        text = out.read_text(errors="replace")
-        if done.returncode != 0:
-            tail = "\n".join(text.splitlines()[-25:])
-            raise RuntimeError(f"qflow {step} failed (exit {done.returncode}; log {out}):\n"
-                               f"{tail}")
     runtime["total"] = round(time.monotonic() - start, 2)
     try:
         found = read_qflow_results(project, top)

@@ -28,7 +28,8 @@ from pathlib import Path
 
 from fhe_hw.debian import require_debian_tool
 from fhe_hw.flow.builddir import asic_dir
-from fhe_hw.flow.synth import YOSYS, RegisteredPorts, port_bits, run_tool, tool_path, tool_version
+from fhe_hw.flow.run import run_logged
+from fhe_hw.flow.synth import YOSYS, RegisteredPorts, port_bits, tool_path, tool_version
 from fhe_hw.markdown import table
 from fhe_hw.units import get_unit, to_verilog, top_name, verilog_header
 
@@ -138,7 +139,8 @@ def register_name(netlist, instance):
     return q.group(1).strip() if q else instance
 
 
-def asic_synthesize(component, unit_name, *, params=None, clock_ns=10.0, build_dir=None):
+def asic_synthesize(component, unit_name, *, params=None, clock_ns=10.0, build_dir=None,
+                    progress=None):
     """Map ``component`` to sky130_fd_sc_hd and time it; return an :class:`AsicSynthResult`,
     also written as ``asic_synth.json`` into ``build_dir``.
 
@@ -148,7 +150,8 @@ def asic_synthesize(component, unit_name, *, params=None, clock_ns=10.0, build_d
     STA constraint; Fmax does not depend on meeting it), ``build_dir`` (default
     ``build/asic/synth/<unit>-<hash of params and clock>``, from :mod:`fhe_hw.flow.builddir`): gets
     ``top.v``, ``synth.ys``, ``yosys.log``, ``stat.json``, ``netlist.v``, ``sta.tcl``,
-    ``sta.log``, ``asic_synth.json``.
+    ``sta.log``, ``asic_synth.json``. ``progress(line)``, if given, hears each step with its
+    log path and, while a tool runs, the elapsed time every 10 s.
 
     Raises ``ValueError`` for a clock period that is not positive and ``RuntimeError`` when the
     PDK or a tool is missing or a tool fails.
@@ -177,12 +180,18 @@ def asic_synthesize(component, unit_name, *, params=None, clock_ns=10.0, build_d
     if not local_lib.exists() or local_lib.stat().st_size != lib.liberty.stat().st_size:
         shutil.copyfile(lib.liberty, local_lib)
     (build_dir / "synth.ys").write_text(_yosys_script(top, local_lib.name, clock_ns))
-    run_tool([yosys, "-q", "-l", "yosys.log", "synth.ys"], build_dir, "yosys.log", "yosys")
+    say = progress or (lambda line: None)
+    say(f"{unit_name}: yosys to sky130_fd_sc_hd, log {build_dir / 'yosys.log'}")
+    run_logged([yosys, "-q", "-l", "yosys.log", "synth.ys"], build_dir, "yosys.log", "yosys",
+               progress=progress, own_log=True)
     stat = json.loads((build_dir / "stat.json").read_text())["modules"]["\\" + top]
     runtime["yosys"] = time.monotonic() - step
     step = time.monotonic()
     (build_dir / "sta.tcl").write_text(_sta_script(top, lib.liberty, clock_ns))
-    run_tool([sta, "-no_init", "-exit", "sta.tcl"], build_dir, "sta.log", "OpenSTA")
+    say(f"{unit_name}: OpenSTA ({time.monotonic() - start:.0f} s so far), "
+        f"log {build_dir / 'sta.log'}")
+    run_logged([sta, "-no_init", "-exit", "sta.tcl"], build_dir, "sta.log", "OpenSTA",
+               progress=progress)
     path = parse_sta_report((build_dir / "sta.log").read_text())
     netlist = (build_dir / "netlist.v").read_text()
     for end in ("startpoint", "endpoint"):

@@ -28,6 +28,7 @@ from .cliargs import Parser, flag_message, fraction, int_in, output_file
 from .demo import run_demo
 from .flow.build import add_build_parser, add_run_parser
 from .flow.explore import add_explore_parser
+from .flow.run import stream_to
 from .flow.synth import add_synth_parser
 from .link.host import LinkError
 from .report import add_report_parser
@@ -212,6 +213,7 @@ def main(argv=None):
     if getattr(args, "unit", None) in units():
         flags |= {f"--{opt.name}" for opt in get_unit(args.unit).options}
     where = f"fhe-hw {args.command}: error"
+    stream_to(sys.stderr if getattr(args, "verbose", False) else None)
     try:
         return args.func(args)
     except (ValueError, TypeError, LinkError) as e:
@@ -229,6 +231,8 @@ def main(argv=None):
     except KeyboardInterrupt:
         print(f"{where}: interrupted", file=sys.stderr)
         return 130
+    finally:
+        stream_to(None)
     return 2
 
 

@@ -13,8 +13,8 @@ import sys
 from fractions import Fraction
 from pathlib import Path
 
-__all__ = ["Parser", "int_in", "positive_float", "fraction", "output_file", "input_file",
-           "flag_message"]
+__all__ = ["Parser", "add_verbose", "int_in", "positive_float", "fraction", "output_file",
+           "input_file", "flag_message"]
 
 
 class Parser(argparse.ArgumentParser):
@@ -110,3 +110,10 @@ def flag_message(message, flags):
         if flag in flags:
             return flag + message[len(match.group(1)):]
     return message
+
+
+def add_verbose(parser):
+    """``-v``/``--verbose`` on a command that runs external tools: their output is copied to
+    standard error as it comes (besides their logs; :func:`fhe_hw.flow.run.stream_to`)."""
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="stream the tools' output to standard error as it comes")

@@ -7,6 +7,8 @@ import pytest
 
 import fhe_hw
 from fhe_hw.arith import ModAdd, ModMul
+from fhe_hw.cli import main
+from fhe_hw.flow import run
 from fhe_hw.flow.synth import add_synth_parser, synthesize
 
 
@@ -87,3 +89,14 @@ def test_synth_command_prints_a_summary_and_writes_json(tmp_path, capsys, monkey
     saved = json.loads(out.read_text())
     assert saved["params"] == {"modulus": "general32", "pipelined": False}
     assert saved["ff"] == saved["io_ff"]  # an unpipelined adder has no registers of its own
+
+
+def test_verbose_synth_streams_yosys_and_keeps_the_log(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the default build directory is relative
+    assert main(["synth", "mod-add", "--modulus", "general32", "--no-pnr", "-v"]) == 0
+    err = capsys.readouterr().err
+    assert "End of script." in err                           # Yosys' whole log, streamed
+    assert "mod-add: yosys, log " in err                     # the stage line with its log path
+    log = next(tmp_path.glob("build/**/yosys.log")).read_text()
+    assert "End of script." in log
+    assert run._stream is None                               # main() stops streaming after

@@ -26,12 +26,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..boards import BOARDS, DEFAULT_BOARD, BoardTop, get_board
-from ..cliargs import int_in, output_file, positive_float
+from ..cliargs import add_verbose, int_in, output_file, positive_float
 from ..debian import require_debian_tool
 from ..link.host import Host, SerialTransport, run_vectors
 from ..markdown import table as markdown_table
 from ..units import add_unit_subcommands, get_unit, unit_params
 from .builddir import board_dir
+from .run import LOG_TAIL, run_logged
 from .synth import (
     Target,
     count_resources,
@@ -60,8 +61,6 @@ FAMILIES = {
                       "MULTADDALU18X18"),
                      ("SP", "SPX9", "SDPB", "SDPX9B", "DPB", "DPX9B", "pROM", "pROMX9")),
 }
-
-_LOG_TAIL = 30
 
 
 @dataclass(frozen=True)
@@ -110,23 +109,6 @@ def _environment(board, build_dir):
         script.chmod(script.stat().st_mode | stat.S_IEXEC)
         env[variable] = tools[variable] = str(script.resolve())
     return env, tools
-
-
-def _run_logged(argv, cwd, env, log, what, progress, stage, every=10.0):
-    """Run ``argv`` with its output going to ``log`` as it comes; while it runs, call
-    ``progress(line)`` every ``every`` seconds with ``stage()``, the elapsed time and the log's
-    path. Returns the exit status."""
-    start = time.monotonic()
-    with open(log, "w") as out:
-        process = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                   text=True)
-        while True:
-            try:
-                return process.wait(timeout=every)
-            except subprocess.TimeoutExpired:
-                if progress is not None:
-                    progress(f"{what}: {stage()}, {time.monotonic() - start:.0f} s, "
-                             f"log {log}")
 
 
 class DoesNotFit(RuntimeError):
@@ -204,8 +186,9 @@ def build_board(board, unit_name, params=None, *, baud=115200, depth=256, max_fr
     plan.extract(build_dir)
     for stale in ("stat.json", "report.json", board.bitstream.format(name=name)):
         (build_dir / stale).unlink(missing_ok=True)
-    code = _run_logged(["sh", f"{plan.script}.sh"], build_dir, env, build_dir / "build.log",
-                       f"{board.name} {unit_name}", progress, lambda: _stage(build_dir, name))
+    code = run_logged(["sh", f"{plan.script}.sh"], build_dir, "build.log",
+                      f"{board.name} {unit_name}", env=env, progress=progress,
+                      stage=lambda: _stage(build_dir, name), check=False)
     if code != 0:
         log = (build_dir / "build.log").read_text()
         short = overused_resources(log)
@@ -214,7 +197,7 @@ def build_board(board, unit_name, params=None, *, baud=115200, depth=256, max_fr
                              f"{short} (log {build_dir / 'build.log'})")
         raise RuntimeError(f"{board.name} build failed (exit {code}; log "
                            f"{build_dir / 'build.log'}):\n"
-                           + "\n".join(log.splitlines()[-_LOG_TAIL:]))
+                           + "\n".join(log.splitlines()[-LOG_TAIL:]))
     cells = read_yosys_stat(build_dir / "stat.json")
     clocks, used = read_nextpnr_report(build_dir / "report.json")
     if not clocks:
@@ -317,6 +300,7 @@ def add_build_parser(subparsers):
     """``fhe-hw build UNIT [unit options] [--board B] [--baud] [--depth] [--build-dir]
     [--json]``: options after the unit, as for ``synth``, ``asic-synth`` and ``harden``."""
     common = argparse.ArgumentParser(add_help=False)
+    add_verbose(common)
     common.add_argument("--board", choices=BOARDS, default=DEFAULT_BOARD, help="target board")
     common.add_argument("--baud", type=BAUD, default=115200, help="UART baud rate")
     common.add_argument("--depth", type=int_in(1, 1 << 16), default=256,

