@@ -40,8 +40,8 @@ from ..model.ntt import bit_reverse, dft
 from ..params import ntt_params, ntt_primes
 from .timing import Timing, from_runs
 
-__all__ = ["SOURCE", "BITS", "NTT_SIZES", "PRODUCT_SIZES", "BASE_SETS", "Case", "cases",
-           "OpenFHEUnavailable", "library_dir", "include_dir", "compiler", "build",
+__all__ = ["SOURCE", "BITS", "NTT_SIZES", "PRODUCT_SIZES", "BASE_SETS", "OPERATIONS", "Case",
+           "cases", "OpenFHEUnavailable", "library_dir", "include_dir", "compiler", "build",
            "thread_counts", "parse", "verify", "timings", "openfhe_baselines"]
 
 #: The benchmark's C++ source (package data).
@@ -58,8 +58,9 @@ HEADER = "lattice/lat-hal.h"
 EXTRA = "install the bench extra: pip install 'fhe_hw[bench]'"
 CHECKOUT = Path(__file__).resolve().parents[2]
 
-_OPS = {"ntt": "forward NTT", "mul": "negacyclic product", "exact": "exact base conversion",
-        "fast": "fast base conversion"}
+#: What each case of the plan measures.
+OPERATIONS = {"ntt": "forward NTT", "mul": "negacyclic product",
+              "exact": "exact base conversion", "fast": "fast base conversion"}
 
 
 class OpenFHEUnavailable(Exception):
@@ -90,7 +91,7 @@ class Case(NamedTuple):
             size = f"n={self.n} mod {BITS}-bit prime"
         else:
             size = f"N=2^{self.n.bit_length() - 1}, {len(self.source)} → {len(self.target)} limbs"
-        return f"OpenFHE {_OPS[self.op]} {size} ({threads} thread{'s' * (threads != 1)})"
+        return f"OpenFHE {OPERATIONS[self.op]} {size} ({threads} thread{'s' * (threads != 1)})"
 
     def params(self, threads):
         out = {"op": self.op, "n": self.n, "bits": BITS, "threads": threads}
@@ -301,8 +302,8 @@ def _check_base(case, check):
         if not any(y == [v % p for p in case.target] for v in ok):
             want = "the centred representative" if case.op == "exact" else \
                 f"X + αQ for one α in [0, {l})"
-            return f"{_OPS[case.op]}: index {i} (X = {big_x}): got {y}, expected {want} mod " \
-                   f"each target prime"
+            return f"{OPERATIONS[case.op]}: index {i} (X = {big_x}): got {y}, expected " \
+                   f"{want} mod each target prime"
     return None
 
 
@@ -341,7 +342,7 @@ def _find(records, kind, case):
 def timings(plan, records, threads, library, samples, repeat):
     """One :class:`Timing` per case of ``plan`` from the parsed ``records`` of a run with
     ``threads`` threads; a case whose result is wrong, or whose check or times are missing, gets
-    an ``error`` instead of a time."""
+    an ``error`` (and its ``params``) instead of a time."""
     info = next((r for r in records if r["kind"] == "info"), {})
     seen = info.get("library_threads")
     rows = []
@@ -364,7 +365,7 @@ def timings(plan, records, threads, library, samples, repeat):
             else:
                 rows.append(from_runs(name, library, case.params(threads), runs))
                 continue
-        rows.append(Timing(name=name, error=error))
+        rows.append(Timing(name=name, params=case.params(threads), error=error))
     return rows
 
 
