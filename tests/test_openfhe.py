@@ -97,6 +97,20 @@ def test_a_failed_compile_names_its_log(monkeypatch, tmp_path):
     assert not list((tmp_path / "build" / "openfhe").glob("*/openfhe_bench"))
 
 
+def test_a_failed_run_is_a_row_per_thread_count(monkeypatch, tmp_path):
+    exe = tmp_path / "openfhe_bench"
+    monkeypatch.setattr(O, "library_dir", lambda: tmp_path)
+    monkeypatch.setattr(O, "include_dir", lambda: tmp_path)
+    monkeypatch.setattr(O, "compiler", lambda: ("g++", "g++ 1"))
+    monkeypatch.setattr(O, "build", lambda *args: exe)
+    monkeypatch.setattr(O.importlib.metadata, "version", lambda name: "1.6.1.0.22.4")
+    monkeypatch.setattr(O.subprocess, "run", lambda cmd, **kw: subprocess.CompletedProcess(
+        cmd, 134, "", "terminate called after throwing\n  what():  boom\n"))
+    rows = O.openfhe_baselines(plan=SMALL, threads=(1, 2))
+    assert [r["name"] for r in rows] == ["OpenFHE (1 thread)", "OpenFHE (2 threads)"]
+    assert rows[1]["error"] == f"{exe} failed with 2 thread(s): what():  boom"
+
+
 # --- parsing -----------------------------------------------------------------------------------
 
 def test_parse_reads_json_lines():

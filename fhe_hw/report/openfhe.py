@@ -208,7 +208,7 @@ def _run(exe, plan, threads, seed, warmup, repeat, samples):
     record.write_text(done.stdout)
     if done.returncode:
         tail = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
-        raise OpenFHEUnavailable(f"{exe} failed with {threads} thread(s): {tail}")
+        raise OpenFHEUnavailable(f"{exe} failed with {threads} thread(s): {tail.strip()}")
     return done.stdout
 
 
