@@ -94,10 +94,10 @@ def asic(session):
 @nox.session
 def report(session):
     """``fhe-hw report``: the papers' tables beside ours with our/paper ratios, software
-    baselines (GMP, FLINT, NumPy) and plots, written to build/report/ (report.md, report.json,
-    PNGs). Synthesis results are reused from build/synth/ when the tool versions match, else
-    run (the default set takes a few minutes on 2 cores); ``nox -s report -- --full`` runs
-    every configuration."""
+    baselines (GMP, FLINT, NumPy, OpenFHE) and plots, written to build/report/ (report.md,
+    report.json, PNGs). Synthesis results are reused from build/synth/ when the tool versions
+    match, else run (the default set takes a few minutes on 2 cores); ``nox -s report --
+    --full`` runs every configuration."""
     _install(session, "toolchain,bench,report")
     session.run("fhe-hw", "report", *session.posargs, env=ENV)
 

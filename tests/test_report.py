@@ -2,12 +2,15 @@
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from fhe_hw.cli import main
+from fhe_hw.flow.rows import shown
 from fhe_hw.report import core, paper, sections, writers
 from fhe_hw.report.core import Part, Section, Table, Unavailable
+from fhe_hw.report.timing import Timing
 
 PAPERS = Path(__file__).resolve().parents[2] / "shared" / "papers"
 if not PAPERS.exists():
@@ -132,3 +135,86 @@ def test_prefetch_synthesizes_a_row_shared_by_two_sections_once(monkeypatch, cap
     out = capsys.readouterr().out
     assert "synthesizing 1 configuration(s)" in out
     assert out.count("mod-mul {'modulus': 'fermat32'}: done") == 1
+
+
+def _openfhe_rows():
+    """OpenFHE baseline rows as fhe_hw.report.openfhe returns them (times made up for the
+    arithmetic; the real run is tests/test_openfhe.py)."""
+    rows = [Timing(name=f"OpenFHE ntt {t}", library="OpenFHE", median_s=40e-6 * (3 - t),
+                   params={"op": "ntt", "n": 4096, "bits": 60, "threads": t}) for t in (1, 2)]
+    rows.append(Timing(name="OpenFHE exact", library="OpenFHE", median_s=1.2e-3,
+                       params={"op": "exact", "n": 16384, "bits": 60, "threads": 1, "l": 7,
+                               "k": 7}))
+    rows.append(Timing(name="OpenFHE exact 2", error="wrong result, not timed: x",
+                       params={"op": "exact", "n": 16384, "bits": 60, "threads": 2, "l": 7,
+                               "k": 7}))
+    return rows
+
+
+def _cpu_section(monkeypatch, tmp_path, baselines, fmax):
+    """The CPU vs hardware section's table with ``baselines`` and synthesis results of Fmax
+    ``fmax[unit]`` for exactly the configurations it asks for (every request recorded)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(core, "run_baselines", lambda full=False: baselines)
+    asked = []
+
+    def cached(unit, params, flow="ecp5"):
+        asked.append((unit, params, flow))
+        return SimpleNamespace(fmax_mhz=fmax[unit]) if unit in fmax else None
+
+    monkeypatch.setattr(core, "load_cached", cached)
+    monkeypatch.setattr(sections, "load_cached", cached)
+    (sec,) = [s for s in core.SECTIONS if s.key == "cpu_vs_hardware"]
+    (r,) = core.build_report(sections=[sec], synth=False, baselines=True, out=tmp_path,
+                             plots=False)
+    assert r.status == "ok", r.message
+    (t,) = r.tables
+    return {row[0]: dict(zip(t.columns, row)) for row in t.rows}, asked
+
+
+def test_cpu_vs_hardware_divides_each_configurations_cycles_by_its_own_fmax(monkeypatch,
+                                                                            tmp_path):
+    rows, asked = _cpu_section(monkeypatch, tmp_path, _openfhe_rows(),
+                               {"ntt": 100.0, "shenoy-kumaresan": 50.0})
+    ntt = rows["forward NTT n=4096"]
+    assert ntt["cycles()"] == 28783 and ntt["hardware µs"] == 287.83
+    assert ntt["OpenFHE 1 thread µs"] == pytest.approx(80.0)
+    assert ntt["OpenFHE 2 threads / hardware"] == pytest.approx(40.0 / 287.83)
+    sk = rows["exact base conversion N=2^14, 7 → 7"]
+    assert sk["our configuration"].endswith("tp=8, architecture=folded")
+    assert sk["hardware µs"] == 129024 / 50.0 and sk["OpenFHE 2 threads µs"].startswith("wrong")
+    assert sk["OpenFHE 2 threads / hardware"] is None
+    # Each row asked for the result of its own configuration, nothing borrowed.
+    shown_rows = sorted(v["our configuration"] for v in rows.values() if v["cycles()"])
+    assert sorted(f"{unit} {shown(params, ('prime_n',))}" for unit, params, _ in asked) == \
+        shown_rows and len(shown_rows) == len(rows) - 2    # the products have no engine
+
+
+def test_kir25_openfhe_table_shows_openfhe_measured_here(monkeypatch, tmp_path):
+    monkeypatch.setattr(core, "run_baselines", lambda full=False: _openfhe_rows())
+    (sec,) = [s for s in core.SECTIONS if s.key == "rns_openfhe"]
+    (r,) = core.build_report(sections=[sec], synth=False, baselines=True, out=tmp_path,
+                             plots=False)
+    t = r.tables[0]
+    rows = {(row[0], row[1]): dict(zip(t.columns, row)) for row in t.rows}
+    here = rows[("2^14", 7)]
+    assert here["OpenFHE exact here µs"] == pytest.approx(1200.0)
+    assert here["ours / OpenFHE here"] == pytest.approx(here["ours µs at 5 ns"] / 1200.0)
+    assert rows[("2^14", 6)]["OpenFHE exact here µs"] is None
+
+
+def test_cpu_vs_hardware_without_synthesis_gives_no_time(monkeypatch, tmp_path):
+    rows, _ = _cpu_section(monkeypatch, tmp_path, _openfhe_rows(), {})
+    ntt = rows["forward NTT n=4096"]
+    assert ntt["Fmax MHz (ECP5-85F)"] == "not synthesized in this run (--no-synth) and not cached"
+    assert ntt["hardware µs"] is None and ntt["OpenFHE 1 thread / hardware"] is None
+    assert rows["forward NTT n=65536"]["Fmax MHz (ECP5-85F)"].startswith("not synthesized: not")
+
+
+def test_cpu_vs_hardware_is_unavailable_without_openfhe(monkeypatch, tmp_path):
+    monkeypatch.setattr(core, "run_baselines", lambda full=False: [Timing(
+        name="OpenFHE", error="the openfhe wheel is not installed: install the bench extra")])
+    (sec,) = [s for s in core.SECTIONS if s.key == "cpu_vs_hardware"]
+    (r,) = core.build_report(sections=[sec], synth=False, baselines=True, out=tmp_path,
+                             plots=False)
+    assert r.status == "unavailable" and "openfhe wheel is not installed" in r.message

@@ -3,7 +3,8 @@
 Every writer of results under ``build/`` asks this module where to write: out-of-context
 synthesis (:func:`synth_dir`, keyed by :func:`synth_key`), board builds (:func:`board_dir`),
 design-space exploration (:func:`explore_dir`), ASIC flows (:func:`asic_dir`), cosimulation
-(:func:`cosim_dir`) and the results tables (:func:`table_dir`).
+(:func:`cosim_dir`), the results tables (:func:`table_dir`) and the compiled OpenFHE benchmark
+(:func:`openfhe_dir`).
 
 A synthesis key holds everything that changes a result: the unit, its parameters, the target
 name, device, package, target frequency, the placer/router/Yosys options and the tool
@@ -20,7 +21,7 @@ import re
 from pathlib import Path
 
 __all__ = ["ROOT", "safe_name", "digest", "synth_key", "synth_dir", "board_dir", "explore_dir",
-           "asic_dir", "cosim_dir", "table_dir", "report_dir"]
+           "asic_dir", "cosim_dir", "table_dir", "report_dir", "openfhe_dir"]
 
 #: The root of everything the flows write.
 ROOT = Path("build")
@@ -89,3 +90,9 @@ def table_dir():
 def report_dir():
     """``build/report``."""
     return ROOT / "report"
+
+
+def openfhe_dir(key):
+    """``build/openfhe/bench-<hash of key>`` (key: the benchmark source's hash, the compiler
+    version, the OpenFHE library and include directories)."""
+    return ROOT / "openfhe" / f"bench-{digest(key, 16)}"

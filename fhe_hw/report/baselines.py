@@ -9,6 +9,8 @@ What a user would run instead of the hardware, with well-kept libraries:
   prime (:func:`flint_negacyclic_multiply`).
 * An NTT in NumPy (:func:`numpy_ntt`, radix-2, vectorised per stage, a 31-bit NTT prime so that
   products fit uint64); checked against :func:`fhe_hw.model.ntt.dft` in the tests.
+* OpenFHE's NTT, negacyclic product and base conversions, a C++ program timed with 1 and all
+  threads (:mod:`.openfhe`).
 
 Each baseline builds its random inputs from a fixed seed, runs once to warm up and then
 ``repeat`` times, and reports the median (:func:`time_median`). A missing library raises
@@ -22,17 +24,14 @@ import time
 
 from ..model.bigint import cmnt_group
 from ..params import ntt_primes, require_int
+from .openfhe import openfhe_baselines
+from .timing import Timing, from_runs
 
 __all__ = ["Timing", "time_median", "machine", "gmp_multiply", "gmp_cmnt_encrypt",
            "gmp_cmnt_reference", "flint_poly_multiply", "flint_negacyclic_multiply", "numpy_ntt",
            "ntt_numpy", "run_baselines", "GROUPS"]
 
 GROUPS = ("toy", "small", "medium", "large")
-
-
-class Timing(dict):
-    """A dict: ``name``, ``library`` (name and version), ``params``, ``median_s``, ``min_s``,
-    ``max_s``, ``runs`` (every run's seconds) and ``repeat``."""
 
 
 def time_median(fn, repeat=5, warmup=1):
@@ -49,9 +48,7 @@ def time_median(fn, repeat=5, warmup=1):
 
 
 def _timing(name, library, params, fn, repeat, warmup=1):
-    median, runs = time_median(fn, repeat, warmup)
-    return Timing(name=name, library=library, params=params, median_s=median, min_s=min(runs),
-                  max_s=max(runs), runs=runs, repeat=repeat)
+    return from_runs(name, library, params, time_median(fn, repeat, warmup)[1])
 
 
 def machine():
@@ -226,7 +223,8 @@ def _root(q, n):
 
 def run_baselines(full=False, repeat=None):
     """Every baseline the report shows: a list of :class:`Timing` (or ``{"name", "error"}``
-    when a library is missing). ``full`` adds the large CMNT group (about 19 Mbit keys: GBs of
+    when a library is missing), OpenFHE's last (:func:`.openfhe.openfhe_baselines`, 11 runs
+    each unless ``repeat``). ``full`` adds the large CMNT group (about 19 Mbit keys: GBs of
     traffic, seconds per run)."""
     rep = 5 if repeat is None else repeat
     jobs = [(gmp_multiply, (786_432,), {"repeat": rep})]
@@ -242,4 +240,4 @@ def run_baselines(full=False, repeat=None):
             out.append(fn(*args, **kw))
         except ImportError as e:
             out.append(Timing(name=fn.__name__, error=str(e)))
-    return out
+    return out + openfhe_baselines(repeat)

@@ -9,15 +9,19 @@ missing. Each table cites the paper file and table its paper columns come from
 from ..arith.configs import MODMULS, REDUCERS
 from ..bigint import CMNTEncrypt, IntegerFFTMultiplier
 from ..bigint.configs import MULTIPLIERS, REPORT_MODMULS, REPORT_SMALL
+from ..flow.rows import Row, shown
 from ..karatsuba import KaratsubaMultiplier
 from ..karatsuba.configs import REPORT_ROWS as KARATSUBA_ROWS
 from ..ntt import FourStepNTT, StreamingNTT
-from ..ntt.configs import REPORT_STREAMING, STREAMING_TABLE
+from ..ntt.configs import REPORT_STREAMING, STREAMING_TABLE, STREAMING_TARGET, streaming_params
 from ..rns import Kawamura, MixedRadix, ShenoyKumaresan, default_bases
+from ..rns.configs import ITERATION_SETS, SYNTH_TABLE, sk
 from ..rns.configs import REPORT_ROWS as RNS_ROWS
+from ..rns.configs import TARGET as RNS_TARGET
 from ..units import get_unit
 from . import paper as P
 from .core import Part, Plot, Table, Unavailable, atp_area, ratio, section
+from .openfhe import BASE_SETS, NTT_SIZES, OPERATIONS, PRODUCT_SIZES
 from .synthcache import load_cached
 
 SOLINAS = "solinas64"
@@ -362,7 +366,11 @@ def rns_openfhe(ctx):
               f"{P.P003_T4_10.source}; {P.P003_T4_11.source}",
               ["N", "l", "cycles()", "ours µs at 5 ns", "paper µs", "ours / paper",
                "N(l+2)l/TP · 5 ns", "paper / that formula", "best OpenFHE µs",
-               "ours / OpenFHE"])
+               "ours / OpenFHE", "OpenFHE exact here µs", "ours / OpenFHE here"])
+    try:
+        here = _openfhe(ctx)
+    except Unavailable:
+        here = {}
     findings = []
     for table in (P.P003_T4_10, P.P003_T4_11):
         n = table.extra["n"]
@@ -372,12 +380,18 @@ def rns_openfhe(ctx):
             us = c * 5e-3
             formula = n * (l + 2) * l / 32 * 5e-3
             r = ratio(us, p["ours_us"])
+            mine = [v for key, v in here.items()
+                    if key[:3] == ("exact", n, l) and isinstance(v, float)]
+            best_here = min(mine) if mine else None
             t.rows.append([f"2^{n.bit_length() - 1}", l, c, us, p["ours_us"], r, formula,
                            ratio(p["ours_us"], formula), p["openfhe_best_us"],
-                           ratio(us, p["openfhe_best_us"])])
+                           ratio(us, p["openfhe_best_us"]), best_here, ratio(us, best_here)])
             _find(findings, _slower(f"N=2^{n.bit_length() - 1}, l={l} base extension time", r))
     t.notes.append("The 'paper / that formula' column shows how the paper's time relates to "
                    "its own folded count N(l+2)l/TP at 5 ns (computed here).")
+    t.notes.append("OpenFHE exact here: SwitchCRTBasis measured on this machine, the faster "
+                   "median of 1 and all threads (fhe_hw.report.openfhe), at the parameter sets "
+                   "it runs (N = 2^14, l = 7 and N = 2^16, l = 17).")
     return Part([t], [], findings)
 
 
@@ -455,3 +469,115 @@ def baselines(ctx):
             t.rows.append([b["name"], b["library"], b["median_s"], b["min_s"], b["max_s"],
                            b["repeat"]])
     return Part([t])
+
+
+# --- CPU vs hardware ---------------------------------------------------------------------------
+
+def _openfhe(ctx):
+    """{(op, n, l, threads): OpenFHE's median in µs, or its error} from the baselines (l = 1
+    for an NTT or product); Unavailable when none was measured."""
+    rows = ctx.baseline("OpenFHE")
+    if not rows:
+        raise Unavailable("baselines disabled (--no-baselines)")
+    if not any("params" in r for r in rows):
+        raise Unavailable("; ".join(r["error"] for r in rows))
+    out = {}
+    for r in rows:
+        if "params" in r:
+            p = r["params"]
+            out[p["op"], p["n"], p.get("l", 1), p["threads"]] = \
+                r["median_s"] * 1e6 if "median_s" in r else r["error"]
+    return out
+
+
+def _sk_beside(n, l):
+    """Shenoy–Kumaresan folded at N, l = k: the synthesized table's row with the largest TP
+    (fhe_hw.rns.configs.SYNTH_TABLE), else [Kir25] Table 4.6's TP (ITERATION_SETS)."""
+    rows = [r for r in SYNTH_TABLE if r.unit == "shenoy-kumaresan" and
+            r.params["architecture"] == "folded" and (r.params["n"], r.params["l"]) == (n, l)]
+    if rows:
+        return max(rows, key=lambda r: r.params["tp"])
+    tp = next(t for size, t, limbs in ITERATION_SETS if (size, limbs) == (n, l))
+    return Row("shenoy-kumaresan", sk(tp, n=n, l=l), RNS_TARGET)
+
+
+def _beside_openfhe():
+    """{(op, n, l): the configuration beside that OpenFHE case, or None}: the streaming NTT at
+    the 002 rows' P, Shenoy–Kumaresan for both base conversions, none for the product."""
+    p = REPORT_STREAMING.params["butterflies"]
+    out = {("ntt", n, 1): Row("ntt", streaming_params(n, p), STREAMING_TARGET)
+           for n in NTT_SIZES}
+    out.update({("mul", n, 1): None for n in PRODUCT_SIZES})
+    for n, l in BASE_SETS:
+        out["exact", n, l] = out["fast", n, l] = _sk_beside(n, l)
+    return out
+
+
+def _cpu_rows(full):
+    """The configurations beside OpenFHE that the documented tables synthesize (the others have
+    only a cached result, if any)."""
+    documented = [_triple(r) for r in STREAMING_TABLE + SYNTH_TABLE]
+    out = []
+    for row in _beside_openfhe().values():
+        if row and _triple(row) in documented and _triple(row) not in out:
+            out.append(_triple(row))
+    return out
+
+
+def _label(op, n, l):
+    if op in ("ntt", "mul"):
+        return f"{OPERATIONS[op]} n={n}"
+    return f"{OPERATIONS[op]} N=2^{n.bit_length() - 1}, {l} → {l}"
+
+
+@section("sw", "CPU vs hardware: OpenFHE on this machine beside our engines' projected time",
+         _cpu_rows)
+def cpu_vs_hardware(ctx):
+    openfhe = _openfhe(ctx)
+    threads = sorted({key[3] for key in openfhe})
+    each = [f"{t} thread{'s' * (t != 1)}" for t in threads]
+    t = Table("OpenFHE medians here; hardware = cycles() ÷ the Fmax of that configuration",
+              "measured here",
+              ["operation", *[f"OpenFHE {e} µs" for e in each], "our configuration",
+               "cycles()", "Fmax MHz (ECP5-85F)", "hardware µs",
+               *[f"OpenFHE {e} / hardware" for e in each]])
+    synthesized, findings = _cpu_rows(ctx.full), []
+    for (op, n, l), row in _beside_openfhe().items():
+        cpu = [openfhe.get((op, n, l, th)) for th in threads]
+        if row is None:
+            t.rows.append([_label(op, n, l), *cpu, "none: no product engine (two forward "
+                           "NTTs, a pointwise product, an inverse NTT)", None, None, None,
+                           *[None] * len(threads)])
+            continue
+        cycles = get_unit(row.unit).cycles(row.params)
+        triple = _triple(row)
+        if triple in synthesized:
+            r = ctx.synth(*triple)
+            why = "synthesis failed (report.json: synth_errors)" if ctx.synth_enabled else \
+                "not synthesized in this run (--no-synth) and not cached"
+        else:
+            r = load_cached(*triple)
+            why = "not synthesized: not a row of the synthesized tables"
+        hw = cycles / r.fmax_mhz if r else None
+        ratios = [ratio(c, hw) if isinstance(c, float) else None for c in cpu]
+        t.rows.append([_label(op, n, l), *cpu, f"{row.unit} {shown(row.params, ('prime_n',))}",
+                       cycles, r.fmax_mhz if r else why, hw, *ratios])
+        if ratios[-1] is not None:
+            findings.append(f"{_label(op, n, l)}: the projected hardware time is "
+                            f"{ratios[-1]:.3g}x below OpenFHE's with {each[-1]} here."
+                            if ratios[-1] > 1 else
+                            f"{_label(op, n, l)}: OpenFHE with {each[-1]} here is "
+                            f"{1 / ratios[-1]:.3g}x faster than the projected hardware.")
+    t.notes += ["OpenFHE: medians after a warm-up, 60-bit NTT primes, every result checked "
+                "against Python big integers first (fhe_hw.report.openfhe); OpenMP threads "
+                "as named; the machine may be shared with other work.",
+                "Hardware: cycles() of the named configuration ÷ the Fmax nextpnr reports for "
+                "that same configuration (ECP5-85F, out of context); without that synthesis "
+                "result there is no time. The NTT engine is cyclic over 2^64 − 2^32 + 1 (its "
+                "negacyclic forward mode takes the same cycles()); Shenoy–Kumaresan works on "
+                "32-bit primes and is exact, so beside the fast conversion (X + αQ, "
+                "0 ≤ α < l) it does more work than OpenFHE.",
+                "Not synthesized: n = 65536 (65536 words of 64 bits need 4 Mbit of RAM, the "
+                "ECP5-85F has 3.7 Mbit of DP16KD) and SK at N = 2^16, l = 17 (384 DP16KD, "
+                "208 available); n = 16384 and SK at N = 2^12, l = 4 are not in the tables."]
+    return Part([t], [], findings)
