@@ -72,12 +72,12 @@ def test_build_is_cached_by_source_compiler_library_and_headers(monkeypatch, tmp
     monkeypatch.chdir(tmp_path)
     compiled = []
 
-    def fake_gxx(cmd, **kw):
+    def fake_gxx(cmd, cwd, log, what, **kw):
         Path(cmd[-1]).write_text("binary")
         compiled.append(cmd)
-        return subprocess.CompletedProcess(cmd, 0, "", "")
+        return 0
 
-    monkeypatch.setattr(O.subprocess, "run", fake_gxx)
+    monkeypatch.setattr(O, "run_logged", fake_gxx)
     first = O.build(Path("/lib/a"), Path("/inc/a"), "g++", "g++ 1")
     assert O.build(Path("/lib/a"), Path("/inc/a"), "g++", "g++ 1") == first
     assert len(compiled) == 1 and first.parent.parent == builddir.ROOT / "openfhe"
@@ -90,8 +90,11 @@ def test_build_is_cached_by_source_compiler_library_and_headers(monkeypatch, tmp
 
 def test_a_failed_compile_names_its_log(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(O.subprocess, "run", lambda cmd, **kw: subprocess.CompletedProcess(
-        cmd, 1, "", "bench.cpp:1:1: error: no such header\n"))
+    def failing_gxx(cmd, cwd, log, what, **kw):
+        Path(cwd, log).write_text("bench.cpp:1:1: error: no such header\n")
+        return 1
+
+    monkeypatch.setattr(O, "run_logged", failing_gxx)
     with pytest.raises(O.OpenFHEUnavailable, match="no such header; log: build/openfhe/"):
         O.build(Path("/lib"), Path("/inc"), "g++", "g++ 1")
     assert not list((tmp_path / "build" / "openfhe").glob("*/openfhe_bench"))

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..flow import builddir
+from ..flow.run import run_logged
 from ..model.ntt import bit_reverse, dft
 from ..params import ntt_params, ntt_primes
 from .timing import Timing, from_runs
@@ -171,10 +172,9 @@ def build(lib, include, gxx, version):
     partial = out / f"openfhe_bench.{os.getpid()}"
     cmd = [gxx, "-O3", "-std=c++17", "-fopenmp", f"-I{include}", str(SOURCE), f"-L{lib}",
            f"-l:{LIBRARY}", f"-Wl,-rpath,{lib}", "-o", str(partial)]
-    done = subprocess.run(cmd, capture_output=True, text=True)
-    log.write_text(" ".join(cmd) + "\n" + done.stdout + done.stderr)
-    if done.returncode:
-        first = next((x for x in done.stderr.splitlines() if "error" in x), "no error line")
+    if run_logged(cmd, Path.cwd(), log, "g++", check=False):
+        first = next((x for x in log.read_text(errors="replace").splitlines() if "error" in x),
+                     "no error line")
         raise OpenFHEUnavailable(f"g++ could not compile {SOURCE.name} against {include} "
                                  f"({first.strip()}; log: {log})")
     (out / "key.json").write_text(json.dumps(key, indent=2) + "\n")
