@@ -32,7 +32,7 @@ from .flow.run import stream_to
 from .flow.synth import add_synth_parser
 from .link.host import LinkError
 from .report import add_report_parser
-from .rns import default_bases
+from .rns.common import MAX_BITS, MAX_N, MAX_RESIDUES, default_bases
 from .tables.cli import add_table_parser
 from .units import add_unit_subcommands, get_unit, to_verilog, unit_params, units
 
@@ -153,11 +153,12 @@ def _parser():
     p.add_argument("--b", type=int_in(1, 1024), help="digit bits (default: [Cao14] Table 2's b)")
     p.add_argument("--negacyclic", action="store_true", help="also need a 2k-th root psi")
     p.add_argument("--word", type=int_in(1, 64), help="word-level Montgomery word size w")
-    p.add_argument("--rns-n", type=int_in(2, 1 << 20),
+    p.add_argument("--rns-n", type=int_in(2, MAX_N),
                    help="ring degree N of an RNS base (q = 1 mod 2N)")
-    p.add_argument("--rns-bits", type=int_in(8, 128), default=32, help="bits of the RNS primes")
-    p.add_argument("--source", type=int_in(1, 64), default=4, help="source residues l")
-    p.add_argument("--target", type=int_in(1, 64), default=4, help="target residues k")
+    p.add_argument("--rns-bits", type=int_in(8, MAX_BITS), default=32,
+                   help="bits of the RNS primes")
+    p.add_argument("--source", type=int_in(1, MAX_RESIDUES), default=4, help="source residues l")
+    p.add_argument("--target", type=int_in(1, MAX_RESIDUES), default=4, help="target residues k")
     p.add_argument("--redundant", type=int_in(3), help="redundant modulus q_l (default: a prime)")
     p.add_argument("--rho", type=int_in(1, 64), help="Kawamura truncation bits (enables the check)")
     p.add_argument("--delta", type=fraction, default=Fraction(1, 8),

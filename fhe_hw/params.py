@@ -251,7 +251,7 @@ def max_digit_bits(p, k):
 
 
 def check_digit_bits(p, k, b):
-    require_int("b", b, minimum=1)
+    require_int("b", b, minimum=1, maximum=int(p).bit_length())
     if not b_bound_holds(p, k, b):
         raise ValueError(f"b must satisfy k(2^b-1)^2/2 < p; b = {b} is too large for k = {k} and "
                          f"p = {int(p)} (largest is {max_digit_bits(p, k)})")
@@ -587,7 +587,7 @@ def barrett_constants(modulus, alpha=None, beta=None):
     """Barrett constants for ``modulus``; α defaults to m + 4 and β to -4 ([Cao14] §3.3)."""
     p = int(get_modulus(modulus))
     m = p.bit_length()
-    alpha = m + 4 if alpha is None else require_int("alpha", alpha)
+    alpha = m + 4 if alpha is None else require_int("alpha", alpha, maximum=4 * m)
     beta = -4 if beta is None else require_int("beta", beta)
     if alpha <= m:
         raise ValueError(f"alpha must be greater than m = {m} ([Cao14] Algorithm 2), not {alpha!r}")

@@ -121,3 +121,25 @@ def test_a_port_where_no_board_answers(capsys):
         os.close(controller)
         os.close(device)
     check(code, err, "")
+
+
+#: Integer options for which 2^40 is a valid value (a twiddle of the 64-bit Solinas prime).
+HUGE_IS_VALID = {("butterfly", "twiddle")}
+
+
+def _size_options():
+    from fhe_hw.units import units
+    return [(unit.name, opt.name) for unit in units().values() for opt in unit.options
+            if getattr(opt.type, "__name__", "") in ("int", "integer")
+            and (unit.name, opt.name) not in HUGE_IS_VALID]
+
+
+@pytest.mark.parametrize("unit,option", [pytest.param(*pair, id="-".join(pair))
+                                         for pair in _size_options()])
+def test_every_size_option_has_an_upper_bound(capsys, unit, option):
+    """A huge value of any integer option is refused at once with the option's name (an upper
+    bound, or a rule that rules it out), not elaborated for minutes or out of memory."""
+    assert main(["generate", unit, f"--{option}", str(1 << 40), "-o", os.devnull]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert f"--{option}" in err, err

@@ -76,6 +76,12 @@ class ModMul(FixedLatencyUnit):
         check_stages("mult_stages", mult_stages)
         check_bool("pipelined", pipelined)
         kind = choose_reducer(mod) if reducer == "auto" else reducer
+        if word is not None and kind != "montgomery":
+            raise ValueError(f"word applies to the Montgomery reducer only, not to {kind} "
+                             f"(modulus {mod})")
+        if (alpha, beta) != (None, None) and kind != "barrett":
+            raise ValueError(f"alpha and beta apply to the Barrett reducer only, not to {kind} "
+                             f"(modulus {mod})")
         if kind == "special":
             if not mod.is_special:
                 raise ValueError(f"reducer 'special' needs a modulus 2^(m-1)+1, not {mod}")

@@ -13,14 +13,18 @@ from amaranth.lib.wiring import In, Out
 from ..component import Component
 from ..params import check_bool, require_int
 
-__all__ = ["FixedLatencyUnit", "Stages", "Multiplier", "check_stages"]
+__all__ = ["FixedLatencyUnit", "Stages", "Multiplier", "check_stages", "MAX_STAGES"]
 
 
-def check_stages(name, value, maximum=None):
-    require_int(name, value, minimum=0)
-    if maximum is not None and value > maximum:
-        raise ValueError(f"{name} must be at most {maximum}, not {value!r}")
-    return value
+#: The most registers a unit takes in one pipeline (a multiplier's stages, say): deeper than
+#: any multiplier needs, and small enough that a mistyped value is refused at once.
+MAX_STAGES = 16
+
+
+def check_stages(name, value, maximum=MAX_STAGES):
+    """Return ``value`` if it is a register count in ``[0, maximum]``; raise
+    ``TypeError``/``ValueError`` otherwise."""
+    return require_int(name, value, minimum=0, maximum=maximum)
 
 
 class FixedLatencyUnit(Component):

@@ -19,7 +19,10 @@ from ..params import require_int
 from .modadd import check_bool
 from .pipeline import FixedLatencyUnit, Stages
 
-__all__ = ["SpecialReducer"]
+__all__ = ["SpecialReducer", "MAX_M"]
+
+#: The widest special modulus 2^(m-1) + 1 taken (m bits; [Cao14] uses m up to 65).
+MAX_M = 4096
 
 
 class SpecialReducer(FixedLatencyUnit):
@@ -42,7 +45,7 @@ class SpecialReducer(FixedLatencyUnit):
     def latency_of(m, *, pipelined=True):
         """The :attr:`latency` of ``SpecialReducer(m, pipelined=pipelined)`` without building it;
         raises the constructor's ``ValueError``/``TypeError`` for refused parameters."""
-        require_int("m", m, minimum=3)
+        require_int("m", m, minimum=3, maximum=MAX_M)
         return 2 if check_bool("pipelined", pipelined) else 0
 
     @property

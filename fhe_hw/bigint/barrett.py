@@ -15,6 +15,7 @@ With the constants of :func:`fhe_hw.model.bigint.supersize_barrett_constants` (Î
 
 from ..model.bigint import block_config, supersize_barrett_constants
 from ..params import require_int
+from .multiplier import MAX_OPERAND_BITS
 from .sequencer import Plan, Sequencer, ram_image, region_value, words_for
 from .wordalu import ALUOp
 
@@ -83,11 +84,12 @@ class SuperSizeBarrett(Sequencer):
         parameters."""
         cfg = block_config(modulus, k, b, bus_width)
         d = cfg.d
-        require_int("gamma", gamma, minimum=2)
+        require_int("gamma", gamma, minimum=2, maximum=MAX_OPERAND_BITS)
         if gamma <= d:
             raise ValueError(f"gamma must be more than d = {d} bits ([Cao13] eq. 10), "
                              f"not {gamma!r}")
-        x_bits = 2 * gamma if x_bits is None else require_int("x_bits", x_bits, minimum=gamma)
+        x_bits = 2 * gamma if x_bits is None else require_int(
+            "x_bits", x_bits, minimum=gamma, maximum=2 * MAX_OPERAND_BITS)
         plan = Plan(d, cfg.words)
         plan.region("X", words_for(x_bits, d))
         plan.region("A0", words_for(gamma, d))

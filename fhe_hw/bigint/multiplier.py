@@ -38,7 +38,14 @@ from ..ntt.parallel import ParallelNTT
 from ..params import require_int
 from .ram import memory_members
 
-__all__ = ["IntegerFFTMultiplier", "multiplier_cycles", "MIN_WORDS_PER_BLOCK"]
+__all__ = ["IntegerFFTMultiplier", "multiplier_cycles", "MIN_WORDS_PER_BLOCK", "MAX_OPERAND_BITS",
+           "MAX_ADDR_WIDTH"]
+
+#: The longest operand (bits) and the widest RAM address the big-integer engines take: beyond
+#: [Cao13]'s large group (19,350,000-bit keys), and small enough that a mistyped size is
+#: refused at once.
+MAX_OPERAND_BITS = 1 << 25
+MAX_ADDR_WIDTH = 32
 
 #: kb/2d must be at least 4: the partial-product block that row i reads (Step-3.1) was written
 #: by row i-1 at least kb/2d cycles earlier, and the write path is three cycles deep.
@@ -117,8 +124,8 @@ class IntegerFFTMultiplier(Component):
         if cfg.words < MIN_WORDS_PER_BLOCK:
             raise ValueError(f"kb/2d must be at least {MIN_WORDS_PER_BLOCK}, not {cfg.words} "
                              f"(k = {cfg.k}, b = {cfg.b}, d = {cfg.d})")
-        require_int("max_bits", max_bits, minimum=1)
-        require_int("addr_width", addr_width, minimum=1)
+        require_int("max_bits", max_bits, minimum=1, maximum=MAX_OPERAND_BITS)
+        require_int("addr_width", addr_width, minimum=1, maximum=MAX_ADDR_WIDTH)
         max_words = -(-max_bits // cfg.d)
         if max_words * 4 > 1 << addr_width:
             raise ValueError(f"addr_width must address a few max_bits operands, not "

@@ -9,7 +9,14 @@ coeff_bits=131)``: 125-bit coefficients after the 6 software recursions of §III
 from ..model.karatsuba import hardware_multipliers
 from ..params import get_modulus, require_int
 from .core import KaratsubaEngine
-from .schedule import MAX_RECURSIONS, KaratsubaPlan
+from .schedule import (
+    MAX_COEFF_BITS,
+    MAX_DIGIT_BITS,
+    MAX_DIGITS,
+    MAX_LEAF,
+    MAX_RECURSIONS,
+    KaratsubaPlan,
+)
 
 __all__ = ["KaratsubaMultiplier", "carrier_digits", "encode_operands", "decode_products"]
 
@@ -20,8 +27,13 @@ def carrier_digits(bits, recursions, digit_bits, digits=None):
     if ``bits + recursions`` exceeds ``digits·digit_bits``."""
     need = bits + recursions
     if digits is None:
-        return -(-need // digit_bits)
-    require_int("digits", digits, minimum=1)
+        digits = -(-need // digit_bits)
+        if digits > MAX_DIGITS:
+            raise ValueError(f"digit_bits must be at least {-(-need // MAX_DIGITS)} for "
+                             f"coeff_bits + recursions = {need} (at most {MAX_DIGITS} digits "
+                             f"per carrier), not {digit_bits}")
+        return digits
+    require_int("digits", digits, minimum=1, maximum=MAX_DIGITS)
     if need > digits * digit_bits:
         raise ValueError(f"coeff_bits + recursions = {need} must fit the carrier of digits * "
                          f"digit_bits = {digits * digit_bits} bits (the pre-computation adds "
@@ -110,9 +122,9 @@ class KaratsubaMultiplier(KaratsubaEngine):
         """The :class:`~fhe_hw.karatsuba.schedule.KaratsubaPlan` and the integer modulus;
         raises ``ValueError``/``TypeError`` for refused parameters."""
         require_int("recursions", recursions, minimum=1, maximum=MAX_RECURSIONS)
-        require_int("leaf", leaf, minimum=1)
-        require_int("coeff_bits", coeff_bits, minimum=1)
-        require_int("digit_bits", digit_bits, minimum=1)
+        require_int("leaf", leaf, minimum=1, maximum=MAX_LEAF)
+        require_int("coeff_bits", coeff_bits, minimum=1, maximum=MAX_COEFF_BITS)
+        require_int("digit_bits", digit_bits, minimum=1, maximum=MAX_DIGIT_BITS)
         digits = carrier_digits(coeff_bits, recursions, digit_bits, digits)
         if modulus is not None:
             modulus = int(get_modulus(modulus))

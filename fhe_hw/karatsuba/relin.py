@@ -20,7 +20,14 @@ the cycles of one product. The accumulator costs one period of chunk-serial stor
 from ..params import require_int
 from .core import KaratsubaEngine
 from .multiplier import carrier_digits, decode_products, encode_operands
-from .schedule import MAX_RECURSIONS, KaratsubaPlan
+from .schedule import (
+    MAX_COEFF_BITS,
+    MAX_DIGIT_BITS,
+    MAX_LEAF,
+    MAX_RECURSIONS,
+    MAX_WORDS,
+    KaratsubaPlan,
+)
 
 __all__ = ["KaratsubaRelinearizer"]
 
@@ -60,11 +67,11 @@ class KaratsubaRelinearizer(KaratsubaEngine):
         """The :class:`~fhe_hw.karatsuba.schedule.KaratsubaPlan`; raises
         ``ValueError``/``TypeError`` for refused parameters."""
         require_int("recursions", recursions, minimum=1, maximum=MAX_RECURSIONS)
-        require_int("words", words, minimum=1)
-        require_int("leaf", leaf, minimum=1)
-        require_int("coeff_bits", coeff_bits, minimum=1)
-        require_int("word_bits", word_bits, minimum=1)
-        require_int("digit_bits", digit_bits, minimum=1)
+        require_int("words", words, minimum=1, maximum=MAX_WORDS)
+        require_int("leaf", leaf, minimum=1, maximum=MAX_LEAF)
+        require_int("coeff_bits", coeff_bits, minimum=1, maximum=MAX_COEFF_BITS)
+        require_int("word_bits", word_bits, minimum=1, maximum=MAX_COEFF_BITS)
+        require_int("digit_bits", digit_bits, minimum=1, maximum=MAX_DIGIT_BITS)
         digits = carrier_digits(max(coeff_bits, word_bits), recursions, digit_bits, digits)
         return KaratsubaPlan(recursions, leaf, word_bits, coeff_bits, digit_bits, digits,
                              words=words)

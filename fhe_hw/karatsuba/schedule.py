@@ -42,6 +42,15 @@ __all__ = ["CrossbarSchedule", "crossbar_schedule", "check_schedule", "Karatsuba
 #: The most recursions a hardware unit takes: [Mig16] builds 3, 4 and 5; each more triples
 #: the sub-multipliers (5: 243) and the time to generate them.
 MAX_RECURSIONS = 5
+#: Upper bounds of the other sizes, far beyond [Mig16]'s (leaf 5, 125-bit coefficients, 27-bit
+#: digits, 5 words), so that a mistyped value is refused at once instead of elaborating for
+#: minutes: coefficients per leaf, coefficient and word bits, digit bits, digits per carrier,
+#: word polynomials per relinearization group.
+MAX_LEAF = 32
+MAX_COEFF_BITS = 4096
+MAX_DIGIT_BITS = 64
+MAX_DIGITS = 256
+MAX_WORDS = 64
 
 # (multipliers, period in slots, line per channel, delay per channel): found by search.
 _TABLES = {

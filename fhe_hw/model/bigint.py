@@ -86,10 +86,10 @@ def block_config(modulus="solinas64", k=None, b=None, d=None):
                          f"k = {k!r}, b = {b!r}")
     ntt = ntt_params(m, k)
     check_digit_bits(m.value, k, b)
-    d = b * max(1, k // 16) if d is None else require_int("d", d, minimum=1)
+    d = b * max(1, k // 16) if d is None else require_int("bus_width d", d, minimum=1)
     if d % b or (d // b) & (d // b - 1) or (k // 2) % (d // b):
-        raise ValueError(f"d must be b = {b} times a power of two dividing k/2 = {k // 2}, "
-                         f"not {d!r}")
+        raise ValueError(f"bus_width d must be b = {b} times a power of two dividing "
+                         f"k/2 = {k // 2}, not {d!r}")
     return BlockConfig(ntt, b, d)
 
 

@@ -79,9 +79,10 @@ from amaranth.lib.wiring import In, Out
 
 from ..arith import ModMul
 from ..arith.modadd import check_bool
+from ..arith.pipeline import check_stages
 from ..component import Component
 from ..model.ntt import negacyclic_post_twiddles, stage_pairs, stage_twiddles
-from ..params import NTTParams, get_modulus, ntt_params, require_int, require_power_of_two
+from ..params import NTTParams, get_modulus, ntt_params, require_power_of_two
 from .butterfly import Butterfly
 from .schedule import (
     MAX_N,
@@ -137,7 +138,7 @@ def streaming_config(n, modulus="solinas64", *, butterflies=1, lanes=None, negac
         kind = " (negacyclic)" if negacyclic else ""
         raise ValueError(f"modulus must have a primitive {order}-th root of unity for n = "
                          f"{n}{kind}, not {mod}: {e}") from None
-    require_int("mult_stages", mult_stages, minimum=0)
+    check_stages("mult_stages", mult_stages)
     bf_latency = Butterfly.latency_of(mod, scale_up=inverse and not negacyclic,
                                       mult_stages=mult_stages, reducer=reducer, tiled=tiled)
     post_latency = ModMul.latency_of(mod, reducer, mult_stages=mult_stages, tiled=tiled) \

@@ -21,8 +21,9 @@ Stream interfaces:
 from fractions import Fraction
 
 from ..cliargs import fraction
+from ..params import require_power_of_two
 from ..units import Option, register
-from .common import beats_to_polynomials, default_bases, polynomial_beats
+from .common import MAX_N, beats_to_polynomials, check_ring, default_bases, polynomial_beats
 from .cosim import cosim_base_extension, cosim_shenoy_kumaresan
 from .fast_base_conv import FastBaseConversion
 from .kawamura import Kawamura
@@ -46,29 +47,40 @@ _PRIME_N = Option("prime-n", int, None, "primes are 1 mod 2*prime-n (default n);
                   "prime-n allows a wider Montgomery word, fewer rounds and DSPs")
 
 
+def _bases(bits, n, l, k, prime_n, **kw):
+    """:func:`default_bases` for ring degree ``n`` with primes 1 mod 2·``prime_n`` (default
+    ``n``), each size checked under its own name first."""
+    check_ring(n)
+    if prime_n is not None:
+        require_power_of_two("prime_n", prime_n)
+        if prime_n > MAX_N:
+            raise ValueError(f"prime_n must be at most {MAX_N}, not {prime_n}")
+    return default_bases(bits, prime_n or n, l, k, **kw)
+
+
 def _sk_args(bits=32, n=1024, l=4, k=4, tp=4, architecture="folded", targets_per_pass=1,
              word=None, mult_stages=4, prime_n=None):
-    source, target, red = default_bases(bits, prime_n or n, l, k, redundant=True)
+    source, target, red = _bases(bits, n, l, k, prime_n, redundant=True)
     return (source, target, red, n, tp, architecture, targets_per_pass), \
         {"word": word, "mult_stages": mult_stages}
 
 
 def _fbc_args(bits=32, n=1024, l=4, k=4, tp=4, architecture="folded", targets_per_pass=1,
               word=None, mult_stages=4, prime_n=None):
-    source, target = default_bases(bits, prime_n or n, l, k)
+    source, target = _bases(bits, n, l, k, prime_n)
     return (source, target, n, tp, architecture, targets_per_pass), \
         {"word": word, "mult_stages": mult_stages}
 
 
 def _kawamura_args(bits=32, n=1024, l=4, k=4, rho=16, delta=Fraction(1, 8), word=None,
                    mult_stages=4, prime_n=None):
-    source, target = default_bases(bits, prime_n or n, l, k, source_high=True)
+    source, target = _bases(bits, n, l, k, prime_n, source_high=True)
     return (source, target, n, rho, delta), {"word": word, "mult_stages": mult_stages}
 
 
 def _mixed_radix_args(bits=32, n=1024, l=4, k=4, architecture="iterative", word=None,
                       mult_stages=None, prime_n=None):
-    source, target = default_bases(bits, prime_n or n, l, k)
+    source, target = _bases(bits, n, l, k, prime_n)
     return (source, target, n, architecture), {"word": word, "mult_stages": mult_stages}
 
 

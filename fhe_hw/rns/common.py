@@ -8,12 +8,21 @@ from ..arith.pipeline import Stages
 from ..params import ntt_primes, require_int, require_power_of_two
 
 __all__ = ["check_ring", "check_moduli", "check_choice", "delay", "lanes", "Rom", "default_bases",
-           "polynomial_beats", "beats_to_polynomials"]
+           "polynomial_beats", "beats_to_polynomials", "MAX_BITS", "MAX_N", "MAX_RESIDUES"]
+
+#: Upper bounds of the generated bases, beyond [Kir25]'s largest set (N = 2^16, l = k = 17,
+#: 60-bit primes): prime bits, ring degree N, residues per base.
+MAX_BITS = 64
+MAX_N = 1 << 17
+MAX_RESIDUES = 64
 
 
 def check_ring(n, tp=None):
-    """Validate the ring degree N and the throughput TP (both powers of two, TP <= N)."""
+    """Validate the ring degree N (a power of two up to :data:`MAX_N`) and the throughput TP
+    (a power of two, TP <= N)."""
     require_power_of_two("n", n)
+    if n > MAX_N:
+        raise ValueError(f"n must be at most {MAX_N}, not {n}")
     if tp is not None:
         require_power_of_two("tp", tp)
         if tp > n:
@@ -82,7 +91,12 @@ def default_bases(bits, n, l, k, *, redundant=False, source_high=False):
     q ≡ 1 (mod 2n) (:func:`fhe_hw.params.ntt_primes`), all distinct, each base ascending.
     The source is the l smallest (mixed radix wants source < target, eq. 2.30), or the l largest
     with ``source_high`` (closest to 2^r, as Kawamura's bound wants); the redundant prime is the
-    largest."""
+    largest. Sizes beyond :data:`MAX_BITS`, :data:`MAX_N` and :data:`MAX_RESIDUES` are refused
+    (``ValueError``) before any prime is searched."""
+    require_int("bits", bits, minimum=8, maximum=MAX_BITS)
+    check_ring(n)
+    require_int("l", l, minimum=1, maximum=MAX_RESIDUES)
+    require_int("k", k, minimum=1, maximum=MAX_RESIDUES)
     primes = ntt_primes(bits, n, l + k + int(redundant))
     red = primes.pop() if redundant else None
     if source_high:
