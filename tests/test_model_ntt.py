@@ -422,3 +422,19 @@ def test_ntt4096_rejects_input_of_the_wrong_length():
 def test_normalise_rejects_negative_values():
     with pytest.raises(ValueError, match="v must be at least 0"):
         N.normalise(-1)
+
+
+@pytest.mark.parametrize("k", [2, 8, 64, 1024])
+def test_modular_products_count_the_forward_transforms_multiplications(monkeypatch, k):
+    products = []
+    butterfly = N._butterfly
+
+    def counting(u, v, w_up, w_down, p):
+        products.append(1 + (w_up is not None))
+        return butterfly(u, v, w_up, w_down, p)
+
+    monkeypatch.setattr(N, "_butterfly", counting)
+    params = ntt_params(SOLINAS64, k)
+    a = [random.Random(k).randrange(SOLINAS64) for _ in range(k)]
+    assert N.ntt_radix2(a, params) == N.bit_reversed(N.dft(a, SOLINAS64, params.omega))
+    assert sum(products) == N.modular_products(k) == k // 2 * (k.bit_length() - 1)

@@ -1,6 +1,7 @@
 """Golden models of RNS base extension ([Kir25] §2.5, §3, §4.1) against exact CRT arithmetic on
 Python integers, and the cost formulas of Table 4.5 against the numbers of Table 4.6."""
 
+import dataclasses
 import random
 from fractions import Fraction
 from math import prod
@@ -24,6 +25,7 @@ from fhe_hw.model.rns import (
     memory_terms,
     mixed_radix,
     mixed_radix_steps,
+    modular_products,
     shenoy_kumaresan,
     shenoy_kumaresan_steps,
     trunc,
@@ -411,3 +413,44 @@ def test_unknown_architecture_is_rejected():
 def test_sk_arithmetic_units_need_a_power_of_two_tp():
     with pytest.raises(ValueError, match="tp"):
         arithmetic_units("sk_folded", 4, 24)
+
+
+class _Counted(int):
+    """A constant that counts the products it takes part in."""
+
+    products = 0
+
+    def __mul__(self, other):
+        _Counted.products += 1
+        return int(self) * int(other)
+
+    __rmul__ = __mul__
+
+
+def _counted(value):
+    return tuple(map(_counted, value)) if isinstance(value, tuple) else _Counted(value)
+
+
+@pytest.mark.parametrize("l,k", [(1, 1), (2, 5), (4, 4), (7, 3)])
+def test_modular_products_count_the_models_multiplications(l, k):
+    """Every product of the two algorithms has a constant operand, so counting the constants'
+    products counts the algorithm's."""
+    primes = ntt_primes(32, 4096, l + k + 1)
+    source, target, red = primes[:l], primes[l:l + k], primes[-1]
+    residues = [random.Random(l * k).randrange(q) for q in source]
+    for method, consts, run in (
+            ("fast", FastBaseConversionConstants.build(source, target),
+             lambda c: fast_base_conversion(residues, c)),
+            ("shenoy-kumaresan", ShenoyKumaresanConstants.build(source, target, red),
+             lambda c: shenoy_kumaresan(residues, 0, c))):
+        counted = dataclasses.replace(consts, **{
+            f.name: _counted(getattr(consts, f.name)) for f in dataclasses.fields(consts)
+            if f.name.startswith("Q_")})
+        _Counted.products = 0
+        assert run(counted) == run(consts)
+        assert _Counted.products == modular_products(method, l, k)
+
+
+def test_modular_products_refuses_an_unknown_method():
+    with pytest.raises(ValueError, match="method must be"):
+        modular_products("kawamura", 2, 2)

@@ -8,9 +8,11 @@ import pytest
 
 from fhe_hw.cli import main
 from fhe_hw.flow.rows import shown
+from fhe_hw.ntt.configs import streaming_params
 from fhe_hw.report import core, paper, sections, writers
 from fhe_hw.report.core import Part, Section, Table, Unavailable
 from fhe_hw.report.timing import Timing
+from fhe_hw.units import get_unit
 
 PAPERS = Path(__file__).resolve().parents[2] / "shared" / "papers"
 if not PAPERS.exists():
@@ -218,3 +220,31 @@ def test_cpu_vs_hardware_is_unavailable_without_openfhe(monkeypatch, tmp_path):
     (r,) = core.build_report(sections=[sec], synth=False, baselines=True, out=tmp_path,
                              plots=False)
     assert r.status == "unavailable" and "openfhe wheel is not installed" in r.message
+
+
+def test_device_limit_divides_by_156_dsp_and_each_configurations_own_fmax(monkeypatch):
+    """Limit = ⌊156 / DSP⌋ × the ModMul's Fmax; an engine's rate = products × its own Fmax ÷
+    its cycles()."""
+    fmax = {("mod-mul", "solinas64"): 100.0}
+
+    def synth(unit, params, flow="ecp5"):
+        if unit == "mod-mul":
+            f = fmax.get((unit, params["modulus"]))
+            return SimpleNamespace(dsp=16, fmax_mhz=f) if f else None
+        if unit == "ntt" and params["butterflies"] == 4:
+            return SimpleNamespace(fmax_mhz=70.0)
+        return None
+
+    monkeypatch.setattr(sections, "load_cached", synth)
+    ctx = SimpleNamespace(full=False, synth=synth)
+    (table,) = sections.device_limit(ctx).tables
+    by_config = {row[1]: row for row in table.rows}
+    p4 = by_config["ntt n=4096, butterflies=4, tiled=True"]
+    cycles = get_unit("ntt").cycles(streaming_params(4096, 4))
+    limit = 156 // 16 * 100.0 / 1e3                              # 9 ModMuls at 100 MHz
+    rate = 24576 * 70.0 / cycles / 1e3                           # the engine's own Fmax
+    assert p4[3:] == [16, 100.0, limit, 70.0, cycles, 24576, rate, rate / limit]
+    p1 = by_config["ntt n=4096, butterflies=1, tiled=True"]
+    assert p1[6] is None and p1[-2:] == [None, None]           # no synthesis, no rate
+    sk = next(row for row in table.rows if row[0] == "shenoy-kumaresan")
+    assert sk[3:6] == [None, None, None]                       # its ModMul not measured

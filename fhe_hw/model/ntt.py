@@ -34,6 +34,7 @@ __all__ = [
     "wang_huang_root", "wang_huang_params", "csa", "CarrySave", "normalise",
     "shift_ntt_carry_save", "shift_ntt", "shift_ntt64", "shift_ntt16", "four_step_twiddles",
     "FourStepTrace", "ntt4096_steps", "ntt4096", "ntt65536_steps", "ntt65536",
+    "modular_products",
 ]
 
 
@@ -185,6 +186,13 @@ def ntt_radix2(a, params, inverse=False, negacyclic=False):
     if inverse and negacyclic:
         a = [v * t % params.p for v, t in zip(a, negacyclic_post_twiddles(params))]
     return a
+
+
+def modular_products(k):
+    """Modular products of one forward k-point :func:`ntt_radix2`: one per butterfly, k/2 in
+    each of the log2 k stages (the engines compute twiddle products by 1 too)."""
+    require_int("k", k, minimum=2)
+    return k // 2 * (k.bit_length() - 1)
 
 
 def _poly_mul(a, b, p, negacyclic):

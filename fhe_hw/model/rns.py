@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from fhe_hw.params import require_int, require_power_of_two
 
 __all__ = [
-    "fast_base_conversion", "ShenoyKumaresanSteps", "shenoy_kumaresan_steps", "shenoy_kumaresan",
+    "fast_base_conversion", "modular_products", "ShenoyKumaresanSteps",
+    "shenoy_kumaresan_steps", "shenoy_kumaresan",
     "trunc", "KawamuraSteps", "kawamura_steps", "kawamura", "MixedRadixSteps",
     "mixed_radix_steps", "mixed_radix", "extend_polynomial", "ARCHITECTURES",
     "iterations_sk_pipelined", "iterations_sk_folded", "iterations_cox_rower",
@@ -58,6 +59,20 @@ def fast_base_conversion(residues, consts):
     residues = _check_residues("residues", residues, consts.source)
     return _sum_process(residues, consts.source, consts.Q_hat_inv, consts.target,
                         consts.Q_hat_mod_p)[2]
+
+
+def modular_products(method, l, k):
+    """Modular products per coefficient of a conversion from l to k residues:
+    ``"fast"`` (:func:`fast_base_conversion`): l for μ_{q_i} and l for each of the k targets;
+    ``"shenoy-kumaresan"`` (:func:`shenoy_kumaresan_steps`): the same with q_l as one more
+    target, 1 for α and k for α·|Q|_{p_j}."""
+    require_int("l", l, minimum=1)
+    require_int("k", k, minimum=1)
+    if method == "fast":
+        return l * (k + 1)
+    if method == "shenoy-kumaresan":
+        return l * (k + 2) + 1 + k
+    raise ValueError(f"method must be fast or shenoy-kumaresan, not {method!r}")
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,11 @@ from ..bigint.configs import MULTIPLIERS, REPORT_MODMULS, REPORT_SMALL
 from ..flow.rows import Row, shown
 from ..karatsuba import KaratsubaMultiplier
 from ..karatsuba.configs import REPORT_ROWS as KARATSUBA_ROWS
+from ..model.ntt import modular_products as ntt_products
+from ..model.rns import modular_products as rns_products
 from ..ntt import FourStepNTT, StreamingNTT
 from ..ntt.configs import REPORT_STREAMING, STREAMING_TABLE, STREAMING_TARGET, streaming_params
+from ..params import ntt_primes
 from ..rns import Kawamura, MixedRadix, ShenoyKumaresan, default_bases
 from ..rns.configs import ITERATION_SETS, SYNTH_TABLE, sk
 from ..rns.configs import REPORT_ROWS as RNS_ROWS
@@ -580,4 +583,73 @@ def cpu_vs_hardware(ctx):
                 "Not synthesized: n = 65536 (65536 words of 64 bits need 4 Mbit of RAM, the "
                 "ECP5-85F has 3.7 Mbit of DP16KD) and SK at N = 2^16, l = 17 (384 DP16KD, "
                 "208 available); n = 16384 and SK at N = 2^12, l = 4 are not in the tables."]
+    return Part([t], [], findings)
+
+
+# --- the device's limit ------------------------------------------------------------------------
+
+#: MULT18X18D blocks of the ECP5-85F (LFE5U-85F).
+ECP5_85F_DSP = 156
+
+
+def _limit_engines():
+    """(engine row, the ModMul row of its modulus, modular products of one operation): the
+    streaming NTT at n = 4096 and the synthesized Shenoy–Kumaresan and fast-base-conversion
+    rows. An RNS engine's ModMul is ``mod-mul`` of one prime of its base's form (same bits,
+    same 2N: the same Montgomery word)."""
+    out = []
+    for row in STREAMING_TABLE:
+        if row.params["n"] == 4096:
+            tiled = {"tiled": True} if row.params.get("tiled") else {}
+            mm = Row("mod-mul", {"modulus": row.params["modulus"], **tiled})
+            out.append((row, mm, ntt_products(row.params["n"])))
+    for row in SYNTH_TABLE:
+        if row.unit in ("shenoy-kumaresan", "fast-base-conversion"):
+            p = row.params
+            prime = ntt_primes(p["bits"], p.get("prime_n") or p["n"], 1)[0]
+            method = "fast" if row.unit == "fast-base-conversion" else "shenoy-kumaresan"
+            out.append((row, Row("mod-mul", {"modulus": prime}),
+                        p["n"] * rns_products(method, p["l"], p["k"])))
+    return out
+
+
+def _limit_rows(full):
+    """The ModMuls always (a few minutes); the engines only with ``full`` (else cached ones)."""
+    rows = []
+    for engine, mm, _ in _limit_engines():
+        for row in ([mm, engine] if full else [mm]):
+            if _triple(row) not in rows:
+                rows.append(_triple(row))
+    return rows
+
+
+@section("sw", "The ECP5-85F's limit: DSP-bound modular products per second, and the fraction "
+         "each engine reaches", _limit_rows)
+def device_limit(ctx):
+    t = Table("Limit = ⌊156 / DSP per ModMul⌋ × that ModMul's Fmax; engine = products of one "
+              "operation × its Fmax ÷ its cycles()", "measured here",
+              ["engine", "configuration", "ModMul", "DSP / ModMul", "ModMul Fmax MHz",
+               "limit Gprod/s", "engine Fmax MHz", "cycles()", "products / op",
+               "engine Gprod/s", "fraction of the limit"])
+    findings = []
+    for engine, mm, products in _limit_engines():
+        m = ctx.synth(*_triple(mm))
+        e = ctx.synth(*_triple(engine)) if ctx.full else load_cached(*_triple(engine))
+        limit = (ECP5_85F_DSP // m.dsp * m.fmax_mhz / 1e3) if m and m.dsp else None
+        cycles = get_unit(engine.unit).cycles(engine.params)
+        rate = products * e.fmax_mhz / cycles / 1e3 if e else None
+        label = f"{engine.unit} {shown(engine.params, ('prime_n', 'modulus'))}"
+        t.rows.append([engine.unit, label, shown(mm.params), m.dsp if m else None,
+                       m.fmax_mhz if m else None, limit, e.fmax_mhz if e else None, cycles,
+                       products, rate, ratio(rate, limit)])
+        if rate is not None and limit:
+            findings.append(f"{label}: {100 * rate / limit:.2g}% of the ECP5-85F's DSP-bound "
+                            f"limit ({rate:.3g} of {limit:.3g} Gprod/s).")
+    t.notes += ["Products per operation from the golden models (fhe_hw.model.ntt."
+                "modular_products: n/2 per stage; fhe_hw.model.rns.modular_products: per "
+                "coefficient, times N), each counted against the model's own multiplications "
+                "in the tests.",
+                "An engine's rate is over one operation from its first input to its last "
+                "output (latency included); without its synthesis result (run the report with "
+                "--full, or fhe-hw table) the engine columns are empty."]
     return Part([t], [], findings)
