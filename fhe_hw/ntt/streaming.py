@@ -82,11 +82,13 @@ from ..arith.modadd import check_bool
 from ..arith.pipeline import check_stages
 from ..component import Component
 from ..model.ntt import negacyclic_post_twiddles, stage_pairs, stage_twiddles
-from ..params import NTTParams, get_modulus, ntt_params, require_power_of_two
+from ..params import NTTParams, get_modulus, ntt_params, require_int, require_power_of_two
 from .butterfly import Butterfly
 from .schedule import (
     MAX_N,
+    MAX_READ_STAGES,
     MIN_N,
+    READ_STAGES,
     crossbar_bank,
     crossbar_position,
     cycles,
@@ -107,10 +109,12 @@ class StreamingConfig:
     lanes: int
     butterfly_latency: int
     post_latency: int          # the negacyclic inverse's post-multiplier, else 0
+    read_stages: int
 
 
 def streaming_config(n, modulus="solinas64", *, butterflies=1, lanes=None, negacyclic=False,
-                     inverse=False, mult_stages=4, reducer="auto", tiled=False):
+                     inverse=False, mult_stages=4, reducer="auto", tiled=False,
+                     read_stages=READ_STAGES):
     """Check :class:`StreamingNTT`'s parameters without building hardware and resolve them
     (:class:`StreamingConfig`: lanes default 2P, the butterfly and post-multiplier latencies
     from :meth:`Butterfly.latency_of <fhe_hw.ntt.Butterfly.latency_of>` and
@@ -139,19 +143,20 @@ def streaming_config(n, modulus="solinas64", *, butterflies=1, lanes=None, negac
         raise ValueError(f"modulus must have a primitive {order}-th root of unity for n = "
                          f"{n}{kind}, not {mod}: {e}") from None
     check_stages("mult_stages", mult_stages)
+    require_int("read_stages", read_stages, minimum=0, maximum=MAX_READ_STAGES)
     bf_latency = Butterfly.latency_of(mod, scale_up=inverse and not negacyclic,
                                       mult_stages=mult_stages, reducer=reducer, tiled=tiled)
     post_latency = ModMul.latency_of(mod, reducer, mult_stages=mult_stages, tiled=tiled) \
         if inverse and negacyclic else 0
-    return StreamingConfig(mod, params, lanes, bf_latency, post_latency)
+    return StreamingConfig(mod, params, lanes, bf_latency, post_latency, read_stages)
 
 
 def streaming_ntt_cycles(n, modulus="solinas64", *, butterflies=1, **params):
     """:meth:`StreamingNTT.cycles` of ``StreamingNTT(n, modulus, butterflies=butterflies,
     **params)``, without building it."""
     cfg = streaming_config(n, modulus, butterflies=butterflies, **params)
-    return cycles(n, butterflies, lanes=cfg.lanes,
-                  butterfly_latency=cfg.butterfly_latency, post_latency=cfg.post_latency)
+    return cycles(n, butterflies, lanes=cfg.lanes, butterfly_latency=cfg.butterfly_latency,
+                  post_latency=cfg.post_latency, read_stages=cfg.read_stages)
 
 
 # --- Amaranth helpers -------------------------------------------------------------------------
@@ -178,6 +183,20 @@ def output_fifo(m, o, width, latency, want):
                  o.valid.eq(fifo.r_rdy), o.payload.eq(fifo.r_data), fifo.r_en.eq(o.ready)]
     m.d.sync += credit.eq(credit + go - sent)
     return go, fifo
+
+
+def _delay(m, value, count, name):
+    """``value`` delayed by ``count`` registers (``value`` itself for 0)."""
+    for d in range(count):
+        reg = Signal(value.shape(), name=f"{name}_d{d}")
+        m.d.sync += reg.eq(value)
+        value = reg
+    return value
+
+
+def _delay_all(m, words, count, name):
+    """Each of ``words`` delayed by ``count`` registers."""
+    return [_delay(m, w, count, f"{name}{k}") for k, w in enumerate(words)]
 
 
 def _xor_swap(words, x):
@@ -228,11 +247,13 @@ class StreamingNTT(Component):
     """
 
     def __init__(self, n, modulus="solinas64", *, butterflies=1, lanes=None, negacyclic=False,
-                 inverse=False, mult_stages=4, reducer="auto", tiled=False):
+                 inverse=False, mult_stages=4, reducer="auto", tiled=False,
+                 read_stages=READ_STAGES):
         cfg = streaming_config(n, modulus, butterflies=butterflies, lanes=lanes,
                                negacyclic=negacyclic, inverse=inverse, mult_stages=mult_stages,
-                               reducer=reducer, tiled=tiled)
+                               reducer=reducer, tiled=tiled, read_stages=read_stages)
         mod, lanes = cfg.modulus, cfg.lanes
+        self._read_stages = read_stages
         self._negacyclic, self._inverse, self._params = negacyclic, inverse, cfg.params
         self._mod, self._n, self._p, self._lanes = mod, n, butterflies, lanes
         self._bfs = [Butterfly(mod, scale_up=inverse and not negacyclic,
@@ -281,6 +302,11 @@ class StreamingNTT(Component):
         return self._params
 
     @property
+    def read_stages(self):
+        """Registers between the bank read ports and the crossbar register (0, 1 or 2)."""
+        return self._read_stages
+
+    @property
     def butterfly_latency(self):
         """Latency of the butterflies."""
         return self._bfs[0].latency
@@ -294,7 +320,8 @@ class StreamingNTT(Component):
         """Exact cycles of one transform, first input to last output
         (:func:`~fhe_hw.ntt.schedule.cycles`)."""
         return cycles(self._n, self._p, lanes=self._lanes,
-                      butterfly_latency=self.butterfly_latency, post_latency=self.post_latency)
+                      butterfly_latency=self.butterfly_latency, post_latency=self.post_latency,
+                      read_stages=self._read_stages)
 
     def twiddle_rom(self):
         """The twiddle ROM (before ``premultiply``): entry
@@ -318,7 +345,7 @@ class StreamingNTT(Component):
         log_n, b = self._params.log_k, P.bit_length()
         B, C, CL = 2 * P, n // (2 * P), n // lanes
         log_lanes = lanes.bit_length() - 1
-        gap = self.butterfly_latency + 2   # pipeline drain between stages
+        gap = self.butterfly_latency + 2 + self._read_stages   # pipeline drain between stages
         wports, rports, tw_ports = self._memories(m)
 
         # Control.
@@ -350,8 +377,8 @@ class StreamingNTT(Component):
         m.d.comb += [self.i.ready.eq(loading), load_go.eq(self.i.valid & self.i.ready)]
 
         # Unload credits: beats issued and not yet taken from the output FIFO.
-        unload_go, fifo = output_fifo(m, self.o, self._mod.bits * lanes, 2 + self.post_latency,
-                                      unloading)
+        unload_go, fifo = output_fifo(m, self.o, self._mod.bits * lanes,
+                                      2 + self._read_stages + self.post_latency, unloading)
 
         for k in range(B):
             m.d.comb += rports[k].addr.eq(Mux(unloading, beat_addr, rd_addr[k]))
@@ -409,6 +436,7 @@ class StreamingNTT(Component):
         P, log_n, inverse = self._p, self._params.log_k, self._inverse
         b, B, C = P.bit_length(), 2 * P, self._n // (2 * P)
         rd_addr = [Signal(range(C), name=f"rd_addr{k}") for k in range(B)]
+        tw_addr = [Signal(range(self._n), name=f"tw_addr{q}") for q in range(P)]
         xsw, usel = Signal(b), Signal(range(max(b, 2)))
         last = Signal()
         with m.Switch(stage):
@@ -425,30 +453,38 @@ class StreamingNTT(Component):
                         k_up = Const(crossbar_bank(2 * q, u), b) | xsw
                         up = Cat(c[:w], (k_up ^ cf).rotate_right(r), c[w:])
                         block = up[:s] if inverse else up[log_n - s:]
-                        m.d.comb += tw_ports[q].addr.eq(Cat(block, Const(1, 1)))
+                        m.d.comb += tw_addr[q].eq(Cat(block, Const(1, 1)))
+        for q in range(P):
+            m.d.comb += tw_ports[q].addr.eq(_delay(m, tw_addr[q], max(self._read_stages - 1, 0),
+                                                   f"tw_addr{q}"))
         return rd_addr, xsw, usel, last
 
     def _butterflies(self, m, rports, tw_ports, issue, last, xsw, usel):
-        """Read stage (one cycle after issue): the read crossbar routes banks to butterfly
-        positions, into the crossbar register (the butterflies' registered operands). Returns
-        (the crossbar register, position 2q + x; the butterfly outputs, in the same order)."""
-        issue_d, last_d = Signal(), Signal()
-        xsw_d, usel_d = Signal.like(xsw), Signal.like(usel)
-        m.d.sync += [issue_d.eq(issue), last_d.eq(last), xsw_d.eq(xsw), usel_d.eq(usel)]
-        pos = _permute(_xor_swap([p.data for p in rports], xsw_d), usel_d, crossbar_bank)
+        """Read stage: the bank outputs, the bank output registers (``read_stages`` >= 1), the
+        read network's pair swaps, its middle register (``read_stages`` = 2), its position
+        permutation and the crossbar register (the butterflies' registered operands), which
+        holds the words of a read issued at cycle c at c + 2 + ``read_stages``. The twiddle ROM
+        is read ``read_stages`` - 1 cycles after issue (at issue for 0) and its output registered
+        (``read_stages`` >= 1) to arrive with them. Returns (the crossbar register, position
+        2q + x; the butterfly outputs, in the same order)."""
+        rs = self._read_stages
+        words = _delay_all(m, [p.data for p in rports], min(rs, 1), "bank_q")
+        words = _xor_swap(words, _delay(m, xsw, 1 + min(rs, 1), "xsw"))
+        words = _delay_all(m, words, rs - min(rs, 1), "swapped")
+        pos = _permute(words, _delay(m, usel, 1 + rs, "usel"), crossbar_bank)
+        last_d = _delay(m, last, 1 + rs, "last")
+        issue_x = _delay(m, issue, 2 + rs, "issue")
         outs = []
         bf0 = self._bfs[0]
         w_one, w_last = bf0.premultiply(1), bf0.premultiply(self._params.k_inv)
-        issue_dd = Signal()
-        m.d.sync += issue_dd.eq(issue_d)
         crossbar = []                      # the crossbar register, position 2q + x
         for q, bf in enumerate(self._bfs):
             m.submodules[f"bf{q}"] = bf
             x = bf.i.payload
+            w_down = _delay(m, tw_ports[q].data, min(rs, 1), f"tw{q}_q")
             # The butterfly's operands are registered (the crossbar register).
-            m.d.sync += [x.up.eq(pos[2 * q]), x.down.eq(pos[2 * q + 1]),
-                         x.w_down.eq(tw_ports[q].data)]
-            m.d.comb += bf.i.valid.eq(issue_dd)
+            m.d.sync += [x.up.eq(pos[2 * q]), x.down.eq(pos[2 * q + 1]), x.w_down.eq(w_down)]
+            m.d.comb += bf.i.valid.eq(issue_x)
             if bf.scale_up:
                 m.d.sync += x.w_up.eq(Mux(last_d, w_last, w_one))
             crossbar += [x.up, x.down]
@@ -461,7 +497,7 @@ class StreamingNTT(Component):
         register is the write-back network's control: the fold of the next beat when the next
         cycle loads (``load_next``), else the compute swap. Returns the delayed
         (wen, waddr, wsw, wu)."""
-        depth_w = 2 + self.butterfly_latency
+        depth_w = 2 + self._read_stages + self.butterfly_latency
         B, C = 2 * self._p, self._n // (2 * self._p)
         for d in range(depth_w):
             wen_r, wsw_r, wu_r = Signal(name=f"wen_d{d}"), Signal(len(wsw), name=f"wsw_d{d}"), \
@@ -496,16 +532,16 @@ class StreamingNTT(Component):
 
     def _unload(self, m, unload_go, crossbar, beat, fifo):
         """Unload: banks to lanes through the read crossbar (its register holds lane j at
-        position j two cycles after the read is issued), the negacyclic inverse's post-twist,
+        position j 2 + ``read_stages`` cycles after the read is issued), the negacyclic
+        inverse's post-twist (its ROM read ``read_stages`` cycles after issue, then registered),
         the output FIFO."""
         lanes, width = self._lanes, self._mod.bits
-        unload_d = Signal()
-        m.d.sync += unload_d.eq(unload_go)
-        unload_dd = Signal()
-        m.d.sync += unload_dd.eq(unload_d)
+        rs = self._read_stages
+        lane_valid = _delay(m, unload_go, 2 + rs, "unload")
         lane_data = crossbar[:lanes]
-        out_valid = unload_dd
+        out_valid = lane_valid
         if self._post:
+            beat_r = _delay(m, beat, rs, "post_beat")
             post = negacyclic_post_twiddles(self._params)
             mul0 = self._post[0]
             for lane, mul in enumerate(self._post):
@@ -517,8 +553,8 @@ class StreamingNTT(Component):
                 m.submodules[f"post{lane}"] = mul
                 tw = Signal(width, name=f"post_tw{lane}")
                 m.d.sync += tw.eq(prp.data)
-                m.d.comb += [prp.addr.eq(beat), mul.i.payload.a.eq(lane_data[lane]),
-                             mul.i.payload.b.eq(tw), mul.i.valid.eq(unload_dd)]
+                m.d.comb += [prp.addr.eq(beat_r), mul.i.payload.a.eq(lane_data[lane]),
+                             mul.i.payload.b.eq(tw), mul.i.valid.eq(lane_valid)]
                 lane_data[lane] = mul.o.payload
             out_valid = self._post[0].o.valid
         m.d.comb += [fifo.w_en.eq(out_valid), fifo.w_data.eq(Cat(*lane_data))]
