@@ -13,9 +13,9 @@ each, depth n/B). A transform is three phases:
 1. *load*: n/lanes input beats, ``lanes`` coefficients each, are written in index order;
 2. *compute*: log2 n stages; a stage issues n/(2P) cycles of P butterflies (reading 2P
    coefficients, one per bank, and writing the 2P results back in place to the same bank and
-   address ``Butterfly.latency + 2`` cycles later: memory read, a register after the bank
-   crossbar, the butterfly), then idles ``Butterfly.latency + 2`` cycles so that the next
-   stage reads only finished results;
+   address ``Butterfly.latency + 2 + read_stages`` cycles later: memory read, the read
+   network's ``read_stages`` registers, the crossbar register, the butterfly), then idles
+   that many cycles so that the next stage reads only finished results;
 3. *unload*: n/lanes output beats in index order, through an output FIFO that absorbs
    back-pressure (reads are issued only against free FIFO credits), with the negacyclic
    inverse's k^-1·ψ^-i post-multiplication (:func:`fhe_hw.model.ntt.negacyclic_post_twiddles`)
@@ -44,11 +44,23 @@ distinct banks. :func:`schedule` gives the issue order, and the tests check both
 every supported (n, P).
 
 Cycle count (always-valid input, always-ready output), first input to last output:
-``cycles = 2·n/lanes + log2(n)·(n/(2P) + Butterfly.latency + 2) + 3 + post``, with post the
-ModMul latency for the negacyclic inverse and 0 otherwise (:func:`cycles`). Throughput: one
-transform every ``2·n/lanes + log2(n)·(n/(2P) + Butterfly.latency + 2)`` cycles (the next load
-starts as soon as the last output read has been issued). The register after the crossbar keeps
-block-RAM clock-to-out, the bank multiplexers and the multipliers' first DSP out of one path.
+``cycles = 2·n/lanes + log2(n)·(n/(2P) + Butterfly.latency + 2 + R) + 3 + R + post``, with
+R = ``read_stages`` and post the ModMul latency for the negacyclic inverse and 0 otherwise
+(:func:`cycles`). Throughput: one transform every
+``2·n/lanes + log2(n)·(n/(2P) + Butterfly.latency + 2 + R)`` cycles (the next load starts as
+soon as the last output read has been issued).
+
+Read pipeline (``read_stages``, default 2): a read issued at cycle c leaves the bank at c + 1;
+with R >= 1 it is registered at once (the bank's output register: Yosys 0.70 maps ECP5 block
+RAM with ``REGMODE = "NOREG"`` only, so this is a fabric flip-flop beside the DP16KD), with
+R = 2 once more between the read network's pair swaps and its position permutation, and it
+reaches the crossbar register (the butterflies' registered operands) at c + 2 + R. The
+twiddle ROM is read R - 1 cycles after issue (at issue for R = 0) and its output registered
+(R >= 1), the negacyclic inverse's post-twiddle ROMs R cycles after issue, so that their words
+arrive with the data. The crossbar register keeps the read network and the multipliers' first
+DSP out of one path; R = 2 keeps block-RAM clock-to-out and the network's multiplexer levels
+out of one path as well. Every added register is written before it is read (its contents reach
+an output only under a valid bit that starts at 0 on reset).
 
 Crossbars (pair structure)
 --------------------------
@@ -229,8 +241,10 @@ class StreamingNTT(Component):
     n/2); ``lanes`` (coefficients per stream beat: a power of two, at most 2P; default 2P);
     ``negacyclic`` (transform mod x^n + 1); ``inverse``; ``mult_stages``, ``reducer`` and
     ``tiled`` (passed to every :class:`~fhe_hw.arith.ModMul`: butterflies and
-    post-multipliers; ``tiled`` keeps the latency). The four-step engine for solinas64 is
-    :class:`~fhe_hw.ntt.FourStepNTT`.
+    post-multipliers; ``tiled`` keeps the latency); ``read_stages`` (0, 1 or 2, default 2:
+    registers between the bank reads and the crossbar register, see the module docstring;
+    each adds one cycle to every stage's drain and to the unload path, 0 is the engine before
+    they were added). The four-step engine for solinas64 is :class:`~fhe_hw.ntt.FourStepNTT`.
 
     Ports: ``i`` and ``o`` — streams of ``data.ArrayLayout(unsigned(m), lanes)`` (m = modulus
     bits), n/lanes beats per transform, coefficients in index order (lane 0 first). Forward:
@@ -243,7 +257,8 @@ class StreamingNTT(Component):
 
     Raises ``TypeError``/``ValueError`` for a bad parameter (:func:`streaming_config`: n not a
     power of two or out of range, P not a power of two or above n/2, lanes not a power of two or
-    above 2P, a modulus without the needed root, a bad ``mult_stages``, ``reducer`` or bool).
+    above 2P, a modulus without the needed root, a bad ``mult_stages``, ``reducer``,
+    ``read_stages`` or bool).
     """
 
     def __init__(self, n, modulus="solinas64", *, butterflies=1, lanes=None, negacyclic=False,
