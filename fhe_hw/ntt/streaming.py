@@ -206,6 +206,16 @@ def _delay(m, value, count, name):
     return value
 
 
+def _read_split(read_stages):
+    """(the read address register: 0 or 1, the data registers after the banks: 0 to 2) of
+    ``read_stages``; the address register is the first to be added."""
+    return min(read_stages, 1), max(read_stages - 1, 0)
+
+
+def _domain(registered):
+    return "sync" if registered else "comb"
+
+
 def _delay_all(m, words, count, name):
     """Each of ``words`` delayed by ``count`` registers."""
     return [_delay(m, w, count, f"{name}{k}") for k, w in enumerate(words)]
@@ -360,7 +370,8 @@ class StreamingNTT(Component):
         log_n, b = self._params.log_k, P.bit_length()
         B, C, CL = 2 * P, n // (2 * P), n // lanes
         log_lanes = lanes.bit_length() - 1
-        gap = self.butterfly_latency + 2 + self._read_stages   # pipeline drain between stages
+        a, d = _read_split(self._read_stages)
+        gap = self.butterfly_latency + 2 + d   # pipeline drain between stages
         wports, rports, tw_ports = self._memories(m)
 
         # Control.
@@ -396,7 +407,7 @@ class StreamingNTT(Component):
                                       2 + self._read_stages + self.post_latency, unloading)
 
         for k in range(B):
-            m.d.comb += rports[k].addr.eq(Mux(unloading, beat_addr, rd_addr[k]))
+            m.d[_domain(a)] += rports[k].addr.eq(Mux(unloading, beat_addr, rd_addr[k]))
 
         crossbar, outs = self._butterflies(m, rports, tw_ports, issue, last, xsw, usel)
         fold_next = _xorfold(Cat(Const(0, log_lanes), beat_next), log_n, b)
@@ -470,7 +481,8 @@ class StreamingNTT(Component):
                         block = up[:s] if inverse else up[log_n - s:]
                         m.d.comb += tw_addr[q].eq(Cat(block, Const(1, 1)))
         for q in range(P):
-            m.d.comb += tw_ports[q].addr.eq(_delay(m, tw_addr[q], max(self._read_stages - 1, 0),
+            a, d = _read_split(self._read_stages)
+            m.d.comb += tw_ports[q].addr.eq(_delay(m, tw_addr[q], a + max(d - 1, 0),
                                                    f"tw_addr{q}"))
         return rd_addr, xsw, usel, last
 
@@ -482,13 +494,13 @@ class StreamingNTT(Component):
         is read ``read_stages`` - 1 cycles after issue (at issue for 0) and its output registered
         (``read_stages`` >= 1) to arrive with them. Returns (the crossbar register, position
         2q + x; the butterfly outputs, in the same order)."""
-        rs = self._read_stages
-        words = _delay_all(m, [p.data for p in rports], min(rs, 1), "bank_q")
-        words = _xor_swap(words, _delay(m, xsw, 1 + min(rs, 1), "xsw"))
-        words = _delay_all(m, words, rs - min(rs, 1), "swapped")
-        pos = _permute(words, _delay(m, usel, 1 + rs, "usel"), crossbar_bank)
-        last_d = _delay(m, last, 1 + rs, "last")
-        issue_x = _delay(m, issue, 2 + rs, "issue")
+        a, d = _read_split(self._read_stages)
+        words = _delay_all(m, [p.data for p in rports], min(d, 1), "bank_q")
+        words = _xor_swap(words, _delay(m, xsw, a + 1 + min(d, 1), "xsw"))
+        words = _delay_all(m, words, d - min(d, 1), "swapped")
+        pos = _permute(words, _delay(m, usel, a + 1 + d, "usel"), crossbar_bank)
+        last_d = _delay(m, last, a + 1 + d, "last")
+        issue_x = _delay(m, issue, a + 2 + d, "issue")
         outs = []
         bf0 = self._bfs[0]
         w_one, w_last = bf0.premultiply(1), bf0.premultiply(self._params.k_inv)
@@ -496,7 +508,7 @@ class StreamingNTT(Component):
         for q, bf in enumerate(self._bfs):
             m.submodules[f"bf{q}"] = bf
             x = bf.i.payload
-            w_down = _delay(m, tw_ports[q].data, min(rs, 1), f"tw{q}_q")
+            w_down = _delay(m, tw_ports[q].data, min(d, 1), f"tw{q}_q")
             # The butterfly's operands are registered (the crossbar register).
             m.d.sync += [x.up.eq(pos[2 * q]), x.down.eq(pos[2 * q + 1]), x.w_down.eq(w_down)]
             m.d.comb += bf.i.valid.eq(issue_x)
