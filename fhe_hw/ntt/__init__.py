@@ -70,8 +70,8 @@ register("ntt", "memory-based streaming NTT, n = 16..65536, P butterflies "
          Option("inverse", parse_bool, False, "inverse transform (n^-1 folded in)"),
          Option("mult-stages", int, 4, "registers in each multiplier"), TILED_OPTION,
          Option("read-stages", int, READ_STAGES,
-                "registers between the bank reads and the butterflies' operand register: "
-                "0, 1 (block-RAM output register) or 2 (and one inside the read network)"),
+                "registers on the read path: 0, 1 (read addresses), 2 (and the bank "
+                "outputs) or 3 (and the read network's middle)"),
          latency=_stream_engine_latency(streaming_config),
          cycles=_one_transform_cycles(streaming_ntt_cycles))(StreamingNTT)
 

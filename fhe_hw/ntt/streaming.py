@@ -13,9 +13,9 @@ each, depth n/B). A transform is three phases:
 1. *load*: n/lanes input beats, ``lanes`` coefficients each, are written in index order;
 2. *compute*: log2 n stages; a stage issues n/(2P) cycles of P butterflies (reading 2P
    coefficients, one per bank, and writing the 2P results back in place to the same bank and
-   address ``Butterfly.latency + 2 + read_stages`` cycles later: memory read, the read
-   network's ``read_stages`` registers, the crossbar register, the butterfly), then idles
-   that many cycles so that the next stage reads only finished results;
+   address ``Butterfly.latency + 2 + D`` cycles later: memory read, the D = ``read_stages`` - 1
+   registers after the banks, the crossbar register, the butterfly), then idles that many
+   cycles so that the next stage reads only finished results;
 3. *unload*: n/lanes output beats in index order, through an output FIFO that absorbs
    back-pressure (reads are issued only against free FIFO credits), with the negacyclic
    inverse's k^-1·ψ^-i post-multiplication (:func:`fhe_hw.model.ntt.negacyclic_post_twiddles`)
@@ -44,23 +44,30 @@ distinct banks. :func:`schedule` gives the issue order, and the tests check both
 every supported (n, P).
 
 Cycle count (always-valid input, always-ready output), first input to last output:
-``cycles = 2·n/lanes + log2(n)·(n/(2P) + Butterfly.latency + 2 + R) + 3 + R + post``, with
-R = ``read_stages`` and post the ModMul latency for the negacyclic inverse and 0 otherwise
-(:func:`cycles`). Throughput: one transform every
-``2·n/lanes + log2(n)·(n/(2P) + Butterfly.latency + 2 + R)`` cycles (the next load starts as
+``cycles = 2·n/lanes + log2(n)·(n/(2P) + Butterfly.latency + 2 + D) + 3 + R + post``, with
+R = ``read_stages``, D = max(R - 1, 0) and post the ModMul latency for the negacyclic inverse
+and 0 otherwise (:func:`cycles`). Throughput: one transform every
+``2·n/lanes + log2(n)·(n/(2P) + Butterfly.latency + 2 + D)`` cycles (the next load starts as
 soon as the last output read has been issued).
 
-Read pipeline (``read_stages``, default 2): a read issued at cycle c leaves the bank at c + 1;
-with R >= 1 it is registered at once (the bank's output register: Yosys 0.70 maps ECP5 block
-RAM with ``REGMODE = "NOREG"`` only, so this is a fabric flip-flop beside the DP16KD), with
-R = 2 once more between the read network's pair swaps and its position permutation, and it
-reaches the crossbar register (the butterflies' registered operands) at c + 2 + R. The
-twiddle ROM is read R - 1 cycles after issue (at issue for R = 0) and its output registered
-(R >= 1), the negacyclic inverse's post-twiddle ROMs R cycles after issue, so that their words
-arrive with the data. The crossbar register keeps the read network and the multipliers' first
-DSP out of one path; R = 2 keeps block-RAM clock-to-out and the network's multiplexer levels
-out of one path as well. Every added register is written before it is read (its contents reach
-an output only under a valid bit that starts at 0 on reset).
+Read pipeline (``read_stages`` R, 0 to 3, default 3), its registers in the order they are
+added:
+
+1. the bank read addresses (R >= 1). Yosys emulates the read-old behaviour of a bank's separate
+   write and read ports on the ECP5 block RAM (whose cross-port collisions are undefined) with
+   soft logic that compares the read address with the write address every cycle; registering
+   the read address takes the address generation out of that comparison. Reads and the
+   write-backs derived from them move together, so this register adds no drain;
+2. each bank's output (R >= 2): Yosys 0.70 maps ECP5 block RAM with ``REGMODE = "NOREG"``
+   only, so this is a fabric flip-flop beside the DP16KD rather than its own output register;
+3. the read network between its pair swaps and its position permutation (R = 3).
+
+A read issued at cycle c reaches the banks at c + min(R, 1), leaves them one cycle later and
+is in the crossbar register (the butterflies' registered operands) at c + 2 + R. The twiddle
+ROM's address is delayed to match and its output registered (R >= 2); the negacyclic
+inverse's post-twiddle ROMs are read R cycles after issue. Every added register is written
+before it is read: its contents reach an output or a bank only under a valid bit that starts
+at 0 on reset.
 
 Crossbars (pair structure)
 --------------------------
@@ -251,10 +258,11 @@ class StreamingNTT(Component):
     n/2); ``lanes`` (coefficients per stream beat: a power of two, at most 2P; default 2P);
     ``negacyclic`` (transform mod x^n + 1); ``inverse``; ``mult_stages``, ``reducer`` and
     ``tiled`` (passed to every :class:`~fhe_hw.arith.ModMul`: butterflies and
-    post-multipliers; ``tiled`` keeps the latency); ``read_stages`` (0, 1 or 2, default 2:
-    registers between the bank reads and the crossbar register, see the module docstring;
-    each adds one cycle to every stage's drain and to the unload path, 0 is the engine before
-    they were added). The four-step engine for solinas64 is :class:`~fhe_hw.ntt.FourStepNTT`.
+    post-multipliers; ``tiled`` keeps the latency); ``read_stages`` (0 to 3, default 3:
+    registers on the read path, see the module docstring: the read addresses, which add one
+    cycle to the unload, then each bank's output and the read network's middle, which add one
+    cycle to every stage's drain and to the unload; 0 is the engine before they were added).
+    The four-step engine for solinas64 is :class:`~fhe_hw.ntt.FourStepNTT`.
 
     Ports: ``i`` and ``o`` — streams of ``data.ArrayLayout(unsigned(m), lanes)`` (m = modulus
     bits), n/lanes beats per transform, coefficients in index order (lane 0 first). Forward:
@@ -328,7 +336,8 @@ class StreamingNTT(Component):
 
     @property
     def read_stages(self):
-        """Registers between the bank read ports and the crossbar register (0, 1 or 2)."""
+        """Registers on the read path (0 to 3): the read addresses, the bank outputs, the read
+        network's middle."""
         return self._read_stages
 
     @property
@@ -487,12 +496,12 @@ class StreamingNTT(Component):
         return rd_addr, xsw, usel, last
 
     def _butterflies(self, m, rports, tw_ports, issue, last, xsw, usel):
-        """Read stage: the bank outputs, the bank output registers (``read_stages`` >= 1), the
-        read network's pair swaps, its middle register (``read_stages`` = 2), its position
+        """Read stage: the bank outputs, the bank output registers (``read_stages`` >= 2), the
+        read network's pair swaps, its middle register (``read_stages`` = 3), its position
         permutation and the crossbar register (the butterflies' registered operands), which
-        holds the words of a read issued at cycle c at c + 2 + ``read_stages``. The twiddle ROM
-        is read ``read_stages`` - 1 cycles after issue (at issue for 0) and its output registered
-        (``read_stages`` >= 1) to arrive with them. Returns (the crossbar register, position
+        holds the words of a read issued at cycle c at c + 2 + ``read_stages``. The twiddle
+        ROM's address is delayed and its output registered (``read_stages`` >= 2) so that its
+        word arrives with them. Returns (the crossbar register, position
         2q + x; the butterfly outputs, in the same order)."""
         a, d = _read_split(self._read_stages)
         words = _delay_all(m, [p.data for p in rports], min(d, 1), "bank_q")
