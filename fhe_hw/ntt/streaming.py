@@ -420,8 +420,15 @@ class StreamingNTT(Component):
 
         crossbar, outs = self._butterflies(m, rports, tw_ports, issue, last, xsw, usel)
         fold_next = _xorfold(Cat(Const(0, log_lanes), beat_next), log_n, b)
+        # state_next == LOAD from the phase flags alone: the compute counter, which decides
+        # COMPUTE -> UNLOAD, cannot make the next cycle a load, and with it in the cone this
+        # was the critical path (cc -> state_next -> the write swap register, 11.0 ns).
+        last_beat, load_next = Signal(), Signal()
+        m.d.comb += [last_beat.eq(beat == CL - 1),
+                     load_next.eq(Mux(loading, ~(load_go & last_beat),
+                                      unloading & unload_go & last_beat))]
         wen, waddr, wsw, wu = self._write_pipeline(m, issue, rd_addr, xsw, usel,
-                                                   state_next == LOAD, fold_next)
+                                                   load_next, fold_next)
         self._bank_writes(m, wports, outs, wen, waddr, wsw, wu,
                           loading, load_go, fold, beat_addr)
         self._unload(m, unload_go, crossbar, beat, fifo)
