@@ -496,8 +496,8 @@ class StreamingNTT(Component):
                         up = Cat(c[:w], (k_up ^ cf).rotate_right(r), c[w:])
                         block = up[:s] if inverse else up[log_n - s:]
                         m.d.comb += tw_addr[q].eq(Cat(block, Const(1, 1)))
+        a, d = _read_split(self._read_stages)
         for q in range(P):
-            a, d = _read_split(self._read_stages)
             m.d.comb += tw_ports[q].addr.eq(_delay(m, tw_addr[q], a + max(d - 1, 0),
                                                    f"tw_addr{q}"))
         return rd_addr, xsw, usel, last
@@ -508,8 +508,8 @@ class StreamingNTT(Component):
         permutation and the crossbar register (the butterflies' registered operands), which
         holds the words of a read issued at cycle c at c + 2 + ``read_stages``. The twiddle
         ROM's address is delayed and its output registered (``read_stages`` >= 2) so that its
-        word arrives with them. Returns (the crossbar register, position
-        2q + x; the butterfly outputs, in the same order)."""
+        word arrives with them. Returns (the crossbar register, position 2q + x; the butterfly
+        outputs, in the same order)."""
         a, d = _read_split(self._read_stages)
         words = _delay_all(m, [p.data for p in rports], min(d, 1), "bank_q")
         words = _xor_swap(words, _delay(m, xsw, a + 1 + min(d, 1), "xsw"))
