@@ -100,6 +100,44 @@ def test_tiled_engine_matches_model_in_the_same_cycles(inverse, negacyclic):
     assert run.cycles == unit.cycles() == get_unit("ntt").cycles({"n": 64, "tiled": True, **kw})
 
 
+@pytest.mark.parametrize("read_stages", [0, 1, 2, 3])
+@pytest.mark.parametrize("P,negacyclic,inverse", [(1, True, True), (4, False, True),
+                                                  (8, True, False)])
+def test_every_read_depth_matches_model_in_cycles(read_stages, P, negacyclic, inverse):
+    # 0 and 3 are the edge values. The address register adds one cycle to the unload; each
+    # register after the banks one per stage (six of them) and one to the unload.
+    n = 64
+    kw = dict(butterflies=P, negacyclic=negacyclic, inverse=inverse)
+    unit = StreamingNTT(n, "solinas64", read_stages=read_stages, **kw)
+    assert unit.read_stages == read_stages
+    assert unit.cycles() == StreamingNTT(n, "solinas64", read_stages=0, **kw).cycles() \
+        + read_stages + 6 * max(read_stages - 1, 0)
+    x = random_poly(unit.modulus, n, "read_stages", P, negacyclic, inverse)
+    got, run = transform(unit, x)
+    assert_equal(got, ntt_radix2(x, unit.params, inverse, negacyclic), f"rs={read_stages}")
+    assert run.cycles == unit.cycles() == streaming_ntt_cycles(
+        n, "solinas64", read_stages=read_stages, **kw) == get_unit("ntt").cycles(
+        {"n": n, "read_stages": read_stages, **kw})
+
+
+def test_default_read_depth_is_three():
+    assert StreamingNTT(64).read_stages == 3
+
+
+@pytest.mark.parametrize("read_stages", [0, 3])
+def test_every_read_depth_streams_under_back_pressure(read_stages):
+    n, P = 32, 2
+    unit = StreamingNTT(n, "general32", butterflies=P, negacyclic=True, inverse=True,
+                        read_stages=read_stages)
+    xs = [random_poly(unit.modulus, n, "rs-b2b", read_stages, k) for k in range(2)]
+    beats = [x[i:i + 4] for x in xs for i in range(0, n, 4)]
+    run = run_stream(unit, {"i": beats}, {"o": len(beats)}, valid_prob=0.7, ready_prob=0.4,
+                     seed=SEED)
+    flat = [v for beat in run.outputs["o"] for v in beat]
+    for k, x in enumerate(xs):
+        assert_equal(flat[k * n:(k + 1) * n], ntt_radix2(x, unit.params, True, True),
+                     f"transform {k}")
+
 
 @pytest.mark.parametrize("inverse,negacyclic", [(False, False), (True, True)])
 def test_random_valid_and_ready_give_the_same_result(inverse, negacyclic):
@@ -196,6 +234,18 @@ def test_rejects_non_bool_tiled():
         StreamingNTT(64, tiled="yes")
 
 
+@pytest.mark.parametrize("read_stages,error,match", [
+    (-1, ValueError, "read_stages must be at least 0"),
+    (4, ValueError, "read_stages must be at most 3"),
+    (True, TypeError, "read_stages must be an integer"),
+    (1.0, TypeError, "read_stages must be an integer"),
+    (None, TypeError, "read_stages must be an integer")])
+def test_rejects_bad_read_stages_before_building(read_stages, error, match):
+    for fn in (StreamingNTT, streaming_ntt_cycles):
+        with pytest.raises(error, match=match):
+            fn(64, read_stages=read_stages)
+
+
 # --- timing contract -----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("params", [
@@ -233,7 +283,8 @@ def test_contract_describes_one_transform_only():
     ({"n": 256, "modulus": "fermat32"}, ValueError, "primitive 256-th root of unity"),
     ({"n": 64, "inverse": 1}, TypeError, "inverse must be a bool"),
     ({"n": 64, "tiled": "yes"}, TypeError, "tiled must be a bool"),
-    ({"n": 64, "mult_stages": -1}, ValueError, "mult_stages must be at least 0")])
+    ({"n": 64, "mult_stages": -1}, ValueError, "mult_stages must be at least 0"),
+    ({"n": 64, "read_stages": 4}, ValueError, "read_stages must be at most 3")])
 def test_contract_rejects_what_the_engine_rejects(params, error, match):
     unit = get_unit("ntt")
     for fn in (unit.build, lambda **p: unit.cycles(p), lambda **p: unit.latency(p)):

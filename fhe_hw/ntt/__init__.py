@@ -5,6 +5,7 @@ from ..units import Option, parse_bool, register
 from .butterfly import Butterfly
 from .four_step import FourStepNTT, four_step_mul_latency, four_step_ntt_cycles
 from .parallel import ParallelNTT
+from .schedule import READ_STAGES
 from .shift import ConstMul, RingNormaliser, ShiftMul, ShiftNTT
 from .streaming import StreamingNTT, streaming_config, streaming_ntt_cycles
 
@@ -68,6 +69,9 @@ register("ntt", "memory-based streaming NTT, n = 16..65536, P butterflies "
          Option("negacyclic", parse_bool, False, "transform mod x^n + 1"),
          Option("inverse", parse_bool, False, "inverse transform (n^-1 folded in)"),
          Option("mult-stages", int, 4, "registers in each multiplier"), TILED_OPTION,
+         Option("read-stages", int, READ_STAGES,
+                "registers on the read path: 0, 1 (read addresses), 2 (and the bank "
+                "outputs) or 3 (and the read network's middle)"),
          latency=_stream_engine_latency(streaming_config),
          cycles=_one_transform_cycles(streaming_ntt_cycles))(StreamingNTT)
 

@@ -24,13 +24,19 @@ from ..model.reduce import solinas_reduce
 from ..params import SOLINAS64, require_power_of_two
 
 __all__ = ["MIN_N", "MAX_N", "bank_of", "address_of", "stage_window", "crossbar_bank",
-           "crossbar_position", "twiddle_index", "schedule", "cycles", "FOUR_STEP_LANES",
+           "crossbar_position", "twiddle_index", "schedule", "cycles", "READ_STAGES",
+           "MAX_READ_STAGES", "FOUR_STEP_LANES",
            "FOUR_STEP_PHASES", "four_step_fields", "four_step_bank", "four_step_schedule",
            "four_step_output_position", "run_four_step_schedule", "four_step_position",
            "four_step_unload_position", "four_step_twiddle", "four_step_cycles"]
 
 MIN_N = 16
 MAX_N = 65536
+#: Registers on the radix-2 engine's read path, in the order they are added (the read
+#: addresses, each bank's output, the read network between its pair swaps and its position
+#: permutation): the default and the most it accepts.
+READ_STAGES = 3
+MAX_READ_STAGES = 3
 
 
 # --- radix-2 engine: bank mapping, schedule, cycles -----------------------------------------------
@@ -117,15 +123,21 @@ def schedule(n, butterflies, inverse=False):
     return stages
 
 
-def cycles(n, butterflies=1, *, lanes=None, butterfly_latency, post_latency=0):
+def cycles(n, butterflies=1, *, lanes=None, butterfly_latency, post_latency=0,
+           read_stages=READ_STAGES):
     """Exact cycles from the first input transfer to the last output transfer of one transform
     with always-valid input and always-ready output: 2·n/lanes (load and unload) +
-    log2(n)·(n/(2P) + butterfly_latency + 2) (stages and their pipeline drains) + 3 (memory
-    read, crossbar register, output FIFO) + post_latency (the negacyclic inverse's
-    post-multiplier, else 0). ``lanes`` defaults to 2P."""
+    log2(n)·(n/(2P) + butterfly_latency + 2 + D) (stages and their pipeline drains) +
+    3 + read_stages (memory read, the read path's registers, crossbar register, output FIFO) +
+    post_latency (the negacyclic inverse's post-multiplier, else 0). ``lanes`` defaults to 2P;
+    ``read_stages`` (:data:`READ_STAGES` by default) is the number of registers on the read
+    path: the first registers the bank read addresses, which delays reads and write-backs
+    alike and so adds no drain, the others (D = read_stages - 1 of them) sit after the banks
+    and lengthen every stage's drain."""
     lanes = 2 * butterflies if lanes is None else lanes
     log_n = n.bit_length() - 1
-    return 2 * (n // lanes) + log_n * (n // (2 * butterflies) + butterfly_latency + 2) + 3 \
+    drain = butterfly_latency + 2 + max(read_stages - 1, 0)
+    return 2 * (n // lanes) + log_n * (n // (2 * butterflies) + drain) + 3 + read_stages \
         + post_latency
 
 

@@ -13,9 +13,9 @@ each, depth n/B). A transform is three phases:
 1. *load*: n/lanes input beats, ``lanes`` coefficients each, are written in index order;
 2. *compute*: log2 n stages; a stage issues n/(2P) cycles of P butterflies (reading 2P
    coefficients, one per bank, and writing the 2P results back in place to the same bank and
-   address ``Butterfly.latency + 2`` cycles later: memory read, a register after the bank
-   crossbar, the butterfly), then idles ``Butterfly.latency + 2`` cycles so that the next
-   stage reads only finished results;
+   address ``Butterfly.latency + 2 + D`` cycles later: memory read, the D = ``read_stages`` - 1
+   registers after the banks, the crossbar register, the butterfly), then idles that many
+   cycles so that the next stage reads only finished results;
 3. *unload*: n/lanes output beats in index order, through an output FIFO that absorbs
    back-pressure (reads are issued only against free FIFO credits), with the negacyclic
    inverse's k^-1·ψ^-i post-multiplication (:func:`fhe_hw.model.ntt.negacyclic_post_twiddles`)
@@ -44,11 +44,30 @@ distinct banks. :func:`schedule` gives the issue order, and the tests check both
 every supported (n, P).
 
 Cycle count (always-valid input, always-ready output), first input to last output:
-``cycles = 2·n/lanes + log2(n)·(n/(2P) + Butterfly.latency + 2) + 3 + post``, with post the
-ModMul latency for the negacyclic inverse and 0 otherwise (:func:`cycles`). Throughput: one
-transform every ``2·n/lanes + log2(n)·(n/(2P) + Butterfly.latency + 2)`` cycles (the next load
-starts as soon as the last output read has been issued). The register after the crossbar keeps
-block-RAM clock-to-out, the bank multiplexers and the multipliers' first DSP out of one path.
+``cycles = 2·n/lanes + log2(n)·(n/(2P) + Butterfly.latency + 2 + D) + 3 + R + post``, with
+R = ``read_stages``, D = max(R - 1, 0) and post the ModMul latency for the negacyclic inverse
+and 0 otherwise (:func:`cycles`). Throughput: one transform every
+``2·n/lanes + log2(n)·(n/(2P) + Butterfly.latency + 2 + D)`` cycles (the next load starts as
+soon as the last output read has been issued).
+
+Read pipeline (``read_stages`` R, 0 to 3, default 3), its registers in the order they are
+added:
+
+1. the bank read addresses (R >= 1). Yosys emulates the read-old behaviour of a bank's separate
+   write and read ports on the ECP5 block RAM (whose cross-port collisions are undefined) with
+   soft logic that compares the read address with the write address every cycle; registering
+   the read address takes the address generation out of that comparison. Reads and the
+   write-backs derived from them move together, so this register adds no drain;
+2. each bank's output (R >= 2): Yosys 0.70 maps ECP5 block RAM with ``REGMODE = "NOREG"``
+   only, so this is a fabric flip-flop beside the DP16KD rather than its own output register;
+3. the read network between its pair swaps and its position permutation (R = 3).
+
+A read issued at cycle c reaches the banks at c + min(R, 1), leaves them one cycle later and
+is in the crossbar register (the butterflies' registered operands) at c + 2 + R. The twiddle
+ROM's address is delayed to match and its output registered (R >= 2); the negacyclic
+inverse's post-twiddle ROMs are read R cycles after issue. Every added register is written
+before it is read: its contents reach an output or a bank only under a valid bit that starts
+at 0 on reset.
 
 Crossbars (pair structure)
 --------------------------
@@ -82,11 +101,13 @@ from ..arith.modadd import check_bool
 from ..arith.pipeline import check_stages
 from ..component import Component
 from ..model.ntt import negacyclic_post_twiddles, stage_pairs, stage_twiddles
-from ..params import NTTParams, get_modulus, ntt_params, require_power_of_two
+from ..params import NTTParams, get_modulus, ntt_params, require_int, require_power_of_two
 from .butterfly import Butterfly
 from .schedule import (
     MAX_N,
+    MAX_READ_STAGES,
     MIN_N,
+    READ_STAGES,
     crossbar_bank,
     crossbar_position,
     cycles,
@@ -107,10 +128,12 @@ class StreamingConfig:
     lanes: int
     butterfly_latency: int
     post_latency: int          # the negacyclic inverse's post-multiplier, else 0
+    read_stages: int
 
 
 def streaming_config(n, modulus="solinas64", *, butterflies=1, lanes=None, negacyclic=False,
-                     inverse=False, mult_stages=4, reducer="auto", tiled=False):
+                     inverse=False, mult_stages=4, reducer="auto", tiled=False,
+                     read_stages=READ_STAGES):
     """Check :class:`StreamingNTT`'s parameters without building hardware and resolve them
     (:class:`StreamingConfig`: lanes default 2P, the butterfly and post-multiplier latencies
     from :meth:`Butterfly.latency_of <fhe_hw.ntt.Butterfly.latency_of>` and
@@ -139,19 +162,20 @@ def streaming_config(n, modulus="solinas64", *, butterflies=1, lanes=None, negac
         raise ValueError(f"modulus must have a primitive {order}-th root of unity for n = "
                          f"{n}{kind}, not {mod}: {e}") from None
     check_stages("mult_stages", mult_stages)
+    require_int("read_stages", read_stages, minimum=0, maximum=MAX_READ_STAGES)
     bf_latency = Butterfly.latency_of(mod, scale_up=inverse and not negacyclic,
                                       mult_stages=mult_stages, reducer=reducer, tiled=tiled)
     post_latency = ModMul.latency_of(mod, reducer, mult_stages=mult_stages, tiled=tiled) \
         if inverse and negacyclic else 0
-    return StreamingConfig(mod, params, lanes, bf_latency, post_latency)
+    return StreamingConfig(mod, params, lanes, bf_latency, post_latency, read_stages)
 
 
 def streaming_ntt_cycles(n, modulus="solinas64", *, butterflies=1, **params):
     """:meth:`StreamingNTT.cycles` of ``StreamingNTT(n, modulus, butterflies=butterflies,
     **params)``, without building it."""
     cfg = streaming_config(n, modulus, butterflies=butterflies, **params)
-    return cycles(n, butterflies, lanes=cfg.lanes,
-                  butterfly_latency=cfg.butterfly_latency, post_latency=cfg.post_latency)
+    return cycles(n, butterflies, lanes=cfg.lanes, butterfly_latency=cfg.butterfly_latency,
+                  post_latency=cfg.post_latency, read_stages=cfg.read_stages)
 
 
 # --- Amaranth helpers -------------------------------------------------------------------------
@@ -178,6 +202,30 @@ def output_fifo(m, o, width, latency, want):
                  o.valid.eq(fifo.r_rdy), o.payload.eq(fifo.r_data), fifo.r_en.eq(o.ready)]
     m.d.sync += credit.eq(credit + go - sent)
     return go, fifo
+
+
+def _delay(m, value, count, name):
+    """``value`` delayed by ``count`` registers (``value`` itself for 0)."""
+    for d in range(count):
+        reg = Signal(value.shape(), name=f"{name}_d{d}")
+        m.d.sync += reg.eq(value)
+        value = reg
+    return value
+
+
+def _read_split(read_stages):
+    """(the read address register: 0 or 1, the data registers after the banks: 0 to 2) of
+    ``read_stages``; the address register is the first to be added."""
+    return min(read_stages, 1), max(read_stages - 1, 0)
+
+
+def _domain(registered):
+    return "sync" if registered else "comb"
+
+
+def _delay_all(m, words, count, name):
+    """Each of ``words`` delayed by ``count`` registers."""
+    return [_delay(m, w, count, f"{name}{k}") for k, w in enumerate(words)]
 
 
 def _xor_swap(words, x):
@@ -210,8 +258,11 @@ class StreamingNTT(Component):
     n/2); ``lanes`` (coefficients per stream beat: a power of two, at most 2P; default 2P);
     ``negacyclic`` (transform mod x^n + 1); ``inverse``; ``mult_stages``, ``reducer`` and
     ``tiled`` (passed to every :class:`~fhe_hw.arith.ModMul`: butterflies and
-    post-multipliers; ``tiled`` keeps the latency). The four-step engine for solinas64 is
-    :class:`~fhe_hw.ntt.FourStepNTT`.
+    post-multipliers; ``tiled`` keeps the latency); ``read_stages`` (0 to 3, default 3:
+    registers on the read path, see the module docstring: the read addresses, which add one
+    cycle to the unload, then each bank's output and the read network's middle, which add one
+    cycle to every stage's drain and to the unload; 0 is the engine before they were added).
+    The four-step engine for solinas64 is :class:`~fhe_hw.ntt.FourStepNTT`.
 
     Ports: ``i`` and ``o`` — streams of ``data.ArrayLayout(unsigned(m), lanes)`` (m = modulus
     bits), n/lanes beats per transform, coefficients in index order (lane 0 first). Forward:
@@ -224,15 +275,18 @@ class StreamingNTT(Component):
 
     Raises ``TypeError``/``ValueError`` for a bad parameter (:func:`streaming_config`: n not a
     power of two or out of range, P not a power of two or above n/2, lanes not a power of two or
-    above 2P, a modulus without the needed root, a bad ``mult_stages``, ``reducer`` or bool).
+    above 2P, a modulus without the needed root, a bad ``mult_stages``, ``reducer``,
+    ``read_stages`` or bool).
     """
 
     def __init__(self, n, modulus="solinas64", *, butterflies=1, lanes=None, negacyclic=False,
-                 inverse=False, mult_stages=4, reducer="auto", tiled=False):
+                 inverse=False, mult_stages=4, reducer="auto", tiled=False,
+                 read_stages=READ_STAGES):
         cfg = streaming_config(n, modulus, butterflies=butterflies, lanes=lanes,
                                negacyclic=negacyclic, inverse=inverse, mult_stages=mult_stages,
-                               reducer=reducer, tiled=tiled)
+                               reducer=reducer, tiled=tiled, read_stages=read_stages)
         mod, lanes = cfg.modulus, cfg.lanes
+        self._read_stages = read_stages
         self._negacyclic, self._inverse, self._params = negacyclic, inverse, cfg.params
         self._mod, self._n, self._p, self._lanes = mod, n, butterflies, lanes
         self._bfs = [Butterfly(mod, scale_up=inverse and not negacyclic,
@@ -281,6 +335,12 @@ class StreamingNTT(Component):
         return self._params
 
     @property
+    def read_stages(self):
+        """Registers on the read path (0 to 3): the read addresses, the bank outputs, the read
+        network's middle."""
+        return self._read_stages
+
+    @property
     def butterfly_latency(self):
         """Latency of the butterflies."""
         return self._bfs[0].latency
@@ -294,7 +354,8 @@ class StreamingNTT(Component):
         """Exact cycles of one transform, first input to last output
         (:func:`~fhe_hw.ntt.schedule.cycles`)."""
         return cycles(self._n, self._p, lanes=self._lanes,
-                      butterfly_latency=self.butterfly_latency, post_latency=self.post_latency)
+                      butterfly_latency=self.butterfly_latency, post_latency=self.post_latency,
+                      read_stages=self._read_stages)
 
     def twiddle_rom(self):
         """The twiddle ROM (before ``premultiply``): entry
@@ -318,7 +379,8 @@ class StreamingNTT(Component):
         log_n, b = self._params.log_k, P.bit_length()
         B, C, CL = 2 * P, n // (2 * P), n // lanes
         log_lanes = lanes.bit_length() - 1
-        gap = self.butterfly_latency + 2   # pipeline drain between stages
+        a, d = _read_split(self._read_stages)
+        gap = self.butterfly_latency + 2 + d   # pipeline drain between stages
         wports, rports, tw_ports = self._memories(m)
 
         # Control.
@@ -350,16 +412,23 @@ class StreamingNTT(Component):
         m.d.comb += [self.i.ready.eq(loading), load_go.eq(self.i.valid & self.i.ready)]
 
         # Unload credits: beats issued and not yet taken from the output FIFO.
-        unload_go, fifo = output_fifo(m, self.o, self._mod.bits * lanes, 2 + self.post_latency,
-                                      unloading)
+        unload_go, fifo = output_fifo(m, self.o, self._mod.bits * lanes,
+                                      2 + self._read_stages + self.post_latency, unloading)
 
         for k in range(B):
-            m.d.comb += rports[k].addr.eq(Mux(unloading, beat_addr, rd_addr[k]))
+            m.d[_domain(a)] += rports[k].addr.eq(Mux(unloading, beat_addr, rd_addr[k]))
 
         crossbar, outs = self._butterflies(m, rports, tw_ports, issue, last, xsw, usel)
         fold_next = _xorfold(Cat(Const(0, log_lanes), beat_next), log_n, b)
+        # state_next == LOAD from the phase flags alone: the compute counter, which decides
+        # COMPUTE -> UNLOAD, cannot make the next cycle a load, and with it in the cone this
+        # was the critical path (cc -> state_next -> the write swap register, 11.0 ns).
+        last_beat, load_next = Signal(), Signal()
+        m.d.comb += [last_beat.eq(beat == CL - 1),
+                     load_next.eq(Mux(loading, ~(load_go & last_beat),
+                                      unloading & unload_go & last_beat))]
         wen, waddr, wsw, wu = self._write_pipeline(m, issue, rd_addr, xsw, usel,
-                                                   state_next == LOAD, fold_next)
+                                                   load_next, fold_next)
         self._bank_writes(m, wports, outs, wen, waddr, wsw, wu,
                           loading, load_go, fold, beat_addr)
         self._unload(m, unload_go, crossbar, beat, fifo)
@@ -409,6 +478,7 @@ class StreamingNTT(Component):
         P, log_n, inverse = self._p, self._params.log_k, self._inverse
         b, B, C = P.bit_length(), 2 * P, self._n // (2 * P)
         rd_addr = [Signal(range(C), name=f"rd_addr{k}") for k in range(B)]
+        tw_addr = [Signal(range(self._n), name=f"tw_addr{q}") for q in range(P)]
         xsw, usel = Signal(b), Signal(range(max(b, 2)))
         last = Signal()
         with m.Switch(stage):
@@ -425,30 +495,39 @@ class StreamingNTT(Component):
                         k_up = Const(crossbar_bank(2 * q, u), b) | xsw
                         up = Cat(c[:w], (k_up ^ cf).rotate_right(r), c[w:])
                         block = up[:s] if inverse else up[log_n - s:]
-                        m.d.comb += tw_ports[q].addr.eq(Cat(block, Const(1, 1)))
+                        m.d.comb += tw_addr[q].eq(Cat(block, Const(1, 1)))
+        a, d = _read_split(self._read_stages)
+        for q in range(P):
+            m.d.comb += tw_ports[q].addr.eq(_delay(m, tw_addr[q], a + max(d - 1, 0),
+                                                   f"tw_addr{q}"))
         return rd_addr, xsw, usel, last
 
     def _butterflies(self, m, rports, tw_ports, issue, last, xsw, usel):
-        """Read stage (one cycle after issue): the read crossbar routes banks to butterfly
-        positions, into the crossbar register (the butterflies' registered operands). Returns
-        (the crossbar register, position 2q + x; the butterfly outputs, in the same order)."""
-        issue_d, last_d = Signal(), Signal()
-        xsw_d, usel_d = Signal.like(xsw), Signal.like(usel)
-        m.d.sync += [issue_d.eq(issue), last_d.eq(last), xsw_d.eq(xsw), usel_d.eq(usel)]
-        pos = _permute(_xor_swap([p.data for p in rports], xsw_d), usel_d, crossbar_bank)
+        """Read stage: the bank outputs, the bank output registers (``read_stages`` >= 2), the
+        read network's pair swaps, its middle register (``read_stages`` = 3), its position
+        permutation and the crossbar register (the butterflies' registered operands), which
+        holds the words of a read issued at cycle c at c + 2 + ``read_stages``. The twiddle
+        ROM's address is delayed and its output registered (``read_stages`` >= 2) so that its
+        word arrives with them. Returns (the crossbar register, position 2q + x; the butterfly
+        outputs, in the same order)."""
+        a, d = _read_split(self._read_stages)
+        words = _delay_all(m, [p.data for p in rports], min(d, 1), "bank_q")
+        words = _xor_swap(words, _delay(m, xsw, a + 1 + min(d, 1), "xsw"))
+        words = _delay_all(m, words, d - min(d, 1), "swapped")
+        pos = _permute(words, _delay(m, usel, a + 1 + d, "usel"), crossbar_bank)
+        last_d = _delay(m, last, a + 1 + d, "last")
+        issue_x = _delay(m, issue, a + 2 + d, "issue")
         outs = []
         bf0 = self._bfs[0]
         w_one, w_last = bf0.premultiply(1), bf0.premultiply(self._params.k_inv)
-        issue_dd = Signal()
-        m.d.sync += issue_dd.eq(issue_d)
         crossbar = []                      # the crossbar register, position 2q + x
         for q, bf in enumerate(self._bfs):
             m.submodules[f"bf{q}"] = bf
             x = bf.i.payload
+            w_down = _delay(m, tw_ports[q].data, min(d, 1), f"tw{q}_q")
             # The butterfly's operands are registered (the crossbar register).
-            m.d.sync += [x.up.eq(pos[2 * q]), x.down.eq(pos[2 * q + 1]),
-                         x.w_down.eq(tw_ports[q].data)]
-            m.d.comb += bf.i.valid.eq(issue_dd)
+            m.d.sync += [x.up.eq(pos[2 * q]), x.down.eq(pos[2 * q + 1]), x.w_down.eq(w_down)]
+            m.d.comb += bf.i.valid.eq(issue_x)
             if bf.scale_up:
                 m.d.sync += x.w_up.eq(Mux(last_d, w_last, w_one))
             crossbar += [x.up, x.down]
@@ -461,7 +540,7 @@ class StreamingNTT(Component):
         register is the write-back network's control: the fold of the next beat when the next
         cycle loads (``load_next``), else the compute swap. Returns the delayed
         (wen, waddr, wsw, wu)."""
-        depth_w = 2 + self.butterfly_latency
+        depth_w = 2 + self._read_stages + self.butterfly_latency
         B, C = 2 * self._p, self._n // (2 * self._p)
         for d in range(depth_w):
             wen_r, wsw_r, wu_r = Signal(name=f"wen_d{d}"), Signal(len(wsw), name=f"wsw_d{d}"), \
@@ -496,16 +575,16 @@ class StreamingNTT(Component):
 
     def _unload(self, m, unload_go, crossbar, beat, fifo):
         """Unload: banks to lanes through the read crossbar (its register holds lane j at
-        position j two cycles after the read is issued), the negacyclic inverse's post-twist,
+        position j 2 + ``read_stages`` cycles after the read is issued), the negacyclic
+        inverse's post-twist (its ROM read ``read_stages`` cycles after issue, then registered),
         the output FIFO."""
         lanes, width = self._lanes, self._mod.bits
-        unload_d = Signal()
-        m.d.sync += unload_d.eq(unload_go)
-        unload_dd = Signal()
-        m.d.sync += unload_dd.eq(unload_d)
+        rs = self._read_stages
+        lane_valid = _delay(m, unload_go, 2 + rs, "unload")
         lane_data = crossbar[:lanes]
-        out_valid = unload_dd
+        out_valid = lane_valid
         if self._post:
+            beat_r = _delay(m, beat, rs, "post_beat")
             post = negacyclic_post_twiddles(self._params)
             mul0 = self._post[0]
             for lane, mul in enumerate(self._post):
@@ -517,8 +596,8 @@ class StreamingNTT(Component):
                 m.submodules[f"post{lane}"] = mul
                 tw = Signal(width, name=f"post_tw{lane}")
                 m.d.sync += tw.eq(prp.data)
-                m.d.comb += [prp.addr.eq(beat), mul.i.payload.a.eq(lane_data[lane]),
-                             mul.i.payload.b.eq(tw), mul.i.valid.eq(unload_dd)]
+                m.d.comb += [prp.addr.eq(beat_r), mul.i.payload.a.eq(lane_data[lane]),
+                             mul.i.payload.b.eq(tw), mul.i.valid.eq(lane_valid)]
                 lane_data[lane] = mul.o.payload
             out_valid = self._post[0].o.valid
         m.d.comb += [fifo.w_en.eq(out_valid), fifo.w_data.eq(Cat(*lane_data))]
