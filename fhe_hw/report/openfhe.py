@@ -31,14 +31,13 @@ import json
 import os
 import shutil
 import subprocess
-from math import prod
 from pathlib import Path
 from typing import NamedTuple
 
 from ..flow import builddir
 from ..flow.run import run_logged
 from ..model.ntt import bit_reverse, dft
-from ..params import ntt_params, ntt_primes
+from ..params import RNSBase, ntt_params, ntt_primes
 from .timing import Timing, from_runs
 
 __all__ = ["SOURCE", "BITS", "NTT_SIZES", "PRODUCT_SIZES", "BASE_SETS", "OPERATIONS", "Case",
@@ -274,25 +273,18 @@ def _check_mul(case, check):
     return _mismatch("negacyclic product", check["index"], want, check["output"])
 
 
-def _crt(x, source):
-    """The integer X in [0, Q) with X ≡ x_i (mod q_i), and Q."""
-    big_q = prod(source)
-    return sum(xi * pow(big_q // qi, -1, qi) % qi * (big_q // qi)
-               for xi, qi in zip(x, source)) % big_q, big_q
-
-
 def _check_base(case, check):
     """Exact (HPS): X's centred representative (in [-Q/2, Q/2)) mod each p_j; OpenFHE finds the
     multiple of Q from a double-precision sum, so within 2^-40·Q of Q/2 either neighbour passes.
     Fast: X + αQ mod each p_j for one α with 0 ≤ α < l (the sum Σ [x_i·(Q/q_i)^-1]_(q_i)·Q/q_i
     is below l·Q)."""
-    l, index = len(case.source), check["index"]
+    l, index, base = len(case.source), check["index"], RNSBase(case.source)
     if not len(index) == len(check["input"]) == len(check["output"]):
         return "index, input and output lists differ in length"
     for i, x, y in zip(index, check["input"], check["output"]):
         if not (_residues(x, case.source) and _residues(y, case.target)):
             return f"index {i}: not {l} input and {len(case.target)} output residues"
-        big_x, big_q = _crt(x, case.source)
+        big_x, big_q = base.reconstruct(x), base.Q
         if case.op == "exact":
             centred = big_x - big_q if 2 * big_x >= big_q else big_x
             ok = [centred, big_x + big_x - big_q - centred] \
