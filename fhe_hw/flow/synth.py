@@ -67,7 +67,7 @@ __all__ = ["TARGETS", "Target", "resolve_target", "SynthResult", "synthesize", "
            "flow_key", "load_cached", "tool_versions", "short_versions", "RegisteredPorts",
            "SerialPorts",
            "add_synth_parser", "count_resources", "read_yosys_stat", "read_nextpnr_report",
-           "tool_path", "tool_version", "params_hash", "port_bits"]
+           "tool_path", "tool_version", "params_hash", "port_bits", "ECP5_85F_DSP"]
 
 
 @dataclass(frozen=True)
@@ -499,6 +499,9 @@ DEVICES = {"ecp5": ("12k", "25k", "45k", "85k", "um-25k", "um-45k", "um-85k", "u
                     "um5g-45k", "um5g-85k"),
            "ice40": ("lp384", "lp1k", "lp4k", "lp8k", "hx1k", "hx4k", "hx8k", "up3k", "up5k",
                      "u1k", "u2k", "u4k")}
+
+#: MULT18X18D blocks of the LFE5U-85F, the standard flow's device.
+ECP5_85F_DSP = 156
 
 
 def check_device(target, device):

@@ -10,6 +10,7 @@ from ..arith.configs import MODMULS, REDUCERS
 from ..bigint import CMNTEncrypt, IntegerFFTMultiplier
 from ..bigint.configs import MULTIPLIERS, REPORT_MODMULS, REPORT_SMALL
 from ..flow.rows import Row, shown
+from ..flow.synth import ECP5_85F_DSP
 from ..karatsuba import KaratsubaMultiplier
 from ..karatsuba.configs import REPORT_ROWS as KARATSUBA_ROWS
 from ..model.ntt import modular_products as ntt_products
@@ -527,6 +528,13 @@ def _cpu_rows(full):
     return out
 
 
+def _measured(ctx, row, synthesized):
+    """The synthesis result of ``row``: through ``ctx.synth`` when it is one of the section's
+    ``synthesized`` rows (run now, or cached), else only a cached one (or None)."""
+    triple = _triple(row)
+    return ctx.synth(*triple) if triple in synthesized else load_cached(*triple)
+
+
 def _label(op, n, l):
     if op in ("ntt", "mul"):
         return f"{OPERATIONS[op]} n={n}"
@@ -553,13 +561,11 @@ def cpu_vs_hardware(ctx):
                            *[None] * len(threads)])
             continue
         cycles = get_unit(row.unit).cycles(row.params)
-        triple = _triple(row)
-        if triple in synthesized:
-            r = ctx.synth(*triple)
+        r = _measured(ctx, row, synthesized)
+        if _triple(row) in synthesized:
             why = "synthesis failed (report.json: synth_errors)" if ctx.synth_enabled else \
                 "not synthesized in this run (--no-synth) and not cached"
         else:
-            r = load_cached(*triple)
             why = "not synthesized: not a row of the synthesized tables"
         hw = cycles / r.fmax_mhz if r else None
         ratios = [ratio(c, hw) if isinstance(c, float) else None for c in cpu]
@@ -587,10 +593,6 @@ def cpu_vs_hardware(ctx):
 
 
 # --- the device's limit ------------------------------------------------------------------------
-
-#: MULT18X18D blocks of the ECP5-85F (LFE5U-85F).
-ECP5_85F_DSP = 156
-
 
 def _limit_engines():
     """(engine row, the ModMul row of its modulus, modular products of one operation): the
@@ -626,15 +628,14 @@ def _limit_rows(full):
 @section("sw", "The ECP5-85F's limit: DSP-bound modular products per second, and the fraction "
          "each engine reaches", _limit_rows)
 def device_limit(ctx):
-    t = Table("Limit = ⌊156 / DSP per ModMul⌋ × that ModMul's Fmax; engine = products of one "
-              "operation × its Fmax ÷ its cycles()", "measured here",
+    t = Table(f"Limit = ⌊{ECP5_85F_DSP} / DSP per ModMul⌋ × that ModMul's Fmax; engine = "
+              "products of one operation × its Fmax ÷ its cycles()", "measured here",
               ["engine", "configuration", "ModMul", "DSP / ModMul", "ModMul Fmax MHz",
                "limit Gprod/s", "engine Fmax MHz", "cycles()", "products / op",
                "engine Gprod/s", "fraction of the limit"])
-    findings = []
+    synthesized, findings = _limit_rows(ctx.full), []
     for engine, mm, products in _limit_engines():
-        m = ctx.synth(*_triple(mm))
-        e = ctx.synth(*_triple(engine)) if ctx.full else load_cached(*_triple(engine))
+        m, e = (_measured(ctx, row, synthesized) for row in (mm, engine))
         limit = (ECP5_85F_DSP // m.dsp * m.fmax_mhz / 1e3) if m and m.dsp else None
         cycles = get_unit(engine.unit).cycles(engine.params)
         rate = products * e.fmax_mhz / cycles / 1e3 if e else None

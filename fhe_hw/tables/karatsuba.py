@@ -9,6 +9,7 @@ multipliers, 100 MULT18X18D) fits; for larger r the table gives the Yosys counts
 nextpnr gave up.
 """
 
+from ..flow.synth import ECP5_85F_DSP
 from ..karatsuba import KaratsubaMultiplier, KaratsubaRelinearizer
 from ..karatsuba.configs import RECURSIONS, TOTAL, multiplier_params, relin_params
 from ..karatsuba.configs import row as table_row
@@ -22,7 +23,6 @@ from .pages import TableSpec
 __all__ = ["TABLE", "markdown", "projection"]
 
 PAPER_MHZ = P004_T3.extra["clock_mhz"]    # [Mig16] §III-D: the PCIe clock of Table III
-ECP5_DSP = 156       # MULT18X18D of an LFE5U-85F
 
 #: [Mig16] Table II (DE5-net, Stratix V, balanced) and Table III's hardware accelerator row, from
 #the : report's paper data.
@@ -45,7 +45,7 @@ def projection(r, fmax_mhz):
 def _why(row):
     """Why a row has no Fmax, in a few words."""
     if "MULT18X18D" in row["pnr"]:
-        return f"does not fit: {row['dsp']} of {ECP5_DSP} MULT18X18D"
+        return f"does not fit: {row['dsp']} of {ECP5_85F_DSP} MULT18X18D"
     return f"no P&R: {row['pnr']}"
 
 
@@ -73,7 +73,7 @@ def markdown(rows):
                              "(A) µs @ Fmax", "(B) cycles (l = 5)", "(B) µs @ 250 MHz",
                              "(B) µs @ Fmax", "[Mig16] Table III accelerator (A) = (B)"],
                             times).rstrip("\n")]
-    lines += ["", f"{ECP5_DSP} MULT18X18D on the LFE5U-85F; out of context with "
+    lines += ["", f"{ECP5_85F_DSP} MULT18X18D on the LFE5U-85F; out of context with "
               f"every port registered; LUT = LUT4 + 2 per CCU2C; distributed RAM "
               f"(TRELLIS_DPR16X4) not counted as LUT. Yosys with `splitnets` "
               f"before LUT mapping (YosysHQ/yosys#4349). Cycles from `KaratsubaMultiplier."
