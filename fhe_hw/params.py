@@ -54,13 +54,16 @@ def check_bool(name, value):
     return value
 
 
-def require_power_of_two(name, value, *, minimum=1):
-    """Return ``value`` if it is a power of two ``>= minimum``; raise ``ValueError`` otherwise."""
+def require_power_of_two(name, value, *, minimum=1, maximum=None):
+    """Return ``value`` if it is a power of two in ``[minimum, maximum]``; raise ``ValueError``
+    otherwise."""
     require_int(name, value)
     if value < 1 or value & (value - 1):
         raise ValueError(f"{name} must be a power of two, not {value!r}")
     if value < minimum:
         raise ValueError(f"{name} must be a power of two of at least {minimum}, not {value!r}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be at most {maximum}, not {value!r}")
     return value
 
 

@@ -52,9 +52,7 @@ def _bases(bits, n, l, k, prime_n, **kw):
     ``n``), each size checked under its own name first."""
     check_ring(n)
     if prime_n is not None:
-        require_power_of_two("prime_n", prime_n)
-        if prime_n > MAX_N:
-            raise ValueError(f"prime_n must be at most {MAX_N}, not {prime_n}")
+        require_power_of_two("prime_n", prime_n, maximum=MAX_N)
     return default_bases(bits, prime_n or n, l, k, **kw)
 
 

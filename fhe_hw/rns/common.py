@@ -20,9 +20,7 @@ MAX_RESIDUES = 64
 def check_ring(n, tp=None):
     """Validate the ring degree N (a power of two up to :data:`MAX_N`) and the throughput TP
     (a power of two, TP <= N)."""
-    require_power_of_two("n", n)
-    if n > MAX_N:
-        raise ValueError(f"n must be at most {MAX_N}, not {n}")
+    require_power_of_two("n", n, maximum=MAX_N)
     if tp is not None:
         require_power_of_two("tp", tp)
         if tp > n:
