@@ -8,10 +8,11 @@ import pytest
 from amaranth import Const, Module, unsigned
 from helpers import check_unit, rng_for
 
-from fhe_hw.arith import ModMul
+from fhe_hw.arith import BarrettReducer, ModMul, MontgomeryReducer
 from fhe_hw.arith.dsp import TileProduct, is_ecp5
 from fhe_hw.arith.modadd import operand_layout
 from fhe_hw.arith.pipeline import FixedLatencyUnit, Stages
+from fhe_hw.arith.vectors import RNS_PRIME
 from fhe_hw.flow.synth import OutOfContextPlatform
 from fhe_hw.sim.icarus import require_iverilog, run_from_reset
 from fhe_hw.sim.vectors import vectors_for
@@ -110,22 +111,37 @@ def test_operands_wider_than_the_dsp_are_refused():
 
 def test_only_an_ecp5_platform_selects_the_primitive():
     assert is_ecp5(ECP5) and not is_ecp5(None) and not is_ecp5(OutOfContextPlatform("ice40"))
-    assert "MULT18X18D" not in to_verilog(ModMul("solinas64", tiled=True), "mod-mul")
+    assert "MULT18X18D" not in to_verilog(ModMul("solinas64"), "mod-mul")
 
 
 @pytest.mark.parametrize("name,build,dsps", [
-    ("solinas64", lambda: ModMul("solinas64", mult_stages=6, tiled=True), 16),
-    ("general32", lambda: ModMul("general32", mult_stages=4, tiled=True), 4),
-    ("untiled", lambda: ModMul("fermat32", mult_stages=3), 0),
-    ("product-register-only", lambda: ModMul("fermat64", mult_stages=4, tiled=True), 16),
+    ("solinas64", lambda: ModMul("solinas64"), 16),
+    ("general32-montgomery", lambda: ModMul("general32"), 4 + 2),  # 2 x 2 tiles, 2 rounds
+    ("rns-prime-barrett", lambda: ModMul(RNS_PRIME, "barrett"), None),
+    ("untiled", lambda: ModMul("fermat32", tiled=False), 0),
+    ("product-register-only", lambda: ModMul("fermat64", mult_stages=4), 16),
 ])
 def test_ecp5_form_gives_the_model_products_at_the_same_latency_from_reset(name, build, dsps,
                                                                              tmp_path):
     require_iverilog()
     unit = build()
     vectors = vectors_for("mod-mul")(unit, random.Random(f"ecp5:{name}"), 40)
-    assert to_verilog(build(), "mod-mul", platform=ECP5).count("MULT18X18D #(") == dsps
+    instances = to_verilog(build(), "mod-mul", platform=ECP5).count("MULT18X18D #(")
+    assert instances == dsps if dsps is not None else instances > 16
     result = run_from_reset(build(), "mod-mul", vectors.inputs, {"o": len(vectors.expected["o"])},
+                            tmp_path, platform=ECP5, libraries=[_mult18x18d_model()])
+    assert result.outputs["o"] == vectors.expected["o"]
+    assert result.cycles == len(vectors.inputs["i"]) + unit.latency
+
+
+@pytest.mark.parametrize("build", [lambda: BarrettReducer("general32"),
+                                   lambda: MontgomeryReducer(RNS_PRIME, 17)])
+def test_ecp5_form_of_the_reducers_with_constant_tiles_matches_their_model(build, tmp_path):
+    require_iverilog()
+    unit = build()
+    name = "barrett-reducer" if isinstance(unit, BarrettReducer) else "montgomery-reducer"
+    vectors = vectors_for(name)(unit, random.Random(f"ecp5:{name}"), 40)
+    result = run_from_reset(build(), name, vectors.inputs, {"o": len(vectors.expected["o"])},
                             tmp_path, platform=ECP5, libraries=[_mult18x18d_model()])
     assert result.outputs["o"] == vectors.expected["o"]
     assert result.cycles == len(vectors.inputs["i"]) + unit.latency

@@ -86,13 +86,13 @@ def test_mod_mul_matches_model(modulus, reducer):
 
 
 @pytest.mark.parametrize("modulus", MODULI_ALL, ids=str)
-def test_tiled_mod_mul_matches_model_with_the_same_latency(modulus):
-    unit, plain = ModMul(modulus, tiled=True), ModMul(modulus)
+def test_untiled_shallow_mod_mul_matches_model_and_tiling_keeps_given_stages(modulus):
+    unit = ModMul(modulus, mult_stages=4, tiled=False, deep=False)
     q = unit.modulus
-    ins = pairs(q, "modmul-tiled", q)
-    assert unit.latency == plain.latency
+    ins = pairs(q, "modmul-untiled", q)
+    assert unit.latency == ModMul.latency_of(modulus, mult_stages=4, deep=False)
     check_unit(unit, ins, [v["a"] * v["b"] * unit.output_scale % q for v in ins],
-               label=f"ModMul({modulus}, tiled=True)")
+               label=f"ModMul({modulus}, tiled=False, deep=False)")
 
 
 def test_fast_multiplier_stages_are_one_per_adder_level_and_the_dsp_registers():
@@ -101,6 +101,15 @@ def test_fast_multiplier_stages_are_one_per_adder_level_and_the_dsp_registers():
     assert Multiplier(64, 64, tiled=True).stages == 4 + 2
     assert Multiplier(64, 64).stages == 2 + 1
     assert Multiplier(17, 17, tiled=True).stages == 0 + 2
+
+
+def test_mod_mul_defaults_are_the_fast_pipeline():
+    # The tiled multiplier (6 registers) and the deep Solinas reducer (4); the shallow pipeline
+    # of [Cao14] (a 4-stage multiplier, 2-stage reducer) stays available.
+    assert ModMul.latency_of("solinas64") == ModMul("solinas64").latency == 6 + 4
+    assert ModMul.latency_of("solinas64", mult_stages=4, tiled=False, deep=False) == 4 + 2
+    assert ModMul.latency_of("fermat32") == (2 + 2) + 4
+    assert ModMul.latency_of("general32", pipelined=False) == 4
 
 
 def test_mod_mul_premultiply_gives_plain_constant_products():
@@ -114,6 +123,7 @@ def test_mod_mul_premultiply_gives_plain_constant_products():
 def test_auto_reducer_choice_follows_the_modulus():
     assert [choose_reducer(n) for n in MODULI] == ["special", "special", "solinas", "montgomery"]
     assert choose_reducer(ntt_primes(30, 1 << 10, 1)[0]) == "barrett"
+    # general32: 2 x 2 tiles, 2 adder levels, and the DSP's operand and product registers.
     assert ModMul("general32").latency == 4 + ModMul("general32").reducer_unit.latency
 
 
@@ -135,6 +145,15 @@ def test_tiled_must_be_a_bool():
         Multiplier(64, 64, 4, tiled="yes")
 
 
+@pytest.mark.parametrize("reducer", ["auto", "barrett"])
+@pytest.mark.parametrize("deep", [1, "no", None])
+def test_deep_must_be_a_bool(reducer, deep):
+    with pytest.raises(TypeError, match=f"deep must be a bool, not {deep!r}"):
+        ModMul.latency_of("general32", reducer, deep=deep)
+    with pytest.raises(TypeError, match=f"deep must be a bool, not {deep!r}"):
+        ModMul("general32", reducer, deep=deep)
+
+
 def test_tiles_wider_than_the_dsp_are_refused():
     with pytest.raises(ValueError, match="chunk must be at most 18 when tiled, not 19"):
         Multiplier(64, 64, tiled=True, chunk=19)
@@ -144,3 +163,6 @@ def test_tiles_wider_than_the_dsp_are_refused():
 def test_operand_stage_counts_are_checked():
     with pytest.raises(ValueError, match="mult_stages must be at least 0"):
         ModMul("solinas64", mult_stages=-2)
+    with pytest.raises(TypeError, match="mult_stages must be an integer, not 4.0"):
+        ModMul.latency_of("solinas64", mult_stages=4.0)
+    assert ModMul.latency_of("solinas64", mult_stages=0, pipelined=False) == 0

@@ -46,8 +46,7 @@ def test_ecp5_barrett_mod_mul_maps_its_multipliers_to_dsp_blocks(tmp_path):
 def test_ecp5_flow_keeps_the_tile_registers_inside_the_dsp_blocks(tmp_path):
     # Yosys alone leaves the registers of a DSP product in the fabric; the flow elaborates the
     # units for the ECP5, whose tiles instantiate MULT18X18D with their registers set.
-    result = synthesize(ModMul("fermat32", tiled=True, mult_stages=4), "mod-mul", "ecp5",
-                        build_dir=tmp_path, pnr=False)
+    result = synthesize(ModMul("fermat32"), "mod-mul", "ecp5", build_dir=tmp_path, pnr=False)
     netlist = json.loads((tmp_path / "netlist.json").read_text())
     dsps = [cell["parameters"] for module in netlist["modules"].values()
             for cell in module["cells"].values() if cell["type"] == "MULT18X18D"]

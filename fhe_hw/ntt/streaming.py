@@ -79,9 +79,10 @@ from amaranth.lib.wiring import In, Out
 
 from ..arith import ModMul
 from ..arith.modadd import check_bool
+from ..arith.pipeline import check_mult_stages
 from ..component import Component
 from ..model.ntt import negacyclic_post_twiddles, stage_pairs, stage_twiddles
-from ..params import NTTParams, get_modulus, ntt_params, require_int, require_power_of_two
+from ..params import NTTParams, get_modulus, ntt_params, require_power_of_two
 from .butterfly import Butterfly
 from .schedule import (
     MAX_N,
@@ -109,7 +110,7 @@ class StreamingConfig:
 
 
 def streaming_config(n, modulus="solinas64", *, butterflies=1, lanes=None, negacyclic=False,
-                     inverse=False, mult_stages=4, reducer="auto", tiled=False):
+                     inverse=False, mult_stages=None, reducer="auto", tiled=True):
     """Check :class:`StreamingNTT`'s parameters without building hardware and resolve them
     (:class:`StreamingConfig`: lanes default 2P, the butterfly and post-multiplier latencies
     from :meth:`Butterfly.latency_of <fhe_hw.ntt.Butterfly.latency_of>` and
@@ -137,7 +138,7 @@ def streaming_config(n, modulus="solinas64", *, butterflies=1, lanes=None, negac
         kind = " (negacyclic)" if negacyclic else ""
         raise ValueError(f"modulus must have a primitive {order}-th root of unity for n = "
                          f"{n}{kind}, not {mod}: {e}") from None
-    require_int("mult_stages", mult_stages, minimum=0)
+    check_mult_stages(mult_stages)
     bf_latency = Butterfly.latency_of(mod, scale_up=inverse and not negacyclic,
                                       mult_stages=mult_stages, reducer=reducer, tiled=tiled)
     post_latency = ModMul.latency_of(mod, reducer, mult_stages=mult_stages, tiled=tiled) \
@@ -209,8 +210,8 @@ class StreamingNTT(Component):
     n/2); ``lanes`` (coefficients per stream beat: a power of two, at most 2P; default 2P);
     ``negacyclic`` (transform mod x^n + 1); ``inverse``; ``mult_stages``, ``reducer`` and
     ``tiled`` (passed to every :class:`~fhe_hw.arith.ModMul`: butterflies and
-    post-multipliers; ``tiled`` keeps the latency). The four-step engine for solinas64 is
-    :class:`~fhe_hw.ntt.FourStepNTT`.
+    post-multipliers; the defaults None and True are ModMul's own). The four-step engine for
+    solinas64 is :class:`~fhe_hw.ntt.FourStepNTT`.
 
     Ports: ``i`` and ``o`` — streams of ``data.ArrayLayout(unsigned(m), lanes)`` (m = modulus
     bits), n/lanes beats per transform, coefficients in index order (lane 0 first). Forward:
@@ -227,7 +228,7 @@ class StreamingNTT(Component):
     """
 
     def __init__(self, n, modulus="solinas64", *, butterflies=1, lanes=None, negacyclic=False,
-                 inverse=False, mult_stages=4, reducer="auto", tiled=False):
+                 inverse=False, mult_stages=None, reducer="auto", tiled=True):
         cfg = streaming_config(n, modulus, butterflies=butterflies, lanes=lanes,
                                negacyclic=negacyclic, inverse=inverse, mult_stages=mult_stages,
                                reducer=reducer, tiled=tiled)
