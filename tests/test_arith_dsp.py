@@ -11,9 +11,11 @@ from helpers import check_unit, rng_for
 from fhe_hw.arith import BarrettReducer, ModMul, MontgomeryReducer
 from fhe_hw.arith.dsp import TileProduct, is_ecp5
 from fhe_hw.arith.modadd import operand_layout
+from fhe_hw.arith.montgomery_dyn import DynamicModMul
 from fhe_hw.arith.pipeline import FixedLatencyUnit, Stages
 from fhe_hw.arith.vectors import RNS_PRIME
 from fhe_hw.flow.synth import OutOfContextPlatform
+from fhe_hw.params import ntt_primes
 from fhe_hw.sim.icarus import require_iverilog, run_from_reset
 from fhe_hw.sim.vectors import vectors_for
 from fhe_hw.units import to_verilog
@@ -145,3 +147,22 @@ def test_ecp5_form_of_the_reducers_with_constant_tiles_matches_their_model(build
                             tmp_path, platform=ECP5, libraries=[_mult18x18d_model()])
     assert result.outputs["o"] == vectors.expected["o"]
     assert result.cycles == len(vectors.inputs["i"]) + unit.latency
+
+
+def test_ecp5_form_of_the_run_time_modulus_multiplier_matches_python(tmp_path):
+    # q_H travels with the operands: both operands of the round tiles are signals.
+    require_iverilog()
+    moduli = ntt_primes(32, 1 << 12, 3)
+    unit = DynamicModMul(moduli)
+    rng = rng_for("ecp5-dynamic")
+    ins = [{"a": rng.randrange(q), "b": rng.randrange(q), "q": q}
+           for q in [rng.choice(moduli) for _ in range(40)]]
+    expected = [v["a"] * v["b"] * unit.output_scale(v["q"]) % v["q"] for v in ins]
+    assert to_verilog(DynamicModMul(moduli), "dyn").count("MULT18X18D") == 0
+    # 2 x 2 tiles of a x b, and 3 rounds of q_H (19 bits: 2 tiles) x T~ (13 bits).
+    assert to_verilog(DynamicModMul(moduli), "dyn", platform=ECP5).count("MULT18X18D #(") == 10
+    result = run_from_reset(DynamicModMul(moduli), "dynamic-mod-mul", {"i": ins},
+                            {"o": len(ins)}, tmp_path, platform=ECP5,
+                            libraries=[_mult18x18d_model()])
+    assert result.outputs["o"] == expected
+    assert result.cycles == len(ins) + unit.latency
