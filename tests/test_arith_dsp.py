@@ -166,3 +166,19 @@ def test_ecp5_form_of_the_run_time_modulus_multiplier_matches_python(tmp_path):
                             libraries=[_mult18x18d_model()])
     assert result.outputs["o"] == expected
     assert result.cycles == len(ins) + unit.latency
+
+
+def test_ecp5_form_elaborates_in_a_reset_less_domain():
+    # Board tops (fhe_hw.boards) clock the units from a reset-less domain: the DSP's RST0 is 0.
+    from amaranth import ClockDomain, Elaboratable
+    from amaranth.back import rtlil
+
+    class Top(Elaboratable):
+        def elaborate(self, platform):
+            m = Module()
+            m.domains.sync = ClockDomain(reset_less=True)
+            m.submodules.mul = ModMul("fermat32")
+            return m
+
+    text = rtlil.convert(Top(), platform=ECP5, ports=[])
+    assert text.count("cell \\MULT18X18D") == 4

@@ -9,8 +9,9 @@ registers the DSP is no longer on a critical path. :class:`TileProduct` therefor
 the primitive, registers set, when elaborated for an ECP5 (:func:`is_ecp5`: an amaranth-boards
 ECP5 platform, or the out-of-context flow of :mod:`fhe_hw.flow.synth`), and describes the same
 registers and product in plain Amaranth everywhere else (simulation, Verilog for other tools, the
-iCE40, whose Yosys flow packs such registers into SB_MAC16 itself). Both forms reset their
-registers to 0 with the domain's synchronous reset, so they behave alike from reset.
+iCE40, whose Yosys pass ``ice40_dsp`` can pack such registers into SB_MAC16). Both forms reset
+their registers to 0 with the domain's synchronous reset (none in a reset-less domain, as on
+the board tops), so they behave alike from reset.
 """
 
 from amaranth import ClockSignal, Const, Elaboratable, Instance, Module, ResetSignal, Signal
@@ -46,9 +47,9 @@ class TileProduct(Elaboratable):
 
     On an ECP5 the unit is one MULT18X18D with ``REG_INPUTA_CLK``/``REG_INPUTB_CLK`` (with
     ``operand_reg``) and ``REG_OUTPUT_CLK`` set to ``CLK0``, ``RESETMODE="SYNC"`` and the
-    domain's reset on ``RST0``, unless a constant operand is 0 or a power of two or an operand
-    is narrower than 2 bits (no DSP is needed then: the fabric form is used). Raises
-    ``ValueError`` for an operand wider than 18 bits.
+    domain's reset (0 if it has none) on ``RST0``, unless a constant operand is 0 or a power
+    of two or an operand is narrower than 2 bits (no DSP is needed then: the fabric form is
+    used). Raises ``ValueError`` for an operand wider than 18 bits.
     """
 
     def __init__(self, a, b, *, operand_reg):
@@ -102,7 +103,7 @@ class TileProduct(Elaboratable):
             "MULT18X18D",
             p_REG_INPUTA_CLK=regs, p_REG_INPUTB_CLK=regs, p_REG_PIPELINE_CLK="NONE",
             p_REG_OUTPUT_CLK="CLK0", p_RESETMODE="SYNC", p_GSR="DISABLED",
-            i_CLK0=ClockSignal(), i_CE0=Const(1), i_RST0=ResetSignal(),
+            i_CLK0=ClockSignal(), i_CE0=Const(1), i_RST0=ResetSignal(allow_reset_less=True),
             i_SIGNEDA=Const(0), i_SIGNEDB=Const(0), i_SOURCEA=Const(0), i_SOURCEB=Const(0),
             **bits)
         m.d.comb += self.p.eq(product[:len(self.p)])
