@@ -208,10 +208,11 @@ def verilog_header(unit_name, params=None, notes=()):
     return [*lines, *notes]
 
 
-def to_verilog(component, unit_name, header=()):
+def to_verilog(component, unit_name, header=(), *, platform=None):
     """Verilog text of ``component`` with top module :func:`top_name` and ports ``clk``, ``rst``
     and the signature's ``i__payload``, ``i__valid``, ``o__payload``, ... ; ``header`` lines
-    (e.g. :meth:`Unit.summary`) come first as ``//`` comments."""
+    (e.g. :meth:`Unit.summary`) come first as ``//`` comments. ``platform`` is what the
+    units' ``elaborate`` receive (None: portable Verilog without vendor primitives)."""
     from amaranth.back import verilog
     from amaranth.hdl import Const, Value
 
@@ -220,5 +221,6 @@ def to_verilog(component, unit_name, header=()):
     # always_ready streams have a constant `ready`: it is not a port.
     ports = [Value.cast(value) for _, _, value in component.signature.flatten(component)]
     ports = [port for port in ports if not isinstance(port, Const)]
-    text = verilog.convert(component, name=top_name(unit_name), ports=ports, emit_src=False)
+    text = verilog.convert(component, name=top_name(unit_name), platform=platform, ports=ports,
+                           emit_src=False)
     return "".join(f"// {line}\n" for line in header) + text

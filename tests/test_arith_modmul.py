@@ -45,7 +45,7 @@ def test_unpipelined_mod_add_is_combinational():
 class _Mul(FixedLatencyUnit):
     def __init__(self, aw, bw, stages, tiled=False):
         self._mul = Multiplier(aw, bw, stages, tiled=tiled)
-        self._latency = stages
+        self._latency = self._mul.stages
         super().__init__(operand_layout(max(aw, bw), "a", "b"), self._mul.product_width)
         self._widths = aw, bw
 
@@ -61,10 +61,14 @@ class _Mul(FixedLatencyUnit):
 
 @pytest.mark.parametrize("aw,bw,stages,tiled", [
     (64, 64, 4, False), (64, 64, 1, False), (64, 64, 7, False), (33, 33, 2, False),
-    (17, 17, 3, False), (128, 70, 5, False), (8, 8, 0, False),
-    (64, 64, 4, True), (64, 64, 1, True), (65, 65, 4, True), (70, 33, 6, True), (8, 8, 0, True)])
+    (17, 17, 3, False), (128, 70, 5, False), (8, 8, 0, False), (64, 64, None, False),
+    (64, 64, 4, True), (64, 64, 1, True), (65, 65, 4, True), (70, 33, 6, True), (8, 8, 0, True),
+    (64, 64, 2, True), (64, 64, 6, True), (64, 64, 9, True), (64, 64, None, True),
+    (17, 17, None, True), (1, 40, None, True)])
 def test_pipelined_multiplier_latency_and_product(aw, bw, stages, tiled):
     unit = _Mul(aw, bw, stages, tiled)
+    if stages is not None:
+        assert unit.latency == stages
     rng = rng_for("mul", aw, bw, stages, tiled)
     ins = [{"a": (1 << aw) - 1, "b": (1 << bw) - 1}, {"a": 0, "b": 1}] + \
           [{"a": rng.getrandbits(aw), "b": rng.getrandbits(bw)} for _ in range(300)]
@@ -82,13 +86,30 @@ def test_mod_mul_matches_model(modulus, reducer):
 
 
 @pytest.mark.parametrize("modulus", MODULI_ALL, ids=str)
-def test_tiled_mod_mul_matches_model_with_the_same_latency(modulus):
-    unit, plain = ModMul(modulus, tiled=True), ModMul(modulus)
+def test_untiled_shallow_mod_mul_matches_model_and_tiling_keeps_given_stages(modulus):
+    unit = ModMul(modulus, mult_stages=4, tiled=False, deep=False)
     q = unit.modulus
-    ins = pairs(q, "modmul-tiled", q)
-    assert unit.latency == plain.latency
+    ins = pairs(q, "modmul-untiled", q)
+    assert unit.latency == ModMul.latency_of(modulus, mult_stages=4, deep=False)
     check_unit(unit, ins, [v["a"] * v["b"] * unit.output_scale % q for v in ins],
-               label=f"ModMul({modulus}, tiled=True)")
+               label=f"ModMul({modulus}, tiled=False, deep=False)")
+
+
+def test_fast_multiplier_stages_are_one_per_adder_level_and_the_dsp_registers():
+    # 64 x 64 bits: 4 x 4 tiles of 17 bits, 16 products summed in 4 levels; untiled, 4
+    # slices of 18 bits summed in 2 levels.
+    assert Multiplier(64, 64, tiled=True).stages == 4 + 2
+    assert Multiplier(64, 64).stages == 2 + 1
+    assert Multiplier(17, 17, tiled=True).stages == 0 + 2
+
+
+def test_mod_mul_defaults_are_the_fast_pipeline():
+    # The tiled multiplier (6 registers) and the deep Solinas reducer (4); the shallow pipeline
+    # of [Cao14] (a 4-stage multiplier, 2-stage reducer) stays available.
+    assert ModMul.latency_of("solinas64") == ModMul("solinas64").latency == 6 + 4
+    assert ModMul.latency_of("solinas64", mult_stages=4, tiled=False, deep=False) == 4 + 2
+    assert ModMul.latency_of("fermat32") == (2 + 2) + 4
+    assert ModMul.latency_of("general32", pipelined=False) == 4
 
 
 def test_mod_mul_premultiply_gives_plain_constant_products():
@@ -102,6 +123,7 @@ def test_mod_mul_premultiply_gives_plain_constant_products():
 def test_auto_reducer_choice_follows_the_modulus():
     assert [choose_reducer(n) for n in MODULI] == ["special", "special", "solinas", "montgomery"]
     assert choose_reducer(ntt_primes(30, 1 << 10, 1)[0]) == "barrett"
+    # general32: 2 x 2 tiles, 2 adder levels, and the DSP's operand and product registers.
     assert ModMul("general32").latency == 4 + ModMul("general32").reducer_unit.latency
 
 
@@ -123,6 +145,24 @@ def test_tiled_must_be_a_bool():
         Multiplier(64, 64, 4, tiled="yes")
 
 
+@pytest.mark.parametrize("reducer", ["auto", "barrett"])
+@pytest.mark.parametrize("deep", [1, "no", None])
+def test_deep_must_be_a_bool(reducer, deep):
+    with pytest.raises(TypeError, match=f"deep must be a bool, not {deep!r}"):
+        ModMul.latency_of("general32", reducer, deep=deep)
+    with pytest.raises(TypeError, match=f"deep must be a bool, not {deep!r}"):
+        ModMul("general32", reducer, deep=deep)
+
+
+def test_tiles_wider_than_the_dsp_are_refused():
+    with pytest.raises(ValueError, match="chunk must be at most 18 when tiled, not 19"):
+        Multiplier(64, 64, tiled=True, chunk=19)
+    assert Multiplier(64, 64, chunk=24).stages == 2 + 1
+
+
 def test_operand_stage_counts_are_checked():
     with pytest.raises(ValueError, match="mult_stages must be at least 0"):
         ModMul("solinas64", mult_stages=-2)
+    with pytest.raises(TypeError, match="mult_stages must be an integer, not 4.0"):
+        ModMul.latency_of("solinas64", mult_stages=4.0)
+    assert ModMul.latency_of("solinas64", mult_stages=0, pipelined=False) == 0

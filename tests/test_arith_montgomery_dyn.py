@@ -28,13 +28,15 @@ def operands(moduli, *key, count=600, full_width=False):
     return out
 
 
+@pytest.mark.parametrize("tiled,deep", [(True, True), (False, False), (True, False),
+                                        (False, True)])
 @pytest.mark.parametrize("bits", sorted(SETS))
-def test_dynamic_montgomery_multiplies_modulo_the_operand_modulus(bits):
+def test_dynamic_montgomery_multiplies_modulo_the_operand_modulus(bits, tiled, deep):
     moduli = SETS[bits]
-    unit = DynamicModMul(moduli)
-    ins = operands(moduli, "dynmul", bits)
+    unit = DynamicModMul(moduli, tiled=tiled, deep=deep)
+    ins = operands(moduli, "dynmul", bits, count=300)
     expected = [v["a"] * v["b"] * unit.output_scale(v["q"]) % v["q"] for v in ins]
-    check_unit(unit, ins, expected, label=f"DynamicModMul({bits}-bit)")
+    check_unit(unit, ins, expected, label=f"DynamicModMul({bits}-bit, {tiled=}, {deep=})")
 
 
 def test_dynamic_montgomery_is_exact_for_unreduced_operands():
@@ -71,9 +73,23 @@ def test_premultiplied_constant_gives_plain_product():
 
 
 def test_latency_counts_multiplier_rounds_and_corrections():
-    unit = DynamicModMul(SETS[64], 13, mult_stages=3)
+    unit = DynamicModMul(SETS[64], 13, mult_stages=3, deep=False)
     assert unit.nu == 5
     assert unit.latency == 3 + 5 + unit.corrections
+
+
+def test_deep_latency_counts_the_round_registers_and_two_for_the_subtractions():
+    # 64-bit moduli, w = 13: q_H has 51 bits, 3 tiles; a round is T~ (the DSPs' operand
+    # registers), the products, then 2 adder levels for T_H and the 3 tiles.
+    assert DynamicModMul.latency_of(SETS[64], 13, mult_stages=3) == 3 + 5 * (2 + 2) + 2
+    # 32-bit moduli, w = 13: q_H has 19 bits, 2 tiles, 2 adder levels.
+    assert DynamicModMul(SETS[32]).latency == 4 + 3 * (2 + 2) + 2
+
+
+@pytest.mark.parametrize("name,value", [("deep", 1), ("tiled", "yes")])
+def test_refuses_a_non_bool_deep_or_tiled(name, value):
+    with pytest.raises(TypeError, match=f"{name} must be a bool, not {value!r}"):
+        DynamicModMul.plan(SETS[32], **{name: value})
 
 
 def test_default_word_is_the_common_two_adicity_up_to_17():

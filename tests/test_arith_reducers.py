@@ -36,12 +36,22 @@ def test_barrett_reducer_matches_model_for_every_input_width(modulus):
     check_unit(unit, xs, expected, label=f"BarrettReducer({modulus})")
 
 
-@pytest.mark.parametrize("mult_stages,pipelined", [(0, False), (1, True), (3, False)])
-def test_barrett_reducer_latency_follows_its_stages(mult_stages, pipelined):
-    unit = BarrettReducer("general32", mult_stages=mult_stages, pipelined=pipelined)
-    assert unit.latency == 2 * mult_stages + pipelined
+@pytest.mark.parametrize("mult_stages,tiled,pipelined,deep", [
+    (0, True, False, True), (1, True, True, True), (2, True, True, False), (3, False, False, True),
+    (4, False, True, True), (6, True, True, True)])
+def test_barrett_reducer_latency_follows_its_stages(mult_stages, tiled, pipelined, deep):
+    unit = BarrettReducer("general32", mult_stages=mult_stages, tiled=tiled,
+                          pipelined=pipelined, deep=deep)
+    assert unit.latency == 2 * mult_stages + (1 + deep if pipelined else 0)
     xs = vectors(unit.modulus, 64, "barrett-stages", mult_stages)[:300]
     check_unit(unit, xs, [x % unit.modulus for x in xs], label="Barrett stages")
+
+
+def test_barrett_reducer_defaults_are_the_fast_multipliers_and_the_deep_selection():
+    # general32: t (36 bits) x mu (37 bits) and sigma (33 bits) x p (32 bits), 3 x 3 and
+    # 2 x 2 tiles: 4 and 2 adder levels, each plus the DSP's operand and product registers.
+    assert BarrettReducer.latency_of("general32") == (4 + 2) + (2 + 2) + 2
+    assert BarrettReducer("general32").latency == 12
 
 
 def test_barrett_reducer_non_default_alpha_beta():
@@ -50,21 +60,25 @@ def test_barrett_reducer_non_default_alpha_beta():
     check_unit(unit, xs, [R.barrett_reduce(x, unit.constants) for x in xs], label="alpha/beta")
 
 
-@pytest.mark.parametrize("m", [33, 65, 17])
-@pytest.mark.parametrize("pipelined", [True, False])
-def test_special_reducer_matches_model(m, pipelined):
-    unit = SpecialReducer(m, pipelined=pipelined)
+@pytest.mark.parametrize("m", [33, 65, 17, 3])
+@pytest.mark.parametrize("pipelined,deep,latency", [(True, True, 4), (True, False, 2),
+                                                    (False, True, 0), (False, False, 0)])
+def test_special_reducer_matches_model(m, pipelined, deep, latency):
+    unit = SpecialReducer(m, pipelined=pipelined, deep=deep)
     p = (1 << (m - 1)) + 1
-    assert unit.modulus == p and unit.latency == (2 if pipelined else 0)
+    assert unit.modulus == p and unit.latency == latency
+    assert SpecialReducer.latency_of(m, pipelined=pipelined, deep=deep) == latency
     xs = vectors(p, 2 * m, "special", m, pipelined)
     expected = [R.special_reduce(x, m) for x in xs]
     assert expected == [x % p for x in xs]
     check_unit(unit, xs, expected, label=f"SpecialReducer({m})")
 
 
-@pytest.mark.parametrize("pipelined", [True, False])
-def test_solinas_reducer_matches_model(pipelined):
-    unit = SolinasReducer(pipelined=pipelined)
+@pytest.mark.parametrize("pipelined,deep,latency", [(True, True, 4), (True, False, 2),
+                                                    (False, True, 0)])
+def test_solinas_reducer_matches_model(pipelined, deep, latency):
+    unit = SolinasReducer(pipelined=pipelined, deep=deep)
+    assert unit.latency == SolinasReducer.latency_of(pipelined=pipelined, deep=deep) == latency
     xs = vectors(SOLINAS64, 128, "solinas", pipelined)
     # The extremes of r = 2^32(b+c) - a - b + d: a = all ones, b = c = d = 0 and the reverse.
     xs += [(2**32 - 1) << 96, ((2**32 - 1) << 64) | ((2**32 - 1) << 32) | (2**32 - 1)]
@@ -77,9 +91,10 @@ MONTGOMERY = [("general32", 17), ("general32", 20), (ntt_primes(32, 1 << 12, 1)[
               (PRIME60, 17), (PRIME64, 17), (PRIME30, 11), (PRIME64, 16), (PRIME60, 12)]
 
 
+@pytest.mark.parametrize("deep", [True, False])
 @pytest.mark.parametrize("modulus,word", MONTGOMERY, ids=str)
-def test_montgomery_reducer_matches_model(modulus, word):
-    unit = MontgomeryReducer(modulus, word)
+def test_montgomery_reducer_matches_model(modulus, word, deep):
+    unit = MontgomeryReducer(modulus, word, deep=deep)
     c = unit.constants
     xs = vectors(c.q, 2 * c.r, "montgomery", c.q, word)
     expected = [R.montgomery_reduce(x, c) for x in xs]
@@ -87,9 +102,19 @@ def test_montgomery_reducer_matches_model(modulus, word):
     if c.r % word == 0:  # T = q(R + 1) fits in 2r bits and needs a second subtraction
         xs.append(c.q * (c.R + 1))
         expected.append(c.q * (c.R + 1) * pow(c.R, -1, c.q) % c.q)
-    check_unit(unit, xs, expected, label=f"MontgomeryReducer({modulus}, {word})")
-    assert unit.latency == c.nu + unit.corrections
+    check_unit(unit, xs, expected, label=f"MontgomeryReducer({modulus}, {word}, deep={deep})")
     assert unit.corrections == (2 if c.r % word == 0 else 1)
+    # Deep: per round T~ (in the DSP's operand registers), the products, one register per
+    # adder level of T_H + the tiles of q_H x T~; the subtractions side by side, the selection.
+    tiles = -(-c.q_high.bit_length() // 17) * -(-word // 17)
+    rounds = c.nu * (2 + tiles.bit_length()) + 2 if deep else c.nu + unit.corrections
+    assert unit.latency == MontgomeryReducer.latency_of(modulus, word, deep=deep) == rounds
+
+
+def test_montgomery_reducer_latencies_at_the_table_moduli():
+    assert MontgomeryReducer.latency_of("general32", 17) == 2 * 3 + 2
+    assert MontgomeryReducer.latency_of(PRIME60, 17) == 4 * 4 + 2
+    assert MontgomeryReducer.latency_of("general32", 17, pipelined=False) == 0
 
 
 def test_solinas_reducer_rejects_another_modulus():
@@ -119,3 +144,20 @@ def test_invalid_stage_counts_are_rejected():
         BarrettReducer("general32", mult_stages=-1)
     with pytest.raises(TypeError, match="pipelined must be a bool"):
         SpecialReducer(33, pipelined=1)
+
+
+@pytest.mark.parametrize("build", [
+    lambda **kw: BarrettReducer("general32", **kw), lambda **kw: SpecialReducer(33, **kw),
+    lambda **kw: SolinasReducer(**kw), lambda **kw: MontgomeryReducer("general32", 17, **kw),
+    lambda **kw: BarrettReducer.latency_of("general32", **kw),
+    lambda **kw: SpecialReducer.latency_of(65, **kw), lambda **kw: SolinasReducer.latency_of(**kw),
+    lambda **kw: MontgomeryReducer.latency_of("general32", 17, **kw)])
+@pytest.mark.parametrize("deep", [1, "yes", None])
+def test_deep_must_be_a_bool_even_when_not_pipelined(build, deep):
+    with pytest.raises(TypeError, match=f"deep must be a bool, not {deep!r}"):
+        build(deep=deep, pipelined=False)
+
+
+def test_barrett_tiled_must_be_a_bool():
+    with pytest.raises(TypeError, match="tiled must be a bool, not 0"):
+        BarrettReducer.latency_of("general32", tiled=0)

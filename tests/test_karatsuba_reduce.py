@@ -30,7 +30,9 @@ def test_fold_output_fits_the_barrett_input():
 
 def test_latency_counts_the_folds():
     unit = WideBarrettReducer(4093, 50, mult_stages=3)
-    assert unit.latency == unit.folds * 4 + 2 * 3 + 1
+    # Each fold: its multiplier and an addition; Barrett: two multipliers, the subtractions and
+    # the selection.
+    assert unit.latency == unit.folds * 4 + 2 * 3 + 2
 
 
 def test_rejects_a_tiny_modulus():

@@ -9,7 +9,7 @@ README = Path(__file__).resolve().parent.parent / "README.md"
 def test_the_python_example_runs(capsys):
     code = re.search(r"```python\n(.*?)```", README.read_text(), re.S).group(1)
     exec(compile(code, str(README), "exec"), {})
-    assert capsys.readouterr().out.strip() == "latency: 6"
+    assert capsys.readouterr().out.strip() == "latency: 10"
 
 
 def test_the_readme_stays_short():

@@ -78,6 +78,16 @@ def test_random_valid_and_ready_keep_results_exact(architecture):
     run(unit, key=("vr", architecture), valid_prob=0.6, ready_prob=0.4)
 
 
+@pytest.mark.parametrize("n,tp,deep", [(1024, 4, True), (512, 4, True), (128, 2, False),
+                                       (4096, 64, False)])
+def test_deep_multiplier_rounds_only_where_the_rows_hide_their_latency(n, tp, deep):
+    source, target, red = bases(32, 3, 2)
+    unit = ShenoyKumaresan(source, target, red, n, tp)
+    moduli = source + target + (red,)
+    assert unit.multiplier_latency == DynamicModMul.latency_of(moduli, unit.word, deep=deep)
+    assert unit.rows >= unit.hidden_latency_rows or not deep
+
+
 def test_one_pass_for_all_targets_reaches_the_io_bound():
     source, target, red = bases(32, 3, 3)
     unit = ShenoyKumaresan(source, target, red, 256, 4, targets_per_pass=3)

@@ -55,6 +55,18 @@ def test_ecp5_barrett_mod_mul_maps_its_multipliers_to_dsp_blocks(tmp_path):
     assert result.dsp > 0 and result.fmax_mhz > 0
 
 
+def test_ecp5_flow_keeps_the_tile_registers_inside_the_dsp_blocks(tmp_path):
+    # Yosys alone leaves the registers of a DSP product in the fabric; the flow elaborates the
+    # units for the ECP5, whose tiles instantiate MULT18X18D with their registers set.
+    result = synthesize(ModMul("fermat32"), "mod-mul", "ecp5", build_dir=tmp_path, pnr=False)
+    netlist = json.loads((tmp_path / "netlist.json").read_text())
+    dsps = [cell["parameters"] for module in netlist["modules"].values()
+            for cell in module["cells"].values() if cell["type"] == "MULT18X18D"]
+    assert result.dsp == len(dsps) == 4
+    assert all(p["REG_INPUTA_CLK"] == p["REG_INPUTB_CLK"] == p["REG_OUTPUT_CLK"] == "CLK0"
+               for p in dsps)
+
+
 def test_ice40_serial_wrapper_needs_four_pins(tmp_path):
     result = synthesize(ModAdd("general32"), "mod-add", "ice40", build_dir=tmp_path)
     assert result.pnr_utilization["SB_IO"] == 4  # clk, rst, sin, sout

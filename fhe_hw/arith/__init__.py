@@ -13,10 +13,15 @@ __all__ = ["ModAdd", "ModSub", "BarrettReducer", "SpecialReducer", "SolinasReduc
 
 _MODULUS = Option("modulus", str, "solinas64", "modulus name or integer")
 _PIPELINED = Option("pipelined", parse_bool, True, "register the stages (true/false)")
-_MULT_STAGES = Option("mult-stages", int, 4, "registers in each multiplier")
-#: ``tiled`` of ModMul, and of the units that pass it on to their ModMuls (fhe_hw.ntt).
-TILED_OPTION = Option("tiled", parse_bool, False,
-                      "ModMuls in 17-bit tiles, one DSP per partial product")
+_DEEP = Option("deep", parse_bool, True, "one carry chain per register: faster clock, more "
+               "cycles (true/false)")
+#: ``mult_stages`` of ModMul and Barrett, and of the units that pass it on to their ModMuls
+#: (fhe_hw.ntt, fhe_hw.bigint).
+MULT_STAGES_OPTION = Option("mult-stages", int, None, "registers in each multiplier (default: "
+                            "one per adder level, the product's and, tiled, the operands')")
+#: ``tiled`` of ModMul and Barrett, and of the units that pass it on to their ModMuls.
+TILED_OPTION = Option("tiled", parse_bool, True, "multipliers in 17-bit tiles, one DSP per "
+                      "partial product (true/false)")
 
 register("mod-add", "modular adder ([Kir25] Alg. 5)", _MODULUS, _PIPELINED,
          latency=ModAdd.latency_of)(ModAdd)
@@ -25,19 +30,19 @@ register("mod-sub", "modular subtracter ([Kir25] Alg. 6)", _MODULUS, _PIPELINED,
 register("barrett-reducer", "Barrett reducer, 2m -> m bits ([Cao14] Alg. 2)",
          Option("modulus", str, "general32", "modulus name or integer"),
          Option("alpha", int, None, "alpha > m (default m + 4)"),
-         Option("beta", int, None, "beta < -2 (default -4)"), _MULT_STAGES, _PIPELINED,
-         latency=BarrettReducer.latency_of)(BarrettReducer)
+         Option("beta", int, None, "beta < -2 (default -4)"), MULT_STAGES_OPTION, TILED_OPTION,
+         _PIPELINED, _DEEP, latency=BarrettReducer.latency_of)(BarrettReducer)
 register("special-reducer", "reducer for p = 2^(m-1)+1 ([Cao14] Fig. 3b)",
-         Option("m", int, 33, "bit length of p (33: 2^32+1, 65: 2^64+1)"), _PIPELINED,
+         Option("m", int, 33, "bit length of p (33: 2^32+1, 65: 2^64+1)"), _PIPELINED, _DEEP,
          latency=SpecialReducer.latency_of)(SpecialReducer)
 register("solinas-reducer", "reducer for p = 2^64-2^32+1 ([Cao14] Fig. 3c)",
-         Option("modulus", str, "solinas64", "must be solinas64"), _PIPELINED,
+         Option("modulus", str, "solinas64", "must be solinas64"), _PIPELINED, _DEEP,
          latency=SolinasReducer.latency_of)(SolinasReducer)
 register("montgomery-reducer", "word-level Montgomery reducer ([Kir25] Alg. 7)",
          Option("modulus", str, "general32", "odd q with q = 1 mod 2^word"),
-         Option("word", int, 17, "word size w"), _PIPELINED,
+         Option("word", int, 17, "word size w"), _PIPELINED, _DEEP,
          latency=MontgomeryReducer.latency_of)(MontgomeryReducer)
 register("mod-mul", "pipelined modular multiplier", _MODULUS,
-         Option("reducer", str, "auto", "one of " + ", ".join(REDUCERS)), _MULT_STAGES,
-         Option("word", int, None, "Montgomery word"), _PIPELINED, TILED_OPTION,
+         Option("reducer", str, "auto", "one of " + ", ".join(REDUCERS)), MULT_STAGES_OPTION,
+         Option("word", int, None, "Montgomery word"), _PIPELINED, _DEEP, TILED_OPTION,
          latency=ModMul.latency_of)(ModMul)

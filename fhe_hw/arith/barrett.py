@@ -5,13 +5,18 @@ p2 = σ̂·p, y1 = x - p2, y2 = y1 - p, and y = y2 unless it is negative. Two mu
 subtractions. Because y1 < 2p whenever α > m and β < -2 (Dhem 1998; checked by the model's
 tests over the full input range), only the low m + 2 bits of x and p2 take part in the
 subtractions.
+
+y1 - p = (x - p) - p2, and x - p does not depend on the multipliers: it is computed beside the
+first and travels beside the second, so y1 and y1 - p come out of two subtractions side by side.
+With ``deep`` (the default) they are registered and the selection by the sign of y1 - p has a
+register of its own; otherwise subtractions and selection share one.
 """
 
 from amaranth import Const, Module, Mux, unsigned
 
 from ..params import barrett_constants
 from .modadd import check_bool
-from .pipeline import FixedLatencyUnit, Multiplier, Stages, check_stages
+from .pipeline import FixedLatencyUnit, Multiplier, Stages
 
 __all__ = ["BarrettReducer"]
 
@@ -20,28 +25,44 @@ class BarrettReducer(FixedLatencyUnit):
     """x mod p for any odd p of m bits and any 0 <= x < 2^(2m) ([Cao14] Algorithm 2).
 
     Parameters: ``modulus``; ``alpha`` (> m, default m + 4) and ``beta`` (< -2, default -4);
-    ``mult_stages`` (registers inside each of the two multipliers, default 4 as in [Cao14] §4);
-    ``pipelined`` (register the final selection).
+    ``mult_stages`` (registers inside each of the two multipliers; default None, the fast
+    setting of :class:`~fhe_hw.arith.pipeline.Multiplier`; [Cao14] §4 uses 4); ``tiled``
+    (both multipliers in 17-bit tiles, one DSP per partial product, default True);
+    ``pipelined`` (register the final subtractions and selection); ``deep`` (give the
+    selection a register of its own, default True; no effect when not pipelined).
 
     Ports: ``i`` — always-ready stream of the 2m-bit x; ``o`` — always-ready stream of the m-bit
-    x mod p. Latency ``2·mult_stages + pipelined``; one result per cycle.
+    x mod p. Latency: the two multipliers' stages plus 2 (pipelined and deep), 1 (pipelined)
+    or 0; one result per cycle.
     """
 
-    def __init__(self, modulus, alpha=None, beta=None, *, mult_stages=4, pipelined=True):
+    def __init__(self, modulus, alpha=None, beta=None, *, mult_stages=None, tiled=True,
+                 pipelined=True, deep=True):
         self._latency = self.latency_of(modulus, alpha, beta, mult_stages=mult_stages,
-                                        pipelined=pipelined)
+                                        tiled=tiled, pipelined=pipelined, deep=deep)
         self._c = barrett_constants(modulus, alpha, beta)
-        self._mult_stages = mult_stages
-        self._pipelined = pipelined
+        self._muls = self._multipliers(self._c, mult_stages, tiled)
+        self._pipelined, self._deep = pipelined, deep
         super().__init__(unsigned(2 * self._c.m), unsigned(self._c.m))
 
     @staticmethod
-    def latency_of(modulus, alpha=None, beta=None, *, mult_stages=4, pipelined=True):
+    def _multipliers(c, mult_stages, tiled):
+        """The plans of the multipliers t·μ and σ̂·p."""
+        t_width = 2 * c.m - (c.m + c.beta)
+        sigma_width = t_width + c.mu_bits - (c.alpha - c.beta)
+        return (Multiplier(t_width, c.mu_bits, mult_stages, tiled=tiled),
+                Multiplier(sigma_width, c.m, mult_stages, tiled=tiled))
+
+    @staticmethod
+    def latency_of(modulus, alpha=None, beta=None, *, mult_stages=None, tiled=True,
+                   pipelined=True, deep=True):
         """The :attr:`latency` of the reducer with these parameters without building it; raises
         the constructor's ``ValueError``/``TypeError`` for refused parameters."""
-        barrett_constants(modulus, alpha, beta)
-        check_stages("mult_stages", mult_stages)
-        return 2 * mult_stages + int(check_bool("pipelined", pipelined))
+        c = barrett_constants(modulus, alpha, beta)
+        first, second = BarrettReducer._multipliers(c, mult_stages, tiled)
+        deep = check_bool("deep", deep)
+        final = (2 if deep else 1) if check_bool("pipelined", pipelined) else 0
+        return first.stages + second.stages + final
 
     @property
     def modulus(self):
@@ -58,12 +79,14 @@ class BarrettReducer(FixedLatencyUnit):
         m, low = c.m, c.m + 2
         st = Stages(mod, self.i.valid, self._pipelined)
         st.ride(x=x[:low])
-        t = x[m + c.beta:]
-        q1 = Multiplier(len(t), c.mu_bits, self._mult_stages).build(st, t, Const(c.mu, c.mu_bits))
-        sigma = q1[c.alpha - c.beta:]
-        p2 = Multiplier(len(sigma), m, self._mult_stages).build(st, sigma, Const(c.p, m))
-        y1 = (st["x"] - p2[:low])[:low]
-        y2 = y1 - c.p
-        y, = st.cut(Mux(y2 < 0, y1, y2)[:m])
+        first, second = self._muls
+        q1 = first.build(st, x[m + c.beta:], Const(c.mu, c.mu_bits))
+        st.ride(xp=(st["x"] - c.p)[:low])
+        p2 = second.build(st, q1[c.alpha - c.beta:], Const(c.p, m))[:low]
+        # y2 = y1 - p lies in [-p, p) and |y2| < 2^(low - 1): bit low - 1 is its sign.
+        y1, y2 = st.cut((st["x"] - p2)[:low], (st["xp"] - p2)[:low],
+                        enable=self._pipelined and self._deep)
+        y, = st.cut(Mux(y2[low - 1], y1, y2)[:m])
+        assert st.latency == self._latency
         mod.d.comb += [self.o.payload.eq(y), self.o.valid.eq(st.valid)]
         return mod

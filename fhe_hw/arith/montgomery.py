@@ -10,20 +10,33 @@ R = 2^(wν); a final conditional subtraction brings the result into [0, q).
 The thesis's line 6 reads "T_H + q_H·T_L"; the derivation above (and the carry, which is only
 meaningful for T̃) needs q_H·T̃, which is what the hardware and the model implement.
 
+Pipelined with ``deep=True`` (the default), a round takes 2 + ⌈log2(t + 1)⌉ registers for t
+17-bit tiles of q_H × T̃ (:func:`deep_round_latency`): T̃ and the carry (T̃ in the input registers of
+the DSP tiles of q_H·T̃), the tile products (the DSPs' output registers), then the sum
+T_H + carry + Σ tiles, one adder level per register, the carry entering the first addition as
+its carry in. The final subtractions are done side by side: T − j·q for j = 1 … corrections in
+one register, the selection of the last non-negative one in the next (:func:`deep_corrections`).
+``deep=False`` keeps one register per round (negation, DSP and addition in one cycle) and one
+per subtraction.
+
 The bound of T after every round is computed here from the input width, so the register widths
 are exact and, should the last bound exceed 2q (it does not for products T < q^2, but may for
 arbitrary 2r-bit inputs), further conditional subtractions are added: the unit is exact for every
 2r-bit input.
 """
 
-from amaranth import Const, Module, Mux, unsigned
+from amaranth import Cat, Const, Module, Mux, unsigned
 
 from ..params import montgomery_constants
 from .modadd import check_bool
-from .pipeline import FixedLatencyUnit, Stages
+from .pipeline import FixedLatencyUnit, Stages, add_terms, tile_products
 
 __all__ = ["MontgomeryReducer", "montgomery_round_bounds", "montgomery_bounds",
-           "montgomery_round", "montgomery_corrections", "conditional_subtract"]
+           "montgomery_round", "montgomery_corrections", "conditional_subtract",
+           "deep_round", "deep_round_latency", "deep_corrections"]
+
+#: Tile width of the round products q_H × T̃ (an unsigned 17 × 17 product is one MULT18X18D).
+TILE = 17
 
 
 def montgomery_bounds(word, nu, q_high, input_bound):
@@ -60,22 +73,66 @@ def conditional_subtract(t, q, width):
     return Mux(t >= q, t - q, t)[:width]
 
 
+def deep_round_latency(q_high_width, word):
+    """Registers of :func:`deep_round` for a q_H of ``q_high_width`` bits and word w."""
+    tiles = -(-q_high_width // TILE) * -(-word // TILE)
+    return 2 + tiles.bit_length()
+
+
+def deep_round(st, t, q_high, q_high_width, word):
+    """One round of Algorithm 7 (T_H + q_H·T̃ + carry) over :func:`deep_round_latency`
+    registers of ``st`` (module docstring); ``q_high`` is a :class:`~amaranth.hdl.Const` (fixed
+    modulus) or a signal aligned with ``t`` (run-time modulus), of ``q_high_width`` bits."""
+    t_low, t_high = t[:word], t[word:]
+    t_neg = (-t_low)[:word]
+    carry = t_neg[word - 1] | t[word - 1]
+    # The bits of T_H above the product and one more only take the carry out of the sum below
+    # them: they ride along, and take it at the start of the next round, beside its negation,
+    # so that no carry chain runs through them here.
+    split = q_high_width + word + 1
+    t_high, high = t_high[:split], t_high[split:]
+    tiles, (t_high, carry, high) = tile_products(st, q_high, t_neg, q_high_width, word,
+                                                 chunk=TILE, along=(t_high, carry, high))
+    terms = [(t_high, 0)] + tiles
+    total, (high,) = add_terms(st, terms, (len(terms) - 1).bit_length(), carry=carry,
+                               along=(high,))
+    if not len(high):
+        return total
+    # T_H[:split] + q_H·T̃ + carry < 2^(split + 1): bit ``split`` is the only carry out.
+    return Cat(total[:split], high + total[split])
+
+
+def deep_corrections(st, t, q, count, width):
+    """``count`` conditional subtractions of q (an int, or a signal aligned with ``t``) over
+    two registers of ``st``: T − j·q for j = 0 … ``count`` side by side, then the last
+    non-negative one, ``width`` bits."""
+    candidates = st.cut(t, *(t - j * q for j in range(1, count + 1)), enable=True)
+    result = candidates[0]
+    for candidate in candidates[1:]:
+        result = Mux(candidate >= 0, candidate, result)
+    result, = st.cut(result[:width], enable=True)
+    return result
+
+
 class MontgomeryReducer(FixedLatencyUnit):
     """T·2^(-wν) mod q for any 0 <= T < 2^(2r) ([Kir25] Algorithm 7).
 
     Parameters: ``modulus`` (odd q of r bits with q ≡ 1 mod 2^word), ``word`` (w), ``pipelined``
-    (register every round and every final subtraction).
+    (register the rounds and the final subtractions; else combinational, latency 0), ``deep``
+    (the fast pipeline of the module docstring, the default: latency
+    ``ν·deep_round_latency + 2``; False: one register per round and per subtraction, latency
+    ``ν + corrections``; no effect when not pipelined).
 
     Ports: ``i`` — always-ready stream of the 2r-bit T; ``o`` — always-ready stream of the r-bit
-    result. Latency ``nu + corrections`` when pipelined, else 0. ``corrections`` is 1 when every
-    2r-bit input is below q·(R + 1), and 2 when w divides r so that larger inputs fit (products
-    of residues T < q² always need one). One result per cycle.
+    result. ``corrections`` is 1 when every 2r-bit input is below q·(R + 1), and 2 when w
+    divides r so that larger inputs fit (products of residues T < q² always need one). One
+    result per cycle.
     """
 
-    def __init__(self, modulus, word, *, pipelined=True):
-        self._latency = self.latency_of(modulus, word, pipelined=pipelined)
+    def __init__(self, modulus, word, *, pipelined=True, deep=True):
+        self._latency = self.latency_of(modulus, word, pipelined=pipelined, deep=deep)
         self._c, self._bounds, self._corrections = self._derive(modulus, word)
-        self._pipelined = pipelined
+        self._pipelined, self._deep = pipelined, deep
         super().__init__(unsigned(2 * self._c.r), unsigned(self._c.r))
 
     @staticmethod
@@ -86,12 +143,17 @@ class MontgomeryReducer(FixedLatencyUnit):
         return c, bounds, montgomery_corrections(bounds[-1], c.q)
 
     @staticmethod
-    def latency_of(modulus, word, *, pipelined=True):
-        """The :attr:`latency` of ``MontgomeryReducer(modulus, word, pipelined=pipelined)``
-        without building it; raises the constructor's ``ValueError``/``TypeError`` for refused
-        parameters."""
+    def latency_of(modulus, word, *, pipelined=True, deep=True):
+        """The :attr:`latency` of ``MontgomeryReducer(modulus, word, pipelined=pipelined,
+        deep=deep)`` without building it; raises the constructor's ``ValueError``/``TypeError``
+        for refused parameters."""
         c, _, corrections = MontgomeryReducer._derive(modulus, word)
-        return (c.nu + corrections) if check_bool("pipelined", pipelined) else 0
+        deep = check_bool("deep", deep)
+        if not check_bool("pipelined", pipelined):
+            return 0
+        if deep:
+            return c.nu * deep_round_latency(c.q_high.bit_length(), c.word) + 2
+        return c.nu + corrections
 
     @property
     def modulus(self):
@@ -112,11 +174,19 @@ class MontgomeryReducer(FixedLatencyUnit):
         c, w = self._c, self._c.word
         st = Stages(mod, self.i.valid, self._pipelined)
         t = self.i.payload
-        for bound in self._bounds[1:]:
-            t, = st.cut(montgomery_round(t, Const(c.q_high), w)[:(bound - 1).bit_length()])
-        bound = self._bounds[-1]
-        for _ in range(self._corrections):
-            t, = st.cut(conditional_subtract(t, c.q, max(c.r, (bound - c.q - 1).bit_length())))
-            bound = max(c.q, bound - c.q)
+        q_high = Const(c.q_high)
+        if self._pipelined and self._deep:
+            for bound in self._bounds[1:]:
+                t = deep_round(st, t, q_high, len(q_high), w)[:(bound - 1).bit_length()]
+            t = deep_corrections(st, t, c.q, self._corrections, c.r)
+        else:
+            for bound in self._bounds[1:]:
+                t, = st.cut(montgomery_round(t, q_high, w)[:(bound - 1).bit_length()])
+            bound = self._bounds[-1]
+            for _ in range(self._corrections):
+                t, = st.cut(conditional_subtract(t, c.q, max(c.r, (bound - c.q - 1)
+                                                              .bit_length())))
+                bound = max(c.q, bound - c.q)
+        assert st.latency == self._latency
         mod.d.comb += [self.o.payload.eq(t[:c.r]), self.o.valid.eq(st.valid)]
         return mod

@@ -11,16 +11,24 @@ the final subtractions are those of :mod:`.montgomery` (shared functions, not a 
 All moduli share the word w and the operand width r, hence R = 2^(w·⌈r/w⌉): a constant c is
 pre-scaled once per modulus with :meth:`DynamicModMul.premultiply` (c·R mod q) so that
 a·premultiply(c, q) comes out as a·c mod q.
+
+With ``deep=True`` (the default) the rounds and final subtractions are the fast pipeline of
+:mod:`.montgomery` (:func:`~.montgomery.deep_round` with the run-time q_H as the DSP tiles'
+second operand, :func:`~.montgomery.deep_corrections` with the run-time q); ``deep=False``
+does a round (negation, DSP, addition) per register.
 """
 
 from dataclasses import dataclass
 
 from amaranth import Module, unsigned
 
-from ..params import require_int
+from ..params import check_bool, require_int
 from .modadd import operand_layout
 from .montgomery import (
     conditional_subtract,
+    deep_corrections,
+    deep_round,
+    deep_round_latency,
     montgomery_bounds,
     montgomery_corrections,
     montgomery_round,
@@ -67,19 +75,27 @@ def common_montgomery_word(moduli, word=None):
 class DynamicModMulPlan:
     """What :class:`DynamicModMul` derives from its parameters, without building it
     (:meth:`DynamicModMul.plan`): the sorted ``moduli``, ``word``, ``width``, ``mult_stages``,
-    ``nu``, the round ``bounds``, ``corrections``, :attr:`latency`, :attr:`R` and
-    :meth:`premultiply`. Engines that only need a multiplier's latency or constants use it."""
+    ``tiled``, ``deep``, ``nu``, the round ``bounds``, ``corrections``, :attr:`latency`,
+    :attr:`R` and :meth:`premultiply`. Engines that only need a multiplier's latency or
+    constants use it."""
 
     moduli: tuple
     word: int
     width: int
     mult_stages: int
+    tiled: bool
+    deep: bool
     nu: int
     bounds: tuple
     corrections: int
 
     @property
     def latency(self):
+        if self.deep:
+            # q_H = q >> w of the widest modulus is the DSP tiles' run-time operand.
+            q_high_width = self.width - self.word
+            return (self.mult_stages + self.nu * deep_round_latency(q_high_width, self.word)
+                    + 2)
         return self.mult_stages + self.nu + self.corrections
 
     @property
@@ -103,28 +119,34 @@ class DynamicModMul(FixedLatencyUnit):
 
     Parameters: ``moduli`` (the moduli q may take; odd, q ≡ 1 mod 2^word), ``word`` (w; default
     the largest w <= 17 all moduli allow, see :func:`common_montgomery_word`), ``width`` (r,
-    default the widest modulus), ``mult_stages`` (registers of the r×r multiplier, default 4).
+    default the widest modulus), ``mult_stages`` (registers of the r×r multiplier, default 4),
+    ``tiled`` (the r×r multiplier in 17-bit tiles, one DSP per partial product with its
+    registers in the DSP on an ECP5, default True; see
+    :class:`~fhe_hw.arith.pipeline.Multiplier`), ``deep`` (the fast rounds of the module
+    docstring, default True).
 
     Ports: ``i`` — always-ready stream of ``{a, b, q}`` (r bits each, LSB-first; any a, b < 2^r,
     q one of ``moduli``); ``o`` — always-ready stream of the r-bit a·b·R^-1 mod q with
-    R = 2^(w·ν), ν = ⌈r/w⌉. Latency ``mult_stages + ν + corrections`` (one round and one final
-    subtraction per register); one result per cycle. ``corrections`` is the most any modulus of
-    the set needs for products up to 2^(2r).
+    R = 2^(w·ν), ν = ⌈r/w⌉. Latency ``mult_stages + ν·deep_round_latency + 2`` (deep; 3 or 4
+    registers per round, 2 for the subtractions) or ``mult_stages + ν + corrections`` (one
+    round and one final subtraction per register); one result per cycle. ``corrections`` is the
+    most any modulus of the set needs for products up to 2^(2r).
 
     Raises ``ValueError`` on an empty set, a modulus that is even, wider than r or not
     ≡ 1 (mod 2^w).
     """
 
-    def __init__(self, moduli, word=None, *, width=None, mult_stages=4):
-        plan = self._p = self.plan(moduli, word, width=width, mult_stages=mult_stages)
+    def __init__(self, moduli, word=None, *, width=None, mult_stages=4, tiled=True, deep=True):
+        plan = self._p = self.plan(moduli, word, width=width, mult_stages=mult_stages,
+                                   tiled=tiled, deep=deep)
         self._latency = plan.latency
         super().__init__(operand_layout(plan.width, "a", "b", "q"), unsigned(plan.width))
 
     @staticmethod
-    def plan(moduli, word=None, *, width=None, mult_stages=4):
+    def plan(moduli, word=None, *, width=None, mult_stages=4, tiled=True, deep=True):
         """The :class:`DynamicModMulPlan` of ``DynamicModMul(moduli, word, width=width,
-        mult_stages=mult_stages)`` without building it; raises the constructor's
-        ``ValueError``/``TypeError`` for refused parameters."""
+        mult_stages=mult_stages, tiled=tiled, deep=deep)`` without building it; raises the
+        constructor's ``ValueError``/``TypeError`` for refused parameters."""
         if isinstance(moduli, int) or not moduli:
             raise ValueError(f"moduli must be a non-empty sequence of integers, not {moduli!r}")
         moduli = tuple(sorted({require_int("modulus", q) for q in moduli}))
@@ -132,18 +154,22 @@ class DynamicModMul(FixedLatencyUnit):
         r = max(q.bit_length() for q in moduli)
         r = r if width is None else require_int("width", width, minimum=r)
         check_stages("mult_stages", mult_stages)
+        check_bool("tiled", tiled)
+        check_bool("deep", deep)
         nu = -(-r // w)
         q_high = max(q >> w for q in moduli)
         bounds = montgomery_bounds(w, nu, q_high, 1 << (2 * r))
         corrections = max(
             montgomery_corrections(montgomery_bounds(w, nu, q >> w, 1 << (2 * r))[-1], q)
             for q in moduli)
-        return DynamicModMulPlan(moduli, w, r, mult_stages, nu, tuple(bounds), corrections)
+        return DynamicModMulPlan(moduli, w, r, mult_stages, tiled, deep, nu, tuple(bounds),
+                                 corrections)
 
     @staticmethod
-    def latency_of(moduli, word=None, *, width=None, mult_stages=4):
+    def latency_of(moduli, word=None, *, width=None, mult_stages=4, tiled=True, deep=True):
         """The :attr:`latency` of the DynamicModMul with these parameters without building it."""
-        return DynamicModMul.plan(moduli, word, width=width, mult_stages=mult_stages).latency
+        return DynamicModMul.plan(moduli, word, width=width, mult_stages=mult_stages,
+                                  tiled=tiled, deep=deep).latency
 
     @property
     def moduli(self):
@@ -184,13 +210,20 @@ class DynamicModMul(FixedLatencyUnit):
         w, r = p.word, p.width
         st = Stages(m, self.i.valid)
         st.ride(q=self.i.payload.q)
-        t = Multiplier(r, r, p.mult_stages).build(st, self.i.payload.a, self.i.payload.b)
-        for bound in p.bounds[1:]:
-            t, = st.cut(montgomery_round(t, st["q"][w:], w)[:(bound - 1).bit_length()])
-        bound, q_min, q_max = p.bounds[-1], min(p.moduli), max(p.moduli)
-        for _ in range(p.corrections):
-            t, = st.cut(conditional_subtract(t, st["q"], max(r, (bound - q_min - 1).bit_length())))
-            bound = max(q_max, bound - q_min)
+        t = Multiplier(r, r, p.mult_stages, tiled=p.tiled).build(st, self.i.payload.a,
+                                                                 self.i.payload.b)
+        if p.deep:
+            for bound in p.bounds[1:]:
+                t = deep_round(st, t, st["q"][w:], r - w, w)[:(bound - 1).bit_length()]
+            t = deep_corrections(st, t, st["q"], p.corrections, r)
+        else:
+            for bound in p.bounds[1:]:
+                t, = st.cut(montgomery_round(t, st["q"][w:], w)[:(bound - 1).bit_length()])
+            bound, q_min, q_max = p.bounds[-1], min(p.moduli), max(p.moduli)
+            for _ in range(p.corrections):
+                t, = st.cut(conditional_subtract(t, st["q"], max(r, (bound - q_min - 1)
+                                                                 .bit_length())))
+                bound = max(q_max, bound - q_min)
         assert st.latency == self._latency
         m.d.comb += [self.o.payload.eq(t[:r]), self.o.valid.eq(st.valid)]
         return m

@@ -6,14 +6,16 @@ Convention: ``latency`` is the number of clock cycles from an input transfer to 
 matching output ``valid``; a latency of 0 means the unit is combinational.
 """
 
-from amaranth import Shape, Signal
+from amaranth import Cat, Const, Shape, Signal
 from amaranth.lib import stream
 from amaranth.lib.wiring import In, Out
 
 from ..component import Component
 from ..params import check_bool, require_int
+from .dsp import DSP_WIDTH, TileProduct
 
-__all__ = ["FixedLatencyUnit", "Stages", "Multiplier", "check_stages", "MAX_STAGES"]
+__all__ = ["FixedLatencyUnit", "Stages", "Multiplier", "tile_products", "add_terms",
+           "check_stages", "check_mult_stages", "MAX_STAGES"]
 
 
 #: The most registers a unit takes in one pipeline (a multiplier's stages, say): deeper than
@@ -25,6 +27,12 @@ def check_stages(name, value, maximum=MAX_STAGES):
     """Return ``value`` if it is a register count in ``[0, maximum]``; raise
     ``TypeError``/``ValueError`` otherwise."""
     return require_int(name, value, minimum=0, maximum=maximum)
+
+
+def check_mult_stages(value):
+    """``mult_stages`` of a :class:`Multiplier` and the units that pass it on: ``None`` (the
+    fast setting) or a register count >= 0."""
+    return value if value is None else check_stages("mult_stages", value)
 
 
 class FixedLatencyUnit(Component):
@@ -51,7 +59,9 @@ class Stages:
     it always returns a tuple. ``valid`` and every value handed to :meth:`ride` are registered at
     each enabled cut too, so data that bypasses a multiplier stays aligned with it (``st[name]``
     is the current copy). ``st.latency`` counts the enabled cuts so far, so a unit's latency
-    follows from the code that builds it.
+    follows from the code that builds it. ``st.cut()`` with no values only advances ``valid``
+    and the riders: the data registers of that stage are inside a submodule (a
+    :class:`~fhe_hw.arith.dsp.TileProduct`).
     """
 
     def __init__(self, m, valid, enabled=True):
@@ -61,6 +71,11 @@ class Stages:
         self._enabled = enabled
         self._riders = {}
         self._n = 0
+
+    @property
+    def m(self):
+        """The Module the stages add their registers (and any submodule of theirs) to."""
+        return self._m
 
     def ride(self, **values):
         self._riders.update(values)
@@ -89,58 +104,119 @@ class Multiplier:
     ``stages = 0`` is combinational. Otherwise ``b`` is split into ``chunk``-bit slices (18 by
     default: one ECP5 MULT18X18D / Xilinx DSP column); the partial products ``a * b_j`` are
     registered (stage 1) and summed by a binary tree of shifted additions whose levels are spread
-    over the remaining ``stages - 1`` registers (spare registers go at the end, where synthesis
-    may retime them). This is the multi-stage pipelined multiplier of [Cao14] §3.2 / §4 (4 stages).
+    over the following registers, at most one register per level; each addition's carry chain
+    spans only the bits where its operands overlap. This is the multi-stage pipelined multiplier
+    of [Cao14] §3.2 / §4 (4 stages).
 
     ``tiled=True`` slices ``a`` too (``chunk`` defaults to 17 then: an unsigned 17 x 17
-    product is one MULT18X18D), so each registered partial product is a single DSP output and
-    every sum happens in the registered tree; same latency. On the ECP5-85F four tiled
-    solinas64 ModMuls route in 25 router2 iterations at 73.96 MHz, against 87 iterations and
-    50.14 MHz untiled (``tools/modmul_array_synth.py --count 4 [--tiled]``).
+    product is one MULT18X18D), so each partial product is one
+    :class:`~fhe_hw.arith.dsp.TileProduct` whose product register is the DSP's output register
+    on an ECP5, and every sum happens in the registered tree. A register beyond the product
+    register and one per tree level holds the operands, in the DSP's input registers.
+
+    Registers beyond those go at the end. ``stages=None`` is the fast setting
+    (:attr:`stages` becomes ``levels + 2`` tiled, ``levels + 1`` otherwise: a register for every
+    tree level, and the operand register when tiled), where ``levels`` is the depth of the
+    adder tree.
     """
 
-    def __init__(self, a_width, b_width, stages, *, chunk=None, tiled=False):
+    def __init__(self, a_width, b_width, stages=None, *, chunk=None, tiled=False):
         self.a_width = require_int("a_width", a_width, minimum=1)
         self.b_width = require_int("b_width", b_width, minimum=1)
-        self.stages = check_stages("mult_stages", stages)
         self.tiled = check_bool("tiled", tiled)
         self.chunk = require_int("chunk", (17 if tiled else 18) if chunk is None else chunk,
                                  minimum=1)
+        if tiled and self.chunk > DSP_WIDTH:
+            raise ValueError(f"chunk must be at most {DSP_WIDTH} when tiled, not {chunk!r}")
+        terms = -(-self.b_width // self.chunk) * (-(-self.a_width // self.chunk) if tiled else 1)
+        self.levels = (terms - 1).bit_length()
+        fast = self.levels + 1 + self.tiled
+        self.stages = fast if check_mult_stages(stages) is None else stages
 
     @property
     def product_width(self):
         return self.a_width + self.b_width
 
     def build(self, st, a, b):
-        """Emit a * b into the pipeline ``st`` (a :class:`Stages`) and return the product."""
+        """Emit a * b into the pipeline ``st`` (a :class:`Stages`) and return the product. A
+        constant operand is given as a :class:`~amaranth.hdl.Const`."""
         width = self.product_width
         if self.stages == 0:
             return (a * b)[:width]
-        c = self.chunk
+        c, levels = self.chunk, self.levels
+        tree_regs = min(self.stages - 1, levels)
+        operand_reg = self.tiled and self.stages - 1 > levels
         if self.tiled:
-            products = sorted(((a[i:i + c] * b[j:j + c], i + j)
-                               for i in range(0, self.a_width, c)
-                               for j in range(0, self.b_width, c)), key=lambda t: t[1])
+            terms, _ = tile_products(st, a, b, self.a_width, self.b_width, chunk=c,
+                                     operand_reg=operand_reg)
         else:
-            products = [(a * b[lo:lo + c], lo) for lo in range(0, self.b_width, c)]
-        parts = st.cut(*(p for p, _ in products), enable=True)
-        terms = list(zip(parts, (lo for _, lo in products)))
-        levels = (len(terms) - 1).bit_length()
-        spare = self.stages - 1
-        cut_after = {round((n + 1) * levels / spare) - 1 for n in range(spare)} & set(range(levels))
-        for level in range(levels):
-            terms = [_add_pair(terms[i:i + 2]) for i in range(0, len(terms), 2)]
-            if level in cut_after:
-                regs = st.cut(*(t for t, _ in terms), enable=True)
-                terms = list(zip(regs, (lo for _, lo in terms)))
-        (product, _), = terms
-        for _ in range(spare - len(cut_after)):
+            products = [(a * _slice(b, lo, c), lo) for lo in range(0, self.b_width, c)]
+            parts = st.cut(*(p for p, _ in products), enable=True)
+            terms = list(zip(parts, (lo for _, lo in products)))
+        product = add_terms(st, terms, tree_regs)
+        for _ in range(self.stages - 1 - tree_regs - operand_reg):
             product, = st.cut(product, enable=True)
         return product[:width]
 
 
-def _add_pair(pair):
+def tile_products(st, a, b, a_width, b_width, *, chunk=17, operand_reg=True, along=()):
+    """The partial products of ``a`` and ``b`` (``a_width``/``b_width`` bits; a constant as a
+    :class:`~amaranth.hdl.Const`) cut into ``chunk``-bit tiles: one
+    :class:`~fhe_hw.arith.dsp.TileProduct` each in ``st``'s module, and ``st`` advanced by
+    their latency (the operand register with ``operand_reg``, and the product register), the
+    values ``along`` registered with them. Returns ``(terms, along)``: ``(product, offset)``
+    terms in increasing offset for :func:`add_terms` and the registered ``along``."""
+    tiles = sorted(((TileProduct(_slice(a, i, chunk), _slice(b, j, chunk),
+                                 operand_reg=operand_reg), i + j)
+                    for i in range(0, a_width, chunk) for j in range(0, b_width, chunk)),
+                   key=lambda t: t[1])
+    for tile, _ in tiles:
+        st.m.submodules += tile
+    for _ in range(1 + operand_reg):
+        along = st.cut(*along, enable=True)
+    return [(tile.p, lo) for tile, lo in tiles], along
+
+
+def add_terms(st, terms, registers, *, carry=None, along=None):
+    """The sum of ``(value, offset)`` terms (offsets increasing) by a binary tree of shifted
+    additions, ``levels = ⌈log2(len(terms))⌉`` deep, with ``registers`` (at most ``levels``)
+    cuts of ``st`` spread over its levels. Each addition's carry chain starts where its
+    operands overlap. ``carry`` (one bit) enters the first addition, whose terms must have
+    the same offset, as its carry in. Returns the sum, at the first term's offset, or with
+    ``along`` (a tuple of values registered at the same cuts) ``(sum, along)``."""
+    levels = (len(terms) - 1).bit_length()
+    cut_after = {round((n + 1) * levels / registers) - 1 for n in range(registers)}
+    rest = () if along is None else along
+    for level in range(levels):
+        terms = [_add_pair(terms[i:i + 2], carry if i == level == 0 else None)
+                 for i in range(0, len(terms), 2)]
+        if level in cut_after:
+            *regs, = st.cut(*(t for t, _ in terms), *rest, enable=True)
+            regs, rest = regs[:len(terms)], tuple(regs[len(terms):])
+            terms = list(zip(regs, (lo for _, lo in terms)))
+    (total, _), = terms
+    return total if along is None else (total, rest)
+
+
+def _slice(value, lo, width):
+    """``value[lo:lo + width]``, a :class:`~amaranth.hdl.Const` when ``value`` is one."""
+    if isinstance(value, Const):
+        return Const((value.value >> lo) & ((1 << width) - 1), min(width, len(value) - lo))
+    return value[lo:lo + width]
+
+
+def _add_pair(pair, carry=None):
+    """The sum of two (value, offset) terms, offset of the first <= the second's, plus
+    ``carry`` (a bit; the offsets must then be equal); the low bits that only the first term
+    has are passed through, so the carry chain starts where the terms overlap."""
     if len(pair) == 1:
         return pair[0]
     (x, lo_x), (y, lo_y) = pair
-    return (x + (y << (lo_y - lo_x)), lo_x)
+    shift = lo_y - lo_x
+    if carry is not None:
+        assert shift == 0, "a carry in needs terms at the same offset"
+        # One chain with a carry in: bit 0 of Cat(c, x) + Cat(c, y) is 2c, a carry of c.
+        return ((Cat(carry, x) + Cat(carry, y))[1:], lo_x)
+    if shift >= len(x):
+        return (Cat(x, Const(0, shift - len(x)), y), lo_x)
+    return (Cat(x[:shift], x[shift:] + y), lo_x)

@@ -6,11 +6,17 @@ x ≡ r = 2^32·(b + c) - a - b + d. For every 128-bit x, -(2^32 - 1) <= r <= 2^
 r lies in (-p, 2p) and one of r + p, r, r - p is the result: one addition, one subtraction and a
 3→1 selection, as in the paper.
 
+Pipelined, the unit puts one carry chain in each stage (``deep=True``, latency 4): b + c and
+a + b (33 bits each, side by side), r = (2^32·(b + c) + d) - (a + b) (2^32·(b + c) + d is a
+concatenation, so this is one 66-bit subtraction), r + p and r - p side by side, and the
+selection by the signs of r and r - p. ``deep=False`` merges the first two and the last two
+(latency 2): a 66-bit chain behind a 33-bit one, and a 3→1 selection behind a 66-bit chain.
+
 Proved formally (:mod:`fhe_hw.sim.formal`, ``tests/test_formal.py``): the combinational unit outputs
 y < p with x - y a multiple of p for all 2^128 inputs (Yosys SAT, 9 s here).
 """
 
-from amaranth import Module, Mux, unsigned
+from amaranth import Cat, Module, Mux, unsigned
 
 from ..params import SOLINAS64, get_modulus
 from .modadd import check_bool
@@ -23,26 +29,29 @@ class SolinasReducer(FixedLatencyUnit):
     """x mod (2^64 - 2^32 + 1) for any 128-bit x ([Cao14] Fig. 3c).
 
     Parameters: ``modulus`` (optional; only 2^64 - 2^32 + 1 / ``"solinas64"`` is accepted),
-    ``pipelined`` (register r and the result: latency 2; otherwise combinational, latency 0).
+    ``pipelined`` (register the stages; otherwise combinational, latency 0), ``deep`` (one
+    carry chain per stage: latency 4, the default; False: latency 2, see the module docstring;
+    no effect when not pipelined).
 
     Ports: ``i`` — always-ready stream of the 128-bit x; ``o`` — always-ready stream of the
     64-bit x mod p. One result per cycle. Uses adders and a multiplexer only.
     """
 
-    def __init__(self, modulus="solinas64", *, pipelined=True):
-        self._latency = self.latency_of(modulus, pipelined=pipelined)
-        self._pipelined = pipelined
+    def __init__(self, modulus="solinas64", *, pipelined=True, deep=True):
+        self._latency = self.latency_of(modulus, pipelined=pipelined, deep=deep)
+        self._pipelined, self._deep = pipelined, deep
         super().__init__(unsigned(128), unsigned(64))
 
     @staticmethod
-    def latency_of(modulus="solinas64", *, pipelined=True):
-        """The :attr:`latency` of ``SolinasReducer(modulus, pipelined=pipelined)`` without
-        building it; raises the constructor's ``ValueError``/``TypeError`` for refused
+    def latency_of(modulus="solinas64", *, pipelined=True, deep=True):
+        """The :attr:`latency` of ``SolinasReducer(modulus, pipelined=pipelined, deep=deep)``
+        without building it; raises the constructor's ``ValueError``/``TypeError`` for refused
         parameters."""
         if get_modulus(modulus).value != SOLINAS64:
             raise ValueError(f"modulus must be 2^64 - 2^32 + 1 (solinas64) for the Solinas "
                              f"reducer, not {modulus!r}")
-        return 2 if check_bool("pipelined", pipelined) else 0
+        deep = check_bool("deep", deep)
+        return (4 if deep else 2) if check_bool("pipelined", pipelined) else 0
 
     @property
     def modulus(self):
@@ -53,8 +62,10 @@ class SolinasReducer(FixedLatencyUnit):
         p, x = SOLINAS64, self.i.payload
         a, b, c, d = x[96:128], x[64:96], x[32:64], x[:32]
         st = Stages(m, self.i.valid, self._pipelined)
-        r, = st.cut(((b + c) << 32) + d - (a + b))
-        y = Mux(r < 0, r + p, Mux(r >= p, r - p, r))
-        y, = st.cut(y[:64])
+        deep = self._pipelined and self._deep
+        high, low, d = st.cut(b + c, a + b, d, enable=deep)
+        r, = st.cut(Cat(d, high) - low)
+        plus, minus, r = st.cut(r + p, r - p, r, enable=deep)
+        y, = st.cut(Mux(r < 0, plus, Mux(minus >= 0, minus, r))[:64])
         m.d.comb += [self.o.payload.eq(y), self.o.valid.eq(st.valid)]
         return m

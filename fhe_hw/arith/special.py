@@ -7,6 +7,10 @@ y1 + p when y1 < 0, else y1. That is exact for products of reduced operands (x <
 T = 1 forces H = L = 0); over the whole 2m-bit input y1 reaches at most p + 1, so this unit also
 selects y1 - p when y1 >= p: a 3→1 selection, and the result is x mod p for every 2m-bit input.
 
+Pipelined, the unit puts one carry chain in each stage (``deep=True``, latency 4): L - H,
+y1 = (L - H) + T, y1 + p and y1 - p side by side, and the selection by the signs of y1 and
+y1 - p. ``deep=False`` merges the first two and the last two (latency 2).
+
 Proved formally (:mod:`fhe_hw.sim.formal`, ``tests/test_formal.py``): for m = 33 and 65 the
 combinational unit outputs y < p with x - y a multiple of p for all 2^(2m) inputs (Yosys SAT,
 0.9 s and 2.5 s here); the paper's two-way selection fails that proof and passes it under
@@ -29,24 +33,28 @@ class SpecialReducer(FixedLatencyUnit):
     """x mod p for p = 2^(m-1) + 1 and any 0 <= x < 2^(2m) ([Cao14] Fig. 3b).
 
     Parameters: ``m`` (bit length of p, >= 3: 33 for 2^32+1, 65 for 2^64+1), ``pipelined``
-    (register y1 and the result: latency 2; otherwise combinational, latency 0).
+    (register the stages; otherwise combinational, latency 0), ``deep`` (one carry chain per
+    stage: latency 4, the default; False: latency 2, see the module docstring; no effect when
+    not pipelined).
 
     Ports: ``i`` — always-ready stream of the 2m-bit x; ``o`` — always-ready stream of the m-bit
     x mod p. One result per cycle. Uses adders and a multiplexer only.
     """
 
-    def __init__(self, m, *, pipelined=True):
-        self._latency = self.latency_of(m, pipelined=pipelined)
+    def __init__(self, m, *, pipelined=True, deep=True):
+        self._latency = self.latency_of(m, pipelined=pipelined, deep=deep)
         self._m = m
-        self._pipelined = pipelined
+        self._pipelined, self._deep = pipelined, deep
         super().__init__(unsigned(2 * m), unsigned(m))
 
     @staticmethod
-    def latency_of(m, *, pipelined=True):
-        """The :attr:`latency` of ``SpecialReducer(m, pipelined=pipelined)`` without building it;
-        raises the constructor's ``ValueError``/``TypeError`` for refused parameters."""
+    def latency_of(m, *, pipelined=True, deep=True):
+        """The :attr:`latency` of ``SpecialReducer(m, pipelined=pipelined, deep=deep)`` without
+        building it; raises the constructor's ``ValueError``/``TypeError`` for refused
+        parameters."""
         require_int("m", m, minimum=3, maximum=MAX_M)
-        return 2 if check_bool("pipelined", pipelined) else 0
+        deep = check_bool("deep", deep)
+        return (4 if deep else 2) if check_bool("pipelined", pipelined) else 0
 
     @property
     def m(self):
@@ -61,8 +69,10 @@ class SpecialReducer(FixedLatencyUnit):
         m, p, x = self._m, self.modulus, self.i.payload
         low, high, top = x[:m - 1], x[m - 1:2 * m - 2], x[2 * m - 2:]
         st = Stages(mod, self.i.valid, self._pipelined)
-        y1, = st.cut(low + top - high)
-        y = Mux(y1 < 0, y1 + p, Mux(y1 >= p, y1 - p, y1))
-        y, = st.cut(y[:m])
+        deep = self._pipelined and self._deep
+        diff, top = st.cut(low - high, top, enable=deep)
+        y1, = st.cut(diff + top)
+        plus, minus, y1 = st.cut(y1 + p, y1 - p, y1, enable=deep)
+        y, = st.cut(Mux(y1 < 0, plus, Mux(minus >= 0, minus, y1))[:m])
         mod.d.comb += [self.o.payload.eq(y), self.o.valid.eq(st.valid)]
         return mod

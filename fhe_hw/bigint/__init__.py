@@ -13,6 +13,7 @@ from .wordalu import ALUOp, WordALU
 __all__ = ["IntegerFFTMultiplier", "SuperSizeBarrett", "CMNTEncrypt", "CNTEncrypt", "WordALU",
            "ALUOp", "Sequencer", "Plan", "RAMHarness"]
 
+from ..arith import MULT_STAGES_OPTION  # noqa: E402
 from ..model.bigint import EncryptionSizes  # noqa: E402
 from ..units import Option, register  # noqa: E402
 
@@ -36,7 +37,7 @@ _MULT = (Option("modulus", str, "fermat32", "fermat32, fermat64, solinas64 or ge
          Option("k", int, 8, "transform size ([Cao14] Table 2: 64 or 128)"),
          Option("b", int, 12, "digit bits ([Cao14] Table 2: 8, 24, 28, 12)"),
          Option("bus-width", int, None, "RAM word bits d (default kb/16: kb/2d = 8)"),
-         Option("mult-stages", int, 4, "registers in each multiplier"))
+         MULT_STAGES_OPTION)
 
 register("integer-fft-mul", "super-size Integer-FFT block multiplier, 3 read + 1 write RAM "
          "ports ([Cao13] §3)",

@@ -72,7 +72,7 @@ class SuperSizeBarrett(Sequencer):
     """
 
     def __init__(self, gamma, x_bits=None, modulus="solinas64", k=None, b=None,
-                 bus_width=None, *, mult_stages=4):
+                 bus_width=None, *, mult_stages=None):
         plan, x_bits, self._alpha, self._beta = self._make_plan(gamma, x_bits, modulus, k, b,
                                                                 bus_width)
         self._gamma, self._x_bits = gamma, x_bits
@@ -100,7 +100,7 @@ class SuperSizeBarrett(Sequencer):
 
     @staticmethod
     def latency_of(gamma, x_bits=None, modulus="solinas64", k=None, b=None, bus_width=None, *,
-                   mult_stages=4):
+                   mult_stages=None):
         """``None``: a start/done engine, timed by :meth:`cycles_of`. Raises the constructor's
         ``ValueError``/``TypeError`` for refused parameters without building anything."""
         plan = SuperSizeBarrett._make_plan(gamma, x_bits, modulus, k, b, bus_width)[0]
@@ -108,7 +108,7 @@ class SuperSizeBarrett(Sequencer):
 
     @staticmethod
     def cycles_of(gamma, x_bits=None, modulus="solinas64", k=None, b=None, bus_width=None, *,
-                  mult_stages=4):
+                  mult_stages=None):
         """:meth:`cycles` of the reduction with these parameters without building it."""
         plan = SuperSizeBarrett._make_plan(gamma, x_bits, modulus, k, b, bus_width)[0]
         return Sequencer.cycles_of_plan(plan, modulus, k, b, bus_width, mult_stages=mult_stages)

@@ -117,20 +117,20 @@ class CMNTEncrypt(_Encrypt):
     """
 
     def __init__(self, group="toy", schedule="paper", modulus="solinas64", k=None, b=None,
-                 bus_width=None, *, mult_stages=4):
+                 bus_width=None, *, mult_stages=None):
         self._schedule = schedule
         super().__init__((group, schedule), modulus, k, b, bus_width, mult_stages)
 
     @staticmethod
     def latency_of(group="toy", schedule="paper", modulus="solinas64", k=None, b=None,
-                   bus_width=None, *, mult_stages=4):
+                   bus_width=None, *, mult_stages=None):
         """``None``: a start/done engine, timed by :meth:`cycles_of`. Raises the constructor's
         ``ValueError``/``TypeError`` for refused parameters without building anything."""
         CMNTEncrypt._latency_of((group, schedule), modulus, k, b, bus_width, mult_stages)
 
     @staticmethod
     def cycles_of(group="toy", schedule="paper", modulus="solinas64", k=None, b=None,
-                  bus_width=None, *, mult_stages=4):
+                  bus_width=None, *, mult_stages=None):
         """:meth:`cycles` of one encryption with these parameters without building it."""
         return CMNTEncrypt._cycles_of((group, schedule), modulus, k, b, bus_width, mult_stages)
 
@@ -207,19 +207,19 @@ class CNTEncrypt(_Encrypt):
     :class:`CMNTEncrypt` otherwise."""
 
     def __init__(self, group="toy", modulus="solinas64", k=None, b=None, bus_width=None, *,
-                 mult_stages=4):
+                 mult_stages=None):
         super().__init__((group,), modulus, k, b, bus_width, mult_stages)
 
     @staticmethod
     def latency_of(group="toy", modulus="solinas64", k=None, b=None, bus_width=None, *,
-                   mult_stages=4):
+                   mult_stages=None):
         """``None``: a start/done engine, timed by :meth:`cycles_of`. Raises the constructor's
         ``ValueError``/``TypeError`` for refused parameters without building anything."""
         CNTEncrypt._latency_of((group,), modulus, k, b, bus_width, mult_stages)
 
     @staticmethod
     def cycles_of(group="toy", modulus="solinas64", k=None, b=None, bus_width=None, *,
-                  mult_stages=4):
+                  mult_stages=None):
         """:meth:`cycles` of one encryption with these parameters without building it."""
         return CNTEncrypt._cycles_of((group,), modulus, k, b, bus_width, mult_stages)
 

@@ -79,7 +79,7 @@ class IntegerFFTMultiplier(Component):
     [Cao14] Table 2 entry); ``bus_width`` d (default kb/16, so kb/2d = 8 as in [Cao13] §5);
     ``max_bits`` (generate-time maximum operand length, sets the counter widths);
     ``addr_width`` (RAM word-address bits, default 24); ``mult_stages`` (pipeline registers of
-    every multiplier).
+    every multiplier; default None, :class:`~fhe_hw.arith.ModMul`'s fast setting).
 
     Ports: ``i`` — stream of commands ``{x_addr, x_words, y_addr, y_words, z_addr}`` (word
     addresses and operand lengths in d-bit words, run-time); ``o`` — stream of one beat per
@@ -97,7 +97,7 @@ class IntegerFFTMultiplier(Component):
     """
 
     def __init__(self, modulus="solinas64", k=None, b=None, bus_width=None, max_bits=4096, *,
-                 addr_width=24, mult_stages=4):
+                 addr_width=24, mult_stages=None):
         self._p = p = self._plan(modulus, k, b, bus_width, max_bits, addr_width, mult_stages)
         self._cfg = cfg = p.cfg
         self._max_words, self._max_bits, self._addr_width = p.max_words, max_bits, addr_width
@@ -151,14 +151,14 @@ class IntegerFFTMultiplier(Component):
 
     @staticmethod
     def latency_of(modulus="solinas64", k=None, b=None, bus_width=None, max_bits=4096, *,
-                   addr_width=24, mult_stages=4):
+                   addr_width=24, mult_stages=None):
         """``None``: a command engine, timed by :meth:`cycles_of`. Raises the constructor's
         ``ValueError``/``TypeError`` for refused parameters without building anything."""
         IntegerFFTMultiplier._plan(modulus, k, b, bus_width, max_bits, addr_width, mult_stages)
 
     @staticmethod
     def cycles_of(modulus="solinas64", k=None, b=None, bus_width=None, max_bits=4096, *,
-                  addr_width=24, mult_stages=4, x_words=None, y_words=None):
+                  addr_width=24, mult_stages=None, x_words=None, y_words=None):
         """:meth:`cycles` of one multiplication on the multiplier with these parameters,
         without building it; ``x_words``/``y_words`` default to ``max_words`` (the longest
         operands the unit takes)."""

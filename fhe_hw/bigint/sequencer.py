@@ -79,7 +79,7 @@ class Sequencer(Component):
     """
 
     def __init__(self, plan, modulus="solinas64", k=None, b=None, bus_width=None, *,
-                 mult_stages=4):
+                 mult_stages=None):
         self._aw, mul_kw, _ = self._check(plan, modulus, k, b, bus_width, mult_stages)
         self._plan = plan
         d = plan.d
@@ -111,7 +111,7 @@ class Sequencer(Component):
 
     @staticmethod
     def cycles_of_plan(plan, modulus="solinas64", k=None, b=None, bus_width=None, *,
-                       mult_stages=4):
+                       mult_stages=None):
         """:meth:`cycles` of a Sequencer with these parameters without building it."""
         mul = Sequencer._check(plan, modulus, k, b, bus_width, mult_stages)[2]
         return Sequencer._cycles_from(

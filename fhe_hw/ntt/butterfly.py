@@ -38,8 +38,9 @@ class Butterfly(FixedLatencyUnit):
     ModMul; ``"shift"`` — shifts or ``ValueError``; ``"modmul"`` — always a ModMul);
     ``mult_latency`` (constant twiddles only: pad the multipliers to this latency, so that
     butterflies of one stage with different twiddles stay aligned); ``tiled`` (every ModMul
-    with both operands in 17-bit tiles, one MULT18X18D per registered partial product, see
-    :class:`~fhe_hw.arith.pipeline.Multiplier`; same latency).
+    with both operands in 17-bit tiles, one MULT18X18D per partial product, see
+    :class:`~fhe_hw.arith.pipeline.Multiplier`). ``mult_stages`` and ``tiled`` default to
+    ModMul's defaults (None, True: its fast pipeline).
 
     Ports: ``i`` — always-ready stream of ``{up, down, w_down[, w_up]}`` (m bits each,
     LSB-first; only ``{up, down}`` with constant twiddles); ``o`` — always-ready stream of
@@ -48,8 +49,8 @@ class Butterfly(FixedLatencyUnit):
     ``multiplier latency + 1``; one butterfly per cycle.
     """
 
-    def __init__(self, modulus, *, scale_up=False, mult_stages=4, reducer="auto", twiddle=None,
-                 twiddle_up=None, multiplier="auto", mult_latency=None, tiled=False):
+    def __init__(self, modulus, *, scale_up=False, mult_stages=None, reducer="auto", twiddle=None,
+                 twiddle_up=None, multiplier="auto", mult_latency=None, tiled=True):
         plan = self._plan(modulus, scale_up, mult_stages, reducer, twiddle, twiddle_up,
                           multiplier, mult_latency, tiled)
         self._twiddle, self._twiddle_up, self._scale_up, mult_latency = plan
@@ -112,8 +113,8 @@ class Butterfly(FixedLatencyUnit):
         return twiddle, twiddle_up, twiddle_up is not None, mult_latency
 
     @staticmethod
-    def latency_of(modulus, *, scale_up=False, mult_stages=4, reducer="auto", twiddle=None,
-                   twiddle_up=None, multiplier="auto", mult_latency=None, tiled=False):
+    def latency_of(modulus, *, scale_up=False, mult_stages=None, reducer="auto", twiddle=None,
+                   twiddle_up=None, multiplier="auto", mult_latency=None, tiled=True):
         """The :attr:`latency` of the Butterfly with these parameters without building it;
         raises the constructor's ``ValueError``/``TypeError`` for refused parameters."""
         return 1 + Butterfly._plan(modulus, scale_up, mult_stages, reducer, twiddle,

@@ -55,7 +55,7 @@ from .streaming import output_fifo
 __all__ = ["FourStepNTT", "four_step_mul_latency", "four_step_ntt_cycles"]
 
 
-def four_step_mul_latency(n, *, inverse=False, mult_stages=4, reducer="auto", tiled=False):
+def four_step_mul_latency(n, *, inverse=False, mult_stages=None, reducer="auto", tiled=True):
     """Check :class:`FourStepNTT`'s parameters without building hardware and return the latency
     of its twiddle ModMul. Raises ``TypeError``/``ValueError`` for a parameter the engine
     refuses."""
@@ -75,8 +75,9 @@ class FourStepNTT(Component):
 
     Parameters: ``n`` (4096 or 65536); ``inverse`` (inverse transform, n^-1 folded in by the
     shift units); ``mult_stages``, ``reducer`` and ``tiled`` (passed to the 8 twiddle
-    :class:`~fhe_hw.arith.ModMul`; ``tiled`` keeps the latency). The transform is cyclic (the
-    paper's eqs 7–8); use :class:`~fhe_hw.ntt.StreamingNTT` for a negacyclic one.
+    :class:`~fhe_hw.arith.ModMul`; the defaults None and True are ModMul's own). The transform
+    is cyclic (the paper's eqs 7–8); use :class:`~fhe_hw.ntt.StreamingNTT` for a negacyclic
+    one.
 
     Ports: ``i`` and ``o`` — streams of ``data.ArrayLayout(unsigned(64), 8)``, n/8 beats per
     transform, words in natural index order (lane 0 first) in and out: X = ``ntt4096(x)`` /
@@ -85,16 +86,16 @@ class FourStepNTT(Component):
     ``slow`` test) and n = 65536 (``tools/cosim_ntt.py --four-step``).
 
     Cycles: :meth:`cycles` = :func:`~fhe_hw.ntt.schedule.four_step_cycles` (n, ModMul latency),
-    first input to last output with always-valid input and always-ready output: 2097 for
-    n = 4096 and 41026 for n = 65536 with the default ModMul. The next transform loads once the
-    last output read has been issued. Storage: 8 banks of n/8 words, twiddle ROMs of 8·64·8
-    (4096) or 8·(64·8 + 4096·2) (65536) words.
+    first input to last output with always-valid input and always-ready output: 2105 for
+    n = 4096 and 41038 for n = 65536 with the default ModMul (latency 10). The next transform
+    loads once the last output read has been issued. Storage: 8 banks of n/8 words, twiddle
+    ROMs of 8·64·8 (4096) or 8·(64·8 + 4096·2) (65536) words.
 
     Raises ``TypeError``/``ValueError`` for a bad parameter (n other than 4096 or 65536, a
     non-bool ``inverse`` or ``tiled``, a bad ``mult_stages`` or ``reducer``).
     """
 
-    def __init__(self, n, *, inverse=False, mult_stages=4, reducer="auto", tiled=False):
+    def __init__(self, n, *, inverse=False, mult_stages=None, reducer="auto", tiled=True):
         four_step_mul_latency(n, inverse=inverse, mult_stages=mult_stages, reducer=reducer,
                               tiled=tiled)
         self._n, self._inverse = n, inverse

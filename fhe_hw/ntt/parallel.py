@@ -23,7 +23,7 @@ from amaranth import Module
 from amaranth.lib import data
 
 from ..arith.modadd import check_bool
-from ..arith.pipeline import FixedLatencyUnit, check_stages
+from ..arith.pipeline import FixedLatencyUnit, check_mult_stages
 from ..model.ntt import negacyclic_post_twiddles, stage_pairs, stage_twiddles
 from ..params import ntt_params, require_int
 from .butterfly import Butterfly
@@ -62,7 +62,7 @@ class ParallelNTT(FixedLatencyUnit):
     transform per cycle; :meth:`cycles`. Raises ``ValueError``/``TypeError`` for bad parameters.
     """
 
-    def __init__(self, k, modulus, *, inverse=False, negacyclic=False, mult_stages=4,
+    def __init__(self, k, modulus, *, inverse=False, negacyclic=False, mult_stages=None,
                  reducer="auto", multiplier="auto"):
         params, latencies = self._plan(k, modulus, inverse, negacyclic, mult_stages, reducer,
                                        multiplier)
@@ -92,7 +92,7 @@ class ParallelNTT(FixedLatencyUnit):
         require_int("k", k)
         check_bool("inverse", inverse)
         check_bool("negacyclic", negacyclic)
-        check_stages("mult_stages", mult_stages)
+        check_mult_stages(mult_stages)
         if multiplier not in MULTIPLIERS:
             raise ValueError(f"multiplier must be one of {', '.join(MULTIPLIERS)}, "
                              f"not {multiplier!r}")
@@ -107,7 +107,7 @@ class ParallelNTT(FixedLatencyUnit):
         return params, latencies
 
     @staticmethod
-    def latency_of(k, modulus, *, inverse=False, negacyclic=False, mult_stages=4,
+    def latency_of(k, modulus, *, inverse=False, negacyclic=False, mult_stages=None,
                    reducer="auto", multiplier="auto"):
         """The :attr:`latency` of the ParallelNTT with these parameters without building it;
         raises the constructor's ``ValueError``/``TypeError`` for refused parameters."""
@@ -115,7 +115,7 @@ class ParallelNTT(FixedLatencyUnit):
                                      multiplier)[1])
 
     @staticmethod
-    def cycles_of(k, modulus, *, inverse=False, negacyclic=False, mult_stages=4,
+    def cycles_of(k, modulus, *, inverse=False, negacyclic=False, mult_stages=None,
                   reducer="auto", multiplier="auto", transforms=1):
         """:meth:`cycles` of the ParallelNTT with these parameters without building it."""
         latency = ParallelNTT.latency_of(k, modulus, inverse=inverse, negacyclic=negacyclic,

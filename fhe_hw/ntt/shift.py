@@ -62,7 +62,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..arith import ModMul, SolinasReducer, SpecialReducer
 from ..arith.modadd import check_bool
-from ..arith.pipeline import FixedLatencyUnit, Stages, check_stages
+from ..arith.pipeline import FixedLatencyUnit, Stages, check_mult_stages
 from ..component import Component
 from ..model.ntt import wang_huang_root
 from ..params import SOLINAS64, get_modulus, require_int, require_power_of_two
@@ -140,6 +140,9 @@ class RingNormaliser(FixedLatencyUnit):
     ≡ L - H + v2; adding 2^33·p keeps it positive below 2^98 (registered), then [Cao14] Fig. 3(c)
     :class:`~fhe_hw.arith.SolinasReducer` (latency 3 in all), as :func:`fhe_hw.model.ntt.normalise`.
 
+    Both reducers run in their shallow pipeline (``deep=False``), which these latencies and the
+    shift units' documented cycle counts ([Wang13]) are built on.
+
     Parameters: ``modulus``, ``width`` (bits of v, 1..W+1). Ports: ``i`` — always-ready stream of
     the ``width``-bit v; ``o`` — always-ready stream of the m-bit residue. Raises ``ValueError``
     for a modulus without shift ring or a bad width.
@@ -151,9 +154,9 @@ class RingNormaliser(FixedLatencyUnit):
         self._ring = shift_ring(mod)
         self._width = width
         if mod.is_special:
-            self._reducer = SpecialReducer(mod.bits)
+            self._reducer = SpecialReducer(mod.bits, deep=False)
         else:
-            self._reducer = SolinasReducer(mod)
+            self._reducer = SolinasReducer(mod, deep=False)
         super().__init__(unsigned(width), unsigned(mod.bits))
 
     @staticmethod
@@ -169,8 +172,8 @@ class RingNormaliser(FixedLatencyUnit):
         if width > ring + 1:
             raise ValueError(f"width must be at most W + 1 = {ring + 1}, not {width!r}")
         if mod.is_special:
-            return SpecialReducer.latency_of(mod.bits)
-        return 1 + SolinasReducer.latency_of(mod)
+            return SpecialReducer.latency_of(mod.bits, deep=False)
+        return 1 + SolinasReducer.latency_of(mod, deep=False)
 
     @property
     def modulus(self):
@@ -269,8 +272,8 @@ class ConstMul(FixedLatencyUnit):
     (:meth:`latency_of`).
     """
 
-    def __init__(self, modulus, constant, *, multiplier="auto", mult_stages=4, reducer="auto",
-                 latency=None, tiled=False):
+    def __init__(self, modulus, constant, *, multiplier="auto", mult_stages=None, reducer="auto",
+                 latency=None, tiled=True):
         self._kind, natural, self._latency = self._plan(modulus, constant, multiplier,
                                                         mult_stages, reducer, latency, tiled)
         self._modulus = mod = get_modulus(modulus)
@@ -293,7 +296,7 @@ class ConstMul(FixedLatencyUnit):
         if multiplier not in MULTIPLIERS:
             raise ValueError(f"multiplier must be one of {', '.join(MULTIPLIERS)}, "
                              f"not {multiplier!r}")
-        check_stages("mult_stages", mult_stages)
+        check_mult_stages(mult_stages)
         c = constant % mod.value
         shift_ok = shift_ring(mod) is not None
         if shift_ok:
@@ -315,8 +318,8 @@ class ConstMul(FixedLatencyUnit):
         return kind, natural, latency
 
     @staticmethod
-    def latency_of(modulus, constant, *, multiplier="auto", mult_stages=4, reducer="auto",
-                   latency=None, tiled=False):
+    def latency_of(modulus, constant, *, multiplier="auto", mult_stages=None, reducer="auto",
+                   latency=None, tiled=True):
         """The :attr:`latency` of the ConstMul with these parameters without building it
         (``latency=None``: the natural latency of the chosen multiplier); raises the
         constructor's ``ValueError``/``TypeError`` for refused parameters."""

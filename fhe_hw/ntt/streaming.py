@@ -98,7 +98,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..arith import ModMul
 from ..arith.modadd import check_bool
-from ..arith.pipeline import check_stages
+from ..arith.pipeline import check_mult_stages
 from ..component import Component
 from ..model.ntt import negacyclic_post_twiddles, stage_pairs, stage_twiddles
 from ..params import NTTParams, get_modulus, ntt_params, require_int, require_power_of_two
@@ -132,7 +132,7 @@ class StreamingConfig:
 
 
 def streaming_config(n, modulus="solinas64", *, butterflies=1, lanes=None, negacyclic=False,
-                     inverse=False, mult_stages=4, reducer="auto", tiled=False,
+                     inverse=False, mult_stages=None, reducer="auto", tiled=True,
                      read_stages=READ_STAGES):
     """Check :class:`StreamingNTT`'s parameters without building hardware and resolve them
     (:class:`StreamingConfig`: lanes default 2P, the butterfly and post-multiplier latencies
@@ -161,7 +161,7 @@ def streaming_config(n, modulus="solinas64", *, butterflies=1, lanes=None, negac
         kind = " (negacyclic)" if negacyclic else ""
         raise ValueError(f"modulus must have a primitive {order}-th root of unity for n = "
                          f"{n}{kind}, not {mod}: {e}") from None
-    check_stages("mult_stages", mult_stages)
+    check_mult_stages(mult_stages)
     require_int("read_stages", read_stages, minimum=0, maximum=MAX_READ_STAGES)
     bf_latency = Butterfly.latency_of(mod, scale_up=inverse and not negacyclic,
                                       mult_stages=mult_stages, reducer=reducer, tiled=tiled)
@@ -258,7 +258,7 @@ class StreamingNTT(Component):
     n/2); ``lanes`` (coefficients per stream beat: a power of two, at most 2P; default 2P);
     ``negacyclic`` (transform mod x^n + 1); ``inverse``; ``mult_stages``, ``reducer`` and
     ``tiled`` (passed to every :class:`~fhe_hw.arith.ModMul`: butterflies and
-    post-multipliers; ``tiled`` keeps the latency); ``read_stages`` (0 to 3, default 3:
+    post-multipliers; the defaults None and True are ModMul's own); ``read_stages`` (0 to 3, default 3:
     registers on the read path, see the module docstring: the read addresses, which add one
     cycle to the unload, then each bank's output and the read network's middle, which add one
     cycle to every stage's drain and to the unload; 0 is the engine before they were added).
@@ -280,7 +280,7 @@ class StreamingNTT(Component):
     """
 
     def __init__(self, n, modulus="solinas64", *, butterflies=1, lanes=None, negacyclic=False,
-                 inverse=False, mult_stages=4, reducer="auto", tiled=False,
+                 inverse=False, mult_stages=None, reducer="auto", tiled=True,
                  read_stages=READ_STAGES):
         cfg = streaming_config(n, modulus, butterflies=butterflies, lanes=lanes,
                                negacyclic=negacyclic, inverse=inverse, mult_stages=mult_stages,

@@ -79,8 +79,9 @@ class Kawamura(Component):
         check_ring(n)
         c = KawamuraConstants.build(source, target, rho, delta)
         check_stages("mult_stages", mult_stages)
+        # The shallow multiplier rounds: their latency adds to the engine's fill.
         return source, target, c, DynamicModMul.plan(source + target, word,
-                                                     mult_stages=mult_stages)
+                                                     mult_stages=mult_stages, deep=False)
 
     @staticmethod
     def latency_of(source, target, n, rho, delta, *, word=None, mult_stages=4):
@@ -176,7 +177,8 @@ class Kawamura(Component):
         inputs = lanes(self.i.payload.as_value(), r, l)
         for x in range(self.rowers):
             core.submodules[f"mul{x}"] = unit = DynamicModMul(mul.moduli, mul.word, width=r,
-                                                              mult_stages=self._mult_stages)
+                                                              mult_stages=self._mult_stages,
+                                                              deep=mul.deep)
             muls.append(unit)
             qx = self._source[x] if x < l else self._source[0]
             px = self._target[x] if x < k else self._target[0]

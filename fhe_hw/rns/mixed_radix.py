@@ -88,11 +88,13 @@ class MixedRadix(Component):
             mult_stages = 4
             if architecture == "iterative":
                 loop = MixedRadix._loop_length(DynamicModMul.latency_of(moduli, word,
-                                                                        mult_stages=0))
+                                                                        mult_stages=0,
+                                                                        deep=False))
                 mult_stages = (1 << (loop + 1).bit_length()) - loop  # >= 2, L a power of two
         check_stages("mult_stages", mult_stages)
+        # The shallow multiplier rounds: their latency is in the loop and the fill.
         return source, target, arch, c, DynamicModMul.plan(moduli, word,
-                                                           mult_stages=mult_stages)
+                                                           mult_stages=mult_stages, deep=False)
 
     @staticmethod
     def _loop_length(multiplier_latency):
@@ -163,7 +165,7 @@ class MixedRadix(Component):
         core.submodules[f"sub_{name}"] = sub = ModSub(modulus)
         core.submodules[f"mul_{name}"] = mul = DynamicModMul(
             self._proto.moduli, self._proto.word, width=self._width,
-            mult_stages=self._mult_stages)
+            mult_stages=self._mult_stages, deep=self._proto.deep)
         w = modulus.bit_length()
         core.d.comb += [mul.i.valid.eq(sub.o.valid), mul.i.payload.a.eq(sub.o.payload),
                         mul.i.payload.q.eq(modulus)]

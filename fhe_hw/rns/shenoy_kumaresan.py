@@ -65,6 +65,8 @@ ARCHITECTURES = ("folded", "pipelined")
 #: behind it, so that no block-RAM output drives adder logic directly (ECP5 DP16KD
 #: clock-to-out is about 6 ns).
 READ_LATENCY = 2
+#: SyncFIFOBuffered: written at w, readable from w + 2.
+_FIFO_LATENCY = 2
 
 
 class CRTBaseExtension(Component):
@@ -118,7 +120,12 @@ class CRTBaseExtension(Component):
         check_stages("mult_stages", mult_stages)
         source, target = tuple(source), tuple(target)
         moduli = source + target + ((redundant,) if cls._redundant_path else ())
+        # The deep multiplier rounds (faster clock, more cycles of latency) where the rows of a
+        # residue polynomial hide the latency, so that cycles() is unchanged ([Kir25] Tables
+        # 4.5/4.6); the shallow ones otherwise (fast base conversion never hides it).
         mul = DynamicModMul.plan(moduli, word, mult_stages=mult_stages)
+        if not cls._redundant_path or n // tp < cls._hidden_rows(mul.latency):
+            mul = DynamicModMul.plan(moduli, word, mult_stages=mult_stages, deep=False)
         lm = mul.latency
         return SimpleNamespace(
             arch=arch, c=c, source=source, target=target, mul=mul,
@@ -126,9 +133,20 @@ class CRTBaseExtension(Component):
             passes=ceil(k / targets_per_pass),
             # accept -> bank write of a Sum item; Post-Sum issue -> FIFO write (see elaborate);
             # bank reads take READ_LATENCY cycles (registered port + output register)
-            acc_latency=READ_LATENCY + 2 + 2 * lm,
-            issue_latency=(READ_LATENCY + 2 + 2 * lm) if cls._redundant_path else READ_LATENCY,
-            fifo_latency=2)  # SyncFIFOBuffered: written at w, readable from w + 2
+            acc_latency=cls._acc_latency_of(lm),
+            issue_latency=cls._acc_latency_of(lm) if cls._redundant_path else READ_LATENCY,
+            fifo_latency=_FIFO_LATENCY)
+
+    @staticmethod
+    def _acc_latency_of(lm):
+        """Accept -> bank write of a Sum item, and Post-Sum issue -> FIFO write (see elaborate):
+        bank reads take READ_LATENCY cycles (registered port + output register)."""
+        return READ_LATENCY + 2 + 2 * lm
+
+    @classmethod
+    def _hidden_rows(cls, lm):
+        """:attr:`hidden_latency_rows` of Shenoy–Kumaresan with multiplier latency ``lm``."""
+        return 2 * cls._acc_latency_of(lm) + _FIFO_LATENCY
 
     @classmethod
     def _pass_offset(cls, p):
@@ -253,7 +271,7 @@ class CRTBaseExtension(Component):
 
     def _mul(self, m, name):
         unit = DynamicModMul(self._proto.moduli, self._word, width=self._width,
-                             mult_stages=self._mult_stages)
+                             mult_stages=self._mult_stages, deep=self._proto.deep)
         m.submodules[name] = unit
         return unit
 

@@ -132,10 +132,14 @@ def _harness(top, ports, counts, config, reset_cycles, max_cycles):
 
 
 def run_from_reset(component, unit_name, inputs, expected_counts, workdir, *,
-                   generation="2012", config=None, reset_cycles=4, max_cycles=None):
+                   generation="2012", config=None, reset_cycles=4, max_cycles=None,
+                   platform=None, libraries=()):
     """Simulate ``component`` in Icarus (``-g<generation>``) from reset with every register at
     ``x``: ``inputs`` maps input streams to beats, ``expected_counts`` output streams to the
-    number of beats to wait for, ``config`` plain input signals to constants. Returns a
+    number of beats to wait for, ``config`` plain input signals to constants. ``platform`` is
+    passed to the units' ``elaborate`` (:func:`fhe_hw.units.to_verilog`) and ``libraries``
+    (Verilog source texts) are compiled beside the unit: models of the vendor primitives such
+    a platform makes the units instantiate. Returns a
     :class:`~fhe_hw.sim.pysim.StreamRun` (``cycles`` from the first input transfer to the last
     output transfer, both included) or raises ``AssertionError`` when an output ``valid`` is
     ``x``, an output payload has ``x`` bits or the run does not finish."""
@@ -150,13 +154,18 @@ def run_from_reset(component, unit_name, inputs, expected_counts, workdir, *,
     counts = {name: len(beats) for name, beats in inputs.items()} | dict(expected_counts)
     limit = max_cycles or 64 + 64 * sum(counts.values())
     top = top_name(unit_name)
-    (workdir / "unit.v").write_text(without_initial_values(to_verilog(component, unit_name)))
+    (workdir / "unit.v").write_text(without_initial_values(to_verilog(component, unit_name,
+                                                                      platform=platform)))
     (workdir / "harness.v").write_text(_harness(top, ports, counts, config or {}, reset_cycles,
                                                 limit))
+    sources = ["harness.v", "unit.v"]
+    for n, text in enumerate(libraries):
+        sources.append(f"library{n}.v")
+        (workdir / sources[-1]).write_text(text)
     for name, beats in inputs.items():
         (workdir / f"{name}.in").write_text(
             "".join(f"{pack(by_name[name].shape, b):x}\n" for b in beats))
-    subprocess.run([iverilog, f"-g{generation}", "-o", "sim", "harness.v", "unit.v"],
+    subprocess.run([iverilog, f"-g{generation}", "-o", "sim", *sources],
                    cwd=workdir, check=True, capture_output=True, text=True)
     result = subprocess.run(["vvp", "-n", "sim"], cwd=workdir, check=True, capture_output=True,
                             text=True)

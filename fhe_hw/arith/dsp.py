@@ -1,0 +1,115 @@
+"""One registered DSP tile product: an unsigned product of at most 18 × 18 bits whose registers
+are those of the DSP block where the platform has one.
+
+Yosys's ``synth_ecp5`` maps a multiplication to a combinational MULT18X18D and leaves the
+registers around it in the fabric (TRELLIS_FF): the routing into and out of the DSP column then
+adds to the multiplier's 3.9 ns, and a registered 17 × 17 product alone stops near 145 MHz on
+the LFE5U-85F. With the operands and the product held in the MULT18X18D's own input and output
+registers the DSP is no longer on a critical path. :class:`TileProduct` therefore instantiates
+the primitive, registers set, when elaborated for an ECP5 (:func:`is_ecp5`: an amaranth-boards
+ECP5 platform, or the out-of-context flow of :mod:`fhe_hw.flow.synth`), and describes the same
+registers and product in plain Amaranth everywhere else (simulation, Verilog for other tools, the
+iCE40, whose Yosys pass ``ice40_dsp`` can pack such registers into SB_MAC16). Both forms reset
+their registers to 0 with the domain's synchronous reset (none in a reset-less domain, as on
+the board tops), so they behave alike from reset.
+"""
+
+from amaranth import ClockSignal, Const, Elaboratable, Instance, Module, ResetSignal, Signal
+from amaranth.hdl import Value
+
+__all__ = ["TileProduct", "is_ecp5", "DSP_WIDTH"]
+
+#: Operand width of the ECP5 MULT18X18D (unsigned operands use all 18 bits).
+DSP_WIDTH = 18
+#: Narrowest operand Yosys maps to a DSP block (``mul2dsp`` ``DSP_*_MINWIDTH`` of synth_ecp5);
+#: narrower products stay in the fabric, in either form.
+_DSP_MIN_WIDTH = 2
+
+
+def is_ecp5(platform):
+    """Whether ``platform`` (what ``elaborate`` receives) is a Lattice ECP5: an Amaranth
+    ``LatticePlatform`` of family ``"ecp5"`` or any object with ``family == "ecp5"``."""
+    return getattr(platform, "family", None) == "ecp5"
+
+
+def _is_constant(value):
+    """The integer value of a constant operand, else None."""
+    return value.value if isinstance(value, Const) else None
+
+
+class TileProduct(Elaboratable):
+    """``p = a·b`` for unsigned ``a`` and ``b`` of at most 18 bits each, registered.
+
+    ``a``/``b``: Amaranth values of the enclosing module (a constant operand is a
+    :class:`~amaranth.hdl.Const`); ``operand_reg``: register the operands first (latency 2:
+    the DSP's input and output registers), else only the product (latency 1: the output
+    register). ``p`` is ``len(a) + len(b)`` bits wide.
+
+    On an ECP5 the unit is one MULT18X18D with ``REG_INPUTA_CLK``/``REG_INPUTB_CLK`` (with
+    ``operand_reg``) and ``REG_OUTPUT_CLK`` set to ``CLK0``, ``RESETMODE="SYNC"`` and the
+    domain's reset (0 if it has none) on ``RST0``, unless a constant operand is 0 or a power
+    of two or an operand is narrower than 2 bits (no DSP is needed then: the fabric form is
+    used). Raises ``ValueError`` for an operand wider than 18 bits.
+    """
+
+    def __init__(self, a, b, *, operand_reg):
+        self.a, self.b = Value.cast(a), Value.cast(b)
+        for name, value in (("a", self.a), ("b", self.b)):
+            if len(value) > DSP_WIDTH:
+                raise ValueError(f"{name} must be at most {DSP_WIDTH} bits wide, "
+                                 f"not {len(value)}")
+        self.operand_reg = bool(operand_reg)
+        self.p = Signal(len(self.a) + len(self.b))
+
+    @property
+    def latency(self):
+        """Clock cycles from the operands to ``p``."""
+        return 1 + self.operand_reg
+
+    def uses_dsp(self):
+        """Whether the ECP5 form is one MULT18X18D (see the class docstring)."""
+        for value in (self.a, self.b):
+            constant = _is_constant(value)
+            if len(value) < _DSP_MIN_WIDTH or (constant is not None
+                                               and constant & (constant - 1) == 0):
+                return False
+        return True
+
+    def elaborate(self, platform):
+        m = Module()
+        if is_ecp5(platform) and self.uses_dsp():
+            self._mult18x18d(m)
+            return m
+        a, b = self.a, self.b
+        if self.operand_reg:
+            # A constant needs no register: its product is the same from the first cycle on.
+            a, b = (v if _is_constant(v) is not None else _register(m, v, name)
+                    for v, name in ((a, "a"), (b, "b")))
+        m.d.sync += self.p.eq(a * b)
+        return m
+
+    def _mult18x18d(self, m):
+        regs = "CLK0" if self.operand_reg else "NONE"
+        bits = {}
+        for port, value in (("A", self.a), ("B", self.b)):
+            for k in range(DSP_WIDTH):
+                bits[f"i_{port}{k}"] = value[k] if k < len(value) else Const(0)
+        for k in range(DSP_WIDTH):
+            bits[f"i_C{k}"] = Const(0)
+        product = Signal(2 * DSP_WIDTH)
+        for k in range(2 * DSP_WIDTH):
+            bits[f"o_P{k}"] = product[k]
+        m.submodules.dsp = Instance(
+            "MULT18X18D",
+            p_REG_INPUTA_CLK=regs, p_REG_INPUTB_CLK=regs, p_REG_PIPELINE_CLK="NONE",
+            p_REG_OUTPUT_CLK="CLK0", p_RESETMODE="SYNC", p_GSR="DISABLED",
+            i_CLK0=ClockSignal(), i_CE0=Const(1), i_RST0=ResetSignal(allow_reset_less=True),
+            i_SIGNEDA=Const(0), i_SIGNEDB=Const(0), i_SOURCEA=Const(0), i_SOURCEB=Const(0),
+            **bits)
+        m.d.comb += self.p.eq(product[:len(self.p)])
+
+
+def _register(m, value, name):
+    reg = Signal(len(value), name=name)
+    m.d.sync += reg.eq(value)
+    return reg
