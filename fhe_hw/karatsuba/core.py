@@ -109,7 +109,7 @@ class KaratsubaCore(Elaboratable):
                          self.channel_probes[c][0].eq(p), self.channel_probes[c][1].eq(q)]
         line_out = []
         for ln, (a, b) in enumerate(xbar.lines):
-            mult = SerialPolyMultiplier(P.leaf, D, db, k, T, P.line_time)
+            mult = SerialPolyMultiplier(P.leaf, D, db, k, T, P.line_time, pipelined=P.pipelined)
             m.submodules[f"mult{ln}"] = mult
             m.d.comb += [mult.a.eq(a), mult.b.eq(b),
                          self.line_probes[ln][0].eq(a), self.line_probes[ln][1].eq(b),
@@ -121,7 +121,7 @@ class KaratsubaCore(Elaboratable):
         # --- post-crossbar (alignment delays) and post-computations -------------------------
         streams = {c: line_out[P.schedule.line[c]] for c in range(1 << r)}
         for u in P.post_units:
-            unit = PostComputeUnit(u.m, D, k, T, u.time)
+            unit = PostComputeUnit(u.m, D, k, T, u.time, pipelined=P.pipelined)
             m.submodules[f"post{u.level}_{u.x}"] = unit
             x = delay(m, list(streams[u.x]), u.pass_delay, name=f"align{u.level}_{u.x}")
             s = delay(m, list(streams[u.y]), u.sum_delay, name=f"align{u.level}_{u.y}")
