@@ -82,10 +82,11 @@ class SerialPolyMultiplier(Elaboratable):
     @staticmethod
     def latency_of(leaf, digits, pipelined=True):
         """One frame of operand buffering, :meth:`row_delay_of`, ``digits`` cycles of
-        accumulation, the resolution register (``pipelined``), ``beat_delay(leaf)``
-        coefficient-times of re-ordering, the output register."""
+        accumulation, when ``pipelined`` the resolution register and the ``leaf - 1`` cycles
+        of the a fan-out chain, ``beat_delay(leaf)`` coefficient-times of re-ordering, the
+        output register."""
         return (leaf * digits + SerialPolyMultiplier.row_delay_of(pipelined) + digits
-                + int(pipelined) + beat_delay(leaf) * digits + 1)
+                + int(pipelined) * leaf + beat_delay(leaf) * digits + 1)
 
     @property
     def latency(self):
@@ -97,32 +98,37 @@ class SerialPolyMultiplier(Elaboratable):
         S = leaf * D
         t = Timing(m, self.period)
 
-        # 1. operand buffers: b serial-to-parallel, a delayed by one frame.
+        # 1. operand buffers: b serial-to-parallel, a delayed by one frame. Integer multiplier
+        # j works ``skew·j`` cycles behind multiplier 0 (``pipelined``: a fan-out chain of a
+        # registers instead of one register driving every DSP), so its bank of b digits changes
+        # that much later, when the shift register has moved on by as many digits.
+        skew = int(self.pipelined)
         shift = Signal(S * db)
-        bank = Signal(S * db)
-        incoming = Cat(shift[db:], self.b)
-        m.d.sync += shift.eq(incoming)
-        # the bank changes one cycle after the frame's last digit, when the a digits (behind
-        # their fan-out register) start streaming against it.
-        with m.If(t.phase(self.time + 1, S) == S - 1):
-            m.d.sync += bank.eq(shift)
+        m.d.sync += shift.eq(Cat(shift[db:], self.b))
         a = delay(m, self.a, S, name="a_fifo")
 
-        # 2. serial integer multipliers: rows on `digits` DSPs, LSD-first accumulation. Every
-        # digit multiplier gets its own copy of the a digit (fan-out register), forms its
-        # TILE_BITS x TILE_BITS tile products in one registered stage (one DSP block each, with
-        # nothing between the DSP and its output register) and sums them in the next one
-        # (``pipelined``: two, pairs of tiles first).
+        # 2. serial integer multipliers: rows on `digits` DSPs, LSD-first accumulation. Each
+        # integer multiplier gets its own copy of the a digit (fan-out register, a chain when
+        # pipelined), forms its TILE_BITS x TILE_BITS tile products in one registered stage
+        # (one DSP block each, with nothing between the DSP and its output register) and sums
+        # them in the next one (``pipelined``: two, pairs of tiles first).
         row_time = self.time + S + self.row_delay_of(self.pipelined)
-        d = t.phase(row_time, D)
-        first = d == 0
+        acc_time = row_time + D + int(self.pipelined) + skew * (leaf - 1)
         products = []
+        a_copy = a
         for j in range(leaf):
+            a_copy_next = Signal(db, name=f"a{j}")
+            m.d.sync += a_copy_next.eq(a_copy if self.pipelined else a)
+            a_copy = a_copy_next
+            # the bank changes one cycle after the frame's last digit (plus the skew), when
+            # the a digits behind their fan-out register start streaming against it.
+            bank = Signal(D * db, name=f"bank{j}")
+            with m.If(t.phase(self.time + 1 + skew * j, S) == S - 1):
+                lo = (j * D - skew * j) * db
+                m.d.sync += bank.eq(shift[lo:lo + D * db])
             digit_products = []
             for e in range(D):
-                a_copy = Signal(db, name=f"a{j}_{e}")
-                m.d.sync += a_copy.eq(a)
-                b_digit = bank[(j * D + e) * db:(j * D + e + 1) * db]
+                b_digit = bank[e * db:(e + 1) * db]
                 tiles = []
                 for lo_a in range(0, db, TILE_BITS):
                     for lo_b in range(0, db, TILE_BITS):
@@ -141,10 +147,11 @@ class SerialPolyMultiplier(Elaboratable):
                 p = Signal(2 * db, name=f"dsp{j}_{e}")
                 m.d.sync += p.eq(sum(tiles))
                 digit_products.append(p)
-            products.append(self._accumulate(m, j, digit_products, d, first))
+            d = t.phase(row_time + skew * j, D)
+            product = self._accumulate(m, j, digit_products, d, d == 0)
+            products.append(delay(m, product, skew * (leaf - 1 - j), name=f"align{j}"))
 
         # 3. the accumulation window: c_{i+j} += a_i·b_j, chunk-serially.
-        acc_time = row_time + D + int(self.pipelined)
         first = t.phase(acc_time, D) == 0
         last_step = t.phase(acc_time, S) >= (leaf - 1) * D
         window = [Signal(D * k, name=f"window{j}") for j in range(leaf - 1)]
