@@ -8,7 +8,9 @@ Data flow (one frame = one leaf = ``leaf`` coefficient-times of ``digits`` cycle
 
 1. Operand b arrives digit-serially and is shifted into a register; at the end of the frame the
    whole leaf (b_0 .. b_{leaf-1}) moves to a bank that stays for the next frame. Operand a is
-   delayed by one frame (a block-RAM FIFO) so that it streams against that bank.
+   delayed by one frame (a block-RAM FIFO) so that it streams against that bank. When
+   pipelined, integer multiplier j sees a through a chain of j + 1 registers, j cycles late,
+   and switches its part of the bank j cycles late; its products are realigned before step 3.
 2. In cycle d of coefficient-time i, integer multiplier j forms the row a_{i,d}·b_j on its
    ``digits`` DSPs (:func:`fhe_hw.model.karatsuba.digit_products`, row d = cycle d), each
    digit product as ``TILE_BITS`` x ``TILE_BITS`` tile products (one DSP block each, registered)
@@ -56,8 +58,10 @@ class SerialPolyMultiplier(Elaboratable):
     ``leaf·digits``), ``pipelined`` (default ``True``: a second adder-tree register in each
     digit multiplier and a register between the product's chunk-serial resolution and the
     accumulation window, one cycle of latency each, so that no path has more than one carry
-    chain; ``False``: the tile products are summed in one stage and the two chunk adders are
-    chained).
+    chain, and the a digit reaches integer multiplier j through a chain of j + 1 registers
+    instead of one register driving all ``leaf·digits`` DSPs, ``leaf - 1`` cycles more;
+    ``False``: the a digit is broadcast, the tile products are summed in one stage and the two
+    chunk adders are chained).
 
     Ports: ``a``, ``b`` (in: one digit of each operand per cycle, coefficients in ascending
     order, digits least significant first); ``z`` (out: two lanes of ``chunk_bits``; beat b of a
