@@ -79,18 +79,19 @@ class SerialPolyMultiplier(Elaboratable):
 
     @staticmethod
     def row_delay_of(pipelined=True):
-        """Cycles from an a digit leaving the operand FIFO to its digit products: the fan-out
-        register, the tile registers and the adder-tree registers (two when ``pipelined``)."""
-        return 4 if check_bool("pipelined", pipelined) else 3
+        """Cycles from an a digit leaving the operand FIFO to the first digit multiplier's
+        product: the fan-out register, the tile registers (two when ``pipelined``) and the
+        adder-tree registers (two when ``pipelined``)."""
+        return 5 if check_bool("pipelined", pipelined) else 3
 
     @staticmethod
     def latency_of(leaf, digits, pipelined=True):
         """One frame of operand buffering, :meth:`row_delay_of`, ``digits`` cycles of
-        accumulation, when ``pipelined`` the resolution register and the ``leaf - 1`` cycles
-        of the a fan-out chain, ``beat_delay(leaf)`` coefficient-times of re-ordering, the
-        output register."""
+        accumulation, when ``pipelined`` the ``leaf·digits - 1`` cycles of the a fan-out
+        chain and the resolution register, ``beat_delay(leaf)`` coefficient-times of
+        re-ordering, the output register."""
         return (leaf * digits + SerialPolyMultiplier.row_delay_of(pipelined) + digits
-                + int(pipelined) * leaf + beat_delay(leaf) * digits + 1)
+                + int(pipelined) * leaf * digits + beat_delay(leaf) * digits + 1)
 
     @property
     def latency(self):
@@ -102,45 +103,48 @@ class SerialPolyMultiplier(Elaboratable):
         S = leaf * D
         t = Timing(m, self.period)
 
-        # 1. operand buffers: b serial-to-parallel, a delayed by one frame. Integer multiplier
-        # j works ``skew·j`` cycles behind multiplier 0 (``pipelined``: a fan-out chain of a
-        # registers instead of one register driving every DSP), so its bank of b digits changes
-        # that much later, when the shift register has moved on by as many digits.
-        skew = int(self.pipelined)
+        # 1. operand buffers: b serial-to-parallel, a delayed by one frame. When pipelined,
+        # digit multiplier q = j·digits + e works q cycles behind the first (a fan-out chain of
+        # a registers instead of one register driving every DSP), so its b digit changes q
+        # cycles later, when that digit has reached the oldest position of the shift register.
+        P = self.pipelined
         shift = Signal(S * db)
         m.d.sync += shift.eq(Cat(shift[db:], self.b))
         a = delay(m, self.a, S, name="a_fifo")
 
         # 2. serial integer multipliers: rows on `digits` DSPs, LSD-first accumulation. Each
-        # integer multiplier gets its own copy of the a digit (fan-out register, a chain when
-        # pipelined), forms its TILE_BITS x TILE_BITS tile products in one registered stage
-        # (one DSP block each, with nothing between the DSP and its output register) and sums
-        # them in the next one (``pipelined``: two, pairs of tiles first).
-        row_time = self.time + S + self.row_delay_of(self.pipelined)
-        acc_time = row_time + D + int(self.pipelined) + skew * (leaf - 1)
+        # digit multiplier gets a copy of the a digit (one shared fan-out register, or its own
+        # link of the chain when pipelined), forms its TILE_BITS x TILE_BITS tile products in
+        # one registered stage (one DSP block each, with nothing between the DSP and its output
+        # register; pipelined: a second register that can sit next to the DSP) and sums them in
+        # the next one (pipelined: two, pairs of tiles first). When pipelined the digit
+        # products of integer multiplier j are realigned to skew j·digits + digits - 1 and its
+        # coefficient products to the last one's.
+        row_time = self.time + S + self.row_delay_of(P)
+        acc_time = row_time + D + P * leaf * D
         products = []
         a_copy = a
         for j in range(leaf):
-            a_copy_next = Signal(db, name=f"a{j}")
-            m.d.sync += a_copy_next.eq(a_copy if self.pipelined else a)
-            a_copy = a_copy_next
-            # the bank changes one cycle after the frame's last digit (plus the skew), when
-            # the a digits behind their fan-out register start streaming against it.
-            bank = Signal(D * db, name=f"bank{j}")
-            with m.If(t.phase(self.time + 1 + skew * j, S) == S - 1):
-                lo = (j * D - skew * j) * db
-                m.d.sync += bank.eq(shift[lo:lo + D * db])
             digit_products = []
             for e in range(D):
-                b_digit = bank[e * db:(e + 1) * db]
+                q = j * D + e
+                a_next = Signal(db, name=f"a{j}_{e}")
+                m.d.sync += a_next.eq(a_copy if P else a)
+                a_copy = a_next
+                b_digit = Signal(db, name=f"b{j}_{e}")
+                with m.If(t.phase(self.time + 1 + P * q, S) == S - 1):
+                    lo = (q - P * q) * db
+                    m.d.sync += b_digit.eq(shift[lo:lo + db])
                 tiles = []
                 for lo_a in range(0, db, TILE_BITS):
                     for lo_b in range(0, db, TILE_BITS):
                         tile = a_copy[lo_a:lo_a + TILE_BITS] * b_digit[lo_b:lo_b + TILE_BITS]
                         reg = Signal(len(tile), name=f"tile{j}_{e}_{lo_a}_{lo_b}")
                         m.d.sync += reg.eq(tile)
+                        if P:
+                            reg = delay(m, reg, 1, name=f"tile_out{j}_{e}_{lo_a}_{lo_b}")
                         tiles.append(reg << (lo_a + lo_b))
-                if self.pipelined:
+                if P:
                     pairs = []
                     for n in range(0, len(tiles), 2):
                         total = sum(tiles[n:n + 2])
@@ -150,10 +154,10 @@ class SerialPolyMultiplier(Elaboratable):
                     tiles = pairs
                 p = Signal(2 * db, name=f"dsp{j}_{e}")
                 m.d.sync += p.eq(sum(tiles))
-                digit_products.append(p)
-            d = t.phase(row_time + skew * j, D)
+                digit_products.append(delay(m, p, P * (D - 1 - e), name=f"skew{j}_{e}"))
+            d = t.phase(row_time + P * (j * D + D - 1), D)
             product = self._accumulate(m, j, digit_products, d, d == 0)
-            products.append(delay(m, product, skew * (leaf - 1 - j), name=f"align{j}"))
+            products.append(delay(m, product, P * (leaf - 1 - j) * D, name=f"align{j}"))
 
         # 3. the accumulation window: c_{i+j} += a_i·b_j, chunk-serially.
         first = t.phase(acc_time, D) == 0
