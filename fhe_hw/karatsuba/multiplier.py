@@ -91,10 +91,11 @@ class KaratsubaMultiplier(KaratsubaEngine):
       the paper, 135 bits); ``coeff_bits + recursions`` must fit.
     * ``mult_stages`` (keyword, default 4): multiplier pipelining of the reducer.
     * ``pipelined`` (keyword, default ``True``): the registers that keep every path of the
-      datapath to one carry chain or one DSP (a second adder-tree stage in each digit
-      multiplier, a fan-out chain of the a digit across the leaf integer multipliers, the
-      resolution of each leaf product, a register between the two subtractions of each
-      post-computation): leaf + 1 + r cycles of latency more than ``False``, the same period.
+      datapath to one carry chain or one DSP (a fan-out chain of the a digit through the
+      leaf·digits digit multipliers, a second register after each DSP, a second adder-tree
+      stage, the resolution of each leaf product, a register between the two subtractions of
+      each post-computation): 2 + leaf·digits + r cycles of latency more than ``False``, the
+      same period.
 
     Ports: ``i`` — stream of ``{"p": digit, "q": digit}``: coefficient j of P and Q is beats
     j·digits .. j·digits + digits - 1 (least significant digit first); products follow each other
