@@ -80,10 +80,9 @@ class SerialPolyMultiplier(Elaboratable):
     @staticmethod
     def row_delay_of(pipelined=True):
         """Cycles from an a digit leaving the operand FIFO to the first digit multiplier's
-        product: the fan-out register, when ``pipelined`` a register of each operand beside
-        the DSPs, the tile registers (two when ``pipelined``) and the adder-tree registers (two
-        when ``pipelined``)."""
-        return 6 if check_bool("pipelined", pipelined) else 3
+        product: the fan-out register, the tile registers (two when ``pipelined``) and the
+        adder-tree registers (two when ``pipelined``)."""
+        return 5 if check_bool("pipelined", pipelined) else 3
 
     @staticmethod
     def latency_of(leaf, digits, pipelined=True):
@@ -117,8 +116,7 @@ class SerialPolyMultiplier(Elaboratable):
         # digit multiplier gets a copy of the a digit (one shared fan-out register, or its own
         # link of the chain when pipelined), forms its TILE_BITS x TILE_BITS tile products in
         # one registered stage (one DSP block each, with nothing between the DSP and its output
-        # register; pipelined: a register of each operand and a second one of each tile product
-        # whose only neighbour is the DSP, so that they can sit beside it) and sums them in
+        # register; pipelined: a second register that can sit next to the DSP) and sums them in
         # the next one (pipelined: two, pairs of tiles first). When pipelined the digit
         # products of integer multiplier j are realigned to skew j·digits + digits - 1 and its
         # coefficient products to the last one's.
@@ -137,14 +135,10 @@ class SerialPolyMultiplier(Elaboratable):
                 with m.If(t.phase(self.time + 1 + P * q, S) == S - 1):
                     lo = (q - P * q) * db
                     m.d.sync += b_digit.eq(shift[lo:lo + db])
-                a_dsp, b_dsp = a_copy, b_digit
-                if P:
-                    a_dsp = delay(m, a_copy, 1, name=f"a_dsp{j}_{e}")
-                    b_dsp = delay(m, b_digit, 1, name=f"b_dsp{j}_{e}")
                 tiles = []
                 for lo_a in range(0, db, TILE_BITS):
                     for lo_b in range(0, db, TILE_BITS):
-                        tile = a_dsp[lo_a:lo_a + TILE_BITS] * b_dsp[lo_b:lo_b + TILE_BITS]
+                        tile = a_copy[lo_a:lo_a + TILE_BITS] * b_digit[lo_b:lo_b + TILE_BITS]
                         reg = Signal(len(tile), name=f"tile{j}_{e}_{lo_a}_{lo_b}")
                         m.d.sync += reg.eq(tile)
                         if P:
