@@ -127,6 +127,60 @@ def test_four_recursions_duplicate_karatsuba3():
     assert run.cycles == unit.cycles(1)
 
 
+# --- pipelining ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("r", [1, 2])
+@pytest.mark.parametrize("pipelined", [False, True])
+def test_both_datapaths_are_exact_with_handshakes(r, pipelined):
+    unit = KaratsubaMultiplier(r, coeff_bits=8, digit_bits=6, pipelined=pipelined)
+    assert unit.pipelined is pipelined
+    pairs = random_pairs(unit, 3, ("pipelined", r, pipelined))
+    _, got = simulate(unit, pairs, valid_prob=0.6, ready_prob=0.5)
+    check_products(unit, pairs, got)
+
+
+@pytest.mark.parametrize("r", [1, 3])
+def test_unpipelined_cycles_equal_the_formula(r):
+    unit = KaratsubaMultiplier(r, coeff_bits=8, digit_bits=6, pipelined=False)
+    run, _ = simulate(unit, random_pairs(unit, 2, ("unpipelined", r)))
+    assert run.cycles == unit.cycles(2) == get_unit("karatsuba").cycles(
+        {"recursions": r, "coeff_bits": 8, "digit_bits": 6, "pipelined": False}, products=2)
+
+
+@pytest.mark.parametrize("digit_bits,coeff_bits,digits", [(1, 4, None), (2, 5, 3), (8, 6, 1)])
+@pytest.mark.parametrize("pipelined", [False, True])
+def test_carry_save_accumulation_at_the_carrier_bound(digit_bits, coeff_bits, digits, pipelined):
+    """All-ones operands filling the carrier: the largest carries through the compressors and
+    the digit and chunk resolutions, for 1-bit digits, two digits and one digit."""
+    unit = KaratsubaMultiplier(1, coeff_bits=coeff_bits, digit_bits=digit_bits, digits=digits,
+                               pipelined=pipelined)
+    top = (1 << coeff_bits) - 1
+    pairs = [([top] * unit.size, [top] * unit.size)] + random_pairs(unit, 1, ("bound",
+                                                                           digit_bits))
+    run, got = simulate(unit, pairs)
+    check_products(unit, pairs, got)
+    assert run.cycles == unit.cycles(2)
+
+
+@pytest.mark.parametrize("r", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("leaf", [1, 5])
+def test_pipelining_costs_two_plus_leaf_digits_plus_r_cycles_of_latency_not_period(r, leaf):
+    fast = dict(leaf=leaf, coeff_bits=125, pipelined=True)
+    slow = dict(leaf=leaf, coeff_bits=125, pipelined=False)
+    assert (KaratsubaMultiplier.latency_of(r, **fast)
+            - KaratsubaMultiplier.latency_of(r, **slow)) == 2 + leaf * 5 + r
+    assert (KaratsubaMultiplier.cycles_of(r, **fast, products=5)
+            - KaratsubaMultiplier.cycles_of(r, **slow, products=5)) == 2 + leaf * 5 + r
+
+
+@pytest.mark.parametrize("value", [1, 0, "true", None])
+def test_rejects_a_pipelined_flag_that_is_not_a_bool(value):
+    for check in (KaratsubaMultiplier, KaratsubaMultiplier.latency_of,
+                  KaratsubaMultiplier.cycles_of):
+        with pytest.raises(TypeError, match="pipelined must be a bool"):
+            check(1, coeff_bits=8, digit_bits=6, pipelined=value)
+
+
 # --- intermediate values ---------------------------------------------------------------------
 
 def probe_trace(unit, pairs, cycles, probes):

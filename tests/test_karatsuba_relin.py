@@ -69,6 +69,24 @@ def test_host_split_matches_the_model_in_pysim():
     assert got == relinearize(c, gamma, w, q, n, 3)
 
 
+def test_unpipelined_relinearizer_sums_and_counts():
+    unit = KaratsubaRelinearizer(2, 2, coeff_bits=10, word_bits=4, digit_bits=5,
+                                 pipelined=False)
+    groups = random_groups(unit, 2, ("unpipelined",))
+    run, got = simulate(unit, groups)
+    for n, group in enumerate(groups):
+        assert got[n] == expected(group), f"group {n} (seed {SEED})"
+    assert run.cycles == unit.cycles(2) == KaratsubaRelinearizer.cycles_of(
+        2, 2, coeff_bits=10, word_bits=4, digit_bits=5, pipelined=False, groups=2)
+    assert unit.latency + 2 + 5 * 3 + 2 == KaratsubaRelinearizer.latency_of(
+        2, 2, coeff_bits=10, word_bits=4, digit_bits=5)
+
+
+def test_rejects_a_pipelined_flag_that_is_not_a_bool():
+    with pytest.raises(TypeError, match="pipelined must be a bool"):
+        KaratsubaRelinearizer(1, 2, pipelined="no")
+
+
 def test_rejects_zero_words():
     with pytest.raises(ValueError, match="words"):
         KaratsubaRelinearizer(3, 0)

@@ -109,7 +109,7 @@ class KaratsubaCore(Elaboratable):
                          self.channel_probes[c][0].eq(p), self.channel_probes[c][1].eq(q)]
         line_out = []
         for ln, (a, b) in enumerate(xbar.lines):
-            mult = SerialPolyMultiplier(P.leaf, D, db, k, T, P.line_time)
+            mult = SerialPolyMultiplier(P.leaf, D, db, k, T, P.line_time, pipelined=P.pipelined)
             m.submodules[f"mult{ln}"] = mult
             m.d.comb += [mult.a.eq(a), mult.b.eq(b),
                          self.line_probes[ln][0].eq(a), self.line_probes[ln][1].eq(b),
@@ -121,7 +121,7 @@ class KaratsubaCore(Elaboratable):
         # --- post-crossbar (alignment delays) and post-computations -------------------------
         streams = {c: line_out[P.schedule.line[c]] for c in range(1 << r)}
         for u in P.post_units:
-            unit = PostComputeUnit(u.m, D, k, T, u.time)
+            unit = PostComputeUnit(u.m, D, k, T, u.time, pipelined=P.pipelined)
             m.submodules[f"post{u.level}_{u.x}"] = unit
             x = delay(m, list(streams[u.x]), u.pass_delay, name=f"align{u.level}_{u.x}")
             s = delay(m, list(streams[u.y]), u.sum_delay, name=f"align{u.level}_{u.y}")
@@ -164,12 +164,15 @@ class KaratsubaCore(Elaboratable):
         result = beat
         if self.reducer is not None:
             result = self._reduce(m, t, beat)
-        flags = delay(m, Cat(tag_z, emit), self.final_time - tz, name="flag_delay")
-        f_phase = t.phase(self.final_time)
-        in_window = (f_phase < P.data_cycles) & (t.phase(self.final_time, D) == 0)
-        m.d.comb += [self.out_valid.eq(flags[1] & in_window),
-                     self.out_end.eq(flags[0] & (f_phase == (n - 1) * D)),
-                     self.out_payload.eq(Cat(*result))]
+        # out_valid and out_end are registers (label final_time), formed one label earlier, so
+        # that the shell's flow control starts at flip-flops.
+        early = self.final_time - 1
+        flags = delay(m, Cat(tag_z, emit), early - tz, name="flag_delay")
+        f_phase = t.phase(early)
+        in_window = (f_phase < P.data_cycles) & (t.phase(early, D) == 0)
+        m.d.sync += [self.out_valid.eq(flags[1] & in_window),
+                     self.out_end.eq(flags[0] & (f_phase == (n - 1) * D))]
+        m.d.comb += self.out_payload.eq(Cat(*result))
         return m
 
     def _reduce(self, m, t, beat):
@@ -274,16 +277,20 @@ class KaratsubaEngine(Component):
 
         run = Signal()
         phase = Signal(range(T))
+        # Registered predicates of phase (0, T - 1, inside the data cycles, phase + 1 inside
+        # them), updated with it, so that run's next value needs no comparison of a next phase.
+        at_zero, at_last = Signal(init=1), Signal()
+        in_data, data_after = Signal(init=1), Signal(init=1 < P.data_cycles)
         bubble = Signal()
         inflight = Signal(range(core.final_time // T + 4))
 
-        def decide(phase, bubble, level, inflight):
+        def decide(at_zero, in_data, bubble, level, inflight):
             """(take an operand digit, start a bubble) in a cycle with this state."""
-            start_bubble = (phase == 0) & ~bubble & (level == 0) & (inflight != 0)
-            take = (phase < P.data_cycles) & ~bubble & ~start_bubble
+            start_bubble = at_zero & ~bubble & (level == 0) & (inflight != 0)
+            take = in_data & ~bubble & ~start_bubble
             return take, start_bubble
 
-        take, start_bubble = decide(phase, bubble, fin.r_level, inflight)
+        take, start_bubble = decide(at_zero, in_data, bubble, fin.r_level, inflight)
         operands = data.View(self._in_layout, fin.r_data)
         m.submodules.core = EnableInserter(run)(core)
         m.d.comb += [core.in_take.eq(take), core.in_tag.eq(~(bubble | start_bubble)),
@@ -292,14 +299,19 @@ class KaratsubaEngine(Component):
                      fin.r_en.eq(run & take),
                      fout.w_data.eq(core.out_payload), fout.w_en.eq(run & core.out_valid)]
 
-        started = run & (phase == 0) & take
+        started = run & at_zero & take
         ended = run & core.out_end
-        next_phase = Mux(run, Mux(phase == T - 1, 0, phase + 1), phase)
-        next_bubble = Mux(run & (phase == T - 1), 0, bubble | (run & start_bubble))
+        next_zero = Mux(run, at_last, at_zero)
+        next_data = Mux(run, at_last | data_after, in_data)
+        next_bubble = Mux(run & at_last, 0, bubble | (run & start_bubble))
         next_inflight = (inflight + started - ended)[:len(inflight)]
         next_level = (fin.r_level + (fin.w_en & fin.w_rdy) - (run & take))[:len(fin.r_level)]
-        next_take, _ = decide(next_phase, next_bubble, next_level, next_inflight)
+        next_take, _ = decide(next_zero, next_data, next_bubble, next_level, next_inflight)
         room = fout.w_level + 1 < self.FIFO_DEPTH
-        m.d.sync += [phase.eq(next_phase), bubble.eq(next_bubble), inflight.eq(next_inflight),
-                     run.eq(room & (~next_take | (next_level != 0)))]
+        m.d.sync += [bubble.eq(next_bubble), inflight.eq(next_inflight),
+                     run.eq(room & (~next_take | (next_level != 0))),
+                     at_zero.eq(next_zero), in_data.eq(next_data)]
+        with m.If(run):
+            m.d.sync += [phase.eq(Mux(at_last, 0, phase + 1)), at_last.eq(phase == T - 2),
+                         data_after.eq(at_last | (phase + 2 < P.data_cycles))]
         return m

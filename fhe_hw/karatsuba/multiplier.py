@@ -7,7 +7,7 @@ coeff_bits=131)``: 125-bit coefficients after the 6 software recursions of §III
 """
 
 from ..model.karatsuba import hardware_multipliers
-from ..params import get_modulus, require_int
+from ..params import check_bool, get_modulus, require_int
 from .core import KaratsubaEngine
 from .schedule import (
     MAX_COEFF_BITS,
@@ -90,6 +90,12 @@ class KaratsubaMultiplier(KaratsubaEngine):
     * ``digits`` (keyword, default the fewest that fit): digits per coefficient carrier (5 in
       the paper, 135 bits); ``coeff_bits + recursions`` must fit.
     * ``mult_stages`` (keyword, default 4): multiplier pipelining of the reducer.
+    * ``pipelined`` (keyword, default ``True``): the registers that keep every path of the
+      datapath to one carry chain or one DSP (a fan-out chain of the a digit through the
+      leaf·digits digit multipliers, a second register after each DSP, a second adder-tree
+      stage, the resolution of each leaf product, a register between the two subtractions of
+      each post-computation): 2 + leaf·digits + r cycles of latency more than ``False``, the
+      same period.
 
     Ports: ``i`` — stream of ``{"p": digit, "q": digit}``: coefficient j of P and Q is beats
     j·digits .. j·digits + digits - 1 (least significant digit first); products follow each other
@@ -111,40 +117,43 @@ class KaratsubaMultiplier(KaratsubaEngine):
     _a_name, _b_name = "p", "q"
 
     def __init__(self, recursions, leaf=5, coeff_bits=125, digit_bits=27, modulus=None, *,
-                 digits=None, mult_stages=4):
-        plan, modulus = self._plan_of(recursions, leaf, coeff_bits, digit_bits, modulus, digits)
+                 digits=None, mult_stages=4, pipelined=True):
+        plan, modulus = self._plan_of(recursions, leaf, coeff_bits, digit_bits, modulus, digits,
+                                      pipelined)
         self._modulus = modulus
         self._coeff_bits = coeff_bits
         super().__init__(plan, modulus=modulus, mult_stages=mult_stages)
 
     @staticmethod
-    def _plan_of(recursions, leaf, coeff_bits, digit_bits, modulus, digits):
+    def _plan_of(recursions, leaf, coeff_bits, digit_bits, modulus, digits, pipelined):
         """The :class:`~fhe_hw.karatsuba.schedule.KaratsubaPlan` and the integer modulus;
         raises ``ValueError``/``TypeError`` for refused parameters."""
         require_int("recursions", recursions, minimum=1, maximum=MAX_RECURSIONS)
         require_int("leaf", leaf, minimum=1, maximum=MAX_LEAF)
         require_int("coeff_bits", coeff_bits, minimum=1, maximum=MAX_COEFF_BITS)
         require_int("digit_bits", digit_bits, minimum=1, maximum=MAX_DIGIT_BITS)
+        check_bool("pipelined", pipelined)
         digits = carrier_digits(coeff_bits, recursions, digit_bits, digits)
         if modulus is not None:
             modulus = int(get_modulus(modulus))
-        return KaratsubaPlan(recursions, leaf, coeff_bits, coeff_bits, digit_bits, digits), modulus
+        return KaratsubaPlan(recursions, leaf, coeff_bits, coeff_bits, digit_bits, digits,
+                             pipelined=pipelined), modulus
 
     @staticmethod
     def latency_of(recursions, leaf=5, coeff_bits=125, digit_bits=27, modulus=None, *,
-                   digits=None, mult_stages=4):
+                   digits=None, mult_stages=4, pipelined=True):
         """:attr:`latency` of the multiplier with these parameters without building it; raises
         the constructor's ``ValueError``/``TypeError`` for refused parameters."""
         plan, modulus = KaratsubaMultiplier._plan_of(recursions, leaf, coeff_bits, digit_bits,
-                                                     modulus, digits)
+                                                     modulus, digits, pipelined)
         return KaratsubaEngine.latency_from(plan, modulus, mult_stages)
 
     @staticmethod
     def cycles_of(recursions, leaf=5, coeff_bits=125, digit_bits=27, modulus=None, *,
-                  digits=None, mult_stages=4, products=1):
+                  digits=None, mult_stages=4, pipelined=True, products=1):
         """:meth:`cycles` of the multiplier with these parameters without building it."""
         plan, modulus = KaratsubaMultiplier._plan_of(recursions, leaf, coeff_bits, digit_bits,
-                                                     modulus, digits)
+                                                     modulus, digits, pipelined)
         require_int("products", products, minimum=1)
         return KaratsubaEngine.cycles_from(
             plan, KaratsubaEngine.latency_from(plan, modulus, mult_stages), products)
@@ -155,6 +164,7 @@ class KaratsubaMultiplier(KaratsubaEngine):
     digit_bits = property(lambda self: self._plan.digit_bits)
     digits = property(lambda self: self._plan.digits)
     modulus = property(lambda self: self._modulus)
+    pipelined = property(lambda self: self._plan.pipelined)
     size = property(lambda self: self._plan.size, doc="coefficients per operand polynomial")
     period = property(lambda self: self._plan.period, doc="cycles between products")
     schedule = property(lambda self: self._plan.schedule, doc="the pre-crossbar schedule")

@@ -18,6 +18,7 @@ engine sizes the chunks so that every true value fits, so intermediate wrap-arou
 
 from amaranth import Elaboratable, Module, Mux, Signal
 
+from ..params import check_bool
 from .serial import Timing, delay, serial_add
 
 __all__ = ["PostComputeUnit"]
@@ -27,60 +28,70 @@ class PostComputeUnit(Elaboratable):
     """One Karatsuba post-computation (recombination) on chunk-serial two-lane product streams.
 
     Parameters: ``m`` (coefficients of each child operand), ``digits``, ``chunk_bits``,
-    ``period``, ``time`` (label of the aligned inputs: node frames of 2m beats start there).
+    ``period``, ``time`` (label of the aligned inputs: node frames of 2m beats start there),
+    ``pipelined`` (default ``True``: a register between the two subtractions of D, one cycle of
+    latency, so that no path has more than one carry chain).
 
     Ports: ``x`` (in, pass channel: Z_L then Z_H, two lanes), ``s`` (in, sum channel: Z_S in the
     second half), ``z`` (out, two lanes: the 4m - 1 coefficients of Z over 2m beats). Latency
-    :meth:`latency_of` = ⌈m/2⌉·digits + 2 cycles. Storage: a FIFO of m beats of the pass channel
-    (plus one lane-beat for odd m).
+    :meth:`latency_of` = ⌈m/2⌉·digits + 2 cycles (+ 1 when ``pipelined``). Storage: a FIFO of
+    m beats of the pass channel (plus one lane-beat for odd m).
     """
 
-    def __init__(self, m, digits, chunk_bits, period, time):
+    def __init__(self, m, digits, chunk_bits, period, time, *, pipelined=True):
         self.m, self.digits, self.chunk_bits = m, digits, chunk_bits
         self.period, self.time = period, time
+        self.pipelined = check_bool("pipelined", pipelined)
         self.x = [Signal(chunk_bits, name=f"x{lane}") for lane in range(2)]
         self.s = [Signal(chunk_bits, name=f"s{lane}") for lane in range(2)]
         self.z = [Signal(chunk_bits, name=f"z{lane}") for lane in range(2)]
 
     @staticmethod
-    def latency_of(m, digits):
-        return (m + 1) // 2 * digits + 2
+    def latency_of(m, digits, pipelined=True):
+        return (m + 1) // 2 * digits + 2 + int(check_bool("pipelined", pipelined))
 
     @property
     def latency(self):
-        return self.latency_of(self.m, self.digits)
+        return self.latency_of(self.m, self.digits, self.pipelined)
 
     def elaborate(self, platform):
         mod = Module()
         m, D = self.m, self.digits
         t = Timing(mod, self.period)
         half = (m + 1) // 2
+        extra = int(self.pipelined)
         # One FIFO of m beats with two taps: the direct term (half a node late, +1 cycle to
-        # meet the registered difference) and Z_L while Z_H arrives.
-        if half * D + 1 <= m * D:
-            x_direct = delay(mod, self.x, half * D + 1, name="z_direct")
-            x_low = delay(mod, x_direct, m * D - half * D - 1, name="z_low")
+        # meet the registered difference, +1 more when pipelined) and Z_L while Z_H arrives.
+        direct = half * D + 1 + extra
+        if direct <= m * D:
+            x_direct = delay(mod, self.x, direct, name="z_direct")
+            x_low = delay(mod, x_direct, m * D - direct, name="z_low")
         else:
             x_low = delay(mod, self.x, m * D, name="z_low")
-            x_direct = delay(mod, x_low, half * D + 1 - m * D, name="z_direct")
+            x_direct = delay(mod, x_low, direct - m * D, name="z_direct")
 
-        # D = Z_S - Z_L - Z_H, registered, zero outside the second half of the node frame.
-        first = t.phase(self.time, D) == 0
+        # D = Z_S - Z_L - Z_H, registered (after each subtraction when pipelined), zero outside
+        # the second half of the node frame.
         diff = []
         for lane in range(2):
-            t1 = serial_add(mod, self.s[lane], x_low[lane], first, subtract=True,
-                            name=f"borrow_l{lane}")
-            t2 = serial_add(mod, t1, self.x[lane], first, subtract=True, name=f"borrow_h{lane}")
+            t1 = serial_add(mod, self.s[lane], x_low[lane], t.phase(self.time, D) == 0,
+                            subtract=True, name=f"borrow_l{lane}")
+            x_high = self.x[lane]
+            if self.pipelined:
+                t1 = delay(mod, t1, 1, name=f"partial{lane}")
+                x_high = delay(mod, x_high, 1, name=f"z_high{lane}")
+            t2 = serial_add(mod, t1, x_high, t.phase(self.time + extra, D) == 0,
+                            subtract=True, name=f"borrow_h{lane}")
             reg = Signal(self.chunk_bits, name=f"diff{lane}")
             mod.d.sync += reg.eq(t2)
             diff.append(reg)
-        second = t.phase(self.time + 1, 2 * m * D) >= m * D
+        second = t.phase(self.time + 1 + extra, 2 * m * D) >= m * D
         diff = [Mux(second, v, 0) for v in diff]
         if m % 2:
             # coefficient 2b - m is lane 1 of an earlier beat, 2b + 1 - m lane 0 of this one.
             diff = [delay(mod, diff[1], D, name="lane_swap"), diff[0]]
 
-        first = t.phase(self.time + 1, D) == 0
+        first = t.phase(self.time + 1 + extra, D) == 0
         for lane in range(2):
             total = serial_add(mod, x_direct[lane], diff[lane], first, name=f"carry{lane}")
             mod.d.sync += self.z[lane].eq(total)

@@ -17,7 +17,7 @@ polynomial's full carriers through the 27-bit input, so the key bandwidth alone 
 the cycles of one product. The accumulator costs one period of chunk-serial storage.
 """
 
-from ..params import require_int
+from ..params import check_bool, require_int
 from .core import KaratsubaEngine
 from .multiplier import carrier_digits, decode_products, encode_operands
 from .schedule import (
@@ -39,7 +39,9 @@ class KaratsubaRelinearizer(KaratsubaEngine):
     Parameters: ``recursions`` (>= 1), ``words`` (ℓ >= 1, products per group), ``leaf``
     (default 5), ``coeff_bits`` (bits of the key coefficients, default 125), ``word_bits`` (bits
     of the word coefficients, default 27 = w), ``digit_bits`` (default 27), keyword ``digits``
-    (carrier; default the fewest that fit max(coeff_bits, word_bits) + recursions bits).
+    (carrier; default the fewest that fit max(coeff_bits, word_bits) + recursions bits),
+    keyword ``pipelined`` (default ``True``, as :class:`~fhe_hw.karatsuba.KaratsubaMultiplier`:
+    2 + leaf·digits + r cycles of latency more than ``False``).
 
     Ports: ``i`` — stream of ``{"c": digit, "gamma": digit}``, the pairs (C[0], γ[0]), (C[1],
     γ[1]), ... of a group one after the other, each coefficient as ``digits`` beats, least
@@ -57,13 +59,14 @@ class KaratsubaRelinearizer(KaratsubaEngine):
     _a_name, _b_name = "c", "gamma"
 
     def __init__(self, recursions, words, leaf=5, coeff_bits=125, word_bits=27, digit_bits=27, *,
-                 digits=None):
-        plan = self._plan_of(recursions, words, leaf, coeff_bits, word_bits, digit_bits, digits)
+                 digits=None, pipelined=True):
+        plan = self._plan_of(recursions, words, leaf, coeff_bits, word_bits, digit_bits, digits,
+                             pipelined)
         self._coeff_bits, self._word_bits = coeff_bits, word_bits
         super().__init__(plan)
 
     @staticmethod
-    def _plan_of(recursions, words, leaf, coeff_bits, word_bits, digit_bits, digits):
+    def _plan_of(recursions, words, leaf, coeff_bits, word_bits, digit_bits, digits, pipelined):
         """The :class:`~fhe_hw.karatsuba.schedule.KaratsubaPlan`; raises
         ``ValueError``/``TypeError`` for refused parameters."""
         require_int("recursions", recursions, minimum=1, maximum=MAX_RECURSIONS)
@@ -72,24 +75,25 @@ class KaratsubaRelinearizer(KaratsubaEngine):
         require_int("coeff_bits", coeff_bits, minimum=1, maximum=MAX_COEFF_BITS)
         require_int("word_bits", word_bits, minimum=1, maximum=MAX_COEFF_BITS)
         require_int("digit_bits", digit_bits, minimum=1, maximum=MAX_DIGIT_BITS)
+        check_bool("pipelined", pipelined)
         digits = carrier_digits(max(coeff_bits, word_bits), recursions, digit_bits, digits)
         return KaratsubaPlan(recursions, leaf, word_bits, coeff_bits, digit_bits, digits,
-                             words=words)
+                             words=words, pipelined=pipelined)
 
     @staticmethod
     def latency_of(recursions, words, leaf=5, coeff_bits=125, word_bits=27, digit_bits=27, *,
-                   digits=None):
+                   digits=None, pipelined=True):
         """:attr:`latency` of the relinearizer with these parameters without building it;
         raises the constructor's ``ValueError``/``TypeError`` for refused parameters."""
         return KaratsubaEngine.latency_from(KaratsubaRelinearizer._plan_of(
-            recursions, words, leaf, coeff_bits, word_bits, digit_bits, digits))
+            recursions, words, leaf, coeff_bits, word_bits, digit_bits, digits, pipelined))
 
     @staticmethod
     def cycles_of(recursions, words, leaf=5, coeff_bits=125, word_bits=27, digit_bits=27, *,
-                  digits=None, groups=1):
+                  digits=None, pipelined=True, groups=1):
         """:meth:`cycles` of the relinearizer with these parameters without building it."""
         plan = KaratsubaRelinearizer._plan_of(recursions, words, leaf, coeff_bits, word_bits,
-                                              digit_bits, digits)
+                                              digit_bits, digits, pipelined)
         require_int("groups", groups, minimum=1)
         return KaratsubaEngine.cycles_from(plan, KaratsubaEngine.latency_from(plan),
                                            groups * words)
@@ -103,6 +107,7 @@ class KaratsubaRelinearizer(KaratsubaEngine):
     digits = property(lambda self: self._plan.digits)
     size = property(lambda self: self._plan.size, doc="coefficients per operand polynomial")
     period = property(lambda self: self._plan.period, doc="cycles between word products")
+    pipelined = property(lambda self: self._plan.pipelined)
 
     @property
     def multipliers(self):

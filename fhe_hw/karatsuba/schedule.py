@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from ..model.karatsuba import leaf_schedule
-from ..params import require_int
+from ..params import check_bool, require_int
 from .postcompute import PostComputeUnit
 from .submultiplier import SerialPolyMultiplier, beat_delay
 
@@ -149,9 +149,14 @@ class KaratsubaPlan:
     coefficients, so every leaf product and post-computation value is at most leaf·4^r·A·B
     (``leaf_bits``); the final product coefficients are at most words·n·A·B (``out_bits``).
     The chunk-serial post-computation computes modulo 2^(digits·chunk_bits), which exceeds both.
+
+    ``pipelined`` (default ``True``) selects the sub-multipliers' and post-computations' extra
+    registers (:class:`~fhe_hw.karatsuba.submultiplier.SerialPolyMultiplier`,
+    :class:`~fhe_hw.karatsuba.postcompute.PostComputeUnit`); the time labels follow.
     """
 
-    def __init__(self, recursions, leaf, a_bits, b_bits, digit_bits, digits, words=1):
+    def __init__(self, recursions, leaf, a_bits, b_bits, digit_bits, digits, words=1, *,
+                 pipelined=True):
         self.recursions = r = require_int("recursions", recursions, minimum=1)
         self.leaf = require_int("leaf", leaf, minimum=1)
         self.a_bits = require_int("a_bits", a_bits, minimum=1)
@@ -159,6 +164,7 @@ class KaratsubaPlan:
         self.digit_bits = require_int("digit_bits", digit_bits, minimum=1)
         self.digits = require_int("digits", digits, minimum=1)
         self.words = require_int("words", words, minimum=1)
+        self.pipelined = check_bool("pipelined", pipelined)
         self.schedule = crossbar_schedule(r)
         self.size = leaf << r
         self.slot = leaf * digits
@@ -186,7 +192,7 @@ class KaratsubaPlan:
     def multiplier_latency(self):
         """:meth:`SerialPolyMultiplier.latency_of <fhe_hw.karatsuba.submultiplier.
         SerialPolyMultiplier.latency_of>`."""
-        return SerialPolyMultiplier.latency_of(self.leaf, self.digits)
+        return SerialPolyMultiplier.latency_of(self.leaf, self.digits, self.pipelined)
 
     @property
     def line_out_time(self):
@@ -205,7 +211,7 @@ class KaratsubaPlan:
             for x in range(0, 1 << r, 2 * bit):
                 y = x | bit
                 time = max(label[x], label[y])
-                out = time + PostComputeUnit.latency_of(m, D)
+                out = time + PostComputeUnit.latency_of(m, D, self.pipelined)
                 units.append(PostUnitPlan(level, x, y, m, time - label[x], time - label[y],
                                           time, out))
                 label[x] = out

@@ -8,12 +8,18 @@ Data flow (one frame = one leaf = ``leaf`` coefficient-times of ``digits`` cycle
 
 1. Operand b arrives digit-serially and is shifted into a register; at the end of the frame the
    whole leaf (b_0 .. b_{leaf-1}) moves to a bank that stays for the next frame. Operand a is
-   delayed by one frame (a block-RAM FIFO) so that it streams against that bank.
+   delayed by one frame (a block-RAM FIFO) so that it streams against that bank. When
+   pipelined, integer multiplier j sees a through a chain of j + 1 registers, j cycles late,
+   and switches its part of the bank j cycles late; its products are realigned before step 3.
 2. In cycle d of coefficient-time i, integer multiplier j forms the row a_{i,d}·b_j on its
-   ``digits`` DSPs (:func:`fhe_hw.model.karatsuba.digit_products`, row d = cycle d),
-   pipelined and registered, and accumulates it least significant digit first:
-   u ← (u >> digit_bits) + row, each low digit being final. After ``digits`` cycles the
-   coefficient product a_i·b_j is complete.
+   ``digits`` DSPs (:func:`fhe_hw.model.karatsuba.digit_products`, row d = cycle d), each
+   digit product as ``TILE_BITS`` x ``TILE_BITS`` tile products (one DSP block each, registered)
+   summed by a registered adder tree, and accumulates it least significant digit first:
+   u ← (u >> digit_bits) + row, each low digit being final. u is kept in carry-save form (two
+   vectors and 4:2 compressors, no carry chain); each cycle a ``digit_bits`` adder resolves the
+   lowest digit of the previous u and feeds its carry into the compressors. After ``digits``
+   cycles the coefficient product a_i·b_j is complete in carry-save form and is resolved
+   chunk-serially (one ``chunk_bits`` adder with a carry flip-flop).
 3. The products leave chunk-serially (``chunk_bits`` per cycle, ``digits`` chunks) into a
    window of ``leaf`` accumulators in which product a_i·b_j lands on c_{i+j}: the window shifts
    by one coefficient every coefficient-time, so c_i leaves complete after step i and the
@@ -22,9 +28,9 @@ Data flow (one frame = one leaf = ``leaf`` coefficient-times of ``digits`` cycle
    two lanes, one beat per coefficient-time, ``leaf`` beats per frame (the last lane 1 is 0).
 """
 
-from amaranth import Cat, Elaboratable, Module, Mux, Signal
+from amaranth import Cat, Const, Elaboratable, Module, Mux, Signal
 
-from ..params import require_int
+from ..params import check_bool, require_int
 from .serial import Timing, delay, serial_add
 
 __all__ = ["SerialPolyMultiplier", "beat_delay", "TILE_BITS"]
@@ -49,7 +55,13 @@ class SerialPolyMultiplier(Elaboratable):
     Parameters: ``leaf``, ``digits``, ``digit_bits``, ``chunk_bits`` (output chunk width; the
     products are exact modulo 2^(digits·chunk_bits)), ``period`` and ``time`` (the engine's
     schedule period and the label of the input; frames start at ``time`` + multiples of
-    ``leaf·digits``).
+    ``leaf·digits``), ``pipelined`` (default ``True``: a second adder-tree register in each
+    digit multiplier and a register between the product's chunk-serial resolution and the
+    accumulation window, one cycle of latency each, so that no path has more than one carry
+    chain, and the a digit reaches integer multiplier j through a chain of j + 1 registers
+    instead of one register driving all ``leaf·digits`` DSPs, ``leaf - 1`` cycles more;
+    ``False``: the a digit is broadcast, the tile products are summed in one stage and the two
+    chunk adders are chained).
 
     Ports: ``a``, ``b`` (in: one digit of each operand per cycle, coefficients in ascending
     order, digits least significant first); ``z`` (out: two lanes of ``chunk_bits``; beat b of a
@@ -58,22 +70,32 @@ class SerialPolyMultiplier(Elaboratable):
     ``leaf·digits`` multipliers of ``digit_bits`` x ``digit_bits`` bits.
     """
 
-    def __init__(self, leaf, digits, digit_bits, chunk_bits, period, time):
+    def __init__(self, leaf, digits, digit_bits, chunk_bits, period, time, *, pipelined=True):
         self.leaf, self.digits, self.digit_bits = leaf, digits, digit_bits
         self.chunk_bits, self.period, self.time = chunk_bits, period, time
+        self.pipelined = check_bool("pipelined", pipelined)
         self.a, self.b = Signal(digit_bits), Signal(digit_bits)
         self.z = [Signal(chunk_bits, name="z0"), Signal(chunk_bits, name="z1")]
 
     @staticmethod
-    def latency_of(leaf, digits):
-        """One frame of operand buffering, the operand fan-out register, the tile and digit
-        product registers, the row register, ``digits`` cycles of accumulation,
-        ``beat_delay(leaf)`` coefficient-times of re-ordering, the output register."""
-        return leaf * digits + 4 + digits + beat_delay(leaf) * digits + 1
+    def row_delay_of(pipelined=True):
+        """Cycles from an a digit leaving the operand FIFO to the first digit multiplier's
+        product: the fan-out register, the tile registers (two when ``pipelined``) and the
+        adder-tree registers (two when ``pipelined``)."""
+        return 5 if check_bool("pipelined", pipelined) else 3
+
+    @staticmethod
+    def latency_of(leaf, digits, pipelined=True):
+        """One frame of operand buffering, :meth:`row_delay_of`, ``digits`` cycles of
+        accumulation, when ``pipelined`` the ``leaf·digits - 1`` cycles of the a fan-out
+        chain and the resolution register, ``beat_delay(leaf)`` coefficient-times of
+        re-ordering, the output register."""
+        return (leaf * digits + SerialPolyMultiplier.row_delay_of(pipelined) + digits
+                + int(pipelined) * leaf * digits + beat_delay(leaf) * digits + 1)
 
     @property
     def latency(self):
-        return self.latency_of(self.leaf, self.digits)
+        return self.latency_of(self.leaf, self.digits, self.pipelined)
 
     def elaborate(self, platform):
         m = Module()
@@ -81,59 +103,63 @@ class SerialPolyMultiplier(Elaboratable):
         S = leaf * D
         t = Timing(m, self.period)
 
-        # 1. operand buffers: b serial-to-parallel, a delayed by one frame.
+        # 1. operand buffers: b serial-to-parallel, a delayed by one frame. When pipelined,
+        # digit multiplier q = j·digits + e works q cycles behind the first (a fan-out chain of
+        # a registers instead of one register driving every DSP), so its b digit changes q
+        # cycles later, when that digit has reached the oldest position of the shift register.
+        P = self.pipelined
         shift = Signal(S * db)
-        bank = Signal(S * db)
-        incoming = Cat(shift[db:], self.b)
-        m.d.sync += shift.eq(incoming)
-        # the bank changes one cycle after the frame's last digit, when the a digits (behind
-        # their fan-out register) start streaming against it.
-        with m.If(t.phase(self.time + 1, S) == S - 1):
-            m.d.sync += bank.eq(shift)
+        m.d.sync += shift.eq(Cat(shift[db:], self.b))
         a = delay(m, self.a, S, name="a_fifo")
 
-        # 2. serial integer multipliers: rows on `digits` DSPs, LSD-first accumulation. Every
-        # digit multiplier gets its own copy of the a digit (fan-out register), forms its
-        # TILE_BITS x TILE_BITS tile products in one registered stage (one DSP block each, with
-        # nothing between the DSP and its output register) and sums them in the next.
-        row_time = self.time + S + 4
-        d = t.phase(row_time, D)
+        # 2. serial integer multipliers: rows on `digits` DSPs, LSD-first accumulation. Each
+        # digit multiplier gets a copy of the a digit (one shared fan-out register, or its own
+        # link of the chain when pipelined), forms its TILE_BITS x TILE_BITS tile products in
+        # one registered stage (one DSP block each, with nothing between the DSP and its output
+        # register; pipelined: a second register that can sit next to the DSP) and sums them in
+        # the next one (pipelined: two, pairs of tiles first). When pipelined the digit
+        # products of integer multiplier j are realigned to skew j·digits + digits - 1 and its
+        # coefficient products to the last one's.
+        row_time = self.time + S + self.row_delay_of(P)
+        acc_time = row_time + D + P * leaf * D
         products = []
+        a_copy = a
         for j in range(leaf):
             digit_products = []
             for e in range(D):
-                a_copy = Signal(db, name=f"a{j}_{e}")
-                m.d.sync += a_copy.eq(a)
-                b_digit = bank[(j * D + e) * db:(j * D + e + 1) * db]
+                q = j * D + e
+                a_next = Signal(db, name=f"a{j}_{e}")
+                m.d.sync += a_next.eq(a_copy if P else a)
+                a_copy = a_next
+                b_digit = Signal(db, name=f"b{j}_{e}")
+                with m.If(t.phase(self.time + 1 + P * q, S) == S - 1):
+                    lo = (q - P * q) * db
+                    m.d.sync += b_digit.eq(shift[lo:lo + db])
                 tiles = []
                 for lo_a in range(0, db, TILE_BITS):
                     for lo_b in range(0, db, TILE_BITS):
                         tile = a_copy[lo_a:lo_a + TILE_BITS] * b_digit[lo_b:lo_b + TILE_BITS]
                         reg = Signal(len(tile), name=f"tile{j}_{e}_{lo_a}_{lo_b}")
                         m.d.sync += reg.eq(tile)
+                        if P:
+                            reg = delay(m, reg, 1, name=f"tile_out{j}_{e}_{lo_a}_{lo_b}")
                         tiles.append(reg << (lo_a + lo_b))
+                if P:
+                    pairs = []
+                    for n in range(0, len(tiles), 2):
+                        total = sum(tiles[n:n + 2])
+                        reg = Signal(len(total), name=f"pair{j}_{e}_{n}")
+                        m.d.sync += reg.eq(total)
+                        pairs.append(reg)
+                    tiles = pairs
                 p = Signal(2 * db, name=f"dsp{j}_{e}")
                 m.d.sync += p.eq(sum(tiles))
-                digit_products.append(p)
-            row = Signal(db * (D + 1), name=f"row{j}")
-            even = Cat(*digit_products[0::2])
-            odd = Cat(*digit_products[1::2])
-            m.d.sync += row.eq(even + (odd << db))
-            u = Signal(db * (D + 1), name=f"u{j}")
-            low = Signal(db * (D - 1), name=f"low{j}")
-            u_next = Mux(d == 0, 0, u >> db) + row
-            m.d.sync += u.eq(u_next)
-            if D > 1:
-                m.d.sync += low.eq(Cat(low[db:], u_next[:db]))
-            ser = Signal(D * k, name=f"ser{j}")
-            with m.If(d == D - 1):
-                m.d.sync += ser.eq(Cat(low, u_next))
-            with m.Else():
-                m.d.sync += ser.eq(ser >> k)
-            products.append(ser[:k])
+                digit_products.append(delay(m, p, P * (D - 1 - e), name=f"skew{j}_{e}"))
+            d = t.phase(row_time + P * (j * D + D - 1), D)
+            product = self._accumulate(m, j, digit_products, d, d == 0)
+            products.append(delay(m, product, P * (leaf - 1 - j) * D, name=f"align{j}"))
 
         # 3. the accumulation window: c_{i+j} += a_i·b_j, chunk-serially.
-        acc_time = row_time + D
         first = t.phase(acc_time, D) == 0
         last_step = t.phase(acc_time, S) >= (leaf - 1) * D
         window = [Signal(D * k, name=f"window{j}") for j in range(leaf - 1)]
@@ -170,3 +196,51 @@ class SerialPolyMultiplier(Elaboratable):
                         value = taps[sources[c]] if c in sources else 0
                         m.d.sync += self.z[lane].eq(value)
         return m
+
+    def _accumulate(self, m, j, digit_products, d, first):
+        """Integer multiplier j's accumulation u ← (u >> digit_bits) + row in carry-save form
+        and the chunk-serial resolution of each coefficient product (see the module
+        docstring); returns the product's current chunk (label ``row_time + digits``, plus
+        one when ``pipelined``)."""
+        D, db, k = self.digits, self.digit_bits, self.chunk_bits
+        even = Cat(*digit_products[0::2])
+        odd = Cat(*digit_products[1::2])
+        # u = sum + carry. Both are non-negative and their sum, the value u of the plain
+        # accumulation, is below 2^(digit_bits·(digits+1)), so each fits that width. The lowest
+        # digit of the previous u is resolved here; its carry enters the compressors at the
+        # weight of the previous u's second digit, where the odd digit products have zeros.
+        width = db * (D + 1)
+        u_sum, u_carry = Signal(width, name=f"u_sum{j}"), Signal(width, name=f"u_carry{j}")
+        low_digit = u_sum[:db] + u_carry[:db]
+        carry_in = Mux(first, 0, low_digit[db])
+        s1, c1 = _compress(Mux(first, 0, u_sum[db:]), Mux(first, 0, u_carry[db:]), even)
+        s2, c2 = _compress(s1, c1, Cat(carry_in, Const(0, db - 1), odd))
+        m.d.sync += [u_sum.eq(s2), u_carry.eq(c2)]
+        # digit d-1 is resolved in cycle d: after the last cycle the product is the resolved
+        # digits 0 .. D-2 and the carry-save rest, as two D·chunk_bits vectors.
+        if D > 2:
+            low = Signal(db * (D - 2), name=f"low{j}")
+            m.d.sync += low.eq(Cat(low[db:], low_digit[:db]))
+            resolved = Cat(low, low_digit[:db])
+        elif D == 2:
+            resolved = low_digit[:db]
+        else:
+            resolved = Const(0, 0)
+        ser_sum = Signal(D * k, name=f"ser_sum{j}")
+        ser_carry = Signal(D * k, name=f"ser_carry{j}")
+        with m.If(d == D - 1):
+            m.d.sync += [ser_sum.eq(Cat(resolved, s2)),
+                         ser_carry.eq(Cat(Const(0, len(resolved)), c2))]
+        with m.Else():
+            m.d.sync += [ser_sum.eq(ser_sum >> k), ser_carry.eq(ser_carry >> k)]
+        chunk = serial_add(m, ser_sum[:k], ser_carry[:k], first, name=f"resolve{j}")
+        if not self.pipelined:
+            return chunk
+        reg = Signal(k, name=f"product{j}")
+        m.d.sync += reg.eq(chunk)
+        return reg
+
+
+def _compress(a, b, c):
+    """3:2 carry-save compression: (sum, carry) with sum + carry = a + b + c exactly."""
+    return a ^ b ^ c, ((a & b) | (a & c) | (b & c)) << 1
