@@ -258,10 +258,11 @@ class StreamingNTT(Component):
     n/2); ``lanes`` (coefficients per stream beat: a power of two, at most 2P; default 2P);
     ``negacyclic`` (transform mod x^n + 1); ``inverse``; ``mult_stages``, ``reducer`` and
     ``tiled`` (passed to every :class:`~fhe_hw.arith.ModMul`: butterflies and
-    post-multipliers; the defaults None and True are ModMul's own); ``read_stages`` (0 to 3, default 3:
-    registers on the read path, see the module docstring: the read addresses, which add one
-    cycle to the unload, then each bank's output and the read network's middle, which add one
-    cycle to every stage's drain and to the unload; 0 is the engine before they were added).
+    post-multipliers; the defaults None and True are ModMul's own); ``read_stages`` (0 to 3,
+    default 3: registers on the read path, see the module docstring: the read addresses, which
+    add one cycle to the unload, then each bank's output and the read network's middle, which
+    add one cycle to every stage's drain and to the unload; 0 is the engine before they were
+    added).
     The four-step engine for solinas64 is :class:`~fhe_hw.ntt.FourStepNTT`.
 
     Ports: ``i`` and ``o`` — streams of ``data.ArrayLayout(unsigned(m), lanes)`` (m = modulus
