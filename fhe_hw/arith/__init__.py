@@ -45,4 +45,6 @@ register("montgomery-reducer", "word-level Montgomery reducer ([Kir25] Alg. 7)",
 register("mod-mul", "pipelined modular multiplier", _MODULUS,
          Option("reducer", str, "auto", "one of " + ", ".join(REDUCERS)), MULT_STAGES_OPTION,
          Option("word", int, None, "Montgomery word"), _PIPELINED, _DEEP, TILED_OPTION,
+         Option("tile", int, None, "slice width of the operand multiplier, 2..18 bits "
+                "(default 17 tiled: one MULT18X18D each; narrower suits an ASIC)"),
          latency=ModMul.latency_of)(ModMul)

@@ -8,8 +8,9 @@ register. On the ECP5-85F that is the difference between 81.5 MHz (4-stage until
 
 from amaranth import Module, unsigned
 
-from ..params import get_modulus
+from ..params import get_modulus, require_int
 from .barrett import BarrettReducer
+from .dsp import DSP_WIDTH
 from .modadd import check_bool, operand_layout
 from .montgomery import MontgomeryReducer
 from .pipeline import FixedLatencyUnit, Multiplier, Stages
@@ -55,7 +56,11 @@ class ModMul(FixedLatencyUnit):
     (pipeline the reducer); ``deep`` (the reducer's fast pipeline, one carry chain per
     register, default True; see each reducer); ``tiled`` (multipliers with both operands
     sliced into 17-bit tiles, one DSP per partial product with its operand and product
-    registers in the DSP on an ECP5, :mod:`fhe_hw.arith.dsp`; default True).
+    registers in the DSP on an ECP5, :mod:`fhe_hw.arith.dsp`; default True); ``tile`` (the
+    slice width of the operand multiplier, 2 to 18 bits; default None: 17 tiled, one
+    MULT18X18D per partial product, 18 untiled. A narrower tile is the depth that suits an
+    ASIC, where each partial product is a gate-level multiplier of one cycle: more, smaller
+    partial products and a deeper adder tree, one register per level).
 
     Ports: ``i`` — always-ready stream of ``{a, b}`` (m bits each, LSB-first); ``o`` —
     always-ready stream of the m-bit product. Latency: the multiplier's stages plus the
@@ -64,12 +69,12 @@ class ModMul(FixedLatencyUnit):
     """
 
     def __init__(self, modulus, reducer="auto", *, mult_stages=None, word=None, alpha=None,
-                 beta=None, pipelined=True, deep=True, tiled=True):
+                 beta=None, pipelined=True, deep=True, tiled=True, tile=None):
         self._latency = self.latency_of(modulus, reducer, mult_stages=mult_stages, word=word,
                                         alpha=alpha, beta=beta, pipelined=pipelined, deep=deep,
-                                        tiled=tiled)
+                                        tiled=tiled, tile=tile)
         self._modulus = mod = get_modulus(modulus)
-        self._multiplier_plan = self._multiplier(mod, mult_stages, tiled)
+        self._multiplier_plan = self._multiplier(mod, mult_stages, tiled, tile)
         kind, cls, args, kwargs = self._reducer_plan(mod, reducer, mult_stages, word, alpha,
                                                      beta, pipelined, deep, tiled)
         self._kind, self._reducer = kind, cls(*args, **kwargs)
@@ -106,19 +111,21 @@ class ModMul(FixedLatencyUnit):
 
     @staticmethod
     def latency_of(modulus, reducer="auto", *, mult_stages=None, word=None, alpha=None,
-                   beta=None, pipelined=True, deep=True, tiled=True):
+                   beta=None, pipelined=True, deep=True, tiled=True, tile=None):
         """The :attr:`latency` of the ModMul with these parameters without building it;
         raises the constructor's ``ValueError``/``TypeError`` for refused parameters."""
-        stages = ModMul._multiplier(modulus, mult_stages, tiled).stages
+        stages = ModMul._multiplier(modulus, mult_stages, tiled, tile).stages
         _, cls, args, kwargs = ModMul._reducer_plan(modulus, reducer, mult_stages, word, alpha,
                                                     beta, pipelined, deep, tiled)
         return stages + cls.latency_of(*args, **kwargs)
 
     @staticmethod
-    def _multiplier(modulus, mult_stages, tiled):
+    def _multiplier(modulus, mult_stages, tiled, tile):
         """The operand multiplier (a plan: nothing is built until :meth:`Multiplier.build`)."""
         width = get_modulus(modulus).bits
-        return Multiplier(width, width, mult_stages, tiled=tiled)
+        if tile is not None:
+            require_int("tile", tile, minimum=2, maximum=DSP_WIDTH)
+        return Multiplier(width, width, mult_stages, tiled=tiled, chunk=tile)
 
     @property
     def modulus(self):
