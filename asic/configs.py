@@ -10,15 +10,20 @@ NTT over 2^64 - 2^32 + 1) at the sizes that synthesize within 30 minutes each.
 from fhe_hw.arith.configs import MODMULS, REDUCERS
 from fhe_hw.flow.rows import Row
 
-__all__ = ["MODULI", "SKY130_TABLE", "ASIC_ONLY", "QFLOW_ROWS"]
+__all__ = ["MODULI", "SKY130_CLOCK_NS", "SKY130_TABLE", "ASIC_ONLY", "QFLOW_ROWS"]
 
 MODULI = ("fermat32", "fermat64", "solinas64", "general32")
+#: The sky130 table's clock period: ABC's delay target and the STA constraint (200 MHz).
+SKY130_CLOCK_NS = 5.0
 
 # The reducer table's reducers minus its 64-bit Barrett (the FPGA baseline), its mod-muls.
 SKY130_TABLE = ([row for row in REDUCERS if row.params != {"modulus": "solinas64"}
                  or row.unit != "barrett-reducer"]
                 + MODMULS
-                + [Row("butterfly", {"modulus": m}) for m in MODULI])
+                + [Row("butterfly", {"modulus": m}) for m in MODULI]
+                # the ModMul at the depth that suits the process: 9-bit tiles, whose gate-level
+                # products fit a cycle where the ECP5's 17-bit DSP tiles do not
+                + [Row("mod-mul", {"modulus": "solinas64", "tile": 9})])
 ASIC_ONLY = [Row("parallel-ntt", {"k": k, "modulus": "solinas64"}) for k in (16, 32)]
 QFLOW_ROWS = [Row("special-reducer", {"m": 17}), Row("special-reducer", {"m": 33}),
               Row("solinas-reducer", {"modulus": "solinas64"})]

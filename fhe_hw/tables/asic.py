@@ -9,7 +9,7 @@ root. :func:`qflow_rows` / :func:`qflow_markdown` make the qflow (OSU 0.18 µm) 
 from concurrent.futures import ProcessPoolExecutor
 
 from ..asic import asic_synthesize
-from ..asic.configs import ASIC_ONLY, QFLOW_ROWS, SKY130_TABLE
+from ..asic.configs import ASIC_ONLY, QFLOW_ROWS, SKY130_CLOCK_NS, SKY130_TABLE
 from ..asic.qflow import harden_qflow
 from ..markdown import table as markdown_table
 from ..units import get_unit, units
@@ -24,7 +24,7 @@ NOT_RUN = ("k = 64 is not in the table: its Yosys run was still in ABC after 28 
 def synthesize_row(row):
 
     component = get_unit(row.unit).build(**row.params)
-    result = asic_synthesize(component, row.unit, params=row.params)
+    result = asic_synthesize(component, row.unit, params=row.params, clock_ns=SKY130_CLOCK_NS)
     return row.unit, row.params, _shown(row.unit, row.params, component), result
 
 
@@ -73,7 +73,8 @@ def sky130_markdown(rows, missing, seconds):
 
 def scaling_note(rows):
     """How area grows with the modulus width, from the measured rows."""
-    area = {(name, params.get("modulus")): r.area_um2 for name, params, _, r in rows}
+    area = {(name, params.get("modulus")): r.area_um2 for name, params, _, r in rows
+            if set(params) <= {"modulus", "m", "word", "k"}}   # the default depth only
     parts = []
     for name in ("mod-mul", "butterfly"):
         a32, a64 = area.get((name, "fermat32")), area.get((name, "fermat64"))
