@@ -44,6 +44,22 @@ def test_butterfly_latency_is_the_multiplier_plus_the_adder():
     unit = Butterfly("solinas64", mult_stages=2)
     # 2 multiplier registers, the deep Solinas reducer (4), the adder (1).
     assert unit.latency == unit._mul.latency + 1 == 2 + 4 + 1
+    # With the up-multiplier, x_up ∓ p takes a register after the products (fast_add).
+    unit = Butterfly("solinas64", mult_stages=2, scale_up=True)
+    assert unit.latency == unit._mul.latency + 2 == Butterfly.latency_of(
+        "solinas64", mult_stages=2, scale_up=True)
+
+
+@pytest.mark.parametrize("modulus", MODULI_ALL, ids=str)
+@pytest.mark.parametrize("scale_up", [False, True])
+def test_slow_add_computes_the_same_one_cycle_earlier_with_the_up_multiplier(modulus, scale_up):
+    unit = Butterfly(modulus, scale_up=scale_up, fast_add=False)
+    fast = Butterfly(modulus, scale_up=scale_up)
+    assert not unit.fast_add and fast.fast_add
+    assert unit.latency == fast.latency - scale_up == Butterfly.latency_of(
+        modulus, scale_up=scale_up, fast_add=False)
+    ins, expected = vectors(unit, modulus, "slow add", scale_up, count=300)
+    check_unit(unit, ins, expected, label=f"Butterfly({modulus}, fast_add=False)")
 
 
 def test_butterfly_rejects_bad_parameters():
@@ -51,5 +67,7 @@ def test_butterfly_rejects_bad_parameters():
         Butterfly("solinas64", scale_up="yes")
     with pytest.raises(TypeError, match="tiled must be a bool"):
         Butterfly("solinas64", tiled=1)
+    with pytest.raises(TypeError, match="fast_add must be a bool"):
+        Butterfly.latency_of("solinas64", fast_add=None)
     with pytest.raises(ValueError, match="modulus must be odd"):
         Butterfly(2**32)

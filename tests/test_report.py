@@ -242,12 +242,12 @@ def test_device_limit_divides_by_156_dsp_and_each_configurations_own_fmax(monkey
     ctx = SimpleNamespace(full=False, synth=synth)
     (table,) = sections.device_limit(ctx).tables
     by_config = {row[1]: row for row in table.rows}
-    p4 = by_config["ntt n=4096, butterflies=4, read_stages=0, tiled=True"]
+    p4 = by_config["ntt n=4096, butterflies=4, tiled=True"]
     cycles = get_unit("ntt").cycles(streaming_params(4096, 4))
     limit = 156 // 16 * 100.0 / 1e3                              # 9 ModMuls at 100 MHz
     rate = 24576 * 70.0 / cycles / 1e3                           # the engine's own Fmax
     assert p4[3:] == [16, 100.0, limit, 70.0, cycles, 24576, rate, rate / limit]
-    p1 = by_config["ntt n=4096, butterflies=1, read_stages=0, tiled=True"]
+    p1 = by_config["ntt n=4096, butterflies=1, tiled=True"]
     assert p1[6] is None and p1[-2:] == [None, None]           # no synthesis, no rate
     sk = next(row for row in table.rows if row[0] == "shenoy-kumaresan")
     assert sk[3:6] == [None, None, None]                       # its ModMul not measured

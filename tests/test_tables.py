@@ -81,7 +81,7 @@ def test_report_reads_the_documented_streaming_ntt_and_rns_rows():
     from fhe_hw.report import sections
     from fhe_hw.rns.configs import SYNTH_TABLE
     assert sections._NTT_SYNTH == ("ntt", {"n": 1024, "butterflies": 1, "modulus": "solinas64",
-                                           "read_stages": 0, "tiled": True}, "ecp5-splitnets")
+                                           "tiled": True}, "ecp5-splitnets")
     assert sections._NTT_SYNTH in [(r.unit, r.params, r.target) for r in STREAMING_TABLE]
     rns = [(r.unit, r.params, r.target) for r in SYNTH_TABLE]
     assert all(row in rns for row in sections._rns_rows(True))

@@ -3,6 +3,11 @@
 Both take a, b in [0, q) and return one result in [0, q) after a single conditional correction:
 the adder computes e = a + b and f = e - q and keeps e when f is negative (Algorithm 5); the
 subtracter computes e = a - b and adds q back when e is negative (Algorithm 6).
+
+:func:`add_select` and :func:`sub_select` are the same algorithms for an operand a known a cycle
+before b (the butterfly's x_up, which waits for the product): with a - q (a + q) computed and
+registered beforehand, both candidates are carry chains side by side and the sign of one
+selects, one carry chain deep instead of two.
 """
 
 from amaranth import Module, Mux, unsigned
@@ -11,12 +16,28 @@ from amaranth.lib import data
 from ..params import check_bool, get_modulus
 from .pipeline import FixedLatencyUnit, Stages
 
-__all__ = ["ModAdd", "ModSub", "operand_layout", "check_bool"]
+__all__ = ["ModAdd", "ModSub", "add_select", "sub_select", "operand_layout", "check_bool"]
 
 
 def operand_layout(width, *names):
     """Payload of operands packed LSB-first in declaration order."""
     return data.StructLayout({name: unsigned(width) for name in names})
+
+
+def add_select(a, a_minus_q, b):
+    """(a + b) mod q for a, b in [0, q), given ``a_minus_q`` = a - q (signed): f = (a - q) + b
+    and e = a + b in parallel, e when f < 0, else f ([Kir25] Algorithm 5). The m-bit result
+    (m = ``len(b)``), combinational."""
+    f = a_minus_q + b
+    return Mux(f < 0, a + b, f)[:len(b)]
+
+
+def sub_select(a, a_plus_q, b):
+    """(a - b) mod q for a, b in [0, q), given ``a_plus_q`` = a + q: e = a - b and
+    (a + q) - b in parallel, the second when e < 0 ([Kir25] Algorithm 6). The m-bit result
+    (m = ``len(b)``), combinational."""
+    e = a - b
+    return Mux(e < 0, a_plus_q - b, e)[:len(b)]
 
 
 class ModAdd(FixedLatencyUnit):

@@ -38,7 +38,10 @@ register("butterfly", "unified FFT/IFFT butterfly, run-time or constant (shift) 
          Option("twiddle", int, None, "constant w_down (default: run-time twiddles)"),
          Option("twiddle-up", int, None, "constant w_up (with --twiddle)"),
          Option("multiplier", str, "auto", "constant twiddles: auto, shift or modmul"),
-         TILED_OPTION, latency=Butterfly.latency_of)(Butterfly)
+         TILED_OPTION,
+         Option("fast-add", parse_bool, True, "x_up -/+ p registered before the add/sub: one "
+                "carry chain each (one cycle more with --scale-up) (true/false)"),
+         latency=Butterfly.latency_of)(Butterfly)
 
 register("parallel-ntt", "fully parallel radix-2 k-point NTT, constant twiddles ([Cao14] §3.2)",
          Option("k", int, 64, "transform size (power of two)"),

@@ -16,8 +16,8 @@ constants use a ModMul with a constant operand.
 
 from amaranth import Module
 
-from ..arith import ModAdd, ModMul, ModSub
-from ..arith.modadd import check_bool, operand_layout
+from ..arith import ModMul
+from ..arith.modadd import add_select, check_bool, operand_layout, sub_select
 from ..arith.pipeline import FixedLatencyUnit, Stages
 from ..params import get_modulus, require_int
 from .shift import MULTIPLIERS, ConstMul
@@ -40,19 +40,26 @@ class Butterfly(FixedLatencyUnit):
     butterflies of one stage with different twiddles stay aligned); ``tiled`` (every ModMul
     with both operands in 17-bit tiles, one MULT18X18D per partial product, see
     :class:`~fhe_hw.arith.pipeline.Multiplier`). ``mult_stages`` and ``tiled`` default to
-    ModMul's defaults (None, True: its fast pipeline).
+    ModMul's defaults (None, True: its fast pipeline). ``fast_add`` (default True): x_up - p
+    and x_up + p are registered a cycle before the modular addition and subtraction, which
+    are then one carry chain and a select each (:func:`~fhe_hw.arith.modadd.add_select`);
+    x_up's delay line holds them, except with the up-multiplier, whose product needs one
+    more register for them. False: x_up ∓ p in the same cycle, two carry chains in series
+    (one cycle less with the up-multiplier).
 
     Ports: ``i`` — always-ready stream of ``{up, down, w_down[, w_up]}`` (m bits each,
     LSB-first; only ``{up, down}`` with constant twiddles); ``o`` — always-ready stream of
     ``{up, down}``. Run-time twiddles are given as the multiplier expects them: pass ω through
     :meth:`premultiply` (the identity unless the multiplier is a Montgomery one). Latency
-    ``multiplier latency + 1``; one butterfly per cycle.
+    ``multiplier latency +`` :meth:`add_latency` (1, or 2 with the up-multiplier and
+    ``fast_add``); one butterfly per cycle.
     """
 
     def __init__(self, modulus, *, scale_up=False, mult_stages=None, reducer="auto", twiddle=None,
-                 twiddle_up=None, multiplier="auto", mult_latency=None, tiled=True):
+                 twiddle_up=None, multiplier="auto", mult_latency=None, tiled=True,
+                 fast_add=True):
         plan = self._plan(modulus, scale_up, mult_stages, reducer, twiddle, twiddle_up,
-                          multiplier, mult_latency, tiled)
+                          multiplier, mult_latency, tiled, fast_add)
         self._twiddle, self._twiddle_up, self._scale_up, mult_latency = plan
         self._modulus = get_modulus(modulus)
         if twiddle is None:
@@ -64,7 +71,8 @@ class Butterfly(FixedLatencyUnit):
                              reducer=reducer, latency=mult_latency, tiled=tiled)
                     for c in consts]
         self._mul, self._mul_up = (muls + [None])[:2]
-        self._latency = mult_latency + 1
+        self._fast_add = fast_add
+        self._latency = mult_latency + self.add_latency(self._scale_up, fast_add)
         width = self._modulus.bits
         names = ("up", "down")
         if twiddle is None:
@@ -73,12 +81,13 @@ class Butterfly(FixedLatencyUnit):
 
     @staticmethod
     def _plan(modulus, scale_up, mult_stages, reducer, twiddle, twiddle_up, multiplier,
-              mult_latency, tiled):
+              mult_latency, tiled, fast_add):
         """``(twiddle, twiddle_up, scale_up, multiplier latency)`` with the twiddles reduced
         mod p; raises ``ValueError``/``TypeError`` for refused parameters."""
         mod = get_modulus(modulus)
         check_bool("scale_up", scale_up)
         check_bool("tiled", tiled)
+        check_bool("fast_add", fast_add)
         if twiddle is None:
             if twiddle_up is not None:
                 raise ValueError(f"twiddle_up needs a constant twiddle, not twiddle=None with "
@@ -114,11 +123,20 @@ class Butterfly(FixedLatencyUnit):
 
     @staticmethod
     def latency_of(modulus, *, scale_up=False, mult_stages=None, reducer="auto", twiddle=None,
-                   twiddle_up=None, multiplier="auto", mult_latency=None, tiled=True):
+                   twiddle_up=None, multiplier="auto", mult_latency=None, tiled=True,
+                   fast_add=True):
         """The :attr:`latency` of the Butterfly with these parameters without building it;
         raises the constructor's ``ValueError``/``TypeError`` for refused parameters."""
-        return 1 + Butterfly._plan(modulus, scale_up, mult_stages, reducer, twiddle,
-                                   twiddle_up, multiplier, mult_latency, tiled)[3]
+        _, _, scale_up, mult_latency = Butterfly._plan(
+            modulus, scale_up, mult_stages, reducer, twiddle, twiddle_up, multiplier,
+            mult_latency, tiled, fast_add)
+        return mult_latency + Butterfly.add_latency(scale_up, fast_add)
+
+    @staticmethod
+    def add_latency(scale_up, fast_add=True):
+        """Cycles from the multipliers' products to ``o``: the result register, and with
+        ``scale_up`` and ``fast_add`` the register of x_up ∓ p after the up-multiplier."""
+        return 1 + (scale_up and fast_add)
 
     @property
     def modulus(self):
@@ -127,6 +145,10 @@ class Butterfly(FixedLatencyUnit):
     @property
     def scale_up(self):
         return self._scale_up
+
+    @property
+    def fast_add(self):
+        return self._fast_add
 
     @property
     def twiddle(self):
@@ -162,6 +184,7 @@ class Butterfly(FixedLatencyUnit):
         else:
             m.d.comb += [mul.i.payload.a.eq(x.down), mul.i.payload.b.eq(x.w_down)]
         m.d.comb += mul.i.valid.eq(self.i.valid)
+        p = self._modulus.value
         if self._scale_up:
             m.submodules.mul_up = mul_up = self._mul_up
             if const:
@@ -169,21 +192,25 @@ class Butterfly(FixedLatencyUnit):
             else:
                 m.d.comb += [mul_up.i.payload.a.eq(x.up), mul_up.i.payload.b.eq(x.w_up)]
             m.d.comb += mul_up.i.valid.eq(self.i.valid)
-            up = mul_up.o.payload
+            st = Stages(m, mul.o.valid)
+            st.ride(up=mul_up.o.payload, product=mul.o.payload)
+            cuts = int(self._fast_add)
         else:
             # x_up waits for the product in a delay line of the multiplier's latency.
             st = Stages(m, self.i.valid)
             st.ride(up=x.up)
-            for _ in range(self._mul.latency):
-                st.cut()
-            up = st["up"]
-        m.submodules.add = add = ModAdd(self._modulus)
-        m.submodules.sub = sub = ModSub(self._modulus)
-        for unit in (add, sub):
-            m.d.comb += [unit.i.payload.a.eq(up), unit.i.payload.b.eq(mul.o.payload),
-                         unit.i.valid.eq(mul.o.valid)]
-        m.d.comb += [self.o.payload.up.eq(add.o.payload), self.o.payload.down.eq(sub.o.payload),
-                     self.o.valid.eq(add.o.valid)]
+            cuts = self._mul.latency
+        # x_up - p and x_up + p enter the pipeline one register before the add (fast_add).
+        for _ in range(cuts - self._fast_add):
+            st.cut()
+        up = st["up"]
+        st.ride(up_minus=up - p, up_plus=up + p)
+        for _ in range(self._fast_add):
+            st.cut()
+        up, product = st["up"], st["product"] if self._scale_up else mul.o.payload
+        out = Stages(m, st.valid)
+        x_up, x_down = out.cut(add_select(up, st["up_minus"], product),
+                               sub_select(up, st["up_plus"], product))
+        m.d.comb += [self.o.payload.up.eq(x_up), self.o.payload.down.eq(x_down),
+                     self.o.valid.eq(out.valid)]
         return m
-
-

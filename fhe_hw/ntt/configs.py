@@ -21,13 +21,9 @@ __all__ = ["STREAMING_TARGET", "streaming_params", "STREAMING_TABLE", "REPORT_ST
 STREAMING_TARGET = "ecp5-splitnets"
 
 
-#: The read pipeline of the measured streaming rows: none, the engine as the documented table
-#: measured it (the default ``read_stages`` = 3 is not in the table until it is regenerated).
-MEASURED_READ_STAGES = 0
-
-
-def streaming_params(n, p, tiled=True, read_stages=MEASURED_READ_STAGES):
-    params = {"n": n, "butterflies": p, "modulus": "solinas64", "read_stages": read_stages}
+def streaming_params(n, p, tiled=True):
+    """The parameters of a streaming-table row: the engine's defaults otherwise."""
+    params = {"n": n, "butterflies": p, "modulus": "solinas64"}
     if tiled:
         params["tiled"] = True
     return params

@@ -56,7 +56,8 @@ class ParallelNTT(FixedLatencyUnit):
     ``o`` — always-ready stream of the same layout with the model's output list
     (:func:`fhe_hw.model.ntt.ntt_radix2` with ``ntt_params(modulus, k, negacyclic=...)``).
 
-    Latency: ``log2 k`` times the stage latency (butterfly: twiddle multiplier + 1; a stage's
+    Latency: the sum of the stage latencies (butterfly: twiddle multiplier + 1, + 2 in the
+    inverse's last stage, which has the x_up multiplier, see :class:`Butterfly`; a stage's
     butterflies are padded to the slowest of them), plus the post-multiplication by
     k^-1·ψ^-i for the negacyclic inverse; :attr:`stage_latencies` lists them. Throughput one
     transform per cycle; :meth:`cycles`. Raises ``ValueError``/``TypeError`` for bad parameters.
@@ -74,8 +75,9 @@ class ParallelNTT(FixedLatencyUnit):
         for s in range(params.log_k):
             pairs = stage_pairs(s, k, inverse)
             twiddles = stage_twiddles(s, params, inverse, negacyclic)
-            units = [Butterfly(params.modulus, twiddle=wd, twiddle_up=wu,
-                               mult_latency=latencies[s] - 1, **kw) for wu, wd in twiddles]
+            units = [Butterfly(params.modulus, twiddle=wd, twiddle_up=wu, mult_latency=latencies[s]
+                               - Butterfly.add_latency(wu is not None), **kw)
+                     for wu, wd in twiddles]
             self._stages.append([(i, j, u) for (i, j), u in zip(pairs, units)])
         self._post = []
         if inverse and negacyclic:

@@ -236,16 +236,17 @@ def _xor_swap(words, x):
     return words
 
 
-def _permute(words, u, index):
-    """out[p] = words[index(p, v)] for the stage's u = v (a signal); positions whose source does
-    not depend on u are plain wires."""
+def _permute(words, u_hot, index):
+    """out[p] = words[index(p, v)] for the stage's u = v, given as ``u_hot`` with bit v set (a
+    register: no decoder between it and the multiplexers it fans out to); positions whose
+    source does not depend on u are plain wires."""
     b = len(words).bit_length() - 1
     out = []
     for p in range(len(words)):
         choice = words[index(p, 0)]
         for v in range(1, b):
             if index(p, v) != index(p, 0):
-                choice = Mux(u == v, words[index(p, v)], choice)
+                choice = Mux(u_hot[v], words[index(p, v)], choice)
         out.append(choice)
     return out
 
@@ -408,7 +409,7 @@ class StreamingNTT(Component):
         beat_addr = beat_idx[b:]
         with m.If(unloading):
             # Unloading reuses the read crossbar: position j holds lane j, from bank j ^ fold.
-            m.d.comb += [xsw.eq(fold), usel.eq(0)]
+            m.d.comb += [xsw.eq(fold), usel.eq(1)]
         load_go = Signal()
         m.d.comb += [self.i.ready.eq(loading), load_go.eq(self.i.valid & self.i.ready)]
 
@@ -475,12 +476,12 @@ class StreamingNTT(Component):
         """Compute issue of cycle c of ``stage``: per-stage address generation (constants per
         stage). Returns (the bank read addresses; xsw, the swap of the crossbars' XOR networks:
         only bit u, set to the fold's bit u, as a butterfly's two banks differ in bank bit u;
-        usel, u, the crossbars' permutation; whether this is the last stage)."""
+        usel, the crossbars' permutation u, one-hot; whether this is the last stage)."""
         P, log_n, inverse = self._p, self._params.log_k, self._inverse
         b, B, C = P.bit_length(), 2 * P, self._n // (2 * P)
         rd_addr = [Signal(range(C), name=f"rd_addr{k}") for k in range(B)]
         tw_addr = [Signal(range(self._n), name=f"tw_addr{q}") for q in range(P)]
-        xsw, usel = Signal(b), Signal(range(max(b, 2)))
+        xsw, usel = Signal(b), Signal(b)
         last = Signal()
         with m.Switch(stage):
             for s in range(log_n):
@@ -488,7 +489,7 @@ class StreamingNTT(Component):
                     t, w = stage_window(s, log_n, b, inverse)
                     u, r = t % b, w % b
                     cf = _xorfold(Cat(c[:w], Const(0, b), c[w:]), log_n, b)
-                    m.d.comb += [xsw.eq(cf[u] << u), usel.eq(u), last.eq(s == log_n - 1)]
+                    m.d.comb += [xsw.eq(cf[u] << u), usel.eq(1 << u), last.eq(s == log_n - 1)]
                     for k in range(B):
                         v = (Const(k, b) ^ cf).rotate_right(r)
                         m.d.comb += rd_addr[k].eq(Cat(c[:w], v, c[w:])[b:])
