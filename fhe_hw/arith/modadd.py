@@ -5,18 +5,39 @@ the adder computes e = a + b and f = e - q and keeps e when f is negative (Algor
 subtracter computes e = a - b and adds q back when e is negative (Algorithm 6).
 """
 
-from amaranth import Module, Mux, unsigned
+from amaranth import Cat, Const, Module, Mux, unsigned
 from amaranth.lib import data
 
 from ..params import check_bool, get_modulus
 from .pipeline import FixedLatencyUnit, Stages
 
-__all__ = ["ModAdd", "ModSub", "operand_layout", "check_bool"]
+__all__ = ["ModAdd", "ModSub", "operand_layout", "check_bool", "add_presubtracted",
+           "sub_parallel"]
 
 
 def operand_layout(width, *names):
     """Payload of operands packed LSB-first in declaration order."""
     return data.StructLayout({name: unsigned(width) for name in names})
+
+
+def add_presubtracted(a, b, b_minus_q):
+    """(a + b) mod q for a, b in [0, q) given b − q (a signed value, registered beside b):
+    Algorithm 5 with e = a + b and f = a + (b − q) as two parallel carry chains and the sign of
+    f selecting, one carry chain deep instead of two in series."""
+    e = a + b
+    f = a + b_minus_q
+    return Mux(f < 0, e, f)
+
+
+def sub_parallel(a, b, q, width):
+    """(a − b) mod q for ``width``-bit a, b in [0, q), q an int or a value: Algorithm 6 with
+    e = a − b and e + q = a + ~b + q + 1 (a carry-save layer, one LUT per bit, into one carry
+    chain) side by side and the sign of e selecting, one carry chain deep instead of two in
+    series."""
+    a, nb, q = a[:width], ~b[:width], Const(q, width) if isinstance(q, int) else q[:width]
+    save, carry = a ^ nb ^ q, (a & nb) | (a & q) | (nb & q)
+    e = a - b[:width]
+    return Mux(e < 0, (save + Cat(Const(0, 1), carry) + 1)[:width], e[:width])
 
 
 class ModAdd(FixedLatencyUnit):
