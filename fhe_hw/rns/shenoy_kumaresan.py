@@ -37,6 +37,14 @@ also lets the Post-Sum start while the redundant residue still streams in, and t
 are released when its Sum Process (all input beats of the pass) is complete — the Sum and
 Post-Sum Processes follow each other as in §3.3. The folded engine does not take input while it
 outputs (§3.3.3: no simultaneous reads and writes on the HBM bandwidth).
+
+Clock. Between two registers there is at most one carry chain: the accumulation adds μ and
+μ − q (computed as μ enters its delay line) to the row side by side
+(:func:`~fhe_hw.arith.modadd.add_presubtracted`), the Post-Sum subtracters compute a − b and
+a − b + q side by side (:func:`~fhe_hw.arith.modadd.sub_parallel`), the Sum ROM address is a
+counter, the Post-Sum's "redundant row x has arrived" is a register, and the bank read
+addresses are selected by registers (a reading Sum item at the read stage), never by the issue
+decision. None of this adds a cycle.
 """
 
 from math import ceil
