@@ -1,11 +1,12 @@
 """ModAdd / ModSub ([Kir25] Alg. 5, 6), the pipelined Multiplier and ModMul against Python."""
 
 import pytest
-from amaranth import Module
+from amaranth import Module, Signal
+from amaranth.sim import Simulator
 from helpers import RANDOM_VECTORS, check_unit, rng_for
 
 from fhe_hw.arith import ModAdd, ModMul, ModSub
-from fhe_hw.arith.modadd import operand_layout
+from fhe_hw.arith.modadd import add_select, operand_layout, sub_parallel
 from fhe_hw.arith.modmul import choose_reducer
 from fhe_hw.arith.pipeline import FixedLatencyUnit, Multiplier, Stages
 from fhe_hw.model import reduce as R
@@ -40,6 +41,33 @@ def test_unpipelined_mod_add_is_combinational():
     assert unit.latency == 0
     ins = pairs(unit.modulus, "comb", count=200)
     check_unit(unit, ins, [(v["a"] + v["b"]) % unit.modulus for v in ins], label="comb add")
+
+
+@pytest.mark.parametrize("runtime_q", [False, True], ids=["const-q", "runtime-q"])
+def test_one_chain_add_and_sub_are_exact_for_every_operand_pair(runtime_q):
+    # every a, b in [0, q) for small q up to the width's limit, q a constant or a signal
+    width = 6
+    a, b, qs, add, sub = (Signal(width) for _ in range(5))
+    results = []
+    for q in (3, 5, 17, 41, 63):
+        m = Module()
+        modulus = qs if runtime_q else q
+        m.d.comb += [add.eq(add_select(b, (b - modulus)[:width + 1].as_signed(), a)),
+                     sub.eq(sub_parallel(a, b, modulus, width))]
+        sim = Simulator(m)
+
+        async def bench(ctx, q=q):
+            ctx.set(qs, q)
+            for x in range(q):
+                for y in range(q):
+                    ctx.set(a, x)
+                    ctx.set(b, y)
+                    results.append((q, x, y, ctx.get(add), ctx.get(sub)))
+        sim.add_testbench(bench)
+        sim.run()
+    assert len(results) == 9 + 25 + 17 ** 2 + 41 ** 2 + 63 ** 2
+    for q, x, y, got_add, got_sub in results:
+        assert (got_add, got_sub) == ((x + y) % q, (x - y) % q), (q, x, y)
 
 
 class _Mul(FixedLatencyUnit):

@@ -5,18 +5,21 @@ the adder computes e = a + b and f = e - q and keeps e when f is negative (Algor
 subtracter computes e = a - b and adds q back when e is negative (Algorithm 6).
 
 :func:`add_select` and :func:`sub_select` are the same algorithms for an operand a known a cycle
-before b (the butterfly's x_up, which waits for the product): with a - q (a + q) computed and
-registered beforehand, both candidates are carry chains side by side and the sign of one
-selects, one carry chain deep instead of two.
+before b (the butterfly's x_up, which waits for the product; the RNS accumulation's μ): with
+a - q (a + q) computed and registered beforehand, both candidates are carry chains side by side
+and the sign of one selects, one carry chain deep instead of two. :func:`sub_parallel` is the
+subtracter when nothing is known beforehand: a - b and a - b + q side by side, the second
+through one carry-save layer.
 """
 
-from amaranth import Module, Mux, unsigned
+from amaranth import Cat, Const, Module, Mux, unsigned
 from amaranth.lib import data
 
 from ..params import check_bool, get_modulus
 from .pipeline import FixedLatencyUnit, Stages
 
-__all__ = ["ModAdd", "ModSub", "add_select", "sub_select", "operand_layout", "check_bool"]
+__all__ = ["ModAdd", "ModSub", "add_select", "sub_select", "sub_parallel",
+           "operand_layout", "check_bool"]
 
 
 def operand_layout(width, *names):
@@ -38,6 +41,17 @@ def sub_select(a, a_plus_q, b):
     (m = ``len(b)``), combinational."""
     e = a - b
     return Mux(e < 0, a_plus_q - b, e)[:len(b)]
+
+
+def sub_parallel(a, b, q, width):
+    """(a − b) mod q for ``width``-bit a, b in [0, q), q an int or a value: Algorithm 6 with
+    e = a − b and e + q = a + ~b + q + 1 (a carry-save layer, one LUT per bit, into one carry
+    chain) side by side and the sign of e selecting, one carry chain deep instead of two in
+    series."""
+    a, nb, q = a[:width], ~b[:width], Const(q, width) if isinstance(q, int) else q[:width]
+    save, carry = a ^ nb ^ q, (a & nb) | (a & q) | (nb & q)
+    e = a - b[:width]
+    return Mux(e < 0, (save + Cat(Const(0, 1), carry) + 1)[:width], e[:width])
 
 
 class ModAdd(FixedLatencyUnit):

@@ -37,6 +37,14 @@ also lets the Post-Sum start while the redundant residue still streams in, and t
 are released when its Sum Process (all input beats of the pass) is complete — the Sum and
 Post-Sum Processes follow each other as in §3.3. The folded engine does not take input while it
 outputs (§3.3.3: no simultaneous reads and writes on the HBM bandwidth).
+
+Clock. Between two registers there is at most one carry chain: the accumulation adds μ and
+μ − q (computed as μ enters its delay line) to the row side by side
+(:func:`~fhe_hw.arith.modadd.add_select`), the Post-Sum subtracters compute a − b and
+a − b + q side by side (:func:`~fhe_hw.arith.modadd.sub_parallel`), the Sum ROM address is a
+counter, the Post-Sum's "redundant row x has arrived" is a register, and the bank read
+addresses are selected by registers (a reading Sum item at the read stage), never by the issue
+decision. None of this adds a cycle.
 """
 
 from math import ceil
@@ -48,8 +56,7 @@ from amaranth.lib.fifo import SyncFIFOBuffered
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from ..arith import ModAdd, ModSub
-from ..arith.modadd_dyn import DynamicModAdd, DynamicModSub
+from ..arith.modadd import add_select, sub_parallel
 from ..arith.montgomery_dyn import DynamicModMul
 from ..arith.pipeline import check_stages
 from ..component import Component
@@ -288,36 +295,32 @@ class CRTBaseExtension(Component):
         m.d.sync += data.eq(r.data)
         return w, r, data
 
-    def _accumulate(self, m, name, bank, valid, riders, mu, adder, q=None):
-        """acc[row] ← μ (first residue) or acc[row] + μ. The read was issued with ``valid``
-        (stage-B output); μ waits READ_LATENCY cycles for the data, the adder registers the sum
-        and the sum is written in the next cycle. The read misses the writes of the three items
-        just ahead (the read port is not transparent), so a row they share with this item
-        (N/TP < 4) is forwarded from their pipeline registers. Returns the write-stage
-        (valid, riders)."""
+    def _accumulate(self, m, name, bank, valid, riders, mu, q):
+        """acc[row] ← μ (first residue) or (acc[row] + μ) mod q. The read was issued with
+        ``valid`` (stage-B output); μ and μ − q (computed as μ enters the delay) wait
+        READ_LATENCY cycles for the data, the sum is registered (one carry chain deep:
+        :func:`~fhe_hw.arith.modadd.add_select`) and written in the next cycle. The
+        read misses the writes of the three items just ahead (the read port is not
+        transparent); they can share this item's row only when N/TP < 4, and then the row is
+        forwarded from their pipeline registers. Returns the write-stage (valid, riders)."""
         r, tp = self._width, self._tp
         wport, _, rdata = bank
-        extra = {} if q is None else {"q": q}
-        v1, d1 = delay(m, READ_LATENCY, valid, mu=Cat(*mu), **riders, **extra)
-        adds = []
-        for x in range(tp):
-            unit = adder()
-            m.submodules[f"add_{name}{x}"] = unit
-            adds.append(unit)
+        v1, d1 = delay(m, READ_LATENCY, valid, mu=Cat(*mu),
+                       mu_q=Cat(*((x - q)[:r + 1] for x in mu)), **riders)
         v2, d2 = delay(m, 1, v1, row=d1["row"], last=d1["last"], par=d1["par"])
-        summed = Cat(*(u.o.payload for u in adds))
-        v3, d3 = delay(m, 1, v2, row=d2["row"], data=summed)  # written one cycle ago
-        v4, d4 = delay(m, 1, v3, row=d3["row"], data=d3["data"])  # written during the read
-        old = Mux(d1["first"], 0,
-                  Mux(v2 & (d2["row"] == d1["row"]), summed,
-                      Mux(v3 & (d3["row"] == d1["row"]), d3["data"],
-                          Mux(v4 & (d4["row"] == d1["row"]), d4["data"], rdata))))
-        for x, unit in enumerate(adds):
-            width = len(unit.o.payload)
-            m.d.comb += [unit.i.valid.eq(v1), unit.i.payload.a.eq(lanes(old, r, tp)[x][:width]),
-                         unit.i.payload.b.eq(lanes(d1["mu"], r, tp)[x][:width])]
-            if q is not None:
-                m.d.comb += unit.i.payload.q.eq(d1["q"])
+        summed = Signal(r * tp, name=f"sum_{name}")
+        old = rdata
+        if self._rows < 4:
+            v3, d3 = delay(m, 1, v2, row=d2["row"], data=summed)  # written one cycle ago
+            v4, d4 = delay(m, 1, v3, row=d3["row"], data=d3["data"])  # written during the read
+            for v, row, data in ((v4, d4["row"], d4["data"]), (v3, d3["row"], d3["data"]),
+                                 (v2, d2["row"], summed)):
+                old = Mux(v & (row == d1["row"]), data, old)
+        old = Mux(d1["first"], 0, old)
+        m.d.sync += summed.eq(Cat(*(
+            add_select(b, bq.as_signed(), a)[:r]
+            for a, b, bq in zip(lanes(old, r, tp), lanes(d1["mu"], r, tp),
+                                lanes(d1["mu_q"], r + 1, tp)))))
         m.d.comb += [wport.addr.eq(d2["row"]), wport.data.eq(summed), wport.en.eq(v2)]
         return v2, d2
 
@@ -331,7 +334,9 @@ class CRTBaseExtension(Component):
         last_t = self._pass_targets(P - 1)
 
         # ---- input counters and pass bookkeeping -------------------------------------------
-        in_row, in_res, in_pass = Signal(range(R)), Signal(range(n_res)), Signal(range(P))
+        in_row, in_res = Signal(range(R)), Signal(range(n_res))
+        # the Sum ROM address pass·l + residue as a counter (no multiplier before the ROM)
+        in_addr = Signal(range(P * l + 1))
         in_seq, ps_seq, out_seq = Signal(2), Signal(2), Signal(2)  # pass sequence numbers
         in_hold = Signal()  # folded: pass input done, waiting for its outputs
         ps_row, ps_slot, ps_pass = Signal(range(R)), Signal(range(t)), Signal(range(P))
@@ -351,9 +356,11 @@ class CRTBaseExtension(Component):
         with m.If(accept):
             m.d.sync += in_row.eq(Mux(in_row == R - 1, 0, in_row + 1))
             with m.If(in_row == R - 1):
-                m.d.sync += in_res.eq(Mux(in_res == n_res - 1, 0, in_res + 1))
+                m.d.sync += [in_res.eq(Mux(in_res == n_res - 1, 0, in_res + 1)),
+                             in_addr.eq(in_addr + 1)]
             with m.If(pass_end):
-                m.d.sync += [in_pass.eq(Mux(in_pass == P - 1, 0, in_pass + 1)),
+                m.d.sync += [in_addr.eq(Mux(in_addr == P * l - 1 + int(sk), 0,
+                                            in_addr + 1 - int(sk))),
                              in_seq.eq(in_seq + 1)]
                 if folded:
                     m.d.sync += in_hold.eq(1)
@@ -363,7 +370,7 @@ class CRTBaseExtension(Component):
         red_rows = [Signal(range(R + 1), name=f"red_rows{b}") for b in range(2)]
 
         # ---- Sum Process: stage 0 registers the beat while the constant ROM is read --------
-        consts = Rom(m, "sum_rom", self._sum_rom_rows(), r).read(in_pass * l + in_res)
+        consts = Rom(m, "sum_rom", self._sum_rom_rows(), r).read(in_addr)
         s0_valid, s0_data = Signal(), Signal(r * tp)
         s0 = {"row": Signal(range(R)), "first": Signal(), "last": Signal(), "par": Signal()}
         m.d.sync += [s0_valid.eq(accept & (in_res < l)), s0_data.eq(self.i.payload.as_value()),
@@ -385,6 +392,9 @@ class CRTBaseExtension(Component):
         sb_valid, sb = delay(m, lm, sa_valid, **{key: sa[key] for key in s0},
                              **{f"p_{s}": sa[f"p_{s}"] for s in range(t)})
         banks = [self._bank(m, f"acc_p{s}") for s in range(t)]
+        # A Sum item that reads (not the first residue's) never meets a Post-Sum read (see the
+        # module docstring), so the read addresses are selected by registers alone.
+        sum_reads = sb_valid & ~sb["first"]
 
         if sk:
             q_l = self._redundant
@@ -404,12 +414,30 @@ class CRTBaseExtension(Component):
         out_xfer = Signal()
         ps_par = ps_seq[0]
         ready_row = Mux(ps_par, acc_done[1], acc_done[0])
-        if sk:
-            ready_row &= Mux(ps_par, red_rows[1], red_rows[0]) > ps_row
         issue = Signal()
+        ps_done = ps_last_slot & (ps_row == R - 1)
+        if sk:
+            # red_ahead = (red_rows[ps_par] > ps_row) as a register: its next value compares
+            # registers only (for each way the counters may move) and the row arrival and
+            # the issue select late, so no comparator lies between them and the issue
+            red_ahead = Signal()
+            inc = [red_in & (in_seq[0] == b) for b in range(2)]
+
+            ps_row1 = Signal(range(R + 1), init=1)  # ps_row + 1, a register beside it
+            with m.If(issue):
+                m.d.sync += ps_row1.eq(Mux(ps_row == R - 1, 1, ps_row1 + 1))
+
+            def ahead(b, row, above):  # red_rows[b] (+1 if a row arrives now) > row
+                return Mux(inc[b], red_rows[b] >= row, red_rows[b] > above)
+            after = [Mux(ps_row == R - 1, ahead(b, 0, 0), ahead(b, ps_row1, ps_row1))
+                     for b in range(2)]
+            m.d.sync += red_ahead.eq(Mux(
+                issue, Mux(ps_done, Mux(ps_par, ahead(0, 0, 0), ahead(1, 0, 0)),
+                           Mux(ps_par, after[1], after[0])),
+                Mux(ps_par, ahead(1, ps_row, ps_row), ahead(0, ps_row, ps_row))))
+            ready_row &= red_ahead
         m.d.comb += issue.eq(ready_row & (credit < self._fifo_depth))
         m.d.sync += credit.eq(credit + issue - out_xfer)
-        ps_done = ps_last_slot & (ps_row == R - 1)
         with m.If(issue):
             m.d.sync += ps_row.eq(Mux(ps_row == R - 1, 0, ps_row + 1))
             with m.If(ps_row == R - 1):
@@ -433,13 +461,9 @@ class CRTBaseExtension(Component):
             m.d.sync += red_q.eq(red_r.data)
             p1_valid, p1 = delay(m, READ_LATENCY + 1, issue, row=ps_row, slot=ps_slot)
             qw = q_l.bit_length()
-            ms = []
-            for x in range(tp):
-                m.submodules[f"sub_ms{x}"] = sub = ModSub(q_l)
-                m.d.comb += [sub.i.valid.eq(1),
-                             sub.i.payload.a.eq(lanes(bank_l[2], r, tp)[x][:qw]),
-                             sub.i.payload.b.eq(lanes(red_q, r, tp)[x][:qw])]
-                ms.append(sub.o.payload)
+            ms = [Signal(qw, name=f"ms{x}") for x in range(tp)]  # registered
+            m.d.sync += [ms[x].eq(sub_parallel(a, b, q_l, qw)) for x, (a, b) in enumerate(
+                zip(lanes(bank_l[2], r, tp), lanes(red_q, r, tp)))]
             mul_alpha = mul_l if folded else [self._mul(m, f"mul_alpha{x}") for x in range(tp)]
             alpha = [unit.o.payload for unit in mul_alpha]
             # c+3+Lm: μ' = α·|Q|_{p_j} mod p_j; the Post-Sum ROM was read at c (data at c+1)
@@ -449,24 +473,18 @@ class CRTBaseExtension(Component):
             mu_prime = Cat(*(unit.o.payload for unit in mul_mu))
             # acc_slot[row] is read at c+1+2Lm — the same offset from its start as a Sum item's
             # read, so the two never meet on a read port — and arrives with μ' at c+3+2Lm.
-            pr_valid, pr = delay(m, 2 * lm + 1 - READ_LATENCY - 1, p1_valid,
-                                 row=p1["row"], slot=p1["slot"])
-            psum_read = (pr_valid, pr["row"], pr["slot"])
+            psum_row = delay(m, 2 * lm + 1 - READ_LATENCY - 1, p1_valid, row=p1["row"])[1]["row"]
             p3_valid, p3 = delay(m, lm, p2_valid, p=p2["p"], slot=p2["slot"])
             acc_out = self._select(banks, p3["slot"])
-            out_lanes = []
-            for x in range(tp):
-                m.submodules[f"sub_out{x}"] = sub = DynamicModSub(r)
-                m.d.comb += [sub.i.valid.eq(p3_valid),
-                             sub.i.payload.a.eq(lanes(acc_out, r, tp)[x]),
-                             sub.i.payload.b.eq(lanes(mu_prime, r, tp)[x]),
-                             sub.i.payload.q.eq(p3["p"])]
-                out_lanes.append(sub.o.payload)
+            out_lanes = Signal(r * tp)  # registered
+            m.d.sync += out_lanes.eq(Cat(*(
+                sub_parallel(a, b, p3["p"], r)
+                for a, b in zip(lanes(acc_out, r, tp), lanes(mu_prime, r, tp)))))
             p4_valid, _ = delay(m, 1, p3_valid)
-            m.d.comb += [fifo.w_en.eq(p4_valid), fifo.w_data.eq(Cat(*out_lanes))]
-            m.d.comb += bank_l[1].addr.eq(Mux(issue, ps_row, sb["row"]))
+            m.d.comb += [fifo.w_en.eq(p4_valid), fifo.w_data.eq(out_lanes)]
+            m.d.comb += bank_l[1].addr.eq(Mux(sum_reads, sb["row"], ps_row))
         else:
-            psum_read = (issue, ps_row, ps_slot)
+            psum_row = ps_row
             p1_valid, p1 = delay(m, READ_LATENCY, issue, slot=ps_slot)
             m.d.comb += [fifo.w_en.eq(p1_valid), fifo.w_data.eq(self._select(banks, p1["slot"]))]
 
@@ -490,16 +508,14 @@ class CRTBaseExtension(Component):
 
         # ---- accumulation into the banks ---------------------------------------------------
         riders = {key: sb[key] for key in s0}
-        ps_valid, ps_row_d, ps_slot_d = psum_read
         written = None
         for s, bank in enumerate(banks):
-            m.d.comb += bank[1].addr.eq(Mux(ps_valid & (ps_slot_d == s), ps_row_d, sb["row"]))
+            m.d.comb += bank[1].addr.eq(Mux(sum_reads, sb["row"], psum_row))
             written = self._accumulate(m, f"p{s}", bank, sb_valid, riders,
-                                       [u.o.payload for u in mul_p[s]],
-                                       lambda: DynamicModAdd(r), q=sb[f"p_{s}"])
+                                       [u.o.payload for u in mul_p[s]], sb[f"p_{s}"])
         if sk:
             self._accumulate(m, "l", bank_l, sb_valid, riders, [u.o.payload for u in mul_l],
-                             lambda: ModAdd(q_l))
+                             q_l)
         w_valid, w = written
         for b in range(2):  # the pass's last accumulation marks its parity ready
             with m.If(w_valid & w["last"] & (w["par"] == b)):
