@@ -3,6 +3,7 @@
 import pytest
 from helpers import check_unit, rng_for
 
+from fhe_hw.arith import ModMul
 from fhe_hw.ntt import Butterfly
 from fhe_hw.params import MODULI, ntt_primes
 
@@ -71,3 +72,17 @@ def test_butterfly_rejects_bad_parameters():
         Butterfly.latency_of("solinas64", fast_add=None)
     with pytest.raises(ValueError, match="modulus must be odd"):
         Butterfly(2**32)
+
+
+def test_narrow_tiles_reach_the_modmul_and_only_its_latency_changes():
+    unit = Butterfly("solinas64", tile=9)
+    # the butterfly adds its adder's cycle to the ModMul of the same tile width
+    assert unit.latency == ModMul.latency_of("solinas64", tile=9) + 1
+    assert unit.latency == Butterfly("solinas64").latency + 2   # 64 tiles: two more levels
+    ins, expected = vectors(unit, "solinas64", "tile9", count=200)
+    check_unit(unit, ins, expected, label="Butterfly(solinas64, tile=9)")
+
+
+def test_tile_is_refused_with_a_constant_twiddle():
+    with pytest.raises(ValueError, match="tile applies to run-time twiddles only"):
+        Butterfly("fermat32", twiddle=2, tile=9)

@@ -41,6 +41,8 @@ register("butterfly", "unified FFT/IFFT butterfly, run-time or constant (shift) 
          TILED_OPTION,
          Option("fast-add", parse_bool, True, "x_up -/+ p registered before the add/sub: one "
                 "carry chain each (one cycle more with --scale-up) (true/false)"),
+         Option("tile", int, None, "run-time twiddles: the ModMul's multiplier slice width, "
+                "2..18 bits (default 17; narrower suits an ASIC)"),
          latency=Butterfly.latency_of)(Butterfly)
 
 register("parallel-ntt", "fully parallel radix-2 k-point NTT, constant twiddles ([Cao14] §3.2)",
