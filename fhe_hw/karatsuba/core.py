@@ -37,8 +37,9 @@ class KaratsubaCore(Elaboratable):
     beats (one reducer shared by the two lanes when digits >= 2). ``plan.words`` > 1 accumulates
     that many consecutive products and emits only their sum (relinearization).
 
-    The core has no flow control of its own: the shell applies a clock enable to all of it.
-    Shell-facing signals (label 0 for the inputs): ``in_take`` (the operand digits ``in_a``,
+    The core has no flow control of its own: the shell applies a clock enable to all of it and
+    drives ``enable`` (default 1) with it too, for the DSP primitives of the sub-multipliers,
+    which its ``EnableInserter`` does not reach. Shell-facing signals (label 0 for the inputs): ``in_take`` (the operand digits ``in_a``,
     ``in_b`` are consumed, else zeros enter), ``in_tag`` (the current period carries a valid
     product); ``out_valid`` (an output beat is in ``out_payload``, two lanes of ``out_bits``),
     ``out_end`` (the last beat of a valid product is there). Probes for tests:
@@ -57,6 +58,7 @@ class KaratsubaCore(Elaboratable):
         if modulus is not None:
             self.reducer = WideBarrettReducer(modulus, plan.out_bits, mult_stages=mult_stages)
             self.out_bits = self.reducer.modulus.bit_length()
+        self.enable = Signal(init=1)
         self.in_take, self.in_tag = Signal(), Signal()
         self.in_a, self.in_b = Signal(db), Signal(db)
         self.out_valid, self.out_end = Signal(), Signal()
@@ -109,7 +111,8 @@ class KaratsubaCore(Elaboratable):
                          self.channel_probes[c][0].eq(p), self.channel_probes[c][1].eq(q)]
         line_out = []
         for ln, (a, b) in enumerate(xbar.lines):
-            mult = SerialPolyMultiplier(P.leaf, D, db, k, T, P.line_time, pipelined=P.pipelined)
+            mult = SerialPolyMultiplier(P.leaf, D, db, k, T, P.line_time, pipelined=P.pipelined,
+                                        enable=self.enable)
             m.submodules[f"mult{ln}"] = mult
             m.d.comb += [mult.a.eq(a), mult.b.eq(b),
                          self.line_probes[ln][0].eq(a), self.line_probes[ln][1].eq(b),
@@ -293,7 +296,8 @@ class KaratsubaEngine(Component):
         take, start_bubble = decide(at_zero, in_data, bubble, fin.r_level, inflight)
         operands = data.View(self._in_layout, fin.r_data)
         m.submodules.core = EnableInserter(run)(core)
-        m.d.comb += [core.in_take.eq(take), core.in_tag.eq(~(bubble | start_bubble)),
+        m.d.comb += [core.enable.eq(run),
+                     core.in_take.eq(take), core.in_tag.eq(~(bubble | start_bubble)),
                      core.in_a.eq(operands[self._a_name]),
                      core.in_b.eq(operands[self._b_name]),
                      fin.r_en.eq(run & take),
