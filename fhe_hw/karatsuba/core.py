@@ -39,7 +39,8 @@ class KaratsubaCore(Elaboratable):
 
     The core has no flow control of its own: the shell applies a clock enable to all of it and
     drives ``enable`` (default 1) with it too, for the DSP primitives of the sub-multipliers,
-    which its ``EnableInserter`` does not reach. Shell-facing signals (label 0 for the inputs): ``in_take`` (the operand digits ``in_a``,
+    which its ``EnableInserter`` does not reach. Shell-facing signals (label 0 for the inputs,
+    registered first when ``plan.pipelined``): ``in_take`` (the operand digits ``in_a``,
     ``in_b`` are consumed, else zeros enter), ``in_tag`` (the current period carries a valid
     product); ``out_valid`` (an output beat is in ``out_payload``, two lanes of ``out_bits``),
     ``out_end`` (the last beat of a valid product is there). Probes for tests:
@@ -93,11 +94,14 @@ class KaratsubaCore(Elaboratable):
         take, tag = self.in_take, self.in_tag
 
         # --- pre-computation: r stages, 1 -> 2^r channels ------------------------------------
-        channels = {0: (Mux(take, self.in_a, 0), Mux(take, self.in_b, 0))}
+        # (pipelined: through a register, so that the input FIFO's read and the flow control's
+        # take do not meet the first adders in one cycle)
+        operands = [Mux(take, self.in_a, 0), Mux(take, self.in_b, 0)]
+        channels = {0: tuple(delay(m, operands, P.input_time, name="operands"))}
         for level in range(r):
             split = {}
             for x, (p, q) in channels.items():
-                stage = PreComputeStage(n >> level, D, db, T, level)
+                stage = PreComputeStage(n >> level, D, db, T, P.input_time + level)
                 m.submodules[f"pre{level}_{x}"] = stage
                 m.d.comb += [stage.p.eq(p), stage.q.eq(q)]
                 split[x] = (stage.pass_p, stage.pass_q)
