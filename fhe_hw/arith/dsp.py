@@ -50,9 +50,9 @@ class TileProduct(Elaboratable):
 
     On an ECP5 the unit is one MULT18X18D with ``REG_INPUTA_CLK``/``REG_INPUTB_CLK`` (with
     ``operand_reg``) and ``REG_OUTPUT_CLK`` set to ``CLK0``, ``RESETMODE="SYNC"``, the
-    domain's reset (0 if it has none) on ``RST0`` and ``enable`` on ``CE0``, unless a constant operand is 0 or a power
-    of two or an operand is narrower than 2 bits (no DSP is needed then: the fabric form is
-    used). Raises ``ValueError`` for an operand wider than 18 bits.
+    domain's reset (0 if it has none) on ``RST0`` and ``enable`` on ``CE0``, unless a
+    constant operand is 0 or a power of two or an operand is narrower than 2 bits (no DSP is
+    needed then: the fabric form is used). Raises ``ValueError`` for an operand wider than 18 bits.
     """
 
     def __init__(self, a, b, *, operand_reg, enable=1):

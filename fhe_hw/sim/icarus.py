@@ -5,8 +5,9 @@ Amaranth's simulator and Verilator start every register at its initial value; si
 register's initial value and every all-zero memory initialisation (:func:`without_initial_values`)
 so that they start at ``x``, holds ``rst`` for a few cycles and then streams the inputs through
 the unit with always-valid inputs and always-ready outputs, as :func:`fhe_hw.sim.pysim.run_stream`
-does (or with outputs ready one cycle in ``ready_period``). State that reset does not clear and that reaches an output shows up as ``x`` in a payload
-or a ``valid``, or as missing or extra output beats. Memories with real contents (ROMs of
+does (or with outputs ready one cycle in ``ready_period``). State that reset does not clear and
+that reaches an output shows up as ``x`` in a payload or a ``valid``, or as missing or extra
+output beats. Memories with real contents (ROMs of
 constants) keep their initialisation: they are the design, not power-up state.
 
 Icarus comes from Debian's ``iverilog`` package (``apt-get install iverilog``); the harness is
