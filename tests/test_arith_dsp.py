@@ -18,7 +18,7 @@ from fhe_hw.flow.synth import OutOfContextPlatform
 from fhe_hw.params import ntt_primes
 from fhe_hw.sim.icarus import require_iverilog, run_from_reset
 from fhe_hw.sim.vectors import vectors_for
-from fhe_hw.units import to_verilog
+from fhe_hw.units import get_unit, to_verilog
 
 ECP5 = OutOfContextPlatform("ecp5")
 
@@ -26,8 +26,9 @@ ECP5 = OutOfContextPlatform("ecp5")
 def _mult18x18d_model():
     """The MULT18X18D as the tiles use it (Lattice TN1267, sysDSP): unsigned A x B, the operands
     registered when REG_INPUTA_CLK/REG_INPUTB_CLK name CLK0 and the product when
-    REG_OUTPUT_CLK does, with CE0 and the synchronous RST0. The product is x for any other use
-    (signed operands, cascade inputs, a disabled clock enable, other modes)."""
+    REG_OUTPUT_CLK does, with CE0 and the synchronous RST0 (which clears the registers whatever
+    CE0 is). The product is x for any other use (signed operands, cascade inputs, a clock
+    enable that is not 0 or 1, other modes)."""
     bits = lambda name, n: ", ".join(f"{name}{k}" for k in reversed(range(n)))  # noqa: E731
     return f"""
 module MULT18X18D({bits("A", 18)}, {bits("B", 18)}, {bits("C", 18)}, CLK0, CE0, RST0,
@@ -51,7 +52,8 @@ module MULT18X18D({bits("A", 18)}, {bits("B", 18)}, {bits("C", 18)}, CLK0, CE0, 
                    (REG_INPUTA_CLK == "NONE" || REG_INPUTA_CLK == "CLK0") &&
                    (REG_INPUTB_CLK == "NONE" || REG_INPUTB_CLK == "CLK0") &&
                    (REG_OUTPUT_CLK == "NONE" || REG_OUTPUT_CLK == "CLK0") &&
-                   {{SIGNEDA, SIGNEDB, SOURCEA, SOURCEB, CE0}} === 5'b00001;
+                   {{SIGNEDA, SIGNEDB, SOURCEA, SOURCEB}} === 4'b0000 &&
+                   (CE0 === 1'b0 || CE0 === 1'b1);
   always @(posedge CLK0)
     if (RST0) begin
       ra <= 0; rb <= 0; rp <= 0;
@@ -109,6 +111,8 @@ def test_a_dsp_is_used_unless_an_operand_is_a_power_of_two_zero_or_one_bit_wide(
 def test_operands_wider_than_the_dsp_are_refused():
     with pytest.raises(ValueError, match="b must be at most 18 bits wide, not 19"):
         TileProduct(Const(1, 4), Const(0, 19), operand_reg=False)
+    with pytest.raises(ValueError, match="enable must be one bit wide, not 2"):
+        TileProduct(Const(1, 4), Const(1, 4), operand_reg=False, enable=Const(1, 2))
 
 
 def test_only_an_ecp5_platform_selects_the_primitive():
@@ -182,3 +186,19 @@ def test_ecp5_form_elaborates_in_a_reset_less_domain():
 
     text = rtlil.convert(Top(), platform=ECP5, ports=[])
     assert text.count("cell \\MULT18X18D") == 4
+
+
+def test_ecp5_form_of_karatsuba_stops_its_dsps_with_the_engine(tmp_path):
+    """The Karatsuba engine stalls its datapath with a clock enable (an EnableInserter, which
+    does not reach an Instance): under back-pressure its products stay exact only if the
+    MULT18X18D registers stop with the rest (CE0)."""
+    require_iverilog()
+    params = {"recursions": 1, "leaf": 2, "coeff_bits": 40, "digit_bits": 27}  # 4 tiles each
+    unit = get_unit("karatsuba")
+    vectors = vectors_for("karatsuba")(unit.build(**params), random.Random("ecp5:karatsuba"), 3)
+    verilog = to_verilog(unit.build(**params), "karatsuba", platform=ECP5)
+    assert verilog.count("MULT18X18D #(") == 2 * 2 * 4     # leaf x digits x tiles
+    result = run_from_reset(unit.build(**params), "karatsuba", vectors.inputs,
+                            {"o": len(vectors.expected["o"])}, tmp_path, platform=ECP5,
+                            libraries=[_mult18x18d_model()], ready_period=4)
+    assert result.outputs["o"] == vectors.expected["o"]

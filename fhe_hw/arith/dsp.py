@@ -11,7 +11,8 @@ ECP5 platform, or the out-of-context flow of :mod:`fhe_hw.flow.synth`), and desc
 registers and product in plain Amaranth everywhere else (simulation, Verilog for other tools, the
 iCE40, whose Yosys pass ``ice40_dsp`` can pack such registers into SB_MAC16). Both forms reset
 their registers to 0 with the domain's synchronous reset (none in a reset-less domain, as on
-the board tops), so they behave alike from reset.
+the board tops), so they behave alike from reset. Amaranth's ``EnableInserter`` does not reach
+an ``Instance``: a tile inside a clock-enabled module takes that enable as ``enable``.
 """
 
 from amaranth import ClockSignal, Const, Elaboratable, Instance, Module, ResetSignal, Signal
@@ -43,17 +44,22 @@ class TileProduct(Elaboratable):
     ``a``/``b``: Amaranth values of the enclosing module (a constant operand is a
     :class:`~amaranth.hdl.Const`); ``operand_reg``: register the operands first (latency 2:
     the DSP's input and output registers), else only the product (latency 1: the output
-    register). ``p`` is ``len(a) + len(b)`` bits wide.
+    register); ``enable`` (a one-bit value, default always): the registers load only in
+    cycles where it is 1 (the reset still clears them), latency counted in such cycles.
+    ``p`` is ``len(a) + len(b)`` bits wide.
 
     On an ECP5 the unit is one MULT18X18D with ``REG_INPUTA_CLK``/``REG_INPUTB_CLK`` (with
-    ``operand_reg``) and ``REG_OUTPUT_CLK`` set to ``CLK0``, ``RESETMODE="SYNC"`` and the
-    domain's reset (0 if it has none) on ``RST0``, unless a constant operand is 0 or a power
-    of two or an operand is narrower than 2 bits (no DSP is needed then: the fabric form is
-    used). Raises ``ValueError`` for an operand wider than 18 bits.
+    ``operand_reg``) and ``REG_OUTPUT_CLK`` set to ``CLK0``, ``RESETMODE="SYNC"``, the
+    domain's reset (0 if it has none) on ``RST0`` and ``enable`` on ``CE0``, unless a
+    constant operand is 0 or a power of two or an operand is narrower than 2 bits (no DSP is
+    needed then: the fabric form is used). Raises ``ValueError`` for an operand wider than 18 bits.
     """
 
-    def __init__(self, a, b, *, operand_reg):
+    def __init__(self, a, b, *, operand_reg, enable=1):
         self.a, self.b = Value.cast(a), Value.cast(b)
+        self.enable = Value.cast(enable)
+        if len(self.enable) != 1:
+            raise ValueError(f"enable must be one bit wide, not {len(self.enable)}")
         for name, value in (("a", self.a), ("b", self.b)):
             if len(value) > DSP_WIDTH:
                 raise ValueError(f"{name} must be at most {DSP_WIDTH} bits wide, "
@@ -81,11 +87,12 @@ class TileProduct(Elaboratable):
             self._mult18x18d(m)
             return m
         a, b = self.a, self.b
-        if self.operand_reg:
-            # A constant needs no register: its product is the same from the first cycle on.
-            a, b = (v if _is_constant(v) is not None else _register(m, v, name)
-                    for v, name in ((a, "a"), (b, "b")))
-        m.d.sync += self.p.eq(a * b)
+        with m.If(self.enable):
+            if self.operand_reg:
+                # A constant needs no register: its product is the same from the first cycle on.
+                a, b = (v if _is_constant(v) is not None else _register(m, v, name)
+                        for v, name in ((a, "a"), (b, "b")))
+            m.d.sync += self.p.eq(a * b)
         return m
 
     def _mult18x18d(self, m):
@@ -103,7 +110,7 @@ class TileProduct(Elaboratable):
             "MULT18X18D",
             p_REG_INPUTA_CLK=regs, p_REG_INPUTB_CLK=regs, p_REG_PIPELINE_CLK="NONE",
             p_REG_OUTPUT_CLK="CLK0", p_RESETMODE="SYNC", p_GSR="DISABLED",
-            i_CLK0=ClockSignal(), i_CE0=Const(1), i_RST0=ResetSignal(allow_reset_less=True),
+            i_CLK0=ClockSignal(), i_CE0=self.enable, i_RST0=ResetSignal(allow_reset_less=True),
             i_SIGNEDA=Const(0), i_SIGNEDB=Const(0), i_SOURCEA=Const(0), i_SOURCEB=Const(0),
             **bits)
         m.d.comb += self.p.eq(product[:len(self.p)])

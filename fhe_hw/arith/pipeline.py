@@ -61,11 +61,14 @@ class Stages:
     is the current copy). ``st.latency`` counts the enabled cuts so far, so a unit's latency
     follows from the code that builds it. ``st.cut()`` with no values only advances ``valid``
     and the riders: the data registers of that stage are inside a submodule (a
-    :class:`~fhe_hw.arith.dsp.TileProduct`).
+    :class:`~fhe_hw.arith.dsp.TileProduct`). ``clock_enable`` (default always) is the enable
+    of the sync domain when ``m`` is under an ``EnableInserter``: the tile products of
+    :func:`tile_products` take it, since the inserter does not reach their DSP primitives.
     """
 
-    def __init__(self, m, valid, enabled=True):
+    def __init__(self, m, valid, enabled=True, *, clock_enable=1):
         self._m = m
+        self.clock_enable = clock_enable
         self.valid = valid
         self.latency = 0
         self._enabled = enabled
@@ -162,12 +165,13 @@ class Multiplier:
 def tile_products(st, a, b, a_width, b_width, *, chunk=17, operand_reg=True, along=()):
     """The partial products of ``a`` and ``b`` (``a_width``/``b_width`` bits; a constant as a
     :class:`~amaranth.hdl.Const`) cut into ``chunk``-bit tiles: one
-    :class:`~fhe_hw.arith.dsp.TileProduct` each in ``st``'s module, and ``st`` advanced by
+    :class:`~fhe_hw.arith.dsp.TileProduct` each in ``st``'s module (with its clock enable),
+    and ``st`` advanced by
     their latency (the operand register with ``operand_reg``, and the product register), the
     values ``along`` registered with them. Returns ``(terms, along)``: ``(product, offset)``
     terms in increasing offset for :func:`add_terms` and the registered ``along``."""
     tiles = sorted(((TileProduct(_slice(a, i, chunk), _slice(b, j, chunk),
-                                 operand_reg=operand_reg), i + j)
+                                 operand_reg=operand_reg, enable=st.clock_enable), i + j)
                     for i in range(0, a_width, chunk) for j in range(0, b_width, chunk)),
                    key=lambda t: t[1])
     for tile, _ in tiles:

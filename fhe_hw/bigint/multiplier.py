@@ -261,45 +261,53 @@ class IntegerFFTMultiplier(Component):
         with m.If(self.o.valid & self.o.ready):
             m.d.sync += [done.eq(0), busy.eq(0)]
 
-        # front end: block reads (Step-1), one slot of W cycles per pair, 2W at a row's end
+        # front end: block reads (Step-1), one slot of W cycles per pair, 2W at a row's end.
+        # The ends of a slot, a row and the last row are registered predicates updated with
+        # the counters, and the reads address from registered bases (operand address plus the
+        # block's offset) and compare with the words left, so that no counter comparison and
+        # only one carry chain lies on a path (the control fans out across the die).
         f_run = Signal()
         f_i, f_j = Signal(cnt_w), Signal(cnt_w)
-        f_xidx, f_yidx = Signal(cnt_w + 3), Signal(cnt_w + 3)   # i·W, j·W
+        row_end, last_row, slot_last = Signal(), Signal(), Signal()
+        x_base, y_base = Signal(self._addr_width), Signal(self._addr_width)
+        x_left, y_left = Signal(len(cmd.x_words)), Signal(len(cmd.y_words))
         slot = Signal(range(2 * W))
-        row_end = f_j == n2 - 1
-        slot_len_m1 = Mux(row_end, 2 * W - 1, W - 1)
 
         x = self.i.payload
+        blocks = [(words + W - 1) >> (W.bit_length() - 1) for words in (x.x_words, x.y_words)]
         with m.If(self.i.valid & self.i.ready):
             bad = ((x.x_words == 0) | (x.y_words == 0) | (x.x_words > self._max_words)
                    | (x.y_words > self._max_words))
-            m.d.sync += [busy.eq(1), cmd.eq(x), error.eq(bad),
-                         n1.eq((x.x_words + W - 1) >> (W.bit_length() - 1)),
-                         n2.eq((x.y_words + W - 1) >> (W.bit_length() - 1)),
-                         f_i.eq(0), f_j.eq(0), f_xidx.eq(0), f_yidx.eq(0), slot.eq(0)]
+            m.d.sync += [busy.eq(1), cmd.eq(x), error.eq(bad), n1.eq(blocks[0]), n2.eq(blocks[1]),
+                         f_i.eq(0), f_j.eq(0), slot.eq(0), slot_last.eq(0),
+                         last_row.eq(blocks[0] == 1), row_end.eq(blocks[1] == 1),
+                         x_base.eq(x.x_addr), y_base.eq(x.y_addr),
+                         x_left.eq(x.x_words), y_left.eq(x.y_words)]
             with m.If(bad):
                 m.d.sync += done.eq(1)
             with m.Else():
                 m.d.sync += f_run.eq(1)
 
         reading = f_run & (slot < W)
-        xi = f_xidx + slot
-        yi = f_yidx + slot
-        x_in = reading & (xi < cmd.x_words)
-        y_in = reading & (yi < cmd.y_words)
-        m.d.comb += [self.rd_x.en.eq(x_in), self.rd_x.addr.eq(cmd.x_addr + xi),
-                     self.rd_y.en.eq(y_in), self.rd_y.addr.eq(cmd.y_addr + yi)]
+        x_in = reading & (slot < x_left)
+        y_in = reading & (slot < y_left)
+        m.d.comb += [self.rd_x.en.eq(x_in), self.rd_x.addr.eq(x_base + slot),
+                     self.rd_y.en.eq(y_in), self.rd_y.addr.eq(y_base + slot)]
         with m.If(f_run):
-            m.d.sync += slot.eq(slot + 1)
-            with m.If(slot == slot_len_m1):
-                m.d.sync += slot.eq(0)
+            m.d.sync += [slot.eq(slot + 1),
+                         slot_last.eq(slot + 2 == Mux(row_end, 2 * W, W))]
+            with m.If(slot_last):
+                m.d.sync += [slot.eq(0), slot_last.eq(0)]
                 with m.If(row_end):
-                    m.d.sync += [f_j.eq(0), f_yidx.eq(0), f_i.eq(f_i + 1),
-                                 f_xidx.eq(f_xidx + W)]
-                    with m.If(f_i == n1 - 1):
+                    m.d.sync += [f_j.eq(0), row_end.eq(n2 == 1), y_base.eq(cmd.y_addr),
+                                 y_left.eq(cmd.y_words), f_i.eq(f_i + 1),
+                                 last_row.eq(f_i + 2 == n1), x_base.eq(x_base + W),
+                                 x_left.eq(x_left - W)]
+                    with m.If(last_row):
                         m.d.sync += f_run.eq(0)
                 with m.Else():
-                    m.d.sync += [f_j.eq(f_j + 1), f_yidx.eq(f_yidx + W)]
+                    m.d.sync += [f_j.eq(f_j + 1), row_end.eq(f_j + 2 == n2),
+                                 y_base.eq(y_base + W), y_left.eq(y_left - W)]
 
         # the returned words shift into the block registers (least significant word first)
         cap, x_ok, y_ok, last_word = Signal(), Signal(), Signal(), Signal()
@@ -342,34 +350,37 @@ class IntegerFFTMultiplier(Component):
         sw = mbits + d - b + 1          # every s_t < 2^sw
         assert len(level) == 2 * W
 
-        # product accumulation and registered carry chain, Fig. 4(ii) / Step-3
+        # product accumulation and registered carry chain, Fig. 4(ii) / Step-3; as in the front
+        # end, the column and row predicates (j = 0, j = n2 - 1, i > 0, i = n1 - 1) are
+        # registers and the z addresses come from bases (z_addr + i·W, z_addr + (i+j)·W).
         b_i, b_j = Signal(cnt_w), Signal(cnt_w)
-        b_zrow, b_zidx = Signal(cnt_w + 3), Signal(cnt_w + 3)   # i·W, (i+j)·W
+        b_first, b_last, b_later, b_last_row = Signal(), Signal(), Signal(), Signal()
+        b_zrow, b_zptr = Signal(self._addr_width), Signal(self._addr_width)
         with m.If(self.i.valid & self.i.ready):
-            m.d.sync += [b_i.eq(0), b_j.eq(0), b_zrow.eq(0), b_zidx.eq(0)]
+            m.d.sync += [b_i.eq(0), b_j.eq(0), b_first.eq(1), b_last.eq(blocks[1] == 1),
+                         b_later.eq(0), b_last_row.eq(blocks[0] == 1),
+                         b_zrow.eq(x.z_addr), b_zptr.eq(x.z_addr)]
         held = [Signal(sw, name=f"held{t}") for t in range(W)]
         sreg = [Signal(sw + 1, name=f"acc{t}") for t in range(2 * W)]
         carry = Signal(sw + 3 - d)
         active, c_read, c_last, c_final = Signal(), Signal(), Signal(), Signal()
-        c_zidx = Signal(cnt_w + 3)
+        c_zptr = Signal(self._addr_width)
         oc = Signal(range(2 * W))
-        first_col = b_j == 0
-        last_col = b_j == n2 - 1
 
         # Step-3.1: partial-product words of block i+j (row i > 0): word 0 in the load cycle,
         # word w in the cycle that consumes word w-1.
         rz_en = Signal()
         ahead = active & c_read & (oc < W - 1)
         m.d.comb += [
-            self.rd_z.en.eq((valid & (b_i != 0)) | ahead),
-            self.rd_z.addr.eq(Mux(valid, cmd.z_addr + b_zidx, cmd.z_addr + c_zidx + oc + 1))]
+            self.rd_z.en.eq((valid & b_later) | ahead),
+            self.rd_z.addr.eq(Mux(valid, b_zptr, c_zptr + oc + 1))]
         m.d.sync += rz_en.eq(self.rd_z.en)
 
         total = Signal(sw + 3)
         m.d.comb += total.eq(carry + sreg[0] + Mux(rz_en, self.rd_z.data, 0))
         m.d.sync += [self.wr.en.eq(0)]
         with m.If(active):
-            m.d.sync += [self.wr.en.eq(1), self.wr.addr.eq(cmd.z_addr + c_zidx + oc),
+            m.d.sync += [self.wr.en.eq(1), self.wr.addr.eq(c_zptr + oc),
                          self.wr.data.eq(total[:d]), carry.eq(total[d:]), oc.eq(oc + 1)]
             m.d.sync += [sreg[t].eq(sreg[t + 1]) for t in range(2 * W - 1)]
             m.d.sync += sreg[-1].eq(0)
@@ -378,17 +389,19 @@ class IntegerFFTMultiplier(Component):
                 with m.If(c_final):
                     m.d.sync += done.eq(1)
         with m.If(valid):
-            m.d.sync += [active.eq(1), oc.eq(0), c_read.eq(b_i != 0), c_last.eq(last_col),
-                         c_final.eq(last_col & (b_i == n1 - 1)), c_zidx.eq(b_zidx)]
+            m.d.sync += [active.eq(1), oc.eq(0), c_read.eq(b_later), c_last.eq(b_last),
+                         c_final.eq(b_last & b_last_row), c_zptr.eq(b_zptr)]
             for t in range(W):
-                m.d.sync += sreg[t].eq(level[t] + Mux(first_col, 0, held[t]))
-                m.d.sync += sreg[W + t].eq(Mux(last_col, level[W + t], 0))
+                m.d.sync += sreg[t].eq(level[t] + Mux(b_first, 0, held[t]))
+                m.d.sync += sreg[W + t].eq(Mux(b_last, level[W + t], 0))
                 m.d.sync += held[t].eq(level[W + t])
-            with m.If(first_col):
+            with m.If(b_first):
                 m.d.sync += carry.eq(0)
-            with m.If(last_col):
-                m.d.sync += [b_j.eq(0), b_i.eq(b_i + 1), b_zrow.eq(b_zrow + W),
-                             b_zidx.eq(b_zrow + W)]
+            with m.If(b_last):
+                m.d.sync += [b_j.eq(0), b_first.eq(1), b_last.eq(n2 == 1), b_i.eq(b_i + 1),
+                             b_later.eq(1), b_last_row.eq(b_i + 2 == n1),
+                             b_zrow.eq(b_zrow + W), b_zptr.eq(b_zrow + W)]
             with m.Else():
-                m.d.sync += [b_j.eq(b_j + 1), b_zidx.eq(b_zidx + W)]
+                m.d.sync += [b_j.eq(b_j + 1), b_first.eq(0), b_last.eq(b_j + 2 == n2),
+                             b_zptr.eq(b_zptr + W)]
         return m

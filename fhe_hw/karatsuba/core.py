@@ -37,8 +37,10 @@ class KaratsubaCore(Elaboratable):
     beats (one reducer shared by the two lanes when digits >= 2). ``plan.words`` > 1 accumulates
     that many consecutive products and emits only their sum (relinearization).
 
-    The core has no flow control of its own: the shell applies a clock enable to all of it.
-    Shell-facing signals (label 0 for the inputs): ``in_take`` (the operand digits ``in_a``,
+    The core has no flow control of its own: the shell applies a clock enable to all of it and
+    drives ``enable`` (default 1) with it too, for the DSP primitives of the sub-multipliers,
+    which its ``EnableInserter`` does not reach. Shell-facing signals (label 0 for the inputs,
+    registered first when ``plan.pipelined``): ``in_take`` (the operand digits ``in_a``,
     ``in_b`` are consumed, else zeros enter), ``in_tag`` (the current period carries a valid
     product); ``out_valid`` (an output beat is in ``out_payload``, two lanes of ``out_bits``),
     ``out_end`` (the last beat of a valid product is there). Probes for tests:
@@ -57,6 +59,7 @@ class KaratsubaCore(Elaboratable):
         if modulus is not None:
             self.reducer = WideBarrettReducer(modulus, plan.out_bits, mult_stages=mult_stages)
             self.out_bits = self.reducer.modulus.bit_length()
+        self.enable = Signal(init=1)
         self.in_take, self.in_tag = Signal(), Signal()
         self.in_a, self.in_b = Signal(db), Signal(db)
         self.out_valid, self.out_end = Signal(), Signal()
@@ -91,11 +94,14 @@ class KaratsubaCore(Elaboratable):
         take, tag = self.in_take, self.in_tag
 
         # --- pre-computation: r stages, 1 -> 2^r channels ------------------------------------
-        channels = {0: (Mux(take, self.in_a, 0), Mux(take, self.in_b, 0))}
+        # (pipelined: through a register, so that the input FIFO's read and the flow control's
+        # take do not meet the first adders in one cycle)
+        operands = [Mux(take, self.in_a, 0), Mux(take, self.in_b, 0)]
+        channels = {0: tuple(delay(m, operands, P.input_time, name="operands"))}
         for level in range(r):
             split = {}
             for x, (p, q) in channels.items():
-                stage = PreComputeStage(n >> level, D, db, T, level)
+                stage = PreComputeStage(n >> level, D, db, T, P.input_time + level)
                 m.submodules[f"pre{level}_{x}"] = stage
                 m.d.comb += [stage.p.eq(p), stage.q.eq(q)]
                 split[x] = (stage.pass_p, stage.pass_q)
@@ -109,7 +115,8 @@ class KaratsubaCore(Elaboratable):
                          self.channel_probes[c][0].eq(p), self.channel_probes[c][1].eq(q)]
         line_out = []
         for ln, (a, b) in enumerate(xbar.lines):
-            mult = SerialPolyMultiplier(P.leaf, D, db, k, T, P.line_time, pipelined=P.pipelined)
+            mult = SerialPolyMultiplier(P.leaf, D, db, k, T, P.line_time, pipelined=P.pipelined,
+                                        enable=self.enable)
             m.submodules[f"mult{ln}"] = mult
             m.d.comb += [mult.a.eq(a), mult.b.eq(b),
                          self.line_probes[ln][0].eq(a), self.line_probes[ln][1].eq(b),
@@ -293,7 +300,8 @@ class KaratsubaEngine(Component):
         take, start_bubble = decide(at_zero, in_data, bubble, fin.r_level, inflight)
         operands = data.View(self._in_layout, fin.r_data)
         m.submodules.core = EnableInserter(run)(core)
-        m.d.comb += [core.in_take.eq(take), core.in_tag.eq(~(bubble | start_bubble)),
+        m.d.comb += [core.enable.eq(run),
+                     core.in_take.eq(take), core.in_tag.eq(~(bubble | start_bubble)),
                      core.in_a.eq(operands[self._a_name]),
                      core.in_b.eq(operands[self._b_name]),
                      fin.r_en.eq(run & take),

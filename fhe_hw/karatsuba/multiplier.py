@@ -91,11 +91,12 @@ class KaratsubaMultiplier(KaratsubaEngine):
       the paper, 135 bits); ``coeff_bits + recursions`` must fit.
     * ``mult_stages`` (keyword, default 4): multiplier pipelining of the reducer.
     * ``pipelined`` (keyword, default ``True``): the registers that keep every path of the
-      datapath to one carry chain or one DSP (a fan-out chain of the a digit through the
-      leaf·digits digit multipliers, a second register after each DSP, a second adder-tree
-      stage, the resolution of each leaf product, a register between the two subtractions of
-      each post-computation): 2 + leaf·digits + r cycles of latency more than ``False``, the
-      same period.
+      datapath to one carry chain or one DSP (a register of the operand digits between the
+      input FIFO and the pre-computation, a fan-out chain of the a digit through the
+      leaf·digits digit multipliers, the DSPs' operand registers, a second adder-tree stage,
+      the resolution of each leaf product, a register between the two subtractions of each
+      post-computation): 3 + leaf·digits + r cycles of latency more than ``False``, the same
+      period.
 
     Ports: ``i`` — stream of ``{"p": digit, "q": digit}``: coefficient j of P and Q is beats
     j·digits .. j·digits + digits - 1 (least significant digit first); products follow each other

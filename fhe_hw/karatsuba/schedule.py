@@ -179,9 +179,16 @@ class KaratsubaPlan:
     # --- time labels (cycles after the first input digit of a product enters the core) --------
 
     @property
+    def input_time(self):
+        """Label of the operand digits entering the pre-computation: 1 when ``pipelined`` (a
+        register between the engine's input FIFO and the first pre-computation adders), else
+        0."""
+        return int(self.pipelined)
+
+    @property
     def precompute_time(self):
         """Label of the 2^r pre-computation channels (one register per stage)."""
-        return self.recursions
+        return self.input_time + self.recursions
 
     @property
     def line_time(self):

@@ -12,9 +12,10 @@ Data flow (one frame = one leaf = ``leaf`` coefficient-times of ``digits`` cycle
    pipelined, integer multiplier j sees a through a chain of j + 1 registers, j cycles late,
    and switches its part of the bank j cycles late; its products are realigned before step 3.
 2. In cycle d of coefficient-time i, integer multiplier j forms the row a_{i,d}·b_j on its
-   ``digits`` DSPs (:func:`fhe_hw.model.karatsuba.digit_products`, row d = cycle d), each
-   digit product as ``TILE_BITS`` x ``TILE_BITS`` tile products (one DSP block each, registered)
-   summed by a registered adder tree, and accumulates it least significant digit first:
+   ``digits`` digit multipliers (:func:`fhe_hw.model.karatsuba.digit_products`, row d =
+   cycle d), each a tiled :class:`~fhe_hw.arith.pipeline.Multiplier`: 18 x 18-bit tile
+   products in registered DSP blocks (:class:`~fhe_hw.arith.dsp.TileProduct`) summed by a
+   registered adder tree, and accumulates it least significant digit first:
    u ← (u >> digit_bits) + row, each low digit being final. u is kept in carry-save form (two
    vectors and 4:2 compressors, no carry chain); each cycle a ``digit_bits`` adder resolves the
    lowest digit of the previous u and feeds its carry into the compressors. After ``digits``
@@ -30,15 +31,19 @@ Data flow (one frame = one leaf = ``leaf`` coefficient-times of ``digits`` cycle
 
 from amaranth import Cat, Const, Elaboratable, Module, Mux, Signal
 
+from ..arith.dsp import DSP_WIDTH
+from ..arith.pipeline import Multiplier, Stages
 from ..params import check_bool, require_int
 from .serial import Timing, delay, serial_add
 
-__all__ = ["SerialPolyMultiplier", "beat_delay", "TILE_BITS"]
+__all__ = ["SerialPolyMultiplier", "beat_delay"]
 
-# Width of one DSP block's multiplier (ECP5 MULT18X18D, Xilinx DSP48 column): a digit multiplier
-# of digit_bits x digit_bits is ⌈digit_bits/18⌉^2 tiles (4 for 27 bits; on a device with native
-# 27 x 27 DSPs, as the paper's Intel FPGAs, one would set it to 27).
-TILE_BITS = 18
+#: Registers of a digit multiplier (a tiled :class:`~fhe_hw.arith.pipeline.Multiplier` of 18 x
+#: 18-bit tiles, one MULT18X18D each), by ``pipelined``: for digits of 19 to 36 bits (four
+#: tiles) the DSPs' operand and product registers and one register per adder-tree level, or
+#: the product register and one adder-tree register (the Multiplier places them for other
+#: tile counts).
+MULTIPLIER_STAGES = {True: 4, False: 2}
 
 
 def beat_delay(leaf):
@@ -55,13 +60,15 @@ class SerialPolyMultiplier(Elaboratable):
     Parameters: ``leaf``, ``digits``, ``digit_bits``, ``chunk_bits`` (output chunk width; the
     products are exact modulo 2^(digits·chunk_bits)), ``period`` and ``time`` (the engine's
     schedule period and the label of the input; frames start at ``time`` + multiples of
-    ``leaf·digits``), ``pipelined`` (default ``True``: a second adder-tree register in each
-    digit multiplier and a register between the product's chunk-serial resolution and the
-    accumulation window, one cycle of latency each, so that no path has more than one carry
-    chain, and the a digit reaches integer multiplier j through a chain of j + 1 registers
-    instead of one register driving all ``leaf·digits`` DSPs, ``leaf - 1`` cycles more;
-    ``False``: the a digit is broadcast, the tile products are summed in one stage and the two
-    chunk adders are chained).
+    ``leaf·digits``), ``pipelined`` (default ``True``: the DSPs' operand registers and a
+    second adder-tree register in each digit multiplier (:data:`MULTIPLIER_STAGES`) and a
+    register between the product's chunk-serial resolution and the accumulation window, so
+    that no path has more than one carry chain, and the a digit reaches digit multiplier q
+    through a chain of q + 1 registers instead of one register driving all ``leaf·digits``
+    of them; ``False``: the a digit is broadcast, the tile products are summed in one stage
+    and the two chunk adders are chained), ``enable`` (the clock enable the engine applies to
+    the datapath by an ``EnableInserter``, which does not reach the DSP primitives: they take
+    it here; default always).
 
     Ports: ``a``, ``b`` (in: one digit of each operand per cycle, coefficients in ascending
     order, digits least significant first); ``z`` (out: two lanes of ``chunk_bits``; beat b of a
@@ -70,19 +77,20 @@ class SerialPolyMultiplier(Elaboratable):
     ``leaf·digits`` multipliers of ``digit_bits`` x ``digit_bits`` bits.
     """
 
-    def __init__(self, leaf, digits, digit_bits, chunk_bits, period, time, *, pipelined=True):
+    def __init__(self, leaf, digits, digit_bits, chunk_bits, period, time, *, pipelined=True,
+                 enable=1):
         self.leaf, self.digits, self.digit_bits = leaf, digits, digit_bits
         self.chunk_bits, self.period, self.time = chunk_bits, period, time
         self.pipelined = check_bool("pipelined", pipelined)
+        self.enable = enable
         self.a, self.b = Signal(digit_bits), Signal(digit_bits)
         self.z = [Signal(chunk_bits, name="z0"), Signal(chunk_bits, name="z1")]
 
     @staticmethod
     def row_delay_of(pipelined=True):
         """Cycles from an a digit leaving the operand FIFO to the first digit multiplier's
-        product: the fan-out register, the tile registers (two when ``pipelined``) and the
-        adder-tree registers (two when ``pipelined``)."""
-        return 5 if check_bool("pipelined", pipelined) else 3
+        product: the fan-out register and :data:`MULTIPLIER_STAGES`."""
+        return 1 + MULTIPLIER_STAGES[check_bool("pipelined", pipelined)]
 
     @staticmethod
     def latency_of(leaf, digits, pipelined=True):
@@ -114,12 +122,10 @@ class SerialPolyMultiplier(Elaboratable):
 
         # 2. serial integer multipliers: rows on `digits` DSPs, LSD-first accumulation. Each
         # digit multiplier gets a copy of the a digit (one shared fan-out register, or its own
-        # link of the chain when pipelined), forms its TILE_BITS x TILE_BITS tile products in
-        # one registered stage (one DSP block each, with nothing between the DSP and its output
-        # register; pipelined: a second register that can sit next to the DSP) and sums them in
-        # the next one (pipelined: two, pairs of tiles first). When pipelined the digit
-        # products of integer multiplier j are realigned to skew j·digits + digits - 1 and its
-        # coefficient products to the last one's.
+        # link of the chain when pipelined) and forms the digit product on a tiled Multiplier
+        # (MULTIPLIER_STAGES registers). When pipelined the digit products of integer
+        # multiplier j are realigned to skew j·digits + digits - 1 and its coefficient
+        # products to the last one's. The lock-step datapath has no valid to carry along.
         row_time = self.time + S + self.row_delay_of(P)
         acc_time = row_time + D + P * leaf * D
         products = []
@@ -135,25 +141,9 @@ class SerialPolyMultiplier(Elaboratable):
                 with m.If(t.phase(self.time + 1 + P * q, S) == S - 1):
                     lo = (q - P * q) * db
                     m.d.sync += b_digit.eq(shift[lo:lo + db])
-                tiles = []
-                for lo_a in range(0, db, TILE_BITS):
-                    for lo_b in range(0, db, TILE_BITS):
-                        tile = a_copy[lo_a:lo_a + TILE_BITS] * b_digit[lo_b:lo_b + TILE_BITS]
-                        reg = Signal(len(tile), name=f"tile{j}_{e}_{lo_a}_{lo_b}")
-                        m.d.sync += reg.eq(tile)
-                        if P:
-                            reg = delay(m, reg, 1, name=f"tile_out{j}_{e}_{lo_a}_{lo_b}")
-                        tiles.append(reg << (lo_a + lo_b))
-                if P:
-                    pairs = []
-                    for n in range(0, len(tiles), 2):
-                        total = sum(tiles[n:n + 2])
-                        reg = Signal(len(total), name=f"pair{j}_{e}_{n}")
-                        m.d.sync += reg.eq(total)
-                        pairs.append(reg)
-                    tiles = pairs
-                p = Signal(2 * db, name=f"dsp{j}_{e}")
-                m.d.sync += p.eq(sum(tiles))
+                st = Stages(m, Const(1), clock_enable=self.enable)
+                p = Multiplier(db, db, MULTIPLIER_STAGES[P], chunk=DSP_WIDTH,
+                               tiled=True).build(st, a_copy, b_digit)
                 digit_products.append(delay(m, p, P * (D - 1 - e), name=f"skew{j}_{e}"))
             d = t.phase(row_time + P * (j * D + D - 1), D)
             product = self._accumulate(m, j, digit_products, d, d == 0)

@@ -5,8 +5,9 @@ Amaranth's simulator and Verilator start every register at its initial value; si
 register's initial value and every all-zero memory initialisation (:func:`without_initial_values`)
 so that they start at ``x``, holds ``rst`` for a few cycles and then streams the inputs through
 the unit with always-valid inputs and always-ready outputs, as :func:`fhe_hw.sim.pysim.run_stream`
-does. State that reset does not clear and that reaches an output shows up as ``x`` in a payload
-or a ``valid``, or as missing or extra output beats. Memories with real contents (ROMs of
+does (or with outputs ready one cycle in ``ready_period``). State that reset does not clear and
+that reaches an output shows up as ``x`` in a payload or a ``valid``, or as missing or extra
+output beats. Memories with real contents (ROMs of
 constants) keep their initialisation: they are the design, not power-up state.
 
 Icarus comes from Debian's ``iverilog`` package (``apt-get install iverilog``); the harness is
@@ -50,9 +51,10 @@ def without_initial_values(verilog):
     return _MEM_INIT.sub(memory, _REG_INIT.sub(r"\1 ;", verilog))
 
 
-def _harness(top, ports, counts, config, reset_cycles, max_cycles):
+def _harness(top, ports, counts, config, reset_cycles, max_cycles, ready_period=1):
     """A Verilog-2005 test bench: clock, reset, one file-fed driver per input stream, one
-    file writer per output stream; prints ``first <cycle> last <cycle>`` and ``X`` lines."""
+    file writer per output stream (ready one cycle in ``ready_period``); prints
+    ``first <cycle> last <cycle>`` and ``X`` lines."""
     decl, conn, step, init, done = [], [".clk(clk)", ".rst(rst)"], [], [], []
     for p in ports:
         w = p.width
@@ -80,12 +82,15 @@ def _harness(top, ports, counts, config, reset_cycles, max_cycles):
             decl += [f"  wire [{w - 1}:0] {p.name}_payload;", f"  wire {p.name}_valid;",
                      f"  integer got_{p.name} = 0;", f"  integer f_{p.name};"]
             conn += [f".{p.name}__payload({p.name}_payload)", f".{p.name}__valid({p.name}_valid)"]
+            ready = "1'b1"
             if p.has_ready:
-                conn.append(f".{p.name}__ready(1'b1)")
+                ready = "1'b1" if ready_period == 1 else f"cycle % {ready_period} == 0"
+                decl.append(f"  wire {p.name}_ready = {ready};")
+                conn.append(f".{p.name}__ready({p.name}_ready)")
             init.append(f'    f_{p.name} = $fopen("{p.name}.out", "w");')
             step += [f"      if ({p.name}_valid === 1'bx)",
                      f'        $display("X {p.name}__valid at cycle %0d", cycle);',
-                     f"      if ({p.name}_valid === 1'b1) begin",
+                     f"      if ({p.name}_valid === 1'b1 && {ready}) begin",
                      f'        $fwrite(f_{p.name}, "%h\\n", {p.name}_payload);',
                      f"        got_{p.name} <= got_{p.name} + 1;",
                      "        last <= cycle;",
@@ -133,13 +138,14 @@ def _harness(top, ports, counts, config, reset_cycles, max_cycles):
 
 def run_from_reset(component, unit_name, inputs, expected_counts, workdir, *,
                    generation="2012", config=None, reset_cycles=4, max_cycles=None,
-                   platform=None, libraries=()):
+                   platform=None, libraries=(), ready_period=1):
     """Simulate ``component`` in Icarus (``-g<generation>``) from reset with every register at
     ``x``: ``inputs`` maps input streams to beats, ``expected_counts`` output streams to the
     number of beats to wait for, ``config`` plain input signals to constants. ``platform`` is
     passed to the units' ``elaborate`` (:func:`fhe_hw.units.to_verilog`) and ``libraries``
     (Verilog source texts) are compiled beside the unit: models of the vendor primitives such
-    a platform makes the units instantiate. Returns a
+    a platform makes the units instantiate. ``ready_period``: the output streams are ready
+    one cycle in that many (back-pressure; 1 is always ready). Returns a
     :class:`~fhe_hw.sim.pysim.StreamRun` (``cycles`` from the first input transfer to the last
     output transfer, both included) or raises ``AssertionError`` when an output ``valid`` is
     ``x``, an output payload has ``x`` bits or the run does not finish."""
@@ -157,7 +163,7 @@ def run_from_reset(component, unit_name, inputs, expected_counts, workdir, *,
     (workdir / "unit.v").write_text(without_initial_values(to_verilog(component, unit_name,
                                                                       platform=platform)))
     (workdir / "harness.v").write_text(_harness(top, ports, counts, config or {}, reset_cycles,
-                                                limit))
+                                                limit, ready_period))
     sources = ["harness.v", "unit.v"]
     for n, text in enumerate(libraries):
         sources.append(f"library{n}.v")
