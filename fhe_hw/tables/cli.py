@@ -80,6 +80,9 @@ def cmd_table(args):
     out = builddir.table_dir()
     out.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
+    # The commit the rows are built from: read before the run, so that a commit made while a
+    # long regeneration runs is not credited with its results.
+    commit = git_commit(root)
 
     def progress(text):
         print(f"[{time.monotonic() - start:6.0f} s] {args.name}: {text}", file=sys.stderr,
@@ -88,7 +91,7 @@ def cmd_table(args):
     progress(f"start ({args.jobs} job(s)); tool logs under {builddir.ROOT / 'synth'}/")
     block, facts = spec.generate(args, progress)
     seconds = time.monotonic() - start
-    line = provenance(command_line(args), commit=git_commit(root), tools=facts.get("tools"),
+    line = provenance(command_line(args), commit=commit, tools=facts.get("tools"),
                       device=facts.get("device"), freq_mhz=facts.get("freq_mhz"),
                       seconds=seconds if facts.get("timed", True) else None)
     block = block.rstrip("\n") + "\n\n" + line + "\n"
