@@ -118,6 +118,23 @@ def test_table_command_rewrites_the_block_with_provenance(tmp_path, monkeypatch)
     assert (tmp_path / "build" / "tables" / "reducers.md").read_text() == block
 
 
+def test_provenance_names_the_commit_the_run_started_from(tmp_path, monkeypatch):
+    # a commit made while the rows are being built is not credited with them
+    page = tmp_path / pages.RESULTS / "arith.md"
+    page.parent.mkdir(parents=True)
+    page.write_text("<!-- table:reducers:begin -->\nold\n<!-- table:reducers:end -->\n")
+    monkeypatch.chdir(tmp_path)
+    head = {"commit": "started-here"}
+
+    def synth_rows(rows, args, progress):
+        head["commit"] = "committed-meanwhile"
+        return [_fake(r, i) for i, r in enumerate(rows)]
+    monkeypatch.setattr(table_cli, "git_commit", lambda root: head["commit"])
+    monkeypatch.setattr(reducers, "synth_rows", synth_rows)
+    assert main(["table", "reducers"]) == 0
+    assert "at commit `started-here`" in page.read_text()
+
+
 @pytest.mark.parametrize("argv, flag", [
     (["table", "nope"], "table must be one of"),
     (["table", "reducers", "--jobs", "0"], "--jobs"),
