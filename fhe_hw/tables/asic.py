@@ -136,4 +136,4 @@ def generate(args, progress):
 
 
 TABLE = TableSpec("asic", "asic.md", "sky130 synthesis and OpenSTA (before placement)",
-                  generate)
+                  generate, logs="asic/synth")

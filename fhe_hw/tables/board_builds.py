@@ -26,4 +26,4 @@ def generate(args, progress):
 
 
 TABLE = TableSpec("board-builds", "boards.md", "bitstreams behind the host link, per board",
-                  generate)
+                  generate, logs="boards")

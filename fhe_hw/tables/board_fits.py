@@ -74,4 +74,5 @@ def generate(args, progress):
                    "device": "each board's FPGA", "json": [b.to_dict() for b in builds]}
 
 
-TABLE = TableSpec("board-fits", "boards.md", "largest configuration each board fits", generate)
+TABLE = TableSpec("board-fits", "boards.md", "largest configuration each board fits", generate,
+                  logs="boards")

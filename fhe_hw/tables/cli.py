@@ -88,7 +88,7 @@ def cmd_table(args):
         print(f"[{time.monotonic() - start:6.0f} s] {args.name}: {text}", file=sys.stderr,
               flush=True)
 
-    progress(f"start ({args.jobs} job(s)); tool logs under {builddir.ROOT / 'synth'}/")
+    progress(f"start ({args.jobs} job(s)); tool logs under {builddir.ROOT / spec.logs}/")
     block, facts = spec.generate(args, progress)
     seconds = time.monotonic() - start
     line = provenance(command_line(args), commit=commit, tools=facts.get("tools"),

@@ -24,7 +24,8 @@ class TableSpec:
     """One documented table: ``name`` (``fhe-hw table NAME``), ``page`` (file name under
     :data:`RESULTS`), ``title``, ``generate(args) -> (markdown, facts)`` (None for a table this
     command cannot regenerate; ``how`` then says what does), ``options`` (extra argparse
-    arguments: ``(flags, kwargs)`` pairs), ``synth`` (whether it runs place and route)."""
+    arguments: ``(flags, kwargs)`` pairs), ``synth`` (whether it runs place and route),
+    ``logs`` (where its tools' logs go, under ``build/``)."""
 
     name: str
     page: str
@@ -33,6 +34,7 @@ class TableSpec:
     how: str = ""
     options: tuple = field(default_factory=tuple)
     synth: bool = True
+    logs: str = "synth"
 
 
 def markers(name):
