@@ -232,17 +232,16 @@ class IntegerFFTMultiplier(Component):
         return self._cycles_from(self._p, x_words, y_words)
 
     def cycles_eq12(self, x_words, y_words):
-        """[Cao13] eq. (12) for the same operands, with P_fft = the mean butterfly-stage depth of
-        the forward and inverse NTTs (exact when all stages are equal), P_pw = the ModMul
-        latency and P_ar = the adder-tree levels. :meth:`cycles` is this plus 4 when the
-        stage depths add up (see :func:`multiplier_cycles`)."""
+        """[Cao13] eq. (12) for the same operands, with its 2·log2(k)·P_fft the sum of the
+        forward and inverse NTTs' butterfly-stage depths (the paper's form when all stages are
+        equal; the inverse's last stage, with the up-multiplier, can be a cycle deeper), P_pw =
+        the ModMul latency and P_ar = the adder-tree levels. :meth:`cycles` is this plus 4
+        (see :func:`multiplier_cycles`)."""
         cfg = self._cfg
         stages = self._fwd[0].stage_latencies + self._inv.stage_latencies
-        p_fft, rem = divmod(sum(stages), len(stages))
-        if rem:
-            raise ValueError("NTT stage depths do not average to an integer P_fft")
-        return cycles_eq12(x_words * cfg.d, y_words * cfg.d, cfg.k, cfg.b, cfg.d,
-                           p_fft=p_fft, p_pw=self._pw[0].latency, p_ar=cfg.tree_levels)
+        p_fft, excess = divmod(sum(stages), len(stages))
+        return excess + cycles_eq12(x_words * cfg.d, y_words * cfg.d, cfg.k, cfg.b, cfg.d,
+                                    p_fft=p_fft, p_pw=self._pw[0].latency, p_ar=cfg.tree_levels)
 
     # --- hardware --------------------------------------------------------------------------
     def elaborate(self, platform):
