@@ -160,10 +160,11 @@ def asic_synthesize(component, unit_name, *, params=None, clock_ns=10.0, build_d
     ``unit_name`` (names the top module ``fhe_hw_<unit>`` and the default build directory),
     ``params`` (recorded as given), ``clock_ns`` (clock period for ABC's delay target and the
     STA constraint; Fmax does not depend on meeting it), ``build_dir`` (default
-    ``build/asic/synth/<unit>-<hash of params and clock>``, from :mod:`fhe_hw.flow.builddir`): gets
-    ``top.v``, ``synth.ys``, ``abc.script``, ``yosys.log``, ``stat.json``, ``netlist.v``, ``sta.tcl``,
-    ``sta.log``, ``asic_synth.json``. ``progress(line)``, if given, hears each step with its
-    log path and, while a tool runs, the elapsed time every 10 s.
+    ``build/asic/synth/<unit>-<hash of params and clock>``, from
+    :mod:`fhe_hw.flow.builddir`): gets ``top.v``, ``synth.ys``, ``abc.script``, ``yosys.log``,
+    ``stat.json``, ``netlist.v``, ``sta.tcl``, ``sta.log``, ``asic_synth.json``.
+    ``progress(line)``, if given, hears each step with its log path and, while a tool runs, the
+    elapsed time every 10 s.
 
     Raises ``ValueError`` for a clock period that is not positive and ``RuntimeError`` when the
     PDK or a tool is missing or a tool fails.

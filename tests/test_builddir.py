@@ -5,13 +5,17 @@ import json
 import pytest
 
 from fhe_hw.flow import builddir, synth
+from fhe_hw.units import get_unit
 
 TOOLS = {"yosys": "Yosys 1", "nextpnr": "nextpnr 1"}
 
 
-def _key(**variation):
+DESIGN = "0123456789abcdef"
+
+
+def _key(design=DESIGN, **variation):
     return synth.flow_key("mod-add", {"modulus": "general32"}, "ecp5", tools=TOOLS,
-                          **variation)[0]
+                          design=design, **variation)[0]
 
 
 def test_key_differs_in_device_frequency_package_and_flow_options():
@@ -26,9 +30,10 @@ def test_key_differs_in_device_frequency_package_and_flow_options():
 
 def test_key_differs_in_tools_and_params():
     base = _key()
-    other_tools = synth.flow_key("mod-add", {"modulus": "general32"}, "ecp5",
+    other_tools = synth.flow_key("mod-add", {"modulus": "general32"}, "ecp5", design=DESIGN,
                                  tools=dict(TOOLS, yosys="Yosys 2"))[0]
-    other_params = synth.flow_key("mod-add", {"modulus": "fermat32"}, "ecp5", tools=TOOLS)[0]
+    other_params = synth.flow_key("mod-add", {"modulus": "fermat32"}, "ecp5", tools=TOOLS,
+                                  design=DESIGN)[0]
     assert builddir.synth_dir(base) not in (builddir.synth_dir(other_tools),
                                             builddir.synth_dir(other_params))
 
@@ -50,6 +55,29 @@ def test_cached_result_is_never_served_for_another_device_or_frequency(tmp_path)
     # the same directory asked for with another device or frequency: a miss
     assert synth.load_cached(_key(device="25k"), tmp_path / "a") is None
     assert synth.load_cached(_key(freq_mhz=100), tmp_path / "a") is None
+
+
+def test_cached_result_is_never_served_for_another_design(tmp_path):
+    _store(_key(), tmp_path / "a", lut=7)
+    assert synth.load_cached(_key(design="fedcba9876543210"), tmp_path / "a") is None
+    assert builddir.synth_dir(_key()) != builddir.synth_dir(_key(design="fedcba9876543210"))
+
+
+def test_an_edited_generator_misses_the_cache(monkeypatch, tmp_path):
+    """The key holds a hash of the Verilog the unit generates now: a result stored for the
+    same unit and parameters is not served once the generator builds something else."""
+    monkeypatch.chdir(tmp_path)
+    params = {"modulus": "general32"}
+    tgt = synth.resolve_target("ecp5")[1]
+    unit = get_unit("mod-add")
+    verilog, _ = synth.ooc_verilog(unit.build(**params), "mod-add", params, tgt)
+    key = synth.flow_key("mod-add", params, "ecp5", design=synth.design_digest(verilog))[0]
+    _store(key, builddir.synth_dir(key), lut=7)
+    assert synth.cached_unit("mod-add", params).lut == 7
+    # the same unit name and parameters, but the generator now builds another circuit
+    monkeypatch.setattr(type(unit), "build",
+                        lambda self, **kw: get_unit("mod-add").factory(modulus="fermat32"))
+    assert synth.cached_unit("mod-add", params) is None
 
 
 def test_result_without_key_is_a_miss(tmp_path):

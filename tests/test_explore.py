@@ -100,6 +100,22 @@ def test_resume_after_interrupt(tmp_path):
     assert set(seen).isdisjoint(r["key"] for r in again["evaluated"])
 
 
+def test_an_edited_generator_evaluates_stored_points_again(tmp_path, monkeypatch):
+    """A point is keyed by the Verilog and cycles() the generator gives now, not only by its
+    parameters: after an edit that changes the design, nothing stored is served."""
+    space = dict(SPACE, vary={"tp": [1, 2]})
+    assert E.explore(space, jobs=1, out=tmp_path)["cached"] == 0
+    assert E.explore(space, jobs=1, out=tmp_path)["cached"] == 2
+    from fhe_hw.units import get_unit
+    unit = get_unit("shenoy-kumaresan")
+    build = type(unit).build
+    # the "edited" generator builds the unit with one more base prime
+    monkeypatch.setattr(type(unit), "build",
+                        lambda self, **kw: build(self, **dict(kw, l=kw.get("l", 0) + 1)))
+    again = E.explore(space, jobs=1, out=tmp_path)
+    assert again["cached"] == 0 and len(again["evaluated"]) == 2
+
+
 def test_bad_point_is_recorded_not_fatal(tmp_path):
     s = E.explore(dict(SPACE, vary={"tp": [3, 4]}), jobs=1, out=tmp_path)
     bad = [r for r in s["records"] if not r["ok"]]

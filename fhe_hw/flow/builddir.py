@@ -6,9 +6,10 @@ design-space exploration (:func:`explore_dir`), ASIC flows (:func:`asic_dir`), c
 (:func:`cosim_dir`), the results tables (:func:`table_dir`) and the compiled OpenFHE benchmark
 (:func:`openfhe_dir`).
 
-A synthesis key holds everything that changes a result: the unit, its parameters, the target
-name, device, package, target frequency, the placer/router/Yosys options and the tool
-versions. Two configurations that differ in any of these get different keys, so a cached
+A synthesis key holds everything that changes a result: the unit, its parameters, a hash of
+the generated Verilog (so an edit of the generator's code that changes the design changes the
+key), the target name, device, package, target frequency, the placer/router/Yosys options and
+the tool versions. Two configurations that differ in any of these get different keys, so a cached
 result is never served for another device or frequency.
 
 Every returned path lies inside :data:`ROOT` (``build/``): names are reduced to
@@ -44,16 +45,16 @@ def digest(data, length=12):
     return hashlib.sha256(text.encode()).hexdigest()[:length]
 
 
-def synth_key(unit, params, *, target, device, package, freq_mhz, options, tools):
+def synth_key(unit, params, *, target, device, package, freq_mhz, options, tools, design):
     """The cache key of one synthesis run: a dict of everything that changes its result.
 
-    ``options`` are the flow's Yosys/nextpnr variations (the Yosys script, placer, router, extra
-    nextpnr flags, whether place and route runs), ``tools`` the version lines of Yosys and
-    nextpnr."""
+    ``design`` is a hash of the Verilog given to Yosys; ``options`` are the flow's
+    Yosys/nextpnr variations (the Yosys script, placer, router, extra nextpnr flags, whether
+    place and route runs), ``tools`` the version lines of Yosys and nextpnr."""
     return {"unit": unit, "params": json.loads(json.dumps(dict(params), default=str)),
             "target": target, "device": device, "package": package,
             "freq_mhz": float(freq_mhz), "options": json.loads(json.dumps(options)),
-            "tools": dict(tools)}
+            "tools": dict(tools), "design": str(design)}
 
 
 def synth_dir(key):

@@ -15,9 +15,11 @@ A space file (YAML)::
 Each point runs generate (build the unit: parameters are validated) → cycles (the unit's
 ``cycles()``, tied to simulation by its tests; ``latency`` for fixed-latency units) → synth
 (:func:`fhe_hw.report.synthcache.cached_synth`: LUT/FF/DSP/BRAM/Fmax, itself cached by
-parameters and tool versions). Each finished point is written at once to
-``build/explore/<name>/<hash of unit, params, synth, flow>.json``; a rerun (after an
-interruption, or with more points) reads those and evaluates only the rest.
+parameters, generated Verilog and tool versions). Each finished point is written at once to
+``build/explore/<name>/<hash>.json`` (:func:`point_key`: unit, parameters, synth, flow, the
+generated Verilog, ``cycles()``, tool versions); a rerun (after an interruption, or with more
+points) reads those and evaluates only the rest, and a point whose design changed since is
+evaluated again.
 
 Time is cycles / Fmax (µs) when synthesized, else cycles; area is [Kir25]'s LUT + FF/2 + 100·DSP +
 300·BRAM when synthesized, else the unit's modular multiplier count (``arithmetic_units["MM"]``)
@@ -42,8 +44,9 @@ from ..cliargs import input_file, int_in
 from ..markdown import table as markdown_table
 from ..report.core import atp_area
 from ..report.synthcache import cached_synth
-from ..units import get_unit
+from ..units import get_unit, to_verilog
 from . import builddir
+from .synth import design_digest, tool_versions
 
 __all__ = ["Space", "load_space", "points", "point_key", "evaluate_point", "explore",
            "pareto_front", "add_explore_parser", "cmd_explore", "DEFAULT_OUT"]
@@ -104,9 +107,20 @@ def points(space):
 
 
 def point_key(space, params):
-    """The cache name of one point: a hash of unit, parameters, synth flag, flow, evaluator."""
+    """The cache name of one point: a hash of unit, parameters, synth flag, flow, evaluator
+    and what the generator makes of them now: the unit's Verilog and ``cycles()`` (or the
+    error that refuses the parameters) and, when synthesizing, the tool versions. A point
+    stored before an edit of the generator is evaluated again."""
+    unit = get_unit(space["unit"])
+    try:
+        made = {"design": design_digest(to_verilog(unit.build(**params), unit.name)),
+                "cycles": unit.cycles(params)}
+    except (ValueError, TypeError) as error:
+        made = {"error": str(error)}
+    if space["synth"]:
+        made["tools"] = tool_versions(space["flow"])
     text = json.dumps({"unit": space["unit"], "params": params, "synth": space["synth"],
-                       "flow": space["flow"], "evaluator": space["evaluator"]},
+                       "flow": space["flow"], "evaluator": space["evaluator"], **made},
                       sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 

@@ -64,8 +64,9 @@ from . import builddir
 from .run import run_logged
 
 __all__ = ["TARGETS", "Target", "resolve_target", "SynthResult", "synthesize", "synth_unit",
-           "flow_key", "load_cached", "tool_versions", "short_versions", "OutOfContextPlatform",
-           "RegisteredPorts", "SerialPorts",
+           "flow_key", "design_digest", "ooc_verilog", "load_cached", "cached_unit",
+           "tool_versions", "short_versions", "OutOfContextPlatform", "RegisteredPorts",
+           "SerialPorts",
            "add_synth_parser", "count_resources", "read_yosys_stat", "read_nextpnr_report",
            "tool_path", "tool_version", "params_hash", "port_bits", "ECP5_85F_DSP"]
 
@@ -368,28 +369,59 @@ def _nextpnr_report(nextpnr, tgt, build_dir, progress):
     return fmax["achieved"], {cell: n["used"] for cell, n in used.items()}
 
 
-def flow_key(unit_name, params, target="ecp5", *, pnr=True, tools=None, **variation):
+def flow_key(unit_name, params, target="ecp5", *, design, pnr=True, tools=None, **variation):
     """``(key, Target, target name)``: the cache key of synthesizing ``unit_name`` at
     ``params`` with ``target`` and the ``variation`` keywords of :func:`resolve_target`;
-    ``tools`` defaults to :func:`tool_versions` of the target."""
+    ``design`` is the :func:`design_digest` of the Verilog that goes into Yosys, ``tools``
+    defaults to :func:`tool_versions` of the target."""
     name, tgt = resolve_target(target, **variation)
     key = builddir.synth_key(unit_name, dict(params), target=name, device=tgt.device,
                              package=tgt.package, freq_mhz=tgt.freq_mhz,
                              options={**tgt.options(), "pnr": bool(pnr)},
-                             tools=tool_versions(tgt) if tools is None else tools)
+                             tools=tool_versions(tgt) if tools is None else tools, design=design)
     return key, tgt, name
+
+
+def design_digest(verilog):
+    """A hash of the Verilog text handed to Yosys: the part of a cache key that changes when
+    the generator's code (or Amaranth) changes what a configuration builds."""
+    return hashlib.sha256(verilog.encode()).hexdigest()[:16]
+
+
+def ooc_verilog(component, unit_name, params, tgt):
+    """``(Verilog text, wrapper)`` of ``component`` behind the wrapper of ``tgt`` (a
+    :class:`Target`): :class:`RegisteredPorts` out of context, else :class:`SerialPorts`."""
+    wrapper = (RegisteredPorts if tgt.out_of_context else SerialPorts)(component)
+    top = f"{unit_name}-ooc"
+    note = ("out-of-context wrapper: every port registered" if tgt.out_of_context
+            else "wrapper: ports serialized to pins")
+    text = to_verilog(wrapper, top,
+                      header=verilog_header(unit_name, params, [f"{note} ({top_name(top)})"]),
+                      platform=OutOfContextPlatform(tgt.family))
+    return text, top
 
 
 def load_cached(key, build_dir=None):
     """The :class:`SynthResult` stored for exactly ``key`` (in ``build_dir``, default
-    :func:`fhe_hw.flow.builddir.synth_dir`), or None: a result made with another device, frequency,
-    option or tool version has another key and is never returned."""
+    :func:`fhe_hw.flow.builddir.synth_dir`), or None: a result made with another design, device,
+    frequency, option or tool version has another key and is never returned."""
     path = Path(build_dir or builddir.synth_dir(key)) / "synth.json"
     try:
         result = SynthResult(**json.loads(path.read_text()))
     except (OSError, ValueError, TypeError):
         return None
     return result if result.key == key else None
+
+
+def cached_unit(unit_name, params, target="ecp5", *, pnr=True, **variation):
+    """The stored :class:`SynthResult` of registered unit ``unit_name`` built with ``params``
+    (the unit is built and written as Verilog to key it; nothing is synthesized), or None."""
+    params = dict(params)
+    tgt = resolve_target(target, **variation)[1]
+    verilog, _ = ooc_verilog(get_unit(unit_name).build(**params), unit_name, params, tgt)
+    key, _, _ = flow_key(unit_name, params, target, design=design_digest(verilog), pnr=pnr,
+                         **variation)
+    return load_cached(key)
 
 
 def synthesize(component, unit_name, target="ecp5", *, params=None, device=None, package=None,
@@ -399,7 +431,7 @@ def synthesize(component, unit_name, target="ecp5", *, params=None, device=None,
     and write it as ``synth.json`` into ``build_dir``.
 
     Parameters: ``component`` (an Amaranth Component with a ``clk``/``rst`` ``sync`` domain,
-    or a function that builds it, called only when the result is not cached), ``unit_name``
+    or a function that builds it), ``unit_name``
     (names the top module and the build directory), ``target`` (a name of :data:`TARGETS`),
     ``params`` (the caller's parameter dict, recorded as given and part of the cache key),
     ``device``, ``package``, ``freq_mhz`` (nextpnr's target clock; timing failure is allowed,
@@ -407,8 +439,9 @@ def synthesize(component, unit_name, target="ecp5", *, params=None, device=None,
     ``router``, ``nextpnr_args``: ``None`` keeps the target's own. ``pnr=False`` runs Yosys
     only; ``pnr_errors="record"`` returns a result whose ``pnr`` is nextpnr's first error line
     instead of raising (a design that does not fit). ``reuse``: return the stored result of
-    the same cache key (:func:`flow_key`) without running anything. ``build_dir`` defaults to
-    :func:`fhe_hw.flow.builddir.synth_dir` of the key; it gets ``top.v``, ``synth.ys``,
+    the same cache key (:func:`flow_key`, which includes a hash of the generated Verilog, so
+    a changed generator never gets an old result) without running the tools. ``build_dir``
+    defaults to :func:`fhe_hw.flow.builddir.synth_dir` of the key; it gets ``top.v``, ``synth.ys``,
     ``yosys.log``, ``netlist.json``, ``stat.json``, ``nextpnr.log``, ``report.json`` and
     ``synth.json``. ``progress(text)`` is told each stage with its log path and elapsed time.
 
@@ -418,9 +451,15 @@ def synthesize(component, unit_name, target="ecp5", *, params=None, device=None,
     if pnr_errors not in ("raise", "record"):
         raise ValueError(f"pnr_errors must be 'raise' or 'record', not {pnr_errors!r}")
     params = {} if params is None else dict(params)
-    key, tgt, target = flow_key(unit_name, params, target, pnr=pnr, device=device,
-                                package=package, freq_mhz=freq_mhz, splitnets=splitnets,
-                                placer=placer, router=router, nextpnr_args=nextpnr_args)
+    variation = dict(device=device, package=package, freq_mhz=freq_mhz, splitnets=splitnets,
+                     placer=placer, router=router, nextpnr_args=nextpnr_args)
+    tgt = resolve_target(target, **variation)[1]
+    start = time.monotonic()
+    if callable(component) and not isinstance(component, wiring.Component):
+        component = component()
+    verilog, top = ooc_verilog(component, unit_name, params, tgt)
+    key, tgt, target = flow_key(unit_name, params, target, design=design_digest(verilog),
+                                pnr=pnr, **variation)
     build_dir = Path(build_dir or builddir.synth_dir(key))
     if reuse:
         hit = load_cached(key, build_dir)
@@ -433,18 +472,8 @@ def synthesize(component, unit_name, target="ecp5", *, params=None, device=None,
     yosys, nextpnr = tool_path(YOSYS), tool_path(tgt.nextpnr)
     say = progress or (lambda text: None)
     runtime = {}
-    start = time.monotonic()
-
-    if callable(component) and not isinstance(component, wiring.Component):
-        component = component()
-    wrapper = (RegisteredPorts if tgt.out_of_context else SerialPorts)(component)
     in_bits, out_bits = port_bits(component)
-    top = f"{unit_name}-ooc"
-    note = ("out-of-context wrapper: every port registered" if tgt.out_of_context
-            else "wrapper: ports serialized to pins")
-    (build_dir / "top.v").write_text(to_verilog(
-        wrapper, top, header=verilog_header(unit_name, params, [f"{note} ({top_name(top)})"]),
-        platform=OutOfContextPlatform(tgt.family)))
+    (build_dir / "top.v").write_text(verilog)
     runtime["verilog"] = time.monotonic() - start
 
     step = time.monotonic()
@@ -487,8 +516,7 @@ def synthesize(component, unit_name, target="ecp5", *, params=None, device=None,
 
 
 def synth_unit(unit_name, params, target="ecp5", **kw):
-    """:func:`synthesize` of registered unit ``unit_name`` built with ``params``; the unit is
-    built only when the result is not cached (``reuse=True``)."""
+    """:func:`synthesize` of registered unit ``unit_name`` built with ``params``."""
     params = dict(params)
     return synthesize(lambda: get_unit(unit_name).build(**params), unit_name, target,
                       params=params, **kw)

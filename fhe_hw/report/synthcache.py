@@ -2,8 +2,8 @@
 
 :func:`cached_synth` returns the :class:`~fhe_hw.flow.synth.SynthResult` of a registered unit
 at some parameters and flow (a target name of :data:`fhe_hw.flow.synth.TARGETS`), from the
-synthesis cache when a run with the same key (unit, parameters, target, device, package,
-frequency, flow options, tool versions) is stored, and by running
+synthesis cache when a run with the same key (unit, parameters, a hash of the generated
+Verilog, target, device, package, frequency, flow options, tool versions) is stored, and by running
 :func:`fhe_hw.flow.synth.synth_unit` otherwise.
 """
 
@@ -19,8 +19,7 @@ def current_tools(target="ecp5"):
 
 def load_cached(unit, params, flow="ecp5", **variation):
     """The stored :class:`~fhe_hw.flow.synth.SynthResult` of exactly this configuration, or None."""
-    key, _, _ = synth.flow_key(unit, dict(params), flow, **variation)
-    return synth.load_cached(key)
+    return synth.cached_unit(unit, params, flow, **variation)
 
 
 def is_cached(unit, params, flow="ecp5", **variation):
