@@ -50,6 +50,22 @@ def test_exact_below_the_bound_and_cycles_follow_table_4_5(l, k):
     assert unit.paper_iterations() == 16 * (l + 1)
 
 
+@pytest.mark.parametrize("deep", [True, False])
+def test_deep_rounds_are_the_default_and_only_lengthen_the_fill(deep):
+    args = (*bases(32, 3, 3), 16, 8, Fraction(1, 8))
+    unit = Kawamura(*args, deep=deep)
+    assert unit.multiplier_latency > Kawamura(*args, deep=False).multiplier_latency if deep \
+        else unit.multiplier_latency == Kawamura(*args, deep=False).multiplier_latency
+    assert run(unit, key=("deep", deep)).cycles == unit.cycles() == \
+        Kawamura.cycles_of(*args, deep=deep) == unit.paper_iterations() + unit.latency - 3
+    assert Kawamura(*args).latency == Kawamura(*args, deep=True).latency
+
+
+def test_deep_must_be_a_bool():
+    with pytest.raises(TypeError):
+        Kawamura.latency_of(*bases(32, 3, 3), 16, 8, Fraction(1, 8), deep=1)
+
+
 @pytest.mark.parametrize("bits", [60, 64])
 def test_wide_primes(bits):
     unit = Kawamura(*bases(bits, 3, 2), 8, 12, Fraction(1, 4))

@@ -22,7 +22,7 @@ from fractions import Fraction
 
 from ..cliargs import fraction
 from ..params import require_power_of_two
-from ..units import Option, register
+from ..units import Option, parse_bool, register
 from .common import MAX_N, beats_to_polynomials, check_ring, default_bases, polynomial_beats
 from .cosim import cosim_base_extension, cosim_shenoy_kumaresan
 from .fast_base_conv import FastBaseConversion
@@ -43,6 +43,8 @@ _TP = Option("tp", int, 4, "throughput: coefficients per beat")
 _TPP = Option("targets-per-pass", int, 1, "target residues per pass over the source")
 _WORD = Option("word", int, None, "Montgomery word (default: largest <= 17 the primes allow)")
 _STAGES = Option("mult-stages", int, 4, "registers per multiplier")
+_DEEP = Option("deep", parse_bool, True, "deep multiplier rounds, one carry chain per register: "
+               "faster clock, longer fill (true/false)")
 _PRIME_N = Option("prime-n", int, None, "primes are 1 mod 2*prime-n (default n); a larger "
                   "prime-n allows a wider Montgomery word, fewer rounds and DSPs")
 
@@ -71,9 +73,10 @@ def _fbc_args(bits=32, n=1024, l=4, k=4, tp=4, architecture="folded", targets_pe
 
 
 def _kawamura_args(bits=32, n=1024, l=4, k=4, rho=16, delta=Fraction(1, 8), word=None,
-                   mult_stages=4, prime_n=None):
+                   mult_stages=4, deep=True, prime_n=None):
     source, target = _bases(bits, n, l, k, prime_n, source_high=True)
-    return (source, target, n, rho, delta), {"word": word, "mult_stages": mult_stages}
+    return (source, target, n, rho, delta), {"word": word, "mult_stages": mult_stages,
+                                             "deep": deep}
 
 
 def _mixed_radix_args(bits=32, n=1024, l=4, k=4, architecture="iterative", word=None,
@@ -120,7 +123,7 @@ register("fast-base-conversion", "fast base conversion ([Kir25] Alg. 1)", _BITS,
 register("kawamura", "Kawamura Cox-Rower base extension ([Kir25] Alg. 3, §4.1.1)",
          _BITS, _N, _L, _K, Option("rho", int, 16, "bits of xi kept by TRUNC"),
          Option("delta", fraction, Fraction(1, 8), "initial Cox offset, e.g. 1/8"), _WORD,
-         _STAGES, _PRIME_N, **_KAWAMURA_TIMING)(_KAWAMURA)
+         _STAGES, _DEEP, _PRIME_N, **_KAWAMURA_TIMING)(_KAWAMURA)
 register("mixed-radix", "Garner mixed-radix base extension ([Kir25] Alg. 4, §4.1.2)",
          _BITS, _N, _L, _K, Option("architecture", str, "iterative", "iterative or pipelined"),
          _WORD, Option("mult-stages", int, None, "registers per multiplier (default: auto)"),

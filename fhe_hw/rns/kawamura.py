@@ -46,7 +46,9 @@ class Kawamura(Component):
     Parameters: ``source`` (l moduli, r bits, close to 2^r), ``target`` (k moduli), ``n`` (N,
     the number of coefficients per conversion, power of two), ``rho`` (ρ, bits of ξ kept by
     TRUNC), ``delta`` (δ, the Cox unit's initial offset; ``Fraction``, int or float, rounded up
-    to ρ fractional bits); ``word`` (Montgomery word shared by all moduli), ``mult_stages``.
+    to ρ fractional bits); ``word`` (Montgomery word shared by all moduli), ``mult_stages``,
+    ``deep`` (the multipliers' deep rounds, one carry chain per register: the default, a faster
+    clock for a longer fill; False: one round per register).
 
     Ports: ``i`` — stream of ``data.ArrayLayout(r, l)``: the residues (a_{q_0}, ..., a_{q_{l-1}})
     of one coefficient, 0 <= A < :attr:`max_input`; ``o`` — ``data.ArrayLayout(r, k)``: its
@@ -60,9 +62,9 @@ class Kawamura(Component):
     moduli, N not a power of two, or moduli without a common Montgomery word.
     """
 
-    def __init__(self, source, target, n, rho, delta, *, word=None, mult_stages=4):
+    def __init__(self, source, target, n, rho, delta, *, word=None, mult_stages=4, deep=True):
         source, target, self._c, proto = self._plan(source, target, n, rho, delta, word,
-                                                    mult_stages)
+                                                    mult_stages, deep)
         self._source, self._target, self._n = source, target, n
         self._width = max(q.bit_length() for q in source + target)
         self._proto, self._mult_stages = proto, mult_stages
@@ -72,24 +74,25 @@ class Kawamura(Component):
         })
 
     @staticmethod
-    def _plan(source, target, n, rho, delta, word, mult_stages):
+    def _plan(source, target, n, rho, delta, word, mult_stages, deep):
         """``(source, target, constants, multiplier plan)``; raises ``ValueError``/``TypeError``
         for refused parameters."""
         source, target = check_moduli("source", source), check_moduli("target", target)
         check_ring(n)
         c = KawamuraConstants.build(source, target, rho, delta)
         check_stages("mult_stages", mult_stages)
-        # The shallow multiplier rounds: their latency adds to the engine's fill.
+        # The multiplier latency adds to the engine's fill only.
         return source, target, c, DynamicModMul.plan(source + target, word,
-                                                     mult_stages=mult_stages, deep=False)
+                                                     mult_stages=mult_stages, deep=deep)
 
     @staticmethod
-    def latency_of(source, target, n, rho, delta, *, word=None, mult_stages=4):
+    def latency_of(source, target, n, rho, delta, *, word=None, mult_stages=4, deep=True):
         """:attr:`latency` of the engine with these parameters without building it: the ξ
         product, l broadcast iterations (skipping one ξ slot unless the multiplier latency is a
         multiple of l + 1), the last product, the α adder, the accumulator and the skid
         buffer. Raises the constructor's ``ValueError``/``TypeError`` for refused parameters."""
-        source, _, _, mul = Kawamura._plan(source, target, n, rho, delta, word, mult_stages)
+        source, _, _, mul = Kawamura._plan(source, target, n, rho, delta, word, mult_stages,
+                                           deep)
         return Kawamura._latency_from(mul.latency, len(source))
 
     @staticmethod
@@ -98,11 +101,11 @@ class Kawamura(Component):
         return last + lm + 3
 
     @staticmethod
-    def cycles_of(source, target, n, rho, delta, *, word=None, mult_stages=4):
+    def cycles_of(source, target, n, rho, delta, *, word=None, mult_stages=4, deep=True):
         """:meth:`cycles` of the engine with these parameters without building it:
         (N − 1)·(l + 1) + latency + 1."""
         latency = Kawamura.latency_of(source, target, n, rho, delta, word=word,
-                                      mult_stages=mult_stages)
+                                      mult_stages=mult_stages, deep=deep)
         return Kawamura._cycles_from(n, len(source), latency)
 
     @staticmethod
