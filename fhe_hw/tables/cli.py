@@ -116,8 +116,8 @@ def add_table_parser(subparsers):
         "table", help="regenerate a documented results table (docs/results/)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Regenerate one documented results table: synthesize its rows (cached "
-                    "by unit, parameters, flow, device, frequency and tool versions) and "
-                    "rewrite its block in docs/results/.\n\ntables:\n" + listing)
+                    "by unit, parameters, generated Verilog, flow, device, frequency and tool "
+                    "versions) and rewrite its block in docs/results/.\n\ntables:\n" + listing)
     p.add_argument("name", metavar="NAME", help="the table (listed above)")
     for flag, dest, kw, *_ in _COMMON + _SPECIFIC:
         p.add_argument(flag, dest=dest, **kw)
