@@ -591,7 +591,8 @@ def add_synth_parser(subparsers):
                         help="nextpnr router (default: the target's)")
     common.add_argument("--no-pnr", action="store_true", help="Yosys only (no Fmax)")
     common.add_argument("--reuse", action="store_true",
-                        help="return the stored result of the same unit, parameters and flow")
+                        help="return the stored result of the same unit, parameters, "
+                        "generated Verilog, flow and tools")
     common.add_argument("--json", type=output_file,
                         help="write the result here (default: the build directory)")
     s = subparsers.add_parser("synth", help="out-of-context synthesis: LUT, FF, DSP, BRAM, Fmax",

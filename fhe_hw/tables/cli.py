@@ -26,7 +26,8 @@ _COMMON = (
                         "help": "parallel synthesis runs (1 to 64)"}),
     ("--reuse", "reuse", {"action": "store_true",
                           "help": "take a row's result from the synthesis cache when the same "
-                                  "unit, parameters, flow, device, frequency and tools made it"}),
+                                  "unit, parameters, generated Verilog, flow, device, frequency "
+                                  "and tools made it"}),
     ("--no-write", "no_write", {"action": "store_true",
                                 "help": "print the block, do not rewrite the results page"}),
 )
