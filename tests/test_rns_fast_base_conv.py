@@ -44,12 +44,31 @@ def test_outputs_are_a_plus_alpha_q_with_alpha_below_l(bits):
             assert any((a + alpha * Q) % p == y for alpha in range(unit.error_bound))
 
 
+@pytest.mark.parametrize("deep", [True, False])
 @pytest.mark.parametrize("architecture", ["folded", "pipelined"])
 @pytest.mark.parametrize("n,tp", [(64, 1), (8, 8)])
-def test_simulated_cycles_equal_the_formula(architecture, n, tp):
-    unit = FastBaseConversion(*bases(32, 2, 3), n, tp, architecture)
-    assert run(unit, key=(architecture, n, tp))[0].cycles == unit.cycles() == \
-        FastBaseConversion.cycles_of(*bases(32, 2, 3), n, tp, architecture)
+def test_simulated_cycles_equal_the_formula(architecture, n, tp, deep):
+    unit = FastBaseConversion(*bases(32, 2, 3), n, tp, architecture, deep=deep)
+    assert run(unit, key=(architecture, n, tp, deep))[0].cycles == unit.cycles() == \
+        FastBaseConversion.cycles_of(*bases(32, 2, 3), n, tp, architecture, deep=deep)
+
+
+def test_deep_rounds_only_lengthen_each_pass_by_their_extra_registers():
+    """The deep multiplier (the default) has more registers than the shallow one; a pass
+    cannot hide them, and its two multipliers are in series (a·Q̂_i^-1 mod q_i, then the
+    product with Q̂_i mod p_j), so each of the k passes is longer by twice that difference."""
+    deep = FastBaseConversion(*bases(32, 2, 3), 16, 2)
+    shallow = FastBaseConversion(*bases(32, 2, 3), 16, 2, deep=False)
+    extra = deep.multiplier_latency - shallow.multiplier_latency
+    assert extra > 0
+    assert deep.cycles() - shallow.cycles() == 2 * extra * deep.passes
+
+
+def test_deep_must_be_a_bool():
+    with pytest.raises(TypeError, match="deep"):
+        FastBaseConversion(*bases(32, 2, 2), 16, 2, deep=1)
+    with pytest.raises(TypeError, match="deep"):
+        FastBaseConversion.cycles_of(*bases(32, 2, 2), 16, 2, deep="yes")
 
 
 def test_one_pass_for_all_targets():

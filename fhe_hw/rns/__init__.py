@@ -66,10 +66,10 @@ def _sk_args(bits=32, n=1024, l=4, k=4, tp=4, architecture="folded", targets_per
 
 
 def _fbc_args(bits=32, n=1024, l=4, k=4, tp=4, architecture="folded", targets_per_pass=1,
-              word=None, mult_stages=4, prime_n=None):
+              word=None, mult_stages=4, deep=True, prime_n=None):
     source, target = _bases(bits, n, l, k, prime_n)
     return (source, target, n, tp, architecture, targets_per_pass), \
-        {"word": word, "mult_stages": mult_stages}
+        {"word": word, "mult_stages": mult_stages, "deep": deep}
 
 
 def _kawamura_args(bits=32, n=1024, l=4, k=4, rho=16, delta=Fraction(1, 8), word=None,
@@ -119,7 +119,7 @@ register("shenoy-kumaresan", "Shenoy-Kumaresan base extension ([Kir25] Alg. 2, ย
          _STAGES, _PRIME_N, **_SK_TIMING)(_SK)
 register("fast-base-conversion", "fast base conversion ([Kir25] Alg. 1)", _BITS, _N, _L, _K, _TP,
          Option("architecture", str, "folded", "folded or pipelined"), _TPP, _WORD, _STAGES,
-         _PRIME_N, **_FBC_TIMING)(_FBC)
+         _DEEP, _PRIME_N, **_FBC_TIMING)(_FBC)
 register("kawamura", "Kawamura Cox-Rower base extension ([Kir25] Alg. 3, ยง4.1.1)",
          _BITS, _N, _L, _K, Option("rho", int, 16, "bits of xi kept by TRUNC"),
          Option("delta", fraction, Fraction(1, 8), "initial Cox offset, e.g. 1/8"), _WORD,

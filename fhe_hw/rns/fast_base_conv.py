@@ -8,6 +8,7 @@ which schemes such as BEHZ tolerate or remove later. The engine is
 stage just reads the accumulator banks.
 """
 
+from ..params import check_bool
 from .shenoy_kumaresan import CRTBaseExtension
 
 __all__ = ["FastBaseConversion"]
@@ -20,7 +21,11 @@ class FastBaseConversion(CRTBaseExtension):
     ``tp`` (TP lanes), ``architecture`` (``"folded"``: a pass's outputs after its input, no
     overlap; ``"pipelined"``: the next pass's input overlaps the outputs), ``targets_per_pass``
     (t, folded only beyond 1), ``word``, ``mult_stages`` — as
-    :class:`~fhe_hw.rns.ShenoyKumaresan`.
+    :class:`~fhe_hw.rns.ShenoyKumaresan`; ``deep`` (default True): the multipliers' deep
+    rounds, one carry chain per register (a shallow round puts a negation, a combinational
+    MULT18X18D and a 40-bit add in one cycle). The engine never hides the multiplier's
+    latency, so each pass's offset grows by twice the deep rounds' extra registers (its two
+    multipliers are in series).
 
     Ports: ``i`` — ``data.ArrayLayout(r, tp)`` beats, per pass the l source residue polynomials
     (q_0 first, N/TP beats each); P = ⌈k/t⌉ passes. ``o`` — the k polynomials a'_{p_j}
@@ -36,24 +41,25 @@ class FastBaseConversion(CRTBaseExtension):
     _redundant_path = False
 
     def __init__(self, source, target, n, tp, architecture="folded", targets_per_pass=1, *,
-                 word=None, mult_stages=4):
+                 word=None, mult_stages=4, deep=True):
         super().__init__(source, target, None, n, tp, architecture, targets_per_pass,
-                         word=word, mult_stages=mult_stages)
+                         word=word, mult_stages=mult_stages, deep=check_bool("deep", deep))
 
     @staticmethod
     def latency_of(source, target, n, tp, architecture="folded", targets_per_pass=1, *,
-                   word=None, mult_stages=4):
+                   word=None, mult_stages=4, deep=True):
         """``None``: a stream engine, timed by :meth:`cycles_of`. Raises the constructor's
         ``ValueError``/``TypeError`` for refused parameters without building anything."""
         FastBaseConversion._plan(source, target, None, n, tp, architecture, targets_per_pass,
-                                 word, mult_stages)
+                                 word, mult_stages, check_bool("deep", deep))
 
     @staticmethod
     def cycles_of(source, target, n, tp, architecture="folded", targets_per_pass=1, *,
-                  word=None, mult_stages=4):
+                  word=None, mult_stages=4, deep=True):
         """:meth:`cycles` of the engine with these parameters without building it."""
         return FastBaseConversion._cycles(FastBaseConversion._plan(
-            source, target, None, n, tp, architecture, targets_per_pass, word, mult_stages))
+            source, target, None, n, tp, architecture, targets_per_pass, word, mult_stages,
+            check_bool("deep", deep)))
 
     @property
     def error_bound(self):

@@ -61,7 +61,12 @@ from ..arith.montgomery_dyn import DynamicModMul
 from ..arith.pipeline import check_stages
 from ..component import Component
 from ..model import rns as model
-from ..params import FastBaseConversionConstants, ShenoyKumaresanConstants, require_int
+from ..params import (
+    FastBaseConversionConstants,
+    ShenoyKumaresanConstants,
+    check_bool,
+    require_int,
+)
 from .common import Rom, check_choice, check_moduli, check_ring, delay, lanes
 
 __all__ = ["CRTBaseExtension", "ShenoyKumaresan", "ARCHITECTURES"]
@@ -89,9 +94,9 @@ class CRTBaseExtension(Component):
     _redundant_path = True
 
     def __init__(self, source, target, redundant, n, tp, architecture="folded",
-                 targets_per_pass=1, *, word=None, mult_stages=4):
+                 targets_per_pass=1, *, word=None, mult_stages=4, deep=None):
         self._p = p = self._plan(source, target, redundant, n, tp, architecture,
-                                 targets_per_pass, word, mult_stages)
+                                 targets_per_pass, word, mult_stages, deep)
         self._arch, self._c, self._source, self._target = p.arch, p.c, p.source, p.target
         self._redundant = redundant if self._redundant_path else None
         self._width = p.width
@@ -106,9 +111,11 @@ class CRTBaseExtension(Component):
 
     @classmethod
     def _plan(cls, source, target, redundant, n, tp, architecture, targets_per_pass, word,
-              mult_stages):
+              mult_stages, deep=None):
         """What the engine derives from its parameters, without building it; raises
-        ``ValueError``/``TypeError`` for refused parameters."""
+        ``ValueError``/``TypeError`` for refused parameters. ``deep``: the multipliers' deep
+        rounds (True/False), or None for the deep ones exactly where the rows of a residue
+        polynomial hide their latency (Shenoy–Kumaresan)."""
         source, target = check_moduli("source", source), check_moduli("target", target)
         check_ring(n, tp)
         arch = check_choice("architecture", architecture, ARCHITECTURES)
@@ -127,11 +134,14 @@ class CRTBaseExtension(Component):
         check_stages("mult_stages", mult_stages)
         source, target = tuple(source), tuple(target)
         moduli = source + target + ((redundant,) if cls._redundant_path else ())
-        # The deep multiplier rounds (faster clock, more cycles of latency) where the rows of a
-        # residue polynomial hide the latency, so that cycles() is unchanged ([Kir25] Tables
-        # 4.5/4.6); the shallow ones otherwise (fast base conversion never hides it).
-        mul = DynamicModMul.plan(moduli, word, mult_stages=mult_stages)
-        if not cls._redundant_path or n // tp < cls._hidden_rows(mul.latency):
+        # Shenoy–Kumaresan (deep None): the deep multiplier rounds (faster clock, more cycles
+        # of latency) where the rows of a residue polynomial hide the latency, so that cycles()
+        # is unchanged ([Kir25] Tables 4.5/4.6), the shallow ones otherwise. Fast base
+        # conversion never hides it: its caller chooses.
+        if deep is not None:
+            check_bool("deep", deep)
+        mul = DynamicModMul.plan(moduli, word, mult_stages=mult_stages, deep=deep is not False)
+        if deep is None and n // tp < cls._hidden_rows(mul.latency):
             mul = DynamicModMul.plan(moduli, word, mult_stages=mult_stages, deep=False)
         lm = mul.latency
         return SimpleNamespace(
