@@ -51,6 +51,28 @@ def test_pipelined_cycles_follow_table_4_5():
     assert unit.cycles() - unit.paper_iterations() == (3 + 1) * (1 + unit.multiplier_latency) + 2
 
 
+@pytest.mark.parametrize("deep", [True, False])
+@pytest.mark.parametrize("architecture", ["iterative", "pipelined"])
+def test_both_multiplier_depths_keep_results_and_cycles(architecture, deep):
+    unit = MixedRadix(*bases(32, 3, 2), 32, architecture, deep=deep)
+    assert unit.deep is deep
+    assert run(unit, key=("deep", architecture, deep)).cycles == unit.cycles() == \
+        MixedRadix.cycles_of(*bases(32, 3, 2), 32, architecture, deep=deep)
+
+
+def test_default_rounds_are_deep_unless_the_loop_padding_exceeds_the_register_limit():
+    assert MixedRadix(*bases(32, 3, 2), 32, "iterative").deep is True
+    # 32-bit primes that are only 1 mod 32: a 5-bit Montgomery word, seven deep rounds; the
+    # loop would need 32 multiplier registers to reach a power of two
+    small_word = tuple(ntt_primes(32, 16, 5))
+    unit = MixedRadix(small_word[:3], small_word[3:], 16, "iterative")
+    assert unit.deep is False and unit.mult_stages <= 16
+    with pytest.raises(ValueError, match="mult_stages"):
+        MixedRadix(small_word[:3], small_word[3:], 16, "iterative", deep=True)
+    with pytest.raises(TypeError, match="deep"):
+        MixedRadix(*bases(32, 3, 2), 32, deep="yes")
+
+
 def test_iterative_with_fewer_coefficients_than_the_loop():
     unit = MixedRadix(*bases(32, 2, 2), 4, "iterative")
     assert run(unit, key=("short",)).cycles == unit.cycles() == 3 * unit.loop_length + 4 + 2

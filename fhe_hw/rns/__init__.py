@@ -80,9 +80,10 @@ def _kawamura_args(bits=32, n=1024, l=4, k=4, rho=16, delta=Fraction(1, 8), word
 
 
 def _mixed_radix_args(bits=32, n=1024, l=4, k=4, architecture="iterative", word=None,
-                      mult_stages=None, prime_n=None):
+                      mult_stages=None, deep=None, prime_n=None):
     source, target = _bases(bits, n, l, k, prime_n)
-    return (source, target, n, architecture), {"word": word, "mult_stages": mult_stages}
+    return (source, target, n, architecture), {"word": word, "mult_stages": mult_stages,
+                                               "deep": deep}
 
 
 def _contract(cls, args):
@@ -127,4 +128,6 @@ register("kawamura", "Kawamura Cox-Rower base extension ([Kir25] Alg. 3, §4.1.1
 register("mixed-radix", "Garner mixed-radix base extension ([Kir25] Alg. 4, §4.1.2)",
          _BITS, _N, _L, _K, Option("architecture", str, "iterative", "iterative or pipelined"),
          _WORD, Option("mult-stages", int, None, "registers per multiplier (default: auto)"),
+         Option("deep", parse_bool, None, "deep multiplier rounds (default: deep unless the "
+                "iterative loop would need more than 16 multiplier registers)"),
          _PRIME_N, **_MIXED_RADIX_TIMING)(_MIXED_RADIX)

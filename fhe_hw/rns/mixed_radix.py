@@ -31,10 +31,10 @@ from amaranth.lib.wiring import In, Out
 
 from ..arith import ModSub
 from ..arith.montgomery_dyn import DynamicModMul, common_montgomery_word
-from ..arith.pipeline import check_stages
+from ..arith.pipeline import MAX_STAGES, check_stages
 from ..component import Component
 from ..model import rns as model
-from ..params import MixedRadixConstants
+from ..params import MixedRadixConstants, check_bool
 from ..stream import stall_on_backpressure
 from .common import check_choice, check_moduli, check_ring, delay, lanes
 
@@ -50,7 +50,11 @@ class MixedRadix(Component):
     ``n`` (N coefficients per conversion, power of two), ``architecture`` (``"iterative"``,
     Fig. 4.3, or ``"pipelined"``, Fig. 4.4), ``word`` (Montgomery word shared by all moduli),
     ``mult_stages`` (registers per multiplier; default 4 pipelined, and for the iterative loop
-    the smallest >= 2 that makes the loop length a power of two).
+    the smallest >= 2 that makes the loop length a power of two), ``deep`` (the multipliers'
+    rounds with one carry chain per register, True, or the shallow ones, False; the default
+    None takes the deep rounds unless the iterative loop would then need more than
+    :data:`~fhe_hw.arith.pipeline.MAX_STAGES` multiplier registers to reach a power of two,
+    as with small Montgomery words).
 
     Ports: ``i`` — stream of ``data.ArrayLayout(r, l)``: the residues of one coefficient (any
     0 <= A < Q); ``o`` — ``data.ArrayLayout(r, k)``: its target residues.
@@ -63,9 +67,9 @@ class MixedRadix(Component):
     """
 
     def __init__(self, source, target, n, architecture="iterative", *, word=None,
-                 mult_stages=None):
+                 mult_stages=None, deep=None):
         source, target, self._arch, self._c, proto = self._plan(source, target, n, architecture,
-                                                                word, mult_stages)
+                                                                word, mult_stages, deep)
         self._source, self._target, self._n = source, target, n
         self._width = max(q.bit_length() for q in source + target)
         self._proto, self._mult_stages = proto, proto.mult_stages
@@ -75,26 +79,32 @@ class MixedRadix(Component):
         })
 
     @staticmethod
-    def _plan(source, target, n, architecture, word, mult_stages):
-        """``(source, target, architecture, constants, multiplier plan)``, the default
-        ``mult_stages`` resolved; raises ``ValueError``/``TypeError`` for refused parameters."""
+    def _plan(source, target, n, architecture, word, mult_stages, deep=None):
+        """``(source, target, architecture, constants, multiplier plan)``, the defaults of
+        ``mult_stages`` and ``deep`` resolved; raises ``ValueError``/``TypeError`` for refused
+        parameters."""
         source, target = check_moduli("source", source), check_moduli("target", target)
         check_ring(n)
         arch = check_choice("architecture", architecture, ARCHITECTURES)
         c = MixedRadixConstants.build(source, target)
         moduli = source + target
         word = common_montgomery_word(moduli, word)
-        if mult_stages is None:
-            mult_stages = 4
-            if architecture == "iterative":
-                loop = MixedRadix._loop_length(DynamicModMul.latency_of(moduli, word,
-                                                                        mult_stages=0,
-                                                                        deep=False))
-                mult_stages = (1 << (loop + 1).bit_length()) - loop  # >= 2, L a power of two
-        check_stages("mult_stages", mult_stages)
-        # The shallow multiplier rounds: their latency is in the loop and the fill.
-        return source, target, arch, c, DynamicModMul.plan(moduli, word,
-                                                           mult_stages=mult_stages, deep=False)
+        if deep is not None:
+            check_bool("deep", deep)
+        for rounds in ((True, False) if deep is None else (deep,)):
+            stages = mult_stages
+            if stages is None:
+                stages = 4
+                if architecture == "iterative":
+                    loop = MixedRadix._loop_length(DynamicModMul.latency_of(
+                        moduli, word, mult_stages=0, deep=rounds))
+                    stages = (1 << (loop + 1).bit_length()) - loop  # >= 2, L a power of two
+            if deep is not None or stages <= MAX_STAGES:
+                break
+        check_stages("mult_stages", stages)
+        # The multiplier's latency is in the loop and the fill.
+        return source, target, arch, c, DynamicModMul.plan(moduli, word, mult_stages=stages,
+                                                           deep=rounds)
 
     @staticmethod
     def _loop_length(multiplier_latency):
@@ -109,16 +119,17 @@ class MixedRadix(Component):
 
     @staticmethod
     def latency_of(source, target, n, architecture="iterative", *, word=None,
-                   mult_stages=None):
+                   mult_stages=None, deep=None):
         """``None``: a stream engine, timed by :meth:`cycles_of`. Raises the constructor's
         ``ValueError``/``TypeError`` for refused parameters without building anything."""
-        MixedRadix._plan(source, target, n, architecture, word, mult_stages)
+        MixedRadix._plan(source, target, n, architecture, word, mult_stages, deep)
 
     @staticmethod
-    def cycles_of(source, target, n, architecture="iterative", *, word=None, mult_stages=None):
+    def cycles_of(source, target, n, architecture="iterative", *, word=None, mult_stages=None,
+                  deep=None):
         """:meth:`cycles` of the engine with these parameters without building it."""
         source, _, arch, _, mul = MixedRadix._plan(source, target, n, architecture, word,
-                                                mult_stages)
+                                                mult_stages, deep)
         return MixedRadix._cycles_from(arch, n, len(source), mul.latency)
 
     source = property(lambda self: self._source)
@@ -129,6 +140,7 @@ class MixedRadix(Component):
     word = property(lambda self: self._proto.word)
     width = property(lambda self: self._width)
     mult_stages = property(lambda self: self._mult_stages)
+    deep = property(lambda self: self._proto.deep, doc="whether the multipliers' rounds are deep")
     multiplier_latency = property(lambda self: self._proto.latency)
 
     @property
