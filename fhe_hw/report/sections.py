@@ -494,28 +494,30 @@ def _openfhe(ctx):
     return out
 
 
-def _sk_beside(n, l):
-    """Shenoy–Kumaresan folded at N, l = k: the synthesized table's row with the largest TP
-    (fhe_hw.rns.configs.SYNTH_TABLE), else [Kir25] Table 4.6's TP (ITERATION_SETS)."""
-    rows = [r for r in SYNTH_TABLE if r.unit == "shenoy-kumaresan" and
-            r.params["architecture"] == "folded" and (r.params["n"], r.params["l"]) == (n, l)]
-    if rows:
-        return max(rows, key=lambda r: r.params["tp"])
-    tp = next(t for size, t, limbs in ITERATION_SETS if (size, limbs) == (n, l))
-    return Row("shenoy-kumaresan", sk(tp, n=n, l=l), RNS_TARGET)
+def _conversion_beside(unit, n, l):
+    """The fastest (fewest ``cycles()``) row of the synthesized RNS table (every row of it fits
+    the ECP5-85F) for ``unit`` at N, l = k, or None."""
+    rows = [r for r in SYNTH_TABLE if r.unit == unit and (r.params["n"], r.params["l"]) == (n, l)]
+    return min(rows, key=lambda r: get_unit(r.unit).cycles(r.params), default=None)
 
 
 def _beside_openfhe():
     """{(op, n, l): the configuration beside that OpenFHE case, or None}: the streaming NTT
     with the most butterflies of the documented table (STREAMING_TABLE: the largest engine
-    routed on the ECP5-85F), Shenoy–Kumaresan for both base conversions, none for the
-    product."""
+    routed on the ECP5-85F); for the exact conversion the fastest synthesized Shenoy–Kumaresan
+    row, else [Kir25] Table 4.6's TP (ITERATION_SETS); for the fast conversion the fastest
+    synthesized fast-base-conversion row, else the exact one's; none for the product."""
     p = max(row.params["butterflies"] for row in STREAMING_TABLE)
     out = {("ntt", n, 1): Row("ntt", streaming_params(n, p), STREAMING_TARGET)
            for n in NTT_SIZES}
     out.update({("mul", n, 1): None for n in PRODUCT_SIZES})
     for n, l in BASE_SETS:
-        out["exact", n, l] = out["fast", n, l] = _sk_beside(n, l)
+        exact = _conversion_beside("shenoy-kumaresan", n, l)
+        if exact is None:
+            tp = next(t for size, t, limbs in ITERATION_SETS if (size, limbs) == (n, l))
+            exact = Row("shenoy-kumaresan", sk(tp, n=n, l=l), RNS_TARGET)
+        out["exact", n, l] = exact
+        out["fast", n, l] = _conversion_beside("fast-base-conversion", n, l) or exact
     return out
 
 
@@ -585,12 +587,13 @@ def cpu_vs_hardware(ctx):
                 "Hardware: cycles() of the named configuration ÷ the Fmax nextpnr reports for "
                 "that same configuration (ECP5-85F, out of context); without that synthesis "
                 "result there is no time. The NTT engine is cyclic over 2^64 − 2^32 + 1 (its "
-                "negacyclic forward mode takes the same cycles()); Shenoy–Kumaresan works on "
-                "32-bit primes and is exact, so beside the fast conversion (X + αQ, "
-                "0 ≤ α < l) it does more work than OpenFHE.",
+                "negacyclic forward mode takes the same cycles()); the base conversions work "
+                "on 32-bit primes. Shenoy–Kumaresan is exact; where no fast-base-conversion "
+                "row is synthesized it stands beside the fast conversion (X + αQ, "
+                "0 ≤ α < l) too, doing more work than OpenFHE there.",
                 "Not synthesized: n = 65536 (65536 words of 64 bits need 4 Mbit of RAM, the "
                 "ECP5-85F has 3.7 Mbit of DP16KD) and SK at N = 2^16, l = 17 (384 DP16KD, "
-                "208 available); n = 16384 and SK at N = 2^12, l = 4 are not in the tables."]
+                "208 available); n = 16384 is not in the tables."]
     return Part([t], [], findings)
 
 

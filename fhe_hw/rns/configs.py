@@ -15,16 +15,22 @@ __all__ = ["TARGET", "SYNTH_TABLE", "REPORT_ROWS", "ITERATION_SETS", "SMOKE", "s
 TARGET = "ecp5-splitnets-map"
 
 
-def sk(tp, architecture="folded", n=4096, l=30):
+def sk(tp, architecture="folded", n=4096, l=30, targets_per_pass=1):
     """Shenoy–Kumaresan parameters with 32-bit primes ≡ 1 mod 2^17 (``prime_n`` = 2^16: the
     Montgomery word is then 17, two rounds of 15×17 bits, 6 MULT18X18D per multiplier)."""
-    return {"bits": 32, "n": n, "l": l, "k": l, "tp": tp, "architecture": architecture,
-            "prime_n": 2**16}
+    params = {"bits": 32, "n": n, "l": l, "k": l, "tp": tp, "architecture": architecture,
+              "prime_n": 2**16}
+    if targets_per_pass != 1:
+        params["targets_per_pass"] = targets_per_pass
+    return params
 
 
 #: Synthesized configurations. N = 2^12, l = k = 30 is the parameter set of [Kir25] Table 4.9,
 #: N = 2^14, l = 7 that of Table 4.8 (Table 4.7's N = 2^16 needs 3 banks of 2 Mbit, more
-#: block RAM than the ECP5-85F's 208 DP16KD hold at TP = 1).
+#: block RAM than the ECP5-85F's 208 DP16KD hold at TP = 1). N = 2^12, l = k = 4 is the
+#: smallest set the report puts beside OpenFHE: the fastest exact (Shenoy–Kumaresan, TP = 4,
+#: all four targets per pass) and fast conversion (TP = 8, two targets per pass) whose
+#: multipliers fit the 156 MULT18X18D (24 × 6 = 144 each).
 SYNTH_TABLE = (
     [Row("shenoy-kumaresan", sk(tp), TARGET) for tp in (1, 4, 8)]
     + [Row("shenoy-kumaresan", sk(tp, "pipelined"), TARGET) for tp in (1, 4)]
@@ -35,11 +41,14 @@ SYNTH_TABLE = (
        Row("fast-base-conversion", {"bits": 32, "n": 4096, "l": 30, "k": 30, "tp": 4,
                                     "prime_n": 2**16}, TARGET)]
     + [Row("shenoy-kumaresan", sk(tp, n=16384, l=7), TARGET) for tp in (1, 4, 8)]
+    + [Row("shenoy-kumaresan", sk(4, l=4, targets_per_pass=4), TARGET),
+       Row("fast-base-conversion", sk(8, l=4, targets_per_pass=2), TARGET)]
 )
 
 #: The report's rows: the table's Shenoy–Kumaresan rows at [Kir25] Table 4.9's N = 2^12, l = 30.
 REPORT_ROWS = [row for row in SYNTH_TABLE
-               if row.unit == "shenoy-kumaresan" and row.params["n"] == 4096]
+               if row.unit == "shenoy-kumaresan" and row.params["n"] == 4096
+               and row.params["l"] == 30]
 
 #: [Kir25] Table 4.6's parameter sets (N, TP, l); the paper's counts are
 #: :data:`fhe_hw.report.paper.P003_T4_6`.
