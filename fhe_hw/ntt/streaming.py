@@ -97,6 +97,7 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from ..arith import ModMul
+from ..arith.bram import RegisteredRAM
 from ..arith.modadd import check_bool
 from ..arith.pipeline import check_mult_stages
 from ..component import Component
@@ -294,6 +295,10 @@ class StreamingNTT(Component):
         self._bfs = [Butterfly(mod, scale_up=inverse and not negacyclic,
                                mult_stages=mult_stages, reducer=reducer, tiled=tiled)
                      for _ in range(butterflies)]
+        # The banks; the output register (read_stages >= 2) is the RAM's own.
+        self._banks = [RegisteredRAM(mod.bits, n // (2 * butterflies),
+                                     output_reg=_read_split(read_stages)[1] >= 1)
+                       for _ in range(2 * butterflies)]
         self._post = [ModMul(mod, reducer, mult_stages=mult_stages, tiled=tiled)
                       for _ in range(lanes)] \
             if inverse and negacyclic else []
@@ -383,7 +388,7 @@ class StreamingNTT(Component):
         log_lanes = lanes.bit_length() - 1
         a, d = _read_split(self._read_stages)
         gap = self.butterfly_latency + 2 + d   # pipeline drain between stages
-        wports, rports, tw_ports = self._memories(m)
+        banks, tw_ports = self._memories(m)
 
         # Control.
         LOAD, COMPUTE, UNLOAD = 0, 1, 2
@@ -418,9 +423,9 @@ class StreamingNTT(Component):
                                       2 + self._read_stages + self.post_latency, unloading)
 
         for k in range(B):
-            m.d[_domain(a)] += rports[k].addr.eq(Mux(unloading, beat_addr, rd_addr[k]))
+            m.d[_domain(a)] += banks[k].r_addr.eq(Mux(unloading, beat_addr, rd_addr[k]))
 
-        crossbar, outs = self._butterflies(m, rports, tw_ports, issue, last, xsw, usel)
+        crossbar, outs = self._butterflies(m, banks, tw_ports, issue, last, xsw, usel)
         fold_next = _xorfold(Cat(Const(0, log_lanes), beat_next), log_n, b)
         # state_next == LOAD from the phase flags alone: the compute counter, which decides
         # COMPUTE -> UNLOAD, cannot make the next cycle a load, and with it in the cone this
@@ -431,7 +436,7 @@ class StreamingNTT(Component):
                                       unloading & unload_go & last_beat))]
         wen, waddr, wsw, wu = self._write_pipeline(m, issue, rd_addr, xsw, usel,
                                                    load_next, fold_next)
-        self._bank_writes(m, wports, outs, wen, waddr, wsw, wu,
+        self._bank_writes(m, banks, outs, wen, waddr, wsw, wu,
                           loading, load_go, fold, beat_addr)
         self._unload(m, unload_go, crossbar, beat, fifo)
 
@@ -457,20 +462,16 @@ class StreamingNTT(Component):
         return m
 
     def _memories(self, m):
-        """Storage: the 2P banks (write ports, read ports) and the twiddle ROM's P read ports
-        (one per butterfly)."""
-        width, C = self._mod.bits, self._n // (2 * self._p)
-        wports, rports = [], []
-        for k in range(2 * self._p):
-            mem = Memory(shape=unsigned(width), depth=C, init=[])
-            m.submodules[f"bank{k}"] = mem
-            wports.append(mem.write_port())
-            rports.append(mem.read_port())
+        """Storage: the 2P banks (:class:`~fhe_hw.arith.bram.RegisteredRAM`) and the twiddle
+        ROM's P read ports (one per butterfly)."""
+        width = self._mod.bits
+        for k, bank in enumerate(self._banks):
+            m.submodules[f"bank{k}"] = bank
         rom = Memory(shape=unsigned(width), depth=self._n,
                      init=[self._bfs[0].premultiply(w) for w in self.twiddle_rom()])
         m.submodules.twiddles = rom
         tw_ports = [rom.read_port() for _ in range(self._p)]
-        return wports, rports, tw_ports
+        return self._banks, tw_ports
 
     def _issue(self, m, stage, c, tw_ports):
         """Compute issue of cycle c of ``stage``: per-stage address generation (constants per
@@ -504,7 +505,7 @@ class StreamingNTT(Component):
                                                    f"tw_addr{q}"))
         return rd_addr, xsw, usel, last
 
-    def _butterflies(self, m, rports, tw_ports, issue, last, xsw, usel):
+    def _butterflies(self, m, banks, tw_ports, issue, last, xsw, usel):
         """Read stage: the bank outputs, the bank output registers (``read_stages`` >= 2), the
         read network's pair swaps, its middle register (``read_stages`` = 3), its position
         permutation and the crossbar register (the butterflies' registered operands), which
@@ -513,7 +514,7 @@ class StreamingNTT(Component):
         word arrives with them. Returns (the crossbar register, position 2q + x; the butterfly
         outputs, in the same order)."""
         a, d = _read_split(self._read_stages)
-        words = _delay_all(m, [p.data for p in rports], min(d, 1), "bank_q")
+        words = [bank.r_data for bank in banks]     # the bank output registers are the RAMs'
         words = _xor_swap(words, _delay(m, xsw, a + 1 + min(d, 1), "xsw"))
         words = _delay_all(m, words, d - min(d, 1), "swapped")
         pos = _permute(words, _delay(m, usel, a + 1 + d, "usel"), crossbar_bank)
@@ -555,7 +556,7 @@ class StreamingNTT(Component):
             wen, waddr, wsw, wu = wen_r, nxt_a, wsw_r, wu_r
         return wen, waddr, wsw, wu
 
-    def _bank_writes(self, m, wports, outs, wen, waddr, wsw, wu, loading, load_go, fold,
+    def _bank_writes(self, m, banks, outs, wen, waddr, wsw, wu, loading, load_go, fold,
                      beat_addr):
         """The bank write ports through the write-back crossbar, for the butterfly results
         (``wen``) or the input beat being loaded. Loading shares the crossbar: input lane k'
@@ -567,13 +568,14 @@ class StreamingNTT(Component):
         perm = _permute(outs, wu, crossbar_position)
         perm = [Mux(loading, lanes_in[j], v) if j < lanes else v for j, v in enumerate(perm)]
         wdata = _xor_swap(perm, wsw)
-        for k, wp in enumerate(wports):
+        for k, bank in enumerate(banks):
             lane = Const(k, b) ^ fold                       # the input lane for this bank
-            m.d.comb += wp.data.eq(wdata[k])
+            m.d.comb += bank.w_data.eq(wdata[k])
             with m.If(wen):
-                m.d.comb += [wp.en.eq(1), wp.addr.eq(waddr[k])]
+                m.d.comb += [bank.w_en.eq(1), bank.w_addr.eq(waddr[k])]
             with m.Else():
-                m.d.comb += [wp.en.eq(load_go & (lane[log_lanes:] == 0)), wp.addr.eq(beat_addr)]
+                m.d.comb += [bank.w_en.eq(load_go & (lane[log_lanes:] == 0)),
+                             bank.w_addr.eq(beat_addr)]
 
     def _unload(self, m, unload_go, crossbar, beat, fifo):
         """Unload: banks to lanes through the read crossbar (its register holds lane j at

@@ -1,0 +1,123 @@
+"""One simple dual-port memory (a write port, a read port) whose read data leaves through the
+block RAM's own output register where the platform has one.
+
+Yosys 0.70 maps an Amaranth ``Memory`` on the ECP5 to DP16KD block RAMs with
+``REGMODE = "NOREG"`` only, and emulates the read port's read-old behaviour (which the DP16KD
+leaves undefined when the other port writes the same address in the same cycle) with a
+comparator and a multiplexer in the fabric. A register after the read port is then a fabric
+flip-flop: the DP16KD's clock-to-out without its output register (5.6–5.8 ns), the wire to the
+flip-flop and the read-old multiplexer make one of the slowest paths of the streaming NTT.
+:class:`RegisteredRAM` therefore instantiates the DP16KDs itself when elaborated for an ECP5
+(:func:`~fhe_hw.arith.dsp.is_ecp5`), the written word on port A, the read on port B with
+``REGMODE_B = "OUTREG"``, and describes the same memory and registers in plain Amaranth
+everywhere else (simulation, Verilog for other tools). It is the memory analogue of
+:class:`~fhe_hw.arith.dsp.TileProduct`.
+"""
+
+from amaranth import ClockSignal, Const, Elaboratable, Instance, Module, ResetSignal, Signal
+from amaranth.lib.memory import Memory
+
+from .dsp import is_ecp5
+
+__all__ = ["RegisteredRAM", "dp16kd_shape"]
+
+#: DP16KD port widths and the address bits each leaves unused at the bottom of ``AD[13:0]``
+#: (Yosys's ``brams_map_16kd.v``: a port of width 1, 2, 4, 9, 18 has 16384, 8192, 4096, 2048,
+#: 1024 words; at width 18, ``AD0``/``AD1`` are the write port's byte enables).
+_DP16KD_WIDTHS = {18: 4, 9: 3, 4: 2, 2: 1, 1: 0}
+_DP16KD_ADDRESS_BITS = 14
+
+
+def dp16kd_shape(width, depth):
+    """(port width, blocks side by side) of the DP16KDs that hold ``depth`` words of ``width``
+    bits: the fewest blocks, the widest port among equals. ``ValueError`` when ``depth``
+    exceeds one block (16384 words)."""
+    fits = [(-(-width // w), -w) for w, lost in _DP16KD_WIDTHS.items()
+            if depth <= 1 << (_DP16KD_ADDRESS_BITS - lost)]
+    if not fits:
+        raise ValueError(f"a memory of depth {depth} is deeper than one DP16KD (16384 words)")
+    blocks, w = min(fits)
+    return -w, blocks
+
+
+class RegisteredRAM(Elaboratable):
+    """``depth`` words of ``width`` bits with one write and one read port.
+
+    Ports (the enclosing module drives the inputs, combinationally or from registers):
+    ``w_en``, ``w_addr``, ``w_data`` write ``w_data`` to ``w_addr`` at the end of a cycle
+    where ``w_en`` is 1; ``r_addr`` is read every cycle and its word is on ``r_data``
+    ``latency`` cycles later: 1 (the address registered in the RAM) + ``output_reg`` (the
+    word then registered once more). The output register is reset to 0 by the domain's
+    synchronous reset; the memory is not initialised. There is no clock enable (an
+    ``EnableInserter`` would not reach the DP16KD).
+
+    A read of the address written in the same cycle gives an undefined word on the ECP5 (the
+    portable form gives the old one): the user must not rely on it.
+
+    On an ECP5 the unit is :func:`dp16kd_shape` DP16KDs side by side, ``WEA``/``ADA``/``DIA``
+    writing and ``ADB``/``DOB`` reading, ``REGMODE_B = "OUTREG"`` with ``output_reg`` (else
+    ``"NOREG"``), ``RESETMODE = "SYNC"``, ``GSR = "DISABLED"`` and the domain's reset (0 if it
+    has none) on ``RSTB``. Elaborating it for an ECP5 raises ``ValueError`` when ``depth``
+    exceeds 16384 words.
+    """
+
+    def __init__(self, width, depth, *, output_reg):
+        if width < 1 or depth < 1:
+            raise ValueError(f"a RAM needs width >= 1 and depth >= 1, not {width} x {depth}")
+        self.width, self.depth, self.output_reg = width, depth, bool(output_reg)
+        self.w_en = Signal()
+        self.w_addr = Signal(range(depth))
+        self.w_data = Signal(width)
+        self.r_addr = Signal(range(depth))
+        self.r_data = Signal(width)
+
+    @property
+    def latency(self):
+        """Clock cycles from ``r_addr`` to ``r_data``."""
+        return 1 + self.output_reg
+
+    def elaborate(self, platform):
+        m = Module()
+        if is_ecp5(platform):
+            self._dp16kd(m)
+            return m
+        m.submodules.mem = mem = Memory(shape=self.width, depth=self.depth, init=[])
+        wp, rp = mem.write_port(), mem.read_port()
+        m.d.comb += [wp.en.eq(self.w_en), wp.addr.eq(self.w_addr), wp.data.eq(self.w_data),
+                     rp.addr.eq(self.r_addr)]
+        m.d["sync" if self.output_reg else "comb"] += self.r_data.eq(rp.data)
+        return m
+
+    def _dp16kd(self, m):
+        w, blocks = dp16kd_shape(self.width, self.depth)
+        lost = _DP16KD_WIDTHS[w]
+        data = Signal(w * blocks)
+        for j in range(blocks):
+            bits = {}
+            for port, addr in (("A", self.w_addr), ("B", self.r_addr)):
+                for k in range(_DP16KD_ADDRESS_BITS):
+                    a = k - lost
+                    # Width 18: AD0/AD1 are the byte enables, used by the write port only.
+                    bits[f"i_AD{port}{k}"] = addr[a] if 0 <= a < len(addr) else \
+                        Const(int(port == "A" and w == 18 and k < 2))
+                for k in range(3):
+                    bits[f"i_CS{port}{k}"] = Const(0)
+            for k in range(18):
+                src = j * w + k
+                bits[f"i_DIA{k}"] = self.w_data[src] if k < w and src < self.width else Const(0)
+                bits[f"i_DIB{k}"] = Const(0)
+                if k < w:
+                    bits[f"o_DOB{k}"] = data[j * w + k]
+            m.submodules[f"ram{j}"] = Instance(
+                "DP16KD",
+                p_DATA_WIDTH_A=w, p_DATA_WIDTH_B=w, p_REGMODE_A="NOREG",
+                p_REGMODE_B="OUTREG" if self.output_reg else "NOREG",
+                p_RESETMODE="SYNC", p_ASYNC_RESET_RELEASE="SYNC",
+                p_CSDECODE_A="0b000", p_CSDECODE_B="0b000",
+                p_WRITEMODE_A="NORMAL", p_WRITEMODE_B="NORMAL", p_GSR="DISABLED",
+                i_CLKA=ClockSignal(), i_CEA=Const(1), i_OCEA=Const(1), i_WEA=self.w_en,
+                i_RSTA=Const(0),
+                i_CLKB=ClockSignal(), i_CEB=Const(1), i_OCEB=Const(1), i_WEB=Const(0),
+                i_RSTB=ResetSignal(allow_reset_less=True),
+                **bits)
+        m.d.comb += self.r_data.eq(data[:self.width])
