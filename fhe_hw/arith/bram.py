@@ -45,18 +45,20 @@ class RegisteredRAM(Elaboratable):
 
     Ports (the enclosing module drives the inputs, combinationally or from registers):
     ``w_en``, ``w_addr``, ``w_data`` write ``w_data`` to ``w_addr`` at the end of a cycle
-    where ``w_en`` is 1; ``r_addr`` is read every cycle and its word is on ``r_data``
-    ``latency`` cycles later: 1 (the address registered in the RAM) + ``output_reg`` (the
-    word then registered once more). The output register is reset to 0 by the domain's
+    where ``w_en`` is 1; ``r_addr`` is read in a cycle where ``r_en`` is 1 (its default when
+    undriven) and its word is on ``r_data`` ``latency`` cycles later: 1 (the address
+    registered in the RAM) + ``output_reg`` (the word then registered once more). After a
+    cycle without a read, ``r_data`` repeats the word before. The output register is reset to 0 by the domain's
     synchronous reset; the memory is not initialised. There is no clock enable (an
     ``EnableInserter`` would not reach the DP16KD).
 
     A read of the address written in the same cycle gives an undefined word on the ECP5 (the
-    portable form gives the old one): the user must not rely on it.
+    portable form gives the old one): the user must not issue one (``r_en`` 0 for reads whose
+    word is not used).
 
     On an ECP5 the unit is :func:`dp16kd_shape` DP16KDs side by side, ``WEA``/``ADA``/``DIA``
     writing and ``ADB``/``DOB`` reading, ``REGMODE_B = "OUTREG"`` with ``output_reg`` (else
-    ``"NOREG"``), ``RESETMODE = "SYNC"``, ``GSR = "DISABLED"`` and the domain's reset (0 if it
+    ``"NOREG"``), ``r_en`` on ``CEB``, ``RESETMODE = "SYNC"``, ``GSR = "DISABLED"`` and the domain's reset (0 if it
     has none) on ``RSTB``. Elaborating it for an ECP5 raises ``ValueError`` when ``depth``
     exceeds 16384 words.
     """
@@ -68,6 +70,7 @@ class RegisteredRAM(Elaboratable):
         self.w_en = Signal()
         self.w_addr = Signal(range(depth))
         self.w_data = Signal(width)
+        self.r_en = Signal(init=1)
         self.r_addr = Signal(range(depth))
         self.r_data = Signal(width)
 
@@ -83,8 +86,9 @@ class RegisteredRAM(Elaboratable):
             return m
         m.submodules.mem = mem = Memory(shape=self.width, depth=self.depth, init=[])
         wp, rp = mem.write_port(), mem.read_port()
+        # en = 0 holds the read port's word, as CEB = 0 does on the DP16KD.
         m.d.comb += [wp.en.eq(self.w_en), wp.addr.eq(self.w_addr), wp.data.eq(self.w_data),
-                     rp.addr.eq(self.r_addr)]
+                     rp.en.eq(self.r_en), rp.addr.eq(self.r_addr)]
         m.d["sync" if self.output_reg else "comb"] += self.r_data.eq(rp.data)
         return m
 
@@ -117,7 +121,7 @@ class RegisteredRAM(Elaboratable):
                 p_WRITEMODE_A="NORMAL", p_WRITEMODE_B="NORMAL", p_GSR="DISABLED",
                 i_CLKA=ClockSignal(), i_CEA=Const(1), i_OCEA=Const(1), i_WEA=self.w_en,
                 i_RSTA=Const(0),
-                i_CLKB=ClockSignal(), i_CEB=Const(1), i_OCEB=Const(1), i_WEB=Const(0),
+                i_CLKB=ClockSignal(), i_CEB=self.r_en, i_OCEB=Const(1), i_WEB=Const(0),
                 i_RSTB=ResetSignal(allow_reset_less=True),
                 **bits)
         m.d.comb += self.r_data.eq(data[:self.width])

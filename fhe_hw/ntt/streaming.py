@@ -364,6 +364,12 @@ class StreamingNTT(Component):
                       butterfly_latency=self.butterfly_latency, post_latency=self.post_latency,
                       read_stages=self._read_stages)
 
+    @property
+    def banks(self):
+        """The 2P banks, :class:`~fhe_hw.arith.bram.RegisteredRAM`\\ s of n/(2P) words (their
+        ports are driven when the engine is elaborated)."""
+        return self._banks
+
     def twiddle_rom(self):
         """The twiddle ROM (before ``premultiply``): entry
         :func:`~fhe_hw.ntt.schedule.twiddle_index` holds ω_down of the butterflies of that
@@ -423,7 +429,10 @@ class StreamingNTT(Component):
                                       2 + self._read_stages + self.post_latency, unloading)
 
         for k in range(B):
-            m.d[_domain(a)] += banks[k].r_addr.eq(Mux(unloading, beat_addr, rd_addr[k]))
+            # Only the reads whose words are used: the block RAM leaves a read of the address
+            # written in the same cycle undefined, and the others may meet a load's writes.
+            m.d[_domain(a)] += [banks[k].r_addr.eq(Mux(unloading, beat_addr, rd_addr[k])),
+                                banks[k].r_en.eq(issue | unload_go)]
 
         crossbar, outs = self._butterflies(m, banks, tw_ports, issue, last, xsw, usel)
         fold_next = _xorfold(Cat(Const(0, log_lanes), beat_next), log_n, b)
