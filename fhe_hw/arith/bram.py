@@ -56,11 +56,13 @@ class RegisteredRAM(Elaboratable):
     portable form gives the old one): the user must not issue one (``r_en`` 0 for reads whose
     word is not used).
 
-    On an ECP5 the unit is :func:`dp16kd_shape` DP16KDs side by side, ``WEA``/``ADA``/``DIA``
+    On an ECP5 the unit is, for more than one word, :func:`dp16kd_shape` DP16KDs side by side, ``WEA``/``ADA``/``DIA``
     writing and ``ADB``/``DOB`` reading, ``REGMODE_B = "OUTREG"`` with ``output_reg`` (else
     ``"NOREG"``), ``r_en`` on ``CEB``, ``RESETMODE = "SYNC"``, ``GSR = "DISABLED"`` and the domain's reset (0 if it
     has none) on ``RSTB``. Elaborating it for an ECP5 raises ``ValueError`` when ``depth``
-    exceeds 16384 words.
+    exceeds 16384 words. A one-word memory keeps the portable form there too (Yosys makes it
+    flip-flops, which read the old word; the streaming NTT's banks at P = n/2 have one word
+    and the load of a transform writes it while the unload of the one before reads it).
     """
 
     def __init__(self, width, depth, *, output_reg):
@@ -81,7 +83,7 @@ class RegisteredRAM(Elaboratable):
 
     def elaborate(self, platform):
         m = Module()
-        if is_ecp5(platform):
+        if is_ecp5(platform) and self.depth > 1:
             self._dp16kd(m)
             return m
         m.submodules.mem = mem = Memory(shape=self.width, depth=self.depth, init=[])
