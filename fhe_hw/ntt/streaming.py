@@ -7,8 +7,8 @@ cycle count used here are the pure functions of :mod:`fhe_hw.ntt.schedule`.
 
 Architecture
 ------------
-The n coefficients live in B = 2P banks (``amaranth.lib.memory``, one write and one read port
-each, depth n/B). A transform is three phases:
+The n coefficients live in B = 2P banks (:class:`~fhe_hw.arith.bram.RegisteredRAM`, one write
+and one read port each, depth n/B). A transform is three phases:
 
 1. *load*: n/lanes input beats, ``lanes`` coefficients each, are written in index order;
 2. *compute*: log2 n stages; a stage issues n/(2P) cycles of P butterflies (reading 2P
@@ -53,13 +53,16 @@ soon as the last output read has been issued).
 Read pipeline (``read_stages`` R, 0 to 3, default 3), its registers in the order they are
 added:
 
-1. the bank read addresses (R >= 1). Yosys emulates the read-old behaviour of a bank's separate
-   write and read ports on the ECP5 block RAM (whose cross-port collisions are undefined) with
-   soft logic that compares the read address with the write address every cycle; registering
-   the read address takes the address generation out of that comparison. Reads and the
-   write-backs derived from them move together, so this register adds no drain;
-2. each bank's output (R >= 2): Yosys 0.70 maps ECP5 block RAM with ``REGMODE = "NOREG"``
-   only, so this is a fabric flip-flop beside the DP16KD rather than its own output register;
+1. the bank read addresses and read enables (R >= 1): the address generation (stage and
+   counter decoding) then ends in a register, not in the block RAM's address set-up (nor, with
+   Yosys's ``Memory`` map before the banks were RegisteredRAMs, in its read-old comparator).
+   Reads and the write-backs derived from them move together, so this register adds no drain;
+2. each bank's output (R >= 2): the bank's own output register
+   (:class:`~fhe_hw.arith.bram.RegisteredRAM`: on the ECP5 the DP16KD's, ``REGMODE_B =
+   "OUTREG"``, which Yosys 0.70's memory map never sets). The DP16KD leaves a read of the word
+   written in the same cycle undefined, so the banks read only for issued butterflies and
+   unload beats (``r_en``), and no such read meets a write of its word (the tests monitor
+   every bank port; Yosys's read-old emulation in soft logic is gone);
 3. the read network between its pair swaps and its position permutation (R = 3).
 
 A read issued at cycle c reaches the banks at c + min(R, 1), leaves them one cycle later and
@@ -273,8 +276,11 @@ class StreamingNTT(Component):
     :func:`fhe_hw.model.ntt.ntt_radix2` with :func:`fhe_hw.params.ntt_params`).
 
     Cycles: :meth:`cycles` (:func:`~fhe_hw.ntt.schedule.cycles`; without building the engine:
-    :func:`streaming_ntt_cycles`). Storage: 2P banks of n/(2P) words, one twiddle ROM of n
-    words with P read ports, n post-twiddles for the negacyclic inverse.
+    :func:`streaming_ntt_cycles`). Storage: 2P banks of n/(2P) words (:attr:`banks`; on an
+    ECP5 DP16KDs with their own output register, at most 16384 words each: ``ValueError``
+    when elaborated for one with n/(2P) above that, e.g. n = 65536, P = 1, which would not fit
+    the LFE5U-85F's block RAM anyway), one twiddle ROM of n words with P read ports, n
+    post-twiddles for the negacyclic inverse.
 
     Raises ``TypeError``/``ValueError`` for a bad parameter (:func:`streaming_config`: n not a
     power of two or out of range, P not a power of two or above n/2, lanes not a power of two or
