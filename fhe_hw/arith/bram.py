@@ -7,6 +7,9 @@ leaves undefined when the other port writes the same address in the same cycle) 
 comparator and a multiplexer in the fabric. A register after the read port is then a fabric
 flip-flop: the DP16KD's clock-to-out without its output register (5.6–5.8 ns), the wire to the
 flip-flop and the read-old multiplexer make one of the slowest paths of the streaming NTT.
+Here the read-old multiplexer comes after the DP16KD's output register, and the write is
+registered before the block RAM as Yosys's emulation does (without that register the
+write-back network of the streaming NTT ended at the block RAM's pins, 3.8 ns of wire away).
 :class:`RegisteredRAM` therefore instantiates the DP16KDs itself when elaborated for an ECP5
 (:func:`~fhe_hw.arith.dsp.is_ecp5`), the written word on port A, the read on port B with
 ``REGMODE_B = "OUTREG"``, and describes the same memory and registers in plain Amaranth
@@ -14,7 +17,7 @@ everywhere else (simulation, Verilog for other tools). It is the memory analogue
 :class:`~fhe_hw.arith.dsp.TileProduct`.
 """
 
-from amaranth import ClockSignal, Const, Elaboratable, Instance, Module, ResetSignal, Signal
+from amaranth import ClockSignal, Const, Elaboratable, Instance, Module, Mux, ResetSignal, Signal
 from amaranth.lib.memory import Memory
 
 from .dsp import is_ecp5
@@ -48,21 +51,22 @@ class RegisteredRAM(Elaboratable):
     where ``w_en`` is 1; ``r_addr`` is read in a cycle where ``r_en`` is 1 (its default when
     undriven) and its word is on ``r_data`` ``latency`` cycles later: 1 (the address
     registered in the RAM) + ``output_reg`` (the word then registered once more). After a
-    cycle without a read, ``r_data`` repeats the word before. The output register is reset to 0 by the domain's
-    synchronous reset; the memory is not initialised. There is no clock enable (an
+    cycle without a read, ``r_data`` repeats the word before. The output register is reset to
+    0 by the domain's synchronous reset; the memory is not initialised. There is no clock enable (an
     ``EnableInserter`` would not reach the DP16KD).
 
-    A read of the address written in the same cycle gives an undefined word on the ECP5 (the
-    portable form gives the old one): the user must not issue one (``r_en`` 0 for reads whose
-    word is not used).
+    A read of the address written in the same cycle gives the old word, in both forms.
 
-    On an ECP5 the unit is, for more than one word, :func:`dp16kd_shape` DP16KDs side by side, ``WEA``/``ADA``/``DIA``
-    writing and ``ADB``/``DOB`` reading, ``REGMODE_B = "OUTREG"`` with ``output_reg`` (else
-    ``"NOREG"``), ``r_en`` on ``CEB``, ``RESETMODE = "SYNC"``, ``GSR = "DISABLED"`` and the domain's reset (0 if it
-    has none) on ``RSTB``. Elaborating it for an ECP5 raises ``ValueError`` when ``depth``
-    exceeds 16384 words. A one-word memory keeps the portable form there too (Yosys makes it
-    flip-flops, which read the old word; the streaming NTT's banks at P = n/2 have one word
-    and the load of a transform writes it while the unload of the one before reads it).
+    On an ECP5 the unit is, for more than one word, :func:`dp16kd_shape` DP16KDs side by side:
+    the write registered in the fabric (so that the user's write logic does not end at the
+    block RAM's pins) and applied a cycle later through ``WEA``/``ADA``/``DIA``, the read
+    through ``ADB``/``DOB`` with ``REGMODE_B = "OUTREG"`` with ``output_reg`` (else
+    ``"NOREG"``), ``r_en`` on ``CEB``; a read of the word that port A writes at the same edge
+    (undefined on the device) takes the registered write word instead, through a multiplexer
+    after the output register. ``RESETMODE = "SYNC"``, ``GSR = "DISABLED"``, the domain's
+    reset (0 if it has none) on ``RSTB`` and on the fabric registers. Elaborating it for an
+    ECP5 raises ``ValueError`` when ``depth`` exceeds 16384 words. A one-word memory keeps the
+    portable form there too (Yosys makes it flip-flops).
     """
 
     def __init__(self, width, depth, *, output_reg):
@@ -95,12 +99,26 @@ class RegisteredRAM(Elaboratable):
         return m
 
     def _dp16kd(self, m):
+        # The write is registered in the fabric (the DP16KD's DIA/ADA are then not the end of
+        # the user's write logic) and reaches the RAM a cycle late; a read of the word that the
+        # RAM writes at the same edge (undefined on the DP16KD) takes the registered word
+        # instead, after the output register, so that the form reads the old word as the
+        # portable one does.
+        wq_en, wq_addr, wq_data = Signal(), Signal.like(self.w_addr), Signal.like(self.w_data)
+        m.d.sync += [wq_en.eq(self.w_en), wq_addr.eq(self.w_addr), wq_data.eq(self.w_data)]
+        hit, fwd = Signal(), Signal.like(self.w_data)
+        with m.If(self.r_en):
+            m.d.sync += [hit.eq(wq_en & (wq_addr == self.r_addr)), fwd.eq(wq_data)]
+        if self.output_reg:
+            hit_q, fwd_q = Signal(), Signal.like(self.w_data)
+            m.d.sync += [hit_q.eq(hit), fwd_q.eq(fwd)]
+            hit, fwd = hit_q, fwd_q
         w, blocks = dp16kd_shape(self.width, self.depth)
         lost = _DP16KD_WIDTHS[w]
         data = Signal(w * blocks)
         for j in range(blocks):
             bits = {}
-            for port, addr in (("A", self.w_addr), ("B", self.r_addr)):
+            for port, addr in (("A", wq_addr), ("B", self.r_addr)):
                 for k in range(_DP16KD_ADDRESS_BITS):
                     a = k - lost
                     # Width 18: AD0/AD1 are the byte enables, used by the write port only.
@@ -110,7 +128,7 @@ class RegisteredRAM(Elaboratable):
                     bits[f"i_CS{port}{k}"] = Const(0)
             for k in range(18):
                 src = j * w + k
-                bits[f"i_DIA{k}"] = self.w_data[src] if k < w and src < self.width else Const(0)
+                bits[f"i_DIA{k}"] = wq_data[src] if k < w and src < self.width else Const(0)
                 bits[f"i_DIB{k}"] = Const(0)
                 if k < w:
                     bits[f"o_DOB{k}"] = data[j * w + k]
@@ -121,9 +139,9 @@ class RegisteredRAM(Elaboratable):
                 p_RESETMODE="SYNC", p_ASYNC_RESET_RELEASE="SYNC",
                 p_CSDECODE_A="0b000", p_CSDECODE_B="0b000",
                 p_WRITEMODE_A="NORMAL", p_WRITEMODE_B="NORMAL", p_GSR="DISABLED",
-                i_CLKA=ClockSignal(), i_CEA=Const(1), i_OCEA=Const(1), i_WEA=self.w_en,
+                i_CLKA=ClockSignal(), i_CEA=Const(1), i_OCEA=Const(1), i_WEA=wq_en,
                 i_RSTA=Const(0),
                 i_CLKB=ClockSignal(), i_CEB=self.r_en, i_OCEB=Const(1), i_WEB=Const(0),
                 i_RSTB=ResetSignal(allow_reset_less=True),
                 **bits)
-        m.d.comb += self.r_data.eq(data[:self.width])
+        m.d.comb += self.r_data.eq(Mux(hit, fwd, data[:self.width]))
