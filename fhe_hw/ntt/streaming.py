@@ -59,10 +59,10 @@ added:
    Reads and the write-backs derived from them move together, so this register adds no drain;
 2. each bank's output (R >= 2): the bank's own output register
    (:class:`~fhe_hw.arith.bram.RegisteredRAM`: on the ECP5 the DP16KD's, ``REGMODE_B =
-   "OUTREG"``, which Yosys 0.70's memory map never sets). The DP16KD leaves a read of the word
-   written in the same cycle undefined, so the banks read only for issued butterflies and
-   unload beats (``r_en``), and no such read meets a write of its word (the tests monitor
-   every bank port; Yosys's read-old emulation in soft logic is gone);
+   "OUTREG"``, which Yosys 0.70's memory map never sets; the bank keeps read-old semantics
+   with its write registered before the block RAM and a bypass after the output register).
+   The banks read only for issued butterflies and unload beats (``r_en``: the DP16KD's
+   ``CEB``), and the tests check that none of those reads meets a write of its word;
 3. the read network between its pair swaps and its position permutation (R = 3).
 
 A read issued at cycle c reaches the banks at c + min(R, 1), leaves them one cycle later and
