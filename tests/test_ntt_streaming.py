@@ -175,12 +175,12 @@ def test_back_to_back_transforms_stream_through():
     (64, 2, True, False, 3), (64, 4, False, True, 2), (128, 4, True, True, 3),
     (128, 2, False, False, 1), (256, 8, False, True, 3)])
 def test_no_bank_read_meets_a_write_of_its_address(n, P, inverse, negacyclic, read_stages):
-    """The DP16KD leaves a read of the word written in the same cycle undefined (the portable
-    form reads the old word), so the engine must never use one: over two back-to-back
-    transforms under random valid and ready, every bank's enabled read address differs from
-    its write address in every cycle where both ports are used. One-word banks (P = n/2) are
-    flip-flops on the ECP5 too (RegisteredRAM); there the last unload read and the next
-    load's first write do meet."""
+    """A read of the word written in the same cycle is undefined on the DP16KD; the banks'
+    ECP5 form reads the old word all the same (RegisteredRAM's bypass), and the engine does
+    not even rely on it: over two back-to-back transforms under random valid and ready, every
+    bank's enabled read address differs from its write address in every cycle where both
+    ports are used. One-word banks (P = n/2) are flip-flops on the ECP5 too; there the last
+    unload read and the next load's first write do meet."""
     unit = StreamingNTT(n, "solinas64", butterflies=P, inverse=inverse, negacyclic=negacyclic,
                         read_stages=read_stages)
     hits, both = [], [0]
