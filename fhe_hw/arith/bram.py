@@ -3,18 +3,16 @@ block RAM's own output register where the platform has one.
 
 Yosys 0.70 maps an Amaranth ``Memory`` on the ECP5 to DP16KD block RAMs with
 ``REGMODE = "NOREG"`` only, and emulates the read port's read-old behaviour (which the DP16KD
-leaves undefined when the other port writes the same address in the same cycle) with a
-comparator and a multiplexer in the fabric. A register after the read port is then a fabric
-flip-flop: the DP16KD's clock-to-out without its output register (5.6–5.8 ns), the wire to the
-flip-flop and the read-old multiplexer make one of the slowest paths of the streaming NTT.
-Here the read-old multiplexer comes after the DP16KD's output register, and the write is
-registered before the block RAM as Yosys's emulation does (without that register the
-write-back network of the streaming NTT ended at the block RAM's pins, 3.8 ns of wire away).
-:class:`RegisteredRAM` therefore instantiates the DP16KDs itself when elaborated for an ECP5
-(:func:`~fhe_hw.arith.dsp.is_ecp5`), the written word on port A, the read on port B with
-``REGMODE_B = "OUTREG"``, and describes the same memory and registers in plain Amaranth
-everywhere else (simulation, Verilog for other tools). It is the memory analogue of
-:class:`~fhe_hw.arith.dsp.TileProduct`.
+leaves undefined when the other port writes the same address in the same cycle) in the
+fabric: the write delayed a cycle through registers and a multiplexer forwarding the word
+being written. A register after the read port is then a fabric flip-flop behind that
+multiplexer: the DP16KD's clock-to-out without its output register (5.6–5.8 ns), the wire and
+the multiplexer made one of the slowest paths of the streaming NTT. :class:`RegisteredRAM`
+therefore instantiates the DP16KDs itself when elaborated for an ECP5
+(:func:`~fhe_hw.arith.dsp.is_ecp5`), with ``REGMODE_B = "OUTREG"``, the write registered the
+same way and the forwarding multiplexer after the output register, and describes the same
+memory and registers in plain Amaranth everywhere else (simulation, Verilog for other tools).
+It is the memory analogue of :class:`~fhe_hw.arith.dsp.TileProduct`.
 """
 
 from amaranth import ClockSignal, Const, Elaboratable, Instance, Module, Mux, ResetSignal, Signal
