@@ -6,6 +6,7 @@ import random
 
 import pytest
 from amaranth import Const, Module, unsigned
+from ecp5_models import mult18x18d_model
 from helpers import check_unit, rng_for
 
 from fhe_hw.arith import BarrettReducer, ModMul, MontgomeryReducer
@@ -21,48 +22,6 @@ from fhe_hw.sim.vectors import vectors_for
 from fhe_hw.units import get_unit, to_verilog
 
 ECP5 = OutOfContextPlatform("ecp5")
-
-
-def _mult18x18d_model():
-    """The MULT18X18D as the tiles use it (Lattice TN1267, sysDSP): unsigned A x B, the operands
-    registered when REG_INPUTA_CLK/REG_INPUTB_CLK name CLK0 and the product when
-    REG_OUTPUT_CLK does, with CE0 and the synchronous RST0 (which clears the registers whatever
-    CE0 is). The product is x for any other use (signed operands, cascade inputs, a clock
-    enable that is not 0 or 1, other modes)."""
-    bits = lambda name, n: ", ".join(f"{name}{k}" for k in reversed(range(n)))  # noqa: E731
-    return f"""
-module MULT18X18D({bits("A", 18)}, {bits("B", 18)}, {bits("C", 18)}, CLK0, CE0, RST0,
-                  SIGNEDA, SIGNEDB, SOURCEA, SOURCEB, {bits("P", 36)});
-  parameter REG_INPUTA_CLK = "NONE";
-  parameter REG_INPUTB_CLK = "NONE";
-  parameter REG_PIPELINE_CLK = "NONE";
-  parameter REG_OUTPUT_CLK = "NONE";
-  parameter RESETMODE = "SYNC";
-  parameter GSR = "ENABLED";
-  input {bits("A", 18)}, {bits("B", 18)}, {bits("C", 18)}, CLK0, CE0, RST0;
-  input SIGNEDA, SIGNEDB, SOURCEA, SOURCEB;
-  output {bits("P", 36)};
-  wire [17:0] a = {{{bits("A", 18)}}};
-  wire [17:0] b = {{{bits("B", 18)}}};
-  reg [17:0] ra, rb;
-  reg [35:0] rp;
-  wire [17:0] pa = REG_INPUTA_CLK == "CLK0" ? ra : a;
-  wire [17:0] pb = REG_INPUTB_CLK == "CLK0" ? rb : b;
-  wire supported = REG_PIPELINE_CLK == "NONE" && RESETMODE == "SYNC" &&
-                   (REG_INPUTA_CLK == "NONE" || REG_INPUTA_CLK == "CLK0") &&
-                   (REG_INPUTB_CLK == "NONE" || REG_INPUTB_CLK == "CLK0") &&
-                   (REG_OUTPUT_CLK == "NONE" || REG_OUTPUT_CLK == "CLK0") &&
-                   {{SIGNEDA, SIGNEDB, SOURCEA, SOURCEB}} === 4'b0000 &&
-                   (CE0 === 1'b0 || CE0 === 1'b1);
-  always @(posedge CLK0)
-    if (RST0) begin
-      ra <= 0; rb <= 0; rp <= 0;
-    end else if (CE0) begin
-      ra <= a; rb <= b; rp <= pa * pb;
-    end
-  assign {{{bits("P", 36)}}} = !supported ? 36'bx : REG_OUTPUT_CLK == "CLK0" ? rp : pa * pb;
-endmodule
-"""
 
 
 class _Tile(FixedLatencyUnit):
@@ -135,7 +94,7 @@ def test_ecp5_form_gives_the_model_products_at_the_same_latency_from_reset(name,
     instances = to_verilog(build(), "mod-mul", platform=ECP5).count("MULT18X18D #(")
     assert instances == dsps if dsps is not None else instances > 16
     result = run_from_reset(build(), "mod-mul", vectors.inputs, {"o": len(vectors.expected["o"])},
-                            tmp_path, platform=ECP5, libraries=[_mult18x18d_model()])
+                            tmp_path, platform=ECP5, libraries=[mult18x18d_model()])
     assert result.outputs["o"] == vectors.expected["o"]
     assert result.cycles == len(vectors.inputs["i"]) + unit.latency
 
@@ -148,7 +107,7 @@ def test_ecp5_form_of_the_reducers_with_constant_tiles_matches_their_model(build
     name = "barrett-reducer" if isinstance(unit, BarrettReducer) else "montgomery-reducer"
     vectors = vectors_for(name)(unit, random.Random(f"ecp5:{name}"), 40)
     result = run_from_reset(build(), name, vectors.inputs, {"o": len(vectors.expected["o"])},
-                            tmp_path, platform=ECP5, libraries=[_mult18x18d_model()])
+                            tmp_path, platform=ECP5, libraries=[mult18x18d_model()])
     assert result.outputs["o"] == vectors.expected["o"]
     assert result.cycles == len(vectors.inputs["i"]) + unit.latency
 
@@ -167,7 +126,7 @@ def test_ecp5_form_of_the_run_time_modulus_multiplier_matches_python(tmp_path):
     assert to_verilog(DynamicModMul(moduli), "dyn", platform=ECP5).count("MULT18X18D #(") == 10
     result = run_from_reset(DynamicModMul(moduli), "dynamic-mod-mul", {"i": ins},
                             {"o": len(ins)}, tmp_path, platform=ECP5,
-                            libraries=[_mult18x18d_model()])
+                            libraries=[mult18x18d_model()])
     assert result.outputs["o"] == expected
     assert result.cycles == len(ins) + unit.latency
 
@@ -200,5 +159,5 @@ def test_ecp5_form_of_karatsuba_stops_its_dsps_with_the_engine(tmp_path):
     assert verilog.count("MULT18X18D #(") == 2 * 2 * 4     # leaf x digits x tiles
     result = run_from_reset(unit.build(**params), "karatsuba", vectors.inputs,
                             {"o": len(vectors.expected["o"])}, tmp_path, platform=ECP5,
-                            libraries=[_mult18x18d_model()], ready_period=4)
+                            libraries=[mult18x18d_model()], ready_period=4)
     assert result.outputs["o"] == vectors.expected["o"]

@@ -1,19 +1,24 @@
 """The memory-based streaming NTT ([Cao14] §3.2, [Wang13] §IV) against the golden model, and its
 unit timing contract."""
 
+import random
 import re
 
 import pytest
+from ecp5_models import dp16kd_model, mult18x18d_model
 from helpers import SEED, rng_for
 from ntt_helpers import assert_equal, random_poly, transform
 
 from fhe_hw.arith import ModMul
+from fhe_hw.flow.synth import OutOfContextPlatform
 from fhe_hw.model.ntt import ntt_radix2
 from fhe_hw.ntt import Butterfly, StreamingNTT
 from fhe_hw.ntt.schedule import MAX_N, MIN_N
 from fhe_hw.ntt.streaming import streaming_ntt_cycles
 from fhe_hw.params import MODULI, ntt_params, ntt_primes
+from fhe_hw.sim.icarus import require_iverilog, run_from_reset
 from fhe_hw.sim.pysim import run_fixed_latency, run_stream
+from fhe_hw.sim.vectors import vectors_for
 from fhe_hw.units import get_unit
 
 PRIME60 = ntt_primes(60, 1 << 16, 1)[0]
@@ -161,6 +166,69 @@ def test_back_to_back_transforms_stream_through():
     flat = [v for beat in run.outputs["o"] for v in beat]
     for k, x in enumerate(xs):
         assert_equal(flat[k * n:(k + 1) * n], ntt_radix2(x, unit.params), f"transform {k}")
+
+
+# --- bank reads never meet a write of their address (the ECP5 form's block RAM) -----------------
+
+@pytest.mark.parametrize("n,P,inverse,negacyclic,read_stages", [
+    (16, 1, False, False, 3), (16, 4, True, True, 3), (32, 1, True, True, 0),
+    (64, 2, True, False, 3), (64, 4, False, True, 2), (128, 4, True, True, 3),
+    (128, 2, False, False, 1), (256, 8, False, True, 3)])
+def test_no_bank_read_meets_a_write_of_its_address(n, P, inverse, negacyclic, read_stages):
+    """A read of the word written in the same cycle is undefined on the DP16KD; the banks'
+    ECP5 form reads the old word all the same (RegisteredRAM's bypass), and the engine does
+    not even rely on it: over two back-to-back transforms under random valid and ready, every
+    bank's enabled read address differs from its write address in every cycle where both
+    ports are used. One-word banks (P = n/2) are flip-flops on the ECP5 too; there the last
+    unload read and the next load's first write do meet."""
+    unit = StreamingNTT(n, "solinas64", butterflies=P, inverse=inverse, negacyclic=negacyclic,
+                        read_stages=read_stages)
+    hits, both = [], [0]
+
+    async def monitor(ctx):
+        ports = [s for bank in unit.banks for s in (bank.w_en, bank.w_addr, bank.r_en,
+                                                     bank.r_addr)]
+        cycle = 0
+        async for _, _, *v in ctx.tick().sample(*ports):
+            for k in range(len(unit.banks)):
+                w_en, w_addr, r_en, r_addr = v[4 * k:4 * k + 4]
+                if w_en and r_en and unit.banks[k].depth > 1:
+                    both[0] += 1
+                    if w_addr == r_addr:
+                        hits.append((cycle, k, w_addr))
+            cycle += 1
+
+    xs = [random_poly(unit.modulus, n, "collide", P, k) for k in range(2)]
+    beats = [x[i:i + unit.lanes] for x in xs for i in range(0, n, unit.lanes)]
+    run = run_stream(unit, {"i": beats}, {"o": len(beats)}, valid_prob=0.7, ready_prob=0.5,
+                     seed=SEED, monitors=[monitor])
+    assert not hits, f"read and write of the same bank word in one cycle (cycle, bank, address)" \
+        f": {hits[:4]}"
+    assert both[0] > 0          # the ports were used together: the check saw something
+    flat = [v for beat in run.outputs["o"] for v in beat]
+    for k, x in enumerate(xs):
+        assert_equal(flat[k * n:(k + 1) * n], ntt_radix2(x, unit.params, inverse, negacyclic),
+                     f"transform {k}")
+
+
+@pytest.mark.parametrize("params", [{"n": 32, "butterflies": 2},
+                                    {"n": 64, "butterflies": 4, "inverse": True,
+                                     "negacyclic": True}])
+def test_ecp5_form_matches_the_model_from_reset_in_icarus(params, tmp_path):
+    """The engine as the ECP5 flow elaborates it (DP16KD banks with their output register,
+    MULT18X18D tiles), with behavioural models of both primitives, from reset with every
+    register and RAM word at x, in exactly cycles()."""
+    require_iverilog()
+    build = lambda: StreamingNTT(modulus="solinas64", tiled=True, **params)  # noqa: E731
+    unit = build()
+    vectors = vectors_for("ntt")(unit, random.Random(f"ecp5:{params}"), 2)
+    counts = {port: len(beats) for port, beats in vectors.expected.items()}
+    result = run_from_reset(build(), "ntt", vectors.inputs, counts, tmp_path,
+                            platform=OutOfContextPlatform("ecp5"),
+                            libraries=[dp16kd_model(), mult18x18d_model()],
+                            max_cycles=4 * unit.cycles())
+    assert (tmp_path / "unit.v").read_text().count("DP16KD #(") == 4 * 2 * params["butterflies"]
+    assert result.outputs["o"] == vectors.expected["o"]
 
 
 def test_properties_report_the_parameters():

@@ -7,8 +7,8 @@ cycle count used here are the pure functions of :mod:`fhe_hw.ntt.schedule`.
 
 Architecture
 ------------
-The n coefficients live in B = 2P banks (``amaranth.lib.memory``, one write and one read port
-each, depth n/B). A transform is three phases:
+The n coefficients live in B = 2P banks (:class:`~fhe_hw.arith.bram.RegisteredRAM`, one write
+and one read port each, depth n/B). A transform is three phases:
 
 1. *load*: n/lanes input beats, ``lanes`` coefficients each, are written in index order;
 2. *compute*: log2 n stages; a stage issues n/(2P) cycles of P butterflies (reading 2P
@@ -53,13 +53,16 @@ soon as the last output read has been issued).
 Read pipeline (``read_stages`` R, 0 to 3, default 3), its registers in the order they are
 added:
 
-1. the bank read addresses (R >= 1). Yosys emulates the read-old behaviour of a bank's separate
-   write and read ports on the ECP5 block RAM (whose cross-port collisions are undefined) with
-   soft logic that compares the read address with the write address every cycle; registering
-   the read address takes the address generation out of that comparison. Reads and the
-   write-backs derived from them move together, so this register adds no drain;
-2. each bank's output (R >= 2): Yosys 0.70 maps ECP5 block RAM with ``REGMODE = "NOREG"``
-   only, so this is a fabric flip-flop beside the DP16KD rather than its own output register;
+1. the bank read addresses and read enables (R >= 1): the address generation (stage and
+   counter decoding) then ends in a register, not in the block RAM's address set-up (nor, with
+   Yosys's ``Memory`` map before the banks were RegisteredRAMs, in its read-old comparator).
+   Reads and the write-backs derived from them move together, so this register adds no drain;
+2. each bank's output (R >= 2): the bank's own output register
+   (:class:`~fhe_hw.arith.bram.RegisteredRAM`: on the ECP5 the DP16KD's, ``REGMODE_B =
+   "OUTREG"``, which Yosys 0.70's memory map never sets; the bank keeps read-old semantics
+   with its write registered before the block RAM and a bypass after the output register).
+   The banks read only for issued butterflies and unload beats (``r_en``: the DP16KD's
+   ``CEB``), and the tests check that none of those reads meets a write of its word;
 3. the read network between its pair swaps and its position permutation (R = 3).
 
 A read issued at cycle c reaches the banks at c + min(R, 1), leaves them one cycle later and
@@ -97,6 +100,7 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from ..arith import ModMul
+from ..arith.bram import RegisteredRAM
 from ..arith.modadd import check_bool
 from ..arith.pipeline import check_mult_stages
 from ..component import Component
@@ -272,8 +276,11 @@ class StreamingNTT(Component):
     :func:`fhe_hw.model.ntt.ntt_radix2` with :func:`fhe_hw.params.ntt_params`).
 
     Cycles: :meth:`cycles` (:func:`~fhe_hw.ntt.schedule.cycles`; without building the engine:
-    :func:`streaming_ntt_cycles`). Storage: 2P banks of n/(2P) words, one twiddle ROM of n
-    words with P read ports, n post-twiddles for the negacyclic inverse.
+    :func:`streaming_ntt_cycles`). Storage: 2P banks of n/(2P) words (:attr:`banks`; on an
+    ECP5 DP16KDs with their own output register, at most 16384 words each: ``ValueError``
+    when elaborated for one with n/(2P) above that, e.g. n = 65536, P = 1, which would not fit
+    the LFE5U-85F's block RAM anyway), one twiddle ROM of n words with P read ports, n
+    post-twiddles for the negacyclic inverse.
 
     Raises ``TypeError``/``ValueError`` for a bad parameter (:func:`streaming_config`: n not a
     power of two or out of range, P not a power of two or above n/2, lanes not a power of two or
@@ -294,6 +301,10 @@ class StreamingNTT(Component):
         self._bfs = [Butterfly(mod, scale_up=inverse and not negacyclic,
                                mult_stages=mult_stages, reducer=reducer, tiled=tiled)
                      for _ in range(butterflies)]
+        # The banks; the output register (read_stages >= 2) is the RAM's own.
+        self._banks = [RegisteredRAM(mod.bits, n // (2 * butterflies),
+                                     output_reg=_read_split(read_stages)[1] >= 1)
+                       for _ in range(2 * butterflies)]
         self._post = [ModMul(mod, reducer, mult_stages=mult_stages, tiled=tiled)
                       for _ in range(lanes)] \
             if inverse and negacyclic else []
@@ -359,6 +370,12 @@ class StreamingNTT(Component):
                       butterfly_latency=self.butterfly_latency, post_latency=self.post_latency,
                       read_stages=self._read_stages)
 
+    @property
+    def banks(self):
+        """The 2P banks, :class:`~fhe_hw.arith.bram.RegisteredRAM`\\ s of n/(2P) words (their
+        ports are driven when the engine is elaborated)."""
+        return self._banks
+
     def twiddle_rom(self):
         """The twiddle ROM (before ``premultiply``): entry
         :func:`~fhe_hw.ntt.schedule.twiddle_index` holds ω_down of the butterflies of that
@@ -383,7 +400,7 @@ class StreamingNTT(Component):
         log_lanes = lanes.bit_length() - 1
         a, d = _read_split(self._read_stages)
         gap = self.butterfly_latency + 2 + d   # pipeline drain between stages
-        wports, rports, tw_ports = self._memories(m)
+        banks, tw_ports = self._memories(m)
 
         # Control.
         LOAD, COMPUTE, UNLOAD = 0, 1, 2
@@ -418,9 +435,12 @@ class StreamingNTT(Component):
                                       2 + self._read_stages + self.post_latency, unloading)
 
         for k in range(B):
-            m.d[_domain(a)] += rports[k].addr.eq(Mux(unloading, beat_addr, rd_addr[k]))
+            # Only the reads whose words are used: the block RAM leaves a read of the address
+            # written in the same cycle undefined, and the others may meet a load's writes.
+            m.d[_domain(a)] += [banks[k].r_addr.eq(Mux(unloading, beat_addr, rd_addr[k])),
+                                banks[k].r_en.eq(issue | unload_go)]
 
-        crossbar, outs = self._butterflies(m, rports, tw_ports, issue, last, xsw, usel)
+        crossbar, outs = self._butterflies(m, banks, tw_ports, issue, last, xsw, usel)
         fold_next = _xorfold(Cat(Const(0, log_lanes), beat_next), log_n, b)
         # state_next == LOAD from the phase flags alone: the compute counter, which decides
         # COMPUTE -> UNLOAD, cannot make the next cycle a load, and with it in the cone this
@@ -431,7 +451,7 @@ class StreamingNTT(Component):
                                       unloading & unload_go & last_beat))]
         wen, waddr, wsw, wu = self._write_pipeline(m, issue, rd_addr, xsw, usel,
                                                    load_next, fold_next)
-        self._bank_writes(m, wports, outs, wen, waddr, wsw, wu,
+        self._bank_writes(m, banks, outs, wen, waddr, wsw, wu,
                           loading, load_go, fold, beat_addr)
         self._unload(m, unload_go, crossbar, beat, fifo)
 
@@ -457,20 +477,16 @@ class StreamingNTT(Component):
         return m
 
     def _memories(self, m):
-        """Storage: the 2P banks (write ports, read ports) and the twiddle ROM's P read ports
-        (one per butterfly)."""
-        width, C = self._mod.bits, self._n // (2 * self._p)
-        wports, rports = [], []
-        for k in range(2 * self._p):
-            mem = Memory(shape=unsigned(width), depth=C, init=[])
-            m.submodules[f"bank{k}"] = mem
-            wports.append(mem.write_port())
-            rports.append(mem.read_port())
+        """Storage: the 2P banks (:class:`~fhe_hw.arith.bram.RegisteredRAM`) and the twiddle
+        ROM's P read ports (one per butterfly)."""
+        width = self._mod.bits
+        for k, bank in enumerate(self._banks):
+            m.submodules[f"bank{k}"] = bank
         rom = Memory(shape=unsigned(width), depth=self._n,
                      init=[self._bfs[0].premultiply(w) for w in self.twiddle_rom()])
         m.submodules.twiddles = rom
         tw_ports = [rom.read_port() for _ in range(self._p)]
-        return wports, rports, tw_ports
+        return self._banks, tw_ports
 
     def _issue(self, m, stage, c, tw_ports):
         """Compute issue of cycle c of ``stage``: per-stage address generation (constants per
@@ -504,7 +520,7 @@ class StreamingNTT(Component):
                                                    f"tw_addr{q}"))
         return rd_addr, xsw, usel, last
 
-    def _butterflies(self, m, rports, tw_ports, issue, last, xsw, usel):
+    def _butterflies(self, m, banks, tw_ports, issue, last, xsw, usel):
         """Read stage: the bank outputs, the bank output registers (``read_stages`` >= 2), the
         read network's pair swaps, its middle register (``read_stages`` = 3), its position
         permutation and the crossbar register (the butterflies' registered operands), which
@@ -513,7 +529,7 @@ class StreamingNTT(Component):
         word arrives with them. Returns (the crossbar register, position 2q + x; the butterfly
         outputs, in the same order)."""
         a, d = _read_split(self._read_stages)
-        words = _delay_all(m, [p.data for p in rports], min(d, 1), "bank_q")
+        words = [bank.r_data for bank in banks]     # the bank output registers are the RAMs'
         words = _xor_swap(words, _delay(m, xsw, a + 1 + min(d, 1), "xsw"))
         words = _delay_all(m, words, d - min(d, 1), "swapped")
         pos = _permute(words, _delay(m, usel, a + 1 + d, "usel"), crossbar_bank)
@@ -555,7 +571,7 @@ class StreamingNTT(Component):
             wen, waddr, wsw, wu = wen_r, nxt_a, wsw_r, wu_r
         return wen, waddr, wsw, wu
 
-    def _bank_writes(self, m, wports, outs, wen, waddr, wsw, wu, loading, load_go, fold,
+    def _bank_writes(self, m, banks, outs, wen, waddr, wsw, wu, loading, load_go, fold,
                      beat_addr):
         """The bank write ports through the write-back crossbar, for the butterfly results
         (``wen``) or the input beat being loaded. Loading shares the crossbar: input lane k'
@@ -567,13 +583,14 @@ class StreamingNTT(Component):
         perm = _permute(outs, wu, crossbar_position)
         perm = [Mux(loading, lanes_in[j], v) if j < lanes else v for j, v in enumerate(perm)]
         wdata = _xor_swap(perm, wsw)
-        for k, wp in enumerate(wports):
+        for k, bank in enumerate(banks):
             lane = Const(k, b) ^ fold                       # the input lane for this bank
-            m.d.comb += wp.data.eq(wdata[k])
+            m.d.comb += bank.w_data.eq(wdata[k])
             with m.If(wen):
-                m.d.comb += [wp.en.eq(1), wp.addr.eq(waddr[k])]
+                m.d.comb += [bank.w_en.eq(1), bank.w_addr.eq(waddr[k])]
             with m.Else():
-                m.d.comb += [wp.en.eq(load_go & (lane[log_lanes:] == 0)), wp.addr.eq(beat_addr)]
+                m.d.comb += [bank.w_en.eq(load_go & (lane[log_lanes:] == 0)),
+                             bank.w_addr.eq(beat_addr)]
 
     def _unload(self, m, unload_go, crossbar, beat, fifo):
         """Unload: banks to lanes through the read crossbar (its register holds lane j at

@@ -110,14 +110,16 @@ class StreamRun:
 
 
 def run_stream(unit, inputs, expected_counts, *, valid_prob=1.0, ready_prob=1.0, seed=0,
-               max_cycles=None, setup=None):
+               max_cycles=None, setup=None, monitors=()):
     """Drive a stream engine in pysim, Glasgow-style: random ``valid`` on the inputs and random
     ``ready`` on the outputs, checking the stream rules on every output.
 
     ``inputs`` maps input port names (``"i"``, ``"i_a"``, ...) to lists of payload values (see
     :func:`pack`); ``expected_counts`` maps output port names to the number of beats to collect.
     An input beat, once offered, is held until it transfers (``valid`` never waits for
-    ``ready``). ``setup(ctx)``, if given, runs first (e.g. to set configuration inputs).
+    ``ready``). ``setup(ctx)``, if given, runs first (e.g. to set configuration inputs);
+    ``monitors`` are testbenches (``async def monitor(ctx)``) run in the background beside the
+    driver, e.g. to check a property every cycle.
     Returns a :class:`StreamRun`.
     """
     rng = random.Random(seed)
@@ -178,6 +180,8 @@ def run_stream(unit, inputs, expected_counts, *, valid_prob=1.0, ready_prob=1.0,
     sim = Simulator(unit)
     sim.add_clock(1e-8)
     sim.add_testbench(bench)
+    for monitor in monitors:
+        sim.add_testbench(monitor, background=True)
     sim.run()
     first, last = marks.get("first", 0), marks.get("last", 0)
     return StreamRun(got, last - first + 1, first, last)
