@@ -153,9 +153,10 @@ def _openfhe_rows():
     return rows
 
 
-def _cpu_section(monkeypatch, tmp_path, baselines, fmax):
+def _cpu_section(monkeypatch, tmp_path, baselines, fmax, findings=False):
     """The CPU vs hardware section's table with ``baselines`` and synthesis results of Fmax
-    ``fmax[unit]`` for exactly the configurations it asks for (every request recorded)."""
+    ``fmax[unit]`` for exactly the configurations it asks for (every request recorded), and
+    with ``findings`` its findings too."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(core, "run_baselines", lambda full=False: baselines)
     asked = []
@@ -171,7 +172,8 @@ def _cpu_section(monkeypatch, tmp_path, baselines, fmax):
                              plots=False)
     assert r.status == "ok", r.message
     (t,) = r.tables
-    return {row[0]: dict(zip(t.columns, row)) for row in t.rows}, asked
+    rows = {row[0]: dict(zip(t.columns, row)) for row in t.rows}
+    return (rows, asked, r.findings) if findings else (rows, asked)
 
 
 def test_cpu_vs_hardware_divides_each_configurations_cycles_by_its_own_fmax(monkeypatch,
@@ -193,6 +195,28 @@ def test_cpu_vs_hardware_divides_each_configurations_cycles_by_its_own_fmax(monk
     shown_rows = sorted(v["our configuration"] for v in rows.values() if v["cycles()"])
     assert sorted(f"{unit} {shown(params, ('prime_n',))}" for unit, params, _ in asked) == \
         shown_rows and len(shown_rows) == len(rows) - 2    # the products have no engine
+
+
+def test_cpu_vs_hardware_findings_compare_with_openfhes_fastest_thread_count(monkeypatch,
+                                                                           tmp_path):
+    """A slower multi-threaded median (oversubscribed OpenMP) must not flatter the hardware:
+    each finding names OpenFHE's fastest thread count and divides by its time."""
+    rows = _openfhe_rows()[:3]      # without the failed two-thread conversion
+    rows.append(Timing(name="OpenFHE exact threads", library="OpenFHE", median_s=8e-3,
+                       params={"op": "exact", "n": 16384, "bits": 60, "threads": 2, "l": 7,
+                               "k": 7}))
+    table, _, found = _cpu_section(monkeypatch, tmp_path, rows,
+                                   {"ntt": 100.0, "shenoy-kumaresan": 50.0}, findings=True)
+    sk = table["exact base conversion N=2^14, 7 → 7"]
+    assert sk["OpenFHE 2 threads / hardware"] == pytest.approx(8000.0 / sk["hardware µs"])
+    (line,) = [f for f in found if f.startswith("exact base conversion N=2^14")]
+    # 1200 µs on one thread against 129024 cycles at 50 MHz (2580.48 µs): 2.15x faster
+    assert "fastest here (1 thread)" in line and "2.15x faster" in line
+    ntt_cycles = table["forward NTT n=4096"]["cycles()"]
+    (line,) = [f for f in found if f.startswith("forward NTT n=4096")]
+    # 40 µs on two threads, 80 on one, against more than 40 µs of hardware at 100 MHz
+    assert ntt_cycles / 100 > 40.0
+    assert f"fastest here (2 threads) is {(ntt_cycles / 100) / 40.0:.3g}x faster" in line
 
 
 def test_kir25_openfhe_table_shows_openfhe_measured_here(monkeypatch, tmp_path):
