@@ -42,7 +42,10 @@ Clock. Between two registers there is at most one carry chain: the accumulation 
 μ − q (computed as μ enters its delay line) to the row side by side
 (:func:`~fhe_hw.arith.modadd.add_select`), the Post-Sum subtracters compute a − b and
 a − b + q side by side (:func:`~fhe_hw.arith.modadd.sub_parallel`), the Sum ROM address is a
-counter, the Post-Sum's "redundant row x has arrived" is a register, and the bank read
+counter whose next value the ROM reads, so that its word leaves through the ROM's output register
+(:class:`~fhe_hw.arith.bram.RegisteredROM`, the DP16KD's own on the ECP5) in time for the
+multipliers (the engine takes no input in the first cycle after reset, whose read the reset
+clears), the Post-Sum's "redundant row x has arrived" is a register, and the bank read
 addresses are selected by registers (a reading Sum item at the read stage), never by the issue
 decision. None of this adds a cycle.
 """
@@ -345,8 +348,11 @@ class CRTBaseExtension(Component):
 
         # ---- input counters and pass bookkeeping -------------------------------------------
         in_row, in_res = Signal(range(R)), Signal(range(n_res))
-        # the Sum ROM address pass·l + residue as a counter (no multiplier before the ROM)
-        in_addr = Signal(range(P * l + 1))
+        # the Sum ROM address pass·l + residue as a counter (no multiplier before the ROM); the
+        # ROM reads its next value, so that its word, registered twice, arrives with the beat
+        in_addr, in_addr_next = Signal(range(P * l + 1)), Signal(range(P * l + 1))
+        m.d.comb += in_addr_next.eq(in_addr)
+        m.d.sync += in_addr.eq(in_addr_next)
         in_seq, ps_seq, out_seq = Signal(2), Signal(2), Signal(2)  # pass sequence numbers
         in_hold = Signal()  # folded: pass input done, waiting for its outputs
         ps_row, ps_slot, ps_pass = Signal(range(R)), Signal(range(t)), Signal(range(P))
@@ -362,16 +368,20 @@ class CRTBaseExtension(Component):
         diff = Signal(2)
         m.d.comb += diff.eq(in_seq - ps_seq)
         guard = Mux(in_res == 0, (diff == 0) | (ps_last_slot & (ps_row > in_row)), diff == 0)
-        m.d.comb += self.i.ready.eq(~in_hold & guard)
+        # The Sum ROM reads a cycle ahead (in_addr_next below): no input in the first cycle
+        # after reset, as the reset cleared that cycle's read.
+        started = Signal()
+        m.d.sync += started.eq(1)
+        m.d.comb += self.i.ready.eq(~in_hold & guard & started)
         with m.If(accept):
             m.d.sync += in_row.eq(Mux(in_row == R - 1, 0, in_row + 1))
             with m.If(in_row == R - 1):
-                m.d.sync += [in_res.eq(Mux(in_res == n_res - 1, 0, in_res + 1)),
-                             in_addr.eq(in_addr + 1)]
+                m.d.sync += in_res.eq(Mux(in_res == n_res - 1, 0, in_res + 1))
+                m.d.comb += in_addr_next.eq(in_addr + 1)
             with m.If(pass_end):
-                m.d.sync += [in_addr.eq(Mux(in_addr == P * l - 1 + int(sk), 0,
-                                            in_addr + 1 - int(sk))),
-                             in_seq.eq(in_seq + 1)]
+                m.d.comb += in_addr_next.eq(Mux(in_addr == P * l - 1 + int(sk), 0,
+                                                in_addr + 1 - int(sk)))
+                m.d.sync += in_seq.eq(in_seq + 1)
                 if folded:
                     m.d.sync += in_hold.eq(1)
 
@@ -380,7 +390,9 @@ class CRTBaseExtension(Component):
         red_rows = [Signal(range(R + 1), name=f"red_rows{b}") for b in range(2)]
 
         # ---- Sum Process: stage 0 registers the beat while the constant ROM is read --------
-        consts = Rom(m, "sum_rom", self._sum_rom_rows(), r).read(in_addr)
+        # (its output register is the block RAM's: no block-RAM clock-to-out before the
+        # multipliers' DSP inputs)
+        consts = Rom(m, "sum_rom", self._sum_rom_rows(), r, output_reg=True).read(in_addr_next)
         s0_valid, s0_data = Signal(), Signal(r * tp)
         s0 = {"row": Signal(range(R)), "first": Signal(), "last": Signal(), "par": Signal()}
         m.d.sync += [s0_valid.eq(accept & (in_res < l)), s0_data.eq(self.i.payload.as_value()),
