@@ -112,6 +112,7 @@ from .schedule import (
     MAX_READ_STAGES,
     MIN_N,
     READ_STAGES,
+    bank_of,
     crossbar_bank,
     crossbar_position,
     cycles,
@@ -442,14 +443,22 @@ class StreamingNTT(Component):
                                 banks[k].r_en.eq(issue | unload_go)]
 
         crossbar, outs = self._butterflies(m, banks, tw_ports, issue, last, xsw, usel)
-        fold_next = _xorfold(Cat(Const(0, log_lanes), beat_next), log_n, b)
+        # The next beat's fold (fold_next) and whether this beat is the last come from
+        # registers beside beat (the fold of beat + 1, beat == CL - 1) and the handshakes, a few
+        # LUTs: they end at the write swap register, which sits beside the write network it
+        # fans out to, far from this control (beat -> beat + 1 -> its fold -> that register,
+        # with its wire, was P = 4's critical path, 9.36 ns).
+        last_beat = Signal(init=CL == 1)
+        fold_after = Signal(b, init=bank_of(lanes % n, b))
+        m.d.sync += [last_beat.eq(beat_next == CL - 1),
+                     fold_after.eq(_xorfold(Cat(Const(0, log_lanes), beat_next + 1), log_n, b))]
+        fold_next = Mux(load_go | unload_go, fold_after, fold)
         # state_next == LOAD from the phase flags alone: the compute counter, which decides
         # COMPUTE -> UNLOAD, cannot make the next cycle a load, and with it in the cone this
         # was the critical path (cc -> state_next -> the write swap register, 11.0 ns).
-        last_beat, load_next = Signal(), Signal()
-        m.d.comb += [last_beat.eq(beat == CL - 1),
-                     load_next.eq(Mux(loading, ~(load_go & last_beat),
-                                      unloading & unload_go & last_beat))]
+        load_next = Signal()
+        m.d.comb += load_next.eq(Mux(loading, ~(load_go & last_beat),
+                                     unloading & unload_go & last_beat))
         wen, waddr, wsw, wu = self._write_pipeline(m, issue, rd_addr, xsw, usel,
                                                    load_next, fold_next)
         self._bank_writes(m, banks, outs, wen, waddr, wsw, wu,
@@ -461,7 +470,7 @@ class StreamingNTT(Component):
             with m.Case(LOAD):
                 with m.If(load_go):
                     m.d.comb += beat_next.eq(beat + 1)
-                    with m.If(beat == CL - 1):
+                    with m.If(last_beat):
                         m.d.comb += [beat_next.eq(0), state_next.eq(COMPUTE)]
                         m.d.sync += [stage.eq(0), cc.eq(0)]
             with m.Case(COMPUTE):
@@ -473,7 +482,7 @@ class StreamingNTT(Component):
             with m.Case(UNLOAD):
                 with m.If(unload_go):
                     m.d.comb += beat_next.eq(beat + 1)
-                    with m.If(beat == CL - 1):
+                    with m.If(last_beat):
                         m.d.comb += [beat_next.eq(0), state_next.eq(LOAD)]
         return m
 
