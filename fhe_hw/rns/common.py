@@ -70,27 +70,28 @@ class Rom:
     1, a :class:`~amaranth.lib.memory.Memory` with a registered read port that the tools map
     (LUT RAM or block RAM), or with ``output_reg`` 2, a
     :class:`~fhe_hw.arith.bram.RegisteredROM` with its output register (on the ECP5 block RAM
-    with the DP16KD's own).
+    with the DP16KD's own). ``read_ports`` ports, each read once (``read(addr, port)``).
     """
 
-    def __init__(self, m, name, rows, width, *, output_reg=False):
+    def __init__(self, m, name, rows, width, *, output_reg=False, read_ports=1):
         self.fields = list(rows[0])
         self.width, self.latency = width, 1 + bool(output_reg)
         words = [sum(row[f] << (i * width) for i, f in enumerate(self.fields)) for row in rows]
         if output_reg:
             m.submodules[name] = rom = RegisteredROM(width * len(self.fields), words,
-                                                     output_reg=True)
-            self._addr, self._data = rom.ports[0].r_addr, rom.ports[0].r_data
+                                                     read_ports=read_ports, output_reg=True)
+            self._ports = [(p.r_addr, p.r_data) for p in rom.ports]
         else:
             m.submodules[name] = mem = Memory(shape=unsigned(width * len(self.fields)),
                                               depth=len(rows), init=words)
-            port = mem.read_port()
-            self._addr, self._data = port.addr, port.data
+            self._ports = [(p.addr, p.data) for p in
+                           (mem.read_port() for _ in range(read_ports))]
         self._m = m
 
-    def read(self, addr):
-        self._m.d.comb += self._addr.eq(addr)
-        return {f: self._data[i * self.width:(i + 1) * self.width]
+    def read(self, addr, port=0):
+        r_addr, r_data = self._ports[port]
+        self._m.d.comb += r_addr.eq(addr)
+        return {f: r_data[i * self.width:(i + 1) * self.width]
                 for i, f in enumerate(self.fields)}
 
 
