@@ -413,7 +413,7 @@ class StreamingNTT(Component):
         loading, unloading = Signal(init=1), Signal()
         beat, beat_next = Signal(range(CL)), Signal(range(CL))
         m.d.comb += [state_next.eq(state), beat_next.eq(beat)]
-        m.d.sync += [state.eq(state_next), beat.eq(beat_next),
+        m.d.sync += [state.eq(state_next), beat.eq(beat_next), loading.eq(state_next == LOAD),
                      unloading.eq(state_next == UNLOAD)]
         stage = Signal(range(log_n))
         cc = Signal(range(C + gap))
@@ -455,12 +455,10 @@ class StreamingNTT(Component):
         fold_next = Mux(load_go | unload_go, fold_after, fold)
         # state_next == LOAD from the phase flags alone: the compute counter, which decides
         # COMPUTE -> UNLOAD, cannot make the next cycle a load, and with it in the cone this
-        # was the critical path (cc -> state_next -> the write swap register, 11.0 ns; then
-        # cc -> state_next -> loading, 8.44 ns).
+        # was the critical path (cc -> state_next -> the write swap register, 11.0 ns).
         load_next = Signal()
         m.d.comb += load_next.eq(Mux(loading, ~(load_go & last_beat),
                                      unloading & unload_go & last_beat))
-        m.d.sync += loading.eq(load_next)
         wen, waddr, wsw, wu = self._write_pipeline(m, issue, rd_addr, xsw, usel,
                                                    load_next, fold_next)
         self._bank_writes(m, banks, outs, wen, waddr, wsw, wu,
