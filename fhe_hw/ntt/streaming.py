@@ -450,9 +450,11 @@ class StreamingNTT(Component):
         # with its wire, was P = 4's critical path, 9.36 ns).
         last_beat = Signal(init=CL == 1)
         fold_after = Signal(b, init=bank_of(lanes % n, b))
-        m.d.sync += [last_beat.eq(beat_next == CL - 1),
-                     fold_after.eq(_xorfold(Cat(Const(0, log_lanes), beat_next + 1), log_n, b))]
-        fold_next = Mux(load_go | unload_go, fold_after, fold)
+        go = load_go | unload_go              # beat_next = beat + go (mod CL)
+        m.d.sync += [last_beat.eq(Mux(go, beat == (CL - 2) % CL, beat == CL - 1)),
+                     fold_after.eq(Mux(go, *(_xorfold(Cat(Const(0, log_lanes), beat + k), log_n, b)
+                                             for k in (2, 1))))]
+        fold_next = Mux(go, fold_after, fold)
         # state_next == LOAD from the phase flags alone: the compute counter, which decides
         # COMPUTE -> UNLOAD, cannot make the next cycle a load, and with it in the cone this
         # was the critical path (cc -> state_next -> the write swap register, 11.0 ns).
