@@ -46,19 +46,26 @@ endmodule
 
 
 def dp16kd_model():
-    """The DP16KD as :class:`~fhe_hw.arith.bram.RegisteredRAM` uses it (Lattice TN1264, ECP5
-    sysMEM; address bits as Yosys's ``brams_map_16kd.v`` drives them): port A writes, port B
-    reads, both of ``DATA_WIDTH`` w in 1, 2, 4, 9, 18 bits. A port's word address is
-    ``AD[13:s]`` with s = 0, 1, 2, 3, 4 for w = 1, 2, 4, 9, 18, its data ``DI/DO[w-1:0]``; at
-    w = 18, ``ADA0``/``ADA1`` enable the low and high 9-bit bytes of a write. A write happens
-    at a clock edge with ``CEA`` and ``WEA``; a read (``CEB``) latches the addressed word, x
-    when port A writes the same word at that edge (undefined on the device); ``REGMODE_B =
-    "OUTREG"`` adds the output register (``OCEB``), which the synchronous ``RSTB`` clears,
-    whatever ``OCEB`` is. The output is x for any other use: different widths, port B
-    writing, chip selects, an asynchronous reset, port A's output register, a clock enable
-    that is not 0 or 1."""
+    """The DP16KD as :mod:`fhe_hw.arith.bram` uses it (Lattice TN1264, ECP5 sysMEM; address
+    bits as Yosys's ``brams_map_16kd.v`` drives them): both ports of ``DATA_WIDTH`` w in 1, 2,
+    4, 9, 18 bits, port A reading or writing, port B reading. The array is 2048 9-bit bytes,
+    initialised from ``INITVAL_00`` ... ``INITVAL_3F`` as the device is at configuration: row
+    r (bytes 2r, 2r + 1, low byte first) is bits [20(r % 16), +18) of ``INITVAL_{r // 16}``
+    (nextpnr's ``ecp5/bitstream.cc`` writes them so). A port's word address is ``AD[13:s]``
+    with s = 0, 1, 2, 3, 4 for w = 1, 2, 4, 9, 18, its data ``DI/DO[w-1:0]``; a word of 18 or
+    9 bits is two bytes or one, a word of 1, 2 or 4 bits one of the 8/w in the low 8 bits of a
+    byte, lowest address in the lowest bits (Yosys's memory map, ``byte 9``); at w = 18,
+    ``ADA0``/``ADA1`` enable the low and high byte of a write. A write happens at a clock edge
+    with ``CEA`` and ``WEA``; a read (``CE`` without ``WE``) latches the addressed word, x when
+    port A writes the word port B reads at that edge (undefined on the device) and on port A
+    after its writes (the units leave ``DOA`` of a writing port unconnected); ``REGMODE =
+    "OUTREG"`` adds the output register (``OCE``); the synchronous ``RST`` clears the latch and
+    the register, whatever ``CE``/``OCE`` are. The outputs are x for any other use: different
+    widths, port B writing, chip selects, an asynchronous reset, a clock enable that is not 0
+    or 1."""
     def bits(name, n):
         return ", ".join(f"{name}{k}" for k in reversed(range(n)))
+    initvals = [f"INITVAL_{i:02X}" for i in range(64)]
     return f"""
 module DP16KD({bits("DIA", 18)}, {bits("ADA", 14)}, CEA, OCEA, CLKA, WEA, RSTA, CSA2, CSA1, CSA0,
               {bits("DOA", 18)}, {bits("DIB", 18)}, {bits("ADB", 14)}, CEB, OCEB, CLKB, WEB,
@@ -74,38 +81,64 @@ module DP16KD({bits("DIA", 18)}, {bits("ADA", 14)}, CEA, OCEA, CLKA, WEA, RSTA, 
   parameter WRITEMODE_A = "NORMAL";
   parameter WRITEMODE_B = "NORMAL";
   parameter GSR = "ENABLED";
+{"".join(f"  parameter [319:0] {p} = 320'h0;{chr(10)}" for p in initvals)}\
   input {bits("DIA", 18)}, {bits("ADA", 14)}, CEA, OCEA, CLKA, WEA, RSTA, CSA2, CSA1, CSA0;
   input {bits("DIB", 18)}, {bits("ADB", 14)}, CEB, OCEB, CLKB, WEB, RSTB, CSB2, CSB1, CSB0;
   output {bits("DOA", 18)}, {bits("DOB", 18)};
-  localparam W = DATA_WIDTH_B;
+  localparam W = DATA_WIDTH_A;
   localparam S = W == 18 ? 4 : W == 9 ? 3 : W == 4 ? 2 : W == 2 ? 1 : 0;
+  localparam PER = W < 9 ? 8 / W : 1;   // words per byte below 9 bits
   wire [17:0] dia = {{{bits("DIA", 18)}}};
   wire [13:0] ada = {{{bits("ADA", 14)}}};
   wire [13:0] adb = {{{bits("ADB", 14)}}};
   wire [13:0] wa = ada >> S;
-  wire [13:0] ra = adb >> S;
-  wire [17:0] be = W == 18 ? {{{{9{{ada[1]}}}}, {{9{{ada[0]}}}}}} : {{18{{1'b1}}}};
-  reg [17:0] mem [0:16383];
-  reg [17:0] latch, out;
+  wire [13:0] rb = adb >> S;
+  wire [17:0] mask = (18'd1 << W) - 1;
+  reg [8:0] mem [0:2047];
+  reg [17:0] latch_a, out_a, latch_b, out_b;
+  integer r;
+  initial
+    for (r = 0; r < 16; r = r + 1) begin
+{"".join(f"      mem[{32 * i} + 2 * r] = {p}[20 * r +: 9];{chr(10)}"
+         f"      mem[{32 * i + 1} + 2 * r] = {p}[20 * r + 9 +: 9];{chr(10)}"
+         for i, p in enumerate(initvals))}\
+    end
+  // The word at address a: two bytes, one, or a field of one.
+  function [17:0] word(input [13:0] a);
+    word = W == 18 ? {{mem[2 * a + 1], mem[2 * a]}} : W == 9 ? {{9'b0, mem[a]}}
+           : (mem[a / PER] >> (a % PER * W)) & mask;
+  endfunction
   wire supported = DATA_WIDTH_A == DATA_WIDTH_B && (W == 1 || W == 2 || W == 4 || W == 9 ||
-                   W == 18) && REGMODE_A == "NOREG" &&
+                   W == 18) && (REGMODE_A == "NOREG" || REGMODE_A == "OUTREG") &&
                    (REGMODE_B == "NOREG" || REGMODE_B == "OUTREG") && RESETMODE == "SYNC" &&
                    CSDECODE_A == "0b000" && CSDECODE_B == "0b000" &&
-                   {{CSA2, CSA1, CSA0, CSB2, CSB1, CSB0, WEB, RSTA}} === 8'b0 &&
+                   {{CSA2, CSA1, CSA0, CSB2, CSB1, CSB0, WEB}} === 7'b0 &&
                    (CEA === 1'b0 || CEA === 1'b1) && (CEB === 1'b0 || CEB === 1'b1) &&
-                   (OCEB === 1'b0 || OCEB === 1'b1);
-  wire [17:0] mask = (18'd1 << W) - 1;
-  always @(posedge CLKA)
-    if (CEA && WEA)
-      mem[wa] <= (mem[wa] & ~(be & mask)) | (dia & be & mask);
-  always @(posedge CLKB) begin
-    if (RSTB) latch <= 0;
-    else if (CEB)
-      latch <= CEA && WEA && wa == ra ? 18'bx : mem[ra] & mask;
-    if (RSTB) out <= 0;
-    else if (OCEB) out <= latch;
+                   (OCEA === 1'b0 || OCEA === 1'b1) && (OCEB === 1'b0 || OCEB === 1'b1) &&
+                   (RSTA === 1'b0 || RSTA === 1'b1) && (RSTB === 1'b0 || RSTB === 1'b1);
+  always @(posedge CLKA) begin
+    if (CEA && WEA) begin
+      if (W == 18) begin
+        if (ada[0]) mem[2 * wa] <= dia[8:0];
+        if (ada[1]) mem[2 * wa + 1] <= dia[17:9];
+      end else if (W == 9)
+        mem[wa] <= dia[8:0];
+      else
+        mem[wa / PER] <= mem[wa / PER] & ~(mask << (wa % PER * W)) |
+                         (dia & mask) << (wa % PER * W);
+    end
+    if (RSTA) latch_a <= 0;
+    else if (CEA) latch_a <= WEA ? 18'bx : word(wa);
+    if (RSTA) out_a <= 0;
+    else if (OCEA) out_a <= latch_a;
   end
-  assign {{{bits("DOB", 18)}}} = !supported ? 18'bx : REGMODE_B == "OUTREG" ? out : latch;
-  assign {{{bits("DOA", 18)}}} = 18'bx;
+  always @(posedge CLKB) begin
+    if (RSTB) latch_b <= 0;
+    else if (CEB) latch_b <= CEA && WEA && wa == rb ? 18'bx : word(rb);
+    if (RSTB) out_b <= 0;
+    else if (OCEB) out_b <= latch_b;
+  end
+  assign {{{bits("DOA", 18)}}} = !supported ? 18'bx : REGMODE_A == "OUTREG" ? out_a : latch_a;
+  assign {{{bits("DOB", 18)}}} = !supported ? 18'bx : REGMODE_B == "OUTREG" ? out_b : latch_b;
 endmodule
 """

@@ -10,6 +10,7 @@ from helpers import SEED, rng_for
 from ntt_helpers import assert_equal, random_poly, transform
 
 from fhe_hw.arith import ModMul
+from fhe_hw.arith.bram import dp16kd_shape
 from fhe_hw.flow.synth import OutOfContextPlatform
 from fhe_hw.model.ntt import ntt_radix2
 from fhe_hw.ntt import Butterfly, StreamingNTT
@@ -215,9 +216,10 @@ def test_no_bank_read_meets_a_write_of_its_address(n, P, inverse, negacyclic, re
                                     {"n": 64, "butterflies": 4, "inverse": True,
                                      "negacyclic": True}])
 def test_ecp5_form_matches_the_model_from_reset_in_icarus(params, tmp_path):
-    """The engine as the ECP5 flow elaborates it (DP16KD banks with their output register,
-    MULT18X18D tiles), with behavioural models of both primitives, from reset with every
-    register and RAM word at x, in exactly cycles()."""
+    """The engine as the ECP5 flow elaborates it (DP16KD banks and ROMs with their output
+    register, the ROMs' words in the DP16KDs' INITVALs, MULT18X18D tiles), with behavioural
+    models of both primitives, from reset with every register and RAM word at x, in exactly
+    cycles()."""
     require_iverilog()
     build = lambda: StreamingNTT(modulus="solinas64", tiled=True, **params)  # noqa: E731
     unit = build()
@@ -227,7 +229,12 @@ def test_ecp5_form_matches_the_model_from_reset_in_icarus(params, tmp_path):
                             platform=OutOfContextPlatform("ecp5"),
                             libraries=[dp16kd_model(), mult18x18d_model()],
                             max_cycles=4 * unit.cycles())
-    assert (tmp_path / "unit.v").read_text().count("DP16KD #(") == 4 * 2 * params["butterflies"]
+    n, P, lanes = unit.n, unit.butterflies, unit.lanes
+    roms = -(-P // 2) * dp16kd_shape(64, n)[1]                     # the twiddle ROM's copies
+    if unit.inverse and unit.negacyclic:
+        roms += lanes * dp16kd_shape(64, n // lanes)[1]            # the post-twiddle ROMs
+    assert (tmp_path / "unit.v").read_text().count("DP16KD #(") == \
+        2 * P * dp16kd_shape(64, n // (2 * P))[1] + roms
     assert result.outputs["o"] == vectors.expected["o"]
 
 

@@ -2,15 +2,22 @@
 polynomials against exact CRT arithmetic and the golden model, cycle counts against [Kir25] Table
 4.5/4.6, the multi-target variant, back-pressure, and parameter validation."""
 
+import random
+
 import pytest
 from amaranth.hdl import Fragment
+from ecp5_models import dp16kd_model, mult18x18d_model
 from helpers import SEED, rng_for
 
 from fhe_hw.arith.montgomery_dyn import DynamicModMul
+from fhe_hw.flow.synth import OutOfContextPlatform
 from fhe_hw.model import rns as model
 from fhe_hw.params import RNSBase, ntt_primes
 from fhe_hw.rns import ShenoyKumaresan, beats_to_polynomials, default_bases, polynomial_beats
+from fhe_hw.sim.icarus import run_from_reset
 from fhe_hw.sim.pysim import run_stream
+from fhe_hw.sim.vectors import documented_cycles, small_params, vectors_for
+from fhe_hw.units import get_unit
 
 POOL = {bits: ntt_primes(bits, 1 << 12, 8) for bits in (32, 60, 64)}
 
@@ -211,3 +218,22 @@ def test_rejects_redundant_modulus_shared_with_the_source():
 def test_rejects_more_targets_per_pass_than_targets():
     with pytest.raises(ValueError, match="targets_per_pass must be at most k = 2"):
         ShenoyKumaresan(*bases(32, 2, 2), 16, 2, targets_per_pass=3)
+
+
+@pytest.mark.parametrize("name", ["shenoy-kumaresan", "fast-base-conversion"])
+def test_ecp5_form_matches_the_model_from_reset_in_icarus(name, tmp_path):
+    """As the ECP5 flow elaborates it (the Sum ROM a DP16KD with its output register, read a
+    cycle ahead; MULT18X18D tiles), with behavioural models of both primitives, from reset with
+    every register at x: the reset clears the block RAM's read as well, so the engine takes no
+    input in the first cycle after it, and the outputs and cycles are the model's."""
+    unit, params = get_unit(name), small_params(name)
+    build = lambda: unit.build(**params)  # noqa: E731
+    vectors = vectors_for(name)(build(), random.Random(f"ecp5:{name}"), 2)
+    counts = {port: len(beats) for port, beats in vectors.expected.items()}
+    result = run_from_reset(build(), name, vectors.inputs, counts, tmp_path,
+                            platform=OutOfContextPlatform("ecp5"),
+                            libraries=[dp16kd_model(), mult18x18d_model()],
+                            max_cycles=4 * unit.cycles(params))
+    assert (tmp_path / "unit.v").read_text().count('"OUTREG"') > 0
+    assert result.outputs["o"] == vectors.expected["o"]
+    assert result.cycles == documented_cycles(name, params, vectors.run)

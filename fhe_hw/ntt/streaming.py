@@ -67,10 +67,11 @@ added:
 
 A read issued at cycle c reaches the banks at c + min(R, 1), leaves them one cycle later and
 is in the crossbar register (the butterflies' registered operands) at c + 2 + R. The twiddle
-ROM's address is delayed to match and its output registered (R >= 2); the negacyclic
-inverse's post-twiddle ROMs are read R cycles after issue. Every added register is written
-before it is read: its contents reach an output or a bank only under a valid bit that starts
-at 0 on reset.
+ROM's address is delayed to match and its output registered (R >= 2: the ROM's own output
+register, :class:`~fhe_hw.arith.bram.RegisteredROM`, the DP16KD's on the ECP5); the
+negacyclic inverse's post-twiddle ROMs are read R cycles after issue, through their output
+register. Every added register is written before it is read: its contents reach an output or
+a bank only under a valid bit that starts at 0 on reset.
 
 Crossbars (pair structure)
 --------------------------
@@ -96,11 +97,10 @@ from dataclasses import dataclass
 from amaranth import Cat, Const, Module, Mux, Signal, unsigned
 from amaranth.lib import data, stream
 from amaranth.lib.fifo import SyncFIFO
-from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from ..arith import ModMul
-from ..arith.bram import RegisteredRAM
+from ..arith.bram import RegisteredRAM, RegisteredROM
 from ..arith.modadd import check_bool
 from ..arith.pipeline import check_mult_stages
 from ..component import Component
@@ -112,6 +112,7 @@ from .schedule import (
     MAX_READ_STAGES,
     MIN_N,
     READ_STAGES,
+    bank_of,
     crossbar_bank,
     crossbar_position,
     cycles,
@@ -276,11 +277,12 @@ class StreamingNTT(Component):
     :func:`fhe_hw.model.ntt.ntt_radix2` with :func:`fhe_hw.params.ntt_params`).
 
     Cycles: :meth:`cycles` (:func:`~fhe_hw.ntt.schedule.cycles`; without building the engine:
-    :func:`streaming_ntt_cycles`). Storage: 2P banks of n/(2P) words (:attr:`banks`; on an
-    ECP5 DP16KDs with their own output register, at most 16384 words each: ``ValueError``
-    when elaborated for one with n/(2P) above that, e.g. n = 65536, P = 1, which would not fit
-    the LFE5U-85F's block RAM anyway), one twiddle ROM of n words with P read ports, n
-    post-twiddles for the negacyclic inverse.
+    :func:`streaming_ntt_cycles`). Storage: 2P banks of n/(2P) words (:attr:`banks`), one
+    twiddle ROM of n words with P read ports, n post-twiddles for the negacyclic inverse (a
+    ROM of n/lanes words per lane); on an ECP5 all of them DP16KDs with their own output
+    register (:mod:`fhe_hw.arith.bram`), at most 16384 words each: ``ValueError`` when
+    elaborated for one with n above that (n = 32768 and 65536, which would not fit the
+    LFE5U-85F's block RAM anyway: the twiddle ROM and the banks alone are 4n·64 bits).
 
     Raises ``TypeError``/``ValueError`` for a bad parameter (:func:`streaming_config`: n not a
     power of two or out of range, P not a power of two or above n/2, lanes not a power of two or
@@ -441,14 +443,24 @@ class StreamingNTT(Component):
                                 banks[k].r_en.eq(issue | unload_go)]
 
         crossbar, outs = self._butterflies(m, banks, tw_ports, issue, last, xsw, usel)
-        fold_next = _xorfold(Cat(Const(0, log_lanes), beat_next), log_n, b)
+        # The next beat's fold (fold_next) and whether this beat is the last come from
+        # registers beside beat (the fold of beat + 1, beat == CL - 1) and the handshakes, a few
+        # LUTs: they end at the write swap register, which sits beside the write network it
+        # fans out to, far from this control (beat -> beat + 1 -> its fold -> that register,
+        # with its wire, was P = 4's critical path, 9.36 ns).
+        last_beat = Signal(init=CL == 1)
+        fold_after = Signal(b, init=bank_of(lanes % n, b))
+        go = load_go | unload_go              # beat_next = beat + go (mod CL)
+        m.d.sync += [last_beat.eq(Mux(go, beat == (CL - 2) % CL, beat == CL - 1)),
+                     fold_after.eq(Mux(go, *(_xorfold(Cat(Const(0, log_lanes), beat + k), log_n, b)
+                                             for k in (2, 1))))]
+        fold_next = Mux(go, fold_after, fold)
         # state_next == LOAD from the phase flags alone: the compute counter, which decides
         # COMPUTE -> UNLOAD, cannot make the next cycle a load, and with it in the cone this
         # was the critical path (cc -> state_next -> the write swap register, 11.0 ns).
-        last_beat, load_next = Signal(), Signal()
-        m.d.comb += [last_beat.eq(beat == CL - 1),
-                     load_next.eq(Mux(loading, ~(load_go & last_beat),
-                                      unloading & unload_go & last_beat))]
+        load_next = Signal()
+        m.d.comb += load_next.eq(Mux(loading, ~(load_go & last_beat),
+                                     unloading & unload_go & last_beat))
         wen, waddr, wsw, wu = self._write_pipeline(m, issue, rd_addr, xsw, usel,
                                                    load_next, fold_next)
         self._bank_writes(m, banks, outs, wen, waddr, wsw, wu,
@@ -460,7 +472,7 @@ class StreamingNTT(Component):
             with m.Case(LOAD):
                 with m.If(load_go):
                     m.d.comb += beat_next.eq(beat + 1)
-                    with m.If(beat == CL - 1):
+                    with m.If(last_beat):
                         m.d.comb += [beat_next.eq(0), state_next.eq(COMPUTE)]
                         m.d.sync += [stage.eq(0), cc.eq(0)]
             with m.Case(COMPUTE):
@@ -472,21 +484,21 @@ class StreamingNTT(Component):
             with m.Case(UNLOAD):
                 with m.If(unload_go):
                     m.d.comb += beat_next.eq(beat + 1)
-                    with m.If(beat == CL - 1):
+                    with m.If(last_beat):
                         m.d.comb += [beat_next.eq(0), state_next.eq(LOAD)]
         return m
 
     def _memories(self, m):
         """Storage: the 2P banks (:class:`~fhe_hw.arith.bram.RegisteredRAM`) and the twiddle
-        ROM's P read ports (one per butterfly)."""
-        width = self._mod.bits
+        ROM's P read ports (:class:`~fhe_hw.arith.bram.RegisteredROM`, one per butterfly; its
+        output register, ``read_stages`` >= 2, is the block RAM's own on the ECP5)."""
         for k, bank in enumerate(self._banks):
             m.submodules[f"bank{k}"] = bank
-        rom = Memory(shape=unsigned(width), depth=self._n,
-                     init=[self._bfs[0].premultiply(w) for w in self.twiddle_rom()])
+        rom = RegisteredROM(self._mod.bits,
+                            [self._bfs[0].premultiply(w) for w in self.twiddle_rom()],
+                            read_ports=self._p, output_reg=_read_split(self._read_stages)[1] >= 1)
         m.submodules.twiddles = rom
-        tw_ports = [rom.read_port() for _ in range(self._p)]
-        return self._banks, tw_ports
+        return self._banks, rom.ports
 
     def _issue(self, m, stage, c, tw_ports):
         """Compute issue of cycle c of ``stage``: per-stage address generation (constants per
@@ -516,18 +528,18 @@ class StreamingNTT(Component):
                         m.d.comb += tw_addr[q].eq(Cat(block, Const(1, 1)))
         a, d = _read_split(self._read_stages)
         for q in range(P):
-            m.d.comb += tw_ports[q].addr.eq(_delay(m, tw_addr[q], a + max(d - 1, 0),
-                                                   f"tw_addr{q}"))
+            m.d.comb += tw_ports[q].r_addr.eq(_delay(m, tw_addr[q], a + max(d - 1, 0),
+                                                     f"tw_addr{q}"))
         return rd_addr, xsw, usel, last
 
     def _butterflies(self, m, banks, tw_ports, issue, last, xsw, usel):
         """Read stage: the bank outputs, the bank output registers (``read_stages`` >= 2), the
         read network's pair swaps, its middle register (``read_stages`` = 3), its position
         permutation and the crossbar register (the butterflies' registered operands), which
-        holds the words of a read issued at cycle c at c + 2 + ``read_stages``. The twiddle
-        ROM's address is delayed and its output registered (``read_stages`` >= 2) so that its
-        word arrives with them. Returns (the crossbar register, position 2q + x; the butterfly
-        outputs, in the same order)."""
+        holds the words of a read issued at cycle c at c + 2 + ``read_stages``; the twiddle
+        ROM's words arrive with them (its address delayed in :meth:`_issue`, its output
+        register the ROM's own with ``read_stages`` >= 2). Returns (the crossbar register,
+        position 2q + x; the butterfly outputs, in the same order)."""
         a, d = _read_split(self._read_stages)
         words = [bank.r_data for bank in banks]     # the bank output registers are the RAMs'
         words = _xor_swap(words, _delay(m, xsw, a + 1 + min(d, 1), "xsw"))
@@ -542,9 +554,9 @@ class StreamingNTT(Component):
         for q, bf in enumerate(self._bfs):
             m.submodules[f"bf{q}"] = bf
             x = bf.i.payload
-            w_down = _delay(m, tw_ports[q].data, min(d, 1), f"tw{q}_q")
             # The butterfly's operands are registered (the crossbar register).
-            m.d.sync += [x.up.eq(pos[2 * q]), x.down.eq(pos[2 * q + 1]), x.w_down.eq(w_down)]
+            m.d.sync += [x.up.eq(pos[2 * q]), x.down.eq(pos[2 * q + 1]),
+                         x.w_down.eq(tw_ports[q].r_data)]
             m.d.comb += bf.i.valid.eq(issue_x)
             if bf.scale_up:
                 m.d.sync += x.w_up.eq(Mux(last_d, w_last, w_one))
@@ -607,16 +619,13 @@ class StreamingNTT(Component):
             post = negacyclic_post_twiddles(self._params)
             mul0 = self._post[0]
             for lane, mul in enumerate(self._post):
-                prom = Memory(shape=unsigned(width), depth=self._n // lanes,
-                              init=[mul0.premultiply(post[j * lanes + lane])
-                                    for j in range(self._n // lanes)])
+                prom = RegisteredROM(width, [mul0.premultiply(post[j * lanes + lane])
+                                             for j in range(self._n // lanes)], output_reg=True)
                 m.submodules[f"post_rom{lane}"] = prom
-                prp = prom.read_port()
                 m.submodules[f"post{lane}"] = mul
-                tw = Signal(width, name=f"post_tw{lane}")
-                m.d.sync += tw.eq(prp.data)
-                m.d.comb += [prp.addr.eq(beat_r), mul.i.payload.a.eq(lane_data[lane]),
-                             mul.i.payload.b.eq(tw), mul.i.valid.eq(lane_valid)]
+                m.d.comb += [prom.ports[0].r_addr.eq(beat_r),
+                             mul.i.payload.a.eq(lane_data[lane]),
+                             mul.i.payload.b.eq(prom.ports[0].r_data), mul.i.valid.eq(lane_valid)]
                 lane_data[lane] = mul.o.payload
             out_valid = self._post[0].o.valid
         m.d.comb += [fifo.w_en.eq(out_valid), fifo.w_data.eq(Cat(*lane_data))]

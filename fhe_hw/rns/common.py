@@ -4,6 +4,7 @@ checks, pipeline delay lines, lane slicing and small constant ROMs."""
 from amaranth import unsigned
 from amaranth.lib.memory import Memory
 
+from ..arith.bram import RegisteredROM
 from ..arith.pipeline import Stages
 from ..params import ntt_primes, require_int, require_power_of_two
 
@@ -62,25 +63,35 @@ def lanes(value, width, count):
 
 
 class Rom:
-    """A small constant table in a :class:`~amaranth.lib.memory.Memory` with a registered read
-    port (LUT RAM or block RAM), one word of named ``width``-bit fields per address.
+    """A small constant table, one word of named ``width``-bit fields per address.
 
     ``rows`` is a list of dicts ``{field: int}`` (same fields in every row). ``Rom(m, name,
-    rows, width).read(addr)`` returns ``{field: value}`` one cycle after ``addr``.
+    rows, width).read(addr)`` returns ``{field: value}`` :attr:`latency` cycles after ``addr``:
+    1, a :class:`~amaranth.lib.memory.Memory` with a registered read port that the tools map
+    (LUT RAM or block RAM), or with ``output_reg`` 2, a
+    :class:`~fhe_hw.arith.bram.RegisteredROM` with its output register (on the ECP5 block RAM
+    with the DP16KD's own). ``read_ports`` ports, each read once (``read(addr, port)``).
     """
 
-    def __init__(self, m, name, rows, width):
+    def __init__(self, m, name, rows, width, *, output_reg=False, read_ports=1):
         self.fields = list(rows[0])
-        self.width = width
+        self.width, self.latency = width, 1 + bool(output_reg)
         words = [sum(row[f] << (i * width) for i, f in enumerate(self.fields)) for row in rows]
-        mem = Memory(shape=unsigned(width * len(self.fields)), depth=len(rows), init=words)
-        m.submodules[name] = mem
-        self._port = mem.read_port()
+        if output_reg:
+            m.submodules[name] = rom = RegisteredROM(width * len(self.fields), words,
+                                                     read_ports=read_ports, output_reg=True)
+            self._ports = [(p.r_addr, p.r_data) for p in rom.ports]
+        else:
+            m.submodules[name] = mem = Memory(shape=unsigned(width * len(self.fields)),
+                                              depth=len(rows), init=words)
+            self._ports = [(p.addr, p.data) for p in
+                           (mem.read_port() for _ in range(read_ports))]
         self._m = m
 
-    def read(self, addr):
-        self._m.d.comb += self._port.addr.eq(addr)
-        return {f: self._port.data[i * self.width:(i + 1) * self.width]
+    def read(self, addr, port=0):
+        r_addr, r_data = self._ports[port]
+        self._m.d.comb += r_addr.eq(addr)
+        return {f: r_data[i * self.width:(i + 1) * self.width]
                 for i, f in enumerate(self.fields)}
 
 

@@ -42,7 +42,11 @@ Clock. Between two registers there is at most one carry chain: the accumulation 
 μ − q (computed as μ enters its delay line) to the row side by side
 (:func:`~fhe_hw.arith.modadd.add_select`), the Post-Sum subtracters compute a − b and
 a − b + q side by side (:func:`~fhe_hw.arith.modadd.sub_parallel`), the Sum ROM address is a
-counter, the Post-Sum's "redundant row x has arrived" is a register, and the bank read
+counter with the address after the current residue polynomial in a register beside it, both
+read by the ROM so that its word leaves through the ROM's output register
+(:class:`~fhe_hw.arith.bram.RegisteredROM`, the DP16KD's own on the ECP5) in time for the
+multipliers (the engine takes no input in the first cycle after reset, whose read the reset
+clears), the Post-Sum's "redundant row x has arrived" is a register, and the bank read
 addresses are selected by registers (a reading Sum item at the read stage), never by the issue
 decision. None of this adds a cycle.
 """
@@ -345,8 +349,15 @@ class CRTBaseExtension(Component):
 
         # ---- input counters and pass bookkeeping -------------------------------------------
         in_row, in_res = Signal(range(R)), Signal(range(n_res))
-        # the Sum ROM address pass·l + residue as a counter (no multiplier before the ROM)
+        # The Sum ROM address pass·l + residue as a counter (no multiplier before the ROM), and
+        # beside it, a register too, the address after this residue polynomial: the ROM reads
+        # both (its two ports), so that its output register holds the word of a residue
+        # polynomial's first beat in time (see consts below).
+        def following(addr, res):
+            return Mux(res == n_res - 1, Mux(addr == P * l - 1 + int(sk), 0, addr + 1 - int(sk)),
+                       addr + 1)
         in_addr = Signal(range(P * l + 1))
+        after = Signal(range(P * l + 1), init=int(n_res > 1 or P > 1))  # following(0, 0)
         in_seq, ps_seq, out_seq = Signal(2), Signal(2), Signal(2)  # pass sequence numbers
         in_hold = Signal()  # folded: pass input done, waiting for its outputs
         ps_row, ps_slot, ps_pass = Signal(range(R)), Signal(range(t)), Signal(range(P))
@@ -362,16 +373,19 @@ class CRTBaseExtension(Component):
         diff = Signal(2)
         m.d.comb += diff.eq(in_seq - ps_seq)
         guard = Mux(in_res == 0, (diff == 0) | (ps_last_slot & (ps_row > in_row)), diff == 0)
-        m.d.comb += self.i.ready.eq(~in_hold & guard)
+        # The Sum ROM's word of a beat is read a cycle before the beat (consts below): no input
+        # in the first cycle after reset, as the reset cleared that cycle's read.
+        started = Signal()
+        m.d.sync += started.eq(1)
+        m.d.comb += self.i.ready.eq(~in_hold & guard & started)
         with m.If(accept):
             m.d.sync += in_row.eq(Mux(in_row == R - 1, 0, in_row + 1))
             with m.If(in_row == R - 1):
-                m.d.sync += [in_res.eq(Mux(in_res == n_res - 1, 0, in_res + 1)),
-                             in_addr.eq(in_addr + 1)]
+                res_next = Mux(in_res == n_res - 1, 0, in_res + 1)
+                m.d.sync += [in_res.eq(res_next), in_addr.eq(after),
+                             after.eq(following(after, res_next))]
             with m.If(pass_end):
-                m.d.sync += [in_addr.eq(Mux(in_addr == P * l - 1 + int(sk), 0,
-                                            in_addr + 1 - int(sk))),
-                             in_seq.eq(in_seq + 1)]
+                m.d.sync += in_seq.eq(in_seq + 1)
                 if folded:
                     m.d.sync += in_hold.eq(1)
 
@@ -380,7 +394,15 @@ class CRTBaseExtension(Component):
         red_rows = [Signal(range(R + 1), name=f"red_rows{b}") for b in range(2)]
 
         # ---- Sum Process: stage 0 registers the beat while the constant ROM is read --------
-        consts = Rom(m, "sum_rom", self._sum_rom_rows(), r).read(in_addr)
+        # The ROM's output register is the block RAM's (no block-RAM clock-to-out before the
+        # multipliers' DSP inputs): a word read at c is there at c + 2, and the beat accepted
+        # at c - 1 is in stage 0 at c, so port 0 (in_addr) serves it unless the beat accepted
+        # at c - 2 ended a residue polynomial; then port 1 (after, read at c - 2) does.
+        sum_rom = Rom(m, "sum_rom", self._sum_rom_rows(), r, output_reg=True, read_ports=2)
+        now, ahead = sum_rom.read(in_addr, 0), sum_rom.read(after, 1)
+        began, began_q = Signal(), Signal()
+        m.d.sync += [began.eq(accept & (in_row == R - 1)), began_q.eq(began)]
+        consts = {key: Mux(began_q, ahead[key], now[key]) for key in now}
         s0_valid, s0_data = Signal(), Signal(r * tp)
         s0 = {"row": Signal(range(R)), "first": Signal(), "last": Signal(), "par": Signal()}
         m.d.sync += [s0_valid.eq(accept & (in_res < l)), s0_data.eq(self.i.payload.as_value()),
