@@ -1,6 +1,7 @@
 """fhe_hw.report: sections, paper data with citations, cache, writers, CLI."""
 
 import json
+import subprocess
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -122,7 +123,14 @@ def test_plot_written_as_png(tmp_path):
 def test_cli_report_without_synthesis(tmp_path):
     assert main(["report", "--paper", "004", "--no-synth", "--no-baselines", "--no-plots",
                  "--out", str(tmp_path)]) == 0
-    assert "[Mig16] Tables II–III" in (tmp_path / "report.md").read_text()
+    text = (tmp_path / "report.md").read_text()
+    assert "[Mig16] Tables II–III" in text
+    # Provenance: the checkout's commit as `git rev-parse` gives it, and the tool versions.
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                          text=True, cwd=Path(core.__file__).parents[2]).stdout.strip()
+    assert f"Run at commit `{head}" in text and "Yosys 0." in text
+    meta = json.loads((tmp_path / "report.json").read_text())["meta"]
+    assert meta["commit"].startswith(head) and meta["tools"].startswith("Yosys")
 
 
 def _no_synthesis(row):

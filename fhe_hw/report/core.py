@@ -14,7 +14,10 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from .. import __version__
 from ..flow import builddir
+from ..flow.synth import short_versions, tool_versions
+from ..tables.pages import git_commit
 from .baselines import machine, run_baselines
 from .synthcache import cached_synth, load_cached
 from .writers import write_json, write_markdown, write_plots
@@ -200,6 +203,25 @@ def run_section(sec, ctx):
     return result
 
 
+def source_commit():
+    """The commit of the fhe_hw source this run executes: :func:`~fhe_hw.tables.pages.git_commit`
+    of the checkout holding the package, or ``"installed fhe_hw VERSION"`` outside one."""
+    root = Path(__file__).resolve().parents[2]
+    if (root / ".git").exists():
+        return git_commit(root)
+    return f"installed fhe_hw {__version__}"
+
+
+def provenance(commit):
+    """The run's ``commit``, date (UTC) and synthesis tool versions (or why they are missing)."""
+    try:
+        tools = short_versions(tool_versions())
+    except (RuntimeError, OSError) as e:
+        tools = f"synthesis tools not found ({e})"
+    return {"commit": commit, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "tools": tools}
+
+
 def build_report(papers="all", *, full=False, synth=True, baselines=True, jobs=2,
                  out=DEFAULT_OUT, plots=True, sections=None):
     """Run the sections of ``papers`` ("all", one of "000".."004", or a list), write
@@ -212,6 +234,8 @@ def build_report(papers="all", *, full=False, synth=True, baselines=True, jobs=2
               if wanted is None or s.paper in wanted or s.paper == "sw"]
     ctx = Context(full=full, synth=synth, baselines=baselines, jobs=jobs)
     start = time.monotonic()
+    # Read before the run, so that a commit made during a long run is not credited with it.
+    commit = source_commit()
     ctx.prefetch([row for s in chosen if s.synth_rows for row in s.synth_rows(full)])
     results = []
     for sec in chosen:
@@ -221,7 +245,7 @@ def build_report(papers="all", *, full=False, synth=True, baselines=True, jobs=2
     out.mkdir(parents=True, exist_ok=True)
     meta = {"full": full, "synth": synth, "baselines": baselines,
             "seconds": round(time.monotonic() - start, 1),
-            "synth_errors": ctx.synth_errors}
+            "synth_errors": ctx.synth_errors, **provenance(commit)}
     if baselines:
         meta["machine"] = machine()
     images = write_plots(results, out) if plots else {}

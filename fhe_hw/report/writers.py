@@ -46,6 +46,7 @@ def write_markdown(results, path, meta, images=None):
              "checked), except the paper columns, which are copied from the paper and table "
              "named with each table. Ratios are ours / paper: above 1 means we take more "
              "cycles, time or area.", ""]
+    lines += [f"Run at commit `{meta['commit']}` on {meta['date']}; {meta['tools']}.", ""]
     if meta.get("machine"):
         m = meta["machine"]
         lines += [f"Baselines measured on {m['processor']}, {m['platform']}, Python "
