@@ -139,7 +139,6 @@ def test_provenance_names_the_commit_the_run_started_from(tmp_path, monkeypatch)
     (["table", "nope"], "table must be one of"),
     (["table", "reducers", "--jobs", "0"], "--jobs"),
     (["table", "reducers", "--recursions", "2"], "--recursions"),
-    (["table", "ntt-cosim"], "tools/cosim_ntt.py"),
 ])
 def test_bad_input_is_one_line_and_status_2(argv, flag, capsys):
     try:

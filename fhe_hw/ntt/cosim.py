@@ -2,7 +2,8 @@
 through :class:`~fhe_hw.ntt.ShiftNTT` and :class:`~fhe_hw.ntt.ParallelNTT`, one transform of the
 streaming and four-step engines at paper sizes, and a negacyclic product through the generated
 Verilog, each checked against the golden model and the cycle count against ``cycles()``.
-``tools/cosim_ntt.py`` runs them."""
+``fhe-hw table ntt-cosim`` / ``ntt-four-step`` run the documented ones, ``tools/cosim_ntt.py``
+any size."""
 
 import random
 import time

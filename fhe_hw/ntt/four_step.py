@@ -83,7 +83,7 @@ class FourStepNTT(Component):
     transform, words in natural index order (lane 0 first) in and out: X = ``ntt4096(x)`` /
     ``ntt65536(x)`` (:mod:`fhe_hw.model.ntt`). Co-simulated with Verilator against the model,
     with the exact cycle count, at n = 4096 (forward and inverse, also under back-pressure: a
-    ``slow`` test) and n = 65536 (``tools/cosim_ntt.py --four-step``).
+    ``slow`` test) and n = 65536 (``fhe-hw table ntt-four-step``).
 
     Cycles: :meth:`cycles` = :func:`~fhe_hw.ntt.schedule.four_step_cycles` (n, ModMul latency),
     first input to last output with always-valid input and always-ready output: 2105 for

@@ -9,11 +9,11 @@ and date.
 import datetime
 import re
 import subprocess
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["RESULTS", "TableSpec", "markers", "replace_block", "read_block", "write_block",
-           "git_commit", "provenance"]
+__all__ = ["RESULTS", "TableSpec", "TableFailure", "markers", "replace_block", "read_block",
+           "write_block", "git_commit", "provenance"]
 
 #: The results pages, relative to the repository root.
 RESULTS = Path("docs", "results")
@@ -22,19 +22,20 @@ RESULTS = Path("docs", "results")
 @dataclass(frozen=True)
 class TableSpec:
     """One documented table: ``name`` (``fhe-hw table NAME``), ``page`` (file name under
-    :data:`RESULTS`), ``title``, ``generate(args) -> (markdown, facts)`` (None for a table this
-    command cannot regenerate; ``how`` then says what does), ``options`` (extra argparse
-    arguments: ``(flags, kwargs)`` pairs), ``synth`` (whether it runs place and route),
-    ``logs`` (where its tools' logs go, under ``build/``)."""
+    :data:`RESULTS`), ``title``, ``generate(args, progress) -> (markdown, facts)`` (it raises
+    :class:`TableFailure` when a row fails its check), ``logs`` (where its tools' logs go,
+    under ``build/``)."""
 
     name: str
     page: str
     title: str
-    generate: object = None
-    how: str = ""
-    options: tuple = field(default_factory=tuple)
-    synth: bool = True
+    generate: object
     logs: str = "synth"
+
+
+class TableFailure(Exception):
+    """A row of a table failed its check (a simulation that differs from its model): no block
+    is written."""
 
 
 def markers(name):
