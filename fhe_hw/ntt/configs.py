@@ -4,8 +4,9 @@
   ``docs/results/ntt.md``): n = 1024 and 4096, P = 1, 2, 4, solinas64, tiled ``ModMul``\\ s,
   ``splitnets`` before synthesis, nextpnr's default placer and router1. The report's 002
   section reads the same rows (:data:`REPORT_STREAMING` is its n = 1024, P = 1 row).
-* :data:`NTT_TABLE`: the butterflies, shift-only units and the fully parallel NTT
-  (``fhe-hw table ntt``), each an :class:`NttRow` with its note.
+* :data:`NTT_TABLE`: the shift-only units and the fully parallel NTT (``fhe-hw table ntt``),
+  and :data:`BUTTERFLY_TABLE`: the butterflies (``fhe-hw table butterflies``), each an
+  :class:`NttRow` with its note.
 """
 
 from typing import NamedTuple
@@ -14,7 +15,7 @@ from ..flow.rows import Row
 from ..params import SOLINAS64
 
 __all__ = ["STREAMING_TARGET", "streaming_params", "STREAMING_TABLE", "REPORT_STREAMING",
-           "NttRow", "NTT_TABLE", "SMOKE", "BOARD_SWEEP"]
+           "NttRow", "NTT_TABLE", "BUTTERFLY_TABLE", "SMOKE", "BOARD_SWEEP"]
 
 #: ``splitnets`` before synthesis (Yosys 0.70's ABC9 aborts on this design,
 #: YosysHQ/yosys#4349), nextpnr's default placer (HeAP) and router (router1).
@@ -47,8 +48,7 @@ class NttRow(NamedTuple):
     not_routed: str = ""
 
 
-#: The three shift-only units of 002 first, then one run-time-twiddle butterfly per 001
-#: Table 2 modulus (tiled ModMuls, the default) and one untiled for comparison.
+#: The shift-only units of 002 and the fully parallel NTT (``fhe-hw table ntt``).
 #: (splitnets): ``ecp5-splitnets``; (static placer): nextpnr's electrostatic
 #: placer and router2 after splitnets.
 NTT_TABLE = [
@@ -67,6 +67,14 @@ NTT_TABLE = [
            "iteration, stopped"),
     NttRow(Row("shift-ntt", {"points": 16, "lanes": 16}, "ecp5-splitnets-static"),
            "shift-only radix-16 unit ([Wang13] §IV-B)"),
+    NttRow(Row("parallel-ntt", {"k": 16, "modulus": "fermat32"}, "ecp5-splitnets"),
+           "fully parallel, all shifts"),
+]
+
+#: The butterflies (``fhe-hw table butterflies``): the shift-only ones of [Cao14] §3.2, then
+#: one run-time-twiddle butterfly per 001 Table 2 modulus (tiled ModMuls, the default) and one
+#: untiled for comparison.
+BUTTERFLY_TABLE = [
     NttRow(Row("butterfly", {"modulus": "fermat32", "twiddle": 2}),
            "shift-only butterfly, ω = 2 ([Cao14] §3.2)"),
     NttRow(Row("butterfly", {"modulus": "fermat64", "twiddle": 2}),
@@ -79,8 +87,6 @@ NTT_TABLE = [
     NttRow(Row("butterfly", {"modulus": "general32"}), "run-time twiddles"),
     NttRow(Row("butterfly", {"modulus": "solinas64", "tiled": False}),
            "run-time twiddles, untiled ModMul (`tiled=False`: one operand sliced)"),
-    NttRow(Row("parallel-ntt", {"k": 16, "modulus": "fermat32"}, "ecp5-splitnets"),
-           "fully parallel, all shifts"),
 ]
 
 #: A quick smoke set: the smallest streaming engine and a butterfly.

@@ -18,6 +18,7 @@ MODULES = {
     "rns": "rns",
     "karatsuba": "karatsuba",
     "ntt": "ntt",
+    "butterflies": "ntt",
     "ntt-streaming": "ntt_streaming",
     "ntt-cosim": "ntt_cosim",
     "ntt-four-step": "ntt_cosim",

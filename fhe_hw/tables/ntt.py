@@ -1,17 +1,18 @@
-"""``fhe-hw table ntt``: resources and Fmax of the NTT butterflies, the shift-only units and the
-fully parallel NTT on ECP5-85F, rows :data:`fhe_hw.ntt.configs.NTT_TABLE`.
+"""``fhe-hw table ntt`` and ``fhe-hw table butterflies``: resources and Fmax on ECP5-85F of the
+shift-only units and the fully parallel NTT (rows :data:`fhe_hw.ntt.configs.NTT_TABLE`) and of
+the butterflies (:data:`fhe_hw.ntt.configs.BUTTERFLY_TABLE`).
 
 A row with a ``not_routed`` reason (measured earlier: it does not fit, or nextpnr was stopped)
 is not rerun; the reason stands in its place.
 """
 
 from ..markdown import table as markdown_table
-from ..ntt.configs import NTT_TABLE
+from ..ntt.configs import BUTTERFLY_TABLE, NTT_TABLE
 from ..units import get_unit
 from .common import ecp5_facts, latency, synth_rows
 from .pages import TableSpec
 
-__all__ = ["TABLE", "markdown"]
+__all__ = ["TABLES", "markdown"]
 
 _FLAGS = {"ecp5-splitnets": " (splitnets)", "ecp5-splitnets-static": " (splitnets, static placer)"}
 
@@ -54,14 +55,20 @@ def markdown(entries, results):
     return "\n".join(lines) + "\n"
 
 
-def generate(args, progress):
-    run = [e for e in NTT_TABLE if not e.not_routed]
-    done = dict(zip(map(id, run), synth_rows([e.row for e in run], args, progress)))
-    results = [done.get(id(e)) for e in NTT_TABLE]
-    first = next(r for r in results if r is not None)
-    return markdown(NTT_TABLE, results), {
-        **ecp5_facts(first), "json": [r.to_dict() for r in results if r is not None]}
+def _generator(entries):
+    def generate(args, progress):
+        run = [e for e in entries if not e.not_routed]
+        done = dict(zip(map(id, run), synth_rows([e.row for e in run], args, progress)))
+        results = [done.get(id(e)) for e in entries]
+        first = next(r for r in results if r is not None)
+        return markdown(entries, results), {
+            **ecp5_facts(first), "json": [r.to_dict() for r in results if r is not None]}
+    return generate
 
 
-TABLE = TableSpec("ntt", "ntt.md", "butterflies, shift-only units, parallel NTT on ECP5-85F",
-                  generate)
+TABLES = {t.name: t for t in (
+    TableSpec("ntt", "ntt.md", "shift-only units, parallel NTT on ECP5-85F",
+              _generator(NTT_TABLE)),
+    TableSpec("butterflies", "ntt.md", "NTT butterflies on ECP5-85F",
+              _generator(BUTTERFLY_TABLE)),
+)}
