@@ -44,14 +44,23 @@ def markdown(entries, results):
         cells.append([f"`{row.unit}`", _shown(row.params),
                       f"{entry.note}{_FLAGS.get(row.target, '')}", "" if lat is None else lat,
                       _cycles(row), r.lut, r.ff, r.dsp, f"{r.fmax_mhz:.1f}"])
-    lines = [markdown_table(["unit", "params", "what", "latency", "cycles()", "LUT", "FF", "DSP",
-                             "Fmax (MHz)"], cells).rstrip("\n")]
-    lines += ["", "Out of context with every port registered; LUT = LUT4 + 2 per CCU2C, "
-              "DSP = MULT18X18D, Fmax from nextpnr. (splitnets): Yosys ABC9 aborts on that "
-              "design (YosysHQ/yosys#4349), so it ran `hierarchy; proc; flatten; splitnets; "
-              "synth_ecp5`. (static placer): placed by nextpnr's `--placer static` and routed "
-              "by `--router router2`. Rows without numbers were not routed when measured and "
-              "are not rerun by this command."]
+    header = ["unit", "params", "what", "latency", "cycles()", "LUT", "FF", "DSP", "Fmax (MHz)"]
+    if not any(c[4] != "" for c in cells):      # units without a cycles()
+        header, cells = header[:4] + header[5:], [c[:4] + c[5:] for c in cells]
+    lines = [markdown_table(header, cells).rstrip("\n")]
+    targets = {e.row.target for e in entries}
+    notes = ["Out of context with every port registered; LUT = LUT4 + 2 per CCU2C, "
+             "DSP = MULT18X18D, Fmax from nextpnr."]
+    if targets & set(_FLAGS):
+        notes.append("(splitnets): Yosys ABC9 aborts on that design (YosysHQ/yosys#4349), so "
+                     "it ran `hierarchy; proc; flatten; splitnets; synth_ecp5`.")
+    if "ecp5-splitnets-static" in targets:
+        notes.append("(static placer): placed by nextpnr's `--placer static` and routed by "
+                     "`--router router2`.")
+    if any(e.not_routed for e in entries):
+        notes.append("Rows without numbers were not routed when measured and are not rerun "
+                     "by this command.")
+    lines += ["", " ".join(notes)]
     return "\n".join(lines) + "\n"
 
 
