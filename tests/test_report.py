@@ -161,15 +161,18 @@ def _openfhe_rows():
     return rows
 
 
-def _cpu_section(monkeypatch, tmp_path, baselines, fmax, findings=False):
+def _cpu_section(monkeypatch, tmp_path, baselines, fmax, findings=False, unbuildable=()):
     """The CPU vs hardware section's table with ``baselines`` and synthesis results of Fmax
     ``fmax[unit]`` for exactly the configurations it asks for (every request recorded), and
-    with ``findings`` its findings too."""
+    with ``findings`` its findings too. Keying the cache of a ``(unit, n)`` in ``unbuildable``
+    raises the ValueError of a design the ECP5 cannot hold."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(core, "run_baselines", lambda full=False: baselines)
     asked = []
 
     def cached(unit, params, flow="ecp5"):
+        if (unit, params["n"]) in unbuildable:
+            raise ValueError("a memory of depth 65536 is deeper than one DP16KD (16384 words)")
         asked.append((unit, params, flow))
         return SimpleNamespace(fmax_mhz=fmax[unit]) if unit in fmax else None
 
@@ -246,6 +249,18 @@ def test_cpu_vs_hardware_without_synthesis_gives_no_time(monkeypatch, tmp_path):
     assert ntt["Fmax MHz (ECP5-85F)"] == "not synthesized in this run (--no-synth) and not cached"
     assert ntt["hardware µs"] is None and ntt["OpenFHE 1 thread / hardware"] is None
     assert rows["forward NTT n=65536"]["Fmax MHz (ECP5-85F)"].startswith("not synthesized: not")
+
+
+def test_cpu_vs_hardware_names_a_configuration_the_ecp5_cannot_build(monkeypatch, tmp_path):
+    """Keying the cache elaborates the design; a configuration whose ECP5 form cannot be built
+    (the 65536-point NTT's ROM is deeper than a DP16KD) gets its reason, not a failed section."""
+    rows, _ = _cpu_section(monkeypatch, tmp_path, _openfhe_rows(), {},
+                           unbuildable={("ntt", 65536)})
+    assert rows["forward NTT n=65536"]["Fmax MHz (ECP5-85F)"] == (
+        "not synthesizable for the ECP5: a memory of depth 65536 is deeper than one DP16KD "
+        "(16384 words)")
+    assert rows["forward NTT n=65536"]["hardware µs"] is None
+    assert rows["forward NTT n=4096"]["Fmax MHz (ECP5-85F)"].startswith("not synthesized in")
 
 
 def test_cpu_vs_hardware_is_unavailable_without_openfhe(monkeypatch, tmp_path):

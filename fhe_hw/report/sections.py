@@ -534,7 +534,9 @@ def _cpu_rows(full):
 
 def _measured(ctx, row, synthesized):
     """The synthesis result of ``row``: through ``ctx.synth`` when it is one of the section's
-    ``synthesized`` rows (run now, or cached), else only a cached one (or None)."""
+    ``synthesized`` rows (run now, or cached), else only a cached one (or None). ``ValueError``
+    when the configuration cannot be built for the ECP5 at all (keying the cache elaborates
+    it: the 65536-point NTT's twiddle ROM is deeper than a DP16KD)."""
     triple = _triple(row)
     return ctx.synth(*triple) if triple in synthesized else load_cached(*triple)
 
@@ -565,12 +567,16 @@ def cpu_vs_hardware(ctx):
                            *[None] * len(threads)])
             continue
         cycles = get_unit(row.unit).cycles(row.params)
-        r = _measured(ctx, row, synthesized)
-        if _triple(row) in synthesized:
-            why = "synthesis failed (report.json: synth_errors)" if ctx.synth_enabled else \
-                "not synthesized in this run (--no-synth) and not cached"
+        try:
+            r = _measured(ctx, row, synthesized)
+        except ValueError as e:
+            r, why = None, f"not synthesizable for the ECP5: {e}"
         else:
-            why = "not synthesized: not a row of the synthesized tables"
+            if _triple(row) in synthesized:
+                why = "synthesis failed (report.json: synth_errors)" if ctx.synth_enabled \
+                    else "not synthesized in this run (--no-synth) and not cached"
+            else:
+                why = "not synthesized: not a row of the synthesized tables"
         hw = cycles / r.fmax_mhz if r else None
         ratios = [ratio(c, hw) if isinstance(c, float) else None for c in cpu]
         t.rows.append([_label(op, n, l), *cpu, f"{row.unit} {shown(row.params, ('prime_n',))}",
