@@ -99,12 +99,15 @@ def test_twiddle_index_is_one_run_of_entries_per_stage():
 
 
 def test_cycles_formula_for_65536():
-    # 2·n/lanes + log2 n·(n/2P + latency + 2 + read_stages - 1) + 3 + read_stages + post
-    assert cycles(65536, 4, butterfly_latency=9) == 2 * 8192 + 16 * (8192 + 13) + 6
+    # 2·n/lanes + log2 n·(n/2P + latency + 2 + (read_stages - 1) + write_stages) + 3
+    # + read_stages + post; the defaults are read_stages = 3, write_stages = 1
+    assert cycles(65536, 4, butterfly_latency=9) == 2 * 8192 + 16 * (8192 + 14) + 6
+    assert cycles(65536, 4, butterfly_latency=9, write_stages=0) == \
+        2 * 8192 + 16 * (8192 + 13) + 6
     assert cycles(65536, 4, butterfly_latency=9, read_stages=0) == \
-        2 * 8192 + 16 * (8192 + 11) + 3
-    assert cycles(16, 8, butterfly_latency=7, post_latency=6, read_stages=1) == \
-        2 + 4 * (1 + 9) + 4 + 6
+        2 * 8192 + 16 * (8192 + 12) + 3
+    assert cycles(16, 8, butterfly_latency=7, post_latency=6, read_stages=1, write_stages=0) \
+        == 2 + 4 * (1 + 9) + 4 + 6
 
 
 # --- four-step plan ([Wang13] §IV-C)

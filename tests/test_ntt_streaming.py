@@ -130,6 +130,43 @@ def test_default_read_depth_is_three():
     assert StreamingNTT(64).read_stages == 3
 
 
+@pytest.mark.parametrize("write_stages", [0, 1])
+@pytest.mark.parametrize("P,negacyclic,inverse,read_stages", [
+    (1, True, True, 3), (4, False, True, 0), (8, True, False, 3), (2, False, False, 1)])
+def test_every_write_depth_matches_model_in_cycles(write_stages, P, negacyclic, inverse,
+                                                   read_stages):
+    # The write-back register adds one cycle to each of the six stages' drains.
+    n = 64
+    kw = dict(butterflies=P, negacyclic=negacyclic, inverse=inverse, read_stages=read_stages)
+    unit = StreamingNTT(n, "solinas64", write_stages=write_stages, **kw)
+    assert unit.write_stages == write_stages
+    assert unit.cycles() == StreamingNTT(n, "solinas64", write_stages=0, **kw).cycles() \
+        + 6 * write_stages
+    x = random_poly(unit.modulus, n, "write_stages", write_stages, P, negacyclic, inverse)
+    got, run = transform(unit, x)
+    assert_equal(got, ntt_radix2(x, unit.params, inverse, negacyclic), f"ws={write_stages}")
+    assert run.cycles == unit.cycles() == streaming_ntt_cycles(
+        n, "solinas64", write_stages=write_stages, **kw) == get_unit("ntt").cycles(
+        {"n": n, "write_stages": write_stages, **kw})
+
+
+def test_default_write_depth_is_one():
+    assert StreamingNTT(64).write_stages == 1
+
+
+@pytest.mark.parametrize("write_stages", [0, 1])
+def test_every_write_depth_streams_under_back_pressure(write_stages):
+    n, P = 64, 4
+    unit = StreamingNTT(n, "solinas64", butterflies=P, lanes=4, write_stages=write_stages)
+    xs = [random_poly(unit.modulus, n, "ws-b2b", write_stages, k) for k in range(2)]
+    beats = [x[i:i + 4] for x in xs for i in range(0, n, 4)]
+    run = run_stream(unit, {"i": beats}, {"o": len(beats)}, valid_prob=0.6, ready_prob=0.5,
+                     seed=SEED)
+    flat = [v for beat in run.outputs["o"] for v in beat]
+    for k, x in enumerate(xs):
+        assert_equal(flat[k * n:(k + 1) * n], ntt_radix2(x, unit.params), f"transform {k}")
+
+
 @pytest.mark.parametrize("read_stages", [0, 3])
 def test_every_read_depth_streams_under_back_pressure(read_stages):
     n, P = 32, 2
@@ -171,11 +208,12 @@ def test_back_to_back_transforms_stream_through():
 
 # --- bank reads never meet a write of their address (the ECP5 form's block RAM) -----------------
 
-@pytest.mark.parametrize("n,P,inverse,negacyclic,read_stages", [
-    (16, 1, False, False, 3), (16, 4, True, True, 3), (32, 1, True, True, 0),
-    (64, 2, True, False, 3), (64, 4, False, True, 2), (128, 4, True, True, 3),
-    (128, 2, False, False, 1), (256, 8, False, True, 3)])
-def test_no_bank_read_meets_a_write_of_its_address(n, P, inverse, negacyclic, read_stages):
+@pytest.mark.parametrize("n,P,inverse,negacyclic,read_stages,write_stages", [
+    (16, 1, False, False, 3, 1), (16, 4, True, True, 3, 1), (32, 1, True, True, 0, 0),
+    (64, 2, True, False, 3, 1), (64, 4, False, True, 2, 0), (128, 4, True, True, 3, 1),
+    (128, 2, False, False, 1, 1), (256, 8, False, True, 3, 1), (256, 4, True, False, 3, 0)])
+def test_no_bank_read_meets_a_write_of_its_address(n, P, inverse, negacyclic, read_stages,
+                                                   write_stages):
     """A read of the word written in the same cycle is undefined on the DP16KD; the banks'
     ECP5 form reads the old word all the same (RegisteredRAM's bypass), and the engine does
     not even rely on it: over two back-to-back transforms under random valid and ready, every
@@ -183,7 +221,7 @@ def test_no_bank_read_meets_a_write_of_its_address(n, P, inverse, negacyclic, re
     ports are used. One-word banks (P = n/2) are flip-flops on the ECP5 too; there the last
     unload read and the next load's first write do meet."""
     unit = StreamingNTT(n, "solinas64", butterflies=P, inverse=inverse, negacyclic=negacyclic,
-                        read_stages=read_stages)
+                        read_stages=read_stages, write_stages=write_stages)
     hits, both = [], [0]
 
     async def monitor(ctx):
@@ -321,6 +359,17 @@ def test_rejects_bad_read_stages_before_building(read_stages, error, match):
             fn(64, read_stages=read_stages)
 
 
+@pytest.mark.parametrize("write_stages,error,match", [
+    (-1, ValueError, "write_stages must be at least 0"),
+    (2, ValueError, "write_stages must be at most 1"),
+    (True, TypeError, "write_stages must be an integer"),
+    (None, TypeError, "write_stages must be an integer")])
+def test_rejects_bad_write_stages_before_building(write_stages, error, match):
+    for fn in (StreamingNTT, streaming_ntt_cycles):
+        with pytest.raises(error, match=match):
+            fn(64, write_stages=write_stages)
+
+
 # --- timing contract -----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("params", [
@@ -359,7 +408,8 @@ def test_contract_describes_one_transform_only():
     ({"n": 64, "inverse": 1}, TypeError, "inverse must be a bool"),
     ({"n": 64, "tiled": "yes"}, TypeError, "tiled must be a bool"),
     ({"n": 64, "mult_stages": -1}, ValueError, "mult_stages must be at least 0"),
-    ({"n": 64, "read_stages": 4}, ValueError, "read_stages must be at most 3")])
+    ({"n": 64, "read_stages": 4}, ValueError, "read_stages must be at most 3"),
+    ({"n": 64, "write_stages": 2}, ValueError, "write_stages must be at most 1")])
 def test_contract_rejects_what_the_engine_rejects(params, error, match):
     unit = get_unit("ntt")
     for fn in (unit.build, lambda **p: unit.cycles(p), lambda **p: unit.latency(p)):

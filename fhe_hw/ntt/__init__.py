@@ -5,7 +5,7 @@ from ..units import Option, parse_bool, register
 from .butterfly import Butterfly
 from .four_step import FourStepNTT, four_step_mul_latency, four_step_ntt_cycles
 from .parallel import ParallelNTT
-from .schedule import READ_STAGES
+from .schedule import READ_STAGES, WRITE_STAGES
 from .shift import ConstMul, RingNormaliser, ShiftMul, ShiftNTT
 from .streaming import StreamingNTT, streaming_config, streaming_ntt_cycles
 
@@ -77,6 +77,8 @@ register("ntt", "memory-based streaming NTT, n = 16..65536, P butterflies "
          Option("read-stages", int, READ_STAGES,
                 "registers on the read path: 0, 1 (read addresses), 2 (and the bank "
                 "outputs) or 3 (and the read network's middle)"),
+         Option("write-stages", int, WRITE_STAGES,
+                "registers on the write-back path: 0 or 1 (the permuted butterfly results)"),
          latency=_stream_engine_latency(streaming_config),
          cycles=_one_transform_cycles(streaming_ntt_cycles))(StreamingNTT)
 

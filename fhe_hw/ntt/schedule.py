@@ -25,7 +25,7 @@ from ..params import SOLINAS64, require_power_of_two
 
 __all__ = ["MIN_N", "MAX_N", "bank_of", "address_of", "stage_window", "crossbar_bank",
            "crossbar_position", "twiddle_index", "schedule", "cycles", "READ_STAGES",
-           "MAX_READ_STAGES", "FOUR_STEP_LANES",
+           "MAX_READ_STAGES", "WRITE_STAGES", "MAX_WRITE_STAGES", "FOUR_STEP_LANES",
            "FOUR_STEP_PHASES", "four_step_fields", "four_step_bank", "four_step_schedule",
            "four_step_output_position", "run_four_step_schedule", "four_step_position",
            "four_step_unload_position", "four_step_twiddle", "four_step_cycles"]
@@ -37,6 +37,10 @@ MAX_N = 65536
 #: permutation): the default and the most it accepts.
 READ_STAGES = 3
 MAX_READ_STAGES = 3
+#: Registers on its write-back path (between the write-back permutation and the pair swaps):
+#: the default and the most it accepts.
+WRITE_STAGES = 1
+MAX_WRITE_STAGES = 1
 
 
 # --- radix-2 engine: bank mapping, schedule, cycles -----------------------------------------------
@@ -124,19 +128,20 @@ def schedule(n, butterflies, inverse=False):
 
 
 def cycles(n, butterflies=1, *, lanes=None, butterfly_latency, post_latency=0,
-           read_stages=READ_STAGES):
+           read_stages=READ_STAGES, write_stages=WRITE_STAGES):
     """Exact cycles from the first input transfer to the last output transfer of one transform
     with always-valid input and always-ready output: 2·n/lanes (load and unload) +
-    log2(n)·(n/(2P) + butterfly_latency + 2 + D) (stages and their pipeline drains) +
+    log2(n)·(n/(2P) + butterfly_latency + 2 + D + W) (stages and their pipeline drains) +
     3 + read_stages (memory read, the read path's registers, crossbar register, output FIFO) +
     post_latency (the negacyclic inverse's post-multiplier, else 0). ``lanes`` defaults to 2P;
     ``read_stages`` (:data:`READ_STAGES` by default) is the number of registers on the read
     path: the first registers the bank read addresses, which delays reads and write-backs
     alike and so adds no drain, the others (D = read_stages - 1 of them) sit after the banks
-    and lengthen every stage's drain."""
+    and lengthen every stage's drain; the W = ``write_stages`` registers (:data:`WRITE_STAGES`
+    by default) on the write-back path lengthen every stage's drain too."""
     lanes = 2 * butterflies if lanes is None else lanes
     log_n = n.bit_length() - 1
-    drain = butterfly_latency + 2 + max(read_stages - 1, 0)
+    drain = butterfly_latency + 2 + max(read_stages - 1, 0) + write_stages
     return 2 * (n // lanes) + log_n * (n // (2 * butterflies) + drain) + 3 + read_stages \
         + post_latency
 

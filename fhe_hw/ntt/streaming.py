@@ -13,9 +13,10 @@ and one read port each, depth n/B). A transform is three phases:
 1. *load*: n/lanes input beats, ``lanes`` coefficients each, are written in index order;
 2. *compute*: log2 n stages; a stage issues n/(2P) cycles of P butterflies (reading 2P
    coefficients, one per bank, and writing the 2P results back in place to the same bank and
-   address ``Butterfly.latency + 2 + D`` cycles later: memory read, the D = ``read_stages`` - 1
-   registers after the banks, the crossbar register, the butterfly), then idles that many
-   cycles so that the next stage reads only finished results;
+   address ``Butterfly.latency + 2 + D + W`` cycles later: memory read, the D =
+   ``read_stages`` - 1 registers after the banks, the crossbar register, the butterfly, the
+   W = ``write_stages`` registers on the write-back path), then idles that many cycles so that
+   the next stage reads only finished results;
 3. *unload*: n/lanes output beats in index order, through an output FIFO that absorbs
    back-pressure (reads are issued only against free FIFO credits), with the negacyclic
    inverse's k^-1·ψ^-i post-multiplication (:func:`fhe_hw.model.ntt.negacyclic_post_twiddles`)
@@ -44,11 +45,11 @@ distinct banks. :func:`schedule` gives the issue order, and the tests check both
 every supported (n, P).
 
 Cycle count (always-valid input, always-ready output), first input to last output:
-``cycles = 2·n/lanes + log2(n)·(n/(2P) + Butterfly.latency + 2 + D) + 3 + R + post``, with
-R = ``read_stages``, D = max(R - 1, 0) and post the ModMul latency for the negacyclic inverse
-and 0 otherwise (:func:`cycles`). Throughput: one transform every
-``2·n/lanes + log2(n)·(n/(2P) + Butterfly.latency + 2 + D)`` cycles (the next load starts as
-soon as the last output read has been issued).
+``cycles = 2·n/lanes + log2(n)·(n/(2P) + Butterfly.latency + 2 + D + W) + 3 + R + post``,
+with R = ``read_stages``, D = max(R - 1, 0), W = ``write_stages`` and post the ModMul latency
+for the negacyclic inverse and 0 otherwise (:func:`cycles`). Throughput: one transform every
+``2·n/lanes + log2(n)·(n/(2P) + Butterfly.latency + 2 + D + W)`` cycles (the next load starts
+as soon as the last output read has been issued).
 
 Read pipeline (``read_stages`` R, 0 to 3, default 3), its registers in the order they are
 added:
@@ -64,6 +65,12 @@ added:
    The banks read only for issued butterflies and unload beats (``r_en``: the DP16KD's
    ``CEB``), and the tests check that none of those reads meets a write of its word;
 3. the read network between its pair swaps and its position permutation (R = 3).
+
+Write-back pipeline (``write_stages`` W, 0 or 1, default 1): the butterflies' results after the
+write-back permutation (W = 1), before its pair swaps and the load multiplexer. On the ECP5 at
+P = 4 the permutation and the swaps with their wires across the die were the critical path
+from the butterflies' output registers to the banks' registered write data; the register adds
+one cycle to every stage's drain. Loading enters after it and is not delayed.
 
 A read issued at cycle c reaches the banks at c + min(R, 1), leaves them one cycle later and
 is in the crossbar register (the butterflies' registered operands) at c + 2 + R. The twiddle
@@ -110,8 +117,10 @@ from .butterfly import Butterfly
 from .schedule import (
     MAX_N,
     MAX_READ_STAGES,
+    MAX_WRITE_STAGES,
     MIN_N,
     READ_STAGES,
+    WRITE_STAGES,
     bank_of,
     crossbar_bank,
     crossbar_position,
@@ -134,11 +143,12 @@ class StreamingConfig:
     butterfly_latency: int
     post_latency: int          # the negacyclic inverse's post-multiplier, else 0
     read_stages: int
+    write_stages: int
 
 
 def streaming_config(n, modulus="solinas64", *, butterflies=1, lanes=None, negacyclic=False,
                      inverse=False, mult_stages=None, reducer="auto", tiled=True,
-                     read_stages=READ_STAGES):
+                     read_stages=READ_STAGES, write_stages=WRITE_STAGES):
     """Check :class:`StreamingNTT`'s parameters without building hardware and resolve them
     (:class:`StreamingConfig`: lanes default 2P, the butterfly and post-multiplier latencies
     from :meth:`Butterfly.latency_of <fhe_hw.ntt.Butterfly.latency_of>` and
@@ -168,11 +178,13 @@ def streaming_config(n, modulus="solinas64", *, butterflies=1, lanes=None, negac
                          f"{n}{kind}, not {mod}: {e}") from None
     check_mult_stages(mult_stages)
     require_int("read_stages", read_stages, minimum=0, maximum=MAX_READ_STAGES)
+    require_int("write_stages", write_stages, minimum=0, maximum=MAX_WRITE_STAGES)
     bf_latency = Butterfly.latency_of(mod, scale_up=inverse and not negacyclic,
                                       mult_stages=mult_stages, reducer=reducer, tiled=tiled)
     post_latency = ModMul.latency_of(mod, reducer, mult_stages=mult_stages, tiled=tiled) \
         if inverse and negacyclic else 0
-    return StreamingConfig(mod, params, lanes, bf_latency, post_latency, read_stages)
+    return StreamingConfig(mod, params, lanes, bf_latency, post_latency, read_stages,
+                           write_stages)
 
 
 def streaming_ntt_cycles(n, modulus="solinas64", *, butterflies=1, **params):
@@ -180,7 +192,8 @@ def streaming_ntt_cycles(n, modulus="solinas64", *, butterflies=1, **params):
     **params)``, without building it."""
     cfg = streaming_config(n, modulus, butterflies=butterflies, **params)
     return cycles(n, butterflies, lanes=cfg.lanes, butterfly_latency=cfg.butterfly_latency,
-                  post_latency=cfg.post_latency, read_stages=cfg.read_stages)
+                  post_latency=cfg.post_latency, read_stages=cfg.read_stages,
+                  write_stages=cfg.write_stages)
 
 
 # --- Amaranth helpers -------------------------------------------------------------------------
@@ -268,7 +281,8 @@ class StreamingNTT(Component):
     default 3: registers on the read path, see the module docstring: the read addresses, which
     add one cycle to the unload, then each bank's output and the read network's middle, which
     add one cycle to every stage's drain and to the unload; 0 is the engine before they were
-    added).
+    added); ``write_stages`` (0 or 1, default 1: a register on the write-back path, which adds
+    one cycle to every stage's drain).
     The four-step engine for solinas64 is :class:`~fhe_hw.ntt.FourStepNTT`.
 
     Ports: ``i`` and ``o`` — streams of ``data.ArrayLayout(unsigned(m), lanes)`` (m = modulus
@@ -287,17 +301,18 @@ class StreamingNTT(Component):
     Raises ``TypeError``/``ValueError`` for a bad parameter (:func:`streaming_config`: n not a
     power of two or out of range, P not a power of two or above n/2, lanes not a power of two or
     above 2P, a modulus without the needed root, a bad ``mult_stages``, ``reducer``,
-    ``read_stages`` or bool).
+    ``read_stages``, ``write_stages`` or bool).
     """
 
     def __init__(self, n, modulus="solinas64", *, butterflies=1, lanes=None, negacyclic=False,
                  inverse=False, mult_stages=None, reducer="auto", tiled=True,
-                 read_stages=READ_STAGES):
+                 read_stages=READ_STAGES, write_stages=WRITE_STAGES):
         cfg = streaming_config(n, modulus, butterflies=butterflies, lanes=lanes,
                                negacyclic=negacyclic, inverse=inverse, mult_stages=mult_stages,
-                               reducer=reducer, tiled=tiled, read_stages=read_stages)
+                               reducer=reducer, tiled=tiled, read_stages=read_stages,
+                               write_stages=write_stages)
         mod, lanes = cfg.modulus, cfg.lanes
-        self._read_stages = read_stages
+        self._read_stages, self._write_stages = read_stages, write_stages
         self._negacyclic, self._inverse, self._params = negacyclic, inverse, cfg.params
         self._mod, self._n, self._p, self._lanes = mod, n, butterflies, lanes
         self._bfs = [Butterfly(mod, scale_up=inverse and not negacyclic,
@@ -356,6 +371,11 @@ class StreamingNTT(Component):
         return self._read_stages
 
     @property
+    def write_stages(self):
+        """Registers on the write-back path (0 or 1): the permuted butterfly results."""
+        return self._write_stages
+
+    @property
     def butterfly_latency(self):
         """Latency of the butterflies."""
         return self._bfs[0].latency
@@ -370,7 +390,7 @@ class StreamingNTT(Component):
         (:func:`~fhe_hw.ntt.schedule.cycles`)."""
         return cycles(self._n, self._p, lanes=self._lanes,
                       butterfly_latency=self.butterfly_latency, post_latency=self.post_latency,
-                      read_stages=self._read_stages)
+                      read_stages=self._read_stages, write_stages=self._write_stages)
 
     @property
     def banks(self):
@@ -401,7 +421,7 @@ class StreamingNTT(Component):
         B, C, CL = 2 * P, n // (2 * P), n // lanes
         log_lanes = lanes.bit_length() - 1
         a, d = _read_split(self._read_stages)
-        gap = self.butterfly_latency + 2 + d   # pipeline drain between stages
+        gap = self.butterfly_latency + 2 + d + self._write_stages   # drain between stages
         banks, tw_ports = self._memories(m)
 
         # Control.
@@ -569,18 +589,23 @@ class StreamingNTT(Component):
         the butterfly outputs (issue -> read -> crossbar register -> butterfly). The last swap
         register is the write-back network's control: the fold of the next beat when the next
         cycle loads (``load_next``), else the compute swap. Returns the delayed
-        (wen, waddr, wsw, wu)."""
-        depth_w = 2 + self._read_stages + self.butterfly_latency
+        (wen, waddr, wsw, wu); the permutation ``wu`` is the butterflies' (it comes before the
+        ``write_stages`` register), the others are the banks'."""
+        depth_u = 2 + self._read_stages + self.butterfly_latency
+        depth_w = depth_u + self._write_stages
         B, C = 2 * self._p, self._n // (2 * self._p)
         for d in range(depth_w):
-            wen_r, wsw_r, wu_r = Signal(name=f"wen_d{d}"), Signal(len(wsw), name=f"wsw_d{d}"), \
-                Signal.like(wu, name=f"wu_d{d}")
+            wen_r, wsw_r = Signal(name=f"wen_d{d}"), Signal(len(wsw), name=f"wsw_d{d}")
             nxt_a = [Signal(range(C), name=f"waddr{k}_d{d}") for k in range(B)]
             if d == depth_w - 1:
                 wsw = Mux(load_next, fold_next, wsw)
-            m.d.sync += [wen_r.eq(wen), wsw_r.eq(wsw), wu_r.eq(wu)]
+            m.d.sync += [wen_r.eq(wen), wsw_r.eq(wsw)]
             m.d.sync += [a.eq(a0) for a, a0 in zip(nxt_a, waddr)]
-            wen, waddr, wsw, wu = wen_r, nxt_a, wsw_r, wu_r
+            wen, waddr, wsw = wen_r, nxt_a, wsw_r
+            if d < depth_u:
+                wu_r = Signal.like(wu, name=f"wu_d{d}")
+                m.d.sync += wu_r.eq(wu)
+                wu = wu_r
         return wen, waddr, wsw, wu
 
     def _bank_writes(self, m, banks, outs, wen, waddr, wsw, wu, loading, load_go, fold,
@@ -593,6 +618,9 @@ class StreamingNTT(Component):
         log_lanes = lanes.bit_length() - 1
         lanes_in = self.i.payload
         perm = _permute(outs, wu, crossbar_position)
+        if self._write_stages:
+            # Written before it is read: it reaches a bank only under wen, 0 from reset.
+            perm = _delay_all(m, perm, 1, "permuted")
         perm = [Mux(loading, lanes_in[j], v) if j < lanes else v for j, v in enumerate(perm)]
         wdata = _xor_swap(perm, wsw)
         for k, bank in enumerate(banks):
