@@ -1,9 +1,10 @@
 """Named configuration sets of the NTT engines.
 
 * :data:`STREAMING_TABLE`: the documented streaming-NTT table (``fhe-hw table ntt-streaming``,
-  ``docs/results/ntt.md``): n = 1024 and 4096, P = 1, 2, 4, solinas64, tiled ``ModMul``\\ s,
-  ``splitnets`` before synthesis, nextpnr's default placer and router1. The report's 002
-  section reads the same rows (:data:`REPORT_STREAMING` is its n = 1024, P = 1 row).
+  ``docs/results/ntt.md``): n = 1024 and 4096, P = 1, 2, 4, solinas64, and n = 4096, P = 8
+  over the ~30-bit RNS prime :data:`RNS30_PRIME`; tiled ``ModMul``\\ s, ``splitnets`` before
+  synthesis, nextpnr's default placer and router1. The report's 002 section reads the same
+  rows (:data:`REPORT_STREAMING` is its n = 1024, P = 1 row).
 * :data:`NTT_TABLE`: the shift-only units and the fully parallel NTT (``fhe-hw table ntt``),
   and :data:`BUTTERFLY_TABLE`: the butterflies (``fhe-hw table butterflies``), each an
   :class:`NttRow` with its note.
@@ -14,7 +15,8 @@ from typing import NamedTuple
 from ..flow.rows import Row
 from ..params import SOLINAS64
 
-__all__ = ["STREAMING_TARGET", "streaming_params", "STREAMING_TABLE", "REPORT_STREAMING",
+__all__ = ["STREAMING_TARGET", "streaming_params", "RNS30_PRIME", "STREAMING_TABLE",
+           "REPORT_STREAMING",
            "NttRow", "NTT_TABLE", "BUTTERFLY_TABLE", "SMOKE", "BOARD_SWEEP"]
 
 #: ``splitnets`` before synthesis (Yosys 0.70's ABC9 aborts on this design,
@@ -22,16 +24,23 @@ __all__ = ["STREAMING_TARGET", "streaming_params", "STREAMING_TABLE", "REPORT_ST
 STREAMING_TARGET = "ecp5-splitnets"
 
 
-def streaming_params(n, p, tiled=True):
+#: A ~30-bit RNS prime for the streaming NTT: 2^30 - 2^18 + 1, 2-adicity 18 (n up to 2^17
+#: negacyclic); its ModMul is Montgomery.
+RNS30_PRIME = 2**30 - 2**18 + 1
+
+
+def streaming_params(n, p, tiled=True, modulus="solinas64"):
     """The parameters of a streaming-table row: the engine's defaults otherwise."""
-    params = {"n": n, "butterflies": p, "modulus": "solinas64"}
+    params = {"n": n, "butterflies": p, "modulus": modulus}
     if tiled:
         params["tiled"] = True
     return params
 
 
 STREAMING_TABLE = [Row("ntt", streaming_params(n, p), STREAMING_TARGET)
-                   for n in (1024, 4096) for p in (1, 2, 4)]
+                   for n in (1024, 4096) for p in (1, 2, 4)] + [
+    # 30-bit words: P = 8 (48 MULT18X18D) routes where 64-bit P = 8 (128) did not.
+    Row("ntt", streaming_params(4096, 8, modulus=str(RNS30_PRIME)), STREAMING_TARGET)]
 #: The n = 1024, P = 1 row: the report's clock estimate for the 64K-point transform.
 REPORT_STREAMING = STREAMING_TABLE[0]
 

@@ -503,11 +503,13 @@ def _conversion_beside(unit, n, l):
 
 def _beside_openfhe():
     """{(op, n, l): the configuration beside that OpenFHE case, or None}: the streaming NTT
-    with the most butterflies of the documented table (STREAMING_TABLE: the largest engine
-    routed on the ECP5-85F); for the exact conversion the fastest synthesized Shenoy–Kumaresan
-    row, else [Kir25] Table 4.6's TP (ITERATION_SETS); for the fast conversion the fastest
-    synthesized fast-base-conversion row, else the exact one's; none for the product."""
-    p = max(row.params["butterflies"] for row in STREAMING_TABLE)
+    with the most butterflies among the documented table's solinas64 rows (STREAMING_TABLE:
+    the largest 64-bit engine routed on the ECP5-85F); for the exact conversion the fastest
+    synthesized Shenoy–Kumaresan row, else [Kir25] Table 4.6's TP (ITERATION_SETS); for the
+    fast conversion the fastest synthesized fast-base-conversion row, else the exact one's;
+    none for the product."""
+    p = max(row.params["butterflies"] for row in STREAMING_TABLE
+            if row.params["modulus"] == "solinas64")      # OpenFHE's prime is 60-bit
     out = {("ntt", n, 1): Row("ntt", streaming_params(n, p), STREAMING_TARGET)
            for n in NTT_SIZES}
     out.update({("mul", n, 1): None for n in PRODUCT_SIZES})

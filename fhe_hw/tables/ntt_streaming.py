@@ -1,5 +1,5 @@
 """``fhe-hw table ntt-streaming``: resources and Fmax of the streaming NTT engine ``ntt`` on
-ECP5-85F (n = 1024 and 4096, P = 1, 2, 4, solinas64), rows
+ECP5-85F (n = 1024 and 4096, P = 1, 2, 4, solinas64; n = 4096, P = 8 over a 30-bit prime), rows
 :data:`fhe_hw.ntt.configs.STREAMING_TABLE` (tiled ``ModMul``\\ s, ``splitnets``, router1)."""
 
 from ..markdown import table as markdown_table
@@ -23,10 +23,11 @@ def markdown(rows, results):
     for row, r in zip(rows, results):
         cycles = _cycles(row)
         tag = " (tiled)" if row.params.get("tiled") else ""
-        cells.append([row.params["n"], row.params["butterflies"], cycles, r.lut, r.ff, r.dsp,
-                      r.bram, f"{r.fmax_mhz}{tag}", f"{cycles / r.fmax_mhz:.1f}"])
-    return markdown_table(["n", "P", "cycles()", "LUT", "FF", "DSP", "BRAM", "Fmax MHz",
-                           "µs per transform at Fmax"], cells)
+        cells.append([row.params["n"], row.params["butterflies"], row.params["modulus"], cycles,
+                      r.lut, r.ff, r.dsp, r.bram, f"{r.fmax_mhz}{tag}",
+                      f"{cycles / r.fmax_mhz:.1f}"])
+    return markdown_table(["n", "P", "modulus", "cycles()", "LUT", "FF", "DSP", "BRAM",
+                           "Fmax MHz", "µs per transform at Fmax"], cells)
 
 
 def generate(args, progress):
