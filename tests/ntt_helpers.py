@@ -2,6 +2,7 @@
 
 from helpers import SEED, rng_for
 
+from fhe_hw.model.ntt import ntt_radix2
 from fhe_hw.sim.pysim import run_stream
 
 
@@ -10,6 +11,19 @@ def transform(unit, x, **kw):
     beats = [x[i:i + unit.lanes] for i in range(0, unit.n, unit.lanes)]
     run = run_stream(unit, {"i": beats}, {"o": len(beats)}, seed=SEED, **kw)
     return [v for beat in run.outputs["o"] for v in beat], run
+
+
+def transforms_back_to_back(unit, xs, inverse=False, negacyclic=False, **kw):
+    """Stream the polynomials ``xs`` back to back through the engine (``kw``: run_stream's
+    valid/ready probabilities, monitors) and check each output against the model."""
+    n, lanes = unit.n, unit.lanes
+    beats = [x[i:i + lanes] for x in xs for i in range(0, n, lanes)]
+    run = run_stream(unit, {"i": beats}, {"o": len(beats)}, seed=SEED, **kw)
+    flat = [v for beat in run.outputs["o"] for v in beat]
+    for k, x in enumerate(xs):
+        assert_equal(flat[k * n:(k + 1) * n], ntt_radix2(x, unit.params, inverse, negacyclic),
+                     f"transform {k}")
+    return run
 
 
 def assert_equal(got, want, label):

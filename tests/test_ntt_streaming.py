@@ -6,8 +6,8 @@ import re
 
 import pytest
 from ecp5_models import dp16kd_model, mult18x18d_model
-from helpers import SEED, rng_for
-from ntt_helpers import assert_equal, random_poly, transform
+from helpers import rng_for
+from ntt_helpers import assert_equal, random_poly, transform, transforms_back_to_back
 
 from fhe_hw.arith import ModMul
 from fhe_hw.arith.bram import dp16kd_shape
@@ -18,7 +18,7 @@ from fhe_hw.ntt.schedule import MAX_N, MIN_N
 from fhe_hw.ntt.streaming import streaming_ntt_cycles
 from fhe_hw.params import MODULI, ntt_params, ntt_primes
 from fhe_hw.sim.icarus import require_iverilog, run_from_reset
-from fhe_hw.sim.pysim import run_fixed_latency, run_stream
+from fhe_hw.sim.pysim import run_fixed_latency
 from fhe_hw.sim.vectors import vectors_for
 from fhe_hw.units import get_unit
 
@@ -106,24 +106,31 @@ def test_tiled_engine_matches_model_in_the_same_cycles(inverse, negacyclic):
     assert run.cycles == unit.cycles() == get_unit("ntt").cycles({"n": 64, "tiled": True, **kw})
 
 
+def _depth_matches_model(knob, depth, added, key, **kw):
+    """A 64-point engine with ``knob`` (read_stages or write_stages) = ``depth``: ``added``
+    cycles more than with 0, its output equal to the model for the input of ``key``, and its
+    simulated cycles equal to cycles(), streaming_ntt_cycles() and the unit contract's."""
+    n, depth_kw = 64, {knob: depth}
+    unit = StreamingNTT(n, "solinas64", **depth_kw, **kw)
+    assert getattr(unit, knob) == depth
+    assert unit.cycles() == StreamingNTT(n, "solinas64", **{knob: 0}, **kw).cycles() + added
+    x = random_poly(unit.modulus, n, *key)
+    got, run = transform(unit, x)
+    inverse, negacyclic = kw["inverse"], kw["negacyclic"]
+    assert_equal(got, ntt_radix2(x, unit.params, inverse, negacyclic), f"{knob}={depth}")
+    assert run.cycles == unit.cycles() == streaming_ntt_cycles(
+        n, "solinas64", **depth_kw, **kw) == get_unit("ntt").cycles({"n": n, **depth_kw, **kw})
+
+
 @pytest.mark.parametrize("read_stages", [0, 1, 2, 3])
 @pytest.mark.parametrize("P,negacyclic,inverse", [(1, True, True), (4, False, True),
                                                   (8, True, False)])
 def test_every_read_depth_matches_model_in_cycles(read_stages, P, negacyclic, inverse):
     # 0 and 3 are the edge values. The address register adds one cycle to the unload; each
     # register after the banks one per stage (six of them) and one to the unload.
-    n = 64
-    kw = dict(butterflies=P, negacyclic=negacyclic, inverse=inverse)
-    unit = StreamingNTT(n, "solinas64", read_stages=read_stages, **kw)
-    assert unit.read_stages == read_stages
-    assert unit.cycles() == StreamingNTT(n, "solinas64", read_stages=0, **kw).cycles() \
-        + read_stages + 6 * max(read_stages - 1, 0)
-    x = random_poly(unit.modulus, n, "read_stages", P, negacyclic, inverse)
-    got, run = transform(unit, x)
-    assert_equal(got, ntt_radix2(x, unit.params, inverse, negacyclic), f"rs={read_stages}")
-    assert run.cycles == unit.cycles() == streaming_ntt_cycles(
-        n, "solinas64", read_stages=read_stages, **kw) == get_unit("ntt").cycles(
-        {"n": n, "read_stages": read_stages, **kw})
+    _depth_matches_model("read_stages", read_stages, read_stages + 6 * max(read_stages - 1, 0),
+                         ("read_stages", P, negacyclic, inverse),
+                         butterflies=P, negacyclic=negacyclic, inverse=inverse)
 
 
 def test_default_read_depth_is_three():
@@ -136,18 +143,10 @@ def test_default_read_depth_is_three():
 def test_every_write_depth_matches_model_in_cycles(write_stages, P, negacyclic, inverse,
                                                    read_stages):
     # The write-back register adds one cycle to each of the six stages' drains.
-    n = 64
-    kw = dict(butterflies=P, negacyclic=negacyclic, inverse=inverse, read_stages=read_stages)
-    unit = StreamingNTT(n, "solinas64", write_stages=write_stages, **kw)
-    assert unit.write_stages == write_stages
-    assert unit.cycles() == StreamingNTT(n, "solinas64", write_stages=0, **kw).cycles() \
-        + 6 * write_stages
-    x = random_poly(unit.modulus, n, "write_stages", write_stages, P, negacyclic, inverse)
-    got, run = transform(unit, x)
-    assert_equal(got, ntt_radix2(x, unit.params, inverse, negacyclic), f"ws={write_stages}")
-    assert run.cycles == unit.cycles() == streaming_ntt_cycles(
-        n, "solinas64", write_stages=write_stages, **kw) == get_unit("ntt").cycles(
-        {"n": n, "write_stages": write_stages, **kw})
+    _depth_matches_model("write_stages", write_stages, 6 * write_stages,
+                         ("write_stages", write_stages, P, negacyclic, inverse),
+                         butterflies=P, negacyclic=negacyclic, inverse=inverse,
+                         read_stages=read_stages)
 
 
 def test_default_write_depth_is_one():
@@ -159,12 +158,7 @@ def test_every_write_depth_streams_under_back_pressure(write_stages):
     n, P = 64, 4
     unit = StreamingNTT(n, "solinas64", butterflies=P, lanes=4, write_stages=write_stages)
     xs = [random_poly(unit.modulus, n, "ws-b2b", write_stages, k) for k in range(2)]
-    beats = [x[i:i + 4] for x in xs for i in range(0, n, 4)]
-    run = run_stream(unit, {"i": beats}, {"o": len(beats)}, valid_prob=0.6, ready_prob=0.5,
-                     seed=SEED)
-    flat = [v for beat in run.outputs["o"] for v in beat]
-    for k, x in enumerate(xs):
-        assert_equal(flat[k * n:(k + 1) * n], ntt_radix2(x, unit.params), f"transform {k}")
+    transforms_back_to_back(unit, xs, valid_prob=0.6, ready_prob=0.5)
 
 
 @pytest.mark.parametrize("read_stages", [0, 3])
@@ -173,13 +167,7 @@ def test_every_read_depth_streams_under_back_pressure(read_stages):
     unit = StreamingNTT(n, "general32", butterflies=P, negacyclic=True, inverse=True,
                         read_stages=read_stages)
     xs = [random_poly(unit.modulus, n, "rs-b2b", read_stages, k) for k in range(2)]
-    beats = [x[i:i + 4] for x in xs for i in range(0, n, 4)]
-    run = run_stream(unit, {"i": beats}, {"o": len(beats)}, valid_prob=0.7, ready_prob=0.4,
-                     seed=SEED)
-    flat = [v for beat in run.outputs["o"] for v in beat]
-    for k, x in enumerate(xs):
-        assert_equal(flat[k * n:(k + 1) * n], ntt_radix2(x, unit.params, True, True),
-                     f"transform {k}")
+    transforms_back_to_back(unit, xs, True, True, valid_prob=0.7, ready_prob=0.4)
 
 
 @pytest.mark.parametrize("inverse,negacyclic", [(False, False), (True, True)])
@@ -198,12 +186,7 @@ def test_back_to_back_transforms_stream_through():
     n = 32
     unit = StreamingNTT(n, "solinas64", butterflies=2)
     xs = [random_poly(unit.modulus, n, "b2b", k) for k in range(3)]
-    beats = [x[i:i + 4] for x in xs for i in range(0, n, 4)]
-    run = run_stream(unit, {"i": beats}, {"o": len(beats)}, valid_prob=0.8, ready_prob=0.5,
-                     seed=SEED)
-    flat = [v for beat in run.outputs["o"] for v in beat]
-    for k, x in enumerate(xs):
-        assert_equal(flat[k * n:(k + 1) * n], ntt_radix2(x, unit.params), f"transform {k}")
+    transforms_back_to_back(unit, xs, valid_prob=0.8, ready_prob=0.5)
 
 
 # --- bank reads never meet a write of their address (the ECP5 form's block RAM) -----------------
@@ -238,16 +221,11 @@ def test_no_bank_read_meets_a_write_of_its_address(n, P, inverse, negacyclic, re
             cycle += 1
 
     xs = [random_poly(unit.modulus, n, "collide", P, k) for k in range(2)]
-    beats = [x[i:i + unit.lanes] for x in xs for i in range(0, n, unit.lanes)]
-    run = run_stream(unit, {"i": beats}, {"o": len(beats)}, valid_prob=0.7, ready_prob=0.5,
-                     seed=SEED, monitors=[monitor])
+    transforms_back_to_back(unit, xs, inverse, negacyclic, valid_prob=0.7, ready_prob=0.5,
+                            monitors=[monitor])
     assert not hits, f"read and write of the same bank word in one cycle (cycle, bank, address)" \
         f": {hits[:4]}"
     assert both[0] > 0          # the ports were used together: the check saw something
-    flat = [v for beat in run.outputs["o"] for v in beat]
-    for k, x in enumerate(xs):
-        assert_equal(flat[k * n:(k + 1) * n], ntt_radix2(x, unit.params, inverse, negacyclic),
-                     f"transform {k}")
 
 
 @pytest.mark.parametrize("params", [{"n": 32, "butterflies": 2},
