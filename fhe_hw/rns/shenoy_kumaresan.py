@@ -54,12 +54,12 @@ decision. None of this adds a cycle.
 from math import ceil
 from types import SimpleNamespace
 
-from amaranth import Cat, Const, Module, Mux, Signal, unsigned
+from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, stream
 from amaranth.lib.fifo import SyncFIFOBuffered
-from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
+from ..arith.bram import RegisteredRAM
 from ..arith.modadd import add_select, sub_parallel
 from ..arith.montgomery_dyn import DynamicModMul
 from ..arith.pipeline import check_stages
@@ -77,9 +77,10 @@ __all__ = ["CRTBaseExtension", "ShenoyKumaresan", "ARCHITECTURES"]
 
 ARCHITECTURES = ("folded", "pipelined")
 
-#: Cycles from a bank read address to its data: the registered read port and a register
-#: behind it, so that no block-RAM output drives adder logic directly (ECP5 DP16KD
-#: clock-to-out is about 6 ns).
+#: Cycles from a bank read address to its data: the block RAM's registered read port and its
+#: output register (:class:`~fhe_hw.arith.bram.RegisteredRAM`), so that no block-RAM
+#: clock-to-out (about 6 ns on the ECP5 DP16KD without its output register) ends in fabric
+#: logic.
 READ_LATENCY = 2
 #: SyncFIFOBuffered: written at w, readable from w + 2.
 _FIFO_LATENCY = 2
@@ -297,17 +298,15 @@ class CRTBaseExtension(Component):
         return unit
 
     def _bank(self, m, name):
-        """A bank of Fig. 3.7: N/TP rows of TP lanes, one write port, one registered read port
-        (not transparent: a DP16KD cannot forward across its ports without soft logic after
-        the block RAM) and a register behind it, which Yosys maps to the block RAM's output
-        register. Returns (write port, read port, registered read data)."""
-        mem = Memory(shape=unsigned(self._width * self._tp), depth=self._rows, init=[])
-        m.submodules[name] = mem
-        w = mem.write_port()
-        r = mem.read_port()
-        data = Signal.like(r.data, name=f"{name}_q")
-        m.d.sync += data.eq(r.data)
-        return w, r, data
+        """A bank of Fig. 3.7: N/TP rows of TP lanes, one write port and one read port whose
+        word leaves through the block RAM's output register
+        (:class:`~fhe_hw.arith.bram.RegisteredRAM`, the DP16KD's own on the ECP5), so that no
+        block-RAM clock-to-out ends in fabric logic; :data:`READ_LATENCY` cycles, the old word
+        when the read meets a write of its row."""
+        m.submodules[name] = bank = RegisteredRAM(self._width * self._tp, self._rows,
+                                                  output_reg=True)
+        assert bank.latency == READ_LATENCY
+        return bank
 
     def _accumulate(self, m, name, bank, valid, riders, mu, q):
         """acc[row] ← μ (first residue) or (acc[row] + μ) mod q. The read was issued with
@@ -318,7 +317,7 @@ class CRTBaseExtension(Component):
         transparent); they can share this item's row only when N/TP < 4, and then the row is
         forwarded from their pipeline registers. Returns the write-stage (valid, riders)."""
         r, tp = self._width, self._tp
-        wport, _, rdata = bank
+        rdata = bank.r_data
         v1, d1 = delay(m, READ_LATENCY, valid, mu=Cat(*mu),
                        mu_q=Cat(*((x - q)[:r + 1] for x in mu)), **riders)
         v2, d2 = delay(m, 1, v1, row=d1["row"], last=d1["last"], par=d1["par"])
@@ -335,7 +334,7 @@ class CRTBaseExtension(Component):
             add_select(b, bq.as_signed(), a)[:r]
             for a, b, bq in zip(lanes(old, r, tp), lanes(d1["mu"], r, tp),
                                 lanes(d1["mu_q"], r + 1, tp)))))
-        m.d.comb += [wport.addr.eq(d2["row"]), wport.data.eq(summed), wport.en.eq(v2)]
+        m.d.comb += [bank.w_addr.eq(d2["row"]), bank.w_data.eq(summed), bank.w_en.eq(v2)]
         return v2, d2
 
     def elaborate(self, platform):
@@ -364,30 +363,51 @@ class CRTBaseExtension(Component):
         accept = Signal()
         m.d.comb += accept.eq(self.i.valid & self.i.ready)
         pass_end = (in_res == n_res - 1) & (in_row == R - 1)
-        ps_t = Mux(ps_pass == P - 1, last_t, t)
-        ps_last_slot = ps_slot == ps_t - 1
+
+        def wrap_inc(counter, last):
+            return Mux(counter == last, 0, counter + 1)
+
+        # The counters after an input transfer and after a Post-Sum issue (registers only)
+        in_moved = {"row": wrap_inc(in_row, R - 1),
+                    "res": Mux(in_row == R - 1, wrap_inc(in_res, n_res - 1), in_res),
+                    "seq": Mux(pass_end, in_seq + 1, in_seq)}
+        in_now = {"row": in_row, "res": in_res, "seq": in_seq}
+
+        def last_slot(slot, pass_):
+            return slot == Mux(pass_ == P - 1, last_t, t) - 1
+        ps_last_slot = last_slot(ps_slot, ps_pass)
+        ps_done = ps_last_slot & (ps_row == R - 1)
+        ps_moved = {"row": wrap_inc(ps_row, R - 1),
+                    "slot": Mux(ps_row == R - 1, Mux(ps_last_slot, 0, ps_slot + 1), ps_slot),
+                    "pass": Mux(ps_done, wrap_inc(ps_pass, P - 1), ps_pass),
+                    "seq": Mux(ps_done, ps_seq + 1, ps_seq)}
+        ps_now = {"row": ps_row, "slot": ps_slot, "pass": ps_pass, "seq": ps_seq}
 
         # A residue polynomial other than the first reads the banks: it waits for the previous
         # pass's Post-Sum to finish issuing. The first only writes and may follow the Post-Sum's
         # last slot row by row.
-        diff = Signal(2)
-        m.d.comb += diff.eq(in_seq - ps_seq)
-        guard = Mux(in_res == 0, (diff == 0) | (ps_last_slot & (ps_row > in_row)), diff == 0)
-        # The Sum ROM's word of a beat is read a cycle before the beat (consts below): no input
-        # in the first cycle after reset, as the reset cleared that cycle's read.
-        started = Signal()
-        m.d.sync += started.eq(1)
-        m.d.comb += self.i.ready.eq(~in_hold & guard & started)
+        def guard(i, ps):
+            same = (i["seq"] - ps["seq"])[:2] == 0
+            return Mux(i["res"] == 0,
+                       same | (last_slot(ps["slot"], ps["pass"]) & (ps["row"] > i["row"])), same)
+        # i.ready is a register: its next value is the guard of the counters' next values, the
+        # guard of each way they may move (registers only) picked by the transfer and the
+        # issue late, so that no comparator lies between i.ready and the counters' enables.
+        # Its reset value 0 keeps the engine from taking input in the first cycle after reset:
+        # the Sum ROM's word of a beat is read a cycle before the beat (consts below), and the
+        # reset cleared that cycle's read.
+        ready = Signal()
+        m.d.comb += self.i.ready.eq(ready)
+        issue = Signal()
+        guard_next = Mux(accept, Mux(issue, guard(in_moved, ps_moved), guard(in_moved, ps_now)),
+                         Mux(issue, guard(in_now, ps_moved), guard(in_now, ps_now)))
+        hold_next = Signal()  # in_hold's next value, driven with the output counters below
+        m.d.sync += ready.eq(~hold_next & guard_next)
         with m.If(accept):
-            m.d.sync += in_row.eq(Mux(in_row == R - 1, 0, in_row + 1))
+            m.d.sync += [in_row.eq(in_moved["row"]), in_res.eq(in_moved["res"]),
+                         in_seq.eq(in_moved["seq"])]
             with m.If(in_row == R - 1):
-                res_next = Mux(in_res == n_res - 1, 0, in_res + 1)
-                m.d.sync += [in_res.eq(res_next), in_addr.eq(after),
-                             after.eq(following(after, res_next))]
-            with m.If(pass_end):
-                m.d.sync += in_seq.eq(in_seq + 1)
-                if folded:
-                    m.d.sync += in_hold.eq(1)
+                m.d.sync += [in_addr.eq(after), after.eq(following(after, in_moved["res"]))]
 
         # Post-Sum readiness per pass parity: last accumulation written, redundant rows in.
         acc_done = [Signal(name=f"acc_done{b}") for b in range(2)]
@@ -431,12 +451,10 @@ class CRTBaseExtension(Component):
         if sk:
             q_l = self._redundant
             bank_l = self._bank(m, "acc_l")
-            red_mem = Memory(shape=unsigned(r * tp), depth=R, init=[])
-            m.submodules.a_ql = red_mem
-            red_w, red_r = red_mem.write_port(), red_mem.read_port()
+            red_mem = self._bank(m, "a_ql")
             red_in = accept & (in_res == l)
-            m.d.comb += [red_w.addr.eq(in_row), red_w.data.eq(self.i.payload.as_value()),
-                         red_w.en.eq(red_in)]
+            m.d.comb += [red_mem.w_addr.eq(in_row), red_mem.w_data.eq(self.i.payload.as_value()),
+                         red_mem.w_en.eq(red_in)]
             for b in range(2):
                 with m.If(red_in & (in_seq[0] == b)):
                     m.d.sync += red_rows[b].eq(red_rows[b] + 1)
@@ -446,8 +464,6 @@ class CRTBaseExtension(Component):
         out_xfer = Signal()
         ps_par = ps_seq[0]
         ready_row = Mux(ps_par, acc_done[1], acc_done[0])
-        issue = Signal()
-        ps_done = ps_last_slot & (ps_row == R - 1)
         if sk:
             # red_ahead = (red_rows[ps_par] > ps_row) as a register: its next value compares
             # registers only (for each way the counters may move) and the row arrival and
@@ -471,12 +487,9 @@ class CRTBaseExtension(Component):
         m.d.comb += issue.eq(ready_row & (credit < self._fifo_depth))
         m.d.sync += credit.eq(credit + issue - out_xfer)
         with m.If(issue):
-            m.d.sync += ps_row.eq(Mux(ps_row == R - 1, 0, ps_row + 1))
-            with m.If(ps_row == R - 1):
-                m.d.sync += ps_slot.eq(Mux(ps_last_slot, 0, ps_slot + 1))
+            m.d.sync += [ps_row.eq(ps_moved["row"]), ps_slot.eq(ps_moved["slot"]),
+                         ps_pass.eq(ps_moved["pass"]), ps_seq.eq(ps_moved["seq"])]
             with m.If(ps_done):
-                m.d.sync += [ps_pass.eq(Mux(ps_pass == P - 1, 0, ps_pass + 1)),
-                             ps_seq.eq(ps_seq + 1)]
                 for b in range(2):  # free this parity for the pass after next
                     with m.If(ps_par == b):
                         m.d.sync += acc_done[b].eq(0)
@@ -488,14 +501,12 @@ class CRTBaseExtension(Component):
         if sk:
             # c: read acc_l and a_ql; c+2: ms = acc_l − a_ql (registered); c+3: α = ms·|Q^-1|
             c4 = self._proto.premultiply(self._c.Q_inv_mod_ql, q_l)
-            m.d.comb += red_r.addr.eq(ps_row)
-            red_q = Signal.like(red_r.data)
-            m.d.sync += red_q.eq(red_r.data)
+            m.d.comb += red_mem.r_addr.eq(ps_row)
             p1_valid, p1 = delay(m, READ_LATENCY + 1, issue, row=ps_row, slot=ps_slot)
             qw = q_l.bit_length()
             ms = [Signal(qw, name=f"ms{x}") for x in range(tp)]  # registered
             m.d.sync += [ms[x].eq(sub_parallel(a, b, q_l, qw)) for x, (a, b) in enumerate(
-                zip(lanes(bank_l[2], r, tp), lanes(red_q, r, tp)))]
+                zip(lanes(bank_l.r_data, r, tp), lanes(red_mem.r_data, r, tp)))]
             mul_alpha = mul_l if folded else [self._mul(m, f"mul_alpha{x}") for x in range(tp)]
             alpha = [unit.o.payload for unit in mul_alpha]
             # c+3+Lm: μ' = α·|Q|_{p_j} mod p_j; the Post-Sum ROM was read at c (data at c+1)
@@ -514,7 +525,7 @@ class CRTBaseExtension(Component):
                 for a, b in zip(lanes(acc_out, r, tp), lanes(mu_prime, r, tp)))))
             p4_valid, _ = delay(m, 1, p3_valid)
             m.d.comb += [fifo.w_en.eq(p4_valid), fifo.w_data.eq(out_lanes)]
-            m.d.comb += bank_l[1].addr.eq(Mux(sum_reads, sb["row"], ps_row))
+            m.d.comb += bank_l.r_addr.eq(Mux(sum_reads, sb["row"], ps_row))
         else:
             psum_row = ps_row
             p1_valid, p1 = delay(m, READ_LATENCY, issue, slot=ps_slot)
@@ -542,7 +553,7 @@ class CRTBaseExtension(Component):
         riders = {key: sb[key] for key in s0}
         written = None
         for s, bank in enumerate(banks):
-            m.d.comb += bank[1].addr.eq(Mux(sum_reads, sb["row"], psum_row))
+            m.d.comb += bank.r_addr.eq(Mux(sum_reads, sb["row"], psum_row))
             written = self._accumulate(m, f"p{s}", bank, sb_valid, riders,
                                        [u.o.payload for u in mul_p[s]], sb[f"p_{s}"])
         if sk:
@@ -561,14 +572,15 @@ class CRTBaseExtension(Component):
         m.d.comb += [self.o.valid.eq(fifo.r_rdy & gate), fifo.r_en.eq(self.o.ready & gate),
                      self.o.payload.eq(fifo.r_data), out_xfer.eq(self.o.valid & self.o.ready)]
         with m.If(out_xfer):
-            m.d.sync += out_row.eq(Mux(out_row == R - 1, 0, out_row + 1))
+            m.d.sync += out_row.eq(wrap_inc(out_row, R - 1))
             with m.If(out_row == R - 1):
                 m.d.sync += out_slot.eq(Mux(out_last, 0, out_slot + 1))
             with m.If(out_last):
-                m.d.sync += [out_pass.eq(Mux(out_pass == P - 1, 0, out_pass + 1)),
-                             out_seq.eq(out_seq + 1)]
-                if folded:
-                    m.d.sync += in_hold.eq(0)
+                m.d.sync += [out_pass.eq(wrap_inc(out_pass, P - 1)), out_seq.eq(out_seq + 1)]
+        # folded: held from the pass's last input transfer to its last output transfer
+        hold_set = accept & pass_end if folded else Const(0)
+        m.d.comb += hold_next.eq(Mux(out_xfer & out_last, 0, hold_set | in_hold))
+        m.d.sync += in_hold.eq(hold_next)
         return m
 
     @staticmethod
@@ -578,9 +590,9 @@ class CRTBaseExtension(Component):
 
     @staticmethod
     def _select(banks, slot):
-        out = banks[0][2]
+        out = banks[0].r_data
         for s in range(1, len(banks)):
-            out = Mux(slot == s, banks[s][2], out)
+            out = Mux(slot == s, banks[s].r_data, out)
         return out
 
 
