@@ -6,7 +6,7 @@ from amaranth.sim import Simulator
 from helpers import RANDOM_VECTORS, check_unit, rng_for
 
 from fhe_hw.arith import ModAdd, ModMul, ModSub
-from fhe_hw.arith.modadd import add_select, operand_layout, sub_parallel
+from fhe_hw.arith.modadd import add_parallel, add_select, operand_layout, sub_parallel
 from fhe_hw.arith.modmul import choose_reducer
 from fhe_hw.arith.pipeline import FixedLatencyUnit, Multiplier, Stages
 from fhe_hw.model import reduce as R
@@ -47,12 +47,13 @@ def test_unpipelined_mod_add_is_combinational():
 def test_one_chain_add_and_sub_are_exact_for_every_operand_pair(runtime_q):
     # every a, b in [0, q) for small q up to the width's limit, q a constant or a signal
     width = 6
-    a, b, qs, add, sub = (Signal(width) for _ in range(5))
+    a, b, qs, add, add_p, sub = (Signal(width) for _ in range(6))
     results = []
     for q in (3, 5, 17, 41, 63):
         m = Module()
         modulus = qs if runtime_q else q
         m.d.comb += [add.eq(add_select(b, (b - modulus)[:width + 1].as_signed(), a)),
+                     add_p.eq(add_parallel(a, b, modulus, width)),
                      sub.eq(sub_parallel(a, b, modulus, width))]
         sim = Simulator(m)
 
@@ -62,12 +63,12 @@ def test_one_chain_add_and_sub_are_exact_for_every_operand_pair(runtime_q):
                 for y in range(q):
                     ctx.set(a, x)
                     ctx.set(b, y)
-                    results.append((q, x, y, ctx.get(add), ctx.get(sub)))
+                    results.append((q, x, y, ctx.get(add), ctx.get(add_p), ctx.get(sub)))
         sim.add_testbench(bench)
         sim.run()
     assert len(results) == 9 + 25 + 17 ** 2 + 41 ** 2 + 63 ** 2
-    for q, x, y, got_add, got_sub in results:
-        assert (got_add, got_sub) == ((x + y) % q, (x - y) % q), (q, x, y)
+    for q, x, y, got_add, got_add_p, got_sub in results:
+        assert (got_add, got_add_p, got_sub) == ((x + y) % q,) * 2 + ((x - y) % q,), (q, x, y)
 
 
 class _Mul(FixedLatencyUnit):

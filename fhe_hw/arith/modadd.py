@@ -1,15 +1,17 @@
 """Modular addition and subtraction: [Kir25] §3.2.1, Algorithms 5 and 6.
 
 Both take a, b in [0, q) and return one result in [0, q) after a single conditional correction:
-the adder computes e = a + b and f = e - q and keeps e when f is negative (Algorithm 5); the
-subtracter computes e = a - b and adds q back when e is negative (Algorithm 6).
+the adder keeps e = a + b when f = a + b - q is negative, else f (Algorithm 5); the subtracter
+keeps e = a - b unless it is negative, then e + q (Algorithm 6). :class:`ModAdd` and
+:class:`ModSub` compute both candidates side by side (:func:`add_parallel`,
+:func:`sub_parallel`), so that a result is one carry chain deep.
 
 :func:`add_select` and :func:`sub_select` are the same algorithms for an operand a known a cycle
 before b (the butterfly's x_up, which waits for the product; the RNS accumulation's μ): with
 a - q (a + q) computed and registered beforehand, both candidates are carry chains side by side
-and the sign of one selects, one carry chain deep instead of two. :func:`sub_parallel` is the
-subtracter when nothing is known beforehand: a - b and a - b + q side by side, the second
-through one carry-save layer.
+and the sign of one selects, one carry chain deep instead of two. :func:`add_parallel` and
+:func:`sub_parallel` are the adder and subtracter when nothing is known beforehand: the two
+candidates side by side, the one with q through one carry-save layer.
 """
 
 from amaranth import Cat, Const, Module, Mux, unsigned
@@ -18,7 +20,7 @@ from amaranth.lib import data
 from ..params import check_bool, get_modulus
 from .pipeline import FixedLatencyUnit, Stages
 
-__all__ = ["ModAdd", "ModSub", "add_select", "sub_select", "sub_parallel",
+__all__ = ["ModAdd", "ModSub", "add_select", "sub_select", "add_parallel", "sub_parallel",
            "operand_layout", "check_bool"]
 
 
@@ -54,6 +56,19 @@ def sub_parallel(a, b, q, width):
     return Mux(e < 0, (save + Cat(Const(0, 1), carry) + 1)[:width], e[:width])
 
 
+def add_parallel(a, b, q, width):
+    """(a + b) mod q for ``width``-bit a, b in [0, q), q an int or a value: Algorithm 5 with
+    e = a + b and f = a + b − q = a + b + ~q + 1 (a carry-save layer, one LUT per bit, into one
+    carry chain) side by side and the sign of f selecting, one carry chain deep instead of two
+    in series."""
+    n = width + 2
+    q = Const(q, width) if isinstance(q, int) else q[:width]
+    a, b, nq = Cat(a[:width], Const(0, 2)), Cat(b[:width], Const(0, 2)), ~Cat(q, Const(0, 2))
+    save, carry = a ^ b ^ nq, (a & b) | (a & nq) | (b & nq)
+    f = (save + Cat(Const(0, 1), carry) + 1)[:n]
+    return Mux(f[n - 1], (a + b)[:width], f[:width])
+
+
 class ModAdd(FixedLatencyUnit):
     """(a + b) mod q for a, b in [0, q) ([Kir25] Algorithm 5).
 
@@ -87,9 +102,7 @@ class ModAdd(FixedLatencyUnit):
         return self._pipelined
 
     def _result(self, a, b, q):
-        e = a + b
-        f = e - q
-        return Mux(f < 0, e, f)
+        return add_parallel(a, b, q, len(b))
 
     def elaborate(self, platform):
         m = Module()
@@ -105,5 +118,4 @@ class ModSub(ModAdd):
     :class:`ModAdd`."""
 
     def _result(self, a, b, q):
-        e = a - b
-        return Mux(e < 0, e + q, e)
+        return sub_parallel(a, b, q, len(b))

@@ -153,9 +153,9 @@ class Kawamura(Component):
         c, mul, r = self._c, self._proto, self._width
         l, k, lm, rho = len(self._source), len(self._target), mul.latency, c.rho
 
-        slot = Signal(range(l + 1))
-        xi_slot = slot == 0
-        core.d.sync += slot.eq(Mux(slot == l, 0, slot + 1))
+        # slot 0 of each frame (xi_slot) as a register: slot == 0 a cycle ahead
+        slot, xi_slot = Signal(range(l + 1)), Signal(init=1)
+        core.d.sync += [slot.eq(Mux(slot == l, 0, slot + 1)), xi_slot.eq(slot == l)]
         accept = Signal()
         m.d.comb += accept.eq(self.i.valid & self.i.ready)
 
@@ -166,6 +166,8 @@ class Kawamura(Component):
         core.d.comb += s_idx.eq(l - left)
         consume = Signal()
         core.d.comb += consume.eq(~xi_slot & (left != 0))
+        xi_back, _ = delay(core, lm, accept)
+        left_next = Mux(xi_back, l, Mux(consume, left - 1, left))
 
         # Cox unit (Lines 5, 7–9): ρ-bit σ, carry out = α_{s}
         sigma, total = Signal(rho), Signal(rho + 1)
@@ -186,20 +188,24 @@ class Kawamura(Component):
             qx = self._source[x] if x < l else self._source[0]
             px = self._target[x] if x < k else self._target[0]
             c1 = mul.premultiply(c.Q_hat_inv[x], qx) if x < l else 0
-            c2 = Array(Const(mul.premultiply(c.Q_hat_mod_p[x][s], px) if x < k else 0, r)
-                       for s in range(l))
+            c2 = Array(Const(mul.premultiply(c.Q_hat_mod_p[x][s], px) if x < k and s < l else 0, r)
+                       for s in range(l + 1))
+            # the constant operand is a register beside the Rower, loaded with the next
+            # cycle's constant, so that no broadcast counter and table precede the multiplier
+            const = Signal(r, name=f"const{x}", init=c1)
+            core.d.sync += const.eq(Mux(slot == l, c1, c2[l - left_next]))
             core.d.comb += [
                 unit.i.valid.eq(Mux(xi_slot, accept & (x < l), consume & (x < k))),
                 unit.i.payload.a.eq(Mux(xi_slot, inputs[x] if x < l else 0, sr[0])),
-                unit.i.payload.b.eq(Mux(xi_slot, c1, c2[s_idx])),
+                unit.i.payload.b.eq(const),
                 unit.i.payload.q.eq(Mux(xi_slot, qx, px)),
             ]
-        xi_back, _ = delay(core, lm, accept)
         pv, pt = delay(core, lm, consume, alpha=alpha, first=s_idx == 0, last=s_idx == l - 1)
+        core.d.sync += left.eq(left_next)
         with core.If(consume):
-            core.d.sync += [left.eq(left - 1)] + [sr[s].eq(sr[s + 1]) for s in range(l - 1)]
+            core.d.sync += [sr[s].eq(sr[s + 1]) for s in range(l - 1)]
         with core.If(xi_back):
-            core.d.sync += [left.eq(l)] + [sr[s].eq(muls[s].o.payload) for s in range(l)]
+            core.d.sync += [sr[s].eq(muls[s].o.payload) for s in range(l)]
 
         # Rower accumulators (Line 10): y_j += ξ_s·|Q̂_s|_{p_j} + α_{s}·|−Q|_{p_j} (mod p_j)
         v2, t2 = delay(core, 1, pv, first=pt["first"], last=pt["last"])

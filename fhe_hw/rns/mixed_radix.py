@@ -184,9 +184,11 @@ class MixedRadix(Component):
         return sub, mul, w
 
     def _reduce(self, value, p):
-        """value mod p for value < max(source): conditional subtractions."""
+        """value mod p for value < max(source): conditional subtractions, each one carry chain
+        (the sign of value − p selects)."""
         for _ in range(-(-max(self._source) // p) - 1):
-            value = Mux(value >= p, value - p, value)
+            d = value - p
+            value = Mux(d < 0, value, d[:len(value)])
         return value
 
     def elaborate(self, platform):
@@ -233,13 +235,16 @@ class MixedRadix(Component):
             m.d.comb += self.i.ready.eq(advance)
             return
 
-        # iterative: entry register -> column subtracters -> multipliers -> back to the entry
+        # iterative: entry register -> column subtracters -> multipliers -> back to the entry.
+        # The trip's digit b_s and its reductions modulo the targets enter registers with the
+        # residues (e_bs, e_red), so no multiplexer or reduction precedes a subtracter.
         e_valid, e_s = Signal(), Signal(range(l + 1))
-        e_b = [Signal(r, name=f"e_b{u}") for u in range(l)]
+        e_b = {u: Signal(r, name=f"e_b{u}") for u in range(1, l)}
         e_t = [Signal(r, name=f"e_t{j}") for j in range(k)]
-        b_s = Array(e_b)[e_s]
+        e_bs = Signal(r)
+        e_red = [Signal(p.bit_length(), name=f"e_red{j}") for j, p in enumerate(tgt)]
         final = e_s == l
-        back_b = list(e_b)  # column 0 is only ever a digit: no multiplier
+        back_b = {}
         back_t = []
         for u in range(1, l):
             sub, mm, w = self._column(core, f"b{u}", src[u])
@@ -247,7 +252,7 @@ class MixedRadix(Component):
                            for s in range(l + 1))
             e_c = Signal(r, name=f"c_b{u}")
             core.d.comb += [sub.i.valid.eq(e_valid), sub.i.payload.a.eq(e_b[u][:w]),
-                            sub.i.payload.b.eq(b_s[:w])]
+                            sub.i.payload.b.eq(e_bs[:w])]
             core.d.sync += e_c.eq(consts[e_s])  # rides one cycle beside the subtracter
             core.d.comb += mm.i.payload.b.eq(e_c)
             back_b[u] = mm.o.payload
@@ -258,7 +263,7 @@ class MixedRadix(Component):
             e_c = Signal(r, name=f"c_t{j}")
             core.d.comb += [sub.i.valid.eq(e_valid),
                             sub.i.payload.a.eq(Mux(final, 0, e_t[j][:w])),
-                            sub.i.payload.b.eq(Mux(final, e_t[j][:w], self._reduce(b_s, p)[:w]))]
+                            sub.i.payload.b.eq(Mux(final, e_t[j][:w], e_red[j]))]
             core.d.sync += e_c.eq(consts[e_s])
             core.d.comb += mm.i.payload.b.eq(e_c)
             back_t.append(mm.o.payload)
@@ -266,11 +271,16 @@ class MixedRadix(Component):
         done = ret_valid & (ret["s"] == l)
         again = ret_valid & (ret["s"] != l)
         core.d.sync += e_valid.eq(again | accept)
+        # the next trip's digit: b_{s+1}, a multiplier's output (none after the last digit)
+        next_bs = Mux(again, Array([back_b[u] for u in range(1, l)] + [Const(0, r)])[ret["s"]],
+                      inputs[0])
+        core.d.sync += [e_bs.eq(next_bs)] + [
+            red.eq(self._reduce(next_bs, p)) for red, p in zip(e_red, tgt)]
         with core.If(again):
             core.d.sync += [e_s.eq(ret["s"] + 1)] + [e_b[u].eq(back_b[u]) for u in range(1, l)]
             core.d.sync += [e_t[j].eq(back_t[j]) for j in range(k)]
         with core.Else():
-            core.d.sync += [e_s.eq(0)] + [e_b[u].eq(inputs[u]) for u in range(l)]
+            core.d.sync += [e_s.eq(0)] + [e_b[u].eq(inputs[u]) for u in range(1, l)]
             core.d.sync += [e_t[j].eq(0) for j in range(k)]
         core.d.sync += out_valid.eq(done)
         with core.If(done):
