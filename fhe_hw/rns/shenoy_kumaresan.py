@@ -77,11 +77,12 @@ __all__ = ["CRTBaseExtension", "ShenoyKumaresan", "ARCHITECTURES"]
 
 ARCHITECTURES = ("folded", "pipelined")
 
-#: Cycles from a bank read address to its data: the block RAM's registered read port and its
-#: output register (:class:`~fhe_hw.arith.bram.RegisteredRAM`), so that no block-RAM
-#: clock-to-out (about 6 ns on the ECP5 DP16KD without its output register) ends in fabric
-#: logic.
-READ_LATENCY = 2
+#: Cycles from a bank read address to its data: the block RAM's registered read port, its
+#: output register (:class:`~fhe_hw.arith.bram.RegisteredRAM`) and a fabric register, so
+#: that neither the block RAM's clock-to-out (about 6 ns on the ECP5 DP16KD without its output
+#: register) nor the wire from the block-RAM row to the logic (3 ns and more) shares a clock
+#: period with adder logic.
+READ_LATENCY = 3
 #: SyncFIFOBuffered: written at w, readable from w + 2.
 _FIFO_LATENCY = 2
 
@@ -298,24 +299,29 @@ class CRTBaseExtension(Component):
         return unit
 
     def _bank(self, m, name):
-        """A bank of Fig. 3.7: N/TP rows of TP lanes, one write port and one read port whose
-        word leaves through the block RAM's output register
-        (:class:`~fhe_hw.arith.bram.RegisteredRAM`, the DP16KD's own on the ECP5), so that no
-        block-RAM clock-to-out ends in fabric logic; :data:`READ_LATENCY` cycles, the old word
-        when the read meets a write of its row."""
-        m.submodules[name] = bank = RegisteredRAM(self._width * self._tp, self._rows,
-                                                  output_reg=True)
-        assert bank.latency == READ_LATENCY
-        return bank
+        """A bank of Fig. 3.7: N/TP rows of TP lanes, one write port (``w_en``, ``w_addr``,
+        ``w_data``) and one read port (``r_addr`` → ``r_data`` :data:`READ_LATENCY` cycles
+        later, the old word when the read meets a write of its row): a
+        :class:`~fhe_hw.arith.bram.RegisteredRAM` (on the ECP5 the DP16KD's own output
+        register) and a fabric register behind it, which the placer puts between the block
+        RAM and the logic."""
+        m.submodules[name] = ram = RegisteredRAM(self._width * self._tp, self._rows,
+                                                 output_reg=True)
+        data = Signal.like(ram.r_data, name=f"{name}_q")
+        m.d.sync += data.eq(ram.r_data)
+        assert ram.latency + 1 == READ_LATENCY
+        return SimpleNamespace(w_en=ram.w_en, w_addr=ram.w_addr, w_data=ram.w_data,
+                               r_addr=ram.r_addr, r_data=data)
 
     def _accumulate(self, m, name, bank, valid, riders, mu, q):
         """acc[row] ← μ (first residue) or (acc[row] + μ) mod q. The read was issued with
         ``valid`` (stage-B output); μ and μ − q (computed as μ enters the delay) wait
         READ_LATENCY cycles for the data, the sum is registered (one carry chain deep:
         :func:`~fhe_hw.arith.modadd.add_select`) and written in the next cycle. The
-        read misses the writes of the three items just ahead (the read port is not
-        transparent); they can share this item's row only when N/TP < 4, and then the row is
-        forwarded from their pipeline registers. Returns the write-stage (valid, riders)."""
+        read misses the writes of the READ_LATENCY + 1 items just ahead (the read port is not
+        transparent); they can share this item's row only when N/TP < READ_LATENCY + 2, and
+        then the row is forwarded from their pipeline registers. Returns the write-stage
+        (valid, riders)."""
         r, tp = self._width, self._tp
         rdata = bank.r_data
         v1, d1 = delay(m, READ_LATENCY, valid, mu=Cat(*mu),
@@ -323,11 +329,13 @@ class CRTBaseExtension(Component):
         v2, d2 = delay(m, 1, v1, row=d1["row"], last=d1["last"], par=d1["par"])
         summed = Signal(r * tp, name=f"sum_{name}")
         old = rdata
-        if self._rows < 4:
-            v3, d3 = delay(m, 1, v2, row=d2["row"], data=summed)  # written one cycle ago
-            v4, d4 = delay(m, 1, v3, row=d3["row"], data=d3["data"])  # written during the read
-            for v, row, data in ((v4, d4["row"], d4["data"]), (v3, d3["row"], d3["data"]),
-                                 (v2, d2["row"], summed)):
+        if self._rows < READ_LATENCY + 2:
+            # the item one ahead (its sum in ``summed``) and those written since the read
+            ahead = [(v2, d2["row"], summed)]
+            for _ in range(READ_LATENCY):
+                v, d = delay(m, 1, ahead[-1][0], row=ahead[-1][1], data=ahead[-1][2])
+                ahead.append((v, d["row"], d["data"]))
+            for v, row, data in reversed(ahead):  # the nearest last: it wins
                 old = Mux(v & (row == d1["row"]), data, old)
         old = Mux(d1["first"], 0, old)
         m.d.sync += summed.eq(Cat(*(
