@@ -375,8 +375,11 @@ class CRTBaseExtension(Component):
         def wrap_inc(counter, last):
             return Mux(counter == last, 0, counter + 1)
 
-        # The counters after an input transfer and after a Post-Sum issue (registers only)
-        in_moved = {"row": wrap_inc(in_row, R - 1),
+        # The counters after an input transfer and after a Post-Sum issue (registers only: the
+        # rows' next values are registers beside them)
+        in_row_next, ps_row_next = (Signal(range(R), init=1 % R, name=f"{x}_row_next")
+                                    for x in ("in", "ps"))
+        in_moved = {"row": in_row_next,
                     "res": Mux(in_row == R - 1, wrap_inc(in_res, n_res - 1), in_res),
                     "seq": Mux(pass_end, in_seq + 1, in_seq)}
         in_now = {"row": in_row, "res": in_res, "seq": in_seq}
@@ -385,7 +388,7 @@ class CRTBaseExtension(Component):
             return slot == Mux(pass_ == P - 1, last_t, t) - 1
         ps_last_slot = last_slot(ps_slot, ps_pass)
         ps_done = ps_last_slot & (ps_row == R - 1)
-        ps_moved = {"row": wrap_inc(ps_row, R - 1),
+        ps_moved = {"row": ps_row_next,
                     "slot": Mux(ps_row == R - 1, Mux(ps_last_slot, 0, ps_slot + 1), ps_slot),
                     "pass": Mux(ps_done, wrap_inc(ps_pass, P - 1), ps_pass),
                     "seq": Mux(ps_done, ps_seq + 1, ps_seq)}
@@ -412,8 +415,8 @@ class CRTBaseExtension(Component):
         hold_next = Signal()  # in_hold's next value, driven with the output counters below
         m.d.sync += ready.eq(~hold_next & guard_next)
         with m.If(accept):
-            m.d.sync += [in_row.eq(in_moved["row"]), in_res.eq(in_moved["res"]),
-                         in_seq.eq(in_moved["seq"])]
+            m.d.sync += [in_row.eq(in_row_next), in_row_next.eq(wrap_inc(in_row_next, R - 1)),
+                         in_res.eq(in_moved["res"]), in_seq.eq(in_moved["seq"])]
             with m.If(in_row == R - 1):
                 m.d.sync += [in_addr.eq(after), after.eq(following(after, in_moved["res"]))]
 
@@ -479,13 +482,9 @@ class CRTBaseExtension(Component):
             red_ahead = Signal()
             inc = [red_in & (in_seq[0] == b) for b in range(2)]
 
-            ps_row1 = Signal(range(R + 1), init=1)  # ps_row + 1, a register beside it
-            with m.If(issue):
-                m.d.sync += ps_row1.eq(Mux(ps_row == R - 1, 1, ps_row1 + 1))
-
             def ahead(b, row, above):  # red_rows[b] (+1 if a row arrives now) > row
                 return Mux(inc[b], red_rows[b] >= row, red_rows[b] > above)
-            after = [Mux(ps_row == R - 1, ahead(b, 0, 0), ahead(b, ps_row1, ps_row1))
+            after = [Mux(ps_row == R - 1, ahead(b, 0, 0), ahead(b, ps_row_next, ps_row_next))
                      for b in range(2)]
             m.d.sync += red_ahead.eq(Mux(
                 issue, Mux(ps_done, Mux(ps_par, ahead(0, 0, 0), ahead(1, 0, 0)),
@@ -495,7 +494,8 @@ class CRTBaseExtension(Component):
         m.d.comb += issue.eq(ready_row & (credit < self._fifo_depth))
         m.d.sync += credit.eq(credit + issue - out_xfer)
         with m.If(issue):
-            m.d.sync += [ps_row.eq(ps_moved["row"]), ps_slot.eq(ps_moved["slot"]),
+            m.d.sync += [ps_row.eq(ps_row_next), ps_row_next.eq(wrap_inc(ps_row_next, R - 1)),
+                         ps_slot.eq(ps_moved["slot"]),
                          ps_pass.eq(ps_moved["pass"]), ps_seq.eq(ps_moved["seq"])]
             with m.If(ps_done):
                 for b in range(2):  # free this parity for the pass after next
