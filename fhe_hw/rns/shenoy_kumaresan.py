@@ -370,26 +370,31 @@ class CRTBaseExtension(Component):
         ps_row, ps_slot, ps_pass = Signal(range(R)), Signal(range(t)), Signal(range(P))
         accept = Signal()
         m.d.comb += accept.eq(self.i.valid & self.i.ready)
-        pass_end = (in_res == n_res - 1) & (in_row == R - 1)
 
         def wrap_inc(counter, last):
             return Mux(counter == last, 0, counter + 1)
 
         # The counters after an input transfer and after a Post-Sum issue (registers only: the
-        # rows' next values are registers beside them)
+        # rows' next values and the comparisons of the counters with their ends are registers
+        # beside them)
         in_row_next, ps_row_next = (Signal(range(R), init=1 % R, name=f"{x}_row_next")
                                     for x in ("in", "ps"))
+        in_row_last, ps_row_last = (Signal(init=R == 1, name=f"{x}_row_last")
+                                    for x in ("in", "ps"))
+        res_first, res_last = Signal(init=1), Signal(init=n_res == 1)
+        pass_end = res_last & in_row_last
         in_moved = {"row": in_row_next,
-                    "res": Mux(in_row == R - 1, wrap_inc(in_res, n_res - 1), in_res),
+                    "res": Mux(in_row_last, wrap_inc(in_res, n_res - 1), in_res),
+                    "first": Mux(in_row_last, res_last, res_first),
                     "seq": Mux(pass_end, in_seq + 1, in_seq)}
-        in_now = {"row": in_row, "res": in_res, "seq": in_seq}
+        in_now = {"row": in_row, "res": in_res, "first": res_first, "seq": in_seq}
 
         def last_slot(slot, pass_):
             return slot == Mux(pass_ == P - 1, last_t, t) - 1
         ps_last_slot = last_slot(ps_slot, ps_pass)
-        ps_done = ps_last_slot & (ps_row == R - 1)
+        ps_done = ps_last_slot & ps_row_last
         ps_moved = {"row": ps_row_next,
-                    "slot": Mux(ps_row == R - 1, Mux(ps_last_slot, 0, ps_slot + 1), ps_slot),
+                    "slot": Mux(ps_row_last, Mux(ps_last_slot, 0, ps_slot + 1), ps_slot),
                     "pass": Mux(ps_done, wrap_inc(ps_pass, P - 1), ps_pass),
                     "seq": Mux(ps_done, ps_seq + 1, ps_seq)}
         ps_now = {"row": ps_row, "slot": ps_slot, "pass": ps_pass, "seq": ps_seq}
@@ -399,7 +404,7 @@ class CRTBaseExtension(Component):
         # last slot row by row.
         def guard(i, ps):
             same = (i["seq"] - ps["seq"])[:2] == 0
-            return Mux(i["res"] == 0,
+            return Mux(i["first"],
                        same | (last_slot(ps["slot"], ps["pass"]) & (ps["row"] > i["row"])), same)
         # i.ready is a register: its next value is the guard of the counters' next values, the
         # guard of each way they may move (registers only) picked by the transfer and the
@@ -416,9 +421,12 @@ class CRTBaseExtension(Component):
         m.d.sync += ready.eq(~hold_next & guard_next)
         with m.If(accept):
             m.d.sync += [in_row.eq(in_row_next), in_row_next.eq(wrap_inc(in_row_next, R - 1)),
+                         in_row_last.eq(in_row_next == R - 1),
                          in_res.eq(in_moved["res"]), in_seq.eq(in_moved["seq"])]
-            with m.If(in_row == R - 1):
-                m.d.sync += [in_addr.eq(after), after.eq(following(after, in_moved["res"]))]
+            with m.If(in_row_last):
+                m.d.sync += [in_addr.eq(after), after.eq(following(after, in_moved["res"])),
+                             res_first.eq(res_last),
+                             res_last.eq(in_res == n_res - 2 if n_res > 1 else 1)]
 
         # Post-Sum readiness per pass parity: last accumulation written, redundant rows in.
         acc_done = [Signal(name=f"acc_done{b}") for b in range(2)]
@@ -432,13 +440,13 @@ class CRTBaseExtension(Component):
         sum_rom = Rom(m, "sum_rom", self._sum_rom_rows(), r, output_reg=True, read_ports=2)
         now, ahead = sum_rom.read(in_addr, 0), sum_rom.read(after, 1)
         began, began_q = Signal(), Signal()
-        m.d.sync += [began.eq(accept & (in_row == R - 1)), began_q.eq(began)]
+        m.d.sync += [began.eq(accept & in_row_last), began_q.eq(began)]
         consts = {key: Mux(began_q, ahead[key], now[key]) for key in now}
         s0_valid, s0_data = Signal(), Signal(r * tp)
         s0 = {"row": Signal(range(R)), "first": Signal(), "last": Signal(), "par": Signal()}
         m.d.sync += [s0_valid.eq(accept & (in_res < l)), s0_data.eq(self.i.payload.as_value()),
-                     s0["row"].eq(in_row), s0["first"].eq(in_res == 0),
-                     s0["last"].eq((in_res == l - 1) & (in_row == R - 1)),
+                     s0["row"].eq(in_row), s0["first"].eq(res_first),
+                     s0["last"].eq((in_res == l - 1) & in_row_last),
                      s0["par"].eq(in_seq[0])]
 
         # stage A: μ_q = a·|Q̂_i^-1|_{q_i} mod q_i
@@ -463,7 +471,7 @@ class CRTBaseExtension(Component):
             q_l = self._redundant
             bank_l = self._bank(m, "acc_l")
             red_mem = self._bank(m, "a_ql")
-            red_in = accept & (in_res == l)
+            red_in = accept & res_last  # the redundant residue is the pass's last
             m.d.comb += [red_mem.w_addr.eq(in_row), red_mem.w_data.eq(self.i.payload.as_value()),
                          red_mem.w_en.eq(red_in)]
             for b in range(2):
@@ -484,7 +492,7 @@ class CRTBaseExtension(Component):
 
             def ahead(b, row, above):  # red_rows[b] (+1 if a row arrives now) > row
                 return Mux(inc[b], red_rows[b] >= row, red_rows[b] > above)
-            after = [Mux(ps_row == R - 1, ahead(b, 0, 0), ahead(b, ps_row_next, ps_row_next))
+            after = [Mux(ps_row_last, ahead(b, 0, 0), ahead(b, ps_row_next, ps_row_next))
                      for b in range(2)]
             m.d.sync += red_ahead.eq(Mux(
                 issue, Mux(ps_done, Mux(ps_par, ahead(0, 0, 0), ahead(1, 0, 0)),
@@ -495,6 +503,7 @@ class CRTBaseExtension(Component):
         m.d.sync += credit.eq(credit + issue - out_xfer)
         with m.If(issue):
             m.d.sync += [ps_row.eq(ps_row_next), ps_row_next.eq(wrap_inc(ps_row_next, R - 1)),
+                         ps_row_last.eq(ps_row_next == R - 1),
                          ps_slot.eq(ps_moved["slot"]),
                          ps_pass.eq(ps_moved["pass"]), ps_seq.eq(ps_moved["seq"])]
             with m.If(ps_done):
