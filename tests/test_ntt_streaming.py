@@ -122,11 +122,11 @@ def _depth_matches_model(knob, depth, added, key, **kw):
         n, "solinas64", **depth_kw, **kw) == get_unit("ntt").cycles({"n": n, **depth_kw, **kw})
 
 
-@pytest.mark.parametrize("read_stages", [0, 1, 2, 3])
+@pytest.mark.parametrize("read_stages", [0, 1, 2, 3, 4])
 @pytest.mark.parametrize("P,negacyclic,inverse", [(1, True, True), (4, False, True),
                                                   (8, True, False)])
 def test_every_read_depth_matches_model_in_cycles(read_stages, P, negacyclic, inverse):
-    # 0 and 3 are the edge values. The address register adds one cycle to the unload; each
+    # 0 and 4 are the edge values. The address register adds one cycle to the unload; each
     # register after the banks one per stage (six of them) and one to the unload.
     _depth_matches_model("read_stages", read_stages, read_stages + 6 * max(read_stages - 1, 0),
                          ("read_stages", P, negacyclic, inverse),
@@ -161,7 +161,7 @@ def test_every_write_depth_streams_under_back_pressure(write_stages):
     transforms_back_to_back(unit, xs, valid_prob=0.6, ready_prob=0.5)
 
 
-@pytest.mark.parametrize("read_stages", [0, 3])
+@pytest.mark.parametrize("read_stages", [0, 3, 4])
 def test_every_read_depth_streams_under_back_pressure(read_stages):
     n, P = 32, 2
     unit = StreamingNTT(n, "general32", butterflies=P, negacyclic=True, inverse=True,
@@ -194,7 +194,8 @@ def test_back_to_back_transforms_stream_through():
 @pytest.mark.parametrize("n,P,inverse,negacyclic,read_stages,write_stages", [
     (16, 1, False, False, 3, 1), (16, 4, True, True, 3, 1), (32, 1, True, True, 0, 0),
     (64, 2, True, False, 3, 1), (64, 4, False, True, 2, 0), (128, 4, True, True, 3, 1),
-    (128, 2, False, False, 1, 1), (256, 8, False, True, 3, 1), (256, 4, True, False, 3, 0)])
+    (128, 2, False, False, 1, 1), (256, 8, False, True, 3, 1), (256, 4, True, False, 3, 0),
+    (256, 8, True, True, 4, 1)])
 def test_no_bank_read_meets_a_write_of_its_address(n, P, inverse, negacyclic, read_stages,
                                                    write_stages):
     """A read of the word written in the same cycle is undefined on the DP16KD; the banks'
@@ -327,7 +328,7 @@ def test_rejects_non_bool_tiled():
 
 @pytest.mark.parametrize("read_stages,error,match", [
     (-1, ValueError, "read_stages must be at least 0"),
-    (4, ValueError, "read_stages must be at most 3"),
+    (5, ValueError, "read_stages must be at most 4"),
     (True, TypeError, "read_stages must be an integer"),
     (1.0, TypeError, "read_stages must be an integer"),
     (None, TypeError, "read_stages must be an integer")])
@@ -386,7 +387,7 @@ def test_contract_describes_one_transform_only():
     ({"n": 64, "inverse": 1}, TypeError, "inverse must be a bool"),
     ({"n": 64, "tiled": "yes"}, TypeError, "tiled must be a bool"),
     ({"n": 64, "mult_stages": -1}, ValueError, "mult_stages must be at least 0"),
-    ({"n": 64, "read_stages": 4}, ValueError, "read_stages must be at most 3"),
+    ({"n": 64, "read_stages": 5}, ValueError, "read_stages must be at most 4"),
     ({"n": 64, "write_stages": 2}, ValueError, "write_stages must be at most 1")])
 def test_contract_rejects_what_the_engine_rejects(params, error, match):
     unit = get_unit("ntt")

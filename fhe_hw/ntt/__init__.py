@@ -76,7 +76,8 @@ register("ntt", "memory-based streaming NTT, n = 16..65536, P butterflies "
          MULT_STAGES_OPTION, TILED_OPTION,
          Option("read-stages", int, READ_STAGES,
                 "registers on the read path: 0, 1 (read addresses), 2 (and the bank "
-                "outputs) or 3 (and the read network's middle)"),
+                "outputs), 3 (and the read network's middle) or 4 (and a fabric register "
+                "after each bank)"),
          Option("write-stages", int, WRITE_STAGES,
                 "registers on the write-back path: 0 or 1 (the permuted butterfly results)"),
          latency=_stream_engine_latency(streaming_config),

@@ -36,7 +36,7 @@ MAX_N = 65536
 #: addresses, each bank's output, the read network between its pair swaps and its position
 #: permutation): the default and the most it accepts.
 READ_STAGES = 3
-MAX_READ_STAGES = 3
+MAX_READ_STAGES = 4
 #: Registers on its write-back path (between the write-back permutation and the pair swaps):
 #: the default and the most it accepts.
 WRITE_STAGES = 1

@@ -51,7 +51,7 @@ for the negacyclic inverse and 0 otherwise (:func:`cycles`). Throughput: one tra
 ``2·n/lanes + log2(n)·(n/(2P) + Butterfly.latency + 2 + D + W)`` cycles (the next load starts
 as soon as the last output read has been issued).
 
-Read pipeline (``read_stages`` R, 0 to 3, default 3), its registers in the order they are
+Read pipeline (``read_stages`` R, 0 to 4, default 3), its registers in the order they are
 added:
 
 1. the bank read addresses and read enables (R >= 1): the address generation (stage and
@@ -64,7 +64,11 @@ added:
    with its write registered before the block RAM and a bypass after the output register).
    The banks read only for issued butterflies and unload beats (``r_en``: the DP16KD's
    ``CEB``), and the tests check that none of those reads meets a write of its word;
-3. the read network between its pair swaps and its position permutation (R = 3).
+3. the read network between its pair swaps and its position permutation (R >= 3);
+4. a fabric register right after each bank's output and bypass (R = 4), which the placer puts
+   beside its block RAM: where the banks are spread over the device's block-RAM rows and the
+   read network sits in one place (the 30-bit engine at P = 8), the wire from a block RAM to
+   the network otherwise meets the swaps in one period.
 
 Write-back pipeline (``write_stages`` W, 0 or 1, default 1): the butterflies' results after the
 write-back permutation (W = 1), before its pair swaps and the load multiplexer. On the ECP5 at
@@ -232,7 +236,7 @@ def _delay(m, value, count, name):
 
 
 def _read_split(read_stages):
-    """(the read address register: 0 or 1, the data registers after the banks: 0 to 2) of
+    """(the read address register: 0 or 1, the data registers after the banks: 0 to 3) of
     ``read_stages``; the address register is the first to be added."""
     return min(read_stages, 1), max(read_stages - 1, 0)
 
@@ -277,10 +281,11 @@ class StreamingNTT(Component):
     n/2); ``lanes`` (coefficients per stream beat: a power of two, at most 2P; default 2P);
     ``negacyclic`` (transform mod x^n + 1); ``inverse``; ``mult_stages``, ``reducer`` and
     ``tiled`` (passed to every :class:`~fhe_hw.arith.ModMul`: butterflies and
-    post-multipliers; the defaults None and True are ModMul's own); ``read_stages`` (0 to 3,
+    post-multipliers; the defaults None and True are ModMul's own); ``read_stages`` (0 to 4,
     default 3: registers on the read path, see the module docstring: the read addresses, which
-    add one cycle to the unload, then each bank's output and the read network's middle, which
-    add one cycle to every stage's drain and to the unload; 0 is the engine before they were
+    add one cycle to the unload, then each bank's output, the read network's middle and a
+    fabric register after each bank, which add one cycle to every stage's drain and to the
+    unload; 0 is the engine before they were
     added); ``write_stages`` (0 or 1, default 1: a register on the write-back path, which adds
     one cycle to every stage's drain).
     The four-step engine for solinas64 is :class:`~fhe_hw.ntt.FourStepNTT`.
@@ -366,8 +371,8 @@ class StreamingNTT(Component):
 
     @property
     def read_stages(self):
-        """Registers on the read path (0 to 3): the read addresses, the bank outputs, the read
-        network's middle."""
+        """Registers on the read path (0 to 4): the read addresses, the bank outputs, the read
+        network's middle, a fabric register after each bank."""
         return self._read_stages
 
     @property
@@ -554,16 +559,19 @@ class StreamingNTT(Component):
 
     def _butterflies(self, m, banks, tw_ports, issue, last, xsw, usel):
         """Read stage: the bank outputs, the bank output registers (``read_stages`` >= 2), the
-        read network's pair swaps, its middle register (``read_stages`` = 3), its position
+        read network's pair swaps (after a fabric register with ``read_stages`` = 4), its middle
+        register (``read_stages`` >= 3), its position
         permutation and the crossbar register (the butterflies' registered operands), which
         holds the words of a read issued at cycle c at c + 2 + ``read_stages``; the twiddle
         ROM's words arrive with them (its address delayed in :meth:`_issue`, its output
         register the ROM's own with ``read_stages`` >= 2). Returns (the crossbar register,
         position 2q + x; the butterfly outputs, in the same order)."""
         a, d = _read_split(self._read_stages)
+        near = max(d - 2, 0)    # read_stages = 4: a fabric register right after each bank
         words = [bank.r_data for bank in banks]     # the bank output registers are the RAMs'
-        words = _xor_swap(words, _delay(m, xsw, a + 1 + min(d, 1), "xsw"))
-        words = _delay_all(m, words, d - min(d, 1), "swapped")
+        words = _delay_all(m, words, near, "bank_q")
+        words = _xor_swap(words, _delay(m, xsw, a + 1 + min(d, 1) + near, "xsw"))
+        words = _delay_all(m, words, min(d, 2) - min(d, 1), "swapped")
         pos = _permute(words, _delay(m, usel, a + 1 + d, "usel"), crossbar_bank)
         last_d = _delay(m, last, a + 1 + d, "last")
         issue_x = _delay(m, issue, a + 2 + d, "issue")
