@@ -29,9 +29,10 @@ STREAMING_TARGET = "ecp5-splitnets"
 RNS30_PRIME = 2**30 - 2**18 + 1
 
 
-def streaming_params(n, p, tiled=True, modulus="solinas64"):
-    """The parameters of a streaming-table row: the engine's defaults otherwise."""
-    params = {"n": n, "butterflies": p, "modulus": modulus}
+def streaming_params(n, p, tiled=True, modulus="solinas64", **options):
+    """The parameters of a streaming-table row: ``options`` (e.g. ``read_stages``) and the
+    engine's defaults otherwise."""
+    params = {"n": n, "butterflies": p, "modulus": modulus, **options}
     if tiled:
         params["tiled"] = True
     return params
@@ -39,8 +40,10 @@ def streaming_params(n, p, tiled=True, modulus="solinas64"):
 
 STREAMING_TABLE = [Row("ntt", streaming_params(n, p), STREAMING_TARGET)
                    for n in (1024, 4096) for p in (1, 2, 4)] + [
-    # 30-bit words: P = 8 (48 MULT18X18D) routes where 64-bit P = 8 (128) did not.
-    Row("ntt", streaming_params(4096, 8, modulus=str(RNS30_PRIME)), STREAMING_TARGET)]
+    # 30-bit words: P = 8 (48 MULT18X18D) routes where 64-bit P = 8 (128) did not; with a
+    # register after each bank (read_stages = 4); P = 16 (96 MULT18X18D, 32 banks).
+    Row("ntt", streaming_params(4096, p, modulus=str(RNS30_PRIME), **options), STREAMING_TARGET)
+    for p, options in ((8, {}), (8, {"read_stages": 4}), (16, {"read_stages": 4}))]
 #: The n = 1024, P = 1 row: the report's clock estimate for the 64K-point transform.
 REPORT_STREAMING = STREAMING_TABLE[0]
 

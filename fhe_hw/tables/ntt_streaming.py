@@ -1,8 +1,10 @@
 """``fhe-hw table ntt-streaming``: resources and Fmax of the streaming NTT engine ``ntt`` on
-ECP5-85F (n = 1024 and 4096, P = 1, 2, 4, solinas64; n = 4096, P = 8 over a 30-bit prime), rows
-:data:`fhe_hw.ntt.configs.STREAMING_TABLE` (tiled ``ModMul``\\ s, ``splitnets``, router1)."""
+ECP5-85F (n = 1024 and 4096, P = 1, 2, 4, solinas64; n = 4096, P = 8 and 16 over a 30-bit
+prime), rows :data:`fhe_hw.ntt.configs.STREAMING_TABLE` (tiled ``ModMul``\\ s, ``splitnets``,
+router1)."""
 
 from ..markdown import table as markdown_table
+from ..ntt import READ_STAGES
 from ..ntt.configs import STREAMING_TABLE
 from ..units import get_unit
 from .common import ecp5_facts, synth_rows
@@ -23,11 +25,12 @@ def markdown(rows, results):
     for row, r in zip(rows, results):
         cycles = _cycles(row)
         tag = " (tiled)" if row.params.get("tiled") else ""
-        cells.append([row.params["n"], row.params["butterflies"], row.params["modulus"], cycles,
+        cells.append([row.params["n"], row.params["butterflies"], row.params["modulus"],
+                      row.params.get("read_stages", READ_STAGES), cycles,
                       r.lut, r.ff, r.dsp, r.bram, f"{r.fmax_mhz}{tag}",
                       f"{cycles / r.fmax_mhz:.1f}"])
-    return markdown_table(["n", "P", "modulus", "cycles()", "LUT", "FF", "DSP", "BRAM",
-                           "Fmax MHz", "µs per transform at Fmax"], cells)
+    return markdown_table(["n", "P", "modulus", "read_stages", "cycles()", "LUT", "FF", "DSP",
+                           "BRAM", "Fmax MHz", "µs per transform at Fmax"], cells)
 
 
 def generate(args, progress):
