@@ -1,7 +1,7 @@
 """``fhe-hw table ntt-streaming``: resources and Fmax of the streaming NTT engine ``ntt`` on
-ECP5-85F (n = 1024 and 4096, P = 1, 2, 4, solinas64; n = 4096, P = 8 and 16 over a 30-bit
-prime), rows :data:`fhe_hw.ntt.configs.STREAMING_TABLE` (tiled ``ModMul``\\ s, ``splitnets``,
-router1)."""
+ECP5-85F (n = 1024 and 4096, P = 1, 2, 4, solinas64; n = 4096, P = 8 over a 30-bit prime,
+with read_stages 3 and 4), rows :data:`fhe_hw.ntt.configs.STREAMING_TABLE` (tiled
+``ModMul``\\ s, ``splitnets``, router1)."""
 
 from ..markdown import table as markdown_table
 from ..ntt import READ_STAGES
