@@ -243,7 +243,7 @@ class MixedRadix(Component):
         e_t = [Signal(r, name=f"e_t{j}") for j in range(k)]
         e_bs = Signal(r)
         e_red = [Signal(p.bit_length(), name=f"e_red{j}") for j, p in enumerate(tgt)]
-        final = e_s == l
+        final = Signal()  # e_s == l, a register beside e_s
         back_b = {}
         back_t = []
         for u in range(1, l):
@@ -277,10 +277,11 @@ class MixedRadix(Component):
         core.d.sync += [e_bs.eq(next_bs)] + [
             red.eq(self._reduce(next_bs, p)) for red, p in zip(e_red, tgt)]
         with core.If(again):
-            core.d.sync += [e_s.eq(ret["s"] + 1)] + [e_b[u].eq(back_b[u]) for u in range(1, l)]
+            core.d.sync += [e_s.eq(ret["s"] + 1), final.eq(ret["s"] == l - 1)]
+            core.d.sync += [e_b[u].eq(back_b[u]) for u in range(1, l)]
             core.d.sync += [e_t[j].eq(back_t[j]) for j in range(k)]
         with core.Else():
-            core.d.sync += [e_s.eq(0)] + [e_b[u].eq(inputs[u]) for u in range(1, l)]
+            core.d.sync += [e_s.eq(0), final.eq(0)] + [e_b[u].eq(inputs[u]) for u in range(1, l)]
             core.d.sync += [e_t[j].eq(0) for j in range(k)]
         core.d.sync += out_valid.eq(done)
         with core.If(done):
