@@ -236,14 +236,15 @@ class MixedRadix(Component):
             return
 
         # iterative: entry register -> column subtracters -> multipliers -> back to the entry.
-        # The trip's digit b_s and its reductions modulo the targets enter registers with the
-        # residues (e_bs, e_red), so no multiplexer or reduction precedes a subtracter.
+        # The trip's digit b_s enters a register with the residues (e_bs), and each target
+        # column's operands (θ_j − b_s mod p_j, or 0 − θ_j on the final trip) enter registers
+        # already selected and reduced (e_ta, e_tb), so no multiplexer or reduction precedes a
+        # subtracter.
         e_valid, e_s = Signal(), Signal(range(l + 1))
         e_b = {u: Signal(r, name=f"e_b{u}") for u in range(1, l)}
-        e_t = [Signal(r, name=f"e_t{j}") for j in range(k)]
         e_bs = Signal(r)
-        e_red = [Signal(p.bit_length(), name=f"e_red{j}") for j, p in enumerate(tgt)]
-        final = Signal()  # e_s == l, a register beside e_s
+        e_ta, e_tb = ([Signal(p.bit_length(), name=f"e_t{x}{j}") for j, p in enumerate(tgt)]
+                      for x in "ab")
         back_b = {}
         back_t = []
         for u in range(1, l):
@@ -261,9 +262,8 @@ class MixedRadix(Component):
             consts = Array(Const(mul.premultiply(c.q_inv_mod_p[j][s] if s < l else c.Q_mod_p[j],
                                                  p), r) for s in range(l + 1))
             e_c = Signal(r, name=f"c_t{j}")
-            core.d.comb += [sub.i.valid.eq(e_valid),
-                            sub.i.payload.a.eq(Mux(final, 0, e_t[j][:w])),
-                            sub.i.payload.b.eq(Mux(final, e_t[j][:w], e_red[j]))]
+            core.d.comb += [sub.i.valid.eq(e_valid), sub.i.payload.a.eq(e_ta[j]),
+                            sub.i.payload.b.eq(e_tb[j])]
             core.d.sync += e_c.eq(consts[e_s])
             core.d.comb += mm.i.payload.b.eq(e_c)
             back_t.append(mm.o.payload)
@@ -274,15 +274,20 @@ class MixedRadix(Component):
         # the next trip's digit: b_{s+1}, a multiplier's output (none after the last digit)
         next_bs = Mux(again, Array([back_b[u] for u in range(1, l)] + [Const(0, r)])[ret["s"]],
                       inputs[0])
-        core.d.sync += [e_bs.eq(next_bs)] + [
-            red.eq(self._reduce(next_bs, p)) for red, p in zip(e_red, tgt)]
+        core.d.sync += e_bs.eq(next_bs)
+        final = ret["s"] == l - 1  # the next trip is the last
         with core.If(again):
-            core.d.sync += [e_s.eq(ret["s"] + 1), final.eq(ret["s"] == l - 1)]
-            core.d.sync += [e_b[u].eq(back_b[u]) for u in range(1, l)]
-            core.d.sync += [e_t[j].eq(back_t[j]) for j in range(k)]
+            core.d.sync += [e_s.eq(ret["s"] + 1)] + [e_b[u].eq(back_b[u]) for u in range(1, l)]
+            for j, p in enumerate(tgt):
+                w = p.bit_length()
+                core.d.sync += [e_ta[j].eq(Mux(final, 0, back_t[j][:w])),
+                                e_tb[j].eq(Mux(final, back_t[j][:w],
+                                               self._reduce(next_bs, p)[:w]))]
         with core.Else():
-            core.d.sync += [e_s.eq(0), final.eq(0)] + [e_b[u].eq(inputs[u]) for u in range(1, l)]
-            core.d.sync += [e_t[j].eq(0) for j in range(k)]
+            core.d.sync += [e_s.eq(0)] + [e_b[u].eq(inputs[u]) for u in range(1, l)]
+            core.d.sync += [e_ta[j].eq(0) for j in range(k)]
+            core.d.sync += [e_tb[j].eq(self._reduce(inputs[0], p)[:p.bit_length()])
+                            for j, p in enumerate(tgt)]
         core.d.sync += out_valid.eq(done)
         with core.If(done):
             core.d.sync += out_data.eq(Cat(*back_t))
