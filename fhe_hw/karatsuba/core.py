@@ -218,7 +218,10 @@ class KaratsubaEngine(Component):
 
     Flow control. The core advances in a cycle iff ``run`` is set; ``run`` is a register, so its
     fan-out to every flip-flop and memory port of the datapath starts at a flip-flop. It is
-    computed one cycle ahead from the next state of the control (period phase, bubble flag,
+    held twice: the control and the FIFOs read ``run``, the datapath the complement of a second
+    register, ``hold``, with the same next value, so that the placer can keep the control's copy
+    by the control and put the datapath's among its ~17,700 loads (stored inverted, the copy is
+    not merged with ``run`` by Yosys's ``opt_merge``). It is computed one cycle ahead from the next state of the control (period phase, bubble flag,
     products in flight) and of the two FIFOs: the core will run unless it will need an operand
     digit that the input FIFO will not hold, or the output FIFO might be full (fewer than two
     free entries now). A period that starts without input while products are in flight is a
@@ -283,6 +286,7 @@ class KaratsubaEngine(Component):
                      fout.r_en.eq(self.o.ready)]
 
         run = Signal()
+        hold = Signal(init=1)           # ~run, the datapath's copy (see the class docstring)
         phase = Signal(range(T))
         # Registered predicates of phase (0, T - 1, inside the data cycles, phase + 1 inside
         # them), updated with it, so that run's next value needs no comparison of a next phase.
@@ -299,8 +303,8 @@ class KaratsubaEngine(Component):
 
         take, start_bubble = decide(at_zero, in_data, bubble, fin.r_level, inflight)
         operands = data.View(self._in_layout, fin.r_data)
-        m.submodules.core = EnableInserter(run)(core)
-        m.d.comb += [core.enable.eq(run),
+        m.submodules.core = EnableInserter(~hold)(core)
+        m.d.comb += [core.enable.eq(~hold),
                      core.in_take.eq(take), core.in_tag.eq(~(bubble | start_bubble)),
                      core.in_a.eq(operands[self._a_name]),
                      core.in_b.eq(operands[self._b_name]),
@@ -316,8 +320,9 @@ class KaratsubaEngine(Component):
         next_level = (fin.r_level + (fin.w_en & fin.w_rdy) - (run & take))[:len(fin.r_level)]
         next_take, _ = decide(next_zero, next_data, next_bubble, next_level, next_inflight)
         room = fout.w_level + 1 < self.FIFO_DEPTH
+        next_run = room & (~next_take | (next_level != 0))
         m.d.sync += [bubble.eq(next_bubble), inflight.eq(next_inflight),
-                     run.eq(room & (~next_take | (next_level != 0))),
+                     run.eq(next_run), hold.eq(~next_run),
                      at_zero.eq(next_zero), in_data.eq(next_data)]
         with m.If(run):
             m.d.sync += [phase.eq(Mux(at_last, 0, phase + 1)), at_last.eq(phase == T - 2),
