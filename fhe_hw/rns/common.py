@@ -1,14 +1,14 @@
 """Pieces shared by the RNS base-extension engines of [Kir25]: parameter
 checks, pipeline delay lines, lane slicing and small constant ROMs."""
 
-from amaranth import unsigned
+from amaranth import Mux, unsigned
 from amaranth.lib.memory import Memory
 
 from ..arith.bram import RegisteredROM
 from ..arith.pipeline import Stages
 from ..params import ntt_primes, require_int, require_power_of_two
 
-__all__ = ["check_ring", "check_moduli", "check_choice", "delay", "lanes", "Rom", "default_bases",
+__all__ = ["check_ring", "check_moduli", "check_choice", "delay", "wrap_inc", "lanes", "Rom", "default_bases",
            "polynomial_beats", "beats_to_polynomials", "MAX_BITS", "MAX_N", "MAX_RESIDUES"]
 
 #: Upper bounds of the generated bases, beyond [Kir25]'s largest set (N = 2^16, l = k = 17,
@@ -55,6 +55,11 @@ def delay(m, n, valid, **riders):
     for _ in range(n):
         st.cut()
     return st.valid, {name: st[name] for name in riders}
+
+
+def wrap_inc(counter, last):
+    """counter + 1, or 0 after ``last``: a counter's next value that wraps."""
+    return Mux(counter == last, 0, counter + 1)
 
 
 def lanes(value, width, count):

@@ -35,7 +35,7 @@ from ..component import Component
 from ..model import rns as model
 from ..params import KawamuraConstants
 from ..stream import stall_on_backpressure
-from .common import check_moduli, check_ring, delay, lanes
+from .common import check_moduli, check_ring, delay, lanes, wrap_inc
 
 __all__ = ["Kawamura"]
 
@@ -155,7 +155,7 @@ class Kawamura(Component):
 
         # slot 0 of each frame (xi_slot) as a register: slot == 0 a cycle ahead
         slot, xi_slot = Signal(range(l + 1)), Signal(init=1)
-        core.d.sync += [slot.eq(Mux(slot == l, 0, slot + 1)), xi_slot.eq(slot == l)]
+        core.d.sync += [slot.eq(wrap_inc(slot, l)), xi_slot.eq(slot == l)]
         accept = Signal()
         m.d.comb += accept.eq(self.i.valid & self.i.ready)
 

@@ -71,7 +71,7 @@ from ..params import (
     check_bool,
     require_int,
 )
-from .common import Rom, check_choice, check_moduli, check_ring, delay, lanes
+from .common import Rom, check_choice, check_moduli, check_ring, delay, lanes, wrap_inc
 
 __all__ = ["CRTBaseExtension", "ShenoyKumaresan", "ARCHITECTURES"]
 
@@ -370,9 +370,6 @@ class CRTBaseExtension(Component):
         ps_row, ps_slot, ps_pass = Signal(range(R)), Signal(range(t)), Signal(range(P))
         accept = Signal()
         m.d.comb += accept.eq(self.i.valid & self.i.ready)
-
-        def wrap_inc(counter, last):
-            return Mux(counter == last, 0, counter + 1)
 
         # The counters after an input transfer and after a Post-Sum issue (registers only: the
         # rows' next values and the comparisons of the counters with their ends are registers
