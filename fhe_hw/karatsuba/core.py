@@ -221,13 +221,13 @@ class KaratsubaEngine(Component):
     held twice: the control and the FIFOs read ``run``, the datapath the complement of a second
     register, ``hold``, with the same next value, so that the placer can keep the control's copy
     by the control and put the datapath's among its ~17,700 loads (stored inverted, the copy is
-    not merged with ``run`` by Yosys's ``opt_merge``). It is computed one cycle ahead from the next state of the control (period phase, bubble flag,
-    products in flight) and of the two FIFOs: the core will run unless it will need an operand
-    digit that the input FIFO will not hold, or the output FIFO might be full (fewer than two
-    free entries now). A period that starts without input while products are in flight is a
-    bubble: zeros enter, the product is tagged invalid and emits nothing, and the input waits
-    for the next period. Neither the input ``ready`` nor the output ``valid`` depends
-    combinationally on the other side.
+    not merged with ``run`` by Yosys's ``opt_merge``). Both are computed one cycle ahead from
+    the next state of the control (period phase, bubble flag, products in flight) and of the two
+    FIFOs: the core will run unless it will need an operand digit that the input FIFO will not
+    hold, or the output FIFO might be full (fewer than two free entries now). A period that
+    starts without input while products are in flight is a bubble: zeros enter, the product is
+    tagged invalid and emits nothing, and the input waits for the next period. Neither the
+    input ``ready`` nor the output ``valid`` depends combinationally on the other side.
     """
 
     _a_name, _b_name = "a", "b"

@@ -8,8 +8,9 @@ from ..arith.bram import RegisteredROM
 from ..arith.pipeline import Stages
 from ..params import ntt_primes, require_int, require_power_of_two
 
-__all__ = ["check_ring", "check_moduli", "check_choice", "delay", "wrap_inc", "lanes", "Rom", "default_bases",
-           "polynomial_beats", "beats_to_polynomials", "MAX_BITS", "MAX_N", "MAX_RESIDUES"]
+__all__ = ["check_ring", "check_moduli", "check_choice", "delay", "wrap_inc", "lanes", "Rom",
+           "default_bases", "polynomial_beats", "beats_to_polynomials", "MAX_BITS", "MAX_N",
+           "MAX_RESIDUES"]
 
 #: Upper bounds of the generated bases, beyond [Kir25]'s largest set (N = 2^16, l = k = 17,
 #: 60-bit primes): prime bits, ring degree N, residues per base.
