@@ -185,7 +185,8 @@ def test_rejects_a_pipelined_flag_that_is_not_a_bool(value):
 
 def probe_trace(unit, pairs, cycles, probes):
     """Values of ``probes`` (lists of signals) in every cycle of a run with always-valid input
-    and always-ready output; the core sees the first input digit in cycle 1."""
+    and always-ready output; the core sees the first input digit in cycle
+    ``unit.ENTRY_LATENCY``."""
     beats = unit.input_beats(pairs)
     trace = []
 
@@ -221,10 +222,11 @@ def test_leaf_operands_match_the_models_precompute():
     plan = unit.plan
     p, q = random_pairs(unit, 1, ("probe-pre",))[0]
     probes = [s for pair in unit.core.channel_probes for s in pair]
-    trace = probe_trace(unit, [(p, q)], 1 + plan.precompute_time + plan.period, probes)
+    entry = unit.ENTRY_LATENCY
+    trace = probe_trace(unit, [(p, q)], entry + plan.precompute_time + plan.period, probes)
     want_p, want_q = karatsuba_precompute(p, r), karatsuba_precompute(q, r)
     for n, leaf_slot in enumerate(leaf_schedule(r)):
-        start = 1 + plan.precompute_time + leaf_slot.slot * plan.slot
+        start = entry + plan.precompute_time + leaf_slot.slot * plan.slot
         for operand, want in ((0, want_p), (1, want_q)):
             got = digits_to_coeffs(trace, 2 * leaf_slot.channel + operand, start, leaf,
                                    plan.digits, plan.digit_bits)
@@ -238,11 +240,12 @@ def test_leaf_products_leave_the_sub_multipliers_as_scheduled():
     p, q = random_pairs(unit, 1, ("probe-mult",))[0]
     probes = [s for pair in unit.core.product_probes for s in pair]
     last = max(s.slot + sched.delay[s.channel] for s in leaf_schedule(r)) + 1
-    trace = probe_trace(unit, [(p, q)], 1 + plan.line_out_time + last * plan.slot, probes)
+    entry = unit.ENTRY_LATENCY
+    trace = probe_trace(unit, [(p, q)], entry + plan.line_out_time + last * plan.slot, probes)
     pre_p, pre_q = karatsuba_precompute(p, r), karatsuba_precompute(q, r)
     for n, s in enumerate(leaf_schedule(r)):
         want = schoolbook(pre_p[n], pre_q[n]) + [0]
-        start = 1 + plan.line_out_time + (s.slot + sched.delay[s.channel]) * plan.slot
+        start = entry + plan.line_out_time + (s.slot + sched.delay[s.channel]) * plan.slot
         line = sched.line[s.channel]
         got = []
         for b in range(leaf):

@@ -216,22 +216,26 @@ class KaratsubaEngine(Component):
     stalls ``i`` itself when it needs to). ``o``: ``size`` beats per product of two lanes
     (coefficients 2b and 2b + 1, the last lane 1 is 0).
 
-    Flow control. The core advances in a cycle iff ``run`` is set; ``run`` is a register, so its
-    fan-out to every flip-flop and memory port of the datapath starts at a flip-flop. It is
-    held twice: the control and the FIFOs read ``run``, the datapath the complement of a second
-    register, ``hold``, with the same next value, so that the placer can keep the control's copy
-    by the control and put the datapath's among its ~17,700 loads (stored inverted, the copy is
-    not merged with ``run`` by Yosys's ``opt_merge``). Both are computed one cycle ahead from
-    the next state of the control (period phase, bubble flag, products in flight) and of the two
-    FIFOs: the core will run unless it will need an operand digit that the input FIFO will not
-    hold, or the output FIFO might be full (fewer than two free entries now). A period that
-    starts without input while products are in flight is a bubble: zeros enter, the product is
-    tagged invalid and emits nothing, and the input waits for the next period. Neither the
-    input ``ready`` nor the output ``valid`` depends combinationally on the other side.
+    Flow control. The control advances in a cycle iff ``run`` is set, and the core one cycle later:
+    its clock enable ``run_d`` is ``run`` registered, and the control hands it each cycle's operand
+    digits and tags through a register (enabled by ``run``), so the core sees the control's sequence
+    of cycles one cycle late. ``run`` is computed one cycle ahead from the next state of the control
+    (period phase, bubble flag, products in flight) and of the two FIFOs, and ``run_d``, which
+    drives every flip-flop, memory port and DSP of the datapath, comes straight from the flip-flop
+    of ``run``: the placer can keep ``run`` by the control and put ``run_d`` among its ~17,700
+    loads. The core will run unless it will need an operand digit that the input FIFO will not hold,
+    or the output FIFO might be full (fewer than three free entries now: a write may come from each
+    of the two cycles already decided). A period that starts without input while products are in
+    flight is a bubble: zeros enter, the product is tagged invalid and emits nothing, and the input
+    waits for the next period. Neither the input ``ready`` nor the output ``valid`` depends
+    combinationally on the other side.
     """
 
     _a_name, _b_name = "a", "b"
     FIFO_DEPTH = 4
+    #: Cycles from an input transfer to the core's label 0 (always-valid input): the input
+    #: FIFO's register and the register between the control and the core.
+    ENTRY_LATENCY = 2
 
     def __init__(self, plan, *, modulus=None, mult_stages=4):
         self._plan = plan
@@ -260,9 +264,10 @@ class KaratsubaEngine(Component):
 
     @staticmethod
     def latency_from(plan, modulus=None, mult_stages=4):
-        """:attr:`latency` of an engine on ``plan`` without building it: the core's final time
-        and the two FIFOs' registers."""
-        return KaratsubaCore.final_time_of(plan, modulus, mult_stages) + 2
+        """:attr:`latency` of an engine on ``plan`` without building it: :attr:`ENTRY_LATENCY`,
+        the core's final time and the output FIFO's register."""
+        final = KaratsubaCore.final_time_of(plan, modulus, mult_stages)
+        return KaratsubaEngine.ENTRY_LATENCY + final + 1
 
     @staticmethod
     def cycles_from(plan, latency, operations=1):
@@ -286,7 +291,6 @@ class KaratsubaEngine(Component):
                      fout.r_en.eq(self.o.ready)]
 
         run = Signal()
-        hold = Signal(init=1)           # ~run, the datapath's copy (see the class docstring)
         phase = Signal(range(T))
         # Registered predicates of phase (0, T - 1, inside the data cycles, phase + 1 inside
         # them), updated with it, so that run's next value needs no comparison of a next phase.
@@ -303,26 +307,29 @@ class KaratsubaEngine(Component):
 
         take, start_bubble = decide(at_zero, in_data, bubble, fin.r_level, inflight)
         operands = data.View(self._in_layout, fin.r_data)
-        m.submodules.core = EnableInserter(~hold)(core)
-        m.d.comb += [core.enable.eq(~hold),
-                     core.in_take.eq(take), core.in_tag.eq(~(bubble | start_bubble)),
-                     core.in_a.eq(operands[self._a_name]),
-                     core.in_b.eq(operands[self._b_name]),
+        # The control's cycle t reaches the core in its cycle t + 1 (see the class docstring).
+        run_d = Signal()
+        m.d.sync += run_d.eq(run)
+        with m.If(run):
+            m.d.sync += [core.in_take.eq(take), core.in_tag.eq(~(bubble | start_bubble)),
+                         core.in_a.eq(operands[self._a_name]),
+                         core.in_b.eq(operands[self._b_name])]
+        m.submodules.core = EnableInserter(run_d)(core)
+        m.d.comb += [core.enable.eq(run_d),
                      fin.r_en.eq(run & take),
-                     fout.w_data.eq(core.out_payload), fout.w_en.eq(run & core.out_valid)]
+                     fout.w_data.eq(core.out_payload), fout.w_en.eq(run_d & core.out_valid)]
 
         started = run & at_zero & take
-        ended = run & core.out_end
+        ended = run_d & core.out_end
         next_zero = Mux(run, at_last, at_zero)
         next_data = Mux(run, at_last | data_after, in_data)
         next_bubble = Mux(run & at_last, 0, bubble | (run & start_bubble))
         next_inflight = (inflight + started - ended)[:len(inflight)]
         next_level = (fin.r_level + (fin.w_en & fin.w_rdy) - (run & take))[:len(fin.r_level)]
         next_take, _ = decide(next_zero, next_data, next_bubble, next_level, next_inflight)
-        room = fout.w_level + 1 < self.FIFO_DEPTH
-        next_run = room & (~next_take | (next_level != 0))
+        room = fout.w_level + 2 < self.FIFO_DEPTH
         m.d.sync += [bubble.eq(next_bubble), inflight.eq(next_inflight),
-                     run.eq(next_run), hold.eq(~next_run),
+                     run.eq(room & (~next_take | (next_level != 0))),
                      at_zero.eq(next_zero), in_data.eq(next_data)]
         with m.If(run):
             m.d.sync += [phase.eq(Mux(at_last, 0, phase + 1)), at_last.eq(phase == T - 2),
