@@ -139,15 +139,24 @@ def delay(m, value, cycles, name=None):
     return out if isinstance(value, (list, tuple)) else out[0]
 
 
-def serial_add(m, a, b, first, *, subtract=False, name="carry"):
+def serial_add(m, a, b, first, *, subtract=False, name="carry", first_next=None):
     """One digit of a ± b, least significant digit first: returns the ``len(a)``-bit digit
     (combinational) and keeps the carry (borrow, for ``subtract``) in a flip-flop of ``m``'s
     sync domain; ``first`` marks the least significant digit, whose carry-in is 0 (1 for a
-    subtraction, a - b = a + ~b + 1). The result is exact modulo 2^(digits·width)."""
+    subtraction, a - b = a + ~b + 1). The result is exact modulo 2^(digits·width).
+
+    ``first_next`` (optional): ``first`` one cycle ahead (true in the cycle before each least
+    significant digit). The flip-flop then holds the next digit's carry-in itself, so that it
+    drives the carry chain with no selection in between (``first`` is not used)."""
     width = len(a)
-    carry = Signal(name=name)
     operand = b[:width] if len(b) >= width else Cat(b, Const(0, width - len(b)))
     operand = ~operand if subtract else operand
-    total = a + operand + Mux(first, int(subtract), carry)
-    m.d.sync += carry.eq(total[width])
+    if first_next is None:
+        carry = Signal(name=name)
+        total = a + operand + Mux(first, int(subtract), carry)
+        m.d.sync += carry.eq(total[width])
+    else:
+        carry = Signal(name=name, init=int(subtract))
+        total = a + operand + carry
+        m.d.sync += carry.eq(Mux(first_next, int(subtract), total[width]))
     return total[:width]

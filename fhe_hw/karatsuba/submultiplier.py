@@ -145,19 +145,22 @@ class SerialPolyMultiplier(Elaboratable):
                 p = Multiplier(db, db, MULTIPLIER_STAGES[P], chunk=DSP_WIDTH,
                                tiled=True).build(st, a_copy, b_digit)
                 digit_products.append(delay(m, p, P * (D - 1 - e), name=f"skew{j}_{e}"))
-            d = t.phase(row_time + P * (j * D + D - 1), D)
-            product = self._accumulate(m, j, digit_products, d, d == 0)
+            row_end = row_time + P * (j * D + D - 1)
+            d = t.phase(row_end, D)
+            product = self._accumulate(m, j, digit_products, d, d == 0,
+                                       t.phase(row_end - 1, D) == 0)
             products.append(delay(m, product, P * (leaf - 1 - j) * D, name=f"align{j}"))
 
         # 3. the accumulation window: c_{i+j} += a_i·b_j, chunk-serially.
-        first = t.phase(acc_time, D) == 0
+        first, first_next = t.phase(acc_time, D) == 0, t.phase(acc_time - 1, D) == 0
         last_step = t.phase(acc_time, S) >= (leaf - 1) * D
         window = [Signal(D * k, name=f"window{j}") for j in range(leaf - 1)]
         outs = []
         for j in range(leaf):
             head = window[j][:k] if j < leaf - 1 else 0
             if j < leaf - 1:
-                outs.append(serial_add(m, head, products[j], first, name=f"carry{j}"))
+                outs.append(serial_add(m, head, products[j], first, name=f"carry{j}",
+                                       first_next=first_next))
             else:
                 outs.append(products[j])
         for j in range(leaf - 1):
@@ -187,7 +190,7 @@ class SerialPolyMultiplier(Elaboratable):
                         m.d.sync += self.z[lane].eq(value)
         return m
 
-    def _accumulate(self, m, j, digit_products, d, first):
+    def _accumulate(self, m, j, digit_products, d, first, first_next):
         """Integer multiplier j's accumulation u ← (u >> digit_bits) + row in carry-save form
         and the chunk-serial resolution of each coefficient product (see the module
         docstring); returns the product's current chunk (label ``row_time + digits``, plus
@@ -223,7 +226,8 @@ class SerialPolyMultiplier(Elaboratable):
                          ser_carry.eq(Cat(Const(0, len(resolved)), c2))]
         with m.Else():
             m.d.sync += [ser_sum.eq(ser_sum >> k), ser_carry.eq(ser_carry >> k)]
-        chunk = serial_add(m, ser_sum[:k], ser_carry[:k], first, name=f"resolve{j}")
+        chunk = serial_add(m, ser_sum[:k], ser_carry[:k], first, name=f"resolve{j}",
+                           first_next=first_next)
         if not self.pipelined:
             return chunk
         reg = Signal(k, name=f"product{j}")
