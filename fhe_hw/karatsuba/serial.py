@@ -59,6 +59,17 @@ class Timing:
             self._cache[key] = sig
         return self._cache[key]
 
+    def flag(self, time, length, value=0):
+        """A register equal to ``phase(time, length) == value`` in every cycle: its next value
+        is the comparison one cycle ahead (on ``phase(time - 1, length)``), so its loads see a
+        flip-flop instead of a shared counter's decoder. A new register on every call, for one
+        group of loads (not cached)."""
+        length = self.period if length is None else length
+        init = (-time) % self.period % length == value
+        sig = Signal(init=init, name=f"flag{length}_{value}_t{time % self.period}")
+        self._m.d.sync += sig.eq(self.phase(time - 1, length) == value)
+        return sig
+
     def index(self, time, unit, count):
         if self.period % (unit * count):
             raise ValueError(f"unit * count must divide the period {self.period}, "

@@ -146,13 +146,12 @@ class SerialPolyMultiplier(Elaboratable):
                                tiled=True).build(st, a_copy, b_digit)
                 digit_products.append(delay(m, p, P * (D - 1 - e), name=f"skew{j}_{e}"))
             row_end = row_time + P * (j * D + D - 1)
-            d = t.phase(row_end, D)
-            product = self._accumulate(m, j, digit_products, d, d == 0,
-                                       t.phase(row_end - 1, D) == 0)
+            product = self._accumulate(m, j, digit_products, t.flag(row_end, D),
+                                       t.flag(row_end - 1, D), t.flag(row_end, D, D - 1))
             products.append(delay(m, product, P * (leaf - 1 - j) * D, name=f"align{j}"))
 
         # 3. the accumulation window: c_{i+j} += a_i·b_j, chunk-serially.
-        first, first_next = t.phase(acc_time, D) == 0, t.phase(acc_time - 1, D) == 0
+        first, first_next = t.flag(acc_time, D), t.flag(acc_time - 1, D)
         last_step = t.phase(acc_time, S) >= (leaf - 1) * D
         window = [Signal(D * k, name=f"window{j}") for j in range(leaf - 1)]
         outs = []
@@ -190,11 +189,12 @@ class SerialPolyMultiplier(Elaboratable):
                         m.d.sync += self.z[lane].eq(value)
         return m
 
-    def _accumulate(self, m, j, digit_products, d, first, first_next):
+    def _accumulate(self, m, j, digit_products, first, first_next, last):
         """Integer multiplier j's accumulation u ← (u >> digit_bits) + row in carry-save form
         and the chunk-serial resolution of each coefficient product (see the module
         docstring); returns the product's current chunk (label ``row_time + digits``, plus
-        one when ``pipelined``)."""
+        one when ``pipelined``). ``first``, ``first_next``, ``last``: registers of this
+        multiplier's phase (its first cycle, the cycle before, its last cycle)."""
         D, db, k = self.digits, self.digit_bits, self.chunk_bits
         even = Cat(*digit_products[0::2])
         odd = Cat(*digit_products[1::2])
@@ -221,7 +221,7 @@ class SerialPolyMultiplier(Elaboratable):
             resolved = Const(0, 0)
         ser_sum = Signal(D * k, name=f"ser_sum{j}")
         ser_carry = Signal(D * k, name=f"ser_carry{j}")
-        with m.If(d == D - 1):
+        with m.If(last):
             m.d.sync += [ser_sum.eq(Cat(resolved, s2)),
                          ser_carry.eq(Cat(Const(0, len(resolved)), c2))]
         with m.Else():
