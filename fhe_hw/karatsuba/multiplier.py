@@ -94,9 +94,9 @@ class KaratsubaMultiplier(KaratsubaEngine):
       datapath to one carry chain or one DSP (a register of the operand digits between the
       input FIFO and the pre-computation, a fan-out chain of the a digit through the
       leaf·digits digit multipliers, the DSPs' operand registers, a second adder-tree stage,
-      the resolution of each leaf product, a register between the two subtractions of each
-      post-computation): 3 + leaf·digits + r cycles of latency more than ``False``, the same
-      period.
+      the resolution of each leaf product, the accumulation window's sums, a register between
+      the two subtractions of each post-computation): 4 + leaf·digits + r cycles of latency
+      more than ``False``, the same period.
 
     Ports: ``i`` — stream of ``{"p": digit, "q": digit}``: coefficient j of P and Q is beats
     j·digits .. j·digits + digits - 1 (least significant digit first); products follow each other

@@ -41,7 +41,7 @@ class KaratsubaRelinearizer(KaratsubaEngine):
     of the word coefficients, default 27 = w), ``digit_bits`` (default 27), keyword ``digits``
     (carrier; default the fewest that fit max(coeff_bits, word_bits) + recursions bits),
     keyword ``pipelined`` (default ``True``, as :class:`~fhe_hw.karatsuba.KaratsubaMultiplier`:
-    3 + leaf·digits + r cycles of latency more than ``False``).
+    4 + leaf·digits + r cycles of latency more than ``False``).
 
     Ports: ``i`` — stream of ``{"c": digit, "gamma": digit}``, the pairs (C[0], γ[0]), (C[1],
     γ[1]), ... of a group one after the other, each coefficient as ``digits`` beats, least

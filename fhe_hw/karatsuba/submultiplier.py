@@ -62,8 +62,9 @@ class SerialPolyMultiplier(Elaboratable):
     schedule period and the label of the input; frames start at ``time`` + multiples of
     ``leaf·digits``), ``pipelined`` (default ``True``: the DSPs' operand registers and a
     second adder-tree register in each digit multiplier (:data:`MULTIPLIER_STAGES`) and a
-    register between the product's chunk-serial resolution and the accumulation window, so
-    that no path has more than one carry chain, and the a digit reaches digit multiplier q
+    register between the product's chunk-serial resolution and the accumulation window and
+    one after the window, so that no path has more than one carry chain and no chain feeds the
+    re-ordering taps, and the a digit reaches digit multiplier q
     through a chain of q + 1 registers instead of one register driving all ``leaf·digits``
     of them; ``False``: the a digit is broadcast, the tile products are summed in one stage
     and the two chunk adders are chained), ``enable`` (the clock enable the engine applies to
@@ -96,10 +97,10 @@ class SerialPolyMultiplier(Elaboratable):
     def latency_of(leaf, digits, pipelined=True):
         """One frame of operand buffering, :meth:`row_delay_of`, ``digits`` cycles of
         accumulation, when ``pipelined`` the ``leaf·digits - 1`` cycles of the a fan-out
-        chain and the resolution register, ``beat_delay(leaf)`` coefficient-times of
-        re-ordering, the output register."""
+        chain, the resolution register and the register after the accumulation window,
+        ``beat_delay(leaf)`` coefficient-times of re-ordering, the output register."""
         return (leaf * digits + SerialPolyMultiplier.row_delay_of(pipelined) + digits
-                + int(pipelined) * leaf * digits + beat_delay(leaf) * digits + 1)
+                + int(pipelined) * (leaf * digits + 1) + beat_delay(leaf) * digits + 1)
 
     @property
     def latency(self):
@@ -165,7 +166,10 @@ class SerialPolyMultiplier(Elaboratable):
         for j in range(leaf - 1):
             m.d.sync += window[j].eq(Cat(window[j][k:], Mux(last_step, 0, outs[j + 1])))
 
-        # 4. re-order the coefficients into beats (c_2b, c_2b+1) through delay taps.
+        # 4. re-order the coefficients into beats (c_2b, c_2b+1) through delay taps, when
+        # pipelined from a register of the window's sums (its carry chains end there).
+        if self.pipelined:
+            outs = delay(m, outs, 1, name="window_out")
         E = beat_delay(leaf)
         sources = {}
         for c in range(2 * leaf - 1):
@@ -179,7 +183,7 @@ class SerialPolyMultiplier(Elaboratable):
                 prev = delay(m, prev, (dl - prev_delay) * D, name=f"tap{src}_{dl}")
                 prev_delay = dl
                 taps[src, dl] = prev
-        beat = t.index(acc_time + E * D, D, leaf)
+        beat = t.index(acc_time + E * D + int(self.pipelined), D, leaf)
         with m.Switch(beat):
             for b in range(leaf):
                 with m.Case(b):
