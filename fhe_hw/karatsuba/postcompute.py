@@ -74,25 +74,27 @@ class PostComputeUnit(Elaboratable):
         # the second half of the node frame.
         diff = []
         for lane in range(2):
-            t1 = serial_add(mod, self.s[lane], x_low[lane], t.phase(self.time, D) == 0,
-                            subtract=True, name=f"borrow_l{lane}")
+            t1 = serial_add(mod, self.s[lane], x_low[lane], t.flag(self.time, D),
+                            subtract=True, name=f"borrow_l{lane}",
+                            first_next=t.flag(self.time - 1, D))
             x_high = self.x[lane]
             if self.pipelined:
                 t1 = delay(mod, t1, 1, name=f"partial{lane}")
                 x_high = delay(mod, x_high, 1, name=f"z_high{lane}")
-            t2 = serial_add(mod, t1, x_high, t.phase(self.time + extra, D) == 0,
-                            subtract=True, name=f"borrow_h{lane}")
+            t2 = serial_add(mod, t1, x_high, t.flag(self.time + extra, D),
+                            subtract=True, name=f"borrow_h{lane}",
+                            first_next=t.flag(self.time + extra - 1, D))
             reg = Signal(self.chunk_bits, name=f"diff{lane}")
             mod.d.sync += reg.eq(t2)
             diff.append(reg)
-        second = t.phase(self.time + 1 + extra, 2 * m * D) >= m * D
-        diff = [Mux(second, v, 0) for v in diff]
+        diff = [Mux(t.flag(self.time + 1 + extra, 2 * m * D, lambda phase: phase >= m * D), v, 0)
+                for v in diff]
         if m % 2:
             # coefficient 2b - m is lane 1 of an earlier beat, 2b + 1 - m lane 0 of this one.
             diff = [delay(mod, diff[1], D, name="lane_swap"), diff[0]]
 
-        first = t.phase(self.time + 1 + extra, D) == 0
         for lane in range(2):
-            total = serial_add(mod, x_direct[lane], diff[lane], first, name=f"carry{lane}")
+            total = serial_add(mod, x_direct[lane], diff[lane], t.flag(self.time + 1 + extra, D),
+                               name=f"carry{lane}", first_next=t.flag(self.time + extra, D))
             mod.d.sync += self.z[lane].eq(total)
         return mod

@@ -41,10 +41,11 @@ class PreComputeStage(Elaboratable):
         t = Timing(m, self.period)
         half = self.node // 2 * self.digits
         low_p, low_q = delay(m, [self.p, self.q], half, name="fifo")
-        first = t.phase(self.time, self.digits) == 0
-        second = t.phase(self.time, self.node * self.digits) >= half
-        sum_p = serial_add(m, low_p, self.p, first, name="carry_p")
-        sum_q = serial_add(m, low_q, self.q, first, name="carry_q")
+        second = t.flag(self.time, self.node * self.digits, lambda phase: phase >= half)
+        sum_p, sum_q = (serial_add(m, low, x, t.flag(self.time, self.digits), name=name,
+                                   first_next=t.flag(self.time - 1, self.digits))
+                        for low, x, name in ((low_p, self.p, "carry_p"),
+                                             (low_q, self.q, "carry_q")))
         m.d.sync += [self.pass_p.eq(self.p), self.pass_q.eq(self.q),
                      self.sum_p.eq(Mux(second, sum_p, 0)), self.sum_q.eq(Mux(second, sum_q, 0))]
         return m

@@ -59,15 +59,18 @@ class Timing:
             self._cache[key] = sig
         return self._cache[key]
 
-    def flag(self, time, length, value=0):
-        """A register equal to ``phase(time, length) == value`` in every cycle: its next value
-        is the comparison one cycle ahead (on ``phase(time - 1, length)``), so its loads see a
-        flip-flop instead of a shared counter's decoder. A new register on every call, for one
-        group of loads (not cached)."""
+    def flag(self, time, length, test=0):
+        """A register equal to ``test`` of ``phase(time, length)`` in every cycle (``test``: a
+        phase value to compare with, or a function of the phase, called on the counter and on
+        its initial value): its next value is the test one cycle ahead (on
+        ``phase(time - 1, length)``), so its loads see a flip-flop instead of a shared
+        counter's decoder or comparator. A new register on every call, for one group of loads
+        (not cached)."""
         length = self.period if length is None else length
-        init = (-time) % self.period % length == value
-        sig = Signal(init=init, name=f"flag{length}_{value}_t{time % self.period}")
-        self._m.d.sync += sig.eq(self.phase(time - 1, length) == value)
+        check = test if callable(test) else (lambda phase: phase == test)
+        init = bool(check((-time) % self.period % length))
+        sig = Signal(init=init, name=f"flag{length}_t{time % self.period}")
+        self._m.d.sync += sig.eq(check(self.phase(time - 1, length)))
         return sig
 
     def index(self, time, unit, count):
@@ -158,7 +161,8 @@ def serial_add(m, a, b, first, *, subtract=False, name="carry", first_next=None)
 
     ``first_next`` (optional): ``first`` one cycle ahead (true in the cycle before each least
     significant digit). The flip-flop then holds the next digit's carry-in itself, so that it
-    drives the carry chain with no selection in between (``first`` is not used)."""
+    drives the carry chain with no selection in between; ``first`` must then be a register
+    (:meth:`Timing.flag`), whose initial value only sets the carry's."""
     width = len(a)
     operand = b[:width] if len(b) >= width else Cat(b, Const(0, width - len(b)))
     operand = ~operand if subtract else operand
@@ -167,7 +171,7 @@ def serial_add(m, a, b, first, *, subtract=False, name="carry", first_next=None)
         total = a + operand + Mux(first, int(subtract), carry)
         m.d.sync += carry.eq(total[width])
     else:
-        carry = Signal(name=name, init=int(subtract))
+        carry = Signal(name=name, init=int(subtract and first.init))
         total = a + operand + carry
         m.d.sync += carry.eq(Mux(first_next, int(subtract), total[width]))
     return total[:width]
