@@ -285,8 +285,10 @@ class KaratsubaEngine(Component):
                                               depth=self.FIFO_DEPTH)
         m.submodules.out_fifo = fout = SyncFIFO(width=len(self.o.payload.as_value()),
                                                 depth=self.FIFO_DEPTH)
-        m.d.comb += [fin.w_data.eq(self.i.payload), fin.w_en.eq(self.i.valid),
-                     self.i.ready.eq(fin.w_rdy),
+        # i.ready is the input FIFO's w_rdy computed a cycle ahead, a register by the control
+        in_ready = Signal(init=1)
+        m.d.comb += [fin.w_data.eq(self.i.payload), fin.w_en.eq(self.i.valid & in_ready),
+                     self.i.ready.eq(in_ready),
                      self.o.payload.eq(fout.r_data), self.o.valid.eq(fout.r_rdy),
                      fout.r_en.eq(self.o.ready)]
 
@@ -325,11 +327,13 @@ class KaratsubaEngine(Component):
         next_data = Mux(run, at_last | data_after, in_data)
         next_bubble = Mux(run & at_last, 0, bubble | (run & start_bubble))
         next_inflight = (inflight + started - ended)[:len(inflight)]
-        next_level = (fin.r_level + (fin.w_en & fin.w_rdy) - (run & take))[:len(fin.r_level)]
+        # in_ready implies w_rdy (it is w_rdy, a cycle early), so every w_en is a write
+        next_level = (fin.r_level + fin.w_en - (run & take))[:len(fin.r_level)]
         next_take, _ = decide(next_zero, next_data, next_bubble, next_level, next_inflight)
         room = fout.w_level + 2 < self.FIFO_DEPTH
         m.d.sync += [bubble.eq(next_bubble), inflight.eq(next_inflight),
                      run.eq(room & (~next_take | (next_level != 0))),
+                     in_ready.eq(next_level != self.FIFO_DEPTH),
                      at_zero.eq(next_zero), in_data.eq(next_data)]
         with m.If(run):
             m.d.sync += [phase.eq(Mux(at_last, 0, phase + 1)), at_last.eq(phase == T - 2),
