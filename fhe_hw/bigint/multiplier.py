@@ -252,7 +252,6 @@ class IntegerFFTMultiplier(Component):
         cnt_w = (self._max_words + W).bit_length() + 1
 
         cmd = Signal(self._cmd_layout)
-        n1, n2 = Signal(cnt_w), Signal(cnt_w)
         busy = Signal()
         done = Signal()
         error = Signal()
@@ -260,58 +259,86 @@ class IntegerFFTMultiplier(Component):
         with m.If(self.o.valid & self.o.ready):
             m.d.sync += [done.eq(0), busy.eq(0)]
 
-        # front end: block reads (Step-1), one slot of W cycles per pair, 2W at a row's end.
-        # The ends of a slot, a row and the last row are registered predicates updated with
-        # the counters, and the reads address from registered bases (operand address plus the
-        # block's offset) and compare with the words left, so that no counter comparison and
-        # only one carry chain lies on a path (the control fans out across the die).
-        f_run = Signal()
-        f_i, f_j = Signal(cnt_w), Signal(cnt_w)
-        row_end, last_row, slot_last = Signal(), Signal(), Signal()
-        x_base, y_base = Signal(self._addr_width), Signal(self._addr_width)
-        x_left, y_left = Signal(len(cmd.x_words)), Signal(len(cmd.y_words))
-        slot = Signal(range(2 * W))
-
+        # Block counts minus one, n - 1 = (words - 1) >> log2(W) (W is a power of two), and
+        # their "n = 1" and "n = 2" flags, registered with the command.
+        lg = W.bit_length() - 1
         x = self.i.payload
-        blocks = [(words + W - 1) >> (W.bit_length() - 1) for words in (x.x_words, x.y_words)]
-        with m.If(self.i.valid & self.i.ready):
+        n2m = Signal(cnt_w)
+        n2_one, n2_two = Signal(), Signal()
+        take = self.i.valid & self.i.ready
+        last_blocks = [(words - 1) >> lg for words in (x.x_words, x.y_words)]
+        with m.If(take):
             bad = ((x.x_words == 0) | (x.y_words == 0) | (x.x_words > self._max_words)
                    | (x.y_words > self._max_words))
-            m.d.sync += [busy.eq(1), cmd.eq(x), error.eq(bad), n1.eq(blocks[0]), n2.eq(blocks[1]),
-                         f_i.eq(0), f_j.eq(0), slot.eq(0), slot_last.eq(0),
-                         last_row.eq(blocks[0] == 1), row_end.eq(blocks[1] == 1),
-                         x_base.eq(x.x_addr), y_base.eq(x.y_addr),
-                         x_left.eq(x.x_words), y_left.eq(x.y_words)]
+            m.d.sync += [busy.eq(1), cmd.eq(x), error.eq(bad),
+                         n2m.eq(last_blocks[1]), n2_one.eq(last_blocks[1] == 0),
+                         n2_two.eq(last_blocks[1] == 1)]
             with m.If(bad):
                 m.d.sync += done.eq(1)
-            with m.Else():
+
+        def countdown(m, left, last, pen, step, reload, reload_last, reload_pen):
+            """``left`` blocks after the current one, ``last`` = (left == 0) and ``pen`` =
+            (left == 1) kept as registers: on ``step`` the next values come from registers
+            only (``pen`` becomes ``last``; the new ``pen`` compares ``left``, not its
+            decrement), or from the reload values when ``last``."""
+            with m.If(step):
+                with m.If(last):
+                    m.d.sync += [left.eq(reload), last.eq(reload_last), pen.eq(reload_pen)]
+                with m.Else():
+                    m.d.sync += [left.eq(left - 1), last.eq(pen), pen.eq(left == 2)]
+
+        # front end: block reads (Step-1), one slot of W cycles per pair, 2W at a row's end.
+        # The control fans out across the die, so every predicate is a register whose next
+        # value comes from registers through no carry chain: the ends of a slot, of a row
+        # (row_end, j = n2 - 1) and the last row (last_row, i = n1 - 1) come from count-downs
+        # of the blocks left that keep "one left" beside them; a word is present unless the
+        # block is the operand's last and the slot's low bits pass the last block's word count
+        # ((words - 1) mod W, registered with the command); the read addresses are pointers
+        # (block base plus the slot) stepped with the slot.
+        f_run = Signal()
+        f_cols, f_rows = Signal(cnt_w), Signal(cnt_w)
+        row_end, col_pen, last_row, row_pen, slot_last = (Signal(name=name) for name in (
+            "row_end", "col_pen", "last_row", "row_pen", "slot_last"))
+        x_base, y_base = Signal(self._addr_width), Signal(self._addr_width)
+        x_ptr, y_ptr = Signal(self._addr_width), Signal(self._addr_width)
+        x_tail, y_tail = Signal(max(lg, 1)), Signal(max(lg, 1))
+        slot = Signal(range(2 * W))
+
+        with m.If(take):
+            m.d.sync += [f_cols.eq(last_blocks[1]), row_end.eq(last_blocks[1] == 0),
+                         col_pen.eq(last_blocks[1] == 1), f_rows.eq(last_blocks[0]),
+                         last_row.eq(last_blocks[0] == 0), row_pen.eq(last_blocks[0] == 1),
+                         slot.eq(0), slot_last.eq(0),
+                         x_base.eq(x.x_addr), y_base.eq(x.y_addr),
+                         x_ptr.eq(x.x_addr), y_ptr.eq(x.y_addr),
+                         x_tail.eq(x.x_words - 1), y_tail.eq(x.y_words - 1)]
+            with m.If(~bad):
                 m.d.sync += f_run.eq(1)
 
-        reading = f_run & (slot < W)
-        x_in = reading & (slot < x_left)
-        y_in = reading & (slot < y_left)
-        m.d.comb += [self.rd_x.en.eq(x_in), self.rd_x.addr.eq(x_base + slot),
-                     self.rd_y.en.eq(y_in), self.rd_y.addr.eq(y_base + slot)]
+        reading = f_run & ~slot[lg]
+        x_in = reading & (~last_row | (slot[:lg] <= x_tail))
+        y_in = reading & (~row_end | (slot[:lg] <= y_tail))
+        m.d.comb += [self.rd_x.en.eq(x_in), self.rd_x.addr.eq(x_ptr),
+                     self.rd_y.en.eq(y_in), self.rd_y.addr.eq(y_ptr)]
         with m.If(f_run):
-            m.d.sync += [slot.eq(slot + 1),
+            m.d.sync += [slot.eq(slot + 1), x_ptr.eq(x_ptr + 1), y_ptr.eq(y_ptr + 1),
                          slot_last.eq(slot + 2 == Mux(row_end, 2 * W, W))]
             with m.If(slot_last):
                 m.d.sync += [slot.eq(0), slot_last.eq(0)]
                 with m.If(row_end):
-                    m.d.sync += [f_j.eq(0), row_end.eq(n2 == 1), y_base.eq(cmd.y_addr),
-                                 y_left.eq(cmd.y_words), f_i.eq(f_i + 1),
-                                 last_row.eq(f_i + 2 == n1), x_base.eq(x_base + W),
-                                 x_left.eq(x_left - W)]
+                    m.d.sync += [y_base.eq(cmd.y_addr), y_ptr.eq(cmd.y_addr),
+                                 x_base.eq(x_base + W), x_ptr.eq(x_base + W)]
                     with m.If(last_row):
                         m.d.sync += f_run.eq(0)
                 with m.Else():
-                    m.d.sync += [f_j.eq(f_j + 1), row_end.eq(f_j + 2 == n2),
-                                 y_base.eq(y_base + W), y_left.eq(y_left - W)]
+                    m.d.sync += [y_base.eq(y_base + W), y_ptr.eq(y_base + W), x_ptr.eq(x_base)]
+        countdown(m, f_cols, row_end, col_pen, f_run & slot_last, n2m, n2_one, n2_two)
+        countdown(m, f_rows, last_row, row_pen, f_run & slot_last & row_end, 0, 0, 0)
 
         # the returned words shift into the block registers (least significant word first)
         cap, x_ok, y_ok, last_word = Signal(), Signal(), Signal(), Signal()
         m.d.sync += [cap.eq(reading), x_ok.eq(x_in), y_ok.eq(y_in),
-                     last_word.eq(reading & (slot == W - 1))]
+                     last_word.eq(reading & (slot[:lg] == W - 1))]
         xblk, yblk = Signal(W * d), Signal(W * d)
         with m.If(cap):
             m.d.sync += [xblk.eq(Cat(xblk[d:], Mux(x_ok, self.rd_x.data, 0))),
@@ -351,19 +378,24 @@ class IntegerFFTMultiplier(Component):
 
         # product accumulation and registered carry chain, Fig. 4(ii) / Step-3; as in the front
         # end, the column and row predicates (j = 0, j = n2 - 1, i > 0, i = n1 - 1) are
-        # registers and the z addresses come from bases (z_addr + i·W, z_addr + (i+j)·W).
-        b_i, b_j = Signal(cnt_w), Signal(cnt_w)
-        b_first, b_last, b_later, b_last_row = Signal(), Signal(), Signal(), Signal()
+        # registers (b_last, which selects half the sums, from a count-down with "one left"
+        # beside it), the z addresses come from bases (z_addr + i·W, z_addr + (i+j)·W) and the
+        # words' read and write addresses are pointers stepped with them.
+        b_cols, b_rows = Signal(cnt_w), Signal(cnt_w)
+        b_first, b_last, b_later, b_last_row, b_col_pen, b_row_pen = (
+            Signal(name=name) for name in ("b_first", "b_last", "b_later", "b_last_row",
+                                           "b_col_pen", "b_row_pen"))
         b_zrow, b_zptr = Signal(self._addr_width), Signal(self._addr_width)
-        with m.If(self.i.valid & self.i.ready):
-            m.d.sync += [b_i.eq(0), b_j.eq(0), b_first.eq(1), b_last.eq(blocks[1] == 1),
-                         b_later.eq(0), b_last_row.eq(blocks[0] == 1),
-                         b_zrow.eq(x.z_addr), b_zptr.eq(x.z_addr)]
+        with m.If(take):
+            m.d.sync += [b_cols.eq(last_blocks[1]), b_last.eq(last_blocks[1] == 0),
+                         b_col_pen.eq(last_blocks[1] == 1), b_rows.eq(last_blocks[0]),
+                         b_last_row.eq(last_blocks[0] == 0), b_row_pen.eq(last_blocks[0] == 1),
+                         b_first.eq(1), b_later.eq(0), b_zrow.eq(x.z_addr), b_zptr.eq(x.z_addr)]
         held = [Signal(sw, name=f"held{t}") for t in range(W)]
         sreg = [Signal(sw + 1, name=f"acc{t}") for t in range(2 * W)]
         carry = Signal(sw + 3 - d)
         active, c_read, c_last, c_final = Signal(), Signal(), Signal(), Signal()
-        c_zptr = Signal(self._addr_width)
+        c_wptr, c_rptr = Signal(self._addr_width), Signal(self._addr_width)
         oc = Signal(range(2 * W))
 
         # Step-3.1: partial-product words of block i+j (row i > 0): word 0 in the load cycle,
@@ -372,15 +404,16 @@ class IntegerFFTMultiplier(Component):
         ahead = active & c_read & (oc < W - 1)
         m.d.comb += [
             self.rd_z.en.eq((valid & b_later) | ahead),
-            self.rd_z.addr.eq(Mux(valid, b_zptr, c_zptr + oc + 1))]
+            self.rd_z.addr.eq(Mux(valid, b_zptr, c_rptr))]
         m.d.sync += rz_en.eq(self.rd_z.en)
 
         total = Signal(sw + 3)
         m.d.comb += total.eq(carry + sreg[0] + Mux(rz_en, self.rd_z.data, 0))
         m.d.sync += [self.wr.en.eq(0)]
         with m.If(active):
-            m.d.sync += [self.wr.en.eq(1), self.wr.addr.eq(c_zptr + oc),
-                         self.wr.data.eq(total[:d]), carry.eq(total[d:]), oc.eq(oc + 1)]
+            m.d.sync += [self.wr.en.eq(1), self.wr.addr.eq(c_wptr), c_wptr.eq(c_wptr + 1),
+                         c_rptr.eq(c_rptr + 1), self.wr.data.eq(total[:d]),
+                         carry.eq(total[d:]), oc.eq(oc + 1)]
             m.d.sync += [sreg[t].eq(sreg[t + 1]) for t in range(2 * W - 1)]
             m.d.sync += sreg[-1].eq(0)
             with m.If(oc == Mux(c_last, 2 * W - 1, W - 1)):
@@ -389,18 +422,19 @@ class IntegerFFTMultiplier(Component):
                     m.d.sync += done.eq(1)
         with m.If(valid):
             m.d.sync += [active.eq(1), oc.eq(0), c_read.eq(b_later), c_last.eq(b_last),
-                         c_final.eq(b_last & b_last_row), c_zptr.eq(b_zptr)]
+                         c_final.eq(b_last & b_last_row), c_wptr.eq(b_zptr),
+                         c_rptr.eq(b_zptr + 1)]
             for t in range(W):
                 m.d.sync += sreg[t].eq(level[t] + Mux(b_first, 0, held[t]))
                 m.d.sync += sreg[W + t].eq(Mux(b_last, level[W + t], 0))
                 m.d.sync += held[t].eq(level[W + t])
             with m.If(b_first):
                 m.d.sync += carry.eq(0)
+            m.d.sync += b_first.eq(b_last)
             with m.If(b_last):
-                m.d.sync += [b_j.eq(0), b_first.eq(1), b_last.eq(n2 == 1), b_i.eq(b_i + 1),
-                             b_later.eq(1), b_last_row.eq(b_i + 2 == n1),
-                             b_zrow.eq(b_zrow + W), b_zptr.eq(b_zrow + W)]
+                m.d.sync += [b_later.eq(1), b_zrow.eq(b_zrow + W), b_zptr.eq(b_zrow + W)]
             with m.Else():
-                m.d.sync += [b_j.eq(b_j + 1), b_first.eq(0), b_last.eq(b_j + 2 == n2),
-                             b_zptr.eq(b_zptr + W)]
+                m.d.sync += b_zptr.eq(b_zptr + W)
+        countdown(m, b_cols, b_last, b_col_pen, valid, n2m, n2_one, n2_two)
+        countdown(m, b_rows, b_last_row, b_row_pen, valid & b_last, 0, 0, 0)
         return m
