@@ -62,6 +62,28 @@ def test_edge_operands_zero_one_and_all_ones():
         assert run.cycles == unit.cycles(xw, yw)
 
 
+def test_block_counts_and_partial_last_blocks_back_to_back():
+    # One, two and three blocks per operand, with the last block full or cut at either end,
+    # one command after another on one unit (the row and column count-downs reload from each
+    # command, not from reset), every word non-zero so that a read past an operand's end (it
+    # lands on the next operand) spoils the product.
+    modulus, k, b, d = SMALL[0]
+    unit = _unit(modulus, k, b, d)
+    W = unit.words_per_block
+    rng = rng_for("counts")
+    sizes = [(3 * W - 1, 2 * W + 1), (1, 1), (W + 1, 2 * W), (2 * W, W - 1), (1, 3 * W),
+             (3 * W, 1), (W, W + 1), (2 * W + 1, 3 * W - 1), (W - 1, W)]
+
+    def operand(words):
+        return sum((rng.getrandbits(d - 1) | 1 << (d - 1)) << (n * d) for n in range(words))
+
+    pairs = [(operand(xw), operand(yw), xw, yw) for xw, yw in sizes]
+    for (x, y, xw, yw), (z, run) in zip(pairs, run_multiplies(unit, pairs)):
+        n1, n2 = -(-xw // W), -(-yw // W)
+        assert run.result == 0 and z == x * y, (xw, yw)
+        assert run.cycles == W * n1 * n2 + W * n1 + W + unit.pipeline_latency + 4, (xw, yw)
+
+
 def test_result_survives_random_backpressure_on_the_output():
     modulus, k, b, d = SMALL[2]
     unit = _unit(modulus, k, b, d)
