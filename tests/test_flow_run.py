@@ -2,6 +2,8 @@
 
 import io
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -58,6 +60,28 @@ def test_a_tool_that_runs_too_long_is_stopped(tmp_path):
     with pytest.raises(RuntimeError, match=r"sleeper ran out of time \(0.3 s; log "):
         run_logged([PY, "-c", "import time; time.sleep(30)"], tmp_path, "s.log", "sleeper",
                    timeout_s=0.3, every=0.1)
+
+
+def _running(pid):
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+def test_a_time_out_stops_what_the_tool_started(tmp_path):
+    # A board build is a shell script that starts nextpnr: stopping the shell alone would leave
+    # nextpnr running.
+    child = f"{PY} -c \"import os, time; open('pid', 'w').write(str(os.getpid())); time.sleep(30)\""
+    with pytest.raises(RuntimeError, match="ran out of time"):
+        run_logged(["sh", "-c", f"{child} & wait"], tmp_path, "s.log", "script", timeout_s=1.0,
+                   every=0.1)
+    pid = int((tmp_path / "pid").read_text())
+    deadline = time.monotonic() + 5
+    while _running(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _running(pid)
 
 
 def test_log_directories_are_made(tmp_path):

@@ -139,6 +139,8 @@ def test_provenance_names_the_commit_the_run_started_from(tmp_path, monkeypatch)
     (["table", "nope"], "table must be one of"),
     (["table", "reducers", "--jobs", "0"], "--jobs"),
     (["table", "reducers", "--recursions", "2"], "--recursions"),
+    (["table", "rns", "--time-limit", "5"], "--time-limit"),
+    (["table", "board-fits", "--time-limit", "0"], "--time-limit"),
 ])
 def test_bad_input_is_one_line_and_status_2(argv, flag, capsys):
     try:
@@ -152,9 +154,33 @@ def test_bad_input_is_one_line_and_status_2(argv, flag, capsys):
 
 def test_command_line_round_trip():
     args = table_cli.argparse.Namespace(name="karatsuba", jobs=1, reuse=True, no_write=False,
-                                        iterations_only=False, recursions=[1, 2], no_pnr=True)
+                                        iterations_only=False, recursions=[1, 2], no_pnr=True,
+                                        time_limit=None)
     assert table_cli.command_line(args) == \
         "fhe-hw table karatsuba --reuse --recursions 1 2 --no-pnr"
+    args = table_cli.argparse.Namespace(name="board-fits", jobs=1, reuse=False, no_write=False,
+                                        iterations_only=False, recursions=None, no_pnr=False,
+                                        time_limit=30)
+    assert table_cli.command_line(args) == "fhe-hw table board-fits --time-limit 30"
+
+
+def test_board_fit_sweep_stops_at_the_first_build_that_fails_or_runs_out_of_time(monkeypatch):
+    from fhe_hw.tables import board_fits
+    row, key, values = board_fits.sweeps()[0]
+    built = []
+
+    def build_board(board, unit, params, depth, timeout_s):
+        built.append((params[key], timeout_s))
+        if params[key] == values[2]:
+            raise RuntimeError(f"{board} {unit} ran out of time ({timeout_s:g} s; log b.log)")
+        return params[key]
+
+    monkeypatch.setattr(board_fits, "build_board", build_board)
+    fits, failure = board_fits.sweep("ulx3s", row, key, values, lambda text: None,
+                                     timeout_s=120)
+    assert fits == list(values[:2])
+    assert built == [(v, 120) for v in values[:3]]
+    assert failure == f"{key} = {values[2]}: ulx3s {row.unit} ran out of time (120 s; log b.log)"
 
 
 def _fake_rows(rows, args, progress, **kw):

@@ -149,7 +149,7 @@ def default_build_dir(board, unit_name, params, *, baud, depth):
 
 
 def build_board(board, unit_name, params=None, *, baud=115200, depth=256, max_frame=512,
-                build_dir=None, name=TOP, reuse=True, progress=None):
+                build_dir=None, name=TOP, reuse=True, progress=None, timeout_s=None):
     """Build a bitstream of unit ``unit_name`` (with factory ``params``) behind the host link
     for ``board`` (a name of :data:`fhe_hw.boards.BOARDS` or a Board); return a
     :class:`BuildResult`, also written to ``build.json`` and ``build.md`` in ``build_dir``
@@ -158,7 +158,8 @@ def build_board(board, unit_name, params=None, *, baud=115200, depth=256, max_fr
     is returned as it is (``cached``). Raises ``ValueError`` for a bad board,
     unit or parameter and ``RuntimeError`` with the log tail when a tool fails (a design that
     does not fit fails in nextpnr). ``progress(line)``, if given, hears the stage, elapsed time
-    and log path every 10 s while the tools run; the log is kept whatever the outcome."""
+    and log path every 10 s while the tools run; the log is kept whatever the outcome.
+    ``timeout_s`` stops the tools and raises ``RuntimeError`` when they run longer."""
 
     board = get_board(board) if isinstance(board, str) else board
     raw = {k: v for k, v in dict(params or {}).items() if v is not None}
@@ -188,7 +189,8 @@ def build_board(board, unit_name, params=None, *, baud=115200, depth=256, max_fr
         (build_dir / stale).unlink(missing_ok=True)
     code = run_logged(["sh", f"{plan.script}.sh"], build_dir, "build.log",
                       f"{board.name} {unit_name}", env=env, progress=progress,
-                      stage=lambda: _stage(build_dir, name), check=False)
+                      stage=lambda: _stage(build_dir, name), check=False,
+                      timeout_s=timeout_s)
     if code != 0:
         log = (build_dir / "build.log").read_text()
         short = overused_resources(log)

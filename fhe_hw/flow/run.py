@@ -7,6 +7,8 @@ the tool's output to that stream as it is written. A tool that exits non-zero ra
 ``RuntimeError`` with the log's last lines, unless the caller asks for the exit status.
 """
 
+import os
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -30,6 +32,15 @@ def stream_to(stream):
     _stream = stream
 
 
+def _stop(process):
+    """Kill ``process`` and everything it started (its process group)."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.wait()
+
+
 def run_logged(argv, cwd, log, what, *, env=None, progress=None, stage=None, timeout_s=None,
                check=True, own_log=False, every=PROGRESS_EVERY_S):
     """Run ``argv`` in ``cwd`` with its output going to ``log`` (a path, relative to ``cwd``
@@ -40,6 +51,8 @@ def run_logged(argv, cwd, log, what, *, env=None, progress=None, stage=None, tim
     rest of its standard output once it has run ABC, its own log does not). ``progress(line)``,
     if given, hears ``"<what>: <stage()>, <n> s, log <path>"`` every ``every`` seconds while
     the tool runs. ``timeout_s`` stops the tool and raises ``RuntimeError`` when it runs longer.
+    The tool runs in a process group of its own, and a time-out or an interruption of the
+    caller stops the whole group (a build script's nextpnr as well as the shell).
     ``check`` raises ``RuntimeError`` (exit status and the log's last :data:`LOG_TAIL` lines)
     when it exits non-zero; with ``check=False`` the caller reads the status."""
     log = Path(cwd, log)
@@ -50,7 +63,7 @@ def run_logged(argv, cwd, log, what, *, env=None, progress=None, stage=None, tim
     follow = None
     with open(captured, "w") as out:
         process = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out,
-                                   stderr=subprocess.STDOUT, text=True)
+                                   stderr=subprocess.STDOUT, text=True, start_new_session=True)
         try:
             while True:
                 try:
@@ -67,13 +80,14 @@ def run_logged(argv, cwd, log, what, *, env=None, progress=None, stage=None, tim
                     break
                 now = time.monotonic()
                 if timeout_s is not None and now - start > timeout_s:
-                    process.kill()
-                    process.wait()
                     raise RuntimeError(f"{what} ran out of time ({timeout_s:g} s; log {log})")
                 if progress is not None and now - last >= 0.95 * every:
                     last = now
                     progress(f"{what}: {stage() if stage else 'running'}, "
                              f"{now - start:.0f} s, log {log}")
+        except BaseException:
+            _stop(process)
+            raise
         finally:
             if follow is not None:
                 follow.close()

@@ -1,6 +1,7 @@
 """``fhe-hw table board-fits``: what each board fits. A unit is built behind the host link
 (:func:`fhe_hw.flow.build.build_board`) for growing values of one parameter until the board runs out
-(nextpnr cannot place it); the table gives the largest that fits with its resources and Fmax.
+(nextpnr cannot place it, or does not finish within ``--time-limit`` minutes); the table gives
+the largest that fits with its resources and Fmax.
 
 Sweeps (:func:`sweeps`): :data:`fhe_hw.rns.configs.BOARD_SWEEP` and
 :data:`fhe_hw.ntt.configs.BOARD_SWEEP`. The link's memories are sized to hold one whole run
@@ -17,7 +18,11 @@ from ..rns.configs import BOARD_SWEEP as RNS
 from ..units import get_unit
 from .pages import TableSpec
 
-__all__ = ["TABLE", "sweeps", "sweep"]
+__all__ = ["TABLE", "TIME_LIMIT_MIN", "sweeps", "sweep"]
+
+#: Minutes one build may run before the sweep counts it as not fitting (``--time-limit``):
+#: nextpnr-himbaechel can search for a placement of an over-full Gowin design for hours.
+TIME_LIMIT_MIN = 20
 
 
 def sweeps():
@@ -34,16 +39,17 @@ def _depth(unit_name, params):
     return max(beats or [getattr(unit, "n", 16)] + [16])
 
 
-def sweep(board, row, key, values, progress):
-    """Build for each value in order until one fails; (results that fit, first failure text
-    or None)."""
+def sweep(board, row, key, values, progress, timeout_s=None):
+    """Build for each value in order until one fails or runs longer than ``timeout_s``;
+    (results that fit, first failure text or None)."""
 
     fits = []
     for value in values:
         params = {**row.params, key: value}
         progress(f"{board} {row.unit} {key}={value}: building")
         try:
-            result = build_board(board, row.unit, params, depth=_depth(row.unit, params))
+            result = build_board(board, row.unit, params, depth=_depth(row.unit, params),
+                                 timeout_s=timeout_s)
         except (RuntimeError, ValueError) as e:
             reason = str(e).splitlines() or [type(e).__name__]
             why = next((x for x in reason if x.startswith("ERROR")), reason[-1])
@@ -58,7 +64,8 @@ def generate(args, progress):
     rows, builds = [], []
     for board in BOARDS:
         for row, key, values in sweeps():
-            fits, failure = sweep(board, row, key, values, progress)
+            fits, failure = sweep(board, row, key, values, progress,
+                                  timeout_s=60 * (args.time_limit or TIME_LIMIT_MIN))
             builds += fits
             best = fits[-1] if fits else None
             rows.append([board, f"`{row.unit}` {shown(row.params)}",

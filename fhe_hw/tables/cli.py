@@ -40,6 +40,10 @@ _SPECIFIC = (
      ("karatsuba",)),
     ("--no-pnr", "no_pnr", {"action": "store_true", "help": "karatsuba: Yosys only"},
      ("karatsuba",)),
+    ("--time-limit", "time_limit",
+     {"type": int_in(1, 600),
+      "help": "board-fits: minutes one build may take before the sweep counts it as not "
+              "fitting (1 to 600, default 20)"}, ("board-fits",)),
 )
 
 
