@@ -9,13 +9,21 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["sky130_hd", "DONT_USE", "Sky130Library", "pdk_root"]
+__all__ = ["sky130_hd", "DONT_USE", "FLOP_DONT_USE", "Sky130Library", "pdk_root"]
 
 # Cells that synthesis must not pick: power gating and isolation (lpflow_*), probes, delay
 # lines, scan flip-flops and scan clock gates, the spare-cell macro. Their functional models
 # are not ordinary logic, and OpenLane's sky130 flow excludes them the same way.
 DONT_USE = ("*lpflow*", "*probe*", "*dlygate*", "*dlymetal*", "*clkdlybuf*", "*sdf*",
             "*sedf*", "*sdlclkp*", "*macro_sparecell*")
+
+# Flip-flops the mapping must not pick beyond :data:`DONT_USE`: the drive-strength-1 D
+# flip-flop. ABC sizes only the logic between registers; a register that feeds many gates
+# (an operand bit of several multiplier tiles) then drives them from a size-1 output, whose
+# clock-to-output grows with the load (1.16 ns in the solinas64 ModMul with 9-bit tiles,
+# 0.76 ns at size 2). A resizer after placement would upsize such drivers; before placement
+# every flip-flop is taken at size 2 (1.7 % more area there).
+FLOP_DONT_USE = ("sky130_fd_sc_hd__dfxtp_1",)
 
 
 def pdk_root():

