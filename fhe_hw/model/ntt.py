@@ -34,6 +34,7 @@ __all__ = [
     "wang_huang_root", "wang_huang_params", "csa", "CarrySave", "normalise",
     "shift_ntt_carry_save", "shift_ntt", "shift_ntt64", "shift_ntt16", "four_step_twiddles",
     "FourStepTrace", "ntt4096_steps", "ntt4096", "ntt65536_steps", "ntt65536",
+    "WANG_HUANG_SIZES", "wang_huang_ntt",
     "modular_products",
 ]
 
@@ -391,3 +392,20 @@ def ntt65536_steps(x, inverse=False):
 def ntt65536(x, inverse=False):
     """The 65536-point transform with root ``wang_huang_root(65536)``, natural order in and out."""
     return ntt65536_steps(x, inverse).output
+
+
+#: Sizes of :func:`wang_huang_ntt`: 4096 = 64 x 64 (eq. 8) and n1 x 4096 for n1 = 2 ... 16.
+WANG_HUANG_SIZES = (4096, 8192, 16384, 32768, 65536)
+
+
+def wang_huang_ntt(x, inverse=False):
+    """The n-point transform with root ``wang_huang_root(n)`` for n = 4096, 8192, ..., 65536,
+    natural order in and out: eq. 8 for 4096, else eq. 7 with n1 = n / 4096 (a shift-only
+    n1-point transform after the twiddles; n1 = 16 is :func:`~fhe_hw.model.ntt.ntt65536`)."""
+    n = len(x)
+    if n not in WANG_HUANG_SIZES:
+        raise ValueError(f"x must have {', '.join(map(str, WANG_HUANG_SIZES))} words, not {n}")
+    if n == 4096:
+        return ntt4096(x, inverse)
+    return _four_step(_residues("x", x, 1 << 64, n), n // 4096, ntt4096, shift_ntt,
+                      inverse).output
