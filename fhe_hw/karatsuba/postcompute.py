@@ -19,7 +19,7 @@ engine sizes the chunks so that every true value fits, so intermediate wrap-arou
 from amaranth import Elaboratable, Module, Mux, Signal
 
 from ..params import check_bool
-from .serial import Timing, delay, serial_add
+from .serial import Timing, delay
 
 __all__ = ["PostComputeUnit"]
 
@@ -74,16 +74,14 @@ class PostComputeUnit(Elaboratable):
         # the second half of the node frame.
         diff = []
         for lane in range(2):
-            t1 = serial_add(mod, self.s[lane], x_low[lane], t.flag(self.time, D),
-                            subtract=True, name=f"borrow_l{lane}",
-                            first_next=t.flag(self.time - 1, D))
+            t1 = t.serial_add(self.s[lane], x_low[lane], self.time, D, subtract=True,
+                              name=f"borrow_l{lane}")
             x_high = self.x[lane]
             if self.pipelined:
                 t1 = delay(mod, t1, 1, name=f"partial{lane}")
                 x_high = delay(mod, x_high, 1, name=f"z_high{lane}")
-            t2 = serial_add(mod, t1, x_high, t.flag(self.time + extra, D),
-                            subtract=True, name=f"borrow_h{lane}",
-                            first_next=t.flag(self.time + extra - 1, D))
+            t2 = t.serial_add(t1, x_high, self.time + extra, D, subtract=True,
+                              name=f"borrow_h{lane}")
             reg = Signal(self.chunk_bits, name=f"diff{lane}")
             mod.d.sync += reg.eq(t2)
             diff.append(reg)
@@ -94,7 +92,7 @@ class PostComputeUnit(Elaboratable):
             diff = [delay(mod, diff[1], D, name="lane_swap"), diff[0]]
 
         for lane in range(2):
-            total = serial_add(mod, x_direct[lane], diff[lane], t.flag(self.time + 1 + extra, D),
-                               name=f"carry{lane}", first_next=t.flag(self.time + extra, D))
+            total = t.serial_add(x_direct[lane], diff[lane], self.time + 1 + extra, D,
+                                 name=f"carry{lane}")
             mod.d.sync += self.z[lane].eq(total)
         return mod

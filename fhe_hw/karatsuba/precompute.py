@@ -12,7 +12,7 @@ delays each channel and multiplexes the channels onto the sub-multipliers (see
 
 from amaranth import Elaboratable, Module, Mux, Signal
 
-from .serial import Timing, delay, serial_add
+from .serial import Timing, delay
 
 __all__ = ["PreComputeStage", "PreCrossbar"]
 
@@ -42,8 +42,7 @@ class PreComputeStage(Elaboratable):
         half = self.node // 2 * self.digits
         low_p, low_q = delay(m, [self.p, self.q], half, name="fifo")
         second = t.flag(self.time, self.node * self.digits, lambda phase: phase >= half)
-        sum_p, sum_q = (serial_add(m, low, x, t.flag(self.time, self.digits), name=name,
-                                   first_next=t.flag(self.time - 1, self.digits))
+        sum_p, sum_q = (t.serial_add(low, x, self.time, self.digits, name=name)
                         for low, x, name in ((low_p, self.p, "carry_p"),
                                              (low_q, self.q, "carry_q")))
         m.d.sync += [self.pass_p.eq(self.p), self.pass_q.eq(self.q),

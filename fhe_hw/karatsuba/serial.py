@@ -73,6 +73,20 @@ class Timing:
         self._m.d.sync += sig.eq(check(self.phase(time - 1, length)))
         return sig
 
+    def serial_add(self, a, b, time, length, *, subtract=False, name="carry"):
+        """:func:`serial_add` for digits whose least significant one is at phase 0 of
+        ``phase(time, length)``: the carry flip-flop holds the next digit's carry-in itself
+        (loaded with the first digit's carry-in when :meth:`flag` ``(time - 1, length)`` says
+        the next digit is a first one), so it drives the carry chain with no selection in
+        between."""
+        width = len(a)
+        first_now = (-time) % self.period % length == 0
+        carry = Signal(name=name, init=int(subtract and first_now))
+        total = a + _operand(b, width, subtract) + carry
+        self._m.d.sync += carry.eq(Mux(self.flag(time - 1, length), int(subtract),
+                                       total[width]))
+        return total[:width]
+
     def index(self, time, unit, count):
         if self.period % (unit * count):
             raise ValueError(f"unit * count must divide the period {self.period}, "
@@ -153,25 +167,21 @@ def delay(m, value, cycles, name=None):
     return out if isinstance(value, (list, tuple)) else out[0]
 
 
-def serial_add(m, a, b, first, *, subtract=False, name="carry", first_next=None):
+def _operand(b, width, subtract):
+    """b cut or zero-extended to ``width`` bits, inverted for a subtraction."""
+    operand = b[:width] if len(b) >= width else Cat(b, Const(0, width - len(b)))
+    return ~operand if subtract else operand
+
+
+def serial_add(m, a, b, first, *, subtract=False, name="carry"):
     """One digit of a ± b, least significant digit first: returns the ``len(a)``-bit digit
     (combinational) and keeps the carry (borrow, for ``subtract``) in a flip-flop of ``m``'s
     sync domain; ``first`` marks the least significant digit, whose carry-in is 0 (1 for a
     subtraction, a - b = a + ~b + 1). The result is exact modulo 2^(digits·width).
-
-    ``first_next`` (optional): ``first`` one cycle ahead (true in the cycle before each least
-    significant digit). The flip-flop then holds the next digit's carry-in itself, so that it
-    drives the carry chain with no selection in between; ``first`` must then be a register
-    (:meth:`Timing.flag`), whose initial value only sets the carry's."""
+    :meth:`Timing.serial_add` is the same adder for digits on a phase counter's frames, with
+    no selection before the carry chain."""
     width = len(a)
-    operand = b[:width] if len(b) >= width else Cat(b, Const(0, width - len(b)))
-    operand = ~operand if subtract else operand
-    if first_next is None:
-        carry = Signal(name=name)
-        total = a + operand + Mux(first, int(subtract), carry)
-        m.d.sync += carry.eq(total[width])
-    else:
-        carry = Signal(name=name, init=int(subtract and first.init))
-        total = a + operand + carry
-        m.d.sync += carry.eq(Mux(first_next, int(subtract), total[width]))
+    carry = Signal(name=name)
+    total = a + _operand(b, width, subtract) + Mux(first, int(subtract), carry)
+    m.d.sync += carry.eq(total[width])
     return total[:width]

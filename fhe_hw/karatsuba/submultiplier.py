@@ -34,7 +34,7 @@ from amaranth import Cat, Const, Elaboratable, Module, Mux, Signal
 from ..arith.dsp import DSP_WIDTH
 from ..arith.pipeline import Multiplier, Stages
 from ..params import check_bool, require_int
-from .serial import Timing, delay, serial_add
+from .serial import Timing, delay
 
 __all__ = ["SerialPolyMultiplier", "beat_delay"]
 
@@ -147,20 +147,17 @@ class SerialPolyMultiplier(Elaboratable):
                                tiled=True).build(st, a_copy, b_digit)
                 digit_products.append(delay(m, p, P * (D - 1 - e), name=f"skew{j}_{e}"))
             row_end = row_time + P * (j * D + D - 1)
-            product = self._accumulate(m, j, digit_products, t.flag(row_end, D),
-                                       t.flag(row_end - 1, D), t.flag(row_end, D, D - 1))
+            product = self._accumulate(m, t, j, digit_products, row_end)
             products.append(delay(m, product, P * (leaf - 1 - j) * D, name=f"align{j}"))
 
         # 3. the accumulation window: c_{i+j} += a_i·b_j, chunk-serially.
-        first, first_next = t.flag(acc_time, D), t.flag(acc_time - 1, D)
         last_step = t.phase(acc_time, S) >= (leaf - 1) * D
         window = [Signal(D * k, name=f"window{j}") for j in range(leaf - 1)]
         outs = []
         for j in range(leaf):
             head = window[j][:k] if j < leaf - 1 else 0
             if j < leaf - 1:
-                outs.append(serial_add(m, head, products[j], first, name=f"carry{j}",
-                                       first_next=first_next))
+                outs.append(t.serial_add(head, products[j], acc_time, D, name=f"carry{j}"))
             else:
                 outs.append(products[j])
         for j in range(leaf - 1):
@@ -193,13 +190,14 @@ class SerialPolyMultiplier(Elaboratable):
                         m.d.sync += self.z[lane].eq(value)
         return m
 
-    def _accumulate(self, m, j, digit_products, first, first_next, last):
+    def _accumulate(self, m, t, j, digit_products, row_end):
         """Integer multiplier j's accumulation u ← (u >> digit_bits) + row in carry-save form
         and the chunk-serial resolution of each coefficient product (see the module
         docstring); returns the product's current chunk (label ``row_time + digits``, plus
-        one when ``pipelined``). ``first``, ``first_next``, ``last``: registers of this
-        multiplier's phase (its first cycle, the cycle before, its last cycle)."""
+        one when ``pipelined``). ``t``: the datapath's :class:`Timing`; this multiplier's
+        rows end at ``row_end``, from where its phase of ``digits`` cycles starts."""
         D, db, k = self.digits, self.digit_bits, self.chunk_bits
+        first, last = t.flag(row_end, D), t.flag(row_end, D, D - 1)
         even = Cat(*digit_products[0::2])
         odd = Cat(*digit_products[1::2])
         # u = sum + carry. Both are non-negative and their sum, the value u of the plain
@@ -230,8 +228,7 @@ class SerialPolyMultiplier(Elaboratable):
                          ser_carry.eq(Cat(Const(0, len(resolved)), c2))]
         with m.Else():
             m.d.sync += [ser_sum.eq(ser_sum >> k), ser_carry.eq(ser_carry >> k)]
-        chunk = serial_add(m, ser_sum[:k], ser_carry[:k], first, name=f"resolve{j}",
-                           first_next=first_next)
+        chunk = t.serial_add(ser_sum[:k], ser_carry[:k], row_end, D, name=f"resolve{j}")
         if not self.pipelined:
             return chunk
         reg = Signal(k, name=f"product{j}")
