@@ -1,0 +1,330 @@
+"""The plan of :class:`~fhe_hw.ntt.four_step_stream.StreamingFourStepNTT`: its sizes, the bank
+maps of its four buffers, the per-lane indices of every pass, the twiddle ROMs and the control
+rules, from which :func:`control_cycles` counts the exact cycles. Pure Python: the engine
+evaluates the same index formulas on Amaranth values (they use only +, shifts, masks and
+xors), and the tests check the maps' conflict freedom for every size.
+
+The transform ([Wang13] §IV-C, eqs 7–8, generalised): n = n1·m² over 2^64 - 2^32 + 1 with
+ω_n = :func:`~fhe_hw.model.ntt.wang_huang_root` (n), input index i = a + n1·(a2 + m·b2),
+output index k + m²·k1' with k = k2 + m·k1:
+
+* P1, per block a (the m² inputs a + n1·b) and a2: y[a][a2][k2] = Σ_b2 x_i·ω_m^(b2·k2);
+* P2, per block a and k2: Y_a[k2 + m·k1] = Σ_a2 (y[a][a2][k2]·ω_m²^(a2·k2))·ω_m^(a2·k1);
+* P3 (n1 > 1), per k: X[k + m²·k1'] = Σ_a (Y_a[k]·ω_n^(a·k))·ω_n1^(a·k1').
+
+P1 and P2 run on one m-point shift unit at ``lanes`` samples per beat, P3 on n1-point shift
+units. Each pass reads one buffer and writes the next: B0 (the input, written by the load),
+B1 (P1 to P2, one block), B2 (P2 to P3, or to the unload when n1 = 1) and B3 (P3 to the
+unload). Every buffer is ``lanes`` banks; lane j of an access goes to bank j XOR a fold that
+is the same for the whole beat, so each access touches every bank once.
+"""
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from ..model.ntt import wang_huang_root
+from ..params import SOLINAS64, require_int
+
+__all__ = ["FourStepPlan", "control_cycles"]
+
+
+def _log2(x):
+    return x.bit_length() - 1
+
+
+def _power_of_two(name, value, low, high):
+    require_int(name, value, minimum=low, maximum=high)
+    if value & (value - 1):
+        raise ValueError(f"{name} must be a power of two from {low} to {high}, not {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class FourStepPlan:
+    """Sizes and index maps for n = n1·m² points at ``lanes`` samples per beat (m: 2 to 64,
+    n1: 1 to 64, lanes: 1 to m, all powers of two; ``ValueError``/``TypeError`` otherwise)."""
+
+    m: int
+    n1: int
+    lanes: int
+
+    def __post_init__(self):
+        _power_of_two("m", self.m, 2, 64)
+        _power_of_two("n1", self.n1, 1, 64)
+        _power_of_two("lanes", self.lanes, 1, self.m)
+
+    # --- sizes ---------------------------------------------------------------------------------
+
+    @property
+    def n(self):
+        return self.n1 * self.m * self.m
+
+    @property
+    def beats(self):
+        """Beats of one pass over all n words (and of the load and the unload)."""
+        return self.n // self.lanes
+
+    @property
+    def m_beats(self):
+        """Beats of one m-point transform."""
+        return self.m // self.lanes
+
+    @property
+    def block_beats(self):
+        """Beats of one P1 or P2 job (a block of m² words)."""
+        return self.m * self.m // self.lanes
+
+    @property
+    def outer_lanes(self):
+        """Lanes of one n1-point transform in a P3 beat: min(n1, lanes)."""
+        return min(self.n1, self.lanes)
+
+    @property
+    def groups(self):
+        """n1-point transforms side by side in a P3 beat: max(1, lanes / n1)."""
+        return max(1, self.lanes // self.n1)
+
+    @property
+    def outer_beats(self):
+        """Beats of one n1-point transform: max(1, n1 / lanes)."""
+        return max(1, self.n1 // self.lanes)
+
+    # --- bank maps: bank(index) and address(index) of each buffer ------------------------------
+
+    def _low(self, v):
+        return v & (self.lanes - 1)
+
+    def bank0(self, i):
+        """B0 (the input x_i): i's low bits XOR the b2 bits the P1 lanes vary."""
+        return self._low(i ^ (i >> _log2(self.n1 * self.m)))
+
+    def address0(self, i):
+        return i >> _log2(self.lanes)
+
+    def bank1(self, y):
+        """B1 (y = a2·m + k2 of one block): (a2 XOR k2)'s low bits."""
+        return self._low(y ^ (y >> _log2(self.m)))
+
+    def address1(self, y):
+        return y >> _log2(self.lanes)
+
+    def bank2(self, z):
+        """B2 (z = a·m² + k2 + m·k1): k1's low bits, XOR k2's when the unload reads it (n1 = 1),
+        else XOR a's low bits placed above the P3 transforms of a beat."""
+        lm = _log2(self.m)
+        if self.n1 == 1:
+            return self._low(z ^ (z >> lm))
+        a = (z >> (2 * lm)) & (self.outer_lanes - 1)
+        return self._low((z >> lm) ^ (a << _log2(self.groups)))
+
+    def address2(self, z):
+        if self.n1 == 1:
+            return z >> _log2(self.lanes)
+        lm = _log2(self.m)
+        return ((z >> (lm + _log2(self.lanes))) << lm) | (z & (self.m - 1))
+
+    def bank3(self, x):
+        """B3 (x = k + m²·k1', the output index): x's low bits XOR the P3 group bits (k1's low
+        bits) XOR k1''s low bits placed above them."""
+        lm = _log2(self.m)
+        k1p = (x >> (2 * lm)) & (self.outer_lanes - 1)
+        return self._low(x ^ ((x >> lm) & (self.groups - 1)) ^ (k1p << _log2(self.groups)))
+
+    def address3(self, x):
+        return x >> _log2(self.lanes)
+
+    # --- per-lane indices of each access (j: the lane, an int or an Amaranth value) -----------
+
+    def load_index(self, t, j):
+        """Load beat t: x_(t·lanes + j)."""
+        return (t << _log2(self.lanes)) + j
+
+    def p1_read_index(self, a, a2, c, j):
+        """P1 beat c of the transform (a, a2): b2 = c·lanes + j."""
+        b2 = (c << _log2(self.lanes)) + j
+        return a + (a2 << _log2(self.n1)) + (b2 << _log2(self.n1 * self.m))
+
+    def p1_write_index(self, a2, c, j):
+        """P1 output beat c of (a, a2): k2 = c·lanes + j."""
+        return (a2 << _log2(self.m)) + (c << _log2(self.lanes)) + j
+
+    def p2_read_index(self, k2, c, j):
+        """P2 beat c of the transform (a, k2): a2 = c·lanes + j."""
+        return (((c << _log2(self.lanes)) + j) << _log2(self.m)) + k2
+
+    def p2_write_index(self, a, k2, c, j):
+        """P2 output beat c of (a, k2): k1 = c·lanes + j."""
+        lm = _log2(self.m)
+        return (a << (2 * lm)) + k2 + (((c << _log2(self.lanes)) + j) << lm)
+
+    def _p3_fields(self, s, c, j):
+        """P3 beat (s, c), lane j -> (k, outer index a or k1'). With n1 <= lanes, s = (k2, h)
+        and lane j = a·groups + u holds transform k = k2 + m·(h·groups + u); with n1 > lanes,
+        s = k and lane j of beat c holds a = c·lanes + j."""
+        lm, lg = _log2(self.m), _log2(self.groups)
+        if self.n1 <= self.lanes:
+            k2, h = s
+            u, outer = j & (self.groups - 1), j >> lg
+            return k2 + (((h << lg) + u) << lm), outer
+        return s, (c << _log2(self.lanes)) + j
+
+    def p3_read_index(self, s, c, j):
+        k, a = self._p3_fields(s, c, j)
+        return (a << (2 * _log2(self.m))) + k
+
+    def p3_write_index(self, s, c, j):
+        k, k1p = self._p3_fields(s, c, j)
+        return k + (k1p << (2 * _log2(self.m)))
+
+    def unload_index(self, t, j):
+        """Unload beat t: X_(t·lanes + j), natural order (from B3, or B2 when n1 = 1)."""
+        return (t << _log2(self.lanes)) + j
+
+    def p3_steps(self):
+        """The P3 beats in issue order: (s, c) pairs, n/lanes of them."""
+        if self.n1 <= self.lanes:
+            return [((k2, h), 0) for k2 in range(self.m)
+                    for h in range(self.m // self.groups)]
+        return [(k, c) for k in range(self.m * self.m) for c in range(self.outer_beats)]
+
+    # --- twiddles ------------------------------------------------------------------------------
+
+    @cached_property
+    def _roots(self):
+        w = wang_huang_root(self.n)
+        return w, pow(w, -1, SOLINAS64)
+
+    def p2_twiddle(self, k2, c, j, inverse=False):
+        """ω_m²^(±a2·k2) for a2 = c·lanes + j."""
+        w = pow(self._roots[inverse], self.n1, SOLINAS64)
+        return pow(w, (c * self.lanes + j) * k2, SOLINAS64)
+
+    def p3_twiddle(self, s, c, j, inverse=False):
+        """ω_n^(±a·k) for the lane's transform k and input a."""
+        k, a = self._p3_fields(s, c, j)
+        return pow(self._roots[inverse], a * k, SOLINAS64)
+
+
+def control_cycles(plan, mul_latency, transforms=1):
+    """Exact cycles of ``transforms`` back-to-back transforms from the first input transfer to
+    the last output transfer (input always valid, output always ready), by stepping the
+    engine's control registers (see :mod:`fhe_hw.ntt.four_step_stream`) one cycle at a time."""
+    require_int("transforms", transforms, minimum=1)
+    return _ControlModel(plan, mul_latency).run(transforms)
+
+
+def pass_latencies(plan, mul_latency):
+    """(m-unit, P3): cycles from a beat's read issue to the cycle its result is written: the
+    bank read 1, the crossbar register 1, the twiddle multiplier, the shift unit (its beats
+    per transform + 6) and the write register 1."""
+    return (3 + mul_latency + plan.m_beats + 6, 3 + mul_latency + plan.outer_beats + 6)
+
+
+class _ControlModel:
+    """The engine's control registers without the data: the load, the m-unit's job choice
+    (P2 first, else P1), P3 and the unload, each buffer with two slots, an occupancy count
+    (fills started minus drains finished, at most 2) and a full flag per slot (set when the
+    fill's last write is done, cleared with its drain's last read). Decisions read the
+    registers as they were at the start of the cycle; a decided job issues from the next."""
+
+    def __init__(self, plan, mul_latency):
+        self.p = plan
+        self.lat_m, self.lat_3 = pass_latencies(plan, mul_latency)
+
+    def run(self, transforms):
+        p = self.p
+        outer = p.n1 > 1
+        ubuf = 3 if outer else 2
+        s = {"full": [[False, False] for _ in range(4)], "occ": [0, 0, 0, 0],
+             "in_beat": 0, "in_slot": 0, "loaded": 0,
+             "m": None, "p1": (0, 0, 0), "p2": (0, 0, 0),      # (transform slot, a, B1 slot)
+             "p3": None, "p3_slot": 0, "u": None, "u_slot": 0}
+        commits, issued, cycle = {}, 0, 0
+        total = transforms * p.beats
+        while issued < total:
+            cur = s
+            s = {k: (v if not isinstance(v, list) else [list(x) if isinstance(x, list) else x
+                                                        for x in v]) for k, v in cur.items()}
+            occ_delta = [0, 0, 0, 0]
+
+            def clear(buf, slot):
+                s["full"][buf][slot] = False
+                occ_delta[buf] -= 1
+
+            def commit(at, buf, slot):   # the fill's last write happens in cycle ``at``
+                commits.setdefault(at, []).append((buf, slot))
+
+            # load
+            if cur["loaded"] < transforms and (cur["in_beat"] != 0 or cur["occ"][0] < 2):
+                if cur["in_beat"] == 0:
+                    occ_delta[0] += 1
+                s["in_beat"] = cur["in_beat"] + 1
+                if s["in_beat"] == p.beats:
+                    commit(cycle + 1, 0, cur["in_slot"])
+                    s["in_beat"], s["in_slot"] = 0, cur["in_slot"] ^ 1
+                    s["loaded"] = cur["loaded"] + 1
+            # m-unit
+            free = cur["m"] is None
+            if cur["m"] is not None:
+                kind, (tslot, a, bslot), left = cur["m"]
+                s["m"] = (kind, (tslot, a, bslot), left - 1) if left > 1 else None
+                if left == 1:
+                    free = True
+                    if kind == "P1":
+                        commit(cycle + self.lat_m, 1, bslot)
+                        if a == p.n1 - 1:
+                            clear(0, tslot)
+                    else:
+                        clear(1, bslot)
+                        if a == p.n1 - 1:
+                            commit(cycle + self.lat_m, 2, tslot)
+            if free:
+                tslot, a, bslot = cur["p2"]
+                if cur["full"][1][bslot] and (a != 0 or cur["occ"][2] < 2):
+                    occ_delta[2] += a == 0
+                    s["m"] = ("P2", cur["p2"], p.block_beats)
+                    s["p2"] = self._advance(cur["p2"])
+                else:
+                    tslot, a, bslot = cur["p1"]
+                    if cur["full"][0][tslot] and cur["occ"][1] < 2:
+                        occ_delta[1] += 1
+                        s["m"] = ("P1", cur["p1"], p.block_beats)
+                        s["p1"] = self._advance(cur["p1"])
+            # P3
+            if outer:
+                free = cur["p3"] is None
+                if cur["p3"] is not None:
+                    slot, left = cur["p3"]
+                    s["p3"] = (slot, left - 1) if left > 1 else None
+                    if left == 1:
+                        free = True
+                        clear(2, slot)
+                        commit(cycle + self.lat_3, 3, slot)
+                if free and cur["full"][2][cur["p3_slot"]] and cur["occ"][3] < 2:
+                    occ_delta[3] += 1
+                    s["p3"] = (cur["p3_slot"], p.beats)
+                    s["p3_slot"] = cur["p3_slot"] ^ 1
+            # unload
+            free = cur["u"] is None
+            if cur["u"] is not None:
+                slot, left = cur["u"]
+                issued += 1
+                last_read = cycle
+                s["u"] = (slot, left - 1) if left > 1 else None
+                if left == 1:
+                    free = True
+                    clear(ubuf, slot)
+            if free and cur["full"][ubuf][cur["u_slot"]]:
+                s["u"] = (cur["u_slot"], p.beats)
+                s["u_slot"] = cur["u_slot"] ^ 1
+            # end of the cycle: occupancies, and the fills whose last write is this cycle
+            s["occ"] = [o + d for o, d in zip(cur["occ"], occ_delta)]
+            for buf, slot in commits.pop(cycle, []):
+                s["full"][buf][slot] = True
+            cycle += 1
+        return last_read + 3 + 1    # read -> data -> FIFO write -> output transfer
+
+    def _advance(self, position):
+        tslot, a, bslot = position
+        a = (a + 1) % self.p.n1
+        return (tslot ^ (a == 0), a, bslot ^ 1)

@@ -1,0 +1,440 @@
+"""Streaming four-step NTT over 2^64 - 2^32 + 1 ([Wang13] §IV-C, eqs 7–8, Figs 3–4): n = n1·m²
+points (m = 64 for the paper's radix-64 unit; n1 = 1 for 4096 points, 16 for 65536), ``lanes``
+samples per cycle, transforms back to back.
+
+Architecture
+------------
+The passes of :mod:`fhe_hw.ntt.four_step_plan` run on three units: the load (the input stream
+into buffer B0), the *m-unit* (``lanes`` twiddle :class:`~fhe_hw.arith.ModMul` and one
+m-point :class:`~fhe_hw.ntt.shift.ShiftNTT`, shared by P1, B0 → B1, and P2, B1 → B2, one
+block of m² words per job), the *P3 unit* (n1 > 1: ``lanes`` twiddle ModMuls and n1-point
+ShiftNTTs, B2 → B3) and the unload (B3, or B2 when n1 = 1, in natural order through an
+output FIFO). Each buffer has two slots, so that a pass fills one while the next drains the
+other: the load of transform t + 1 overlaps P1 and P2 of transform t, P3 of t overlaps the
+m-unit's work on t + 1, and the unload of t overlaps P3 of t + 1. The m-unit is the
+bottleneck: 2n/lanes cycles per transform back to back.
+
+Control (registers; :func:`~fhe_hw.ntt.four_step_plan.control_cycles` steps the same rules):
+each buffer counts its fills started minus drains finished (``occ``, at most 2) and marks a
+slot full when the fill's last write is done; a drain's last read clears it. A unit decides
+its next job from these registers when it is idle or issuing its job's last beat, and issues
+the job from the next cycle, one beat per cycle: the m-unit takes P2 when its block is in B1
+(and, for a transform's first block, B2 has a free slot), else P1 when its transform is in B0
+and B1 has a free slot. Between jobs whose inputs are ready the units do not pause.
+
+Latency of a beat from its read to its write: bank read 1, crossbar register 1, the ModMul,
+the shift unit (beats per transform + 6), write register 1
+(:func:`~fhe_hw.ntt.four_step_plan.pass_latencies`).
+"""
+
+from amaranth import Array, Cat, Const, Module, Mux, Signal, Value, unsigned
+from amaranth.lib import data, stream
+from amaranth.lib.memory import Memory
+from amaranth.lib.wiring import In, Out
+
+from ..arith import ModMul
+from ..arith.modadd import check_bool
+from ..component import Component
+from ..params import SOLINAS64, require_int
+from .four_step_plan import FourStepPlan, control_cycles, pass_latencies
+from .shift import ShiftNTT
+from .streaming import output_fifo
+
+__all__ = ["StreamingFourStepNTT", "four_step_stream_plan", "four_step_stream_cycles"]
+
+_WORD = 64
+_UNLOAD_LATENCY = 2          # unload read -> FIFO write (bank read, crossbar register)
+
+
+def four_step_stream_plan(n=4096, *, lanes=16, m=64, inverse=False, mult_stages=None,
+                          reducer="auto", tiled=True):
+    """Check :class:`StreamingFourStepNTT`'s parameters without building hardware; return
+    (its :class:`~fhe_hw.ntt.four_step_plan.FourStepPlan`, the twiddle ModMul's latency).
+    ``TypeError``/``ValueError`` for a parameter the engine refuses."""
+    require_int("n", n, minimum=1)
+    require_int("m", m, minimum=2, maximum=64)
+    if n % (m * m):
+        raise ValueError(f"n must be n1·m² = n1·{m * m} with n1 a power of two up to 64, "
+                         f"not {n!r}")
+    plan = FourStepPlan(m, n // (m * m), lanes)
+    check_bool("inverse", inverse)
+    return plan, ModMul.latency_of("solinas64", reducer, mult_stages=mult_stages, tiled=tiled)
+
+
+def four_step_stream_cycles(n=4096, *, transforms=1, **params):
+    """:meth:`StreamingFourStepNTT.cycles` without building the engine."""
+    plan, latency = four_step_stream_plan(n, **params)
+    return control_cycles(plan, latency, transforms)
+
+
+class _Buffer:
+    """``lanes`` banks of two slots each: write and read ports, the fill/drain occupancy and
+    the two full flags (registers of the engine's module)."""
+
+    def __init__(self, m, name, lanes, slot_words):
+        self.slot_words = slot_words
+        self.wports, self.rports = [], []
+        for k in range(lanes):
+            mem = Memory(shape=unsigned(_WORD), depth=2 * slot_words, init=[])
+            m.submodules[f"{name}_bank{k}"] = mem
+            self.wports.append(mem.write_port())
+            self.rports.append(mem.read_port())
+        self.occ = Signal(range(3), name=f"{name}_occ")
+        self.full = Signal(2, name=f"{name}_full")
+        self.fill_start = Signal(name=f"{name}_fill_start")
+        self.drain_end = Signal(name=f"{name}_drain_end")
+        m.d.sync += self.occ.eq(self.occ + self.fill_start - self.drain_end)
+
+    def address(self, slot, addr):
+        return Cat(addr[:(self.slot_words - 1).bit_length()], slot)
+
+    def mark(self, m, slot, value):
+        """Set (value 1) or clear (0) the full flag of ``slot`` at the end of this cycle."""
+        for s in range(2):
+            with m.If(slot == s):
+                m.d.sync += self.full[s].eq(value)
+
+    def is_full(self, slot):
+        return Mux(slot, self.full[1], self.full[0])
+
+
+def _delay(m, value, count, name):
+    """``value`` delayed by ``count`` registers."""
+    for d in range(count):
+        reg = Signal(len(value), name=f"{name}_d{d}")
+        m.d.sync += reg.eq(value)
+        value = reg
+    return value
+
+
+def _fields(m, packed, widths):
+    """Split a delayed Cat back into its fields (in the order of ``widths``)."""
+    out, lo = [], 0
+    for w in widths:
+        out.append(packed[lo:lo + w])
+        lo += w
+    return out
+
+
+class StreamingFourStepNTT(Component):
+    """The n-point transform over 2^64 - 2^32 + 1 with ω_n = ``wang_huang_root(n)``, natural order
+    in and out, ``lanes`` samples per beat, any number of transforms back to back.
+
+    Parameters: ``n`` (n1·m², n1 a power of two from 1 to 64: 4096 and 65536 with m = 64);
+    ``lanes`` (samples per beat, a power of two up to m; 16 and 8 are [Wang13]'s radix-16 and
+    radix-64 rates); ``m`` (the inner shift unit's size, a power of two from 2 to 64; smaller
+    values give small engines for tests); ``inverse`` (n^-1 folded into the shift units);
+    ``mult_stages``, ``reducer``, ``tiled`` (the twiddle :class:`~fhe_hw.arith.ModMul`'s).
+
+    Ports: ``i`` and ``o`` — streams of ``data.ArrayLayout(unsigned(64), lanes)``, n/lanes beats
+    per transform, word t·lanes + j in lane j of beat t; inputs in [0, p), outputs in [0, p).
+
+    Cycles: :meth:`cycles` (``transforms``) from the first input transfer to the last output
+    transfer with input always valid and output always ready
+    (:func:`~fhe_hw.ntt.four_step_plan.control_cycles`). Storage: B0, B2 (and B3 when n > m²)
+    of 2n words, B1 of 2m² words; twiddle ROMs of m²/lanes (P2) and n/lanes (P3) words per
+    lane.
+    """
+
+    def __init__(self, n=4096, *, lanes=16, m=64, inverse=False, mult_stages=None,
+                 reducer="auto", tiled=True):
+        self._plan, _ = four_step_stream_plan(n, lanes=lanes, m=m, inverse=inverse,
+                                              mult_stages=mult_stages, reducer=reducer,
+                                              tiled=tiled)
+        self._inverse = inverse
+        p = self._plan
+        self._m_muls = [ModMul("solinas64", reducer, mult_stages=mult_stages, tiled=tiled)
+                        for _ in range(lanes)]
+        self._m_unit = ShiftNTT(p.m, lanes, inverse=inverse)
+        if p.n1 > 1:
+            self._p3_muls = [ModMul("solinas64", reducer, mult_stages=mult_stages, tiled=tiled)
+                             for _ in range(lanes)]
+            self._p3_units = [ShiftNTT(p.n1, p.outer_lanes, inverse=inverse)
+                              for _ in range(p.groups)]
+        layout = data.ArrayLayout(unsigned(_WORD), lanes)
+        super().__init__({"i": In(stream.Signature(layout)), "o": Out(stream.Signature(layout))})
+
+    n = property(lambda self: self._plan.n)
+    lanes = property(lambda self: self._plan.lanes)
+    inverse = property(lambda self: self._inverse)
+    plan = property(lambda self: self._plan)
+    modulus = property(lambda self: SOLINAS64)
+
+    @property
+    def input_beats(self):
+        """Beats of one transform on ``i`` (and on ``o``): n / lanes."""
+        return self._plan.beats
+
+    output_beats = input_beats
+
+    @property
+    def mul_latency(self):
+        return self._m_muls[0].latency
+
+    def cycles(self, transforms=1):
+        """Exact cycles of ``transforms`` back-to-back transforms, first input transfer to last
+        output transfer, input always valid and output always ready."""
+        return control_cycles(self._plan, self.mul_latency, transforms)
+
+    # --- elaborate ---------------------------------------------------------------------------
+
+    def elaborate(self, platform):
+        m = Module()
+        p = self._plan
+        L = p.lanes
+        b0 = _Buffer(m, "b0", L, p.beats)
+        b1 = _Buffer(m, "b1", L, p.block_beats)
+        b2 = _Buffer(m, "b2", L, p.beats)
+        b3 = _Buffer(m, "b3", L, p.beats) if p.n1 > 1 else None
+        self._load(m, b0)
+        self._m_pass(m, b0, b1, b2)
+        if b3 is not None:
+            self._p3_pass(m, b2, b3)
+        self._unload(m, b3 if b3 is not None else b2)
+        return m
+
+    def _lanes_to_banks(self, index_of, bank_of):
+        """For an access whose lane j reads or writes index_of(j): (fold, [index of the lane
+        that bank k holds, for each bank k]), lane j being in bank j ^ fold."""
+        fold = Value.cast(bank_of(index_of(0)))[:max(1, self._plan.lanes.bit_length() - 1)]
+        return fold, lambda k: index_of(Const(k, len(fold)) ^ fold)
+
+    def _load(self, m, b0):
+        """Input beats into B0: registered, written the next cycle."""
+        p, L = self._plan, self._plan.lanes
+        beat = Signal(range(p.beats))
+        slot = Signal()
+        go = Signal()
+        m.d.comb += [self.i.ready.eq((beat != 0) | (b0.occ < 2)),
+                     go.eq(self.i.valid & self.i.ready),
+                     b0.fill_start.eq(go & (beat == 0))]
+        fold, index = self._lanes_to_banks(lambda j: p.load_index(beat, j), p.bank0)
+        last = Signal()
+        for en in self._write(m, b0, slot, fold, index, p.address0,
+                              [self.i.payload[j] for j in range(L)]):
+            m.d.sync += en.eq(go)
+        with m.If(go):
+            m.d.sync += beat.eq(Mux(beat == p.beats - 1, 0, beat + 1))
+            with m.If(beat == p.beats - 1):
+                m.d.sync += slot.eq(~slot)
+        m.d.sync += last.eq(go & (beat == p.beats - 1))
+        with m.If(last):
+            b0.mark(m, ~slot, 1)
+
+    def _twiddle_rom(self, m, name, words, mul):
+        """A ROM of premultiplied twiddles; its read port (address now, data next cycle)."""
+        rom = Memory(shape=unsigned(_WORD), depth=len(words),
+                     init=[mul.premultiply(w) for w in words])
+        m.submodules[name] = rom
+        return rom.read_port()
+
+    def _shift_stage(self, m, muls, units, valid, words, twiddles, unit_lanes):
+        """``words`` and ``twiddles`` (lists over the lanes, registered here) into the
+        ModMuls, whose products feed the shift ``units``: lane j of unit u is engine lane
+        ``unit_lanes(u, j)``. Returns the units' output words by engine lane."""
+        L = self._plan.lanes
+        for j, mul in enumerate(muls):
+            m.d.sync += [mul.i.payload.a.eq(words[j]), mul.i.payload.b.eq(twiddles[j])]
+            m.d.comb += mul.i.valid.eq(valid)
+        out = [None] * L
+        for u, unit in enumerate(units):
+            m.d.comb += [unit.i.valid.eq(muls[0].o.valid), unit.o.ready.eq(1)]
+            for j in range(unit.lanes):
+                lane = unit_lanes(u, j)
+                m.d.comb += unit.i.payload[j].eq(muls[lane].o.payload)
+                out[lane] = unit.o.payload[j]
+        return out
+
+    def _write(self, m, buf, slot, fold, index, address, words):
+        """Register a write beat (lane j of ``words`` into bank j ^ ``fold`` at ``index``(k)
+        for bank k) and drive ``buf``'s write ports with it the next cycle."""
+        lanes = Array(words)
+        for k, wp in enumerate(buf.wports):
+            en, addr, word = Signal(), Signal.like(wp.addr), Signal(_WORD)
+            m.d.sync += [addr.eq(buf.address(slot, address(index(k)))),
+                         word.eq(lanes[Const(k, len(fold)) ^ fold])]
+            m.d.comb += [wp.en.eq(en), wp.addr.eq(addr), wp.data.eq(word)]
+            yield en
+
+    def _m_pass(self, m, b0, b1, b2):
+        """The m-unit: P1 (B0 -> B1) and P2 (B1 -> B2) jobs of one block each."""
+        p, L = self._plan, self._plan.lanes
+        lmb, n1 = p.m_beats.bit_length() - 1, p.n1
+        pos_p1 = [Signal(name="p1_t"), Signal(range(n1), name="p1_a"), Signal(name="p1_b")]
+        pos_p2 = [Signal(name="p2_t"), Signal(range(n1), name="p2_a"), Signal(name="p2_b")]
+        run, kind = Signal(), Signal()          # kind 0: P1, 1: P2
+        j_t, j_a, j_b = Signal(), Signal(range(n1)), Signal()
+        bb = Signal(range(p.block_beats))
+        last = bb == p.block_beats - 1
+        q, c = bb >> lmb, bb & (p.m_beats - 1)
+
+        # decide the next job (registers only), issue it from the next cycle
+        decide = ~run | last
+        p2_ok = b1.is_full(pos_p2[2]) & ((pos_p2[1] != 0) | (b2.occ < 2))
+        p1_ok = b0.is_full(pos_p1[0]) & (b1.occ < 2)
+        m.d.comb += [b2.fill_start.eq(decide & p2_ok & (pos_p2[1] == 0)),
+                     b1.fill_start.eq(decide & ~p2_ok & p1_ok)]
+        with m.If(run):
+            m.d.sync += bb.eq(Mux(last, 0, bb + 1))
+        with m.If(decide):
+            m.d.sync += run.eq(p2_ok | p1_ok)
+            for pos, ok, k in ((pos_p2, p2_ok, 1), (pos_p1, p1_ok & ~p2_ok, 0)):
+                with m.If(ok):
+                    nxt_a = Mux(pos[1] == n1 - 1, 0, pos[1] + 1)
+                    m.d.sync += [kind.eq(k), j_t.eq(pos[0]), j_a.eq(pos[1]), j_b.eq(pos[2]),
+                                 pos[1].eq(nxt_a), pos[2].eq(~pos[2]),
+                                 pos[0].eq(pos[0] ^ (pos[1] == n1 - 1))]
+        # drains: P1's last block of a transform empties its B0 slot, P2 its B1 slot
+        p1_end = run & last & (kind == 0) & (j_a == n1 - 1)
+        p2_end = run & last & (kind == 1)
+        m.d.comb += [b0.drain_end.eq(p1_end), b1.drain_end.eq(p2_end)]
+        with m.If(p1_end):
+            b0.mark(m, j_t, 0)
+        with m.If(p2_end):
+            b1.mark(m, j_b, 0)
+
+        # reads: P1 from B0, P2 from B1 (each read port serves one pass)
+        fold0, idx0 = self._lanes_to_banks(lambda j: p.p1_read_index(j_a, q, c, j), p.bank0)
+        fold1, idx1 = self._lanes_to_banks(lambda j: p.p2_read_index(q, c, j), p.bank1)
+        for k in range(L):
+            m.d.comb += [b0.rports[k].addr.eq(b0.address(j_t, p.address0(idx0(k)))),
+                         b1.rports[k].addr.eq(b1.address(j_b, p.address1(idx1(k))))]
+        roms = [self._twiddle_rom(m, f"p2_twiddle{j}",
+                                  [p.p2_twiddle(qq, cc, j, self._inverse)
+                                   for qq in range(p.m) for cc in range(p.m_beats)],
+                                  self._m_muls[j]) for j in range(L)]
+        for rom in roms:
+            m.d.comb += rom.addr.eq(bb)
+        v1, kind1, fold_1 = Signal(), Signal(), Signal(len(fold0))
+        m.d.sync += [v1.eq(run), kind1.eq(kind), fold_1.eq(Mux(kind, fold1, fold0))]
+        v2 = Signal()
+        m.d.sync += v2.eq(v1)
+        rd0 = Array(b0.rports[k].data for k in range(L))
+        rd1 = Array(b1.rports[k].data for k in range(L))
+        one = self._m_muls[0].premultiply(1)
+        words = [Mux(kind1, rd1[Const(j, len(fold_1)) ^ fold_1],
+                     rd0[Const(j, len(fold_1)) ^ fold_1]) for j in range(L)]
+        twiddles = [Mux(kind1, roms[j].data, one) for j in range(L)]
+        for j, mul in enumerate(self._m_muls):
+            m.submodules[f"m_mul{j}"] = mul
+        m.submodules.m_unit = self._m_unit
+        out = self._shift_stage(m, self._m_muls, [self._m_unit], v2, words, twiddles,
+                                lambda u, j: j)
+
+        # writes: the job's fields delayed to the shift unit's output
+        meta = Cat(run, kind, j_t, j_a, j_b, bb, run & last)
+        widths = [1, 1, 1, len(j_a), 1, len(bb), 1]
+        delay = 2 + self.mul_latency + p.m_beats + 6
+        wv, wkind, wt, wa, wb, wbb, wlast = _fields(m, _delay(m, meta, delay, "m_meta"),
+                                                    widths)
+        wq, wc = wbb >> lmb, wbb & (p.m_beats - 1)
+        wfold1, widx1 = self._lanes_to_banks(lambda j: p.p1_write_index(wq, wc, j), p.bank1)
+        wfold2, widx2 = self._lanes_to_banks(lambda j: p.p2_write_index(wa, wq, wc, j),
+                                             p.bank2)
+        for en in self._write(m, b1, wb, wfold1, widx1, p.address1, out):
+            m.d.sync += en.eq(wv & (wkind == 0))
+        for en in self._write(m, b2, wt, wfold2, widx2, p.address2, out):
+            m.d.sync += en.eq(wv & (wkind == 1))
+        done1, done2 = Signal(), Signal()
+        slot1, slot2 = Signal(), Signal()
+        m.d.sync += [done1.eq(wv & wlast & (wkind == 0)),
+                     done2.eq(wv & wlast & (wkind == 1) & (wa == n1 - 1)),
+                     slot1.eq(wb), slot2.eq(wt)]
+        with m.If(done1):
+            b1.mark(m, slot1, 1)
+        with m.If(done2):
+            b2.mark(m, slot2, 1)
+
+    def _p3_pass(self, m, b2, b3):
+        """P3 (n1 > 1): B2 -> B3 through the outer twiddles and n1-point shift units."""
+        p, L = self._plan, self._plan.lanes
+        run, slot, nxt = Signal(), Signal(), Signal()
+        beat = Signal(range(p.beats))
+        last = beat == p.beats - 1
+        decide = ~run | last
+        ok = b2.is_full(nxt) & (b3.occ < 2)
+        m.d.comb += b3.fill_start.eq(decide & ok)
+        with m.If(run):
+            m.d.sync += beat.eq(Mux(last, 0, beat + 1))
+        with m.If(decide):
+            m.d.sync += run.eq(ok)
+            with m.If(ok):
+                m.d.sync += [slot.eq(nxt), nxt.eq(~nxt)]
+        end = run & last
+        m.d.comb += b2.drain_end.eq(end)
+        with m.If(end):
+            b2.mark(m, slot, 0)
+
+        def step(b):
+            if p.n1 <= L:
+                lh = (p.m // p.groups).bit_length() - 1
+                return (b >> lh, b & (p.m // p.groups - 1)), 0
+            lo = p.outer_beats.bit_length() - 1
+            return b >> lo, b & (p.outer_beats - 1)
+
+        s_, c_ = step(beat)
+        fold, idx = self._lanes_to_banks(lambda j: p.p3_read_index(s_, c_, j), p.bank2)
+        for k in range(L):
+            m.d.comb += b2.rports[k].addr.eq(b2.address(slot, p.address2(idx(k))))
+        steps = p.p3_steps()
+        roms = [self._twiddle_rom(m, f"p3_twiddle{j}",
+                                  [p.p3_twiddle(ss, cc, j, self._inverse) for ss, cc in steps],
+                                  self._p3_muls[j]) for j in range(L)]
+        for rom in roms:
+            m.d.comb += rom.addr.eq(beat)
+        v1, fold_1 = Signal(), Signal(len(fold))
+        m.d.sync += [v1.eq(run), fold_1.eq(fold)]
+        v2 = Signal()
+        m.d.sync += v2.eq(v1)
+        rd = Array(b2.rports[k].data for k in range(L))
+        words = [rd[Const(j, len(fold_1)) ^ fold_1] for j in range(L)]
+        for j, mul in enumerate(self._p3_muls):
+            m.submodules[f"p3_mul{j}"] = mul
+        for u, unit in enumerate(self._p3_units):
+            m.submodules[f"p3_unit{u}"] = unit
+        g = p.groups
+        out = self._shift_stage(m, self._p3_muls, self._p3_units, v2, words,
+                                [rom.data for rom in roms], lambda u, j: j * g + u)
+        meta = Cat(run, slot, beat, end)
+        delay = 2 + self.mul_latency + p.outer_beats + 6
+        wv, wslot, wbeat, wlast = _fields(m, _delay(m, meta, delay, "p3_meta"),
+                                          [1, 1, len(beat), 1])
+        ws, wc = step(wbeat)
+        wfold, widx = self._lanes_to_banks(lambda j: p.p3_write_index(ws, wc, j), p.bank3)
+        for en in self._write(m, b3, wslot, wfold, widx, p.address3, out):
+            m.d.sync += en.eq(wv)
+        done, dslot = Signal(), Signal()
+        m.d.sync += [done.eq(wv & wlast), dslot.eq(wslot)]
+        with m.If(done):
+            b3.mark(m, dslot, 1)
+
+    def _unload(self, m, buf):
+        """Natural-order reads of B3 (or B2) into the output FIFO."""
+        p, L = self._plan, self._plan.lanes
+        bank, address = (p.bank3, p.address3) if p.n1 > 1 else (p.bank2, p.address2)
+        run, slot, nxt = Signal(), Signal(), Signal()
+        beat = Signal(range(p.beats))
+        go, fifo = output_fifo(m, self.o, _WORD * L, _UNLOAD_LATENCY, run)
+        last = go & (beat == p.beats - 1)
+        decide = ~run | last
+        ok = buf.is_full(nxt)
+        with m.If(go):
+            m.d.sync += beat.eq(Mux(beat == p.beats - 1, 0, beat + 1))
+        with m.If(decide):
+            m.d.sync += run.eq(ok)
+            with m.If(ok):
+                m.d.sync += [slot.eq(nxt), nxt.eq(~nxt)]
+        m.d.comb += buf.drain_end.eq(last)
+        with m.If(last):
+            buf.mark(m, slot, 0)
+        fold, idx = self._lanes_to_banks(lambda j: p.unload_index(beat, j), bank)
+        for k in range(L):
+            m.d.comb += buf.rports[k].addr.eq(buf.address(slot, address(idx(k))))
+        go1, fold_1 = Signal(), Signal(len(fold))
+        m.d.sync += [go1.eq(go), fold_1.eq(fold)]
+        rd = Array(buf.rports[k].data for k in range(L))
+        lanes = [Signal(_WORD, name=f"unload{j}") for j in range(L)]
+        go2 = Signal()
+        m.d.sync += [go2.eq(go1)] + [v.eq(rd[Const(j, len(fold_1)) ^ fold_1])
+                                     for j, v in enumerate(lanes)]
+        m.d.comb += [fifo.w_en.eq(go2), fifo.w_data.eq(Cat(*lanes))]
