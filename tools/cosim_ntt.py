@@ -6,6 +6,9 @@
     python tools/cosim_ntt.py --quick    # < 60 s smoke: n = 64 and 256, incl. the polymul
     python tools/cosim_ntt.py --n 65536 --butterflies 1 --butterflies 8 ...
     python tools/cosim_ntt.py --four-step  # adds the four-step engine (4096, 65536)
+    python tools/cosim_ntt.py --four-step-stream --n 4096 --lanes 16
+                                         # StreamingFourStepNTT only: 3 transforms back to
+                                         # back, forward and inverse, at each n and lanes
 
 Every run streams random coefficients through the generated Verilog (``fhe-hw generate ntt``)
 and compares each output with the golden model :func:`fhe_hw.model.ntt.ntt_radix2`; the
@@ -28,7 +31,7 @@ import argparse
 import sys
 import time
 
-from fhe_hw.ntt.cosim import Engines, cosim_ntt, cosim_polymul
+from fhe_hw.ntt.cosim import Engines, cosim_four_step_stream, cosim_ntt, cosim_polymul
 from fhe_hw.sim.cosim import finish, judge
 
 QUICK = [("transform", 64, 2, False, False), ("transform", 64, 2, True, True),
@@ -43,6 +46,11 @@ def main(argv=None):
     ap.add_argument("--modulus", default="solinas64")
     ap.add_argument("--four-step", action="store_true",
                     help="also the four-step engine (solinas64) at n = 4096 and 65536")
+    ap.add_argument("--four-step-stream", action="store_true",
+                    help="only the streaming four-step engine, at each --n (default 4096 and "
+                         "65536) and --lanes (default 16 and 8)")
+    ap.add_argument("--lanes", type=int, action="append",
+                    help="samples per beat of the streaming four-step engine")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--opt", default="-O3", help="C++ optimisation of the Verilator model")
     ap.add_argument("--out", default="build/cosim/ntt.json")
@@ -59,12 +67,19 @@ def main(argv=None):
                              ("polymul", n, P, True, None)]
     if args.four_step:
         runs += [("four-step", n, 1, False, inv) for n in (4096, 65536) for inv in (False, True)]
+    if args.four_step_stream:
+        runs = [("four-step-stream", n, lanes, False, inv) for n in args.n or [4096, 65536]
+                for lanes in args.lanes or [16, 8] for inv in (False, True)]
     engines = Engines(opt)
     results, status, start = [], 0, time.monotonic()
     for kind, n, P, neg, inv in runs:
         try:
             if kind == "polymul":
                 result = cosim_polymul(n, P, args.modulus, seed=args.seed, engines=engines)
+                result["ok"] = True
+            elif kind == "four-step-stream":
+                result = cosim_four_step_stream(n, P, inverse=inv, seed=args.seed,
+                                                engines=engines)
                 result["ok"] = True
             else:
                 result = cosim_ntt(n, P, args.modulus, negacyclic=neg, inverse=inv,

@@ -9,16 +9,19 @@ import random
 import time
 
 from ..arith import ModMul
-from ..model.ntt import ntt4096, ntt65536, ntt_radix2, shift_ntt
+from ..model.ntt import ntt4096, ntt65536, ntt_radix2, shift_ntt, wang_huang_ntt
 from ..params import SOLINAS64
 from ..rns.common import polynomial_beats
 from ..sim.cosim import build
 from .four_step import FourStepNTT
+from .four_step_plan import control_trace
+from .four_step_stream import StreamingFourStepNTT
 from .parallel import ParallelNTT
 from .shift import ShiftNTT
 from .streaming import StreamingNTT
 
-__all__ = ["cosim_shift_ntt", "cosim_parallel_ntt", "cosim_ntt", "cosim_polymul",
+__all__ = ["cosim_shift_ntt", "cosim_parallel_ntt", "cosim_ntt", "cosim_four_step_stream",
+           "cosim_polymul",
            "schoolbook_negacyclic", "Engines", "WANG_HUANG_CYCLES"]
 
 
@@ -157,6 +160,42 @@ def cosim_ntt(n, butterflies=4, modulus="solinas64", *, negacyclic=False, invers
         f"cycles {run.cycles} (cycles() {unit.cycles()}, bound n·log2n/2P {bound}"
         + (f", Wang–Huang {WANG_HUANG_CYCLES}" if n == 65536 else "")
         + f"), run {seconds:.2f} s")
+    return result
+
+
+def cosim_four_step_stream(n, lanes=16, *, inverse=False, transforms=3, seed=1, engines=None,
+                           opt="-O3", log=print):
+    """Co-simulate ``transforms`` back-to-back transforms of :class:`StreamingFourStepNTT` (the
+    first all p - 1, then random) and check each against
+    :func:`~fhe_hw.model.ntt.wang_huang_ntt` and the cycles against ``cycles(transforms)`` and
+    ``cycles(1)``. Returns a result dict; raises ``AssertionError`` on a mismatch."""
+    engines = engines or Engines(opt)
+    unit, sim = engines.get("four-step-stream", lambda: StreamingFourStepNTT(
+        n, lanes=lanes, inverse=inverse), n, lanes, inverse)
+    rng = random.Random(f"{seed}:{n}:{lanes}:{inverse}")
+    xs = [[SOLINAS64 - 1] * n] + [[rng.randrange(SOLINAS64) for _ in range(n)]
+                                  for _ in range(transforms - 1)]
+    runs = {}
+    t = time.monotonic()
+    for count in sorted({1, transforms}):
+        run = sim.run({"i": polynomial_beats(xs[:count], lanes)}, {"o": count * n // lanes})
+        got = _flat(run.outputs["o"])
+        for k, x in enumerate(xs[:count]):
+            want = wang_huang_ntt(x, inverse)
+            bad = _first_mismatch(got[k * n:(k + 1) * n], want)
+            assert bad is None, (f"four-step-stream n={n} lanes={lanes} inv={inverse}: "
+                                 f"transform {k}, first mismatch at index {bad} (seed {seed})")
+        assert run.cycles == unit.cycles(count), (run.cycles, unit.cycles(count))
+        runs[count] = run.cycles
+    seconds = time.monotonic() - t
+    trace = control_trace(unit.plan, unit.mul_latency)
+    result = {"test": "four-step-stream", "n": n, "lanes": lanes, "inverse": inverse,
+              "cycles_1": runs[1], "cycles_T": runs[transforms], "transforms": transforms,
+              "per_transform": (runs[transforms] - runs[1]) // max(1, transforms - 1),
+              "in_banks": trace["in_banks"], "run_seconds": round(seconds, 2)}
+    log(f"four-step-stream n={n} lanes={lanes} inv={inverse}: one transform {runs[1]} cycles "
+        f"(= cycles()), {transforms} back to back {runs[transforms]} (+{result['per_transform']}"
+        f" each), in the banks {trace['in_banks']}; runs {seconds:.1f} s")
     return result
 
 

@@ -25,7 +25,7 @@ from functools import cached_property
 from ..model.ntt import wang_huang_root
 from ..params import SOLINAS64, require_int
 
-__all__ = ["FourStepPlan", "control_cycles"]
+__all__ = ["FourStepPlan", "control_cycles", "control_trace", "pass_latencies"]
 
 
 def _log2(x):
@@ -209,6 +209,14 @@ def control_cycles(plan, mul_latency, transforms=1):
     """Exact cycles of ``transforms`` back-to-back transforms from the first input transfer to
     the last output transfer (input always valid, output always ready), by stepping the
     engine's control registers (see :mod:`fhe_hw.ntt.four_step_stream`) one cycle at a time."""
+    return control_trace(plan, mul_latency, transforms)["cycles"]
+
+
+def control_trace(plan, mul_latency, transforms=1):
+    """:func:`control_cycles` with a mark of the first transform: ``{"cycles", "in_banks"}``;
+    ``in_banks`` counts from its first P1 read to the last write of
+    its last pass (P3, or P2 when n1 = 1), both included: the transform with its data
+    already in the banks, as [Wang13] counts its 12,500 cycles."""
     require_int("transforms", transforms, minimum=1)
     return _ControlModel(plan, mul_latency).run(transforms)
 
@@ -240,20 +248,15 @@ class _ControlModel:
              "m": None, "p1": (0, 0, 0), "p2": (0, 0, 0),      # (transform slot, a, B1 slot)
              "p3": None, "p3_slot": 0, "u": None, "u_slot": 0}
         commits, issued, cycle = {}, 0, 0
+        marks = {}
         total = transforms * p.beats
         while issued < total:
             cur = s
             s = {k: (v if not isinstance(v, list) else [list(x) if isinstance(x, list) else x
                                                         for x in v]) for k, v in cur.items()}
             occ_delta = [0, 0, 0, 0]
-
-            def clear(buf, slot):
-                s["full"][buf][slot] = False
-                occ_delta[buf] -= 1
-
-            def commit(at, buf, slot):   # the fill's last write happens in cycle ``at``
-                commits.setdefault(at, []).append((buf, slot))
-
+            clear = self._clearer(s, occ_delta)
+            commit = self._committer(commits)
             # load
             if cur["loaded"] < transforms and (cur["in_beat"] != 0 or cur["occ"][0] < 2):
                 if cur["in_beat"] == 0:
@@ -267,6 +270,7 @@ class _ControlModel:
             free = cur["m"] is None
             if cur["m"] is not None:
                 kind, (tslot, a, bslot), left = cur["m"]
+                marks.setdefault("first_read", cycle)
                 s["m"] = (kind, (tslot, a, bslot), left - 1) if left > 1 else None
                 if left == 1:
                     free = True
@@ -278,6 +282,8 @@ class _ControlModel:
                         clear(1, bslot)
                         if a == p.n1 - 1:
                             commit(cycle + self.lat_m, 2, tslot)
+                            if not outer:
+                                marks.setdefault("last_write", cycle + self.lat_m)
             if free:
                 tslot, a, bslot = cur["p2"]
                 if cur["full"][1][bslot] and (a != 0 or cur["occ"][2] < 2):
@@ -300,6 +306,7 @@ class _ControlModel:
                         free = True
                         clear(2, slot)
                         commit(cycle + self.lat_3, 3, slot)
+                        marks.setdefault("last_write", cycle + self.lat_3)
                 if free and cur["full"][2][cur["p3_slot"]] and cur["occ"][3] < 2:
                     occ_delta[3] += 1
                     s["p3"] = (cur["p3_slot"], p.beats)
@@ -322,7 +329,24 @@ class _ControlModel:
             for buf, slot in commits.pop(cycle, []):
                 s["full"][buf][slot] = True
             cycle += 1
-        return last_read + 3 + 1    # read -> data -> FIFO write -> output transfer
+        # read -> data -> FIFO write -> output transfer
+        return {"cycles": last_read + 3 + 1,
+                "in_banks": marks["last_write"] - marks["first_read"] + 1}
+
+    @staticmethod
+    def _clearer(state, occ_delta):
+        """clear(buf, slot): a drain's last read, at the end of this cycle."""
+        def clear(buf, slot):
+            state["full"][buf][slot] = False
+            occ_delta[buf] -= 1
+        return clear
+
+    @staticmethod
+    def _committer(commits):
+        """commit(at, buf, slot): the fill's last write happens in cycle ``at``."""
+        def commit(at, buf, slot):
+            commits.setdefault(at, []).append((buf, slot))
+        return commit
 
     def _advance(self, position):
         tslot, a, bslot = position

@@ -324,7 +324,7 @@ class StreamingFourStepNTT(Component):
         # writes: the job's fields delayed to the shift unit's output
         meta = Cat(run, kind, j_t, j_a, j_b, bb, run & last)
         widths = [1, 1, 1, len(j_a), 1, len(bb), 1]
-        delay = 2 + self.mul_latency + p.m_beats + 6
+        delay = pass_latencies(p, self.mul_latency)[0] - 1     # the write register is the last
         wv, wkind, wt, wa, wb, wbb, wlast = _fields(m, _delay(m, meta, delay, "m_meta"),
                                                     widths)
         wq, wc = wbb >> lmb, wbb & (p.m_beats - 1)
@@ -396,7 +396,7 @@ class StreamingFourStepNTT(Component):
         out = self._shift_stage(m, self._p3_muls, self._p3_units, v2, words,
                                 [rom.data for rom in roms], lambda u, j: j * g + u)
         meta = Cat(run, slot, beat, end)
-        delay = 2 + self.mul_latency + p.outer_beats + 6
+        delay = pass_latencies(p, self.mul_latency)[1] - 1
         wv, wslot, wbeat, wlast = _fields(m, _delay(m, meta, delay, "p3_meta"),
                                           [1, 1, len(beat), 1])
         ws, wc = step(wbeat)

@@ -1,0 +1,132 @@
+"""StreamingFourStepNTT ([Wang13] §IV-C, generalised to n = n1·m²) and its plan: the bank maps
+are conflict free and one-to-one for every size, the engine equals the O(n^2) DFT with the
+Wang–Huang root at small m in pysim (back to back, inverse, random valid/ready), and cycles()
+equals the simulation."""
+
+import pytest
+from helpers import rng_for
+
+from fhe_hw.model.ntt import dft, idft, wang_huang_root
+from fhe_hw.ntt.four_step_plan import FourStepPlan, control_cycles
+from fhe_hw.ntt.four_step_stream import StreamingFourStepNTT, four_step_stream_cycles
+from fhe_hw.params import SOLINAS64 as P
+from fhe_hw.sim.pysim import run_stream
+
+PLANS = [FourStepPlan(m, n1, lanes) for m in (2, 4, 8) for n1 in (1, 2, 4, 8, 16)
+         for lanes in (1, 2, 4, 8) if lanes <= m] + [FourStepPlan(64, 16, 16),
+                                                      FourStepPlan(64, 1, 8)]
+
+
+def _accesses(p):
+    """(buffer, [indices of the lanes]) of every beat of every access pattern."""
+    L = p.lanes
+    for t in range(p.beats):
+        yield 0, [p.load_index(t, j) for j in range(L)]
+        yield (3 if p.n1 > 1 else 2), [p.unload_index(t, j) for j in range(L)]
+    for a in range(p.n1):
+        for q in range(p.m):
+            for c in range(p.m_beats):
+                yield 0, [p.p1_read_index(a, q, c, j) for j in range(L)]
+                yield 1, [p.p1_write_index(q, c, j) for j in range(L)]
+                yield 1, [p.p2_read_index(q, c, j) for j in range(L)]
+                yield 2, [p.p2_write_index(a, q, c, j) for j in range(L)]
+    if p.n1 > 1:
+        for s, c in p.p3_steps():
+            yield 2, [p.p3_read_index(s, c, j) for j in range(L)]
+            yield 3, [p.p3_write_index(s, c, j) for j in range(L)]
+
+
+@pytest.mark.parametrize("p", PLANS, ids=lambda p: f"m{p.m}-n1_{p.n1}-L{p.lanes}")
+def test_every_beat_puts_lane_j_in_bank_j_xor_one_fold(p):
+    if p.n > 4096 and p.m < 64:
+        pytest.skip("covered by the smaller plans")
+    banks = {0: p.bank0, 1: p.bank1, 2: p.bank2, 3: p.bank3}
+    for buf, indices in _accesses(p):
+        fold = banks[buf](indices[0])
+        assert [banks[buf](i) for i in indices] == [j ^ fold for j in range(p.lanes)], buf
+
+
+@pytest.mark.parametrize("p", PLANS, ids=lambda p: f"m{p.m}-n1_{p.n1}-L{p.lanes}")
+def test_bank_and_address_are_one_to_one_and_every_pass_covers_its_buffer(p):
+    size = {0: p.n, 1: p.m * p.m, 2: p.n, 3: p.n}
+    maps = {0: (p.bank0, p.address0), 1: (p.bank1, p.address1), 2: (p.bank2, p.address2),
+            3: (p.bank3, p.address3)}
+    for buf, (bank, address) in maps.items():
+        if buf == 3 and p.n1 == 1:
+            continue
+        places = {(bank(i), address(i)) for i in range(size[buf])}
+        assert len(places) == size[buf]
+        assert all(a < size[buf] // p.lanes for _, a in places)
+    seen = {}
+    for buf, indices in _accesses(p):
+        seen.setdefault(buf, []).extend(indices)
+    # the load, P1's reads, P2's writes, P3 and the unload each touch every word once per
+    # transform (B1 once per block)
+    assert sorted(seen[0]) == sorted(list(range(p.n)) * 2)
+    assert sorted(seen[1]) == sorted(list(range(p.m * p.m)) * 2 * p.n1)
+
+
+def _run(unit, xs, **kw):
+    L = unit.lanes
+    beats = [x[t:t + L] for x in xs for t in range(0, unit.n, L)]
+    run = run_stream(unit, {"i": beats}, {"o": len(beats)}, **kw)
+    return [w for b in run.outputs["o"] for w in b], run
+
+
+def _expected(xs, n, inverse):
+    w = wang_huang_root(n)
+    return [v for x in xs for v in (idft(x, P, w) if inverse else dft(x, P, w))]
+
+
+@pytest.mark.parametrize("m, n1, lanes, inverse", [
+    (4, 1, 2, False), (4, 2, 2, False), (4, 4, 4, True), (4, 8, 2, False), (2, 4, 1, True),
+    (8, 1, 4, False), (2, 16, 2, False), (4, 1, 4, True),
+])
+def test_transforms_back_to_back_equal_the_dft_and_cycles(m, n1, lanes, inverse):
+    n = n1 * m * m
+    rng = rng_for("four-step-stream", m, n1, lanes, inverse)
+    xs = [[P - 1] * n, [rng.randrange(P) for _ in range(n)], [rng.randrange(P) for _ in range(n)]]
+    unit = StreamingFourStepNTT(n, lanes=lanes, m=m, inverse=inverse)
+    got, run = _run(unit, xs)
+    assert got == _expected(xs, n, inverse)
+    assert run.cycles == unit.cycles(3) == four_step_stream_cycles(n, lanes=lanes, m=m,
+                                                                   transforms=3)
+
+
+@pytest.mark.parametrize("m, n1, lanes", [(4, 2, 2), (4, 1, 2)])
+def test_one_transform_takes_cycles_1(m, n1, lanes):
+    n = n1 * m * m
+    unit = StreamingFourStepNTT(n, lanes=lanes, m=m)
+    x = [rng_for("one", m, n1).randrange(P) for _ in range(n)]
+    got, run = _run(unit, [x])
+    assert got == _expected([x], n, False) and run.cycles == unit.cycles(1)
+
+
+@pytest.mark.parametrize("m, n1, lanes", [(4, 2, 2), (2, 8, 2), (4, 1, 2)])
+def test_random_valid_and_ready_keep_every_result(m, n1, lanes):
+    n = n1 * m * m
+    rng = rng_for("four-step-stream-bp", m, n1, lanes)
+    xs = [[rng.randrange(P) for _ in range(n)] for _ in range(3)]
+    unit = StreamingFourStepNTT(n, lanes=lanes, m=m)
+    got, _ = _run(unit, xs, valid_prob=0.5, ready_prob=0.4, seed=m * n1 + lanes)
+    assert got == _expected(xs, n, False)
+
+
+def test_paper_sizes_count_the_issue_goals():
+    """The cycle counts at [Wang13]'s sizes (the Verilator runs check them)."""
+    c16 = [control_cycles(FourStepPlan(64, 16, 16), 10, t) for t in (1, 2, 3)]
+    assert c16[1] - c16[0] == c16[2] - c16[1] == 8192      # back to back: the m-unit's 2n/16
+    assert control_cycles(FourStepPlan(64, 1, 16), 10) <= 1100
+    c8 = [control_cycles(FourStepPlan(64, 16, 8), 10, t) for t in (1, 2)]
+    assert c8[1] - c8[0] == 16384
+
+
+@pytest.mark.parametrize("kw, error", [
+    ({"n": 4096 * 3}, ValueError), ({"n": 4096 * 128}, ValueError), ({"n": 100}, ValueError),
+    ({"n": 4096, "lanes": 128}, ValueError), ({"n": 4096, "lanes": 3}, ValueError),
+    ({"n": 48, "m": 4}, ValueError), ({"n": 4096, "m": 128}, ValueError),
+    ({"n": 4096, "inverse": 1}, TypeError), ({"n": 4096.0}, TypeError),
+])
+def test_bad_parameters_are_refused_before_hardware_is_built(kw, error):
+    with pytest.raises(error):
+        StreamingFourStepNTT(**kw)
