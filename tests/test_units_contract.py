@@ -35,6 +35,8 @@ CONFIGS = {
             {"n": 256, "butterflies": 4, "lanes": 4, "tiled": True},
             {"n": 32, "butterflies": 8, "read_stages": 0}],
     "four-step-ntt": [{"inverse": True, "mult_stages": 3}],
+    "four-step-stream": [{"n": 32, "m": 4, "lanes": 2, "inverse": True},
+                         {"n": 65536, "lanes": 8, "mult_stages": 3}],
     "shenoy-kumaresan": [{"n": 16, "tp": 2, "architecture": "pipelined"},
                          {"n": 64, "targets_per_pass": 2, "mult_stages": 2}],
     "fast-base-conversion": [{"n": 16, "tp": 2, "architecture": "pipelined"},
@@ -59,6 +61,7 @@ CONFIGS = {
 
 #: Run descriptions the contract's cycles() and the component's cycles() both take.
 RUNS = {"parallel-ntt": {"transforms": 3}, "shift-ntt": {"transforms": 3},
+        "four-step-stream": {"transforms": 3},
         "karatsuba": {"products": 3}, "karatsuba-relin": {"groups": 2},
         "integer-fft-mul": {"x_words": 5, "y_words": 9}}
 
@@ -72,6 +75,8 @@ REFUSED = [
     ("butterfly", {"modulus": "general32", "twiddle": 3, "multiplier": "shift"}, ValueError),
     ("parallel-ntt", {"k": 48}, ValueError),
     ("shift-ntt", {"points": 12}, ValueError),
+    ("four-step-stream", {"n": 4096 * 3}, ValueError),
+    ("four-step-stream", {"lanes": 128}, ValueError),
     ("shenoy-kumaresan", {"architecture": "pipelined", "targets_per_pass": 2}, ValueError),
     ("fast-base-conversion", {"tp": 2048}, ValueError),
     ("kawamura", {"delta": 2}, ValueError),

@@ -4,12 +4,13 @@ from ..arith import MULT_STAGES_OPTION, TILED_OPTION
 from ..units import Option, parse_bool, register
 from .butterfly import Butterfly
 from .four_step import FourStepNTT, four_step_mul_latency, four_step_ntt_cycles
+from .four_step_stream import StreamingFourStepNTT, four_step_stream_cycles, four_step_stream_plan
 from .parallel import ParallelNTT
 from .schedule import READ_STAGES, WRITE_STAGES
 from .shift import ConstMul, RingNormaliser, ShiftMul, ShiftNTT
 from .streaming import StreamingNTT, streaming_config, streaming_ntt_cycles
 
-__all__ = ["StreamingNTT", "FourStepNTT", "Butterfly", "ParallelNTT", "ShiftNTT", "ShiftMul",
+__all__ = ["StreamingNTT", "FourStepNTT", "StreamingFourStepNTT", "Butterfly", "ParallelNTT", "ShiftNTT", "ShiftMul",
            "ConstMul", "RingNormaliser"]
 
 
@@ -90,3 +91,15 @@ register("four-step-ntt", "four-step NTT over 2^64-2^32+1 with shift-only radix-
          MULT_STAGES_OPTION, TILED_OPTION,
          latency=_stream_engine_latency(four_step_mul_latency),
          cycles=_one_transform_cycles(four_step_ntt_cycles))(FourStepNTT)
+
+register("four-step-stream", "streaming four-step NTT over 2^64-2^32+1, n = n1*m^2, lanes "
+         "samples per cycle, transforms back to back ([Wang13] eqs 7-8, Figs 3-4)",
+         Option("n", int, 4096, "transform size n1*m^2 (4096 = 64^2, 65536 = 16*64^2)"),
+         Option("lanes", int, 16, "samples per cycle (a power of two up to m)"),
+         Option("m", int, 64, "inner shift unit size (power of two, 2..64)"),
+         Option("inverse", parse_bool, False, "inverse transform (n^-1 folded in)"),
+         MULT_STAGES_OPTION, TILED_OPTION,
+         latency=_stream_engine_latency(four_step_stream_plan),
+         cycles=lambda params, transforms=1: four_step_stream_cycles(**params,
+                                                                     transforms=transforms),
+         )(StreamingFourStepNTT)

@@ -86,3 +86,13 @@ def _four_step_vectors(unit, rng, count):
     :func:`~fhe_hw.model.ntt.ntt65536`. ``count`` is unused."""
     transform = model.ntt4096 if unit.n == 4096 else model.ntt65536
     return _transform(lambda x: transform(x, unit.inverse), unit, rng)
+
+
+@register_vectors("four-step-stream", small={"n": 32, "m": 4, "lanes": 2})
+def _four_step_stream_vectors(unit, rng, count):
+    """:class:`~fhe_hw.ntt.StreamingFourStepNTT` against the O(n^2) DFT with the Wang–Huang
+    root (:func:`fhe_hw.model.ntt.dft` / :func:`~fhe_hw.model.ntt.idft`). ``count`` is
+    unused."""
+    w = model.wang_huang_root(unit.n)
+    transform = model.idft if unit.inverse else model.dft
+    return _transform(lambda x: transform(x, SOLINAS64, w), unit, rng)
