@@ -53,10 +53,11 @@ def four_step_stream_plan(n=4096, *, lanes=16, m=64, inverse=False, mult_stages=
     ``TypeError``/``ValueError`` for a parameter the engine refuses."""
     require_int("n", n, minimum=1)
     require_int("m", m, minimum=2, maximum=64)
-    if n % (m * m):
-        raise ValueError(f"n must be n1·m² = n1·{m * m} with n1 a power of two up to 64, "
+    n1 = n // (m * m)
+    if n % (m * m) or not 1 <= n1 <= 64 or n1 & (n1 - 1):
+        raise ValueError(f"n must be n1·m² = n1·{m * m} with n1 a power of two from 1 to 64, "
                          f"not {n!r}")
-    plan = FourStepPlan(m, n // (m * m), lanes)
+    plan = FourStepPlan(m, n1, lanes)
     check_bool("inverse", inverse)
     return plan, ModMul.latency_of("solinas64", reducer, mult_stages=mult_stages, tiled=tiled)
 
