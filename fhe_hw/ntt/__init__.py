@@ -10,8 +10,8 @@ from .schedule import READ_STAGES, WRITE_STAGES
 from .shift import ConstMul, RingNormaliser, ShiftMul, ShiftNTT
 from .streaming import StreamingNTT, streaming_config, streaming_ntt_cycles
 
-__all__ = ["StreamingNTT", "FourStepNTT", "StreamingFourStepNTT", "Butterfly", "ParallelNTT", "ShiftNTT", "ShiftMul",
-           "ConstMul", "RingNormaliser"]
+__all__ = ["StreamingNTT", "FourStepNTT", "StreamingFourStepNTT", "Butterfly", "ParallelNTT",
+           "ShiftNTT", "ShiftMul", "ConstMul", "RingNormaliser"]
 
 
 def _stream_engine_latency(check):
