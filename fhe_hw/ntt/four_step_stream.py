@@ -38,7 +38,7 @@ from ..component import Component
 from ..params import SOLINAS64, require_int
 from .four_step_plan import FourStepPlan, control_cycles, pass_latencies
 from .shift import ShiftNTT
-from .streaming import output_fifo
+from .streaming import _delay, output_fifo
 
 __all__ = ["StreamingFourStepNTT", "four_step_stream_plan", "four_step_stream_cycles"]
 
@@ -97,15 +97,6 @@ class _Buffer:
 
     def is_full(self, slot):
         return Mux(slot, self.full[1], self.full[0])
-
-
-def _delay(m, value, count, name):
-    """``value`` delayed by ``count`` registers."""
-    for d in range(count):
-        reg = Signal(len(value), name=f"{name}_d{d}")
-        m.d.sync += reg.eq(value)
-        value = reg
-    return value
 
 
 def _fields(m, packed, widths):
