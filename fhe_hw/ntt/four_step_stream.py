@@ -38,7 +38,7 @@ from ..component import Component
 from ..params import SOLINAS64, require_int
 from .four_step_plan import FourStepPlan, control_cycles, pass_latencies
 from .shift import ShiftNTT
-from .streaming import _delay, output_fifo
+from .streaming import output_fifo, register_delay
 
 __all__ = ["StreamingFourStepNTT", "four_step_stream_plan", "four_step_stream_cycles"]
 
@@ -317,7 +317,7 @@ class StreamingFourStepNTT(Component):
         meta = Cat(run, kind, j_t, j_a, j_b, bb, run & last)
         widths = [1, 1, 1, len(j_a), 1, len(bb), 1]
         delay = pass_latencies(p, self.mul_latency)[0] - 1     # the write register is the last
-        wv, wkind, wt, wa, wb, wbb, wlast = _fields(m, _delay(m, meta, delay, "m_meta"),
+        wv, wkind, wt, wa, wb, wbb, wlast = _fields(m, register_delay(m, meta, delay, "m_meta"),
                                                     widths)
         wq, wc = wbb >> lmb, wbb & (p.m_beats - 1)
         wfold1, widx1 = self._lanes_to_banks(lambda j: p.p1_write_index(wq, wc, j), p.bank1)
@@ -389,7 +389,7 @@ class StreamingFourStepNTT(Component):
                                 [rom.data for rom in roms], lambda u, j: j * g + u)
         meta = Cat(run, slot, beat, end)
         delay = pass_latencies(p, self.mul_latency)[1] - 1
-        wv, wslot, wbeat, wlast = _fields(m, _delay(m, meta, delay, "p3_meta"),
+        wv, wslot, wbeat, wlast = _fields(m, register_delay(m, meta, delay, "p3_meta"),
                                           [1, 1, len(beat), 1])
         ws, wc = step(wbeat)
         wfold, widx = self._lanes_to_banks(lambda j: p.p3_write_index(ws, wc, j), p.bank3)

@@ -134,7 +134,7 @@ from .schedule import (
 )
 
 __all__ = ["StreamingNTT", "StreamingConfig", "streaming_config", "streaming_ntt_cycles",
-           "output_fifo"]
+           "output_fifo", "register_delay"]
 
 
 @dataclass(frozen=True)
@@ -226,7 +226,7 @@ def output_fifo(m, o, width, latency, want):
     return go, fifo
 
 
-def _delay(m, value, count, name):
+def register_delay(m, value, count, name):
     """``value`` delayed by ``count`` registers (``value`` itself for 0)."""
     for d in range(count):
         reg = Signal(value.shape(), name=f"{name}_d{d}")
@@ -247,7 +247,7 @@ def _domain(registered):
 
 def _delay_all(m, words, count, name):
     """Each of ``words`` delayed by ``count`` registers."""
-    return [_delay(m, w, count, f"{name}{k}") for k, w in enumerate(words)]
+    return [register_delay(m, w, count, f"{name}{k}") for k, w in enumerate(words)]
 
 
 def _xor_swap(words, x):
@@ -553,7 +553,7 @@ class StreamingNTT(Component):
                         m.d.comb += tw_addr[q].eq(Cat(block, Const(1, 1)))
         a, d = _read_split(self._read_stages)
         for q in range(P):
-            m.d.comb += tw_ports[q].r_addr.eq(_delay(m, tw_addr[q], a + max(d - 1, 0),
+            m.d.comb += tw_ports[q].r_addr.eq(register_delay(m, tw_addr[q], a + max(d - 1, 0),
                                                      f"tw_addr{q}"))
         return rd_addr, xsw, usel, last
 
@@ -570,11 +570,11 @@ class StreamingNTT(Component):
         near = max(d - 2, 0)    # read_stages = 4: a fabric register right after each bank
         words = [bank.r_data for bank in banks]     # the bank output registers are the RAMs'
         words = _delay_all(m, words, near, "bank_q")
-        words = _xor_swap(words, _delay(m, xsw, a + 1 + min(d, 1) + near, "xsw"))
+        words = _xor_swap(words, register_delay(m, xsw, a + 1 + min(d, 1) + near, "xsw"))
         words = _delay_all(m, words, min(d, 2) - min(d, 1), "swapped")
-        pos = _permute(words, _delay(m, usel, a + 1 + d, "usel"), crossbar_bank)
-        last_d = _delay(m, last, a + 1 + d, "last")
-        issue_x = _delay(m, issue, a + 2 + d, "issue")
+        pos = _permute(words, register_delay(m, usel, a + 1 + d, "usel"), crossbar_bank)
+        last_d = register_delay(m, last, a + 1 + d, "last")
+        issue_x = register_delay(m, issue, a + 2 + d, "issue")
         outs = []
         bf0 = self._bfs[0]
         w_one, w_last = bf0.premultiply(1), bf0.premultiply(self._params.k_inv)
@@ -647,11 +647,11 @@ class StreamingNTT(Component):
         the output FIFO."""
         lanes, width = self._lanes, self._mod.bits
         rs = self._read_stages
-        lane_valid = _delay(m, unload_go, 2 + rs, "unload")
+        lane_valid = register_delay(m, unload_go, 2 + rs, "unload")
         lane_data = crossbar[:lanes]
         out_valid = lane_valid
         if self._post:
-            beat_r = _delay(m, beat, rs, "post_beat")
+            beat_r = register_delay(m, beat, rs, "post_beat")
             post = negacyclic_post_twiddles(self._params)
             mul0 = self._post[0]
             for lane, mul in enumerate(self._post):
