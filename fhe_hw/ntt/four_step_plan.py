@@ -180,12 +180,20 @@ class FourStepPlan:
         """Unload beat t: X_(t·lanes + j), natural order (from B3, or B2 when n1 = 1)."""
         return (t << _log2(self.lanes)) + j
 
+    def m_step(self, beat):
+        """Beat ``beat`` of a P1 or P2 job: (its transform's q = a2 or k2, the beat c in it)."""
+        return beat >> _log2(self.m_beats), beat & (self.m_beats - 1)
+
+    def p3_step(self, beat):
+        """Beat ``beat`` of a P3 pass: (s, c) with s = (k2, h) when n1 <= lanes, else k."""
+        if self.n1 <= self.lanes:
+            per_k2 = self.m // self.groups
+            return (beat >> _log2(per_k2), beat & (per_k2 - 1)), 0
+        return beat >> _log2(self.outer_beats), beat & (self.outer_beats - 1)
+
     def p3_steps(self):
         """The P3 beats in issue order: (s, c) pairs, n/lanes of them."""
-        if self.n1 <= self.lanes:
-            return [((k2, h), 0) for k2 in range(self.m)
-                    for h in range(self.m // self.groups)]
-        return [(k, c) for k in range(self.m * self.m) for c in range(self.outer_beats)]
+        return [self.p3_step(b) for b in range(self.beats)]
 
     # --- twiddles ------------------------------------------------------------------------------
 

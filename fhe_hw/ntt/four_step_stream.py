@@ -99,15 +99,6 @@ class _Buffer:
         return Mux(slot, self.full[1], self.full[0])
 
 
-def _fields(m, packed, widths):
-    """Split a delayed Cat back into its fields (in the order of ``widths``)."""
-    out, lo = [], 0
-    for w in widths:
-        out.append(packed[lo:lo + w])
-        lo += w
-    return out
-
-
 class StreamingFourStepNTT(Component):
     """The n-point transform over 2^64 - 2^32 + 1 with ω_n = ``wang_huang_root(n)``, natural order
     in and out, ``lanes`` samples per beat, any number of transforms back to back.
@@ -202,9 +193,8 @@ class StreamingFourStepNTT(Component):
                      b0.fill_start.eq(go & (beat == 0))]
         fold, index = self._lanes_to_banks(lambda j: p.load_index(beat, j), p.bank0)
         last = Signal()
-        for en in self._write(m, b0, slot, fold, index, p.address0,
-                              [self.i.payload[j] for j in range(L)]):
-            m.d.sync += en.eq(go)
+        self._write(m, b0, go, slot, fold, index, p.address0,
+                    [self.i.payload[j] for j in range(L)])
         with m.If(go):
             m.d.sync += beat.eq(Mux(beat == p.beats - 1, 0, beat + 1))
             with m.If(beat == p.beats - 1):
@@ -237,28 +227,49 @@ class StreamingFourStepNTT(Component):
                 out[lane] = unit.o.payload[j]
         return out
 
-    def _write(self, m, buf, slot, fold, index, address, words):
-        """Register a write beat (lane j of ``words`` into bank j ^ ``fold`` at ``index``(k)
-        for bank k) and drive ``buf``'s write ports with it the next cycle."""
+    def _write(self, m, buf, enable, slot, fold, index, address, words):
+        """Register a write beat (when ``enable``: lane j of ``words`` into bank j ^ ``fold`` at
+        ``index``(k) for bank k) and drive ``buf``'s write ports with it the next cycle."""
         lanes = Array(words)
         for k, wp in enumerate(buf.wports):
             en, addr, word = Signal(), Signal.like(wp.addr), Signal(_WORD)
-            m.d.sync += [addr.eq(buf.address(slot, address(index(k)))),
+            m.d.sync += [en.eq(enable), addr.eq(buf.address(slot, address(index(k)))),
                          word.eq(lanes[Const(k, len(fold)) ^ fold])]
             m.d.comb += [wp.en.eq(en), wp.addr.eq(addr), wp.data.eq(word)]
-            yield en
+
+    def _drain_job(self, m, src, run, advance, also=1):
+        """The job control of a pass that reads all of ``src``'s next full slot, one beat in
+        each cycle with ``advance`` while ``run``: it decides while idle or on its last beat
+        (the slot full, and ``also``), takes the slots in turn and empties its slot after the
+        last read. Returns (slot, beat, start: a job decided this cycle, end: its last beat)."""
+        beats = self._plan.beats
+        slot, nxt = Signal(), Signal()
+        beat = Signal(range(beats))
+        end = advance & (beat == beats - 1)
+        decide = ~run | end
+        start = decide & src.is_full(nxt) & also
+        with m.If(advance):
+            m.d.sync += beat.eq(Mux(beat == beats - 1, 0, beat + 1))
+        with m.If(decide):
+            m.d.sync += run.eq(start)
+            with m.If(start):
+                m.d.sync += [slot.eq(nxt), nxt.eq(~nxt)]
+        m.d.comb += src.drain_end.eq(end)
+        with m.If(end):
+            src.mark(m, slot, 0)
+        return slot, beat, start, end
 
     def _m_pass(self, m, b0, b1, b2):
         """The m-unit: P1 (B0 -> B1) and P2 (B1 -> B2) jobs of one block each."""
         p, L = self._plan, self._plan.lanes
-        lmb, n1 = p.m_beats.bit_length() - 1, p.n1
+        n1 = p.n1
         pos_p1 = [Signal(name="p1_t"), Signal(range(n1), name="p1_a"), Signal(name="p1_b")]
         pos_p2 = [Signal(name="p2_t"), Signal(range(n1), name="p2_a"), Signal(name="p2_b")]
         run, kind = Signal(), Signal()          # kind 0: P1, 1: P2
         j_t, j_a, j_b = Signal(), Signal(range(n1)), Signal()
         bb = Signal(range(p.block_beats))
         last = bb == p.block_beats - 1
-        q, c = bb >> lmb, bb & (p.m_beats - 1)
+        q, c = p.m_step(bb)
 
         # decide the next job (registers only), issue it from the next cycle
         decide = ~run | last
@@ -314,19 +325,17 @@ class StreamingFourStepNTT(Component):
                                 lambda u, j: j)
 
         # writes: the job's fields delayed to the shift unit's output
-        meta = Cat(run, kind, j_t, j_a, j_b, bb, run & last)
-        widths = [1, 1, 1, len(j_a), 1, len(bb), 1]
         delay = pass_latencies(p, self.mul_latency)[0] - 1     # the write register is the last
-        wv, wkind, wt, wa, wb, wbb, wlast = _fields(m, register_delay(m, meta, delay, "m_meta"),
-                                                    widths)
-        wq, wc = wbb >> lmb, wbb & (p.m_beats - 1)
+        wv, wkind, wt, wa, wb, wbb, wlast = (
+            register_delay(m, v, delay, f"m_{name}") for v, name in (
+                (run, "valid"), (kind, "kind"), (j_t, "t"), (j_a, "a"), (j_b, "b"), (bb, "beat"),
+                (run & last, "last")))
+        wq, wc = p.m_step(wbb)
         wfold1, widx1 = self._lanes_to_banks(lambda j: p.p1_write_index(wq, wc, j), p.bank1)
         wfold2, widx2 = self._lanes_to_banks(lambda j: p.p2_write_index(wa, wq, wc, j),
                                              p.bank2)
-        for en in self._write(m, b1, wb, wfold1, widx1, p.address1, out):
-            m.d.sync += en.eq(wv & (wkind == 0))
-        for en in self._write(m, b2, wt, wfold2, widx2, p.address2, out):
-            m.d.sync += en.eq(wv & (wkind == 1))
+        self._write(m, b1, wv & (wkind == 0), wb, wfold1, widx1, p.address1, out)
+        self._write(m, b2, wv & (wkind == 1), wt, wfold2, widx2, p.address2, out)
         done1, done2 = Signal(), Signal()
         slot1, slot2 = Signal(), Signal()
         m.d.sync += [done1.eq(wv & wlast & (wkind == 0)),
@@ -340,31 +349,10 @@ class StreamingFourStepNTT(Component):
     def _p3_pass(self, m, b2, b3):
         """P3 (n1 > 1): B2 -> B3 through the outer twiddles and n1-point shift units."""
         p, L = self._plan, self._plan.lanes
-        run, slot, nxt = Signal(), Signal(), Signal()
-        beat = Signal(range(p.beats))
-        last = beat == p.beats - 1
-        decide = ~run | last
-        ok = b2.is_full(nxt) & (b3.occ < 2)
-        m.d.comb += b3.fill_start.eq(decide & ok)
-        with m.If(run):
-            m.d.sync += beat.eq(Mux(last, 0, beat + 1))
-        with m.If(decide):
-            m.d.sync += run.eq(ok)
-            with m.If(ok):
-                m.d.sync += [slot.eq(nxt), nxt.eq(~nxt)]
-        end = run & last
-        m.d.comb += b2.drain_end.eq(end)
-        with m.If(end):
-            b2.mark(m, slot, 0)
-
-        def step(b):
-            if p.n1 <= L:
-                lh = (p.m // p.groups).bit_length() - 1
-                return (b >> lh, b & (p.m // p.groups - 1)), 0
-            lo = p.outer_beats.bit_length() - 1
-            return b >> lo, b & (p.outer_beats - 1)
-
-        s_, c_ = step(beat)
+        run = Signal()
+        slot, beat, start, end = self._drain_job(m, b2, run, run, also=b3.occ < 2)
+        m.d.comb += b3.fill_start.eq(start)
+        s_, c_ = p.p3_step(beat)
         fold, idx = self._lanes_to_banks(lambda j: p.p3_read_index(s_, c_, j), p.bank2)
         for k in range(L):
             m.d.comb += b2.rports[k].addr.eq(b2.address(slot, p.address2(idx(k))))
@@ -387,14 +375,12 @@ class StreamingFourStepNTT(Component):
         g = p.groups
         out = self._shift_stage(m, self._p3_muls, self._p3_units, v2, words,
                                 [rom.data for rom in roms], lambda u, j: j * g + u)
-        meta = Cat(run, slot, beat, end)
         delay = pass_latencies(p, self.mul_latency)[1] - 1
-        wv, wslot, wbeat, wlast = _fields(m, register_delay(m, meta, delay, "p3_meta"),
-                                          [1, 1, len(beat), 1])
-        ws, wc = step(wbeat)
+        wv, wslot, wbeat, wlast = (register_delay(m, v, delay, f"p3_{name}") for v, name in (
+            (run, "valid"), (slot, "slot"), (beat, "beat"), (end, "last")))
+        ws, wc = p.p3_step(wbeat)
         wfold, widx = self._lanes_to_banks(lambda j: p.p3_write_index(ws, wc, j), p.bank3)
-        for en in self._write(m, b3, wslot, wfold, widx, p.address3, out):
-            m.d.sync += en.eq(wv)
+        self._write(m, b3, wv, wslot, wfold, widx, p.address3, out)
         done, dslot = Signal(), Signal()
         m.d.sync += [done.eq(wv & wlast), dslot.eq(wslot)]
         with m.If(done):
@@ -404,21 +390,9 @@ class StreamingFourStepNTT(Component):
         """Natural-order reads of B3 (or B2) into the output FIFO."""
         p, L = self._plan, self._plan.lanes
         bank, address = (p.bank3, p.address3) if p.n1 > 1 else (p.bank2, p.address2)
-        run, slot, nxt = Signal(), Signal(), Signal()
-        beat = Signal(range(p.beats))
+        run = Signal()
         go, fifo = output_fifo(m, self.o, _WORD * L, _UNLOAD_LATENCY, run)
-        last = go & (beat == p.beats - 1)
-        decide = ~run | last
-        ok = buf.is_full(nxt)
-        with m.If(go):
-            m.d.sync += beat.eq(Mux(beat == p.beats - 1, 0, beat + 1))
-        with m.If(decide):
-            m.d.sync += run.eq(ok)
-            with m.If(ok):
-                m.d.sync += [slot.eq(nxt), nxt.eq(~nxt)]
-        m.d.comb += buf.drain_end.eq(last)
-        with m.If(last):
-            buf.mark(m, slot, 0)
+        slot, beat, _, _ = self._drain_job(m, buf, run, go)
         fold, idx = self._lanes_to_banks(lambda j: p.unload_index(beat, j), bank)
         for k in range(L):
             m.d.comb += buf.rports[k].addr.eq(buf.address(slot, address(idx(k))))

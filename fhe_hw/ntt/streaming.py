@@ -554,7 +554,7 @@ class StreamingNTT(Component):
         a, d = _read_split(self._read_stages)
         for q in range(P):
             m.d.comb += tw_ports[q].r_addr.eq(register_delay(m, tw_addr[q], a + max(d - 1, 0),
-                                                     f"tw_addr{q}"))
+                                                             f"tw_addr{q}"))
         return rd_addr, xsw, usel, last
 
     def _butterflies(self, m, banks, tw_ports, issue, last, xsw, usel):
