@@ -3,5 +3,6 @@ number-theoretic transforms over 2^64 - 2^32 + 1. The golden model is
 :mod:`fhe_hw.model.large_int`."""
 
 from .carry import CarryResolver
+from .multiplier import LargeIntegerMultiplier
 
-__all__ = ["CarryResolver"]
+__all__ = ["CarryResolver", "LargeIntegerMultiplier"]

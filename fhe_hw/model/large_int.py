@@ -19,7 +19,7 @@ n up to 65,536 ((2^15)·(2^24 - 1)^2 < 2^63).
 
 from dataclasses import dataclass
 
-from fhe_hw.model.ntt import WANG_HUANG_SIZES, wang_huang_ntt
+from fhe_hw.model.ntt import WANG_HUANG_SIZES, dft, idft, wang_huang_ntt, wang_huang_root
 from fhe_hw.params import SOLINAS64, require_int
 
 __all__ = ["MIN_N", "MAX_N", "DIGIT_BITS", "MAX_BITS", "LargeIntPlan", "plan", "to_digits",
@@ -53,19 +53,22 @@ class LargeIntPlan:
         return self.n // 2 * ((1 << self.digit_bits) - 1) ** 2
 
 
-def plan(max_bits=MAX_BITS, digit_bits=DIGIT_BITS):
+def plan(max_bits=MAX_BITS, digit_bits=DIGIT_BITS, *, min_n=MIN_N, max_n=MAX_N):
     """The :class:`LargeIntPlan` for operands of up to ``max_bits`` bits in ``digit_bits``-bit
-    digits: digits = ⌈max_bits / d⌉, n = 2^⌈log2(2·digits)⌉, at least 4096. Raises ``TypeError``
-    for a non-integer and ``ValueError`` when n would exceed 65536 or the convolution could
-    reach p ((n/2)·(2^d - 1)^2 >= p: take smaller digits)."""
+    digits: digits = ⌈max_bits / d⌉, n = 2^⌈log2(2·digits)⌉, at least ``min_n`` (the paper's
+    4096; small engines for tests take less). Raises ``TypeError`` for a non-integer and
+    ``ValueError`` when n would exceed ``max_n`` (65536) or the convolution could reach p
+    ((n/2)·(2^d - 1)^2 >= p: take smaller digits)."""
     require_int("max_bits", max_bits, minimum=1)
     require_int("digit_bits", digit_bits, minimum=1, maximum=32)
+    require_int("max_n", max_n, minimum=2, maximum=MAX_N)
+    require_int("min_n", min_n, minimum=2, maximum=max_n)
     digits = -(-max_bits // digit_bits)
-    n = max(MIN_N, 1 << (2 * digits - 1).bit_length())
-    if n > MAX_N:
+    n = max(min_n, 1 << (2 * digits - 1).bit_length())
+    if n > max_n:
         raise ValueError(f"max_bits = {max_bits} needs {digits} digits of {digit_bits} bits, a "
-                         f"{n}-point transform; at most {MAX_N // 2 * digit_bits} bits fit "
-                         f"{MAX_N} points")
+                         f"{n}-point transform; at most {max_n // 2 * digit_bits} bits fit "
+                         f"{max_n} points")
     result = LargeIntPlan(max_bits, digit_bits, digits, n)
     if result.bound >= SOLINAS64:
         raise ValueError(f"digit_bits = {digit_bits} is too wide for {n} points: "
@@ -115,20 +118,28 @@ class MultiplyTrace:
     product: int
 
 
-def multiply_steps(a, b, max_bits=MAX_BITS, digit_bits=DIGIT_BITS):
+def _transform(x, inverse=False):
+    """The n-point transform with root ``wang_huang_root(n)``: [Wang13]'s four-step
+    (:func:`~fhe_hw.model.ntt.wang_huang_ntt`) at its sizes, the O(n^2) DFT below 4096."""
+    if len(x) in WANG_HUANG_SIZES:
+        return wang_huang_ntt(x, inverse)
+    return (idft if inverse else dft)(x, SOLINAS64, wang_huang_root(len(x)))
+
+
+def multiply_steps(a, b, max_bits=MAX_BITS, digit_bits=DIGIT_BITS, *, min_n=MIN_N):
     """a·b by [Wang13] §III-A steps 1–4 for 0 <= a, b < 2^max_bits; returns a
-    :class:`MultiplyTrace`. Raises ``ValueError`` for an operand out of range or a plan
-    :func:`plan` refuses."""
-    sizes = plan(max_bits, digit_bits)
+    :class:`MultiplyTrace`. ``min_n`` as in :func:`plan`. Raises ``ValueError`` for an
+    operand out of range or a plan :func:`plan` refuses."""
+    sizes = plan(max_bits, digit_bits, min_n=min_n)
     for name, value in (("a", a), ("b", b)):
         require_int(name, value, minimum=0)
         if value >> max_bits:
             raise ValueError(f"{name} must be below 2^{max_bits}")
     n, d = sizes.n, digit_bits
     a_digits, b_digits = to_digits(a, d, n), to_digits(b, d, n)
-    a_spectrum, b_spectrum = wang_huang_ntt(a_digits), wang_huang_ntt(b_digits)
+    a_spectrum, b_spectrum = _transform(a_digits), _transform(b_digits)
     pointwise = [x * y % SOLINAS64 for x, y in zip(a_spectrum, b_spectrum)]
-    convolution = wang_huang_ntt(pointwise, inverse=True)
+    convolution = _transform(pointwise, inverse=True)
     digits, carry = resolve_carries(convolution, d)
     assert carry == 0 and not any(digits[sizes.product_digits:]), "a product wider than 2·digits"
     digits = digits[:sizes.product_digits]
@@ -136,6 +147,6 @@ def multiply_steps(a, b, max_bits=MAX_BITS, digit_bits=DIGIT_BITS):
                          convolution, digits, from_digits(digits, d))
 
 
-def multiply(a, b, max_bits=MAX_BITS, digit_bits=DIGIT_BITS):
+def multiply(a, b, max_bits=MAX_BITS, digit_bits=DIGIT_BITS, *, min_n=MIN_N):
     """a·b through the transform (:func:`multiply_steps`)."""
-    return multiply_steps(a, b, max_bits, digit_bits).product
+    return multiply_steps(a, b, max_bits, digit_bits, min_n=min_n).product
