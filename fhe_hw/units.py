@@ -16,7 +16,8 @@ __all__ = ["Option", "Unit", "register", "units", "get_unit", "top_name", "veril
            "to_verilog", "parse_bool", "add_unit_options", "add_unit_subcommands", "unit_params"]
 
 # Modules whose import registers units; later packages add themselves here.
-_UNIT_MODULES = ["fhe_hw.arith", "fhe_hw.ntt", "fhe_hw.karatsuba", "fhe_hw.rns", "fhe_hw.bigint"]
+_UNIT_MODULES = ["fhe_hw.arith", "fhe_hw.ntt", "fhe_hw.karatsuba", "fhe_hw.rns", "fhe_hw.bigint",
+                 "fhe_hw.largeint"]
 
 
 def parse_bool(text):

@@ -2,7 +2,23 @@
 number-theoretic transforms over 2^64 - 2^32 + 1. The golden model is
 :mod:`fhe_hw.model.large_int`."""
 
+from ..arith import MULT_STAGES_OPTION, TILED_OPTION
+from ..model.large_int import DIGIT_BITS, MAX_BITS
+from ..units import Option, register
 from .carry import CarryResolver
 from .multiplier import LargeIntegerMultiplier
 
 __all__ = ["CarryResolver", "LargeIntegerMultiplier"]
+
+
+register("large-int-mul", "large-integer multiplier through 2^64-2^32+1 transforms: two "
+         "forward four-step NTTs, point-wise products, inverse, carries ([Wang13] §III-A)",
+         Option("max-bits", int, MAX_BITS, "operand size the transform is sized for (bits)"),
+         Option("digit-bits", int, DIGIT_BITS, "digit width d (8..32; (n/2)(2^d-1)^2 < p)"),
+         Option("lanes", int, 16, "digits per beat (a power of two up to m)"),
+         Option("engines", int, 1, "forward engines: 1 (time-shared) or 2"),
+         Option("m", int, 64, "the engines' inner shift unit size (power of two, 2..64)"),
+         MULT_STAGES_OPTION, TILED_OPTION,
+         latency=LargeIntegerMultiplier.latency_of,
+         cycles=lambda params: LargeIntegerMultiplier.cycles_of(**params),
+         )(LargeIntegerMultiplier)

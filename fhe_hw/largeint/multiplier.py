@@ -102,6 +102,12 @@ class LargeIntegerMultiplier(Component):
         return sizes, ModMul.latency_of("solinas64", mult_stages=mult_stages, tiled=tiled)
 
     @classmethod
+    def latency_of(cls, **params):
+        """``None``: a stream engine has no fixed latency (:meth:`cycles` counts a product).
+        Raises what the constructor raises for refused ``params``."""
+        cls.check(**params)
+
+    @classmethod
     def cycles_of(cls, max_bits=MAX_BITS, digit_bits=DIGIT_BITS, *, lanes=16, engines=1, m=64,
                   mult_stages=None, tiled=True):
         """:meth:`cycles` without building the unit."""

@@ -1,0 +1,98 @@
+"""LargeIntegerMultiplier ([Wang13] §III-A): products equal Python's ``*`` in pysim at small
+transforms (one and two forward engines, n1 = 1 and > 1, the all-ones carry worst case,
+products back to back, random valid/ready), cycles() equals the simulation, and refused
+parameters raise before hardware is built."""
+
+import pytest
+from helpers import rng_for
+
+from fhe_hw.largeint import LargeIntegerMultiplier
+from fhe_hw.largeint.vectors import operand_beats
+from fhe_hw.model.large_int import from_digits, multiply
+from fhe_hw.sim.pysim import run_stream
+from fhe_hw.units import get_unit
+
+
+def _products(unit, pairs, **kw):
+    run = run_stream(unit, {"i": operand_beats(unit, *(v for pair in pairs for v in pair))},
+                     {"o": len(pairs) * unit.output_beats}, **kw)
+    digits = [w for beat in run.outputs["o"] for w in beat]
+    n = unit.n
+    return [from_digits(digits[k * n:(k + 1) * n], unit.digit_bits)
+            for k in range(len(pairs))], run
+
+
+def _edge_pairs(unit, rng):
+    top = (1 << unit.operand_bits) - 1
+    return [(top, top), (rng.getrandbits(unit.operand_bits), top), (7, top),
+            (0, rng.getrandbits(unit.operand_bits)),
+            (rng.getrandbits(unit.operand_bits), rng.getrandbits(unit.operand_bits))]
+
+
+# (m, lanes, digit_bits, engines, max_bits): n = 16 (n1 = 1), 64 (n1 = 4), 4 (m = 2)
+CONFIGS = [(4, 2, 8, 1, 64), (4, 2, 8, 2, 64), (4, 4, 8, 1, 256), (4, 2, 12, 2, 256),
+           (2, 1, 8, 1, 16), (2, 2, 16, 2, 64)]
+
+
+@pytest.mark.parametrize("m, lanes, d, engines, bits", CONFIGS)
+def test_one_product_equals_python_in_cycles(m, lanes, d, engines, bits):
+    unit = LargeIntegerMultiplier(bits, d, lanes=lanes, engines=engines, m=m)
+    top = (1 << unit.operand_bits) - 1
+    got, run = _products(unit, [(top, top)])
+    assert got == [top * top]
+    assert run.cycles == unit.cycles() == get_unit("large-int-mul").cycles(
+        {"max_bits": bits, "digit_bits": d, "lanes": lanes, "engines": engines, "m": m})
+
+
+@pytest.mark.parametrize("m, lanes, d, engines, bits", CONFIGS[:4])
+def test_products_back_to_back_equal_python(m, lanes, d, engines, bits):
+    unit = LargeIntegerMultiplier(bits, d, lanes=lanes, engines=engines, m=m)
+    pairs = _edge_pairs(unit, rng_for("large-int-mul", m, lanes, d, engines))
+    got, _ = _products(unit, pairs)
+    assert got == [a * b for a, b in pairs]
+
+
+@pytest.mark.parametrize("engines", [1, 2])
+def test_random_valid_and_ready_keep_every_product(engines):
+    unit = LargeIntegerMultiplier(256, 8, lanes=2, engines=engines, m=4)
+    rng = rng_for("large-int-mul-bp", engines)
+    pairs = _edge_pairs(unit, rng)[:3]
+    got, _ = _products(unit, pairs, valid_prob=0.6, ready_prob=0.5, seed=engines)
+    assert got == [a * b for a, b in pairs]
+
+
+def test_the_model_at_small_transforms_equals_python():
+    rng = rng_for("large-int-model-small")
+    for bits, d, min_n in ((64, 8, 16), (256, 12, 16), (40, 8, 4)):
+        a, b = rng.getrandbits(bits), rng.getrandbits(bits)
+        assert multiply(a, b, bits, d, min_n=min_n) == a * b
+
+
+def test_paper_size_cycles_meet_the_goal_with_two_forward_engines():
+    """786,432-bit operands: two forward engines stay within 45,000 cycles; one time-shared
+    engine takes one transform's unload more (the Verilator run checks both counts)."""
+    two = LargeIntegerMultiplier.cycles_of(engines=2)
+    one = LargeIntegerMultiplier.cycles_of(engines=1)
+    assert two <= 45_000 < one
+    # the time-shared engine: B waits 2n/16 = 8192 cycles for the m-unit; two engines: B starts
+    # n/32 = 2048 beats after A
+    assert one - two == 8192 - 2048
+
+
+@pytest.mark.parametrize("kw, error, match", [
+    ({"max_bits": 786433}, ValueError, "at most 786432 bits fit 65536 points"),
+    ({"max_bits": 513 * 8, "digit_bits": 8, "m": 4}, ValueError, "fit 1024 points"),
+    ({"digit_bits": 25}, ValueError, "too wide"),
+    ({"digit_bits": 7, "max_bits": 64, "m": 4}, ValueError, "digit_bits must be at least 8"),
+    ({"engines": 3}, ValueError, "engines must be at most 2"),
+    ({"lanes": 3}, ValueError, "lanes"),
+    ({"lanes": 128}, ValueError, "lanes"),
+    ({"m": 128}, ValueError, "m must be at most 64"),
+    ({"max_bits": 1.5}, TypeError, "max_bits"),
+    ({"engines": True}, TypeError, "engines"),
+])
+def test_bad_parameters_are_refused_before_hardware_is_built(kw, error, match):
+    with pytest.raises(error, match=match):
+        LargeIntegerMultiplier(**kw)
+    with pytest.raises(error, match=match):
+        LargeIntegerMultiplier.cycles_of(**kw)
