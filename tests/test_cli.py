@@ -94,8 +94,9 @@ def test_every_command_has_help():
 def test_demo_passes_with_few_vectors(capsys):
     code, out, _ = run(capsys, "demo", "--vectors", "20", "--no-build")
     assert code == 0 and "FAIL" not in out
-    assert "17 of 17 configurations match their models" in out
-    for family in ("mod-mul", "ntt", "shenoy-kumaresan", "karatsuba", "integer-fft-mul"):
+    assert "18 of 18 configurations match their models" in out
+    for family in ("mod-mul", "ntt", "shenoy-kumaresan", "karatsuba", "integer-fft-mul",
+                   "large-int-mul"):
         assert f"\n  {family} (" in out, family
 
 

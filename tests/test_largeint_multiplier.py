@@ -9,6 +9,7 @@ from helpers import rng_for
 from fhe_hw.largeint import LargeIntegerMultiplier
 from fhe_hw.largeint.vectors import operand_beats
 from fhe_hw.model.large_int import from_digits, multiply
+from fhe_hw.sim.icarus import require_iverilog, run_from_reset
 from fhe_hw.sim.pysim import run_stream
 from fhe_hw.units import get_unit
 
@@ -96,3 +97,17 @@ def test_bad_parameters_are_refused_before_hardware_is_built(kw, error, match):
         LargeIntegerMultiplier(**kw)
     with pytest.raises(error, match=match):
         LargeIntegerMultiplier.cycles_of(**kw)
+
+
+def test_the_4096_point_multiplier_from_reset_in_icarus(tmp_path):
+    """The largest operands of a 4096-point transform (2048 digits of 24 bits: 49,152 bits),
+    all ones (every carry chain at its longest), in Icarus from reset with every register at
+    x; cycles = cycles()."""
+    require_iverilog()
+    unit = LargeIntegerMultiplier(49152, lanes=4)
+    assert unit.n == 4096 and unit.operand_bits == 49152
+    top = (1 << 49152) - 1
+    run = run_from_reset(unit, "large-int-mul", {"i": operand_beats(unit, top, top)},
+                         {"o": unit.output_beats}, tmp_path)
+    assert from_digits([w for beat in run.outputs["o"] for w in beat], 24) == top * top
+    assert run.cycles == unit.cycles()

@@ -6,10 +6,11 @@ equals the simulation."""
 import pytest
 from helpers import rng_for
 
-from fhe_hw.model.ntt import dft, idft, wang_huang_root
+from fhe_hw.model.ntt import dft, idft, wang_huang_ntt, wang_huang_root
 from fhe_hw.ntt.four_step_plan import FourStepPlan, control_cycles
 from fhe_hw.ntt.four_step_stream import StreamingFourStepNTT, four_step_stream_cycles
 from fhe_hw.params import SOLINAS64 as P
+from fhe_hw.sim.icarus import require_iverilog, run_from_reset
 from fhe_hw.sim.pysim import run_stream
 
 PLANS = [FourStepPlan(m, n1, lanes) for m in (2, 4, 8) for n1 in (1, 2, 4, 8, 16)
@@ -110,6 +111,18 @@ def test_random_valid_and_ready_keep_every_result(m, n1, lanes):
     unit = StreamingFourStepNTT(n, lanes=lanes, m=m)
     got, _ = _run(unit, xs, valid_prob=0.5, ready_prob=0.4, seed=m * n1 + lanes)
     assert got == _expected(xs, n, False)
+
+
+def test_the_4096_point_engine_from_reset_in_icarus(tmp_path):
+    """The paper's 4096-point transform (m = 64) at 2 lanes, in Icarus from reset with every
+    register at x: equals [Wang13]'s four-step model; cycles = cycles()."""
+    require_iverilog()
+    unit = StreamingFourStepNTT(4096, lanes=2)
+    x = [P - 1] + [rng_for("four-step-stream-icarus").randrange(P) for _ in range(4095)]
+    run = run_from_reset(unit, "four-step-stream", {"i": [x[t:t + 2] for t in range(0, 4096, 2)]},
+                         {"o": 2048}, tmp_path)
+    assert [w for beat in run.outputs["o"] for w in beat] == wang_huang_ntt(x)
+    assert run.cycles == unit.cycles()
 
 
 def test_paper_sizes_count_the_issue_goals():

@@ -37,6 +37,8 @@ CONFIGS = {
     "four-step-ntt": [{"inverse": True, "mult_stages": 3}],
     "four-step-stream": [{"n": 32, "m": 4, "lanes": 2, "inverse": True},
                          {"n": 65536, "lanes": 8, "mult_stages": 3}],
+    "large-int-mul": [{"max_bits": 256, "digit_bits": 8, "m": 4, "lanes": 4, "engines": 2},
+                      {"lanes": 8, "engines": 2, "mult_stages": 3}],
     "shenoy-kumaresan": [{"n": 16, "tp": 2, "architecture": "pipelined"},
                          {"n": 64, "targets_per_pass": 2, "mult_stages": 2}],
     "fast-base-conversion": [{"n": 16, "tp": 2, "architecture": "pipelined"},

@@ -6,8 +6,8 @@ Data path
 ---------
 ::
 
-    i ──▶ zero padding ──▶ forward engine(s) ──▶ point-wise ModMuls ──▶ inverse engine ──▶ CarryResolver ──▶ o
-                              (A, then B)          (FFT(A)·FFT(B))      (n^-1 folded in)
+    i ─▶ zero padding ─▶ forward engine(s) ─▶ point-wise ModMuls ─▶ inverse engine ─▶ carries ─▶ o
+                           (A, then B)       (FFT(A)·FFT(B))     (n^-1 folded in)
 
 1. The operands arrive one after the other on ``i``, A then B, each as n/2 digits (``lanes``
    per beat, least significant first); the unit appends n/2 zero digits to each (the

@@ -13,10 +13,12 @@ from ..flow.rows import Row, shown
 from ..flow.synth import ECP5_85F_DSP
 from ..karatsuba import KaratsubaMultiplier
 from ..karatsuba.configs import REPORT_ROWS as KARATSUBA_ROWS
+from ..largeint import LargeIntegerMultiplier
 from ..model.ntt import modular_products as ntt_products
 from ..model.rns import modular_products as rns_products
-from ..ntt import FourStepNTT, StreamingNTT
+from ..ntt import FourStepNTT, StreamingNTT, four_step_stream_plan
 from ..ntt.configs import REPORT_STREAMING, STREAMING_TABLE, STREAMING_TARGET, streaming_params
+from ..ntt.four_step_plan import FourStepPlan, control_cycles, control_trace
 from ..params import ntt_primes
 from ..rns import Kawamura, MixedRadix, ShenoyKumaresan, default_bases
 from ..rns.configs import ITERATION_SETS, SYNTH_TABLE, sk
@@ -269,8 +271,56 @@ def ntt_64k(ctx):
             us = b["median_s"] * 1e6
             sw.rows.append([b["name"], b["library"], us, ref["time_us"],
                             ratio(ref["time_us"], us)])
-    return Part([t, s, sw], [Plot("ntt_64k", "64K-point NTT time at 100 MHz vs butterflies P",
-                                  "butterflies P", "µs", series)], findings)
+    four, findings_four = _four_step_and_multiplier(ctx, ref)
+    findings += findings_four
+    return Part([t, four, s, sw], [Plot("ntt_64k", "64K-point NTT time at 100 MHz vs "
+                                        "butterflies P", "butterflies P", "µs", series)],
+                findings)
+
+
+def _four_step_and_multiplier(ctx, ref):
+    """The streaming four-step engine's three counts at 65536 points and [Wang13]'s 768K-bit
+    multiplier, at the paper's 100 MHz, beside GMP's 786,432-bit product on this machine."""
+    t = Table("The streaming four-step NTT and the 786,432-bit multiplier ([Wang13] §III-A, "
+              "§IV)", "cycles() here; paper 12,500 cycles with the data in the banks",
+              ["unit", "lanes", "count", "cycles()", "paper cycles", "cycles ours / paper",
+               "µs at 100 MHz", "GMP µs here", "GMP / ours at 100 MHz"])
+    findings = []
+    for lanes in (16, 8):
+        plan = FourStepPlan(64, 16, lanes)
+        latency = four_step_stream_plan(65536, lanes=lanes)[1]
+        one = control_cycles(plan, latency)
+        counts = {"first input to last output": one,
+                  "data in the banks": control_trace(plan, latency)["in_banks"],
+                  "per transform, back to back": control_cycles(plan, latency, 2) - one}
+        for what, c in counts.items():
+            r = ratio(c, ref["cycles"]) if what == "data in the banks" else None
+            t.rows.append(["four-step-stream n=65536", lanes, what, c,
+                           ref["cycles"] if r else None, r, c / 100.0, None, None])
+            if r is not None:
+                _find(findings, _slower(f"64K NTT in the banks, four-step-stream at {lanes} "
+                                        "lanes", r))
+    gmp = [b["median_s"] * 1e6 for b in ctx.baseline("GMP 786432") if "median_s" in b]
+    for lanes in (16, 8):
+        for engines in (2, 1):
+            c = LargeIntegerMultiplier.cycles_of(lanes=lanes, engines=engines)
+            us = c / 100.0
+            g = gmp[0] if gmp else None
+            t.rows.append([f"large-int-mul 786432 bits, {engines} forward engine"
+                           f"{'s' * (engines > 1)}", lanes, "first digit in to last digit out",
+                           c, None, None, us, g, ratio(g, us) if g else None])
+            if g and lanes == 16:
+                findings.append(f"786,432-bit product, {engines} forward engine"
+                                f"{'s' * (engines > 1)}, 16 lanes: {c} cycles, "
+                                f"{ratio(g, us):.3g}x faster than GMP here at the paper's "
+                                "100 MHz.")
+    t.notes += ["cycles() are the engines' exact formulas, tied to simulation by "
+                "tests/test_ntt_four_step_stream.py, tests/test_largeint_multiplier.py and the "
+                "Verilator runs of docs/results (65,536 points at 8 lanes).",
+                "No time at our own Fmax: a 65,536-point transform of 64-bit words needs more "
+                "block RAM than the ECP5-85F has, so these configurations have no measured "
+                "Fmax; the 100 MHz column is the paper's clock."]
+    return t, findings
 
 
 # --- 003: RNS base extension -------------------------------------------------------------------

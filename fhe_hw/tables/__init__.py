@@ -22,6 +22,7 @@ MODULES = {
     "ntt-streaming": "ntt_streaming",
     "ntt-cosim": "ntt_cosim",
     "ntt-four-step": "ntt_cosim",
+    "large-int": "large_int",
     "bigint": "bigint",
     "asic": "asic",
     "board-builds": "board_builds",
