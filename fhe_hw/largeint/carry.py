@@ -125,7 +125,7 @@ class CarryResolver(Component):
 
     Parameters: ``lanes`` (samples per beat, 1 to 64), ``digit_bits`` (d, 8 to 32),
     ``sample_bits`` (width of a sample, d to 128; 64 for the 2^64 - 2^32 + 1 transforms),
-    ``beats`` (beats per product, at least 1; a product has ``lanes·beats`` samples and as many
+    ``beats`` (beats per product, 1 to 2^20; a product has ``lanes·beats`` samples and as many
     digits). ``TypeError``/``ValueError`` for anything else.
 
     Ports: ``i`` — stream of ``data.ArrayLayout(unsigned(sample_bits), lanes)``, the samples
@@ -156,7 +156,13 @@ class CarryResolver(Component):
         require_int("lanes", lanes, minimum=1, maximum=64)
         require_int("digit_bits", digit_bits, minimum=8, maximum=32)
         require_int("sample_bits", sample_bits, minimum=digit_bits, maximum=128)
-        require_int("beats", beats, minimum=1)
+        require_int("beats", beats, minimum=1, maximum=1 << 20)
+
+    @classmethod
+    def latency_of(cls, lanes=16, digit_bits=24, *, sample_bits=64, beats=1):
+        """:attr:`LATENCY` once the parameters are accepted (the constructor's errors else)."""
+        cls.check(lanes, digit_bits, sample_bits=sample_bits, beats=beats)
+        return cls.LATENCY
 
     @classmethod
     def cycles_of(cls, lanes=16, digit_bits=24, *, sample_bits=64, beats=1, products=1):
@@ -178,6 +184,14 @@ class CarryResolver(Component):
     @property
     def digit_bits(self):
         return self._d
+
+    @property
+    def latency(self):
+        return self.LATENCY
+
+    @property
+    def sample_bits(self):
+        return self._w
 
     @property
     def beats(self):

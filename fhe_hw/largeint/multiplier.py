@@ -128,6 +128,17 @@ class LargeIntegerMultiplier(Component):
         return self.cycles_of(self._plan.max_bits, self._plan.digit_bits, lanes=self._lanes,
                               engines=self._engines, m=self._m, **self._mult)
 
+    def storage_bits(self):
+        """Bits of memory: the engines' (:meth:`StreamingFourStepNTT.storage_bits`) and, with
+        one forward engine, the spectrum buffer's n words (``{"ram": ..., "rom": ...}``)."""
+        total = {"ram": 0, "rom": 0}
+        for engine in (*self._forward, self._inverse):
+            for kind, bits in engine.storage_bits().items():
+                total[kind] += bits
+        if self._engines == 1:
+            total["ram"] += _WORD * self.n
+        return total
+
     plan = property(lambda self: self._plan)
     n = property(lambda self: self._plan.n)
     lanes = property(lambda self: self._lanes)

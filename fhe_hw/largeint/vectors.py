@@ -32,3 +32,21 @@ def _large_int_mul_vectors(unit, rng, count):
     lanes = unit.lanes
     return Vectors({"i": operand_beats(unit, a, b)},
                    {"o": [product[t:t + lanes] for t in range(0, unit.n, lanes)]}, {})
+
+
+@register_vectors("carry-resolver", small={"lanes": 4, "beats": 2})
+def _carry_vectors(unit, rng, count):
+    """``count`` products (at least 3): all samples 2^sample_bits - 1 (carries through every
+    digit and out of the product, which the unit drops), a single carry rippling through
+    all-ones digits, and random samples; the digits of Σ s_i·2^(d·i) mod 2^(d·digits)."""
+    lanes, d, beats = unit.lanes, unit.digit_bits, unit.beats
+    size, w = lanes * beats, unit.sample_bits
+    products = [[(1 << w) - 1] * size, [1 << d] + [(1 << d) - 1] * (size - 1)]
+    products += [[rng.getrandbits(w) for _ in range(size)] for _ in range(max(count, 3) - 2)]
+    inputs, expected = [], []
+    for samples in products:
+        value = sum(s << (d * i) for i, s in enumerate(samples)) % (1 << (d * size))
+        digits = to_digits(value, d, size)
+        inputs += [samples[t:t + lanes] for t in range(0, size, lanes)]
+        expected += [digits[t:t + lanes] for t in range(0, size, lanes)]
+    return Vectors({"i": inputs}, {"o": expected}, {"products": len(products)})

@@ -159,6 +159,14 @@ class StreamingFourStepNTT(Component):
         output transfer, input always valid and output always ready."""
         return control_cycles(self._plan, self.mul_latency, transforms)
 
+    def storage_bits(self):
+        """Bits of memory: ``{"ram": the four buffers' two slots each, "rom": the P2 and P3
+        twiddle ROMs}`` (the output FIFO's few beats are flip-flops)."""
+        p = self._plan
+        words = 2 * p.n + 2 * p.m * p.m + 2 * p.n + (2 * p.n if p.n1 > 1 else 0)
+        return {"ram": _WORD * words,
+                "rom": _WORD * (p.m * p.m + (p.n if p.n1 > 1 else 0))}
+
     # --- elaborate ---------------------------------------------------------------------------
 
     def elaborate(self, platform):
