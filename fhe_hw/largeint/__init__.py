@@ -3,7 +3,7 @@ number-theoretic transforms over 2^64 - 2^32 + 1. The golden model is
 :mod:`fhe_hw.model.large_int`."""
 
 from ..arith import MULT_STAGES_OPTION, TILED_OPTION
-from ..model.large_int import DIGIT_BITS, MAX_BITS
+from ..model.large_int import DIGIT_BITS
 from ..units import Option, register
 from .carry import CarryResolver
 from .multiplier import LargeIntegerMultiplier

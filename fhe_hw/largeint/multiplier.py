@@ -128,16 +128,23 @@ class LargeIntegerMultiplier(Component):
         return self.cycles_of(self._plan.max_bits, self._plan.digit_bits, lanes=self._lanes,
                               engines=self._engines, m=self._m, **self._mult)
 
+    @classmethod
+    def storage_bits_of(cls, max_bits=MAX_BITS, digit_bits=DIGIT_BITS, *, lanes=16, engines=1,
+                        m=64, **mult):
+        """Bits of memory without building the unit: the engines'
+        (:meth:`~fhe_hw.ntt.four_step_plan.FourStepPlan.storage_bits`) and, with one forward
+        engine, the spectrum buffer's n words (``{"ram": ..., "rom": ...}``)."""
+        sizes, _ = cls.check(max_bits, digit_bits, lanes=lanes, engines=engines, m=m, **mult)
+        plan, _ = four_step_stream_plan(sizes.n, lanes=lanes, m=m)
+        each = plan.storage_bits()
+        return {"ram": (engines + 1) * each["ram"] + (_WORD * sizes.n if engines == 1 else 0),
+                "rom": (engines + 1) * each["rom"]}
+
     def storage_bits(self):
-        """Bits of memory: the engines' (:meth:`StreamingFourStepNTT.storage_bits`) and, with
-        one forward engine, the spectrum buffer's n words (``{"ram": ..., "rom": ...}``)."""
-        total = {"ram": 0, "rom": 0}
-        for engine in (*self._forward, self._inverse):
-            for kind, bits in engine.storage_bits().items():
-                total[kind] += bits
-        if self._engines == 1:
-            total["ram"] += _WORD * self.n
-        return total
+        """:meth:`storage_bits_of` this unit."""
+        return self.storage_bits_of(self._plan.max_bits, self._plan.digit_bits,
+                                    lanes=self._lanes, engines=self._engines, m=self._m,
+                                    **self._mult)
 
     plan = property(lambda self: self._plan)
     n = property(lambda self: self._plan.n)

@@ -89,6 +89,14 @@ class FourStepPlan:
         """Beats of one n1-point transform: max(1, n1 / lanes)."""
         return max(1, self.n1 // self.lanes)
 
+    def storage_bits(self):
+        """Bits of memory of the engine: ``{"ram": the four buffers' two slots each (B3 only
+        when n1 > 1), "rom": the P2 and P3 twiddle ROMs}`` (64-bit words; the output FIFO's
+        few beats are flip-flops)."""
+        words = 2 * self.n + 2 * self.m * self.m + 2 * self.n + (2 * self.n if self.n1 > 1 else 0)
+        return {"ram": 64 * words,
+                "rom": 64 * (self.m * self.m + (self.n if self.n1 > 1 else 0))}
+
     # --- bank maps: bank(index) and address(index) of each buffer ------------------------------
 
     def _low(self, v):

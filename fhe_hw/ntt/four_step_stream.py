@@ -160,12 +160,8 @@ class StreamingFourStepNTT(Component):
         return control_cycles(self._plan, self.mul_latency, transforms)
 
     def storage_bits(self):
-        """Bits of memory: ``{"ram": the four buffers' two slots each, "rom": the P2 and P3
-        twiddle ROMs}`` (the output FIFO's few beats are flip-flops)."""
-        p = self._plan
-        words = 2 * p.n + 2 * p.m * p.m + 2 * p.n + (2 * p.n if p.n1 > 1 else 0)
-        return {"ram": _WORD * words,
-                "rom": _WORD * (p.m * p.m + (p.n if p.n1 > 1 else 0))}
+        """Bits of memory (:meth:`~fhe_hw.ntt.four_step_plan.FourStepPlan.storage_bits`)."""
+        return self._plan.storage_bits()
 
     # --- elaborate ---------------------------------------------------------------------------
 

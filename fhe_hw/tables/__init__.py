@@ -23,6 +23,7 @@ MODULES = {
     "ntt-cosim": "ntt_cosim",
     "ntt-four-step": "ntt_cosim",
     "large-int": "large_int",
+    "large-int-asic": "large_int",
     "bigint": "bigint",
     "asic": "asic",
     "board-builds": "board_builds",

@@ -5,14 +5,18 @@ random, all-ones and one-digit × full-size operands against Python's ``*``, and
 cycles against ``cycles()``. The configurations of :data:`COUNTED` are too large to compile
 here and are given by ``cycles()`` only, marked so. A run that differs writes no block."""
 
+from ..asic import asic_synthesize
+from ..asic.configs import SKY130_CLOCK_NS
 from ..flow.synth import tool_version
 from ..largeint import LargeIntegerMultiplier
 from ..largeint.cosim import cosim_large_int_mul
+from ..largeint.estimate import SRAM_SOURCE, SRAM_UM2_PER_BIT, blocks, sky130_estimate
 from ..markdown import table as markdown_table
 from ..sim.cosim import require_verilator
 from .pages import TableFailure, TableSpec
 
-__all__ = ["TABLE", "RUNS", "COUNTED", "OPT", "large_int_markdown"]
+__all__ = ["TABLES", "RUNS", "COUNTED", "OPT", "ESTIMATED", "large_int_markdown",
+           "estimate_markdown"]
 
 #: Simulated configurations: (max_bits, lanes, engines).
 RUNS = [(49152, 4, 1), (786432, 8, 1), (786432, 8, 2)]
@@ -56,5 +60,61 @@ def _generate(args, progress):
     return large_int_markdown(results), facts
 
 
-TABLE = TableSpec("large-int", "largeint.md", "large-integer multiplier in Verilator: products "
-                  "and cycles", _generate, logs="cosim")
+#: The sky130 estimate's configurations: (lanes, forward engines) at 786,432 bits.
+ESTIMATED = [(16, 1), (16, 2)]
+
+
+def _shown(params):
+    return ", ".join(f"{k}={v}" for k, v in params.items())
+
+
+def estimate_markdown(estimates):
+    """The ``large-int-asic`` block from {(lanes, engines): Sky130Estimate}."""
+    cells = []
+    for (lanes, engines), e in estimates.items():
+        config = f"lanes={lanes}, engines={engines}"
+        for unit, params, count, area, fmax in e.rows:
+            cells.append([config, f"`{unit}` {_shown(params)}", count, f"{area:,.0f}",
+                          f"{count * area / 1e6:.2f}", f"{fmax:.1f}"])
+        cells.append([config, "memories (RAM + ROM bits, estimated)", f"{e.memory_bits:,}",
+                      f"{SRAM_UM2_PER_BIT:.1f} per bit", f"{e.memory_um2 / 1e6:.2f}", ""])
+        cells.append([config, f"**total (estimate)**: {e.cycles} cycles, "
+                      f"{e.product_us:.1f} µs at {e.fmax_mhz:.1f} MHz", "", "",
+                      f"**{e.total_mm2:.1f}**", f"{e.fmax_mhz:.1f}"])
+    return markdown_table(["configuration (786,432 bits)", "block", "count", "area µm² each",
+                           "area mm²", "Fmax MHz"], cells) + (
+        f"\nMemory area per bit: {SRAM_SOURCE}; logic: sky130_fd_sc_hd, tt corner, before "
+        f"placement, every block's ports registered, ABC delay target {SKY130_CLOCK_NS:g} ns. "
+        "Not counted: the engines' control, bank crossbars and the wiring between blocks; the "
+        "clock is the slowest block's.\n")
+
+
+def _generate_estimate(args, progress):
+    from ..units import get_unit
+
+    wanted = {(unit, tuple(sorted(params.items()))): params
+              for lanes, engines in ESTIMATED
+              for unit, params, _ in blocks(lanes=lanes, engines=engines)}
+    results, tools = {}, None
+    for (unit, key), params in wanted.items():
+        progress(f"{unit} {_shown(params)}: sky130 synthesis")
+        r = asic_synthesize(get_unit(unit).build(**params), unit, params=params,
+                            clock_ns=SKY130_CLOCK_NS, progress=progress)
+        results[unit, key] = r
+        tools = r.tools
+    estimates = {(lanes, engines): sky130_estimate(results, lanes=lanes, engines=engines)
+                 for lanes, engines in ESTIMATED}
+    facts = {"tools": ", ".join(f"{k} {v}" for k, v in tools.items()),
+             "json": {f"lanes={l}, engines={e}": {"total_mm2": x.total_mm2,
+                                                    "fmax_mhz": x.fmax_mhz,
+                                                    "cycles": x.cycles}
+                      for (l, e), x in estimates.items()}}
+    return estimate_markdown(estimates), facts
+
+
+TABLES = {t.name: t for t in (
+    TableSpec("large-int", "largeint.md", "large-integer multiplier in Verilator: products and "
+              "cycles", _generate, logs="cosim"),
+    TableSpec("large-int-asic", "largeint.md", "large-integer multiplier: sky130 estimate from "
+              "its blocks", _generate_estimate, logs="asic"),
+)}

@@ -1,0 +1,75 @@
+"""A sky130 estimate of :class:`~fhe_hw.largeint.LargeIntegerMultiplier` at sizes too large to
+synthesize whole: the datapath blocks synthesized one by one (:func:`blocks`, each through
+:func:`fhe_hw.asic.asic_synthesize` with every port registered), their areas times their
+counts, plus the memories at :data:`SRAM_UM2_PER_BIT`. An estimate, not a layout: the
+control, the bank crossbars and the wiring between blocks are not counted, and the clock is
+the slowest block's."""
+
+from dataclasses import dataclass
+
+from ..ntt import four_step_stream_plan
+from .multiplier import LargeIntegerMultiplier
+
+__all__ = ["SRAM_UM2_PER_BIT", "SRAM_SOURCE", "blocks", "Sky130Estimate", "sky130_estimate"]
+
+#: Area of one SRAM bit with its periphery: an OpenRAM single-port 1024 x 32 sky130 macro,
+#: 534,277 µm² for 32,768 bits (:data:`SRAM_SOURCE`). The engines' banks need one read and
+#: one write port, which costs more; the figure is a lower bound for that reason.
+SRAM_UM2_PER_BIT = 534277 / 32768
+SRAM_SOURCE = ("OpenRAM 1024 x 32 single-port sky130 macro, 534,277 µm² "
+               "(github.com/vsdip/vsdsram_sky130)")
+
+
+def blocks(max_bits=786432, *, lanes=16, engines=1, m=64):
+    """The datapath blocks of ``LargeIntegerMultiplier(max_bits, lanes=lanes, engines=engines,
+    m=m)``: [(registered unit, its parameters, how many)] — per engine ``lanes`` twiddle
+    ModMuls and an m-point ShiftNTT for P1/P2, and for n > m² as many again with the
+    n1-point ShiftNTTs of P3; ``lanes`` point-wise ModMuls; one CarryResolver."""
+    unit_plan, _ = LargeIntegerMultiplier.check(max_bits, lanes=lanes, engines=engines, m=m)
+    plan, _ = four_step_stream_plan(unit_plan.n, lanes=lanes, m=m)
+    transforms = engines + 1
+    outer = plan.n1 > 1
+    out = [("mod-mul", {"modulus": "solinas64"}, transforms * lanes * (1 + outer) + lanes),
+           ("shift-ntt", {"points": m, "lanes": lanes}, transforms)]
+    if outer:
+        out.append(("shift-ntt", {"points": plan.n1, "lanes": plan.outer_lanes},
+                    transforms * plan.groups))
+    out.append(("carry-resolver", {"lanes": lanes, "digit_bits": unit_plan.digit_bits}, 1))
+    return out
+
+
+@dataclass(frozen=True)
+class Sky130Estimate:
+    """The estimate: ``rows`` [(unit, params, count, area µm² each, Fmax MHz)], the logic
+    area, the memory bits and their area, the total, the clock (the slowest block) and the
+    multiplier's cycles and time at that clock."""
+
+    rows: list
+    logic_um2: float
+    memory_bits: int
+    memory_um2: float
+    fmax_mhz: float
+    cycles: int
+
+    @property
+    def total_mm2(self):
+        return (self.logic_um2 + self.memory_um2) / 1e6
+
+    @property
+    def product_us(self):
+        return self.cycles / self.fmax_mhz
+
+
+def sky130_estimate(results, max_bits=786432, *, lanes=16, engines=1, m=64):
+    """Combine ``results`` ({(unit, frozen params): AsicSynthResult} of :func:`blocks`) into a
+    :class:`Sky130Estimate`."""
+    rows = []
+    for unit, params, count in blocks(max_bits, lanes=lanes, engines=engines, m=m):
+        r = results[unit, tuple(sorted(params.items()))]
+        rows.append((unit, params, count, r.area_um2, r.fmax_mhz))
+    bits = sum(LargeIntegerMultiplier.storage_bits_of(max_bits, lanes=lanes, engines=engines,
+                                                      m=m).values())
+    return Sky130Estimate(rows, sum(c * a for _, _, c, a, _ in rows), bits,
+                          bits * SRAM_UM2_PER_BIT, min(f for *_, f in rows),
+                          LargeIntegerMultiplier.cycles_of(max_bits, lanes=lanes,
+                                                           engines=engines, m=m))
