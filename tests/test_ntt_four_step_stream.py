@@ -94,6 +94,29 @@ def test_transforms_back_to_back_equal_the_dft_and_cycles(m, n1, lanes, inverse)
                                                                    transforms=3)
 
 
+def _negacyclic(xs, n, inverse):
+    psi = wang_huang_root(2 * n)
+    if inverse:
+        return [v * pow(psi, -(i % n), P) % P for i, v in enumerate(_expected(xs, n, True))]
+    return _expected([[v * pow(psi, i, P) % P for i, v in enumerate(x)] for x in xs], n, False)
+
+
+@pytest.mark.parametrize("m, n1, lanes, inverse", [
+    (4, 1, 2, False), (4, 1, 2, True), (4, 4, 2, False), (4, 4, 4, True), (2, 8, 1, True),
+    (2, 16, 2, False),
+])
+def test_negacyclic_transforms_back_to_back_and_cycles(m, n1, lanes, inverse):
+    """Forward: x_i·ψ^i in P1's twiddle stage; inverse: ψ^-i on the unload (ψ = ω_2n)."""
+    n = n1 * m * m
+    rng = rng_for("four-step-stream-neg", m, n1, lanes, inverse)
+    xs = [[P - 1] * n, [rng.randrange(P) for _ in range(n)]]
+    unit = StreamingFourStepNTT(n, lanes=lanes, m=m, inverse=inverse, negacyclic=True)
+    got, run = _run(unit, xs)
+    assert got == _negacyclic(xs, n, inverse)
+    assert run.cycles == unit.cycles(2) == four_step_stream_cycles(
+        n, lanes=lanes, m=m, inverse=inverse, negacyclic=True, transforms=2)
+
+
 @pytest.mark.parametrize("m, n1, lanes", [(4, 2, 2), (4, 1, 2)])
 def test_one_transform_takes_cycles_1(m, n1, lanes):
     n = n1 * m * m
@@ -139,6 +162,7 @@ def test_paper_sizes_count_the_issue_goals():
     ({"n": 4096, "lanes": 128}, ValueError), ({"n": 4096, "lanes": 3}, ValueError),
     ({"n": 48, "m": 4}, ValueError), ({"n": 4096, "m": 128}, ValueError),
     ({"n": 4096, "inverse": 1}, TypeError), ({"n": 4096.0}, TypeError),
+    ({"n": 4096, "negacyclic": "yes"}, TypeError),
 ])
 def test_bad_parameters_are_refused_before_hardware_is_built(kw, error):
     with pytest.raises(error):

@@ -36,6 +36,7 @@ CONFIGS = {
             {"n": 32, "butterflies": 8, "read_stages": 0}],
     "four-step-ntt": [{"inverse": True, "mult_stages": 3}],
     "four-step-stream": [{"n": 32, "m": 4, "lanes": 2, "inverse": True},
+                         {"n": 32, "m": 4, "lanes": 2, "inverse": True, "negacyclic": True},
                          {"n": 65536, "lanes": 8, "mult_stages": 3}],
     "carry-resolver": [{"lanes": 3, "digit_bits": 8, "sample_bits": 20, "beats": 4}],
     "large-int-mul": [{"max_bits": 256, "digit_bits": 8, "m": 4, "lanes": 4, "engines": 2},

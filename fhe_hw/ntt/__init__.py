@@ -98,6 +98,8 @@ register("four-step-stream", "streaming four-step NTT over 2^64-2^32+1, n = n1*m
          Option("lanes", int, 16, "samples per cycle (a power of two up to m)"),
          Option("m", int, 64, "inner shift unit size (power of two, 2..64)"),
          Option("inverse", parse_bool, False, "inverse transform (n^-1 folded in)"),
+         Option("negacyclic", parse_bool, False, "transform mod x^n + 1 (forward: x_i*psi^i "
+                "in P1's twiddles; inverse: psi^-i on the unload)"),
          MULT_STAGES_OPTION, TILED_OPTION,
          latency=_stream_engine_latency(four_step_stream_plan),
          cycles=lambda params, transforms=1: four_step_stream_cycles(**params,

@@ -215,26 +215,38 @@ class FourStepPlan:
         w = pow(self._roots[inverse], self.n1, SOLINAS64)
         return pow(w, (c * self.lanes + j) * k2, SOLINAS64)
 
+    def p1_twist(self, a, beat, j):
+        """ψ^i (ψ = ω_2n) for the input x_i that lane j of P1 job a reads at its beat ``beat``:
+        the negacyclic forward twist."""
+        q, c = self.m_step(beat)
+        return pow(wang_huang_root(2 * self.n), self.p1_read_index(a, q, c, j), SOLINAS64)
+
+    def unload_twist(self, t, j):
+        """ψ^-i for the output X_i of unload beat t, lane j: the negacyclic inverse twist."""
+        psi = wang_huang_root(2 * self.n)
+        return pow(psi, -self.unload_index(t, j), SOLINAS64)
+
     def p3_twiddle(self, s, c, j, inverse=False):
         """ω_n^(±a·k) for the lane's transform k and input a."""
         k, a = self._p3_fields(s, c, j)
         return pow(self._roots[inverse], a * k, SOLINAS64)
 
 
-def control_cycles(plan, mul_latency, transforms=1):
+def control_cycles(plan, mul_latency, transforms=1, *, twist_latency=0):
     """Exact cycles of ``transforms`` back-to-back transforms from the first input transfer to
     the last output transfer (input always valid, output always ready), by stepping the
-    engine's control registers (see :mod:`fhe_hw.ntt.four_step_stream`) one cycle at a time."""
-    return control_trace(plan, mul_latency, transforms)["cycles"]
+    engine's control registers (see :mod:`fhe_hw.ntt.four_step_stream`) one cycle at a time.
+    ``twist_latency``: cycles the unload path adds (the inverse negacyclic twist's ModMul)."""
+    return control_trace(plan, mul_latency, transforms, twist_latency=twist_latency)["cycles"]
 
 
-def control_trace(plan, mul_latency, transforms=1):
+def control_trace(plan, mul_latency, transforms=1, *, twist_latency=0):
     """:func:`control_cycles` with a mark of the first transform: ``{"cycles", "in_banks"}``;
     ``in_banks`` counts from its first P1 read to the last write of
     its last pass (P3, or P2 when n1 = 1), both included: the transform with its data
     already in the banks, as [Wang13] counts its 12,500 cycles."""
     require_int("transforms", transforms, minimum=1)
-    return _ControlModel(plan, mul_latency).run(transforms)
+    return _ControlModel(plan, mul_latency, twist_latency).run(transforms)
 
 
 def pass_latencies(plan, mul_latency):
@@ -251,8 +263,8 @@ class _ControlModel:
     fill's last write is done, cleared with its drain's last read). Decisions read the
     registers as they were at the start of the cycle; a decided job issues from the next."""
 
-    def __init__(self, plan, mul_latency):
-        self.p = plan
+    def __init__(self, plan, mul_latency, twist_latency):
+        self.p, self.twist = plan, twist_latency
         self.lat_m, self.lat_3 = pass_latencies(plan, mul_latency)
 
     def run(self, transforms):
@@ -345,8 +357,8 @@ class _ControlModel:
             for buf, slot in commits.pop(cycle, []):
                 s["full"][buf][slot] = True
             cycle += 1
-        # read -> data -> FIFO write -> output transfer
-        return {"cycles": last_read + 3 + 1,
+        # read -> data -> register (-> the twist's ModMul) -> FIFO write -> output transfer
+        return {"cycles": last_read + 3 + self.twist + 1,
                 "in_banks": marks["last_write"] - marks["first_read"] + 1}
 
     @staticmethod

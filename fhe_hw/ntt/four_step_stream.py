@@ -46,8 +46,8 @@ _WORD = 64
 _UNLOAD_LATENCY = 2          # unload read -> FIFO write (bank read, crossbar register)
 
 
-def four_step_stream_plan(n=4096, *, lanes=16, m=64, inverse=False, mult_stages=None,
-                          reducer="auto", tiled=True):
+def four_step_stream_plan(n=4096, *, lanes=16, m=64, inverse=False, negacyclic=False,
+                          mult_stages=None, reducer="auto", tiled=True):
     """Check :class:`StreamingFourStepNTT`'s parameters without building hardware; return
     (its :class:`~fhe_hw.ntt.four_step_plan.FourStepPlan`, the twiddle ModMul's latency).
     ``TypeError``/``ValueError`` for a parameter the engine refuses."""
@@ -59,13 +59,20 @@ def four_step_stream_plan(n=4096, *, lanes=16, m=64, inverse=False, mult_stages=
                          f"not {n!r}")
     plan = FourStepPlan(m, n1, lanes)
     check_bool("inverse", inverse)
+    check_bool("negacyclic", negacyclic)
     return plan, ModMul.latency_of("solinas64", reducer, mult_stages=mult_stages, tiled=tiled)
 
 
 def four_step_stream_cycles(n=4096, *, transforms=1, **params):
     """:meth:`StreamingFourStepNTT.cycles` without building the engine."""
     plan, latency = four_step_stream_plan(n, **params)
-    return control_cycles(plan, latency, transforms)
+    return control_cycles(plan, latency, transforms,
+                          twist_latency=_twist_latency(params, latency))
+
+
+def _twist_latency(params, mul_latency):
+    """Cycles the inverse negacyclic twist adds to the unload: its ModMul's latency."""
+    return mul_latency if params.get("negacyclic") and params.get("inverse") else 0
 
 
 class _Buffer:
@@ -119,15 +126,19 @@ class StreamingFourStepNTT(Component):
     lane.
     """
 
-    def __init__(self, n=4096, *, lanes=16, m=64, inverse=False, mult_stages=None,
-                 reducer="auto", tiled=True):
-        self._plan, _ = four_step_stream_plan(n, lanes=lanes, m=m, inverse=inverse,
-                                              mult_stages=mult_stages, reducer=reducer,
-                                              tiled=tiled)
-        self._inverse = inverse
+    def __init__(self, n=4096, *, lanes=16, m=64, inverse=False, negacyclic=False,
+                 mult_stages=None, reducer="auto", tiled=True):
+        self._plan, latency = four_step_stream_plan(n, lanes=lanes, m=m, inverse=inverse,
+                                                    negacyclic=negacyclic,
+                                                    mult_stages=mult_stages, reducer=reducer,
+                                                    tiled=tiled)
+        self._inverse, self._negacyclic = inverse, negacyclic
+        self._twist = _twist_latency({"inverse": inverse, "negacyclic": negacyclic}, latency)
         p = self._plan
         self._m_muls = [ModMul("solinas64", reducer, mult_stages=mult_stages, tiled=tiled)
                         for _ in range(lanes)]
+        self._twist_muls = [ModMul("solinas64", reducer, mult_stages=mult_stages, tiled=tiled)
+                            for _ in range(lanes if self._twist else 0)]
         self._m_unit = ShiftNTT(p.m, lanes, inverse=inverse)
         if p.n1 > 1:
             self._p3_muls = [ModMul("solinas64", reducer, mult_stages=mult_stages, tiled=tiled)
@@ -140,6 +151,7 @@ class StreamingFourStepNTT(Component):
     n = property(lambda self: self._plan.n)
     lanes = property(lambda self: self._plan.lanes)
     inverse = property(lambda self: self._inverse)
+    negacyclic = property(lambda self: self._negacyclic)
     plan = property(lambda self: self._plan)
     modulus = property(lambda self: SOLINAS64)
 
@@ -157,7 +169,8 @@ class StreamingFourStepNTT(Component):
     def cycles(self, transforms=1):
         """Exact cycles of ``transforms`` back-to-back transforms, first input transfer to last
         output transfer, input always valid and output always ready."""
-        return control_cycles(self._plan, self.mul_latency, transforms)
+        return control_cycles(self._plan, self.mul_latency, transforms,
+                              twist_latency=self._twist)
 
     def storage_bits(self):
         """Bits of memory (:meth:`~fhe_hw.ntt.four_step_plan.FourStepPlan.storage_bits`)."""
@@ -312,16 +325,24 @@ class StreamingFourStepNTT(Component):
                                   self._m_muls[j]) for j in range(L)]
         for rom in roms:
             m.d.comb += rom.addr.eq(bb)
+        one = self._m_muls[0].premultiply(1)
+        p1_factors = [one] * L
+        if self._negacyclic and not self._inverse:
+            for j in range(L):
+                rom = self._twiddle_rom(m, f"p1_twist{j}", [
+                    p.p1_twist(a, beat, j) for a in range(n1) for beat in range(p.block_beats)],
+                    self._m_muls[j])
+                m.d.comb += rom.addr.eq(Cat(bb, j_a))
+                p1_factors[j] = rom.data
         v1, kind1, fold_1 = Signal(), Signal(), Signal(len(fold0))
         m.d.sync += [v1.eq(run), kind1.eq(kind), fold_1.eq(Mux(kind, fold1, fold0))]
         v2 = Signal()
         m.d.sync += v2.eq(v1)
         rd0 = Array(b0.rports[k].data for k in range(L))
         rd1 = Array(b1.rports[k].data for k in range(L))
-        one = self._m_muls[0].premultiply(1)
         words = [Mux(kind1, rd1[Const(j, len(fold_1)) ^ fold_1],
                      rd0[Const(j, len(fold_1)) ^ fold_1]) for j in range(L)]
-        twiddles = [Mux(kind1, roms[j].data, one) for j in range(L)]
+        twiddles = [Mux(kind1, roms[j].data, p1_factors[j]) for j in range(L)]
         for j, mul in enumerate(self._m_muls):
             m.submodules[f"m_mul{j}"] = mul
         m.submodules.m_unit = self._m_unit
@@ -395,7 +416,7 @@ class StreamingFourStepNTT(Component):
         p, L = self._plan, self._plan.lanes
         bank, address = (p.bank3, p.address3) if p.n1 > 1 else (p.bank2, p.address2)
         run = Signal()
-        go, fifo = output_fifo(m, self.o, _WORD * L, _UNLOAD_LATENCY, run)
+        go, fifo = output_fifo(m, self.o, _WORD * L, _UNLOAD_LATENCY + self._twist, run)
         slot, beat, _, _ = self._drain_job(m, buf, run, go)
         fold, idx = self._lanes_to_banks(lambda j: p.unload_index(beat, j), bank)
         for k in range(L):
@@ -407,4 +428,18 @@ class StreamingFourStepNTT(Component):
         go2 = Signal()
         m.d.sync += [go2.eq(go1)] + [v.eq(rd[Const(j, len(fold_1)) ^ fold_1])
                                      for j, v in enumerate(lanes)]
-        m.d.comb += [fifo.w_en.eq(go2), fifo.w_data.eq(Cat(*lanes))]
+        if not self._twist_muls:
+            m.d.comb += [fifo.w_en.eq(go2), fifo.w_data.eq(Cat(*lanes))]
+            return
+        # the inverse negacyclic twist: X_i·ψ^-i, ψ^-i from a ROM by the unload beat
+        for j, mul in enumerate(self._twist_muls):
+            m.submodules[f"twist_mul{j}"] = mul
+            rom = self._twiddle_rom(m, f"unload_twist{j}",
+                                    [p.unload_twist(t, j) for t in range(p.beats)], mul)
+            factor = Signal(_WORD, name=f"twist{j}")
+            m.d.comb += rom.addr.eq(beat)
+            m.d.sync += factor.eq(rom.data)
+            m.d.comb += [mul.i.valid.eq(go2), mul.i.payload.a.eq(lanes[j]),
+                         mul.i.payload.b.eq(factor)]
+        m.d.comb += [fifo.w_en.eq(self._twist_muls[0].o.valid),
+                     fifo.w_data.eq(Cat(*(mul.o.payload for mul in self._twist_muls)))]

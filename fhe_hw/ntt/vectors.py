@@ -91,8 +91,16 @@ def _four_step_vectors(unit, rng, count):
 @register_vectors("four-step-stream", small={"n": 32, "m": 4, "lanes": 2})
 def _four_step_stream_vectors(unit, rng, count):
     """:class:`~fhe_hw.ntt.StreamingFourStepNTT` against the O(n^2) DFT with the Wang–Huang
-    root (:func:`fhe_hw.model.ntt.dft` / :func:`~fhe_hw.model.ntt.idft`). ``count`` is
-    unused."""
-    w = model.wang_huang_root(unit.n)
-    transform = model.idft if unit.inverse else model.dft
-    return _transform(lambda x: transform(x, SOLINAS64, w), unit, rng)
+    root (:func:`fhe_hw.model.ntt.dft` / :func:`~fhe_hw.model.ntt.idft`), negacyclic with the
+    ψ^i twist before (forward) or ψ^-i after (inverse), ψ = ω_2n. ``count`` is unused."""
+    n = unit.n
+    w, psi = model.wang_huang_root(n), model.wang_huang_root(2 * n)
+    twist = [pow(psi, i, SOLINAS64) if unit.negacyclic else 1 for i in range(n)]
+    if unit.inverse:
+        def transform(x):
+            return [v * pow(t, -1, SOLINAS64) % SOLINAS64
+                    for v, t in zip(model.idft(x, SOLINAS64, w), twist)]
+    else:
+        def transform(x):
+            return model.dft([v * t % SOLINAS64 for v, t in zip(x, twist)], SOLINAS64, w)
+    return _transform(transform, unit, rng)
