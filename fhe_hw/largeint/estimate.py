@@ -40,7 +40,8 @@ def blocks(max_bits=786432, *, lanes=16, engines=1, m=64):
 
 @dataclass(frozen=True)
 class Sky130Estimate:
-    """The estimate: ``rows`` [(unit, params, count, area µm² each, Fmax MHz)], the logic
+    """The estimate: ``rows`` [(unit, params, count, area µm² each, Fmax MHz, critical path
+    as OpenSTA reports it: start register → end register, logic levels)], the logic
     area, the memory bits and their area, the total, the clock (the slowest block) and the
     multiplier's cycles and time at that clock."""
 
@@ -66,10 +67,13 @@ def sky130_estimate(results, max_bits=786432, *, lanes=16, engines=1, m=64):
     rows = []
     for unit, params, count in blocks(max_bits, lanes=lanes, engines=engines, m=m):
         r = results[unit, tuple(sorted(params.items()))]
-        rows.append((unit, params, count, r.area_um2, r.fmax_mhz))
+        path = r.critical_path
+        rows.append((unit, params, count, r.area_um2, r.fmax_mhz,
+                     f"{path.get('startpoint_register')} → {path.get('endpoint_register')}, "
+                     f"{path['levels']} levels"))
     bits = sum(LargeIntegerMultiplier.storage_bits_of(max_bits, lanes=lanes, engines=engines,
                                                       m=m).values())
-    return Sky130Estimate(rows, sum(c * a for _, _, c, a, _ in rows), bits,
-                          bits * SRAM_UM2_PER_BIT, min(f for *_, f in rows),
+    return Sky130Estimate(rows, sum(row[2] * row[3] for row in rows), bits,
+                          bits * SRAM_UM2_PER_BIT, min(row[4] for row in rows),
                           LargeIntegerMultiplier.cycles_of(max_bits, lanes=lanes,
                                                            engines=engines, m=m))

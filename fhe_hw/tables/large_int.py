@@ -73,16 +73,16 @@ def estimate_markdown(estimates):
     cells = []
     for (lanes, engines), e in estimates.items():
         config = f"lanes={lanes}, engines={engines}"
-        for unit, params, count, area, fmax in e.rows:
+        for unit, params, count, area, fmax, path in e.rows:
             cells.append([config, f"`{unit}` {_shown(params)}", count, f"{area:,.0f}",
-                          f"{count * area / 1e6:.2f}", f"{fmax:.1f}"])
+                          f"{count * area / 1e6:.2f}", f"{fmax:.1f}", f"`{path}`"])
         cells.append([config, "memories (RAM + ROM bits, estimated)", f"{e.memory_bits:,}",
-                      f"{SRAM_UM2_PER_BIT:.1f} per bit", f"{e.memory_um2 / 1e6:.2f}", ""])
+                      f"{SRAM_UM2_PER_BIT:.1f} per bit", f"{e.memory_um2 / 1e6:.2f}", "", ""])
         cells.append([config, f"**total (estimate)**: {e.cycles} cycles, "
                       f"{e.product_us:.1f} µs at {e.fmax_mhz:.1f} MHz", "", "",
-                      f"**{e.total_mm2:.1f}**", f"{e.fmax_mhz:.1f}"])
+                      f"**{e.total_mm2:.1f}**", f"{e.fmax_mhz:.1f}", ""])
     return markdown_table(["configuration (786,432 bits)", "block", "count", "area µm² each",
-                           "area mm²", "Fmax MHz"], cells) + (
+                           "area mm²", "Fmax MHz", "critical path"], cells) + (
         f"\nMemory area per bit: {SRAM_SOURCE}; logic: sky130_fd_sc_hd, tt corner, before "
         f"placement, every block's ports registered, ABC delay target {SKY130_CLOCK_NS:g} ns. "
         "Not counted: the engines' control, bank crossbars and the wiring between blocks; the "
