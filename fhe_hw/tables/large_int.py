@@ -13,6 +13,7 @@ from ..largeint.cosim import cosim_large_int_mul
 from ..largeint.estimate import SRAM_SOURCE, SRAM_UM2_PER_BIT, blocks, sky130_estimate
 from ..markdown import table as markdown_table
 from ..sim.cosim import require_verilator
+from ..units import get_unit
 from .pages import TableFailure, TableSpec
 
 __all__ = ["TABLES", "RUNS", "COUNTED", "OPT", "ESTIMATED", "large_int_markdown",
@@ -90,8 +91,6 @@ def estimate_markdown(estimates):
 
 
 def _generate_estimate(args, progress):
-    from ..units import get_unit
-
     wanted = {(unit, tuple(sorted(params.items()))): params
               for lanes, engines in ESTIMATED
               for unit, params, _ in blocks(lanes=lanes, engines=engines)}
