@@ -7,7 +7,6 @@ the slowest block's."""
 
 from dataclasses import dataclass
 
-from ..ntt import four_step_stream_plan
 from .multiplier import LargeIntegerMultiplier
 
 __all__ = ["SRAM_UM2_PER_BIT", "SRAM_SOURCE", "blocks", "Sky130Estimate", "sky130_estimate"]
@@ -25,8 +24,8 @@ def blocks(max_bits=786432, *, lanes=16, engines=1, m=64):
     m=m)``: [(registered unit, its parameters, how many)] — per engine ``lanes`` twiddle
     ModMuls and an m-point ShiftNTT for P1/P2, and for n > m² as many again with the
     n1-point ShiftNTTs of P3; ``lanes`` point-wise ModMuls; one CarryResolver."""
-    unit_plan, _ = LargeIntegerMultiplier.check(max_bits, lanes=lanes, engines=engines, m=m)
-    plan, _ = four_step_stream_plan(unit_plan.n, lanes=lanes, m=m)
+    unit_plan, plan, _ = LargeIntegerMultiplier.check(max_bits, lanes=lanes, engines=engines,
+                                                      m=m)
     transforms = engines + 1
     outer = plan.n1 > 1
     out = [("mod-mul", {"modulus": "solinas64"}, transforms * lanes * (1 + outer) + lanes),

@@ -73,9 +73,9 @@ class LargeIntegerMultiplier(Component):
 
     def __init__(self, max_bits=MAX_BITS, digit_bits=DIGIT_BITS, *, lanes=16, engines=1, m=64,
                  mult_stages=None, tiled=True):
-        self._plan, self._mul_latency = self.check(max_bits, digit_bits, lanes=lanes,
-                                                   engines=engines, m=m, mult_stages=mult_stages,
-                                                   tiled=tiled)
+        self._plan, _, self._mul_latency = self.check(max_bits, digit_bits, lanes=lanes,
+                                                      engines=engines, m=m,
+                                                      mult_stages=mult_stages, tiled=tiled)
         self._lanes, self._engines, self._m = lanes, engines, m
         self._mult = dict(mult_stages=mult_stages, tiled=tiled)
         n = self._plan.n
@@ -93,13 +93,14 @@ class LargeIntegerMultiplier(Component):
     def check(max_bits=MAX_BITS, digit_bits=DIGIT_BITS, *, lanes=16, engines=1, m=64,
               mult_stages=None, tiled=True):
         """Validate the parameters without building hardware; return (the
-        :class:`~fhe_hw.model.large_int.LargeIntPlan`, the ModMuls' latency)."""
+        :class:`~fhe_hw.model.large_int.LargeIntPlan`, the engines'
+        :class:`~fhe_hw.ntt.four_step_plan.FourStepPlan`, the ModMuls' latency)."""
         require_int("m", m, minimum=2, maximum=64)
         sizes = plan(max_bits, digit_bits, min_n=min(m * m, MAX_N), max_n=min(MAX_N, 64 * m * m))
         CarryResolver.check(lanes, digit_bits, sample_bits=_WORD, beats=1)
         require_int("engines", engines, minimum=1, maximum=2)
-        four_step_stream_plan(sizes.n, lanes=lanes, m=m, mult_stages=mult_stages, tiled=tiled)
-        return sizes, ModMul.latency_of("solinas64", mult_stages=mult_stages, tiled=tiled)
+        return (sizes, *four_step_stream_plan(sizes.n, lanes=lanes, m=m,
+                                              mult_stages=mult_stages, tiled=tiled))
 
     @classmethod
     def latency_of(cls, **params):
@@ -111,8 +112,8 @@ class LargeIntegerMultiplier(Component):
     def cycles_of(cls, max_bits=MAX_BITS, digit_bits=DIGIT_BITS, *, lanes=16, engines=1, m=64,
                   mult_stages=None, tiled=True):
         """:meth:`cycles` without building the unit."""
-        sizes, mul_latency = cls.check(max_bits, digit_bits, lanes=lanes, engines=engines, m=m,
-                                       mult_stages=mult_stages, tiled=tiled)
+        sizes, _, mul_latency = cls.check(max_bits, digit_bits, lanes=lanes, engines=engines,
+                                          m=m, mult_stages=mult_stages, tiled=tiled)
         n = sizes.n
         kw = dict(lanes=lanes, m=m, mult_stages=mult_stages, tiled=tiled)
         if engines == 1:
@@ -134,9 +135,9 @@ class LargeIntegerMultiplier(Component):
         """Bits of memory without building the unit: the engines'
         (:meth:`~fhe_hw.ntt.four_step_plan.FourStepPlan.storage_bits`) and, with one forward
         engine, the spectrum buffer's n words (``{"ram": ..., "rom": ...}``)."""
-        sizes, _ = cls.check(max_bits, digit_bits, lanes=lanes, engines=engines, m=m, **mult)
-        plan, _ = four_step_stream_plan(sizes.n, lanes=lanes, m=m)
-        each = plan.storage_bits()
+        sizes, engine_plan, _ = cls.check(max_bits, digit_bits, lanes=lanes, engines=engines, m=m,
+                                          **mult)
+        each = engine_plan.storage_bits()
         return {"ram": (engines + 1) * each["ram"] + (_WORD * sizes.n if engines == 1 else 0),
                 "rom": (engines + 1) * each["rom"]}
 

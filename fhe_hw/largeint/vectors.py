@@ -2,6 +2,7 @@
 Python's ``*``, digits as :func:`fhe_hw.model.large_int.to_digits` writes them."""
 
 from ..model.large_int import to_digits
+from ..rns.common import polynomial_beats
 from ..sim.vectors import Vectors, register_vectors
 
 __all__ = ["DEMO", "operand_beats"]
@@ -13,12 +14,8 @@ DEMO = [("large-int-mul", "m=4, 256-bit operands, 8-bit digits",
 
 def operand_beats(unit, *operands):
     """The beats of ``operands`` on the unit's ``i`` (each n/2 digits, ``lanes`` per beat)."""
-    half, lanes = unit.n // 2, unit.lanes
-    beats = []
-    for value in operands:
-        digits = to_digits(value, unit.digit_bits, half)
-        beats += [digits[t:t + lanes] for t in range(0, half, lanes)]
-    return beats
+    return polynomial_beats([to_digits(v, unit.digit_bits, unit.n // 2) for v in operands],
+                            unit.lanes)
 
 
 @register_vectors("large-int-mul", small={"max_bits": 64, "digit_bits": 8, "m": 4, "lanes": 2})
@@ -28,10 +25,8 @@ def _large_int_mul_vectors(unit, rng, count):
     bits, d = unit.operand_bits, unit.digit_bits
     a = (1 << bits) - 1
     b = rng.getrandbits(bits) | (((1 << d) - 1) << (bits - d))
-    product = to_digits(a * b, d, unit.n)
-    lanes = unit.lanes
     return Vectors({"i": operand_beats(unit, a, b)},
-                   {"o": [product[t:t + lanes] for t in range(0, unit.n, lanes)]}, {})
+                   {"o": polynomial_beats([to_digits(a * b, d, unit.n)], unit.lanes)}, {})
 
 
 @register_vectors("carry-resolver", small={"lanes": 4, "beats": 2})
@@ -43,10 +38,7 @@ def _carry_vectors(unit, rng, count):
     size, w = lanes * beats, unit.sample_bits
     products = [[(1 << w) - 1] * size, [1 << d] + [(1 << d) - 1] * (size - 1)]
     products += [[rng.getrandbits(w) for _ in range(size)] for _ in range(max(count, 3) - 2)]
-    inputs, expected = [], []
-    for samples in products:
-        value = sum(s << (d * i) for i, s in enumerate(samples)) % (1 << (d * size))
-        digits = to_digits(value, d, size)
-        inputs += [samples[t:t + lanes] for t in range(0, size, lanes)]
-        expected += [digits[t:t + lanes] for t in range(0, size, lanes)]
-    return Vectors({"i": inputs}, {"o": expected}, {"products": len(products)})
+    digits = [to_digits(sum(s << (d * i) for i, s in enumerate(samples)) % (1 << (d * size)),
+                        d, size) for samples in products]
+    return Vectors({"i": polynomial_beats(products, lanes)},
+                   {"o": polynomial_beats(digits, lanes)}, {"products": len(products)})

@@ -66,13 +66,13 @@ def four_step_stream_plan(n=4096, *, lanes=16, m=64, inverse=False, negacyclic=F
 def four_step_stream_cycles(n=4096, *, transforms=1, **params):
     """:meth:`StreamingFourStepNTT.cycles` without building the engine."""
     plan, latency = four_step_stream_plan(n, **params)
-    return control_cycles(plan, latency, transforms,
-                          twist_latency=_twist_latency(params, latency))
+    twist = _twist_latency(params.get("inverse"), params.get("negacyclic"), latency)
+    return control_cycles(plan, latency, transforms, twist_latency=twist)
 
 
-def _twist_latency(params, mul_latency):
+def _twist_latency(inverse, negacyclic, mul_latency):
     """Cycles the inverse negacyclic twist adds to the unload: its ModMul's latency."""
-    return mul_latency if params.get("negacyclic") and params.get("inverse") else 0
+    return mul_latency if negacyclic and inverse else 0
 
 
 class _Buffer:
@@ -133,7 +133,7 @@ class StreamingFourStepNTT(Component):
                                                     mult_stages=mult_stages, reducer=reducer,
                                                     tiled=tiled)
         self._inverse, self._negacyclic = inverse, negacyclic
-        self._twist = _twist_latency({"inverse": inverse, "negacyclic": negacyclic}, latency)
+        self._twist = _twist_latency(inverse, negacyclic, latency)
         p = self._plan
         self._m_muls = [ModMul("solinas64", reducer, mult_stages=mult_stages, tiled=tiled)
                         for _ in range(lanes)]
