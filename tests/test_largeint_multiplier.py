@@ -30,35 +30,37 @@ def _edge_pairs(unit, rng):
             (rng.getrandbits(unit.operand_bits), rng.getrandbits(unit.operand_bits))]
 
 
-# (m, lanes, digit_bits, engines, max_bits): n = 16 (n1 = 1), 64 (n1 = 4), 4 (m = 2)
-CONFIGS = [(4, 2, 8, 1, 64), (4, 2, 8, 2, 64), (4, 4, 8, 1, 256), (4, 2, 12, 2, 256),
-           (2, 1, 8, 1, 16), (2, 2, 16, 2, 64)]
+# (m, lanes, digit_bits, engines, max_bits, m_units): n = 16 (n1 = 1), 64 (n1 = 4), 4 (m = 2)
+CONFIGS = [(4, 2, 8, 1, 64, 1), (4, 2, 8, 2, 64, 1), (4, 4, 8, 1, 256, 1),
+           (4, 2, 12, 2, 256, 1), (4, 2, 8, 1, 256, 2), (4, 4, 8, 2, 256, 2),
+           (2, 1, 8, 1, 16, 1), (2, 2, 16, 2, 64, 1), (4, 2, 8, 1, 64, 2)]
 
 
-@pytest.mark.parametrize("m, lanes, d, engines, bits", CONFIGS)
-def test_one_product_equals_python_in_cycles(m, lanes, d, engines, bits):
-    unit = LargeIntegerMultiplier(bits, d, lanes=lanes, engines=engines, m=m)
+@pytest.mark.parametrize("m, lanes, d, engines, bits, m_units", CONFIGS)
+def test_one_product_equals_python_in_cycles(m, lanes, d, engines, bits, m_units):
+    unit = LargeIntegerMultiplier(bits, d, lanes=lanes, engines=engines, m=m, m_units=m_units)
     top = (1 << unit.operand_bits) - 1
     got, run = _products(unit, [(top, top)])
     assert got == [top * top]
     assert run.cycles == unit.cycles() == get_unit("large-int-mul").cycles(
-        {"max_bits": bits, "digit_bits": d, "lanes": lanes, "engines": engines, "m": m})
+        {"max_bits": bits, "digit_bits": d, "lanes": lanes, "engines": engines, "m": m,
+         "m_units": m_units})
 
 
-@pytest.mark.parametrize("m, lanes, d, engines, bits", CONFIGS[:4])
-def test_products_back_to_back_equal_python(m, lanes, d, engines, bits):
-    unit = LargeIntegerMultiplier(bits, d, lanes=lanes, engines=engines, m=m)
-    pairs = _edge_pairs(unit, rng_for("large-int-mul", m, lanes, d, engines))
+@pytest.mark.parametrize("m, lanes, d, engines, bits, m_units", CONFIGS[:6])
+def test_products_back_to_back_equal_python(m, lanes, d, engines, bits, m_units):
+    unit = LargeIntegerMultiplier(bits, d, lanes=lanes, engines=engines, m=m, m_units=m_units)
+    pairs = _edge_pairs(unit, rng_for("large-int-mul", m, lanes, d, engines, m_units))
     got, _ = _products(unit, pairs)
     assert got == [a * b for a, b in pairs]
 
 
-@pytest.mark.parametrize("engines", [1, 2])
-def test_random_valid_and_ready_keep_every_product(engines):
-    unit = LargeIntegerMultiplier(256, 8, lanes=2, engines=engines, m=4)
-    rng = rng_for("large-int-mul-bp", engines)
+@pytest.mark.parametrize("engines, m_units", [(1, 1), (2, 1), (1, 2)])
+def test_random_valid_and_ready_keep_every_product(engines, m_units):
+    unit = LargeIntegerMultiplier(256, 8, lanes=2, engines=engines, m=4, m_units=m_units)
+    rng = rng_for("large-int-mul-bp", engines, m_units)
     pairs = _edge_pairs(unit, rng)[:3]
-    got, _ = _products(unit, pairs, valid_prob=0.6, ready_prob=0.5, seed=engines)
+    got, _ = _products(unit, pairs, valid_prob=0.6, ready_prob=0.5, seed=engines + m_units)
     assert got == [a * b for a, b in pairs]
 
 
@@ -80,6 +82,14 @@ def test_paper_size_cycles_meet_the_goal_with_two_forward_engines():
     assert one - two == 8192 - 2048
 
 
+def test_paper_size_cycles_meet_the_goal_with_two_m_units():
+    """With P1 and P2 on their own units, one time-shared forward engine meets the goal too,
+    and the 8-lane multiplier stays within twice it."""
+    assert LargeIntegerMultiplier.cycles_of(engines=1, m_units=2) <= 45_000
+    assert LargeIntegerMultiplier.cycles_of(engines=2, m_units=2) <= 45_000
+    assert LargeIntegerMultiplier.cycles_of(lanes=8, engines=1, m_units=2) <= 90_000
+
+
 @pytest.mark.parametrize("kw, error, match", [
     ({"max_bits": 786433}, ValueError, "at most 786432 bits fit 65536 points"),
     ({"max_bits": 513 * 8, "digit_bits": 8, "m": 4}, ValueError, "fit 1024 points"),
@@ -91,6 +101,7 @@ def test_paper_size_cycles_meet_the_goal_with_two_forward_engines():
     ({"m": 128}, ValueError, "m must be at most 64"),
     ({"max_bits": 1.5}, TypeError, "max_bits"),
     ({"engines": True}, TypeError, "engines"),
+    ({"m_units": 3}, ValueError, "m_units must be at most 2"),
 ])
 def test_bad_parameters_are_refused_before_hardware_is_built(kw, error, match):
     with pytest.raises(error, match=match):

@@ -79,19 +79,21 @@ def _expected(xs, n, inverse):
     return [v for x in xs for v in (idft(x, P, w) if inverse else dft(x, P, w))]
 
 
-@pytest.mark.parametrize("m, n1, lanes, inverse", [
-    (4, 1, 2, False), (4, 2, 2, False), (4, 4, 4, True), (4, 8, 2, False), (2, 4, 1, True),
-    (8, 1, 4, False), (2, 16, 2, False), (4, 1, 4, True),
+@pytest.mark.parametrize("m, n1, lanes, inverse, m_units", [
+    (4, 1, 2, False, 1), (4, 2, 2, False, 1), (4, 4, 4, True, 1), (4, 8, 2, False, 1),
+    (2, 4, 1, True, 1), (8, 1, 4, False, 1), (2, 16, 2, False, 1), (4, 1, 4, True, 1),
+    (4, 1, 2, False, 2), (4, 2, 2, False, 2), (4, 4, 4, True, 2), (2, 16, 2, False, 2),
+    (8, 1, 4, True, 2), (2, 4, 1, False, 2),
 ])
-def test_transforms_back_to_back_equal_the_dft_and_cycles(m, n1, lanes, inverse):
+def test_transforms_back_to_back_equal_the_dft_and_cycles(m, n1, lanes, inverse, m_units):
     n = n1 * m * m
-    rng = rng_for("four-step-stream", m, n1, lanes, inverse)
+    rng = rng_for("four-step-stream", m, n1, lanes, inverse, m_units)
     xs = [[P - 1] * n, [rng.randrange(P) for _ in range(n)], [rng.randrange(P) for _ in range(n)]]
-    unit = StreamingFourStepNTT(n, lanes=lanes, m=m, inverse=inverse)
+    unit = StreamingFourStepNTT(n, lanes=lanes, m=m, m_units=m_units, inverse=inverse)
     got, run = _run(unit, xs)
     assert got == _expected(xs, n, inverse)
-    assert run.cycles == unit.cycles(3) == four_step_stream_cycles(n, lanes=lanes, m=m,
-                                                                   transforms=3)
+    assert run.cycles == unit.cycles(3) == four_step_stream_cycles(
+        n, lanes=lanes, m=m, m_units=m_units, transforms=3)
 
 
 def _negacyclic(xs, n, inverse):
@@ -101,20 +103,21 @@ def _negacyclic(xs, n, inverse):
     return _expected([[v * pow(psi, i, P) % P for i, v in enumerate(x)] for x in xs], n, False)
 
 
-@pytest.mark.parametrize("m, n1, lanes, inverse", [
-    (4, 1, 2, False), (4, 1, 2, True), (4, 4, 2, False), (4, 4, 4, True), (2, 8, 1, True),
-    (2, 16, 2, False),
+@pytest.mark.parametrize("m, n1, lanes, inverse, m_units", [
+    (4, 1, 2, False, 1), (4, 1, 2, True, 1), (4, 4, 2, False, 1), (4, 4, 4, True, 1),
+    (2, 8, 1, True, 1), (2, 16, 2, False, 1), (4, 4, 2, False, 2), (2, 8, 1, True, 2),
 ])
-def test_negacyclic_transforms_back_to_back_and_cycles(m, n1, lanes, inverse):
+def test_negacyclic_transforms_back_to_back_and_cycles(m, n1, lanes, inverse, m_units):
     """Forward: x_i·ψ^i in P1's twiddle stage; inverse: ψ^-i on the unload (ψ = ω_2n)."""
     n = n1 * m * m
-    rng = rng_for("four-step-stream-neg", m, n1, lanes, inverse)
+    rng = rng_for("four-step-stream-neg", m, n1, lanes, inverse, m_units)
     xs = [[P - 1] * n, [rng.randrange(P) for _ in range(n)]]
-    unit = StreamingFourStepNTT(n, lanes=lanes, m=m, inverse=inverse, negacyclic=True)
+    unit = StreamingFourStepNTT(n, lanes=lanes, m=m, m_units=m_units, inverse=inverse,
+                                negacyclic=True)
     got, run = _run(unit, xs)
     assert got == _negacyclic(xs, n, inverse)
     assert run.cycles == unit.cycles(2) == four_step_stream_cycles(
-        n, lanes=lanes, m=m, inverse=inverse, negacyclic=True, transforms=2)
+        n, lanes=lanes, m=m, m_units=m_units, inverse=inverse, negacyclic=True, transforms=2)
 
 
 @pytest.mark.parametrize("m, n1, lanes", [(4, 2, 2), (4, 1, 2)])
@@ -126,12 +129,14 @@ def test_one_transform_takes_cycles_1(m, n1, lanes):
     assert got == _expected([x], n, False) and run.cycles == unit.cycles(1)
 
 
-@pytest.mark.parametrize("m, n1, lanes", [(4, 2, 2), (2, 8, 2), (4, 1, 2)])
-def test_random_valid_and_ready_keep_every_result(m, n1, lanes):
+@pytest.mark.parametrize("m, n1, lanes, m_units", [
+    (4, 2, 2, 1), (2, 8, 2, 1), (4, 1, 2, 1), (4, 2, 2, 2), (2, 8, 2, 2),
+])
+def test_random_valid_and_ready_keep_every_result(m, n1, lanes, m_units):
     n = n1 * m * m
-    rng = rng_for("four-step-stream-bp", m, n1, lanes)
+    rng = rng_for("four-step-stream-bp", m, n1, lanes, m_units)
     xs = [[rng.randrange(P) for _ in range(n)] for _ in range(3)]
-    unit = StreamingFourStepNTT(n, lanes=lanes, m=m)
+    unit = StreamingFourStepNTT(n, lanes=lanes, m=m, m_units=m_units)
     got, _ = _run(unit, xs, valid_prob=0.5, ready_prob=0.4, seed=m * n1 + lanes)
     assert got == _expected(xs, n, False)
 
@@ -148,6 +153,20 @@ def test_the_4096_point_engine_from_reset_in_icarus(tmp_path):
     assert run.cycles == unit.cycles()
 
 
+def test_two_m_units_from_reset_in_icarus(tmp_path):
+    """P1 and P2 on their own m-units (m = 4, n1 = 4, 2 lanes), two transforms from reset with
+    every register at x: equal to the DFT; cycles = cycles(2)."""
+    require_iverilog()
+    unit = StreamingFourStepNTT(64, lanes=2, m=4, m_units=2)
+    rng = rng_for("four-step-stream-icarus-2")
+    xs = [[P - 1] * 64, [rng.randrange(P) for _ in range(64)]]
+    run = run_from_reset(unit, "four-step-stream", {"i": [x[t:t + 2] for x in xs
+                                                         for t in range(0, 64, 2)]},
+                         {"o": 64}, tmp_path)
+    assert [w for beat in run.outputs["o"] for w in beat] == _expected(xs, 64, False)
+    assert run.cycles == unit.cycles(2)
+
+
 def test_paper_sizes_count_the_issue_goals():
     """The cycle counts at [Wang13]'s sizes (the Verilator runs check them)."""
     c16 = [control_cycles(FourStepPlan(64, 16, 16), 10, t) for t in (1, 2, 3)]
@@ -157,12 +176,25 @@ def test_paper_sizes_count_the_issue_goals():
     assert c8[1] - c8[0] == 16384
 
 
+def test_two_m_units_count_the_first_in_last_out_goals():
+    """With P1 and P2 on their own units: 65,536 points first input to last output
+    <= 17,000 cycles at 16 lanes and <= 34,000 at 8; back to back n/lanes plus the B2 loop's
+    latencies (P2 of transform t + 2 waits for P3 to drain t)."""
+    for lanes, goal in ((16, 17000), (8, 34000)):
+        plan = FourStepPlan(64, 16, lanes, m_units=2)
+        c = [control_cycles(plan, 10, t) for t in (1, 2, 3)]
+        assert c[0] <= goal
+        assert c[1] - c[0] == c[2] - c[1] < 65536 // lanes + 256
+        assert c[0] < control_cycles(FourStepPlan(64, 16, lanes), 10) - 65536 // lanes // 2
+
+
 @pytest.mark.parametrize("kw, error", [
     ({"n": 4096 * 3}, ValueError), ({"n": 4096 * 128}, ValueError), ({"n": 100}, ValueError),
     ({"n": 4096, "lanes": 128}, ValueError), ({"n": 4096, "lanes": 3}, ValueError),
     ({"n": 48, "m": 4}, ValueError), ({"n": 4096, "m": 128}, ValueError),
     ({"n": 4096, "inverse": 1}, TypeError), ({"n": 4096.0}, TypeError),
-    ({"n": 4096, "negacyclic": "yes"}, TypeError),
+    ({"n": 4096, "negacyclic": "yes"}, TypeError), ({"n": 4096, "m_units": 3}, ValueError),
+    ({"n": 4096, "m_units": 2.0}, TypeError),
 ])
 def test_bad_parameters_are_refused_before_hardware_is_built(kw, error):
     with pytest.raises(error):

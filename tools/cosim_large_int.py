@@ -25,6 +25,8 @@ def main(argv=None):
     ap.add_argument("--digit-bits", type=int, default=24)
     ap.add_argument("--lanes", type=int, action="append", help="digits per beat (default 8)")
     ap.add_argument("--engines", type=int, action="append", help="forward engines (default 1, 2)")
+    ap.add_argument("--m-units", type=int, default=1, choices=(1, 2),
+                    help="the engines' m-point units (default 1)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--opt", default="-O1", help="C++ optimisation of the Verilator model")
     ap.add_argument("--out", default="build/cosim/large-int.json")
@@ -34,7 +36,8 @@ def main(argv=None):
         for engines in args.engines or [1, 2]:
             try:
                 result = cosim_large_int_mul(args.max_bits, args.digit_bits, lanes=lanes,
-                                             engines=engines, seed=args.seed, opt=args.opt)
+                                             engines=engines, m_units=args.m_units,
+                                             seed=args.seed, opt=args.opt)
                 result["ok"] = True
             except AssertionError as e:
                 result = {"test": "large-int-mul", "lanes": lanes, "engines": engines,

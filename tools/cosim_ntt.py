@@ -51,6 +51,8 @@ def main(argv=None):
                          "65536) and --lanes (default 16 and 8)")
     ap.add_argument("--lanes", type=int, action="append",
                     help="samples per beat of the streaming four-step engine")
+    ap.add_argument("--m-units", type=int, default=1, choices=(1, 2),
+                    help="m-point units of the streaming four-step engine (default 1)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--opt", default="-O3", help="C++ optimisation of the Verilator model")
     ap.add_argument("--out", default="build/cosim/ntt.json")
@@ -78,8 +80,8 @@ def main(argv=None):
                 result = cosim_polymul(n, P, args.modulus, seed=args.seed, engines=engines)
                 result["ok"] = True
             elif kind == "four-step-stream":
-                result = cosim_four_step_stream(n, P, inverse=inv, seed=args.seed,
-                                                engines=engines)
+                result = cosim_four_step_stream(n, P, m_units=args.m_units, inverse=inv,
+                                                seed=args.seed, engines=engines)
                 result["ok"] = True
             else:
                 result = cosim_ntt(n, P, args.modulus, negacyclic=neg, inverse=inv,

@@ -29,6 +29,7 @@ register("large-int-mul", "large-integer multiplier through 2^64-2^32+1 transfor
          Option("lanes", int, 4, "digits per beat (a power of two up to m; the paper: 16)"),
          Option("engines", int, 1, "forward engines: 1 (time-shared) or 2"),
          Option("m", int, 64, "the engines' inner shift unit size (power of two, 2..64)"),
+         Option("m-units", int, 1, "the engines' m-point units: 1 (P1 and P2 share it) or 2"),
          MULT_STAGES_OPTION, TILED_OPTION,
          latency=LargeIntegerMultiplier.latency_of,
          cycles=lambda params: LargeIntegerMultiplier.cycles_of(**params),

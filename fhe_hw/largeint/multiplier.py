@@ -55,8 +55,9 @@ class LargeIntegerMultiplier(Component):
     ``digit_bits`` (d, 8 to 32; (n/2)·(2^d - 1)^2 must stay below p); ``lanes`` (digits per
     beat, a power of two up to m); ``engines`` (1: one forward engine for both operands, 2: one
     each); ``m`` (the engines' inner shift unit, a power of two from 2 to 64: small values for
-    tests); ``mult_stages``, ``tiled`` (the ModMuls'). ``TypeError``/``ValueError`` for anything
-    else, before hardware is built.
+    tests); ``m_units`` (1, or 2: P1 and P2 of every engine on their own m-point units, see
+    :class:`~fhe_hw.ntt.StreamingFourStepNTT`); ``mult_stages``, ``tiled`` (the ModMuls').
+    ``TypeError``/``ValueError`` for anything else, before hardware is built.
 
     Ports: ``i`` — stream of ``data.ArrayLayout(unsigned(d), lanes)``: A's n/2 digits
     (:attr:`operand_beats` beats), then B's, least significant first; ``o`` — stream of
@@ -72,14 +73,15 @@ class LargeIntegerMultiplier(Component):
     """
 
     def __init__(self, max_bits=MAX_BITS, digit_bits=DIGIT_BITS, *, lanes=16, engines=1, m=64,
-                 mult_stages=None, tiled=True):
+                 m_units=1, mult_stages=None, tiled=True):
         self._plan, _, self._mul_latency = self.check(max_bits, digit_bits, lanes=lanes,
-                                                      engines=engines, m=m,
+                                                      engines=engines, m=m, m_units=m_units,
                                                       mult_stages=mult_stages, tiled=tiled)
-        self._lanes, self._engines, self._m = lanes, engines, m
-        self._mult = dict(mult_stages=mult_stages, tiled=tiled)
+        self._lanes, self._engines = lanes, engines
+        self._params = dict(lanes=lanes, engines=engines, m=m, m_units=m_units,
+                            mult_stages=mult_stages, tiled=tiled)
         n = self._plan.n
-        kw = dict(lanes=lanes, m=m, mult_stages=mult_stages, tiled=tiled)
+        kw = dict(lanes=lanes, m=m, m_units=m_units, mult_stages=mult_stages, tiled=tiled)
         self._forward = [StreamingFourStepNTT(n, **kw) for _ in range(engines)]
         self._inverse = StreamingFourStepNTT(n, inverse=True, **kw)
         self._muls = [ModMul("solinas64", mult_stages=mult_stages, tiled=tiled)
@@ -91,7 +93,7 @@ class LargeIntegerMultiplier(Component):
 
     @staticmethod
     def check(max_bits=MAX_BITS, digit_bits=DIGIT_BITS, *, lanes=16, engines=1, m=64,
-              mult_stages=None, tiled=True):
+              m_units=1, mult_stages=None, tiled=True):
         """Validate the parameters without building hardware; return (the
         :class:`~fhe_hw.model.large_int.LargeIntPlan`, the engines'
         :class:`~fhe_hw.ntt.four_step_plan.FourStepPlan`, the ModMuls' latency)."""
@@ -99,7 +101,7 @@ class LargeIntegerMultiplier(Component):
         sizes = plan(max_bits, digit_bits, min_n=min(m * m, MAX_N), max_n=min(MAX_N, 64 * m * m))
         CarryResolver.check(lanes, digit_bits, sample_bits=_WORD, beats=1)
         require_int("engines", engines, minimum=1, maximum=2)
-        return (sizes, *four_step_stream_plan(sizes.n, lanes=lanes, m=m,
+        return (sizes, *four_step_stream_plan(sizes.n, lanes=lanes, m=m, m_units=m_units,
                                               mult_stages=mult_stages, tiled=tiled))
 
     @classmethod
@@ -110,12 +112,13 @@ class LargeIntegerMultiplier(Component):
 
     @classmethod
     def cycles_of(cls, max_bits=MAX_BITS, digit_bits=DIGIT_BITS, *, lanes=16, engines=1, m=64,
-                  mult_stages=None, tiled=True):
+                  m_units=1, mult_stages=None, tiled=True):
         """:meth:`cycles` without building the unit."""
         sizes, _, mul_latency = cls.check(max_bits, digit_bits, lanes=lanes, engines=engines,
-                                          m=m, mult_stages=mult_stages, tiled=tiled)
+                                          m=m, m_units=m_units, mult_stages=mult_stages,
+                                          tiled=tiled)
         n = sizes.n
-        kw = dict(lanes=lanes, m=m, mult_stages=mult_stages, tiled=tiled)
+        kw = dict(lanes=lanes, m=m, m_units=m_units, mult_stages=mult_stages, tiled=tiled)
         if engines == 1:
             first_b = four_step_stream_cycles(n, transforms=2, **kw) - n // lanes
         else:
@@ -126,26 +129,23 @@ class LargeIntegerMultiplier(Component):
     def cycles(self):
         """Cycles of one product, first input transfer to last output transfer (``i`` always
         valid, ``o`` always ready)."""
-        return self.cycles_of(self._plan.max_bits, self._plan.digit_bits, lanes=self._lanes,
-                              engines=self._engines, m=self._m, **self._mult)
+        return self.cycles_of(self._plan.max_bits, self._plan.digit_bits, **self._params)
 
     @classmethod
     def storage_bits_of(cls, max_bits=MAX_BITS, digit_bits=DIGIT_BITS, *, lanes=16, engines=1,
-                        m=64, **mult):
+                        m=64, **engine):
         """Bits of memory without building the unit: the engines'
         (:meth:`~fhe_hw.ntt.four_step_plan.FourStepPlan.storage_bits`) and, with one forward
         engine, the spectrum buffer's n words (``{"ram": ..., "rom": ...}``)."""
         sizes, engine_plan, _ = cls.check(max_bits, digit_bits, lanes=lanes, engines=engines, m=m,
-                                          **mult)
+                                          **engine)
         each = engine_plan.storage_bits()
         return {"ram": (engines + 1) * each["ram"] + (_WORD * sizes.n if engines == 1 else 0),
                 "rom": (engines + 1) * each["rom"]}
 
     def storage_bits(self):
         """:meth:`storage_bits_of` this unit."""
-        return self.storage_bits_of(self._plan.max_bits, self._plan.digit_bits,
-                                    lanes=self._lanes, engines=self._engines, m=self._m,
-                                    **self._mult)
+        return self.storage_bits_of(self._plan.max_bits, self._plan.digit_bits, **self._params)
 
     plan = property(lambda self: self._plan)
     n = property(lambda self: self._plan.n)

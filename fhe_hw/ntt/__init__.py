@@ -97,6 +97,8 @@ register("four-step-stream", "streaming four-step NTT over 2^64-2^32+1, n = n1*m
          Option("n", int, 4096, "transform size n1*m^2 (4096 = 64^2, 65536 = 16*64^2)"),
          Option("lanes", int, 16, "samples per cycle (a power of two up to m)"),
          Option("m", int, 64, "inner shift unit size (power of two, 2..64)"),
+         Option("m-units", int, 1, "m-point units: 1 (P1 and P2 share it) or 2 (one each: "
+                "about n/lanes fewer cycles per transform)"),
          Option("inverse", parse_bool, False, "inverse transform (n^-1 folded in)"),
          Option("negacyclic", parse_bool, False, "transform mod x^n + 1 (forward: x_i*psi^i "
                 "in P1's twiddles; inverse: psi^-i on the unload)"),

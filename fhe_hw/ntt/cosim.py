@@ -163,15 +163,15 @@ def cosim_ntt(n, butterflies=4, modulus="solinas64", *, negacyclic=False, invers
     return result
 
 
-def cosim_four_step_stream(n, lanes=16, *, inverse=False, transforms=3, seed=1, engines=None,
-                           opt="-O3", log=print):
+def cosim_four_step_stream(n, lanes=16, *, m_units=1, inverse=False, transforms=3, seed=1,
+                           engines=None, opt="-O3", log=print):
     """Co-simulate ``transforms`` back-to-back transforms of :class:`StreamingFourStepNTT` (the
     first all p - 1, then random) and check each against
     :func:`~fhe_hw.model.ntt.wang_huang_ntt` and the cycles against ``cycles(transforms)`` and
     ``cycles(1)``. Returns a result dict; raises ``AssertionError`` on a mismatch."""
     engines = engines or Engines(opt)
     unit, sim = engines.get("four-step-stream", lambda: StreamingFourStepNTT(
-        n, lanes=lanes, inverse=inverse), n, lanes, inverse)
+        n, lanes=lanes, m_units=m_units, inverse=inverse), n, lanes, m_units, inverse)
     rng = random.Random(f"{seed}:{n}:{lanes}:{inverse}")
     xs = [[SOLINAS64 - 1] * n] + [[rng.randrange(SOLINAS64) for _ in range(n)]
                                   for _ in range(transforms - 1)]
@@ -183,17 +183,20 @@ def cosim_four_step_stream(n, lanes=16, *, inverse=False, transforms=3, seed=1, 
         for k, x in enumerate(xs[:count]):
             want = wang_huang_ntt(x, inverse)
             bad = _first_mismatch(got[k * n:(k + 1) * n], want)
-            assert bad is None, (f"four-step-stream n={n} lanes={lanes} inv={inverse}: "
+            assert bad is None, (f"four-step-stream n={n} lanes={lanes} m_units={m_units} "
+                                 f"inv={inverse}: "
                                  f"transform {k}, first mismatch at index {bad} (seed {seed})")
         assert run.cycles == unit.cycles(count), (run.cycles, unit.cycles(count))
         runs[count] = run.cycles
     seconds = time.monotonic() - t
     trace = control_trace(unit.plan, unit.mul_latency)
-    result = {"test": "four-step-stream", "n": n, "lanes": lanes, "inverse": inverse,
+    result = {"test": "four-step-stream", "n": n, "lanes": lanes, "m_units": m_units,
+              "inverse": inverse,
               "cycles_1": runs[1], "cycles_T": runs[transforms], "transforms": transforms,
               "per_transform": (runs[transforms] - runs[1]) // max(1, transforms - 1),
               "in_banks": trace["in_banks"], "run_seconds": round(seconds, 2)}
-    log(f"four-step-stream n={n} lanes={lanes} inv={inverse}: one transform {runs[1]} cycles "
+    log(f"four-step-stream n={n} lanes={lanes} m_units={m_units} inv={inverse}: one transform "
+        f"{runs[1]} cycles "
         f"(= cycles()), {transforms} back to back {runs[transforms]} (+{result['per_transform']}"
         f" each), in the banks {trace['in_banks']}; runs {seconds:.1f} s")
     return result

@@ -12,11 +12,12 @@ output index k + m²·k1' with k = k2 + m·k1:
 * P2, per block a and k2: Y_a[k2 + m·k1] = Σ_a2 (y[a][a2][k2]·ω_m²^(a2·k2))·ω_m^(a2·k1);
 * P3 (n1 > 1), per k: X[k + m²·k1'] = Σ_a (Y_a[k]·ω_n^(a·k))·ω_n1^(a·k1').
 
-P1 and P2 run on one m-point shift unit at ``lanes`` samples per beat, P3 on n1-point shift
-units. Each pass reads one buffer and writes the next: B0 (the input, written by the load),
-B1 (P1 to P2, one block), B2 (P2 to P3, or to the unload when n1 = 1) and B3 (P3 to the
-unload). Every buffer is ``lanes`` banks; lane j of an access goes to bank j XOR a fold that
-is the same for the whole beat, so each access touches every bank once.
+P1 and P2 run on one m-point shift unit at ``lanes`` samples per beat (``m_units`` = 1) or
+each on its own (2), P3 on n1-point shift units. Each pass reads one buffer and writes the
+next: B0 (the input, written by the load), B1 (P1 to P2, one block), B2 (P2 to P3, or to the
+unload when n1 = 1) and B3 (P3 to the unload). Every buffer is ``lanes`` banks; lane j of an
+access goes to bank j XOR a fold that is the same for the whole beat, so each access touches
+every bank once.
 """
 
 from dataclasses import dataclass
@@ -42,16 +43,19 @@ def _power_of_two(name, value, low, high):
 @dataclass(frozen=True)
 class FourStepPlan:
     """Sizes and index maps for n = n1·m² points at ``lanes`` samples per beat (m: 2 to 64,
-    n1: 1 to 64, lanes: 1 to m, all powers of two; ``ValueError``/``TypeError`` otherwise)."""
+    n1: 1 to 64, lanes: 1 to m, all powers of two), with P1 and P2 on one m-point unit
+    (``m_units`` = 1) or on one each (2); ``ValueError``/``TypeError`` otherwise."""
 
     m: int
     n1: int
     lanes: int
+    m_units: int = 1
 
     def __post_init__(self):
         _power_of_two("m", self.m, 2, 64)
         _power_of_two("n1", self.n1, 1, 64)
         _power_of_two("lanes", self.lanes, 1, self.m)
+        require_int("m_units", self.m_units, minimum=1, maximum=2)
 
     # --- sizes ---------------------------------------------------------------------------------
 
@@ -257,15 +261,52 @@ def pass_latencies(plan, mul_latency):
 
 
 class _ControlModel:
-    """The engine's control registers without the data: the load, the m-unit's job choice
-    (P2 first, else P1), P3 and the unload, each buffer with two slots, an occupancy count
-    (fills started minus drains finished, at most 2) and a full flag per slot (set when the
-    fill's last write is done, cleared with its drain's last read). Decisions read the
+    """The engine's control registers without the data: the load, the m-units' job choice
+    (one unit: P2 first, else P1; two: P1 on one, P2 on the other), P3 and the unload, each
+    buffer with two slots, an occupancy count (fills started minus drains finished, at most 2)
+    and a full flag per slot (set when the fill's last write is done, cleared with its
+    drain's last read). Decisions read the
     registers as they were at the start of the cycle; a decided job issues from the next."""
 
     def __init__(self, plan, mul_latency, twist_latency):
         self.p, self.twist = plan, twist_latency
         self.lat_m, self.lat_3 = pass_latencies(plan, mul_latency)
+        self.units = [("P1", "P2")] if plan.m_units == 1 else [("P1",), ("P2",)]
+
+    def _m_unit(self, cur, s, u, kinds, cycle, clear, commit, occ_delta, marks):
+        """One cycle of m-unit ``u``, which runs the jobs of ``kinds``."""
+        p, outer = self.p, self.p.n1 > 1
+        job = cur["m"][u]
+        free = job is None
+        if job is not None:
+            kind, (tslot, a, bslot), left = job
+            marks.setdefault("first_read", cycle)
+            s["m"][u] = (kind, (tslot, a, bslot), left - 1) if left > 1 else None
+            if left == 1:
+                free = True
+                if kind == "P1":
+                    commit(cycle + self.lat_m, 1, bslot)
+                    if a == p.n1 - 1:
+                        clear(0, tslot)
+                else:
+                    clear(1, bslot)
+                    if a == p.n1 - 1:
+                        commit(cycle + self.lat_m, 2, tslot)
+                        if not outer:
+                            marks.setdefault("last_write", cycle + self.lat_m)
+        if not free:
+            return
+        tslot, a, bslot = cur["p2"]
+        if "P2" in kinds and cur["full"][1][bslot] and (a != 0 or cur["occ"][2] < 2):
+            occ_delta[2] += a == 0
+            s["m"][u] = ("P2", cur["p2"], p.block_beats)
+            s["p2"] = self._advance(cur["p2"])
+            return
+        tslot, a, bslot = cur["p1"]
+        if "P1" in kinds and cur["full"][0][tslot] and cur["occ"][1] < 2:
+            occ_delta[1] += 1
+            s["m"][u] = ("P1", cur["p1"], p.block_beats)
+            s["p1"] = self._advance(cur["p1"])
 
     def run(self, transforms):
         p = self.p
@@ -273,7 +314,8 @@ class _ControlModel:
         ubuf = 3 if outer else 2
         s = {"full": [[False, False] for _ in range(4)], "occ": [0, 0, 0, 0],
              "in_beat": 0, "in_slot": 0, "loaded": 0,
-             "m": None, "p1": (0, 0, 0), "p2": (0, 0, 0),      # (transform slot, a, B1 slot)
+             "m": [None] * len(self.units),
+             "p1": (0, 0, 0), "p2": (0, 0, 0),                  # (transform slot, a, B1 slot)
              "p3": None, "p3_slot": 0, "u": None, "u_slot": 0}
         commits, issued, cycle = {}, 0, 0
         marks = {}
@@ -294,36 +336,9 @@ class _ControlModel:
                     commit(cycle + 1, 0, cur["in_slot"])
                     s["in_beat"], s["in_slot"] = 0, cur["in_slot"] ^ 1
                     s["loaded"] = cur["loaded"] + 1
-            # m-unit
-            free = cur["m"] is None
-            if cur["m"] is not None:
-                kind, (tslot, a, bslot), left = cur["m"]
-                marks.setdefault("first_read", cycle)
-                s["m"] = (kind, (tslot, a, bslot), left - 1) if left > 1 else None
-                if left == 1:
-                    free = True
-                    if kind == "P1":
-                        commit(cycle + self.lat_m, 1, bslot)
-                        if a == p.n1 - 1:
-                            clear(0, tslot)
-                    else:
-                        clear(1, bslot)
-                        if a == p.n1 - 1:
-                            commit(cycle + self.lat_m, 2, tslot)
-                            if not outer:
-                                marks.setdefault("last_write", cycle + self.lat_m)
-            if free:
-                tslot, a, bslot = cur["p2"]
-                if cur["full"][1][bslot] and (a != 0 or cur["occ"][2] < 2):
-                    occ_delta[2] += a == 0
-                    s["m"] = ("P2", cur["p2"], p.block_beats)
-                    s["p2"] = self._advance(cur["p2"])
-                else:
-                    tslot, a, bslot = cur["p1"]
-                    if cur["full"][0][tslot] and cur["occ"][1] < 2:
-                        occ_delta[1] += 1
-                        s["m"] = ("P1", cur["p1"], p.block_beats)
-                        s["p1"] = self._advance(cur["p1"])
+            # the m-unit(s): one takes P2 when its block is ready, else P1; or one each
+            for u, kinds in enumerate(self.units):
+                self._m_unit(cur, s, u, kinds, cycle, clear, commit, occ_delta, marks)
             # P3
             if outer:
                 free = cur["p3"] is None

@@ -7,12 +7,16 @@ Architecture
 The passes of :mod:`fhe_hw.ntt.four_step_plan` run on three units: the load (the input stream
 into buffer B0), the *m-unit* (``lanes`` twiddle :class:`~fhe_hw.arith.ModMul` and one
 m-point :class:`~fhe_hw.ntt.shift.ShiftNTT`, shared by P1, B0 → B1, and P2, B1 → B2, one
-block of m² words per job), the *P3 unit* (n1 > 1: ``lanes`` twiddle ModMuls and n1-point
+block of m² words per job; with ``m_units=2`` one such unit for P1 and one for P2), the *P3
+unit* (n1 > 1: ``lanes`` twiddle ModMuls and n1-point
 ShiftNTTs, B2 → B3) and the unload (B3, or B2 when n1 = 1, in natural order through an
 output FIFO). Each buffer has two slots, so that a pass fills one while the next drains the
 other: the load of transform t + 1 overlaps P1 and P2 of transform t, P3 of t overlaps the
-m-unit's work on t + 1, and the unload of t overlaps P3 of t + 1. The m-unit is the
-bottleneck: 2n/lanes cycles per transform back to back.
+m-unit's work on t + 1, and the unload of t overlaps P3 of t + 1. One m-unit is the
+bottleneck: 2n/lanes cycles per transform back to back. Two m-units run P2 of a block while
+P1 works on the next: about n/lanes cycles per transform back to back, and one transform
+first input to last output about 4n/lanes instead of 5n/lanes (the load, P1 with P2 one block
+behind, P3, the unload).
 
 Control (registers; :func:`~fhe_hw.ntt.four_step_plan.control_cycles` steps the same rules):
 each buffer counts its fills started minus drains finished (``occ``, at most 2) and marks a
@@ -20,7 +24,8 @@ slot full when the fill's last write is done; a drain's last read clears it. A u
 its next job from these registers when it is idle or issuing its job's last beat, and issues
 the job from the next cycle, one beat per cycle: the m-unit takes P2 when its block is in B1
 (and, for a transform's first block, B2 has a free slot), else P1 when its transform is in B0
-and B1 has a free slot. Between jobs whose inputs are ready the units do not pause.
+and B1 has a free slot (with two m-units, each applies its own rule). Between jobs whose
+inputs are ready the units do not pause.
 
 Latency of a beat from its read to its write: bank read 1, crossbar register 1, the ModMul,
 the shift unit (beats per transform + 6), write register 1
@@ -46,8 +51,8 @@ _WORD = 64
 _UNLOAD_LATENCY = 2          # unload read -> FIFO write (bank read, crossbar register)
 
 
-def four_step_stream_plan(n=4096, *, lanes=16, m=64, inverse=False, negacyclic=False,
-                          mult_stages=None, reducer="auto", tiled=True):
+def four_step_stream_plan(n=4096, *, lanes=16, m=64, m_units=1, inverse=False,
+                          negacyclic=False, mult_stages=None, reducer="auto", tiled=True):
     """Check :class:`StreamingFourStepNTT`'s parameters without building hardware; return
     (its :class:`~fhe_hw.ntt.four_step_plan.FourStepPlan`, the twiddle ModMul's latency).
     ``TypeError``/``ValueError`` for a parameter the engine refuses."""
@@ -57,7 +62,7 @@ def four_step_stream_plan(n=4096, *, lanes=16, m=64, inverse=False, negacyclic=F
     if n % (m * m) or not 1 <= n1 <= 64 or n1 & (n1 - 1):
         raise ValueError(f"n must be n1·m² = n1·{m * m} with n1 a power of two from 1 to 64, "
                          f"not {n!r}")
-    plan = FourStepPlan(m, n1, lanes)
+    plan = FourStepPlan(m, n1, lanes, m_units)
     check_bool("inverse", inverse)
     check_bool("negacyclic", negacyclic)
     return plan, ModMul.latency_of("solinas64", reducer, mult_stages=mult_stages, tiled=tiled)
@@ -113,7 +118,9 @@ class StreamingFourStepNTT(Component):
     Parameters: ``n`` (n1·m², n1 a power of two from 1 to 64: 4096 and 65536 with m = 64);
     ``lanes`` (samples per beat, a power of two up to m; 16 and 8 are [Wang13]'s radix-16 and
     radix-64 rates); ``m`` (the inner shift unit's size, a power of two from 2 to 64; smaller
-    values give small engines for tests); ``inverse`` (n^-1 folded into the shift units);
+    values give small engines for tests); ``m_units`` (1: P1 and P2 share one m-point unit; 2:
+    one each, twice the m-point logic for about n/lanes fewer cycles per transform);
+    ``inverse`` (n^-1 folded into the shift units);
     ``mult_stages``, ``reducer``, ``tiled`` (the twiddle :class:`~fhe_hw.arith.ModMul`'s).
 
     Ports: ``i`` and ``o`` — streams of ``data.ArrayLayout(unsigned(64), lanes)``, n/lanes beats
@@ -126,20 +133,21 @@ class StreamingFourStepNTT(Component):
     lane.
     """
 
-    def __init__(self, n=4096, *, lanes=16, m=64, inverse=False, negacyclic=False,
+    def __init__(self, n=4096, *, lanes=16, m=64, m_units=1, inverse=False, negacyclic=False,
                  mult_stages=None, reducer="auto", tiled=True):
-        self._plan, latency = four_step_stream_plan(n, lanes=lanes, m=m, inverse=inverse,
-                                                    negacyclic=negacyclic,
+        self._plan, latency = four_step_stream_plan(n, lanes=lanes, m=m, m_units=m_units,
+                                                    inverse=inverse, negacyclic=negacyclic,
                                                     mult_stages=mult_stages, reducer=reducer,
                                                     tiled=tiled)
         self._inverse, self._negacyclic = inverse, negacyclic
         self._twist = _twist_latency(inverse, negacyclic, latency)
         p = self._plan
-        self._m_muls = [ModMul("solinas64", reducer, mult_stages=mult_stages, tiled=tiled)
-                        for _ in range(lanes)]
+        self._mul_latency = latency
+        self._m_units = [([ModMul("solinas64", reducer, mult_stages=mult_stages, tiled=tiled)
+                           for _ in range(lanes)], ShiftNTT(p.m, lanes, inverse=inverse))
+                         for _ in range(m_units)]
         self._twist_muls = [ModMul("solinas64", reducer, mult_stages=mult_stages, tiled=tiled)
                             for _ in range(lanes if self._twist else 0)]
-        self._m_unit = ShiftNTT(p.m, lanes, inverse=inverse)
         if p.n1 > 1:
             self._p3_muls = [ModMul("solinas64", reducer, mult_stages=mult_stages, tiled=tiled)
                              for _ in range(lanes)]
@@ -164,7 +172,7 @@ class StreamingFourStepNTT(Component):
 
     @property
     def mul_latency(self):
-        return self._m_muls[0].latency
+        return self._mul_latency
 
     def cycles(self, transforms=1):
         """Exact cycles of ``transforms`` back-to-back transforms, first input transfer to last
@@ -187,7 +195,11 @@ class StreamingFourStepNTT(Component):
         b2 = _Buffer(m, "b2", L, p.beats)
         b3 = _Buffer(m, "b3", L, p.beats) if p.n1 > 1 else None
         self._load(m, b0)
-        self._m_pass(m, b0, b1, b2)
+        if len(self._m_units) == 1:
+            self._m_pass(m, (b0, b1, b2), *self._m_units[0], "m", (0, 1))
+        else:
+            for u, kinds in enumerate(((0,), (1,))):
+                self._m_pass(m, (b0, b1, b2), *self._m_units[u], f"m{u + 1}", kinds)
         if b3 is not None:
             self._p3_pass(m, b2, b3)
         self._unload(m, b3 if b3 is not None else b2)
@@ -276,100 +288,130 @@ class StreamingFourStepNTT(Component):
             src.mark(m, slot, 0)
         return slot, beat, start, end
 
-    def _m_pass(self, m, b0, b1, b2):
-        """The m-unit: P1 (B0 -> B1) and P2 (B1 -> B2) jobs of one block each."""
+    def _m_pass(self, m, bufs, muls, unit, name, kinds):
+        """An m-unit (``muls`` and ``unit``, submodules ``name``_...) running the ``kinds`` of
+        jobs, (0, 1) or one of them: P1 (0: B0 -> B1) and P2 (1: B1 -> B2), one block each."""
+        b0, b1, b2 = bufs
         p, L = self._plan, self._plan.lanes
         n1 = p.n1
+        do1, do2 = 0 in kinds, 1 in kinds
         pos_p1 = [Signal(name="p1_t"), Signal(range(n1), name="p1_a"), Signal(name="p1_b")]
         pos_p2 = [Signal(name="p2_t"), Signal(range(n1), name="p2_a"), Signal(name="p2_b")]
-        run, kind = Signal(), Signal()          # kind 0: P1, 1: P2
+        run = Signal(name=f"{name}_run")
+        kind = Signal(name=f"{name}_kind") if do1 and do2 else Const(int(do2), 1)
         j_t, j_a, j_b = Signal(), Signal(range(n1)), Signal()
-        bb = Signal(range(p.block_beats))
+        bb = Signal(range(p.block_beats), name=f"{name}_beat")
         last = bb == p.block_beats - 1
         q, c = p.m_step(bb)
 
         # decide the next job (registers only), issue it from the next cycle
         decide = ~run | last
-        p2_ok = b1.is_full(pos_p2[2]) & ((pos_p2[1] != 0) | (b2.occ < 2))
-        p1_ok = b0.is_full(pos_p1[0]) & (b1.occ < 2)
-        m.d.comb += [b2.fill_start.eq(decide & p2_ok & (pos_p2[1] == 0)),
-                     b1.fill_start.eq(decide & ~p2_ok & p1_ok)]
+        p2_ok = (b1.is_full(pos_p2[2]) & ((pos_p2[1] != 0) | (b2.occ < 2)) if do2
+                 else Const(0))
+        p1_ok = b0.is_full(pos_p1[0]) & (b1.occ < 2) if do1 else Const(0)
+        if do2:
+            m.d.comb += b2.fill_start.eq(decide & p2_ok & (pos_p2[1] == 0))
+        if do1:
+            m.d.comb += b1.fill_start.eq(decide & ~p2_ok & p1_ok)
         with m.If(run):
             m.d.sync += bb.eq(Mux(last, 0, bb + 1))
         with m.If(decide):
             m.d.sync += run.eq(p2_ok | p1_ok)
             for pos, ok, k in ((pos_p2, p2_ok, 1), (pos_p1, p1_ok & ~p2_ok, 0)):
+                if k not in kinds:
+                    continue
                 with m.If(ok):
                     nxt_a = Mux(pos[1] == n1 - 1, 0, pos[1] + 1)
-                    m.d.sync += [kind.eq(k), j_t.eq(pos[0]), j_a.eq(pos[1]), j_b.eq(pos[2]),
+                    m.d.sync += [j_t.eq(pos[0]), j_a.eq(pos[1]), j_b.eq(pos[2]),
                                  pos[1].eq(nxt_a), pos[2].eq(~pos[2]),
                                  pos[0].eq(pos[0] ^ (pos[1] == n1 - 1))]
+                    if isinstance(kind, Signal):
+                        m.d.sync += kind.eq(k)
         # drains: P1's last block of a transform empties its B0 slot, P2 its B1 slot
-        p1_end = run & last & (kind == 0) & (j_a == n1 - 1)
-        p2_end = run & last & (kind == 1)
-        m.d.comb += [b0.drain_end.eq(p1_end), b1.drain_end.eq(p2_end)]
-        with m.If(p1_end):
-            b0.mark(m, j_t, 0)
-        with m.If(p2_end):
-            b1.mark(m, j_b, 0)
+        if do1:
+            p1_end = run & last & (kind == 0) & (j_a == n1 - 1)
+            m.d.comb += b0.drain_end.eq(p1_end)
+            with m.If(p1_end):
+                b0.mark(m, j_t, 0)
+        if do2:
+            p2_end = run & last & (kind == 1)
+            m.d.comb += b1.drain_end.eq(p2_end)
+            with m.If(p2_end):
+                b1.mark(m, j_b, 0)
 
-        # reads: P1 from B0, P2 from B1 (each read port serves one pass)
-        fold0, idx0 = self._lanes_to_banks(lambda j: p.p1_read_index(j_a, q, c, j), p.bank0)
-        fold1, idx1 = self._lanes_to_banks(lambda j: p.p2_read_index(q, c, j), p.bank1)
-        for k in range(L):
-            m.d.comb += [b0.rports[k].addr.eq(b0.address(j_t, p.address0(idx0(k)))),
-                         b1.rports[k].addr.eq(b1.address(j_b, p.address1(idx1(k))))]
-        roms = [self._twiddle_rom(m, f"p2_twiddle{j}",
-                                  [p.p2_twiddle(qq, cc, j, self._inverse)
-                                   for qq in range(p.m) for cc in range(p.m_beats)],
-                                  self._m_muls[j]) for j in range(L)]
-        for rom in roms:
-            m.d.comb += rom.addr.eq(bb)
-        one = self._m_muls[0].premultiply(1)
-        p1_factors = [one] * L
-        if self._negacyclic and not self._inverse:
-            for j in range(L):
-                rom = self._twiddle_rom(m, f"p1_twist{j}", [
-                    p.p1_twist(a, beat, j) for a in range(n1) for beat in range(p.block_beats)],
-                    self._m_muls[j])
-                m.d.comb += rom.addr.eq(Cat(bb, j_a))
-                p1_factors[j] = rom.data
-        v1, kind1, fold_1 = Signal(), Signal(), Signal(len(fold0))
-        m.d.sync += [v1.eq(run), kind1.eq(kind), fold_1.eq(Mux(kind, fold1, fold0))]
-        v2 = Signal()
+        # reads: P1 from B0, P2 from B1 (each read port serves one pass); P1's factors are 1
+        # (or the forward negacyclic twist), P2's the twiddles ω_m²^(a2·k2)
+        sources = {}
+        if do1:
+            fold0, idx0 = self._lanes_to_banks(lambda j: p.p1_read_index(j_a, q, c, j),
+                                               p.bank0)
+            for k in range(L):
+                m.d.comb += b0.rports[k].addr.eq(b0.address(j_t, p.address0(idx0(k))))
+            factors = [muls[0].premultiply(1)] * L
+            if self._negacyclic and not self._inverse:
+                for j in range(L):
+                    rom = self._twiddle_rom(m, f"p1_twist{j}", [
+                        p.p1_twist(a, beat, j) for a in range(n1)
+                        for beat in range(p.block_beats)], muls[j])
+                    m.d.comb += rom.addr.eq(Cat(bb, j_a))
+                    factors[j] = rom.data
+            sources[0] = (fold0, b0, factors)
+        if do2:
+            fold1, idx1 = self._lanes_to_banks(lambda j: p.p2_read_index(q, c, j), p.bank1)
+            for k in range(L):
+                m.d.comb += b1.rports[k].addr.eq(b1.address(j_b, p.address1(idx1(k))))
+            roms = [self._twiddle_rom(m, f"p2_twiddle{j}",
+                                      [p.p2_twiddle(qq, cc, j, self._inverse)
+                                       for qq in range(p.m) for cc in range(p.m_beats)],
+                                      muls[j]) for j in range(L)]
+            for rom in roms:
+                m.d.comb += rom.addr.eq(bb)
+            sources[1] = (fold1, b1, [rom.data for rom in roms])
+        folds = {k: fold for k, (fold, _, _) in sources.items()}
+        v1, kind1 = Signal(name=f"{name}_v1"), Signal(name=f"{name}_kind1")
+        fold_1 = Signal(len(next(iter(folds.values()))), name=f"{name}_fold1")
+        m.d.sync += [v1.eq(run), kind1.eq(kind),
+                     fold_1.eq(Mux(kind, folds[1], folds[0]) if len(folds) == 2
+                               else next(iter(folds.values())))]
+        v2 = Signal(name=f"{name}_v2")
         m.d.sync += v2.eq(v1)
-        rd0 = Array(b0.rports[k].data for k in range(L))
-        rd1 = Array(b1.rports[k].data for k in range(L))
-        words = [Mux(kind1, rd1[Const(j, len(fold_1)) ^ fold_1],
-                     rd0[Const(j, len(fold_1)) ^ fold_1]) for j in range(L)]
-        twiddles = [Mux(kind1, roms[j].data, p1_factors[j]) for j in range(L)]
-        for j, mul in enumerate(self._m_muls):
-            m.submodules[f"m_mul{j}"] = mul
-        m.submodules.m_unit = self._m_unit
-        out = self._shift_stage(m, self._m_muls, [self._m_unit], v2, words, twiddles,
-                                lambda u, j: j)
+        picked = {}
+        for k, (_, buf, factors) in sources.items():
+            rd = Array(buf.rports[b].data for b in range(L))
+            picked[k] = ([rd[Const(j, len(fold_1)) ^ fold_1] for j in range(L)], factors)
+        if len(picked) == 2:
+            words = [Mux(kind1, w1, w0) for w0, w1 in zip(picked[0][0], picked[1][0])]
+            twiddles = [Mux(kind1, t1, t0) for t0, t1 in zip(picked[0][1], picked[1][1])]
+        else:
+            words, twiddles = next(iter(picked.values()))
+        for j, mul in enumerate(muls):
+            m.submodules[f"{name}_mul{j}"] = mul
+        m.submodules[f"{name}_unit"] = unit
+        out = self._shift_stage(m, muls, [unit], v2, words, twiddles, lambda u, j: j)
 
         # writes: the job's fields delayed to the shift unit's output
         delay = pass_latencies(p, self.mul_latency)[0] - 1     # the write register is the last
         wv, wkind, wt, wa, wb, wbb, wlast = (
-            register_delay(m, v, delay, f"m_{name}") for v, name in (
+            register_delay(m, v, delay, f"{name}_{field}") for v, field in (
                 (run, "valid"), (kind, "kind"), (j_t, "t"), (j_a, "a"), (j_b, "b"), (bb, "beat"),
                 (run & last, "last")))
         wq, wc = p.m_step(wbb)
-        wfold1, widx1 = self._lanes_to_banks(lambda j: p.p1_write_index(wq, wc, j), p.bank1)
-        wfold2, widx2 = self._lanes_to_banks(lambda j: p.p2_write_index(wa, wq, wc, j),
-                                             p.bank2)
-        self._write(m, b1, wv & (wkind == 0), wb, wfold1, widx1, p.address1, out)
-        self._write(m, b2, wv & (wkind == 1), wt, wfold2, widx2, p.address2, out)
-        done1, done2 = Signal(), Signal()
-        slot1, slot2 = Signal(), Signal()
-        m.d.sync += [done1.eq(wv & wlast & (wkind == 0)),
-                     done2.eq(wv & wlast & (wkind == 1) & (wa == n1 - 1)),
-                     slot1.eq(wb), slot2.eq(wt)]
-        with m.If(done1):
-            b1.mark(m, slot1, 1)
-        with m.If(done2):
-            b2.mark(m, slot2, 1)
+        if do1:
+            wfold1, widx1 = self._lanes_to_banks(lambda j: p.p1_write_index(wq, wc, j),
+                                                 p.bank1)
+            self._write(m, b1, wv & (wkind == 0), wb, wfold1, widx1, p.address1, out)
+            done1, slot1 = Signal(name=f"{name}_done1"), Signal(name=f"{name}_slot1")
+            m.d.sync += [done1.eq(wv & wlast & (wkind == 0)), slot1.eq(wb)]
+            with m.If(done1):
+                b1.mark(m, slot1, 1)
+        if do2:
+            wfold2, widx2 = self._lanes_to_banks(lambda j: p.p2_write_index(wa, wq, wc, j),
+                                                 p.bank2)
+            self._write(m, b2, wv & (wkind == 1), wt, wfold2, widx2, p.address2, out)
+            done2, slot2 = Signal(name=f"{name}_done2"), Signal(name=f"{name}_slot2")
+            m.d.sync += [done2.eq(wv & wlast & (wkind == 1) & (wa == n1 - 1)), slot2.eq(wt)]
+            with m.If(done2):
+                b2.mark(m, slot2, 1)
 
     def _p3_pass(self, m, b2, b3):
         """P3 (n1 > 1): B2 -> B3 through the outer twiddles and n1-point shift units."""
