@@ -287,31 +287,33 @@ def _four_step_and_multiplier(ctx, ref):
                "µs at 100 MHz", "GMP µs here", "GMP / ours at 100 MHz"])
     findings = []
     for lanes in (16, 8):
-        plan = FourStepPlan(64, 16, lanes)
-        latency = four_step_stream_plan(65536, lanes=lanes)[1]
-        one = control_cycles(plan, latency)
-        counts = {"first input to last output": one,
-                  "data in the banks": control_trace(plan, latency)["in_banks"],
-                  "per transform, back to back": control_cycles(plan, latency, 2) - one}
-        for what, c in counts.items():
-            r = ratio(c, ref["cycles"]) if what == "data in the banks" else None
-            t.rows.append(["four-step-stream n=65536", lanes, what, c,
-                           ref["cycles"] if r else None, r, c / 100.0, None, None])
-            if r is not None:
-                _find(findings, _slower(f"64K NTT in the banks, four-step-stream at {lanes} "
-                                        "lanes", r))
+        for m_units in (1, 2):
+            plan = FourStepPlan(64, 16, lanes, m_units)
+            latency = four_step_stream_plan(65536, lanes=lanes)[1]
+            one = control_cycles(plan, latency)
+            counts = {"first input to last output": one,
+                      "data in the banks": control_trace(plan, latency)["in_banks"],
+                      "per transform, back to back": control_cycles(plan, latency, 2) - one}
+            for what, c in counts.items():
+                r = ratio(c, ref["cycles"]) if what == "data in the banks" else None
+                t.rows.append([f"four-step-stream n=65536, m_units={m_units}", lanes, what, c,
+                               ref["cycles"] if r else None, r, c / 100.0, None, None])
+                if r is not None:
+                    _find(findings, _slower(f"64K NTT in the banks, four-step-stream at "
+                                            f"{lanes} lanes, m_units={m_units}", r))
     gmp = [b["median_s"] * 1e6 for b in ctx.baseline("GMP 786432") if "median_s" in b]
     for lanes in (16, 8):
-        for engines in (2, 1):
-            c = LargeIntegerMultiplier.cycles_of(lanes=lanes, engines=engines)
+        for engines, m_units in ((2, 1), (1, 1), (2, 2), (1, 2)):
+            c = LargeIntegerMultiplier.cycles_of(lanes=lanes, engines=engines, m_units=m_units)
             us = c / 100.0
             g = gmp[0] if gmp else None
-            t.rows.append([f"large-int-mul 786432 bits, {engines} forward engine"
-                           f"{'s' * (engines > 1)}", lanes, "first digit in to last digit out",
-                           c, None, None, us, g, ratio(g, us) if g else None])
+            config = (f"{engines} forward engine{'s' * (engines > 1)}, "
+                      f"m_units={m_units}")
+            t.rows.append([f"large-int-mul 786432 bits, {config}", lanes,
+                           "first digit in to last digit out", c, None, None, us, g,
+                           ratio(g, us) if g else None])
             if g and lanes == 16:
-                findings.append(f"786,432-bit product, {engines} forward engine"
-                                f"{'s' * (engines > 1)}, 16 lanes: {c} cycles, "
+                findings.append(f"786,432-bit product, {config}, 16 lanes: {c} cycles, "
                                 f"{ratio(g, us):.3g}x faster than GMP here at the paper's "
                                 "100 MHz.")
     t.notes += ["cycles() are the engines' exact formulas, tied to simulation by "
