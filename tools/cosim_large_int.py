@@ -29,6 +29,10 @@ def main(argv=None):
                     help="the engines' m-point units (default 1)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--opt", default="-O1", help="C++ optimisation of the Verilator model")
+    ap.add_argument("--split", type=int,
+                    help="Verilator --output-split and --output-split-cfuncs (statements per "
+                         "C++ file and function): bounds the compiler's memory on big models")
+    ap.add_argument("--jobs", type=int, default=2, help="parallel C++ compilations")
     ap.add_argument("--out", default="build/cosim/large-int.json")
     args = ap.parse_args(argv)
     results, status, start = [], 0, time.monotonic()
@@ -37,7 +41,8 @@ def main(argv=None):
             try:
                 result = cosim_large_int_mul(args.max_bits, args.digit_bits, lanes=lanes,
                                              engines=engines, m_units=args.m_units,
-                                             seed=args.seed, opt=args.opt)
+                                             seed=args.seed, opt=args.opt, split=args.split,
+                                             jobs=args.jobs)
                 result["ok"] = True
             except AssertionError as e:
                 result = {"test": "large-int-mul", "lanes": lanes, "engines": engines,

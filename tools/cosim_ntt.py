@@ -55,6 +55,10 @@ def main(argv=None):
                     help="m-point units of the streaming four-step engine (default 1)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--opt", default="-O3", help="C++ optimisation of the Verilator model")
+    ap.add_argument("--split", type=int,
+                    help="Verilator --output-split and --output-split-cfuncs (statements per "
+                         "C++ file and function): bounds the compiler's memory on big models")
+    ap.add_argument("--jobs", type=int, default=2, help="parallel C++ compilations")
     ap.add_argument("--out", default="build/cosim/ntt.json")
     args = ap.parse_args(argv)
     if args.quick:
@@ -72,7 +76,7 @@ def main(argv=None):
     if args.four_step_stream:
         runs = [("four-step-stream", n, lanes, False, inv) for n in args.n or [4096, 65536]
                 for lanes in args.lanes or [16, 8] for inv in (False, True)]
-    engines = Engines(opt)
+    engines = Engines(opt, split=args.split, jobs=args.jobs)
     results, status, start = [], 0, time.monotonic()
     for kind, n, P, neg, inv in runs:
         try:

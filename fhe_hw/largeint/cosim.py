@@ -15,15 +15,16 @@ __all__ = ["cosim_large_int_mul"]
 
 
 def cosim_large_int_mul(max_bits=786432, digit_bits=24, *, lanes=16, engines=1, m_units=1,
-                        seed=1, opt="-O3", log=print):
+                        seed=1, opt="-O3", split=None, jobs=2, log=print):
     """One product per operand kind (random × random, all ones × all ones, a one-digit
     operand × a random full-size one), each run from reset with ``i`` always valid and ``o``
-    always ready. Returns a result dict; raises ``AssertionError`` on a wrong product or a
-    cycle count other than ``cycles()``."""
+    always ready (``opt``, ``split``, ``jobs``: as :func:`fhe_hw.sim.cosim.build`). Returns a
+    result dict; raises ``AssertionError`` on a wrong product or a cycle count other than
+    ``cycles()``."""
     unit = LargeIntegerMultiplier(max_bits, digit_bits, lanes=lanes, engines=engines,
                                   m_units=m_units)
     t = time.monotonic()
-    model = build(unit, "large-int-mul", opt=opt)
+    model = build(unit, "large-int-mul", opt=opt, split=split, jobs=jobs)
     build_seconds = time.monotonic() - t
     bits = unit.operand_bits
     rng = random.Random(f"{seed}:{max_bits}:{digit_bits}:{lanes}:{engines}")

@@ -102,8 +102,10 @@ def schoolbook_negacyclic(a, b, p):
 class Engines:
     """Compiled Verilator models, built once per configuration."""
 
-    def __init__(self, opt):
-        self.opt, self.cache, self.build_seconds = opt, {}, 0.0
+    def __init__(self, opt, **build_options):
+        """``opt`` and ``build_options`` (``split``, ``jobs``): as
+        :func:`fhe_hw.sim.cosim.build`."""
+        self.opt, self.options, self.cache, self.build_seconds = opt, build_options, {}, 0.0
 
     def get(self, unit_name, factory, *key):
         """(unit, compiled model) for ``factory()``; the unit is built only once per key."""
@@ -111,7 +113,7 @@ class Engines:
         if key not in self.cache:
             t = time.monotonic()
             unit = factory()
-            self.cache[key] = unit, build(unit, unit_name, opt=self.opt)
+            self.cache[key] = unit, build(unit, unit_name, opt=self.opt, **self.options)
             self.build_seconds += time.monotonic() - t
         return self.cache[key]
 

@@ -28,6 +28,7 @@ from amaranth.lib.wiring import Flow
 from ..debian import require_debian_tool
 from ..flow import builddir
 from ..flow.synth import tool_version
+from ..params import require_int
 from ..units import to_verilog, top_name
 from .pysim import StreamRun, pack, unpack
 
@@ -246,11 +247,14 @@ class CosimModel:
         return StreamRun(outputs, last - first + 1, first, last)
 
 
-def build(component, unit_name, workdir=None, *, seed=1, opt="-O3"):
+def build(component, unit_name, workdir=None, *, seed=1, opt="-O3", split=None, jobs=2):
     """Generate Verilog and the harness for ``component``, compile them with Verilator and
-    return a :class:`CosimModel`. Builds are cached in ``workdir`` (default
-    :func:`fhe_hw.flow.builddir.cosim_dir`: ``build/cosim/<unit>-<hash of the Verilog, harness,
-    Verilator and its options>``)."""
+    return a :class:`CosimModel`. ``opt``: the C++ optimisation; ``split`` (None, or a number
+    of statements): Verilator's ``--output-split`` and ``--output-split-cfuncs``, which cut the
+    model into many small C++ files and functions so that the compiler's memory stays bounded
+    for very large designs; ``jobs``: parallel compilations. Builds are cached in ``workdir``
+    (default :func:`fhe_hw.flow.builddir.cosim_dir`: ``build/cosim/<unit>-<hash of the
+    Verilog, harness, Verilator and its options>``)."""
     verilator = require_verilator()
     verilog = to_verilog(component, unit_name)
     ports = stream_ports(component)
@@ -258,15 +262,21 @@ def build(component, unit_name, workdir=None, *, seed=1, opt="-O3"):
     harness = _harness(top, ports, seed)
     source = hashlib.sha256((verilog + harness).encode()).hexdigest()
     key = {"source": source, "opt": opt, "verilator": tool_version(verilator, "--version")}
+    if split is not None:
+        key["split"] = require_int("split", split, minimum=100)
     workdir = Path(workdir or builddir.cosim_dir(unit_name, key))
     binary = workdir / "obj" / "sim"
     if not binary.exists():
         workdir.mkdir(parents=True, exist_ok=True)
         (workdir / "unit.v").write_text(verilog)
         (workdir / "harness.cpp").write_text(harness)
-        cmd = [verilator, "--cc", "--exe", "--build", "-j", "2", "-Wno-fatal", "-Wno-lint",
-               "--x-assign", "fast", "--x-initial", "fast", "--top-module", top,
-               "--Mdir", "obj", "-o", "sim", "-CFLAGS", opt, "unit.v", "harness.cpp"]
+        cmd = [verilator, "--cc", "--exe", "--build", "-j", str(require_int("jobs", jobs,
+                                                                             minimum=1)),
+               "-Wno-fatal", "-Wno-lint", "--x-assign", "fast", "--x-initial", "fast",
+               "--top-module", top, "--Mdir", "obj", "-o", "sim", "-CFLAGS", opt]
+        if split is not None:
+            cmd += ["--output-split", str(split), "--output-split-cfuncs", str(split)]
+        cmd += ["unit.v", "harness.cpp"]
         result = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True)
         if result.returncode:
             raise RuntimeError(f"verilator failed: {result.stderr[-3000:]}")
