@@ -270,16 +270,19 @@ def build(component, unit_name, workdir=None, *, seed=1, opt="-O3", split=None, 
         workdir.mkdir(parents=True, exist_ok=True)
         (workdir / "unit.v").write_text(verilog)
         (workdir / "harness.cpp").write_text(harness)
-        cmd = [verilator, "--cc", "--exe", "--build", "-j", str(require_int("jobs", jobs,
-                                                                             minimum=1)),
-               "-Wno-fatal", "-Wno-lint", "--x-assign", "fast", "--x-initial", "fast",
-               "--top-module", top, "--Mdir", "obj", "-o", "sim", "-CFLAGS", opt]
+        # Verilator writes the C++ and exits before make compiles it, so that its own memory
+        # (several GB for the largest engines) is free while the compiler runs
+        cmd = [verilator, "--cc", "--exe", "-Wno-fatal", "-Wno-lint", "--x-assign", "fast",
+               "--x-initial", "fast", "--top-module", top, "--Mdir", "obj", "-o", "sim",
+               "-CFLAGS", opt]
         if split is not None:
             cmd += ["--output-split", str(split), "--output-split-cfuncs", str(split)]
-        cmd += ["unit.v", "harness.cpp"]
-        result = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True)
-        if result.returncode:
-            raise RuntimeError(f"verilator failed: {result.stderr[-3000:]}")
+        make = ["make", "-j", str(require_int("jobs", jobs, minimum=1)), "-C", "obj", "-f",
+                f"V{top}.mk"]
+        for step, what in ((cmd + ["unit.v", "harness.cpp"], "verilator"), (make, "make")):
+            result = subprocess.run(step, cwd=workdir, capture_output=True, text=True)
+            if result.returncode:
+                raise RuntimeError(f"{what} failed: {result.stderr[-3000:]}")
     return CosimModel(binary, ports, workdir)
 
 
