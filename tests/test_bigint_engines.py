@@ -15,6 +15,7 @@ from fhe_hw.model.bigint import (
     random_cmnt_instance,
     random_cnt_instance,
     supersize_barrett_constants,
+    supersize_barrett_shifts,
     supersize_barrett_steps,
 )
 from fhe_hw.units import get_unit
@@ -129,12 +130,14 @@ def test_host_image_rejects_a_modulus_of_the_wrong_size_or_parity():
         enc.ram_image(0, 0, [1, 1], [1, 1], 1 << 79)
 
 
-def test_barrett_shape_equals_the_model_constants():
-    from fhe_hw.bigint.barrett import barrett_shape
+def test_barrett_shifts_meet_the_papers_conditions():
+    """β < -2, α > x_bits - γ (Dhem), γ + β and α - β multiples of d, α the least such."""
     rng = rng_for("shape")
     for _ in range(200):
         d = rng.choice([12, 14, 24, 28, 32, 48, 192, 224])
         gamma = rng.randrange(d + 1, 3000)
         x_bits = rng.randrange(gamma, 7000)
-        c = supersize_barrett_constants((1 << (gamma - 1)) | 1, x_bits, d)
-        assert barrett_shape(gamma, x_bits, d) == (c.alpha, c.beta)
+        alpha, beta = supersize_barrett_shifts(gamma, x_bits, d)
+        assert beta < -2 and alpha > x_bits - gamma
+        assert (gamma + beta) % d == 0 and (alpha - beta) % d == 0
+        assert alpha - d <= x_bits - gamma

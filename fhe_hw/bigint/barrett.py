@@ -13,22 +13,13 @@ With the constants of :func:`fhe_hw.model.bigint.supersize_barrett_constants` (�
   low ⌈γ/d⌉ + 1 words are computed: 0 <= y1 < 2·A0 (Dhem), the higher words cancel.
 """
 
-from ..model.bigint import block_config, supersize_barrett_constants
+from ..model.bigint import block_config, supersize_barrett_constants, supersize_barrett_shifts
 from ..params import require_int
 from .multiplier import MAX_OPERAND_BITS
 from .sequencer import Plan, Sequencer, ram_image, region_value, words_for
 from .wordalu import ALUOp
 
-__all__ = ["SuperSizeBarrett", "plan_barrett", "barrett_shape"]
-
-
-def barrett_shape(gamma, x_bits, d):
-    """(α, β) of the reduction of x < 2^x_bits modulo a γ-bit A0 (they depend on γ, x_bits, d
-    only; μ depends on A0). They depend on γ through γ mod d and x_bits - γ only, so the model's
-    function is asked with a small γ of the same residue, which skips its huge μ division."""
-    small = gamma % d + 2 * d
-    c = supersize_barrett_constants((1 << (small - 1)) | 1, x_bits - gamma + small, d)
-    return c.alpha, c.beta
+__all__ = ["SuperSizeBarrett", "plan_barrett"]
 
 
 def plan_barrett(plan, x_name, x_bits, gamma, prefix=""):
@@ -36,7 +27,7 @@ def plan_barrett(plan, x_name, x_bits, gamma, prefix=""):
     ``A0`` (μ in region ``MU``) to ``plan``; the result goes to region ``prefix + "Y"``.
     Returns (α, β)."""
     d = plan.d
-    alpha, beta = barrett_shape(gamma, x_bits, d)
+    alpha, beta = supersize_barrett_shifts(gamma, x_bits, d)
     x_addr, x_words = plan.regions[x_name]
     a0_addr, a0_words = plan.regions["A0"]
     mu_addr, mu_words = plan.regions["MU"]
@@ -93,7 +84,7 @@ class SuperSizeBarrett(Sequencer):
         plan = Plan(d, cfg.words)
         plan.region("X", words_for(x_bits, d))
         plan.region("A0", words_for(gamma, d))
-        alpha, beta = barrett_shape(gamma, x_bits, d)
+        alpha, beta = supersize_barrett_shifts(gamma, x_bits, d)
         plan.region("MU", words_for(alpha + 2, d))
         plan_barrett(plan, "X", x_bits, gamma)
         return plan, x_bits, alpha, beta

@@ -22,9 +22,10 @@ from ..model.bigint import (
     cmnt_group,
     cnt_group,
     supersize_barrett_constants,
+    supersize_barrett_shifts,
 )
 from ..params import require_int
-from .barrett import barrett_shape, plan_barrett
+from .barrett import plan_barrett
 from .sequencer import Plan, Sequencer, ram_image, region_value, words_for
 from .wordalu import ALUOp
 
@@ -154,7 +155,7 @@ class CMNTEncrypt(_Encrypt):
             plan.region(f"AJ{j}", kw)
         plan.region("A0", kw)
         term_bits = s.coeff_bits + 2 * s.key_bits
-        alpha, _ = barrett_shape(s.key_bits, _x_bits(s, term_bits, theta * theta), d)
+        alpha, _ = supersize_barrett_shifts(s.key_bits, _x_bits(s, term_bits, theta * theta), d)
         plan.region("MU", words_for(alpha + 2, d))
         e = plan.region("E", kw)
         acc_words = words_for(_x_bits(s, term_bits, theta * theta), d)
@@ -238,7 +239,7 @@ class CNTEncrypt(_Encrypt):
             plan.region(f"x{i}", kw)
         plan.region("A0", kw)
         term_bits = s.coeff_bits + s.key_bits
-        alpha, _ = barrett_shape(s.key_bits, _x_bits(s, term_bits, tau), d)
+        alpha, _ = supersize_barrett_shifts(s.key_bits, _x_bits(s, term_bits, tau), d)
         plan.region("MU", words_for(alpha + 2, d))
         e = plan.region("E", kw)
         acc_words = words_for(_x_bits(s, term_bits, tau), d)

@@ -33,8 +33,9 @@ __all__ = [
     "BlockConfig", "block_config", "IntegerFFTSteps", "integer_fft_steps", "integer_fft_multiply",
     "adder_tree", "ScheduleStep", "block_schedule", "BlockMultiplyTrace", "block_multiply_trace",
     "block_multiply", "cycles_eq12", "SupersizeBarrettConstants", "supersize_barrett_constants",
-    "SupersizeBarrettSteps", "supersize_barrett_steps", "supersize_barrett_reduce",
-    "cmnt_encrypt", "cnt_encrypt", "EncryptionSizes", "cmnt_group", "cnt_group",
+    "supersize_barrett_shifts", "SupersizeBarrettSteps", "supersize_barrett_steps",
+    "supersize_barrett_reduce",
+    "cmnt_encrypt", "cnt_encrypt", "EncryptionSizes", "cmnt_group", "cnt_group", "group_sizes",
     "CMNTInstance", "CNTInstance", "random_cmnt_instance", "random_cnt_instance",
 ]
 
@@ -358,6 +359,19 @@ class SupersizeBarrettConstants:
         return (self.alpha - self.beta) // self.d
 
 
+def supersize_barrett_shifts(gamma, x_bits, d):
+    """(α, β) of :func:`supersize_barrett_constants` for a γ-bit A0: they depend on γ, x_bits
+    and d only (μ depends on A0), so a plan can be sized without A0 or the 2^(γ+α) / A0
+    division. Raises as :func:`supersize_barrett_constants`."""
+    require_int("d", d, minimum=3)
+    require_int("gamma", gamma, minimum=2)
+    if gamma <= d:
+        raise ValueError(f"A0 must have more than d = {d} bits ([Cao13] eq. 10), not {gamma} bits")
+    require_int("x_bits", x_bits, minimum=gamma)
+    beta = -d - gamma % d
+    return beta + d * -(-(x_bits - gamma + 1 - beta) // d), beta
+
+
 def supersize_barrett_constants(A0, x_bits, d):
     """Constants of the super-size Barrett reduction of x < 2^x_bits modulo A0 ([Cao13] §4).
 
@@ -370,13 +384,8 @@ def supersize_barrett_constants(A0, x_bits, d):
     Raises ``ValueError`` unless A0 has more than d bits, x_bits >= γ and d >= 3; ``TypeError``
     for non-integers."""
     require_int("A0", A0, minimum=2)
-    require_int("d", d, minimum=3)
     gamma = A0.bit_length()
-    if gamma <= d:
-        raise ValueError(f"A0 must have more than d = {d} bits ([Cao13] eq. 10), not {gamma} bits")
-    require_int("x_bits", x_bits, minimum=gamma)
-    beta = -d - gamma % d
-    alpha = beta + d * -(-(x_bits - gamma + 1 - beta) // d)
+    alpha, beta = supersize_barrett_shifts(gamma, x_bits, d)
     return SupersizeBarrettConstants(A0, gamma, x_bits, d, alpha, beta,
                                      (1 << (gamma + alpha)) // A0)
 
@@ -551,6 +560,16 @@ def _group(scheme, group, key_bits, count):
     if count is not None:
         group = replace(group, count=require_int("count", count, minimum=1))
     return group
+
+
+def group_sizes(scheme, group, *, key_bits=None, count=None):
+    """The sizes of ``group`` (a name of [Cao14] Table 1 for ``scheme`` "cmnt", of [Cao13]
+    Table 2 for "cnt", or :class:`EncryptionSizes`) with φ/γ and θ/τ optionally replaced: the
+    sizes of :func:`random_cmnt_instance` / :func:`random_cnt_instance` with the same
+    arguments."""
+    if scheme not in _GROUPS:
+        raise ValueError(f"scheme must be one of {', '.join(_GROUPS)}, not {scheme!r}")
+    return _group(scheme, group, key_bits, count)
 
 
 def cmnt_group(name):

@@ -23,7 +23,8 @@ from fhe_hw.model.ntt import WANG_HUANG_SIZES, dft, idft, wang_huang_ntt, wang_h
 from fhe_hw.params import SOLINAS64, require_int
 
 __all__ = ["MIN_N", "MAX_N", "DIGIT_BITS", "MAX_BITS", "LargeIntPlan", "plan", "to_digits",
-           "from_digits", "resolve_carries", "MultiplyTrace", "multiply_steps", "multiply"]
+           "from_digits", "resolve_carries", "transform", "MultiplyTrace", "multiply_steps",
+           "multiply"]
 
 #: Smallest and largest transform: 4096 = 64 x 64 (eq. 8) and 65536 = 16 x 4096 (eq. 7).
 MIN_N, MAX_N = WANG_HUANG_SIZES[0], WANG_HUANG_SIZES[-1]
@@ -118,7 +119,7 @@ class MultiplyTrace:
     product: int
 
 
-def _transform(x, inverse=False):
+def transform(x, inverse=False):
     """The n-point transform with root ``wang_huang_root(n)``: [Wang13]'s four-step
     (:func:`~fhe_hw.model.ntt.wang_huang_ntt`) at its sizes, the O(n^2) DFT below 4096."""
     if len(x) in WANG_HUANG_SIZES:
@@ -137,9 +138,9 @@ def multiply_steps(a, b, max_bits=MAX_BITS, digit_bits=DIGIT_BITS, *, min_n=MIN_
             raise ValueError(f"{name} must be below 2^{max_bits}")
     n, d = sizes.n, digit_bits
     a_digits, b_digits = to_digits(a, d, n), to_digits(b, d, n)
-    a_spectrum, b_spectrum = _transform(a_digits), _transform(b_digits)
+    a_spectrum, b_spectrum = transform(a_digits), transform(b_digits)
     pointwise = [x * y % SOLINAS64 for x, y in zip(a_spectrum, b_spectrum)]
-    convolution = _transform(pointwise, inverse=True)
+    convolution = transform(pointwise, inverse=True)
     digits, carry = resolve_carries(convolution, d)
     assert carry == 0 and not any(digits[sizes.product_digits:]), "a product wider than 2·digits"
     digits = digits[:sizes.product_digits]
