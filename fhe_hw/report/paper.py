@@ -58,8 +58,14 @@ P000_T6 = PaperTable(
         "CMNT 2^64+1": dict(zip(_GROUPS, (0.000854, 0.0139, 0.239, 4.284))),
         "CMNT 2^64-2^32+1": dict(zip(_GROUPS, (0.000815, 0.0130, 0.221, 3.958))),
         "CMNT software [8]": dict(zip(_GROUPS, (0.05, 0.79, 10.0, 177.0))),
+        "CNT 2^32+1": dict(zip(_GROUPS, (0.011, 0.306, 7.586, 159.173))),
+        "CNT 2^32-2^20+1": dict(zip(_GROUPS, (0.012, 0.352, 8.731, 183.204))),
+        "CNT 2^64+1": dict(zip(_GROUPS, (0.000786, 0.0142, 0.5165, 8.655))),
+        "CNT 2^64-2^32+1": dict(zip(_GROUPS, (0.000739, 0.0132, 0.4772, 7.994))),
+        "CNT software [9]": dict(zip(_GROUPS, (0.05, 1.0, 21.0, 435.0))),
     },
-    note="seconds per CMNT encryption; '2 min 57 s' is 177 s")
+    note="seconds per CMNT or CNT encryption; '2 min 57 s' is 177 s, '7 min 15 s' 435 s",
+    extra={"fmax_mhz": 166.45})
 
 #: [Cao14] Table 3: synthesis results of the encryption primitive (whole super-size multiplier).
 P001_T3 = PaperTable(

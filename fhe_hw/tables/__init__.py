@@ -25,6 +25,7 @@ MODULES = {
     "large-int": "large_int",
     "large-int-asic": "large_int",
     "bigint": "bigint",
+    "encrypt-plans": "transform_encrypt",
     "asic": "asic",
     "board-builds": "board_builds",
     "board-fits": "board_fits",
