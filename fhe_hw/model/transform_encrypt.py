@@ -26,8 +26,9 @@ chosen by :func:`plan` so that no accumulated sample reaches p):
 3. per accumulator: the inverse transform (n^-1 folded in), added at its digit offset; carries
    give the digits of T;
 4. x = M + 2R + 2T (+ K when R < 0);
-5. the super-size Barrett reduction of [Cao13] §4 (:func:`fhe_hw.model.bigint.
-   supersize_barrett_constants`) with both of its products on the same transforms:
+5. the super-size Barrett reduction of [Cao13] §4
+   (:func:`~fhe_hw.model.bigint.supersize_barrett_constants`) with both of its products on
+   the same transforms:
    σ = x_high·μ, σ̂ = ⌊σ / 2^(α-β)⌋, y = x - σ̂·K, and y - K when that is still >= K.
 
 Each accumulated sample is a sum of at most terms·pairs·min(K_x, K_y) digit products (pairs:
