@@ -81,14 +81,21 @@ def to_digits(value, digit_bits, count):
     """The ``count`` digits of ``value`` in base 2^digit_bits, least significant first. Raises
     ``ValueError`` when value is negative or needs more digits."""
     require_int("value", value, minimum=0)
-    if value >> (digit_bits * count):
+    total = digit_bits * count
+    if value >> total:
         raise ValueError(f"value needs more than {count} digits of {digit_bits} bits")
-    mask = (1 << digit_bits) - 1
-    return [(value >> (digit_bits * i)) & mask for i in range(count)]
+    # through the binary string: linear in the size, where shifting the whole value for each
+    # digit is quadratic
+    bits = format(value, "b").zfill(total)
+    return [int(bits[total - (i + 1) * digit_bits:total - i * digit_bits], 2)
+            for i in range(count)]
 
 
 def from_digits(digits, digit_bits):
-    """The integer whose base-2^digit_bits digits (least significant first) are ``digits``."""
+    """The integer whose base-2^digit_bits digits (least significant first) are ``digits``
+    (any non-negative integers: a digit of 2^digit_bits or more carries into the next)."""
+    if all(0 <= v < 1 << digit_bits for v in digits):
+        return int("".join(format(v, f"0{digit_bits}b") for v in reversed(digits)) or "0", 2)
     return sum(v << (digit_bits * i) for i, v in enumerate(digits))
 
 
