@@ -61,8 +61,9 @@ def _generate(args, progress):
     return large_int_markdown(results), facts
 
 
-#: The sky130 estimate's configurations: (lanes, forward engines) at 786,432 bits.
-ESTIMATED = [(16, 1), (16, 2)]
+#: The sky130 estimate's configurations: (lanes, forward engines, m-units per engine) at
+#: 786,432 bits.
+ESTIMATED = [(16, 1, 1), (16, 2, 1), (16, 1, 2)]
 
 
 def _shown(params):
@@ -70,10 +71,10 @@ def _shown(params):
 
 
 def estimate_markdown(estimates):
-    """The ``large-int-asic`` block from {(lanes, engines): Sky130Estimate}."""
+    """The ``large-int-asic`` block from {(lanes, engines, m_units): Sky130Estimate}."""
     cells = []
-    for (lanes, engines), e in estimates.items():
-        config = f"lanes={lanes}, engines={engines}"
+    for (lanes, engines, m_units), e in estimates.items():
+        config = f"lanes={lanes}, engines={engines}, m_units={m_units}"
         for unit, params, count, area, fmax, path in e.rows:
             cells.append([config, f"`{unit}` {_shown(params)}", count, f"{area:,.0f}",
                           f"{count * area / 1e6:.2f}", f"{fmax:.1f}", f"`{path}`"])
@@ -92,8 +93,8 @@ def estimate_markdown(estimates):
 
 def _generate_estimate(args, progress):
     wanted = {(unit, tuple(sorted(params.items()))): params
-              for lanes, engines in ESTIMATED
-              for unit, params, _ in blocks(lanes=lanes, engines=engines)}
+              for lanes, engines, m_units in ESTIMATED
+              for unit, params, _ in blocks(lanes=lanes, engines=engines, m_units=m_units)}
     results, tools = {}, None
     for (unit, key), params in wanted.items():
         progress(f"{unit} {_shown(params)}: sky130 synthesis")
@@ -101,13 +102,14 @@ def _generate_estimate(args, progress):
                             clock_ns=SKY130_CLOCK_NS, progress=progress)
         results[unit, key] = r
         tools = r.tools
-    estimates = {(lanes, engines): sky130_estimate(results, lanes=lanes, engines=engines)
-                 for lanes, engines in ESTIMATED}
+    estimates = {config: sky130_estimate(results, lanes=config[0], engines=config[1],
+                                         m_units=config[2])
+                 for config in ESTIMATED}
     facts = {"tools": ", ".join(f"{k} {v}" for k, v in tools.items()),
-             "json": {f"lanes={l}, engines={e}": {"total_mm2": x.total_mm2,
-                                                    "fmax_mhz": x.fmax_mhz,
-                                                    "cycles": x.cycles}
-                      for (l, e), x in estimates.items()}}
+             "json": {f"lanes={l}, engines={e}, m_units={u}": {"total_mm2": x.total_mm2,
+                                                                "fmax_mhz": x.fmax_mhz,
+                                                                "cycles": x.cycles}
+                      for (l, e, u), x in estimates.items()}}
     return estimate_markdown(estimates), facts
 
 
