@@ -7,8 +7,9 @@
 Each configuration multiplies random, all-ones and one-digit × full-size operands through the
 generated Verilog and compares every product with Python's ``*`` and the cycles with
 ``cycles()``. Results go to JSON (default build/cosim/large-int.json); exit status 1 on any
-mismatch. At 65,536 points the 16-lane engines do not build in Verilator on a 24 GiB machine
-(the 16-lane 4096-point engine alone takes 21.4 GB); 8 lanes take a few GB.
+mismatch. At 65,536 points the 16-lane multiplier does not build in Verilator on a 24 GiB
+machine (Verilator itself takes 21.0 GB for one 16-lane engine, and the multiplier has two or
+three); 8 lanes take a few GB.
 """
 
 import argparse

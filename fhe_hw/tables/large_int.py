@@ -21,8 +21,8 @@ __all__ = ["TABLES", "RUNS", "COUNTED", "OPT", "ESTIMATED", "large_int_markdown"
 
 #: Simulated configurations: (max_bits, lanes, engines).
 RUNS = [(49152, 4, 1), (786432, 8, 1), (786432, 8, 2)]
-#: Counted only (16 lanes at 65536 points: the Verilator model of one 16-lane 4096-point
-#: engine already takes 21.4 GB to compile here).
+#: Counted only (16 lanes at 65536 points: Verilator itself takes 21.0 GB for one 16-lane
+#: 65,536-point engine here, and the multiplier has two or three).
 COUNTED = [(786432, 16, 1), (786432, 16, 2)]
 #: The C++ optimisation of the Verilator models (-O1: the 65536-point models compile in
 #: minutes instead of tens of minutes and run the three products in seconds).
