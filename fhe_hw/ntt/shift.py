@@ -499,7 +499,12 @@ class _ShiftCore(Elaboratable):
                     for b in range(_WORD):
                         columns[(b + lane_rot[ll]) % 192].append(sample[b])
                 if beats > 1:
-                    keep = (~gfirst).replicate(192)
+                    # a copy of the group's first flag per PE (its own register, loaded from
+                    # the stage before, so the same value one cycle after reset): alternate
+                    # reset values keep Yosys from merging the copies back into one net
+                    pfirst = Signal(name=f"pe{j}_first", init=j & 1)
+                    m.d.sync += pfirst.eq(line[g - 1][1] if g else first)
+                    keep = (~pfirst).replicate(192)
                     rps = Signal(192, name=f"pe{j}_ps_fed")
                     rsc = Signal(192, name=f"pe{j}_sc_fed")
                     m.d.comb += [rps.eq(ps.rotate_left(horner) & keep),
