@@ -42,10 +42,19 @@ def test_every_group_has_a_plan_whose_sums_stay_below_p(scheme, group):
         largest = (b.terms * b.pairs_per_offset * min(b.x_block, b.y_block)
                    * ((1 << b.digit_bits) - 1) ** 2)
         assert b.bound == largest < P
-        assert b.x_block + b.y_block - 1 <= b.n <= 65536
+        assert b.x_block + b.y_block < b.n <= 65536
+        # the integer of each accumulator fits its n digits (the hardware keeps n per
+        # accumulator), and a cut operand is cut at whole words of p.lanes digits
+        value = (b.terms * b.pairs_per_offset * ((1 << b.digit_bits * b.x_block) - 1)
+                 * ((1 << b.digit_bits * b.y_block) - 1))
+        assert b.fits and value < 1 << (b.digit_bits * b.n)
+        assert b.x_blocks == 1 or b.x_block % p.lanes == 0
+        assert b.y_blocks == 1 or b.y_block % p.lanes == 0
         assert b.x_block * b.x_blocks * b.digit_bits >= (p.term_bits if b is p.main else 1)
     assert p.main.y_block * p.main.y_blocks * p.digit_bits >= p.sizes.key_bits
-    assert p.main == blocking(p.term_bits, p.sizes.key_bits, p.sizes.count, p.n, p.digit_bits)
+    assert (p.sizes.key_bits + p.beta) % p.word_bits == 0 == (p.alpha - p.beta) % p.word_bits
+    assert p.main == blocking(p.term_bits, p.sizes.key_bits, p.sizes.count, p.n, p.digit_bits,
+                              align=p.lanes)
 
 
 @pytest.mark.parametrize("scheme, group", [("cmnt", "toy"), ("cnt", "toy")])
@@ -67,7 +76,7 @@ SCALED = [("cmnt", 400, 3, 64), ("cmnt", 400, 3, 16), ("cmnt", 1200, 4, 32),
 @pytest.mark.parametrize("scheme, key_bits, count, max_n", SCALED)
 def test_scaled_groups_equal_python_for_random_and_all_ones(scheme, key_bits, count, max_n):
     sizes = group_sizes(scheme, "toy", key_bits=key_bits, count=count)
-    p = plan(scheme, sizes, min_n=8, max_n=max_n)
+    p = plan(scheme, sizes, lanes=2, min_n=8, max_n=max_n)
     rng = rng_for("transform-encrypt", scheme, key_bits, count, max_n)
     for _ in range(3):
         inst = _random(scheme, "toy", rng, key_bits=key_bits, count=count)
@@ -85,8 +94,8 @@ def test_the_cuts_the_scaled_plans_exercise():
     """The scaled runs above cover every kind of cut."""
     kinds = set()
     for scheme, key_bits, count, max_n in SCALED:
-        b = plan(scheme, group_sizes(scheme, "toy", key_bits=key_bits, count=count), min_n=8,
-                 max_n=max_n).main
+        b = plan(scheme, group_sizes(scheme, "toy", key_bits=key_bits, count=count), lanes=2,
+                 min_n=8, max_n=max_n).main
         kinds.add("whole" if b.x_blocks == b.y_blocks == 1 else
                   "equal" if b.x_block == b.y_block else "short")
     assert kinds == {"whole", "equal", "short"}

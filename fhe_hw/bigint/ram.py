@@ -16,8 +16,8 @@ ports not transparent) together for simulation and Verilator co-simulation; it i
 model of the tests, not part of the engines.
 """
 
-from amaranth import Module, Signal, unsigned
-from amaranth.lib import memory, stream, wiring
+from amaranth import Module, Mux, Signal, unsigned
+from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..component import Component
@@ -71,9 +71,13 @@ class RAMHarness(Component):
 
     Parameters: ``unit`` (a component with ``rd_x``/``rd_y``/``rd_z``/``wr`` ports, an input
     stream ``i`` and an output stream ``o``); ``depth`` (words); ``init`` (initial words, list of
-    ints); ``dump`` ((address, words) read back after the unit's ``o`` beat).
+    ints); ``dump`` ((address, words) read back after the unit's ``o`` beat); ``host_writes``
+    (the host may write RAM words between commands).
 
-    Ports: ``i`` — the unit's ``i`` stream, passed through; ``o`` — stream of d-bit words: the
+    Ports: ``i`` — the unit's ``i`` stream, passed through (with ``host_writes``: a stream of
+    :attr:`host_layout`, ``{"command", "write", "addr", "data"}``: a beat with ``write`` set
+    stores ``data`` at ``addr`` while the unit is idle and starts nothing, a beat without it
+    passes ``command`` to the unit); ``o`` — stream of d-bit words: the
     unit's cycle count first (cycles from the ``i`` transfer to the unit's ``o`` beat, both
     included — the convention of :func:`fhe_hw.sim.pysim.run_stream`), then the unit's ``o``
     payload, then the ``dump`` words in address order; this repeats for every command (the
@@ -81,18 +85,25 @@ class RAMHarness(Component):
     through two streams, in pysim and in the Verilator harness of :mod:`fhe_hw.sim.cosim` alike.
     """
 
-    def __init__(self, unit, depth, init=(), dump=(0, 0)):
+    def __init__(self, unit, depth, init=(), dump=(0, 0), *, host_writes=False):
         self._unit = unit
         self._depth = require_int("depth", depth, minimum=1)
         self._width = len(unit.wr.data)
+        self._host = host_writes
         self._init = list(init)
         if len(self._init) > depth:
             raise ValueError(f"init must have at most depth = {depth} words, not {len(init)}")
         self._dump = dump
         if dump[0] + dump[1] > depth:
             raise ValueError(f"dump must lie inside the RAM, not {dump!r}")
-        super().__init__({"i": In(stream.Signature(unit.i.payload.shape())),
+        command = unit.i.payload.shape()
+        self._host_layout = data.StructLayout({
+            "command": command, "write": 1, "addr": unsigned(max(1, (depth - 1).bit_length())),
+            "data": unsigned(self._width)})
+        super().__init__({"i": In(stream.Signature(self._host_layout if host_writes else command)),
                           "o": Out(stream.Signature(unsigned(max(self._width, 32))))})
+
+    host_layout = property(lambda self: self._host_layout)
 
     def elaborate(self, platform):
         m = Module()
@@ -108,23 +119,35 @@ class RAMHarness(Component):
                          port.data.eq(rp.data)]
         dump_rp = mem.read_port()
         wp = mem.write_port()
-        m.d.comb += [wp.addr.eq(unit.wr.addr[:aw]), wp.en.eq(unit.wr.en),
-                     wp.data.eq(unit.wr.data)]
         phase = Signal(2)        # 0 idle/running, 1 send count, 2 send result, 3 dump
         idle = Signal()
-        m.d.comb += idle.eq(phase == 0)
-        # a new command waits until the previous one's beats (and dump) have left
-        m.d.comb += [unit.i.payload.eq(self.i.payload), unit.i.valid.eq(self.i.valid & idle),
-                     self.i.ready.eq(unit.i.ready & idle)]
-
-        # counter, then result beat, then dump words.
         count = Signal(48)
         running = Signal()
+        m.d.comb += idle.eq(phase == 0)
+        # a new command waits until the previous one's beats (and dump) have left
+        if self._host:
+            beat = data.View(self._host_layout, self.i.payload)
+            host = Signal()
+            m.d.comb += [host.eq(self.i.valid & beat.write & idle & ~running),
+                         unit.i.payload.eq(beat.command),
+                         unit.i.valid.eq(self.i.valid & ~beat.write & idle),
+                         self.i.ready.eq(Mux(beat.write, idle & ~running, unit.i.ready & idle))]
+            m.d.comb += [wp.addr.eq(Mux(host, beat.addr, unit.wr.addr[:aw])),
+                         wp.en.eq(unit.wr.en | host),
+                         wp.data.eq(Mux(host, beat.data, unit.wr.data))]
+        else:
+            m.d.comb += [unit.i.payload.eq(self.i.payload),
+                         unit.i.valid.eq(self.i.valid & idle),
+                         self.i.ready.eq(unit.i.ready & idle)]
+            m.d.comb += [wp.addr.eq(unit.wr.addr[:aw]), wp.en.eq(unit.wr.en),
+                         wp.data.eq(unit.wr.data)]
+
+        # counter, then result beat, then dump words.
         result = Signal.like(unit.o.payload)
         addr = Signal(aw + 1)
         left = Signal(range(self._dump[1] + 1))
         pending = Signal()       # dump read issued, data on dump_rp.data
-        with m.If(self.i.valid & self.i.ready):
+        with m.If(unit.i.valid & unit.i.ready):
             m.d.sync += [running.eq(1), count.eq(1)]
         with m.Elif(running):
             m.d.sync += count.eq(count + 1)

@@ -23,8 +23,8 @@ chosen by :func:`plan` so that no accumulated sample reaches p):
 2. per term i: the spectra of X_i's blocks; for each block pair (u, v), Acc_o += NTT(X_i,u) ⊙
    NTT(Y_i,v) for the accumulator o at digit offset u·K_x + v·K_y (blocks of K_x and K_y
    digits; one block each when the product fits one transform);
-3. per accumulator: the inverse transform (n^-1 folded in), added at its digit offset; carries
-   give the digits of T;
+3. per accumulator: the inverse transform (n^-1 folded in) and its carries give an integer of
+   n digits; T is their sum, each shifted to its digit offset;
 4. x = M + 2R + 2T (+ K when R < 0);
 5. the super-size Barrett reduction of [Cao13] §4
    (:func:`~fhe_hw.model.bigint.supersize_barrett_constants`) with both of its products on
@@ -33,8 +33,15 @@ chosen by :func:`plan` so that no accumulated sample reaches p):
 
 Each accumulated sample is a sum of at most terms·pairs·min(K_x, K_y) digit products (pairs:
 the block pairs sharing an offset), so :class:`Blocking` requires
-terms·pairs·min(K_x, K_y)·(2^d - 1)^2 < p, and K_x + K_y - 1 <= n makes every cyclic
-convolution the plain one.
+terms·pairs·min(K_x, K_y)·(2^d - 1)^2 < p; and K_x + K_y + ⌈log2(terms·pairs)/d⌉ <= n makes
+every cyclic convolution the plain one and leaves each accumulator's integer within its n
+digits (the hardware's carry resolution keeps n digits per accumulator,
+:class:`fhe_hw.encrypt.TransformEncrypt`).
+
+The hardware moves words of ``lanes`` digits, so a plan for ``lanes`` cuts operands only at
+multiples of ``lanes`` digits and aligns the reduction's shifts γ + β and α - β to words of
+lanes·d bits (:func:`~fhe_hw.model.bigint.supersize_barrett_shifts` with that word): x_high and
+σ̂ are then whole words of x and σ.
 """
 
 from dataclasses import dataclass
@@ -105,9 +112,18 @@ class Blocking:
                 * ((1 << self.digit_bits) - 1) ** 2)
 
     @property
+    def fits(self):
+        """Every accumulator's integer (at most terms·pairs products of a K_x-digit block by a
+        K_y-digit one) fits its n digits: terms·pairs < 2^(d·(n - K_x - K_y))."""
+        spare = self.n - self.x_block - self.y_block
+        return spare >= 0 and ((self.terms * self.pairs_per_offset).bit_length()
+                               <= self.digit_bits * spare)
+
+    @property
     def exact(self):
-        """No accumulated sample reaches p and every block convolution fits n samples."""
-        return self.bound < SOLINAS64 and self.x_block + self.y_block - 1 <= self.n
+        """No accumulated sample reaches p, and every accumulator fits n samples and n
+        digits (:attr:`fits`)."""
+        return self.bound < SOLINAS64 and self.fits
 
     @property
     def products(self):
@@ -115,34 +131,42 @@ class Blocking:
         return self.terms * self.x_blocks * self.y_blocks
 
 
-def blocking(x_bits, y_bits, terms, n, digit_bits):
+def blocking(x_bits, y_bits, terms, n, digit_bits, *, align=1):
     """The :class:`Blocking` of a sum of ``terms`` products of an x_bits-bit X by a y_bits-bit
-    Y on n-point transforms: both whole when their convolution fits n samples; else the
-    shorter whole and the longer in blocks of n - (shorter) + 1 digits when the shorter has at
-    most n/2 digits; else both in blocks of n/2. (The bound is not checked here: see
-    :attr:`Blocking.exact`.)"""
-    for name, v in (("x_bits", x_bits), ("y_bits", y_bits), ("terms", terms), ("n", n)):
+    Y on n-point transforms, leaving one spare digit per accumulator: both whole when
+    dx + dy + 1 <= n digits; else the shorter whole and the longer in blocks of
+    n - (shorter) - 1 digits when the shorter has at most n/2 digits; else both in blocks of
+    n/2 - 1 digits; blocks of a cut operand rounded down to a multiple of ``align``. (The
+    bounds are not checked here: see :attr:`Blocking.exact`.)"""
+    for name, v in (("x_bits", x_bits), ("y_bits", y_bits), ("terms", terms), ("n", n),
+                    ("align", align)):
         require_int(name, v, minimum=1)
     dx, dy = _digits(x_bits, digit_bits), _digits(y_bits, digit_bits)
-    if dx + dy - 1 <= n:
+
+    def cut(k):
+        return max(align, k // align * align)
+
+    if dx + dy + 1 <= n:
         kx, ky = dx, dy
     elif min(dx, dy) <= n // 2:
-        kx, ky = (dx, n - dx + 1) if dx <= dy else (n - dy + 1, dy)
+        kx, ky = (dx, cut(n - dx - 1)) if dx <= dy else (cut(n - dy - 1), dy)
     else:
-        kx = ky = n // 2
+        kx = ky = cut(n // 2 - 1)
     return Blocking(n, digit_bits, terms, kx, _digits(dx, kx), ky, _digits(dy, ky))
 
 
 @dataclass(frozen=True)
 class EncryptPlan:
-    """One scheme's sizes and the transform plan of its encryption: d-bit digits, n-point
-    transforms, and the :class:`Blocking` of the accumulated sum (``main``) and of the
-    reduction's two products (``barrett_mu``: x_high·μ, ``barrett_key``: σ̂·K); ``alpha``,
-    ``beta``: the reduction's shifts, ``x_bits``: the widest x."""
+    """One scheme's sizes and the transform plan of its encryption: d-bit digits in words of
+    ``lanes`` digits, n-point transforms, and the :class:`Blocking` of the accumulated sum
+    (``main``) and of the reduction's two products (``barrett_mu``: x_high·μ,
+    ``barrett_key``: σ̂·K); ``alpha``, ``beta``: the reduction's shifts (γ + β and α - β
+    multiples of the word), ``x_bits``: the widest x."""
 
     scheme: str
     sizes: EncryptionSizes
     digit_bits: int
+    lanes: int
     n: int
     x_bits: int
     alpha: int
@@ -150,6 +174,11 @@ class EncryptPlan:
     main: Blocking
     barrett_mu: Blocking
     barrett_key: Blocking
+
+    @property
+    def word_bits(self):
+        """Bits of one word of ``lanes`` digits."""
+        return self.lanes * self.digit_bits
 
     @property
     def blockings(self):
@@ -209,46 +238,53 @@ def _term_bits(scheme, s):
     return s.coeff_bits + s.key_bits + (s.count - 1).bit_length()
 
 
-def _candidate(scheme, sizes, d, n):
-    """The plan for digit width d and n-point transforms, or None if a bound fails."""
-    s = sizes
-    term_bits = _term_bits(scheme, s)
-    main = blocking(term_bits, s.key_bits, s.count, n, d)
-    # the widest x: |2R| < K, K of γ bits, each term below 2^(term_bits + γ)
+def _x_bits(s, term_bits):
+    """Bits of the widest x: |2R| < K, K of γ bits, each term below 2^(term_bits + γ)."""
     x_max = 1 + (1 << s.key_bits) * 2 + 2 * s.count * ((1 << (term_bits + s.key_bits)) - 1)
-    x_bits = x_max.bit_length()
-    if s.key_bits <= d:
+    return x_max.bit_length()
+
+
+def _candidate(scheme, s, d, lanes, n, term_bits, x_bits):
+    """The plan for digit width d, words of ``lanes`` digits and n-point transforms, or None
+    if a bound fails."""
+    word = lanes * d
+    if s.key_bits <= word:
         return None
-    alpha, beta = supersize_barrett_shifts(s.key_bits, x_bits, d)
-    mu = blocking(x_bits - s.key_bits - beta, alpha + 1, 1, n, d)
-    key = blocking(x_bits - s.key_bits + 1, s.key_bits, 1, n, d)
+    main = blocking(term_bits, s.key_bits, s.count, n, d, align=lanes)
+    alpha, beta = supersize_barrett_shifts(s.key_bits, x_bits, word)
+    mu = blocking(x_bits - s.key_bits - beta, alpha + 1, 1, n, d, align=lanes)
+    key = blocking(x_bits - s.key_bits + 1, s.key_bits, 1, n, d, align=lanes)
     if not all(b.exact for b in (main, mu, key)):
         return None
-    return EncryptPlan(scheme, s, d, n, x_bits, alpha, beta, main, mu, key)
+    return EncryptPlan(scheme, s, d, lanes, n, x_bits, alpha, beta, main, mu, key)
 
 
-def plan(scheme, sizes, *, min_n=MIN_N, max_n=MAX_N):
+def plan(scheme, sizes, *, lanes=16, min_n=MIN_N, max_n=MAX_N):
     """The :class:`EncryptPlan` of ``scheme`` ("cmnt" or "cnt") for ``sizes`` (a group name of
     :func:`~fhe_hw.model.bigint.cmnt_group` / :func:`~fhe_hw.model.bigint.cnt_group`, or
-    :class:`~fhe_hw.model.bigint.EncryptionSizes`): over every digit width d from 8 to 32 and
-    every power-of-two n from ``min_n`` to ``max_n``, the one with the least
-    :attr:`EncryptPlan.work` among those whose every :class:`Blocking` is exact (ties: the
-    wider d, then the smaller n). Raises ``ValueError`` when none is."""
+    :class:`~fhe_hw.model.bigint.EncryptionSizes`) in words of ``lanes`` digits (1 to 64):
+    over every digit width d from 8 to 32 and every power-of-two n from ``min_n`` to
+    ``max_n``, the one with the least :attr:`EncryptPlan.work` among those whose every
+    :class:`Blocking` is exact (ties: the wider d, then the smaller n). Raises ``ValueError``
+    when none is."""
     s = _sizes(scheme, sizes)
+    require_int("lanes", lanes, minimum=1, maximum=64)
     require_int("max_n", max_n, minimum=2, maximum=MAX_N)
     require_int("min_n", min_n, minimum=2, maximum=max_n)
+    term_bits = _term_bits(scheme, s)
+    x_bits = _x_bits(s, term_bits)
     best = None
     for d in range(_MAX_DIGIT_BITS, _MIN_DIGIT_BITS - 1, -1):
         n = 1 << (min_n - 1).bit_length()
         while n <= max_n:
-            c = _candidate(scheme, s, d, n)
+            c = _candidate(scheme, s, d, lanes, n, term_bits, x_bits)
             if c is not None and (best is None or c.work < best.work):
                 best = c
             n *= 2
     if best is None:
         raise ValueError(f"no digit width from {_MIN_DIGIT_BITS} to {_MAX_DIGIT_BITS} bits keeps "
                          f"the {scheme} sums of {s} below p with transforms of {min_n} to "
-                         f"{max_n} points")
+                         f"{max_n} points and words of {lanes} digits")
     return best
 
 
@@ -271,13 +307,15 @@ def _accumulate(b, x_spectra, y_spectra):
 
 
 def _sum_of_products(b, acc):
-    """Step 3: inverse transforms added at their offsets, then carries; the integer."""
-    samples = [0] * (max(acc) + b.n)
+    """Step 3: per accumulator, the inverse transform and its carries (n digits: the
+    accumulator's integer fits them, :attr:`Blocking.fits`); the integers added at their
+    offsets."""
+    total = 0
     for o, spectrum in acc.items():
-        for t, v in enumerate(transform(spectrum, inverse=True)):
-            samples[o + t] += v
-    digits, carry = resolve_carries(samples, b.digit_bits)
-    return from_digits(digits, b.digit_bits) + (carry << (b.digit_bits * len(digits)))
+        digits, carry = resolve_carries(transform(spectrum, inverse=True), b.digit_bits)
+        assert carry == 0, "an accumulator's integer fits its n digits"
+        total += from_digits(digits, b.digit_bits) << (b.digit_bits * o)
+    return total
 
 
 def _product(b, x, y_spectra):
@@ -340,7 +378,7 @@ def encrypt_steps(scheme, instance, p):
     key = [_spectra(y, b, "y") for y in ys]                 # step 1 (once per key)
     total = _sum_of_products(b, _accumulate(b, [_spectra(x, b, "x") for x in xs], key))
     x = M + 2 * R + 2 * total + (K if R < 0 else 0)
-    consts = supersize_barrett_constants(K, p.x_bits, d)
+    consts = supersize_barrett_constants(K, p.x_bits, p.word_bits)
     assert (consts.alpha, consts.beta) == (p.alpha, p.beta)
     x_high = x >> (consts.gamma + consts.beta)
     sigma = _product(p.barrett_mu, x_high, _spectra(consts.mu, p.barrett_mu, "y"))

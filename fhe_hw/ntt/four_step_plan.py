@@ -26,7 +26,7 @@ from functools import cached_property
 from ..model.ntt import wang_huang_root
 from ..params import SOLINAS64, require_int
 
-__all__ = ["FourStepPlan", "control_cycles", "control_trace", "pass_latencies"]
+__all__ = ["FourStepPlan", "control_cycles", "control_trace", "spaced_trace", "pass_latencies"]
 
 
 def _log2(x):
@@ -253,6 +253,15 @@ def control_trace(plan, mul_latency, transforms=1, *, twist_latency=0):
     return _ControlModel(plan, mul_latency, twist_latency).run(transforms)
 
 
+def spaced_trace(plan, mul_latency, starts, *, twist_latency=0):
+    """The engine with transform t's input offered from cycle ``starts[t]`` (then one beat
+    per cycle) and its output always ready: ``{"unload_starts": the cycle each transform's
+    unload reads its first beat, "stalls": cycles an offered first beat waited for a free
+    B0 slot}``. Transforms whose unload starts keep the spacing of their inputs, with no stall,
+    each see the engine as if alone."""
+    return _ControlModel(plan, mul_latency, twist_latency).run(len(starts), list(starts))
+
+
 def pass_latencies(plan, mul_latency):
     """(m-unit, P3): cycles from a beat's read issue to the cycle its result is written: the
     bank read 1, the crossbar register 1, the twiddle multiplier, the shift unit (its beats
@@ -308,7 +317,9 @@ class _ControlModel:
             s["m"][u] = ("P1", cur["p1"], p.block_beats)
             s["p1"] = self._advance(cur["p1"])
 
-    def run(self, transforms):
+    def run(self, transforms, starts=None):
+        """Step the engine for ``transforms``; ``starts``: the cycle from which each
+        transform's input is offered (default: back to back), then one beat per cycle."""
         p = self.p
         outer = p.n1 > 1
         ubuf = 3 if outer else 2
@@ -318,7 +329,7 @@ class _ControlModel:
              "p1": (0, 0, 0), "p2": (0, 0, 0),                  # (transform slot, a, B1 slot)
              "p3": None, "p3_slot": 0, "u": None, "u_slot": 0}
         commits, issued, cycle = {}, 0, 0
-        marks = {}
+        marks, unload_starts, stalls = {}, [], 0
         total = transforms * p.beats
         while issued < total:
             cur = s
@@ -328,7 +339,11 @@ class _ControlModel:
             clear = self._clearer(s, occ_delta)
             commit = self._committer(commits)
             # load
-            if cur["loaded"] < transforms and (cur["in_beat"] != 0 or cur["occ"][0] < 2):
+            offered = cur["loaded"] < transforms and (
+                starts is None or cur["in_beat"] != 0 or cycle >= starts[cur["loaded"]])
+            if offered and cur["in_beat"] == 0 and cur["occ"][0] == 2:
+                stalls += 1
+            if offered and (cur["in_beat"] != 0 or cur["occ"][0] < 2):
                 if cur["in_beat"] == 0:
                     occ_delta[0] += 1
                 s["in_beat"] = cur["in_beat"] + 1
@@ -365,6 +380,7 @@ class _ControlModel:
                     free = True
                     clear(ubuf, slot)
             if free and cur["full"][ubuf][cur["u_slot"]]:
+                unload_starts.append(cycle + 1)
                 s["u"] = (cur["u_slot"], p.beats)
                 s["u_slot"] = cur["u_slot"] ^ 1
             # end of the cycle: occupancies, and the fills whose last write is this cycle
@@ -374,7 +390,8 @@ class _ControlModel:
             cycle += 1
         # read -> data -> register (-> the twist's ModMul) -> FIFO write -> output transfer
         return {"cycles": last_read + 3 + self.twist + 1,
-                "in_banks": marks["last_write"] - marks["first_read"] + 1}
+                "in_banks": marks["last_write"] - marks["first_read"] + 1,
+                "unload_starts": unload_starts, "stalls": stalls}
 
     @staticmethod
     def _clearer(state, occ_delta):

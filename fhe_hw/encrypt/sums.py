@@ -1,0 +1,416 @@
+"""The sum engine of :class:`~fhe_hw.encrypt.TransformEncrypt`: runs one
+:class:`~fhe_hw.encrypt.program.Sum` per command.
+
+Data path
+---------
+::
+
+    RAM ─▶ feeder ─▶ forward NTT ─▶ X buffer ─▶ ModMuls ⊙ key spectra ─▶ (+) accumulators
+     ▲        (S stage, CMNT)        (2 slots)   (or store into the key memory)     │
+     └──────────── carries ◀── inverse NTT ◀── inverse feeder ◀────────────────────┘
+
+* **Feeder**: per job, ``words`` RAM words (one beat each) then zero beats to n/lanes, into
+  the forward :class:`~fhe_hw.ntt.StreamingFourStepNTT`. A job starts at least ``spacing``
+  cycles after the previous one (the command's field; :func:`~fhe_hw.encrypt.timing.spacing`
+  chooses it so that every transform passes the engine as if alone), and, in the CMNT sum,
+  once the S stage has written its term.
+* **X buffer**: the engine's output, one transform per slot; a slot is held from its last
+  write until the MAC starts the job's last pass (the engine's output waits meanwhile).
+* **MAC**: per pass, n/lanes beats: X buffer ⊙ key spectrum (``lanes``
+  :class:`~fhe_hw.arith.ModMul`), added modulo p into an accumulator (written when
+  ``first``), or the spectrum stored into the key memory (key preparation). Issue to
+  accumulator write: the ModMul's latency + 3 cycles.
+* **Inverse feeder**: once the last MAC write is done, each accumulator (at least
+  ``inverse_spacing`` cycles apart) into the inverse engine; its output goes through a
+  :class:`~fhe_hw.largeint.CarryResolver` into the RAM (the first ``words`` words).
+
+The command's ``done`` beat follows the last RAM write of the inverses (or the last key
+store). :mod:`fhe_hw.encrypt.timing` counts its cycles.
+"""
+
+from amaranth import Cat, Module, Mux, Signal, unsigned
+from amaranth.lib import data, stream
+from amaranth.lib.memory import Memory
+from amaranth.lib.wiring import In, Out, connect
+
+from ..arith import ModMul
+from ..arith.modadd import add_parallel
+from ..bigint.ram import read_port_signature, write_port_signature
+from ..component import Component
+from ..largeint.carry import CarryResolver
+from ..ntt import StreamingFourStepNTT
+from ..ntt.streaming import register_delay
+from ..params import SOLINAS64
+from ..sim.pysim import pack
+from .sstage import SStageUnit
+
+__all__ = ["SumEngine", "MAC_WRITE_LATENCY"]
+
+_WORD = 64
+#: MAC issue -> accumulator write: read 1, operand register 1, the ModMul, sum register 1
+MAC_WRITE_LATENCY = 3
+
+
+def _layout(**fields):
+    return data.StructLayout({k: unsigned(v) if isinstance(v, int) else v
+                              for k, v in fields.items()})
+
+
+def _bits(count):
+    return max(1, (count - 1).bit_length())
+
+
+class SumEngine(Component):
+    """Runs the sums of :class:`~fhe_hw.encrypt.program.Program` ``program`` (see the module).
+
+    Parameters: ``program``; ``addr_width`` (RAM address bits); ``spacings`` (each sum's
+    job spacing), ``inverse_spacing`` (cycles between inverse transforms); the engines' ``m``,
+    ``m_units``, ``mult_stages``, ``tiled``. Ports: ``cmd`` — stream of :attr:`command_layout`; ``done`` — one beat per
+    command; ``rd_x`` (S stage), ``rd_y`` (feeder), ``wr`` — RAM ports of W = lanes·d bits;
+    ``key_rd``, ``key_wr`` — the key memory (one spectrum beat of lanes·64 bits per word, read
+    data one cycle after the address)."""
+
+    def __init__(self, program, *, addr_width, spacings, inverse_spacing, m=64, m_units=2,
+                 mult_stages=None, tiled=True):
+        p = program.plan
+        self._program, self._L, self._d, self._B = program, p.lanes, p.digit_bits, p.n // p.lanes
+        kw = dict(lanes=p.lanes, m=m, m_units=m_units, mult_stages=mult_stages, tiled=tiled)
+        self._fwd = StreamingFourStepNTT(p.n, **kw)
+        self._inv = StreamingFourStepNTT(p.n, inverse=True, **kw)
+        self._muls = [ModMul("solinas64", mult_stages=mult_stages, tiled=tiled)
+                      for _ in range(p.lanes)]
+        self._mul_latency = self._muls[0].latency
+        self._carry = CarryResolver(p.lanes, p.digit_bits, sample_bits=_WORD, beats=self._B)
+        self._sstage = (SStageUnit(program.s_stage, p.lanes, p.digit_bits, addr_width)
+                        if program.s_stage else None)
+        self._inverse_spacing = inverse_spacing
+        self._jobs = [j for s in program.sums for j in s.jobs]
+        self._passes = [q for s in program.sums for q in s.passes]
+        self._inverses = [v for s in program.sums for v in s.inverses] or [None]
+        sums = program.sums
+        most = max(max(len(s.jobs), len(s.passes), len(s.inverses)) for s in sums)
+        B = self._B
+        self._job_layout = _layout(addr=addr_width, words=_bits(B + 1), term_last=1)
+        self._pass_layout = _layout(spectrum=_bits(len(program.spectra)),
+                                    acc=_bits(program.accumulators), first=1, store=1, last=1)
+        self._inv_layout = _layout(acc=_bits(program.accumulators), dst=addr_width,
+                                   words=_bits(B + 1))
+        self._cmd = _layout(job_base=_bits(len(self._jobs)), jobs=_bits(most + 1),
+                            pass_base=_bits(len(self._passes)), passes=_bits(most + 1),
+                            inv_base=_bits(len(self._inverses)), invs=_bits(most + 1),
+                            s_stage=1, spacing=_bits(max(spacings) + 2))
+        self._spacings = list(spacings)
+        key_aw = _bits(len(program.spectra)) + _bits(B)
+        width = p.lanes * p.digit_bits
+        super().__init__({
+            "cmd": In(stream.Signature(self._cmd)), "done": Out(stream.Signature(1)),
+            "rd_x": Out(read_port_signature(addr_width, width)),
+            "rd_y": Out(read_port_signature(addr_width, width)),
+            "wr": Out(write_port_signature(addr_width, width)),
+            "key_rd": Out(read_port_signature(key_aw, _WORD * p.lanes)),
+            "key_wr": Out(write_port_signature(key_aw, _WORD * p.lanes)),
+        })
+
+    command_layout = property(lambda self: self._cmd)
+    forward = property(lambda self: self._fwd)
+    inverse = property(lambda self: self._inv)
+    mul_latency = property(lambda self: self._mul_latency)
+
+    def commands(self):
+        """The command of each sum."""
+        out, j, q, v = [], 0, 0, 0
+        for s, sp in zip(self._program.sums, self._spacings):
+            out.append({"job_base": j, "jobs": len(s.jobs), "pass_base": q,
+                        "passes": len(s.passes), "inv_base": v, "invs": len(s.inverses),
+                        "s_stage": int(s.s_stage), "spacing": sp})
+            j, q, v = j + len(s.jobs), q + len(s.passes), v + len(s.inverses)
+        return out
+
+    def _rom(self, m, name, layout, entries):
+        words = [pack(layout, {k: int(getattr(e, k)) for k in layout.members})
+                 if e is not None else 0 for e in entries]
+        mem = Memory(shape=unsigned(layout.size), depth=len(words), init=words)
+        m.submodules[name] = mem
+        return mem
+
+    def elaborate(self, platform):
+        m = Module()
+        L, d, B = self._L, self._d, self._B
+        fwd, inv, carry = self._fwd, self._inv, self._carry
+        m.submodules.forward, m.submodules.inverse, m.submodules.carry = fwd, inv, carry
+        for j, mul in enumerate(self._muls):
+            m.submodules[f"mul{j}"] = mul
+        cmd = self.cmd.payload
+        start = Signal()
+        busy = Signal()
+        m.d.comb += [self.cmd.ready.eq(~busy), start.eq(self.cmd.valid & ~busy)]
+        with m.If(start):
+            m.d.sync += busy.eq(1)
+        with m.If(self.done.valid & self.done.ready):
+            m.d.sync += [busy.eq(0), self.done.valid.eq(0)]
+        self._feeder(m, start, cmd)
+        hold, set_hold = self._capture(m)
+        macs_done = self._mac(m, start, cmd, hold, set_hold)
+        self._inverses_out(m, start, cmd, macs_done)
+        return m
+
+    # --- feeder ---------------------------------------------------------------------------------
+
+    def _feeder(self, m, start, cmd):
+        """RAM words (the S stage's slots in the CMNT sum) into the forward engine, one job at
+        a time."""
+        L, d, B = self._L, self._d, self._B
+        fwd = self._fwd
+        rom = self._rom(m, "jobs", self._job_layout, self._jobs)
+        rp = rom.read_port()
+        fj = Signal.like(cmd.job_base)
+        left = Signal.like(cmd.jobs)
+        entry = data.View(self._job_layout, rp.data)
+        m.d.comb += rp.addr.eq(fj)
+        top = (1 << len(cmd.spacing)) - 1
+        since = Signal(len(cmd.spacing), init=top)
+        spacing = Signal.like(cmd.spacing)
+        s_on = Signal()
+        fterm, fed = Signal(16), Signal(16)
+        beat = Signal(range(B))
+        fv, fw = Signal(), Signal()
+        advance = ~fv | fwd.i.ready
+        m.d.sync += since.eq(Mux(since == top, top, since + 1))
+        with m.If(advance):
+            m.d.sync += fv.eq(0)
+        produced = 0
+        if self._sstage is not None:
+            m.submodules.sstage = ss = self._sstage
+            m.d.comb += [ss.start.eq(start & cmd.s_stage), ss.fed.eq(fed)]
+            produced = ss.produced
+        with m.FSM(name="feed"):
+            with m.State("IDLE"):
+                with m.If(start):
+                    m.d.sync += [fj.eq(cmd.job_base), left.eq(cmd.jobs), spacing.eq(cmd.spacing),
+                                 s_on.eq(cmd.s_stage), fterm.eq(0), fed.eq(0)]
+                    m.next = "FETCH"
+            with m.State("FETCH"):
+                m.next = "READY"
+            with m.State("READY"):
+                with m.If((since >= spacing - 1) & (~s_on | (fterm < produced))):
+                    m.d.sync += [since.eq(0), beat.eq(0)]
+                    m.next = "RUN"
+            with m.State("RUN"):
+                with m.If(advance):
+                    word = beat < entry.words
+                    m.d.comb += [self.rd_y.en.eq(word), self.rd_y.addr.eq(entry.addr + beat)]
+                    m.d.sync += [fv.eq(1), fw.eq(word), beat.eq(beat + 1)]
+                    with m.If(beat == B - 1):
+                        with m.If(entry.term_last):
+                            m.d.sync += [fterm.eq(fterm + 1), fed.eq(fed + 1)]
+                        m.d.sync += left.eq(left - 1)
+                        with m.If(left == 1):
+                            m.next = "IDLE"
+                        with m.Else():
+                            m.d.sync += fj.eq(fj + 1)
+                            m.next = "FETCH"
+        m.d.comb += fwd.i.valid.eq(fv)
+        for t in range(L):
+            m.d.comb += fwd.i.payload[t].eq(Mux(fw, self.rd_y.data[t * d:(t + 1) * d], 0))
+
+    # --- X buffer -------------------------------------------------------------------------------
+
+    def _capture(self, m):
+        """The forward engine's output into the X buffer; returns (hold flags, the flag set this
+        cycle: (slot, enable))."""
+        B = self._B
+        fwd = self._fwd
+        self._xbuf = xbuf = Memory(shape=unsigned(_WORD * self._L), depth=2 * B, init=[])
+        m.submodules.xbuf = xbuf
+        wp = xbuf.write_port()
+        beat = Signal(range(B))
+        ws = Signal()
+        hold = Signal(2)
+        m.d.comb += fwd.o.ready.eq(~Mux(ws, hold[1], hold[0]))
+        take = fwd.o.valid & fwd.o.ready
+        m.d.comb += [wp.addr.eq(Cat(beat, ws)), wp.data.eq(fwd.o.payload.as_value()),
+                     wp.en.eq(take)]
+        done = take & (beat == B - 1)
+        with m.If(take):
+            m.d.sync += beat.eq(beat + 1)
+            with m.If(beat == B - 1):
+                m.d.sync += ws.eq(~ws)
+        return hold, (ws, done)
+
+    # --- MAC ------------------------------------------------------------------------------------
+
+    def _mac(self, m, start, cmd, hold, set_hold):
+        """Passes over the X buffer; returns the register set after the last accumulator write
+        of the command."""
+        L, B = self._L, self._B
+        lay = self._pass_layout
+        rom = self._rom(m, "passes", lay, self._passes)
+        rp = rom.read_port()
+        mp = Signal.like(cmd.pass_base)
+        left = Signal.like(cmd.passes)
+        run = Signal()
+        k = Signal(range(B))
+        rs = Signal()
+        cur = Signal(lay)
+        nxt = data.View(lay, rp.data)
+        m.d.comb += rp.addr.eq(Mux(run, mp + 1, mp))
+
+        def held(slot):
+            return Mux(slot, hold[1], hold[0])
+
+        clear = Signal()
+        final = Signal()
+        with m.FSM(name="mac"):
+            with m.State("IDLE"):
+                with m.If(start):
+                    m.d.sync += [mp.eq(cmd.pass_base), left.eq(cmd.passes)]
+                    m.next = "FETCH"
+            with m.State("FETCH"):
+                m.next = "READY"
+            with m.State("READY"):
+                with m.If(held(rs)):
+                    m.d.sync += [cur.eq(nxt), k.eq(0), run.eq(1)]
+                    m.next = "RUN"
+            with m.State("RUN"):
+                m.d.comb += [clear.eq((k == 0) & cur.last), final.eq((k == B - 1) & (left == 1))]
+                m.d.sync += k.eq(k + 1)
+                with m.If(k == B - 1):
+                    with m.If(cur.last):
+                        m.d.sync += rs.eq(~rs)
+                    m.d.sync += left.eq(left - 1)
+                    with m.If(left == 1):
+                        m.d.sync += run.eq(0)
+                        m.next = "IDLE"
+                    with m.Elif(held(rs ^ cur.last)):
+                        m.d.sync += [cur.eq(nxt), mp.eq(mp + 1)]
+                    with m.Else():
+                        m.d.sync += [mp.eq(mp + 1), run.eq(0)]
+                        m.next = "READY"
+        # the hold flags: set by the capture, cleared when a job's last pass starts
+        ws, set_now = set_hold
+        for s in range(2):
+            with m.If(set_now & (ws == s)):
+                m.d.sync += hold[s].eq(1)
+            with m.Elif(clear & (rs == s)):
+                m.d.sync += hold[s].eq(0)
+
+        # issue: X buffer and key spectrum reads
+        xr = self._xbuf.read_port()
+        m.d.comb += [xr.addr.eq(Cat(k, rs)),
+                     self.key_rd.addr.eq(Cat(k, cur.spectrum)),
+                     self.key_rd.en.eq(run & ~cur.store)]
+        tag = Cat(run, cur.store, final, cur.first, k, cur.acc)
+        t1 = register_delay(m, tag, 1, "mac_tag")
+        valid1, store1 = t1[0], t1[1]
+        # +1: key store, or the ModMul operands
+        spec1 = register_delay(m, cur.spectrum, 1, "mac_spectrum")
+        m.d.sync += [self.key_wr.en.eq(valid1 & store1),
+                     self.key_wr.addr.eq(Cat(t1[4:4 + len(k)], spec1)),
+                     self.key_wr.data.eq(xr.data)]
+        mul_valid = Signal()
+        m.d.sync += mul_valid.eq(valid1 & ~store1)
+        for j, mul in enumerate(self._muls):
+            m.d.sync += [mul.i.payload.a.eq(xr.data[_WORD * j:_WORD * (j + 1)]),
+                         mul.i.payload.b.eq(self.key_rd.data[_WORD * j:_WORD * (j + 1)])]
+            m.d.comb += mul.i.valid.eq(mul_valid)
+        # key preparation done: the last store's write
+        t2 = register_delay(m, t1, 1, "mac_tag2")
+        with m.If(t2[0] & t2[1] & t2[2]):
+            m.d.sync += self.done.valid.eq(1)
+        # +1 + latency: the accumulator read; +2 + latency: the sum, written a cycle later
+        self._acc = acc = Memory(shape=unsigned(_WORD * L),
+                                 depth=self._program.accumulators * B, init=[])
+        m.submodules.acc = acc
+        arp, awp = acc.read_port(), acc.write_port()
+        ta = register_delay(m, t1, self._mul_latency, "mac_tag_a")
+        tb = register_delay(m, ta, 1, "mac_tag_b")
+        kk = slice(4, 4 + len(k))
+        m.d.comb += arp.addr.eq(Cat(ta[kk], ta[4 + len(k):]))
+        first_b = tb[3]
+        sums = [add_parallel(mul.o.payload, Mux(first_b, 0, arp.data[_WORD * j:_WORD * (j + 1)]),
+                             SOLINAS64, _WORD) for j, mul in enumerate(self._muls)]
+        write = tb[0] & ~tb[1]
+        m.d.sync += [awp.en.eq(write), awp.addr.eq(Cat(tb[kk], tb[4 + len(k):])),
+                     awp.data.eq(Cat(*sums))]
+        macs_done = Signal()
+        with m.If(start):
+            m.d.sync += macs_done.eq(0)
+        with m.Elif(write & tb[2]):
+            m.d.sync += macs_done.eq(1)
+        return macs_done
+
+    # --- inverses -------------------------------------------------------------------------------
+
+    def _inverses_out(self, m, start, cmd, macs_done):
+        """Accumulators through the inverse engine and the carries into the RAM."""
+        B = self._B
+        inv, carry = self._inv, self._carry
+        lay = self._inv_layout
+        rom = self._rom(m, "inverses", lay, self._inverses)
+        rp, orp = rom.read_port(), rom.read_port()
+        ij = Signal.like(cmd.inv_base)
+        left = Signal.like(cmd.invs)
+        entry = data.View(lay, rp.data)
+        m.d.comb += rp.addr.eq(ij)
+        top = max(1, self._inverse_spacing)
+        since = Signal(range(top + 1), init=top)
+        m.d.sync += since.eq(Mux(since == top, top, since + 1))
+        beat = Signal(range(B))
+        iv = Signal()
+        advance = ~iv | inv.i.ready
+        arp = self._acc.read_port()
+        with m.If(advance):
+            m.d.sync += iv.eq(0)
+        with m.FSM(name="inverse"):
+            with m.State("IDLE"):
+                with m.If(start & (cmd.invs != 0)):
+                    m.d.sync += [ij.eq(cmd.inv_base), left.eq(cmd.invs)]
+                    m.next = "FETCH"
+            with m.State("FETCH"):
+                m.next = "READY"
+            with m.State("READY"):
+                with m.If(macs_done & (since >= top - 1)):
+                    m.d.sync += [since.eq(0), beat.eq(0)]
+                    m.next = "RUN"
+            with m.State("RUN"):
+                with m.If(advance):
+                    m.d.comb += [arp.addr.eq(Cat(beat, entry.acc)), arp.en.eq(1)]
+                    m.d.sync += [iv.eq(1), beat.eq(beat + 1)]
+                    with m.If(beat == B - 1):
+                        m.d.sync += left.eq(left - 1)
+                        with m.If(left == 1):
+                            m.next = "IDLE"
+                        with m.Else():
+                            m.d.sync += ij.eq(ij + 1)
+                            m.next = "FETCH"
+        m.d.comb += [inv.i.valid.eq(iv), inv.i.payload.eq(arp.data)]
+        connect(m, inv.o, carry.i)
+        m.d.comb += carry.o.ready.eq(1)
+
+        # the carries' words into the RAM
+        oq = Signal.like(cmd.inv_base)
+        o_left = Signal.like(cmd.invs)
+        out = data.View(lay, orp.data)
+        m.d.comb += orp.addr.eq(oq)
+        obeat = Signal(range(B))
+        with m.If(start):
+            m.d.sync += [oq.eq(cmd.inv_base), o_left.eq(cmd.invs)]
+        with m.If(carry.o.valid):
+            m.d.sync += obeat.eq(obeat + 1)
+            with m.If(obeat == B - 1):
+                m.d.sync += [oq.eq(oq + 1), o_left.eq(o_left - 1)]
+                with m.If(o_left == 1):
+                    m.d.sync += self.done.valid.eq(1)
+        c_en = carry.o.valid & (obeat < out.words)
+        s_wr = self._sstage.wr if self._sstage is not None else None
+        if s_wr is not None:
+            m.d.comb += [self.rd_x.addr.eq(self._sstage.rd.addr),
+                         self.rd_x.en.eq(self._sstage.rd.en),
+                         self._sstage.rd.data.eq(self.rd_x.data)]
+            m.d.comb += [self.wr.en.eq(c_en | s_wr.en),
+                         self.wr.addr.eq(Mux(s_wr.en, s_wr.addr, out.dst + obeat)),
+                         self.wr.data.eq(Mux(s_wr.en, s_wr.data, carry.o.payload.as_value()))]
+        else:
+            m.d.comb += [self.wr.en.eq(c_en), self.wr.addr.eq(out.dst + obeat),
+                         self.wr.data.eq(carry.o.payload.as_value())]
+

@@ -1,0 +1,211 @@
+"""CMNT and CNT encryption on number-theoretic transforms: the schedule of
+:mod:`fhe_hw.model.transform_encrypt` in hardware.
+
+The unit runs one of two programs (:mod:`fhe_hw.encrypt.program`) per start beat:
+
+* **key preparation** (payload 0), once per public key: the forward spectra of every key
+  integer's blocks, of K and of the reduction's μ, stored into the key memory;
+* **encryption** (payload 1): the sum T = Σ X_i·Y_i accumulated in the transform domain
+  (CMNT's X_i = S_i from the S stage, CNT's X_i = b_i from the RAM), x = E + 2T, and the
+  super-size Barrett reduction ([Cao13] §4) with its two products x_high·μ and σ̂·K on the same
+  engines; the ciphertext is left in RAM region ``Y``.
+
+A sequencer fetches the operations from a ROM, as :class:`~fhe_hw.bigint.sequencer.Sequencer`
+does, and issues each to the :class:`~fhe_hw.encrypt.sums.SumEngine` or to the
+:class:`~fhe_hw.bigint.wordalu.WordALU`.
+"""
+
+from amaranth import Module, Mux, Signal, unsigned
+from amaranth.lib import data, memory, stream
+from amaranth.lib.wiring import In, Out
+
+from ..bigint.ram import READ_PORTS, memory_members, read_port_signature, write_port_signature
+from ..bigint.wordalu import ALUOp, WordALU
+from ..component import Component
+from ..model.bigint import EncryptionSizes, group_sizes
+from ..model.large_int import MAX_N
+from ..model.transform_encrypt import SCHEMES, plan
+from ..ntt import four_step_stream_plan
+from ..params import require_int
+from ..sim.pysim import pack
+from .program import build_program
+from .sums import SumEngine
+from .timing import EngineTiming, program_cycles, spacings
+
+__all__ = ["TransformEncrypt", "KEY_PREPARATION", "ENCRYPTION"]
+
+KEY_PREPARATION, ENCRYPTION = 0, 1
+
+
+class TransformEncrypt(Component):
+    """CMNT ([Cao14] eq. 1) or CNT ([Cao13] eq. 2) encryption with every large product through
+    2^64 - 2^32 + 1 transforms ([Wang13] §III-A) and the sums accumulated in the transform
+    domain.
+
+    Parameters: ``scheme`` ("cmnt" or "cnt"); ``group`` (a group name of [Cao14] Table 1 /
+    [Cao13] Table 2, or :class:`~fhe_hw.model.bigint.EncryptionSizes` for scaled-down tests);
+    ``lanes`` (digits per word and samples per transform beat, a power of two up to m); the
+    engines' ``m`` (2 to 64; n is chosen from m² to min(65536, 64·m²)), ``m_units``,
+    ``mult_stages``, ``tiled``. The digit width and n come from
+    :func:`fhe_hw.model.transform_encrypt.plan` (:attr:`plan`). ``TypeError``/``ValueError``
+    for anything else, before hardware is built.
+
+    Ports: ``i`` — start stream, payload 1 bit (:data:`KEY_PREPARATION` or
+    :data:`ENCRYPTION`); ``o`` — done stream (payload: the reduction's select flag); ``rd_x``,
+    ``rd_y``, ``rd_z``, ``wr`` — the RAM (:mod:`fhe_hw.bigint.ram`) of lanes·d-bit words laid
+    out by :attr:`program`; ``key_rd``, ``key_wr`` — the key memory, one spectrum beat
+    (lanes·64 bits) per word, :attr:`key_words` words, read data a cycle after the address.
+
+    Cycles: :meth:`cycles` (``KEY_PREPARATION`` or ``ENCRYPTION``) from the start transfer to
+    the done transfer, both included, exact (:mod:`fhe_hw.encrypt.timing`).
+    """
+
+    def __init__(self, scheme="cmnt", group="toy", *, lanes=16, m=64, m_units=2,
+                 mult_stages=None, tiled=True):
+        self._program, self._timing, self._params = self.check(
+            scheme, group, lanes=lanes, m=m, m_units=m_units, mult_stages=mult_stages,
+            tiled=tiled)
+        prog = self._program
+        aw = max(1, (prog.regions.depth - 1).bit_length())
+        self._sums = SumEngine(prog, addr_width=aw, spacings=spacings(prog, self._timing),
+                               inverse_spacing=self._timing.spacing_inverse, m=m,
+                               m_units=m_units, mult_stages=mult_stages, tiled=tiled)
+        W = prog.plan.word_bits
+        self._alu = WordALU(W, aw, prog.max_alu_words())
+        self._entry = data.StructLayout({"end": 1, "is_sum": 1,
+                                         "sum": self._sums.command_layout,
+                                         "alu": self._alu.command_layout})
+        key = self._sums.key_rd
+        super().__init__({"i": In(stream.Signature(unsigned(1))),
+                          "o": Out(stream.Signature(unsigned(1))),
+                          **memory_members(aw, W),
+                          "key_rd": Out(read_port_signature(len(key.addr), len(key.data))),
+                          "key_wr": Out(write_port_signature(len(key.addr), len(key.data)))})
+
+    @staticmethod
+    def check(scheme="cmnt", group="toy", *, lanes=16, m=64, m_units=2, mult_stages=None,
+              tiled=True):
+        """Validate the parameters without building hardware; return (the
+        :class:`~fhe_hw.encrypt.program.Program`, the :class:`~fhe_hw.encrypt.timing.EngineTiming`,
+        the engine parameters)."""
+        if scheme not in SCHEMES:
+            raise ValueError(f"scheme must be one of {', '.join(SCHEMES)}, not {scheme!r}")
+        if not isinstance(group, (str, EncryptionSizes)):
+            raise TypeError(f"group must be a group name or EncryptionSizes, not {group!r}")
+        require_int("m", m, minimum=2, maximum=64)
+        require_int("lanes", lanes, minimum=1, maximum=m)
+        max_n = min(MAX_N, 64 * m * m)
+        p = plan(scheme, group_sizes(scheme, group), lanes=lanes,
+                 min_n=min(max(m * m, 4 * lanes), max_n), max_n=max_n)
+        params = dict(lanes=lanes, m=m, m_units=m_units, mult_stages=mult_stages, tiled=tiled)
+        four_step_stream_plan(p.n, **params)
+        return (build_program(p), EngineTiming.of(p.n, lanes, m, m_units, mult_stages, tiled),
+                params)
+
+    @classmethod
+    def cycles_of(cls, scheme="cmnt", group="toy", *, program=ENCRYPTION, **params):
+        """:meth:`cycles` without building the unit."""
+        prog, timing, _ = cls.check(scheme, group, **params)
+        return program_cycles(prog, timing, _ops(prog, program))
+
+    def cycles(self, program=ENCRYPTION):
+        """Cycles of one run of ``program`` (:data:`KEY_PREPARATION` or :data:`ENCRYPTION`),
+        start transfer to done transfer inclusive."""
+        return program_cycles(self._program, self._timing, _ops(self._program, program))
+
+    program = property(lambda self: self._program)
+    plan = property(lambda self: self._program.plan)
+    timing = property(lambda self: self._timing)
+    sum_engine = property(lambda self: self._sums)
+
+    @property
+    def key_words(self):
+        """Words of the key memory: one per spectrum beat."""
+        return len(self._program.spectra) * self._timing.beats
+
+    def _rom(self):
+        zero_sum = dict.fromkeys(self._sums.command_layout.members, 0)
+        zero_alu = dict.fromkeys(self._alu.command_layout.members, 0)
+        commands = self._sums.commands()
+        words = []
+        ops = self._program.ops
+        for k, op in enumerate(ops):
+            end = int(k == self._program.key_ops - 1 or k == len(ops) - 1)
+            if op[0] == "sum":
+                entry = {"end": end, "is_sum": 1, "sum": commands[op[1]], "alu": zero_alu}
+            else:
+                entry = {"end": end, "is_sum": 0, "sum": zero_sum,
+                         "alu": {"op": ALUOp(op[1]).value, **op[2]}}
+            words.append(pack(self._entry, entry))
+        return words
+
+    def elaborate(self, platform):
+        m = Module()
+        sums, alu = self._sums, self._alu
+        m.submodules.sums, m.submodules.alu = sums, alu
+        words = self._rom()
+        m.submodules.rom = rom = memory.Memory(shape=unsigned(self._entry.size),
+                                               depth=len(words), init=words)
+        rp = rom.read_port()
+        entry = data.View(self._entry, rp.data)
+        pc = Signal(range(len(words)))
+        m.d.comb += rp.addr.eq(pc)
+        ge = Signal()
+        m.d.comb += self.o.payload.eq(ge)
+
+        # RAM: the ALU's three read ports; the sum engine's S stage on rd_x, feeder on rd_y
+        users = {"rd_x": (alu.rd_x, sums.rd_x), "rd_y": (alu.rd_y, sums.rd_y),
+                 "rd_z": (alu.rd_z, None)}
+        for name in READ_PORTS:
+            port = getattr(self, name)
+            a, s = users[name]
+            if s is None:
+                m.d.comb += [port.en.eq(a.en), port.addr.eq(a.addr), a.data.eq(port.data)]
+            else:
+                m.d.comb += [port.en.eq(a.en | s.en), port.addr.eq(Mux(a.en, a.addr, s.addr)),
+                             a.data.eq(port.data), s.data.eq(port.data)]
+        m.d.comb += [self.wr.en.eq(alu.wr.en | sums.wr.en),
+                     self.wr.addr.eq(Mux(alu.wr.en, alu.wr.addr, sums.wr.addr)),
+                     self.wr.data.eq(Mux(alu.wr.en, alu.wr.data, sums.wr.data))]
+        for name in ("key_rd", "key_wr"):
+            mine, theirs = getattr(self, name), getattr(sums, name)
+            m.d.comb += [mine.addr.eq(theirs.addr), mine.en.eq(theirs.en)]
+        m.d.comb += [self.key_wr.data.eq(sums.key_wr.data), sums.key_rd.data.eq(self.key_rd.data)]
+        m.d.comb += [sums.cmd.payload.eq(entry.sum), alu.i.payload.eq(entry.alu)]
+
+        with m.FSM():
+            with m.State("IDLE"):
+                m.d.comb += self.i.ready.eq(1)
+                with m.If(self.i.valid):
+                    m.d.sync += pc.eq(Mux(self.i.payload[0], self._program.key_ops, 0))
+                    m.next = "FETCH"
+            with m.State("FETCH"):
+                m.d.comb += rp.en.eq(1)
+                m.next = "ISSUE"
+            with m.State("ISSUE"):
+                m.d.comb += rp.en.eq(0)
+                with m.If(entry.is_sum):
+                    m.d.comb += sums.cmd.valid.eq(1)
+                with m.Else():
+                    m.d.comb += alu.i.valid.eq(1)
+                m.next = "WAIT"
+            with m.State("WAIT"):
+                m.d.comb += [sums.done.ready.eq(1), alu.o.ready.eq(1), rp.en.eq(0)]
+                with m.If(sums.done.valid | alu.o.valid):
+                    with m.If(alu.o.valid):
+                        m.d.sync += ge.eq(alu.o.payload)
+                    with m.If(entry.end):
+                        m.next = "DONE"
+                    with m.Else():
+                        m.d.sync += pc.eq(pc + 1)
+                        m.next = "FETCH"
+            with m.State("DONE"):
+                m.d.comb += self.o.valid.eq(1)
+                with m.If(self.o.ready):
+                    m.next = "IDLE"
+        return m
+
+
+def _ops(program, which):
+    require_int("program", which, minimum=KEY_PREPARATION, maximum=ENCRYPTION)
+    return program.ops[:program.key_ops] if which == KEY_PREPARATION else program.encrypt_ops
