@@ -17,7 +17,7 @@ __all__ = ["Option", "Unit", "register", "units", "get_unit", "top_name", "veril
 
 # Modules whose import registers units; later packages add themselves here.
 _UNIT_MODULES = ["fhe_hw.arith", "fhe_hw.ntt", "fhe_hw.karatsuba", "fhe_hw.rns", "fhe_hw.bigint",
-                 "fhe_hw.largeint"]
+                 "fhe_hw.largeint", "fhe_hw.encrypt"]
 
 
 def parse_bool(text):

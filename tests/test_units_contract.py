@@ -61,13 +61,16 @@ CONFIGS = {
     "cmnt-encrypt": [{"schedule": "factored"},
                      dict(MULT, group=EncryptionSizes(10, 12, 80, 3))],
     "cnt-encrypt": [dict(MULT, group=EncryptionSizes(30, 30, 90, 4))],
+    "transform-encrypt": [{"scheme": "cnt", "group": EncryptionSizes(40, 40, 300, 3),
+                           "m_units": 1},
+                          {"group": "toy", "lanes": 16, "m": 64}],
 }
 
 #: Run descriptions the contract's cycles() and the component's cycles() both take.
 RUNS = {"parallel-ntt": {"transforms": 3}, "shift-ntt": {"transforms": 3},
         "four-step-stream": {"transforms": 3},
         "karatsuba": {"products": 3}, "karatsuba-relin": {"groups": 2},
-        "integer-fft-mul": {"x_words": 5, "y_words": 9}}
+        "integer-fft-mul": {"x_words": 5, "y_words": 9}, "transform-encrypt": {"program": 0}}
 
 #: Refused parameters: the contract must raise what the constructor raises.
 REFUSED = [
@@ -93,6 +96,9 @@ REFUSED = [
     ("supersize-barrett", {"gamma": 8}, ValueError),
     ("cmnt-encrypt", {"schedule": "fast"}, ValueError),
     ("cnt-encrypt", {"group": "huge"}, ValueError),
+    ("transform-encrypt", {"scheme": "rsa"}, ValueError),
+    ("transform-encrypt", {"lanes": 8}, ValueError),
+    ("transform-encrypt", {"m_units": 3}, ValueError),
 ]
 
 

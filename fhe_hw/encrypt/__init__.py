@@ -8,3 +8,26 @@ golden model is :mod:`fhe_hw.model.transform_encrypt`; the block-schoolbook engi
 from .unit import ENCRYPTION, KEY_PREPARATION, TransformEncrypt
 
 __all__ = ["TransformEncrypt", "KEY_PREPARATION", "ENCRYPTION"]
+
+from ..arith import MULT_STAGES_OPTION, TILED_OPTION  # noqa: E402
+from ..bigint import parse_group  # noqa: E402
+from ..model.bigint import EncryptionSizes  # noqa: E402
+from ..units import Option, register  # noqa: E402
+
+register("transform-encrypt", "CMNT or CNT encryption through 2^64-2^32+1 transforms: key "
+         "spectra prepared once, transform-domain sums, super-size Barrett on the same "
+         "engines ([Cao14] eq. 1, [Cao13] eq. 2, [Wang13])",
+         Option("scheme", str, "cmnt", "cmnt or cnt"),
+         Option("group", parse_group, EncryptionSizes(12, 20, 200, 2),
+                "toy/small/medium/large or coeff,noise,key,count (the paper's toy group "
+                "needs --m 64)"),
+         Option("lanes", int, 2, "digits per word and beat (a power of two up to m; the "
+                "paper's rate: 16)"),
+         Option("m", int, 4, "the engines' inner shift unit size (power of two, 2..64)"),
+         Option("m-units", int, 2, "the engines' m-point units: 1 or 2"),
+         Option("max-n", int, None, "the largest transform (default min(65536, 64*m^2))"),
+         MULT_STAGES_OPTION, TILED_OPTION,
+         latency=TransformEncrypt.latency_of,
+         cycles=lambda params, program=ENCRYPTION: TransformEncrypt.cycles_of(
+             **params, program=program),
+         )(TransformEncrypt)

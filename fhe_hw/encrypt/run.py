@@ -17,7 +17,7 @@ from ..sim.pysim import run_stream
 from .program import ram_values
 from .unit import ENCRYPTION, KEY_PREPARATION
 
-__all__ = ["WithKeyMemory", "EncryptRun", "run_encryptions"]
+__all__ = ["WithKeyMemory", "EncryptRun", "host_beats", "run_encryptions"]
 
 
 class WithKeyMemory(Component):
@@ -56,8 +56,9 @@ class EncryptRun:
     select: int           # the unit's o payload: the reduction's last select flag
 
 
-def _host_beats(unit, instance):
-    """Host writes of ``instance``'s input regions, then the two starts."""
+def host_beats(unit, instance):
+    """The harness's input beats for ``instance``: host writes of its input regions, then the
+    key preparation's and the encryption's starts."""
     prog = unit.program
     values = ram_values(prog, instance)
     ram = ram_image(prog.regions, values)
@@ -79,7 +80,7 @@ def run_encryptions(unit, instances, *, backend="pysim", seed=0, opt="-O1", spli
     y_addr, y_words = prog.region("Y")
     harness = RAMHarness(WithKeyMemory(unit), prog.regions.depth, [], (y_addr, y_words),
                          host_writes=True)
-    beats = [b for inst in instances for b in _host_beats(unit, inst)]
+    beats = [b for inst in instances for b in host_beats(unit, inst)]
     per = 2 + y_words
     want = {"o": 2 * per * len(instances)}
     if backend == "pysim":

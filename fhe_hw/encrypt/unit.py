@@ -45,8 +45,8 @@ class TransformEncrypt(Component):
     Parameters: ``scheme`` ("cmnt" or "cnt"); ``group`` (a group name of [Cao14] Table 1 /
     [Cao13] Table 2, or :class:`~fhe_hw.model.bigint.EncryptionSizes` for scaled-down tests);
     ``lanes`` (digits per word and samples per transform beat, a power of two up to m); the
-    engines' ``m`` (2 to 64; n is chosen from m² to min(65536, 64·m²)), ``m_units``,
-    ``mult_stages``, ``tiled``. The digit width and n come from
+    engines' ``m`` (2 to 64; n is chosen from m² to ``max_n``, default min(65536, 64·m²)),
+    ``m_units``, ``mult_stages``, ``tiled``. The digit width and n come from
     :func:`fhe_hw.model.transform_encrypt.plan` (:attr:`plan`). ``TypeError``/``ValueError``
     for anything else, before hardware is built.
 
@@ -60,11 +60,11 @@ class TransformEncrypt(Component):
     the done transfer, both included, exact (:mod:`fhe_hw.encrypt.timing`).
     """
 
-    def __init__(self, scheme="cmnt", group="toy", *, lanes=16, m=64, m_units=2,
+    def __init__(self, scheme="cmnt", group="toy", *, lanes=16, m=64, m_units=2, max_n=None,
                  mult_stages=None, tiled=True):
         self._program, self._timing, self._params = self.check(
-            scheme, group, lanes=lanes, m=m, m_units=m_units, mult_stages=mult_stages,
-            tiled=tiled)
+            scheme, group, lanes=lanes, m=m, m_units=m_units, max_n=max_n,
+            mult_stages=mult_stages, tiled=tiled)
         prog = self._program
         aw = max(1, (prog.regions.depth - 1).bit_length())
         self._sums = SumEngine(prog, addr_width=aw, spacings=spacings(prog, self._timing),
@@ -83,8 +83,8 @@ class TransformEncrypt(Component):
                           "key_wr": Out(write_port_signature(len(key.addr), len(key.data)))})
 
     @staticmethod
-    def check(scheme="cmnt", group="toy", *, lanes=16, m=64, m_units=2, mult_stages=None,
-              tiled=True):
+    def check(scheme="cmnt", group="toy", *, lanes=16, m=64, m_units=2, max_n=None,
+              mult_stages=None, tiled=True):
         """Validate the parameters without building hardware; return (the
         :class:`~fhe_hw.encrypt.program.Program`, the :class:`~fhe_hw.encrypt.timing.EngineTiming`,
         the engine parameters)."""
@@ -94,13 +94,20 @@ class TransformEncrypt(Component):
             raise TypeError(f"group must be a group name or EncryptionSizes, not {group!r}")
         require_int("m", m, minimum=2, maximum=64)
         require_int("lanes", lanes, minimum=1, maximum=m)
-        max_n = min(MAX_N, 64 * m * m)
+        top = min(MAX_N, 64 * m * m)
+        max_n = top if max_n is None else require_int("max_n", max_n, minimum=m * m, maximum=top)
         p = plan(scheme, group_sizes(scheme, group), lanes=lanes,
                  min_n=min(max(m * m, 4 * lanes), max_n), max_n=max_n)
         params = dict(lanes=lanes, m=m, m_units=m_units, mult_stages=mult_stages, tiled=tiled)
         four_step_stream_plan(p.n, **params)
         return (build_program(p), EngineTiming.of(p.n, lanes, m, m_units, mult_stages, tiled),
                 params)
+
+    @classmethod
+    def latency_of(cls, scheme="cmnt", group="toy", **params):
+        """``None``: a start/done engine, timed by :meth:`cycles_of`. Raises what the
+        constructor raises for refused parameters, without building hardware."""
+        cls.check(scheme, group, **params)
 
     @classmethod
     def cycles_of(cls, scheme="cmnt", group="toy", *, program=ENCRYPTION, **params):

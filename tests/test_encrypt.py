@@ -1,0 +1,123 @@
+"""CMNT and CNT encryption on transforms (fhe_hw.encrypt.TransformEncrypt) in pysim: every
+ciphertext equals Python's ``%`` and the golden model (fhe_hw.model.transform_encrypt), and the
+simulated cycles of the key preparation and the encryption equal ``cycles()`` — for random
+keys and messages and the extreme ones (all-ones keys and coefficients, the largest noise of
+either sign), at scaled-down sizes that exercise every cut of the operands (whole, both in
+equal blocks, the key integers in blocks), the S stage's flush beats, one and two m-units and
+2 and 4 lanes. The toy groups run in Verilator (tools/cosim_encrypt.py)."""
+
+import pytest
+from helpers import rng_for
+
+from fhe_hw.encrypt import ENCRYPTION, KEY_PREPARATION, TransformEncrypt
+from fhe_hw.encrypt.cosim import python_ciphertext
+from fhe_hw.encrypt.run import run_encryptions
+from fhe_hw.encrypt.timing import EngineTiming, lone_spacing, program_cycles
+from fhe_hw.model.bigint import (
+    CMNTInstance,
+    CNTInstance,
+    EncryptionSizes,
+    random_cmnt_instance,
+    random_cnt_instance,
+)
+from fhe_hw.model.transform_encrypt import encrypt
+from fhe_hw.ntt import four_step_stream_plan
+from fhe_hw.ntt.four_step_plan import spaced_trace
+
+E = EncryptionSizes
+CONFIGS = {
+    "cmnt-whole-flush": ("cmnt", E(12, 20, 230, 2), dict(lanes=2, m=4)),
+    "cmnt-equal-blocks": ("cmnt", E(10, 20, 700, 2), dict(lanes=2, m=4, max_n=32)),
+    "cnt-key-blocks": ("cnt", E(40, 40, 1200, 3), dict(lanes=2, m=4, max_n=32)),
+    "cmnt-4-lanes-one-m-unit": ("cmnt", E(12, 20, 500, 3), dict(lanes=4, m=4, m_units=1)),
+}
+
+
+def _extreme(scheme, s, sign):
+    """All-ones key integers and coefficients (K = 2^γ - 1), M = 1 and the largest noise."""
+    ones, top = (1 << s.key_bits) - 1, (1 << s.coeff_bits) - 1
+    R = sign * ((1 << s.noise_bits) - 1)
+    if scheme == "cmnt":
+        return CMNTInstance(1, R, [[top] * s.count] * s.count, [ones] * s.count,
+                            [ones] * s.count, ones)
+    return CNTInstance(1, R, [top] * s.count, [ones] * s.count, ones)
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+def test_ciphertexts_equal_python_and_cycles_equal_cycles(name):
+    scheme, sizes, params = CONFIGS[name]
+    unit = TransformEncrypt(scheme, sizes, **params)
+    rng = rng_for("transform-encrypt-unit", name)
+    make = random_cmnt_instance if scheme == "cmnt" else random_cnt_instance
+    instances = [make(sizes, rng), _extreme(scheme, sizes, -1), make(sizes, rng),
+                 _extreme(scheme, sizes, 1)]
+    runs = run_encryptions(unit, instances, seed=3)
+    for inst, run in zip(instances, runs):
+        assert run.ciphertext == python_ciphertext(scheme, inst) == encrypt(scheme, inst,
+                                                                             unit.plan)
+        assert run.key_cycles == unit.cycles(KEY_PREPARATION)
+        assert run.cycles == unit.cycles(ENCRYPTION)
+    assert unit.cycles() == TransformEncrypt.cycles_of(scheme, sizes, **params)
+
+
+def test_the_configurations_cover_every_cut_and_the_flush():
+    kinds = set()
+    for scheme, sizes, params in CONFIGS.values():
+        unit = TransformEncrypt(scheme, sizes, **params)
+        b = unit.plan.main
+        kinds.add("whole" if b.x_blocks == b.y_blocks == 1 else
+                  "equal" if b.x_block == b.y_block else "key blocks")
+        s = unit.program.s_stage
+        if s is not None and s.s_words > s.key_words:
+            kinds.add("flush")
+        if len(b.offsets) > 1:
+            kinds.add("accumulators")
+    assert kinds == {"whole", "equal", "key blocks", "flush", "accumulators"}
+
+
+@pytest.mark.parametrize("scheme, goal", [("cmnt", 135_657), ("cnt", 123_007)])
+def test_the_toy_groups_meet_table_6_at_16_lanes(scheme, goal):
+    """[Cao13]/[Cao14] Table 6's toy encryption times at 166.45 MHz, in cycles."""
+    assert TransformEncrypt.cycles_of(scheme, "toy", lanes=16) <= goal
+
+
+@pytest.mark.parametrize("scheme", ["cmnt", "cnt"])
+def test_every_transform_of_the_toy_schedules_passes_the_engine_as_if_alone(scheme):
+    """The cycle model assumes each forward transform sees the engine alone; the engine's own
+    control model, fed the schedule's actual start cycles, agrees (no stall, unloads keep the
+    inputs' spacing)."""
+    unit = TransformEncrypt(scheme, "toy", lanes=16)
+    starts = []
+    program_cycles(unit.program, unit.timing, unit.program.encrypt_ops, trace=starts)
+    plan, latency = four_step_stream_plan(unit.plan.n, lanes=16, m=64, m_units=2)
+    trace = spaced_trace(plan, latency, [s - starts[0] for s in starts])
+    assert trace["stalls"] == 0
+    u = trace["unload_starts"]
+    assert [x - u[0] for x in u] == [s - starts[0] for s in starts]
+
+
+def test_lone_spacing_is_the_engines_back_to_back_rate_or_more():
+    t = EngineTiming.of(4096, 16, 64, 2, None, True)
+    assert t.beats == 256 <= t.spacing_forward == lone_spacing(4096, 16, 64, 2, None, True,
+                                                               False)
+    assert t.lo_forward > t.beats
+
+
+@pytest.mark.parametrize("params, error, match", [
+    (dict(scheme="rsa"), ValueError, "scheme"),
+    (dict(group=3), TypeError, "group"),
+    (dict(group="huge"), ValueError, "group"),
+    (dict(lanes=8, m=4), ValueError, "lanes"),
+    (dict(m=128), ValueError, "m"),
+    (dict(m_units=3), ValueError, "m_units"),
+    (dict(max_n=8, m=4), ValueError, "max_n"),
+    (dict(scheme="cnt", group=E(100, 10, 200, 1 << 50)), ValueError, "no digit width"),
+    (dict(group=E(100, 10, 200, 2)), ValueError, "B_ij .* must fit one word"),
+])
+def test_refused_parameters_raise_before_hardware(params, error, match):
+    args = dict(scheme="cmnt", group=E(12, 20, 230, 2), lanes=2, m=4)
+    args.update(params)
+    with pytest.raises(error, match=match):
+        TransformEncrypt.cycles_of(**args)
+    with pytest.raises(error, match=match):
+        TransformEncrypt(**args)
