@@ -94,9 +94,9 @@ def test_every_command_has_help():
 def test_demo_passes_with_few_vectors(capsys):
     code, out, _ = run(capsys, "demo", "--vectors", "20", "--no-build")
     assert code == 0 and "FAIL" not in out
-    assert "18 of 18 configurations match their models" in out
+    assert "19 of 19 configurations match their models" in out
     for family in ("mod-mul", "ntt", "shenoy-kumaresan", "karatsuba", "integer-fft-mul",
-                   "large-int-mul"):
+                   "large-int-mul", "transform-encrypt"):
         assert f"\n  {family} (" in out, family
 
 
