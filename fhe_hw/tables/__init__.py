@@ -26,6 +26,7 @@ MODULES = {
     "large-int-asic": "large_int",
     "bigint": "bigint",
     "encrypt-plans": "transform_encrypt",
+    "encrypt-asic": "transform_encrypt",
     "asic": "asic",
     "board-builds": "board_builds",
     "board-fits": "board_fits",

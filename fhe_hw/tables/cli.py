@@ -91,7 +91,8 @@ def cmd_table(args):
         print(f"[{time.monotonic() - start:6.0f} s] {args.name}: {text}", file=sys.stderr,
               flush=True)
 
-    progress(f"start ({args.jobs} job(s)); tool logs under {builddir.ROOT / spec.logs}/")
+    logs = "" if spec.logs == "none" else f"; tool logs under {builddir.ROOT / spec.logs}/"
+    progress(f"start ({args.jobs} job(s)){logs}")
     try:
         block, facts = spec.generate(args, progress)
     except TableFailure as e:

@@ -1,62 +1,134 @@
-"""``fhe-hw table encrypt-plans``: the transform plans of CMNT and CNT encryption
-(:func:`fhe_hw.model.transform_encrypt.plan`) for every group of [Cao14] Table 1 and [Cao13]
-Table 2, beside [Cao13] Table 6's cycles (its times × its 166.45 MHz).
+"""``fhe-hw table encrypt-plans``: CMNT and CNT encryption through transforms for every group
+of [Cao14] Table 1 and [Cao13] Table 2 — the plan (:func:`fhe_hw.model.transform_encrypt.plan`
+at :data:`LANES` lanes) and the exact cycles of
+:class:`~fhe_hw.encrypt.TransformEncrypt` (``cycles_of``, two m-units), beside [Cao13] Table 6's
+cycles (its times × its 166.45 MHz). The point-wise and S-stage beats are the work floor of any
+unit with :data:`LANES` multipliers.
 
-The plans are the golden model's; no unit is built from them yet, so the table gives work,
-not a unit's cycles: the point-wise beats are the products' spectrum words divided by
-:data:`LANES` (every word passes a multiplier, so any unit with that many point-wise
-multipliers needs at least these cycles), and likewise the S stage's multiply-accumulates of
-CMNT."""
+``fhe-hw table encrypt-asic``: the unit's sky130 estimate at the toy groups
+(:func:`fhe_hw.encrypt.estimate.sky130_estimate`): its blocks synthesized one by one, and the
+projected encryption time at the slowest block's clock."""
 
+from ..asic import asic_synthesize
+from ..asic.configs import SKY130_CLOCK_NS
+from ..encrypt import TransformEncrypt
+from ..encrypt.estimate import blocks, sky130_estimate
+from ..largeint.estimate import SRAM_SOURCE, SRAM_UM2_PER_BIT
 from ..markdown import table as markdown_table
 from ..model.transform_encrypt import SCHEMES, plan
 from ..report.paper import P000_T6
+from ..units import get_unit
 from .pages import TableSpec
 
-__all__ = ["TABLE", "LANES", "markdown"]
+__all__ = ["TABLES", "LANES", "ESTIMATED", "markdown", "estimate_markdown", "table6_cycles"]
 
 GROUPS = ("toy", "small", "medium", "large")
-#: Words per cycle of the point-wise multipliers and of the S stage in the beat columns.
+#: Digits per word and transform beat (the point-wise multipliers and the S stage's lanes).
 LANES = 16
+#: The sky130 estimate's configurations: (scheme, group).
+ESTIMATED = [("cmnt", "toy"), ("cnt", "toy")]
 _TABLE6 = {"cmnt": "CMNT 2^64-2^32+1", "cnt": "CNT 2^64-2^32+1"}
+
+
+def table6_cycles(scheme, group):
+    """[Cao13] Table 6's 2^64-2^32+1 time of ``scheme`` at ``group`` × its 166.45 MHz."""
+    return round(P000_T6.rows[_TABLE6[scheme]][group] * P000_T6.extra["fmax_mhz"] * 1e6)
 
 
 def _cut(digits, blocks):
     return f"{blocks} × {digits:,}" if blocks > 1 else f"{digits:,}"
 
 
-def markdown():
+def markdown(progress=lambda line: None):
     cells = []
     for scheme in SCHEMES:
         for group in GROUPS:
-            p = plan(scheme, group)
+            progress(f"{scheme} {group}: plan and cycles_of")
+            p = plan(scheme, group, lanes=LANES)
             b, t = p.main, p.transforms
-            paper = round(P000_T6.rows[_TABLE6[scheme]][group] * P000_T6.extra["fmax_mhz"]
-                          * 1e6)
+            paper = table6_cycles(scheme, group)
             pointwise = sum(x.products for x in p.blockings) * p.n // LANES
             s_stage = -(-p.s_stage_macs // LANES)
+            cycles = TransformEncrypt.cycles_of(scheme, group, lanes=LANES)
+            key = TransformEncrypt.cycles_of(scheme, group, lanes=LANES, program=0)
             cells.append([scheme.upper(), group, p.digit_bits, f"{p.n:,}",
                           _cut(b.x_block, b.x_blocks), _cut(b.y_block, b.y_blocks),
                           f"{b.bound / 2**64:.3f}",
                           f"{t['forward']:,} + {t['inverse']:,}",
                           f"{p.key_spectrum_words * 64 / 1e6:,.1f}", f"{pointwise:,}",
-                          f"{s_stage:,}" if s_stage else "", f"{paper:,}",
-                          f"{max(pointwise, s_stage) / paper:.2f}"])
+                          f"{s_stage:,}" if s_stage else "", f"{key:,}", f"**{cycles:,}**",
+                          f"{paper:,}", f"**{cycles / paper:.2f}**"])
     return markdown_table(
         ["scheme", "group", "d (bits)", "n", "X_i digits", "key digits",
          "largest sample / 2^64", "transforms (fwd + inv)", "key spectra (Mbit)",
          f"point-wise beats at {LANES} lanes", f"S-stage beats at {LANES} lanes",
-         "[Cao13] Table 6 cycles", "larger beats / Table 6"], cells) + (
-        "\nX_i: b_i (CNT) or S_i = Σ_j B_ij·A_j1 (CMNT), whole or in blocks × digits; key: "
-        "each public-key integer (x_i or A_i0) likewise. Transforms and point-wise beats "
-        "include the super-size Barrett reduction's two products. Table 6 cycles: its "
-        "2^64-2^32+1 times × 166.45 MHz.\n")
+         "key preparation cycles()", "encryption cycles()", "[Cao13] Table 6 cycles",
+         "cycles() / Table 6"], cells) + (
+        f"\nX_i: b_i (CNT) or S_i = Σ_j B_ij·A_j1 (CMNT), whole or in blocks × digits; key: "
+        f"each public-key integer (x_i or A_i0) likewise. Transforms and point-wise beats "
+        f"include the super-size Barrett reduction's two products. cycles(): "
+        f"`TransformEncrypt(scheme, group, lanes={LANES})` (two m-units), start to done; the "
+        f"key preparation runs once per public key. Table 6 cycles: its 2^64-2^32+1 times × "
+        f"166.45 MHz.\n")
 
 
 def generate(args, progress):
-    progress("planning every group (the model's plan())")
-    return markdown(), {"timed": False}
+    return markdown(progress), {"timed": False}
 
 
-TABLE = TableSpec("encrypt-plans", "bigint.md", "CMNT and CNT through transforms: plans and "
-                  "work per group", generate, logs="none")
+def _shown(params):
+    return ", ".join(f"{k}={v}" for k, v in params.items())
+
+
+def estimate_markdown(estimates):
+    """The ``encrypt-asic`` block from {(scheme, group): EncryptEstimate}."""
+    cells = []
+    for (scheme, group), e in estimates.items():
+        config = f"{scheme.upper()} {group}, lanes={LANES}"
+        for name, params, count, area, fmax, path in e.rows:
+            cells.append([config, f"`{name}` {_shown(params)}", count, f"{area:,.0f}",
+                          f"{count * area / 1e6:.2f}", f"{fmax:.1f}", f"`{path}`"])
+        cells.append([config, "on-chip memories (engines, X buffer, accumulators; estimated)",
+                      f"{e.memory_bits:,}", f"{SRAM_UM2_PER_BIT:.1f} per bit",
+                      f"{e.memory_um2 / 1e6:.2f}", "", ""])
+        cells.append([config, f"external: RAM {e.ram_bits / 1e6:.2f} Mbit, key memory "
+                      f"{e.key_bits / 1e6:.2f} Mbit", "", "", "", "", ""])
+        cells.append([config, f"**total (estimate)**: encryption {e.cycles:,} cycles, "
+                      f"{e.encryption_ms:.2f} ms at {e.fmax_mhz:.1f} MHz (key preparation "
+                      f"{e.key_cycles:,} cycles)", "", "", f"**{e.total_mm2:.1f}**",
+                      f"{e.fmax_mhz:.1f}", ""])
+    return markdown_table(["configuration", "block", "count", "area µm² each", "area mm²",
+                           "Fmax MHz", "critical path"], cells) + (
+        f"\nMemory area per bit: {SRAM_SOURCE}; logic: sky130_fd_sc_hd, tt corner, before "
+        f"placement, every block's ports registered, ABC delay target {SKY130_CLOCK_NS:g} ns. "
+        "Not counted: the control, the bank crossbars, the ROMs and the wiring between "
+        "blocks; the clock is the slowest block's.\n")
+
+
+def _generate_estimate(args, progress):
+    wanted = {}
+    for scheme, group in ESTIMATED:
+        for name, params, _, factory in blocks(scheme, group, lanes=LANES):
+            wanted[name, tuple(sorted(params.items()))] = (params, factory)
+    results, tools = {}, None
+    for (name, key), (params, factory) in wanted.items():
+        progress(f"{name} {_shown(params)}: sky130 synthesis")
+        component = factory() if factory is not None else get_unit(name).build(**params)
+        r = asic_synthesize(component, name, params=params, clock_ns=SKY130_CLOCK_NS,
+                            progress=progress)
+        results[name, key] = r
+        tools = r.tools
+    estimates = {(s, g): sky130_estimate(results, s, g, lanes=LANES) for s, g in ESTIMATED}
+    facts = {"tools": ", ".join(f"{k} {v}" for k, v in tools.items()),
+             "json": {f"{s} {g}": {"total_mm2": e.total_mm2, "fmax_mhz": e.fmax_mhz,
+                                   "cycles": e.cycles, "encryption_ms": e.encryption_ms}
+                      for (s, g), e in estimates.items()}}
+    return estimate_markdown(estimates), facts
+
+
+TABLES = {t.name: t for t in (
+    TableSpec("encrypt-plans", "bigint.md", "CMNT and CNT through transforms: plans, cycles and "
+              "work per group", generate, logs="none"),
+    TableSpec("encrypt-asic", "bigint.md", "CMNT and CNT through transforms: sky130 estimate "
+              "from the unit's blocks", _generate_estimate, logs="asic"),
+)}
