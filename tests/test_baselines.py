@@ -5,7 +5,12 @@ import random
 import pytest
 from helpers import SEED
 
-from fhe_hw.model.bigint import cmnt_encrypt, random_cmnt_instance
+from fhe_hw.model.bigint import (
+    cmnt_encrypt,
+    cnt_encrypt,
+    random_cmnt_instance,
+    random_cnt_instance,
+)
 from fhe_hw.model.ntt import dft
 from fhe_hw.params import ntt_primes
 from fhe_hw.report import baselines as B
@@ -40,6 +45,20 @@ def test_gmp_cmnt_encrypt_toy_group_timing():
     t = B.gmp_cmnt_encrypt("toy", repeat=1)
     assert t["params"] == {"group": "toy", "delta": 42, "rho": 168, "phi": 160_000,
                            "theta": 12}
+    assert t["median_s"] > 0 and len(t["runs"]) == 1
+
+
+def test_cnt_reference_matches_model():
+    rng = random.Random(SEED)
+    inst = random_cnt_instance("toy", rng, key_bits=2000, count=5)
+    assert B.gmp_cnt_reference(*inst) == cnt_encrypt(*inst)
+
+
+def test_gmp_cnt_encrypt_toy_group_timing():
+    pytest.importorskip("gmpy2")
+    t = B.gmp_cnt_encrypt("toy", repeat=1)
+    assert t["params"] == {"group": "toy", "alpha": 936, "rho": 936, "gamma": 150_000,
+                           "tau": 158}
     assert t["median_s"] > 0 and len(t["runs"]) == 1
 
 

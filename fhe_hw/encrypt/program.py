@@ -188,7 +188,7 @@ class _Builder:
 
 def build_program(p):
     """The :class:`Program` of :class:`~fhe_hw.model.transform_encrypt.EncryptPlan` ``p``."""
-    s, L, W = p.sizes, p.lanes, p.word_bits
+    s, W = p.sizes, p.word_bits
     g = _Builder(p)
     kw = g.words(s.key_bits)
     cmnt = p.scheme == "cmnt"

@@ -65,8 +65,9 @@ class SumEngine(Component):
 
     Parameters: ``program``; ``addr_width`` (RAM address bits); ``spacings`` (each sum's
     job spacing), ``inverse_spacing`` (cycles between inverse transforms); the engines' ``m``,
-    ``m_units``, ``mult_stages``, ``tiled``. Ports: ``cmd`` — stream of :attr:`command_layout`; ``done`` — one beat per
-    command; ``rd_x`` (S stage), ``rd_y`` (feeder), ``wr`` — RAM ports of W = lanes·d bits;
+    ``m_units``, ``mult_stages``, ``tiled``. Ports: ``cmd`` — stream of :attr:`command_layout`;
+    ``done`` — one beat per command; ``rd_x`` (S stage), ``rd_y`` (feeder), ``wr`` — RAM
+    ports of W = lanes·d bits;
     ``key_rd``, ``key_wr`` — the key memory (one spectrum beat of lanes·64 bits per word, read
     data one cycle after the address)."""
 
@@ -135,7 +136,6 @@ class SumEngine(Component):
 
     def elaborate(self, platform):
         m = Module()
-        L, d, B = self._L, self._d, self._B
         fwd, inv, carry = self._fwd, self._inv, self._carry
         m.submodules.forward, m.submodules.inverse, m.submodules.carry = fwd, inv, carry
         for j, mul in enumerate(self._muls):

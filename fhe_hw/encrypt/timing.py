@@ -11,7 +11,7 @@ Lo = (the engine's one-transform cycles) - n/lanes.
 """
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 from ..bigint.wordalu import alu_cycles
 from ..largeint.carry import CarryResolver
@@ -26,7 +26,7 @@ __all__ = ["lone_spacing", "EngineTiming", "program_cycles", "spacings"]
 _CHECKED = 4
 
 
-@lru_cache(maxsize=None)
+@cache
 def lone_spacing(n, lanes, m, m_units, mult_stages, tiled, inverse):
     """The least spacing s (a multiple of n/(8·lanes) above the engine's back-to-back
     increment) at which transforms started s cycles apart keep that spacing at the unload
@@ -93,7 +93,7 @@ def _sum_cycles(program, t, index, spacing, a, trace):
     e = a + 2
     prev = None
     term = 0
-    for j, job in enumerate(s.jobs):
+    for job in s.jobs:
         if s.s_stage and len(written) <= term:
             i = len(written)
             u = wait if i < 2 else max(wait, fed_visible[i - 2])
@@ -114,12 +114,10 @@ def _sum_cycles(program, t, index, spacing, a, trace):
         prev, e = r, r + B + 1
     trace.extend(starts)
     # MAC
-    job_of = []
-    for j, job in enumerate(s.jobs):
-        job_of += [j] * s.passes_per_job
+    job_of = [j for j in range(len(s.jobs)) for _ in range(s.passes_per_job)]
     last_pass = {}
     p = None
-    for q, job in enumerate(job_of):
+    for job in job_of:
         p = max(a + 2, x_ready[job]) + 1 if p is None else max(p + B, x_ready[job] + 1)
         last_pass[job] = p
     for j in range(2, len(s.jobs)):

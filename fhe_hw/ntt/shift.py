@@ -484,7 +484,7 @@ class _ShiftCore(Elaboratable):
             prev = regs
         # PE groups.
         finals = []                                 # (done, [(ps, sc) per lane]) per group
-        for g, (valid, gfirst, glast, x) in enumerate(line):
+        for g, (valid, _, glast, x) in enumerate(line):
             done = Signal(name=f"g{g}_done")
             m.d.sync += done.eq(valid & glast)
             pairs = []

@@ -2,8 +2,9 @@
 
 What a user would run instead of the hardware, with well-kept libraries:
 
-* GMP through ``gmpy2``: big-integer products (:func:`gmp_multiply`) and the CMNT encryption of
-  [Cao14] eq. (1) at the four groups of [Cao14] Table 1 (:func:`gmp_cmnt_encrypt`).
+* GMP through ``gmpy2``: big-integer products (:func:`gmp_multiply`), the CMNT encryption of
+  [Cao14] eq. (1) at the four groups of [Cao14] Table 1 (:func:`gmp_cmnt_encrypt`) and the CNT
+  encryption of [Cao13] eq. (2) at those of [Cao13] Table 2 (:func:`gmp_cnt_encrypt`).
 * FLINT through ``python-flint``: the polynomial product of 004 (n = 2560, 125-bit
   coefficients, :func:`flint_poly_multiply`) and the negacyclic n-point product mod a 60-bit NTT
   prime (:func:`flint_negacyclic_multiply`).
@@ -22,14 +23,14 @@ import random
 import statistics
 import time
 
-from ..model.bigint import cmnt_group
+from ..model.bigint import cmnt_group, cnt_group
 from ..params import ntt_primes, require_int
 from .openfhe import openfhe_baselines
 from .timing import Timing, from_runs
 
 __all__ = ["Timing", "time_median", "machine", "gmp_multiply", "gmp_cmnt_encrypt",
-           "gmp_cmnt_reference", "flint_poly_multiply", "flint_negacyclic_multiply", "numpy_ntt",
-           "ntt_numpy", "run_baselines", "GROUPS"]
+           "gmp_cmnt_reference", "gmp_cnt_encrypt", "gmp_cnt_reference", "flint_poly_multiply",
+           "flint_negacyclic_multiply", "numpy_ntt", "ntt_numpy", "run_baselines", "GROUPS"]
 
 GROUPS = ("toy", "small", "medium", "large")
 
@@ -126,6 +127,40 @@ def gmp_cmnt_encrypt(group, repeat=3, seed=1):
               "theta": s.count}
     return _timing(f"GMP CMNT encryption ({group})", f"gmpy2 {gmpy2.version()}", params,
                    lambda: gmp_cmnt_reference(M, R, B, A0_list, A1_list, A0), repeat)
+
+
+def _cnt_inputs(group, seed):
+    """CNT inputs of ``group`` as mpz ([Cao13] Table 2 sizes): M, R, b_i (α bits), x_i and x0
+    (exactly γ bits)."""
+    gmpy2 = _gmpy2()
+    s = cnt_group(group)
+    state = gmpy2.random_state(seed)
+    rnd = random.Random(seed)
+    top = gmpy2.mpz(1) << (s.key_bits - 1)
+    bound = 1 << s.noise_bits
+    M, R = rnd.getrandbits(1), rnd.randrange(1 - bound, bound)
+    b = [gmpy2.mpz_urandomb(state, s.coeff_bits) for _ in range(s.count)]
+    x = [gmpy2.mpz_urandomb(state, s.key_bits - 1) | top for _ in range(s.count)]
+    return s, M, gmpy2.mpz(R), b, x, gmpy2.mpz_urandomb(state, s.key_bits - 1) | top | 1
+
+
+def gmp_cnt_reference(M, R, b_list, x_list, x0):
+    """c = (M + 2R + 2·Σ_i b_i·x_i) mod x0 ([Cao13] eq. (2): τ products of α x γ bits)."""
+    total = 0
+    for b, x in zip(b_list, x_list):
+        total += b * x
+    return (M + 2 * R + 2 * total) % x0
+
+
+def gmp_cnt_encrypt(group, repeat=3, seed=1):
+    """Median time of one CNT encryption ([Cao13] eq. (2)) with GMP at ``group`` (toy, small,
+    medium, large of [Cao13] Table 2)."""
+    gmpy2 = _gmpy2()
+    s, M, R, b, x, x0 = _cnt_inputs(group, seed)
+    params = {"group": group, "alpha": s.coeff_bits, "rho": s.noise_bits, "gamma": s.key_bits,
+              "tau": s.count}
+    return _timing(f"GMP CNT encryption ({group})", f"gmpy2 {gmpy2.version()}", params,
+                   lambda: gmp_cnt_reference(M, R, b, x, x0), repeat)
 
 
 def flint_poly_multiply(n=2560, bits=125, repeat=5, seed=1):
@@ -228,8 +263,9 @@ def run_baselines(full=False, repeat=None):
     traffic, seconds per run)."""
     rep = 5 if repeat is None else repeat
     jobs = [(gmp_multiply, (786_432,), {"repeat": rep})]
-    jobs += [(gmp_cmnt_encrypt, (g,), {"repeat": 3 if repeat is None else repeat})
-             for g in GROUPS if full or g != "large"]
+    jobs += [(fn, (g,), {"repeat": 3 if repeat is None else repeat})
+             for fn in (gmp_cmnt_encrypt, gmp_cnt_encrypt) for g in GROUPS
+             if full or g != "large"]
     jobs += [(flint_poly_multiply, (), {"repeat": rep}),
              (flint_negacyclic_multiply, (4096,), {"repeat": rep}),
              (flint_negacyclic_multiply, (65536,), {"repeat": rep}),

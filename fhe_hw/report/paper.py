@@ -7,7 +7,8 @@ references on the documentation's papers page). Units are in the keys (``_s``, `
 
 from dataclasses import dataclass, field
 
-__all__ = ["PaperTable", "PAPERS", "P000_T4", "P000_T6", "P001_T3", "P001_T4", "P002_64K",
+__all__ = ["PaperTable", "PAPERS", "P000_T4", "P000_T6", "table6_cycles", "P001_T3", "P001_T4",
+           "P002_64K",
            "P003_T4_6", "P003_T4_7", "P003_T4_8", "P003_T4_9", "P003_T4_10", "P003_T4_11",
            "P004_T2", "P004_T3"]
 
@@ -66,6 +67,13 @@ P000_T6 = PaperTable(
     },
     note="seconds per CMNT or CNT encryption; '2 min 57 s' is 177 s, '7 min 15 s' 435 s",
     extra={"fmax_mhz": 166.45})
+
+def table6_cycles(scheme, group):
+    """[Cao13] Table 6's 2^64-2^32+1 encryption time of ``scheme`` ("cmnt" or "cnt") at
+    ``group``, in cycles of its 166.45 MHz."""
+    row = P000_T6.rows[f"{scheme.upper()} 2^64-2^32+1"]
+    return round(row[group] * P000_T6.extra["fmax_mhz"] * 1e6)
+
 
 #: [Cao14] Table 3: synthesis results of the encryption primitive (whole super-size multiplier).
 P001_T3 = PaperTable(

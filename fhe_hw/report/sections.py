@@ -6,9 +6,13 @@ missing. Each table cites the paper file and table its paper columns come from
 (:mod:`.paper`).
 """
 
+import json
+
 from ..arith.configs import MODMULS, REDUCERS
 from ..bigint import CMNTEncrypt, IntegerFFTMultiplier
 from ..bigint.configs import MULTIPLIERS, REPORT_MODMULS, REPORT_SMALL
+from ..encrypt import TransformEncrypt
+from ..flow import builddir
 from ..flow.rows import Row, shown
 from ..flow.synth import ECP5_85F_DSP
 from ..karatsuba import KaratsubaMultiplier
@@ -161,6 +165,62 @@ def cmnt_encryption(ctx):
     t.notes.append("Our hardware's cycles for the same encryption are in the section above.")
     return Part([t], [Plot("cmnt_encryption", "CMNT encryption time (1=toy … 4=large)",
                            "group", "seconds", series, logx=False)], findings)
+
+
+def _sky130_encryption_clocks():
+    """{(scheme, group): MHz} of the last ``fhe-hw table encrypt-asic`` run
+    (build/tables/encrypt-asic.json), or {} when it has not run."""
+    path = builddir.ROOT / "tables" / "encrypt-asic.json"
+    if not path.exists():
+        return {}
+    return {tuple(k.split()): v["fmax_mhz"] for k, v in json.loads(path.read_text()).items()}
+
+
+@section("000", "CMNT and CNT encryption through transforms (fhe_hw.encrypt) beside [Cao13] "
+         "Table 6 and GMP")
+def transform_encryption(ctx):
+    gmp = {}
+    for scheme in ("CMNT", "CNT"):
+        for b in ctx.baseline(f"GMP {scheme} encryption"):
+            if "params" in b:
+                gmp[scheme.lower(), b["params"]["group"]] = b["median_s"]
+    clocks = _sky130_encryption_clocks()
+    paper_mhz = P.P000_T6.extra["fmax_mhz"]
+    t = Table("TransformEncrypt at 16 lanes, two m-units: one encryption",
+              f"cycles() here; {P.P000_T6.source} (2^64-2^32+1 rows × its 166.45 MHz); GMP "
+              "on this machine",
+              ["scheme", "group", "cycles()", "key preparation cycles()", "Table 6 cycles",
+               "ours / Table 6", "GMP here (ms)", "ms at 166.45 MHz", "GMP / ours at 166.45 MHz",
+               "our sky130 estimate (MHz)", "ms at that clock", "GMP / ours at that clock"])
+    findings = []
+    for scheme in ("cmnt", "cnt"):
+        for group in ("toy", "small", "medium", "large"):
+            c = TransformEncrypt.cycles_of(scheme, group, lanes=16)
+            key = TransformEncrypt.cycles_of(scheme, group, lanes=16, program=0)
+            paper = P.table6_cycles(scheme, group)
+            g = gmp.get((scheme, group))
+            g_ms = g * 1e3 if g is not None else None
+            at_paper = c / paper_mhz / 1e3
+            mhz = clocks.get((scheme, group))
+            at_ours = c / mhz / 1e3 if mhz else None
+            t.rows.append([scheme.upper(), group, c, key, paper, ratio(c, paper), g_ms,
+                           at_paper, ratio(g_ms, at_paper) if g_ms else None, mhz, at_ours,
+                           ratio(g_ms, at_ours) if g_ms and at_ours else None])
+            _find(findings, _slower(f"{scheme.upper()} {group} encryption cycles", ratio(c, paper)))
+            if g_ms and at_ours:
+                findings.append(f"{scheme.upper()} {group}: {at_ours:.3g} ms at our sky130 "
+                                f"estimate of {mhz:.1f} MHz, {g_ms / at_ours:.3g}x GMP here "
+                                f"({g_ms:.3g} ms).")
+    t.notes += ["cycles() are TransformEncrypt's exact counts (tests/test_encrypt.py ties them to "
+                "pysim, tools/cosim_encrypt.py to Verilator at the toy groups); the key "
+                "preparation runs once per public key and is not in the encryption's time.",
+                "No ECP5 time: the key spectra (14.7 Mbit for toy CMNT, 83.6 Mbit for toy CNT) do "
+                "not fit the ECP5-85F's 3.7 Mbit of block RAM. The sky130 clock is the slowest "
+                "block of `fhe-hw table encrypt-asic` (build/tables/encrypt-asic.json; toy groups "
+                "only, empty when that table has not run).",
+                "GMP: the same encryption with Python integers on gmpy2, one core "
+                "(fhe_hw.report.baselines); the large groups only with --full."]
+    return Part([t], [], findings)
 
 
 #: The reducers and the mod-mul per modulus: rows of the documented reducer table

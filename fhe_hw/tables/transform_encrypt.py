@@ -16,23 +16,17 @@ from ..encrypt.estimate import blocks, sky130_estimate
 from ..largeint.estimate import SRAM_SOURCE, SRAM_UM2_PER_BIT
 from ..markdown import table as markdown_table
 from ..model.transform_encrypt import SCHEMES, plan
-from ..report.paper import P000_T6
+from ..report.paper import table6_cycles
 from ..units import get_unit
 from .pages import TableSpec
 
-__all__ = ["TABLES", "LANES", "ESTIMATED", "markdown", "estimate_markdown", "table6_cycles"]
+__all__ = ["TABLES", "LANES", "ESTIMATED", "markdown", "estimate_markdown"]
 
 GROUPS = ("toy", "small", "medium", "large")
 #: Digits per word and transform beat (the point-wise multipliers and the S stage's lanes).
 LANES = 16
 #: The sky130 estimate's configurations: (scheme, group).
 ESTIMATED = [("cmnt", "toy"), ("cnt", "toy")]
-_TABLE6 = {"cmnt": "CMNT 2^64-2^32+1", "cnt": "CNT 2^64-2^32+1"}
-
-
-def table6_cycles(scheme, group):
-    """[Cao13] Table 6's 2^64-2^32+1 time of ``scheme`` at ``group`` × its 166.45 MHz."""
-    return round(P000_T6.rows[_TABLE6[scheme]][group] * P000_T6.extra["fmax_mhz"] * 1e6)
 
 
 def _cut(digits, blocks):
