@@ -35,7 +35,7 @@ from fhe_hw.flow.builddir import asic_dir
 from fhe_hw.flow.run import run_logged
 from fhe_hw.flow.synth import YOSYS, RegisteredPorts, port_bits, tool_path, tool_version
 from fhe_hw.markdown import table
-from fhe_hw.units import get_unit, to_verilog, top_name, verilog_header
+from fhe_hw.units import get_unit, to_verilog, top_name, units, verilog_header
 
 from .pdk import DONT_USE, FLOP_DONT_USE, sky130_hd
 
@@ -219,7 +219,8 @@ def asic_synthesize(component, unit_name, *, params=None, clock_ns=10.0, build_d
     types = dict(sorted(stat["num_cells_by_type"].items()))
     result = AsicSynthResult(
         unit=unit_name, params=params, library=lib.name, corner=lib.corner,
-        latency=get_unit(unit_name).latency(params), clock_ns=clock_ns,
+        latency=(get_unit(unit_name).latency(params) if unit_name in units()
+                 else getattr(component, "latency", None)), clock_ns=clock_ns,
         cells=stat["num_cells"], area_um2=round(stat["area"], 2),
         sequential_area_um2=round(stat.get("sequential_area", 0.0), 2),
         ff=sum(n for cell, n in types.items() if is_flip_flop(cell)),

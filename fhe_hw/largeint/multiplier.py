@@ -81,7 +81,7 @@ class LargeIntegerMultiplier(Component):
         self._params = dict(lanes=lanes, engines=engines, m=m, m_units=m_units,
                             mult_stages=mult_stages, tiled=tiled)
         n = self._plan.n
-        kw = dict(lanes=lanes, m=m, m_units=m_units, mult_stages=mult_stages, tiled=tiled)
+        kw = {k: v for k, v in self._params.items() if k != "engines"}
         self._forward = [StreamingFourStepNTT(n, **kw) for _ in range(engines)]
         self._inverse = StreamingFourStepNTT(n, inverse=True, **kw)
         self._muls = [ModMul("solinas64", mult_stages=mult_stages, tiled=tiled)

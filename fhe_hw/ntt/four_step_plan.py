@@ -64,6 +64,12 @@ class FourStepPlan:
         return self.n1 * self.m * self.m
 
     @property
+    def unit_passes(self):
+        """The passes each m-unit runs, 0 for P1 and 1 for P2: ((0, 1),) with one m-unit,
+        ((0,), (1,)) with two."""
+        return ((0, 1),) if self.m_units == 1 else ((0,), (1,))
+
+    @property
     def beats(self):
         """Beats of one pass over all n words (and of the load and the unload)."""
         return self.n // self.lanes
@@ -280,7 +286,7 @@ class _ControlModel:
     def __init__(self, plan, mul_latency, twist_latency):
         self.p, self.twist = plan, twist_latency
         self.lat_m, self.lat_3 = pass_latencies(plan, mul_latency)
-        self.units = [("P1", "P2")] if plan.m_units == 1 else [("P1",), ("P2",)]
+        self.units = plan.unit_passes
 
     def _m_unit(self, cur, s, u, kinds, cycle, clear, commit, occ_delta, marks):
         """One cycle of m-unit ``u``, which runs the jobs of ``kinds``."""
@@ -306,13 +312,13 @@ class _ControlModel:
         if not free:
             return
         tslot, a, bslot = cur["p2"]
-        if "P2" in kinds and cur["full"][1][bslot] and (a != 0 or cur["occ"][2] < 2):
+        if 1 in kinds and cur["full"][1][bslot] and (a != 0 or cur["occ"][2] < 2):
             occ_delta[2] += a == 0
             s["m"][u] = ("P2", cur["p2"], p.block_beats)
             s["p2"] = self._advance(cur["p2"])
             return
         tslot, a, bslot = cur["p1"]
-        if "P1" in kinds and cur["full"][0][tslot] and cur["occ"][1] < 2:
+        if 0 in kinds and cur["full"][0][tslot] and cur["occ"][1] < 2:
             occ_delta[1] += 1
             s["m"][u] = ("P1", cur["p1"], p.block_beats)
             s["p1"] = self._advance(cur["p1"])

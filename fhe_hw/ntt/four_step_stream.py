@@ -195,11 +195,9 @@ class StreamingFourStepNTT(Component):
         b2 = _Buffer(m, "b2", L, p.beats)
         b3 = _Buffer(m, "b3", L, p.beats) if p.n1 > 1 else None
         self._load(m, b0)
-        if len(self._m_units) == 1:
-            self._m_pass(m, (b0, b1, b2), *self._m_units[0], "m", (0, 1))
-        else:
-            for u, kinds in enumerate(((0,), (1,))):
-                self._m_pass(m, (b0, b1, b2), *self._m_units[u], f"m{u + 1}", kinds)
+        for u, kinds in enumerate(p.unit_passes):
+            name = "m" if p.m_units == 1 else f"m{u + 1}"
+            self._m_pass(m, (b0, b1, b2), *self._m_units[u], name, kinds)
         if b3 is not None:
             self._p3_pass(m, b2, b3)
         self._unload(m, b3 if b3 is not None else b2)
@@ -341,7 +339,7 @@ class StreamingFourStepNTT(Component):
 
         # reads: P1 from B0, P2 from B1 (each read port serves one pass); P1's factors are 1
         # (or the forward negacyclic twist), P2's the twiddles ω_m²^(a2·k2)
-        sources = {}
+        sources = []                        # (fold, buffer, factors) per pass of kinds, in order
         if do1:
             fold0, idx0 = self._lanes_to_banks(lambda j: p.p1_read_index(j_a, q, c, j),
                                                p.bank0)
@@ -355,7 +353,7 @@ class StreamingFourStepNTT(Component):
                         for beat in range(p.block_beats)], muls[j])
                     m.d.comb += rom.addr.eq(Cat(bb, j_a))
                     factors[j] = rom.data
-            sources[0] = (fold0, b0, factors)
+            sources.append((fold0, b0, factors))
         if do2:
             fold1, idx1 = self._lanes_to_banks(lambda j: p.p2_read_index(q, c, j), p.bank1)
             for k in range(L):
@@ -366,24 +364,24 @@ class StreamingFourStepNTT(Component):
                                       muls[j]) for j in range(L)]
             for rom in roms:
                 m.d.comb += rom.addr.eq(bb)
-            sources[1] = (fold1, b1, [rom.data for rom in roms])
-        folds = {k: fold for k, (fold, _, _) in sources.items()}
+            sources.append((fold1, b1, [rom.data for rom in roms]))
+
+        def pick(sel, values):
+            """The value of the job's pass: the only one, or P2's (sel = 1) or P1's."""
+            return values[0] if len(values) == 1 else Mux(sel, values[1], values[0])
+
         v1, kind1 = Signal(name=f"{name}_v1"), Signal(name=f"{name}_kind1")
-        fold_1 = Signal(len(next(iter(folds.values()))), name=f"{name}_fold1")
+        fold_1 = Signal(len(sources[0][0]), name=f"{name}_fold1")
         m.d.sync += [v1.eq(run), kind1.eq(kind),
-                     fold_1.eq(Mux(kind, folds[1], folds[0]) if len(folds) == 2
-                               else next(iter(folds.values())))]
+                     fold_1.eq(pick(kind, [fold for fold, _, _ in sources]))]
         v2 = Signal(name=f"{name}_v2")
         m.d.sync += v2.eq(v1)
-        picked = {}
-        for k, (_, buf, factors) in sources.items():
+        read = []
+        for _, buf, _ in sources:
             rd = Array(buf.rports[b].data for b in range(L))
-            picked[k] = ([rd[Const(j, len(fold_1)) ^ fold_1] for j in range(L)], factors)
-        if len(picked) == 2:
-            words = [Mux(kind1, w1, w0) for w0, w1 in zip(picked[0][0], picked[1][0])]
-            twiddles = [Mux(kind1, t1, t0) for t0, t1 in zip(picked[0][1], picked[1][1])]
-        else:
-            words, twiddles = next(iter(picked.values()))
+            read.append([rd[Const(j, len(fold_1)) ^ fold_1] for j in range(L)])
+        words = [pick(kind1, [r[j] for r in read]) for j in range(L)]
+        twiddles = [pick(kind1, [s[2][j] for s in sources]) for j in range(L)]
         for j, mul in enumerate(muls):
             m.submodules[f"{name}_mul{j}"] = mul
         m.submodules[f"{name}_unit"] = unit

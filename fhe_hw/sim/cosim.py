@@ -31,6 +31,7 @@ from ..flow.synth import tool_version
 from ..params import require_int
 from ..units import to_verilog, top_name
 from .pysim import StreamRun, pack, unpack
+from .verilog import without_zero_memories
 
 __all__ = ["require_verilator", "CosimModel", "build", "Port", "stream_ports", "judge",
            "finish"]
@@ -256,7 +257,9 @@ def build(component, unit_name, workdir=None, *, seed=1, opt="-O3", split=None, 
     (default :func:`fhe_hw.flow.builddir.cosim_dir`: ``build/cosim/<unit>-<hash of the
     Verilog, harness, Verilator and its options>``)."""
     verilator = require_verilator()
-    verilog = to_verilog(component, unit_name)
+    # the memories that start all zero are left to Verilator's own zero start: their word by
+    # word initialisation is one C++ function that g++ cannot compile for Mbit RAMs
+    verilog = without_zero_memories(to_verilog(component, unit_name))
     ports = stream_ports(component)
     top = top_name(unit_name)
     harness = _harness(top, ports, seed)

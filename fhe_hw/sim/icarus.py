@@ -22,6 +22,7 @@ from ..debian import require_debian_tool
 from ..units import to_verilog, top_name
 from .cosim import stream_ports
 from .pysim import StreamRun, pack, unpack
+from .verilog import without_zero_memories
 
 __all__ = ["GENERATIONS", "require_iverilog", "without_initial_values", "run_from_reset"]
 
@@ -32,8 +33,6 @@ GENERATIONS = ("2005", "2012")
 # `$auto$verilog_backend` trigger registers (which start `always @*` blocks) keep theirs.
 _REG_INIT = re.compile(r"^(\s*reg\s+(?:signed\s+)?(?:\[[^\]]*\]\s*)?(?!\\\$auto\$)\S+)\s*=[^;]*;",
                        re.MULTILINE)
-_MEM_INIT = re.compile(r"^\s*initial begin\n((?:\s*\S+\[\d+\] = [^;]+;\n)+)\s*end\n", re.MULTILINE)
-_ZERO = re.compile(r"= \d+'h0+;")
 
 
 def require_iverilog():
@@ -45,10 +44,7 @@ def require_iverilog():
 
 def without_initial_values(verilog):
     """``verilog`` with no register initial values and no all-zero memory initialisation."""
-    def memory(match):
-        lines = match.group(1).strip().splitlines()
-        return "" if all(_ZERO.search(line) for line in lines) else match.group(0)
-    return _MEM_INIT.sub(memory, _REG_INIT.sub(r"\1 ;", verilog))
+    return without_zero_memories(_REG_INIT.sub(r"\1 ;", verilog))
 
 
 def _harness(top, ports, counts, config, reset_cycles, max_cycles, ready_period=1):
