@@ -22,7 +22,8 @@ from .multiplier import IntegerFFTMultiplier
 from .ram import READ_PORTS, from_words, memory_members, to_words
 from .wordalu import ALUOp, WordALU, alu_cycles
 
-__all__ = ["Plan", "Sequencer", "words_for", "ram_image", "region_value"]
+__all__ = ["Plan", "Sequencer", "words_for", "ram_image", "region_value", "share_memory_ports",
+           "run_program"]
 
 
 def words_for(bits, d):
@@ -170,47 +171,78 @@ class Sequencer(Component):
         ge = Signal()
         m.d.comb += self.o.payload.eq(ge)
 
-        # RAM ports: each unit drives its address only while it reads; the data goes to both.
-        for name in READ_PORTS:
-            port, pm, pa = getattr(self, name), getattr(mul, name), getattr(alu, name)
-            m.d.comb += [port.en.eq(pm.en | pa.en), port.addr.eq(Mux(pm.en, pm.addr, pa.addr)),
-                         pm.data.eq(port.data), pa.data.eq(port.data)]
-        m.d.comb += [self.wr.en.eq(mul.wr.en | alu.wr.en),
-                     self.wr.addr.eq(Mux(mul.wr.en, mul.wr.addr, alu.wr.addr)),
-                     self.wr.data.eq(Mux(mul.wr.en, mul.wr.data, alu.wr.data))]
+        share_memory_ports(m, self, mul, alu)
         m.d.comb += [mul.i.payload.eq(entry.mul), alu.i.payload.eq(entry.alu)]
 
-        with m.FSM():
-            with m.State("IDLE"):
-                m.d.comb += self.i.ready.eq(1)
-                with m.If(self.i.valid):
-                    m.d.sync += pc.eq(0)
-                    m.next = "FETCH"
-            with m.State("FETCH"):
-                m.d.comb += rp.en.eq(1)
-                m.next = "ISSUE"
-            with m.State("ISSUE"):
-                m.d.comb += rp.en.eq(0)
-                with m.If(entry.is_mul):
-                    m.d.comb += mul.i.valid.eq(1)
-                with m.Else():
-                    m.d.comb += alu.i.valid.eq(1)
-                m.next = "WAIT"
-            with m.State("WAIT"):
-                m.d.comb += [mul.o.ready.eq(1), alu.o.ready.eq(1), rp.en.eq(0)]
-                with m.If(mul.o.valid | alu.o.valid):
-                    with m.If(alu.o.valid):
-                        m.d.sync += ge.eq(alu.o.payload)
-                    with m.If(pc == len(ops) - 1):
-                        m.next = "DONE"
-                    with m.Else():
-                        m.d.sync += pc.eq(pc + 1)
-                        m.next = "FETCH"
-            with m.State("DONE"):
-                m.d.comb += self.o.valid.eq(1)
-                with m.If(self.o.ready):
-                    m.next = "IDLE"
+        def done():
+            with m.If(alu.o.valid):
+                m.d.sync += ge.eq(alu.o.payload)
+        run_program(m, self.i, self.o, rp, pc, start=0,
+                    units=[(entry.is_mul, mul), (~entry.is_mul, alu)],
+                    last=pc == len(ops) - 1, on_done=done)
         return m
+
+
+def share_memory_ports(m, ports, *users):
+    """Drive the RAM ports of ``ports`` from ``users`` (components or port bundles with
+    ``rd_x``/``rd_y``/``rd_z``/``wr``, or ``None`` for a port a user lacks): each drives an
+    address only while it reads or writes, and the read data goes to every user."""
+    for name in (*READ_PORTS, "wr"):
+        port = getattr(ports, name)
+        mine = [getattr(u, name) for u in users if getattr(u, name, None) is not None]
+        en, addr = mine[-1].en, mine[-1].addr
+        for u in reversed(mine[:-1]):
+            en, addr = en | u.en, Mux(u.en, u.addr, addr)
+        m.d.comb += [port.en.eq(en), port.addr.eq(addr)]
+        if name == "wr":
+            data_out = mine[-1].data
+            for u in reversed(mine[:-1]):
+                data_out = Mux(u.en, u.data, data_out)
+            m.d.comb += port.data.eq(data_out)
+        else:
+            m.d.comb += [u.data.eq(port.data) for u in mine]
+
+
+def run_program(m, i, o, rom_port, pc, *, start, units, last, on_done=None):
+    """The control loop of a ROM-programmed engine ([Cao13] Fig. 6(i)'s FSM controller): on a
+    start beat on ``i``, ``pc`` := ``start``; then per operation FETCH (the ROM read), ISSUE
+    (the command to the unit of ``units`` — (condition, unit with ``i``/``o`` streams) —
+    whose condition holds), WAIT for that unit's done beat (``on_done()`` runs then); after
+    the operation for which ``last`` holds, a done beat on ``o``. Two cycles per operation
+    besides the unit's own."""
+    with m.FSM():
+        with m.State("IDLE"):
+            m.d.comb += i.ready.eq(1)
+            with m.If(i.valid):
+                m.d.sync += pc.eq(start)
+                m.next = "FETCH"
+        with m.State("FETCH"):
+            m.d.comb += rom_port.en.eq(1)
+            m.next = "ISSUE"
+        with m.State("ISSUE"):
+            m.d.comb += rom_port.en.eq(0)
+            for cond, unit in units:
+                with m.If(cond):
+                    m.d.comb += unit.i.valid.eq(1)
+            m.next = "WAIT"
+        with m.State("WAIT"):
+            m.d.comb += [unit.o.ready.eq(1) for _, unit in units]
+            m.d.comb += rom_port.en.eq(0)
+            finished = 0
+            for _, unit in units:
+                finished = finished | unit.o.valid
+            with m.If(finished):
+                if on_done is not None:
+                    on_done()
+                with m.If(last):
+                    m.next = "DONE"
+                with m.Else():
+                    m.d.sync += pc.eq(pc + 1)
+                    m.next = "FETCH"
+        with m.State("DONE"):
+            m.d.comb += o.valid.eq(1)
+            with m.If(o.ready):
+                m.next = "IDLE"
 
 
 def ram_image(plan, values):

@@ -24,11 +24,11 @@ Data path
   ``inverse_spacing`` cycles apart) into the inverse engine; its output goes through a
   :class:`~fhe_hw.largeint.CarryResolver` into the RAM (the first ``words`` words).
 
-The command's ``done`` beat follows the last RAM write of the inverses (or the last key
+The command's done beat on ``o`` follows the last RAM write of the inverses (or the last key
 store). :mod:`fhe_hw.encrypt.timing` counts its cycles.
 """
 
-from amaranth import Cat, Module, Mux, Signal, unsigned
+from amaranth import Cat, Const, Module, Mux, Signal, unsigned
 from amaranth.lib import data, stream
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out, connect
@@ -64,10 +64,10 @@ class SumEngine(Component):
     """Runs the sums of :class:`~fhe_hw.encrypt.program.Program` ``program`` (see the module).
 
     Parameters: ``program``; ``addr_width`` (RAM address bits); ``spacings`` (each sum's
-    job spacing), ``inverse_spacing`` (cycles between inverse transforms); the engines' ``m``,
-    ``m_units``, ``mult_stages``, ``tiled``. Ports: ``cmd`` — stream of :attr:`command_layout`;
-    ``done`` — one beat per command; ``rd_x`` (S stage), ``rd_y`` (feeder), ``wr`` — RAM
-    ports of W = lanes·d bits;
+    job spacing), ``inverse_spacing`` (cycles between inverse transforms); the engines'
+    ``m``, ``m_units``, ``mult_stages``, ``tiled``. Ports: ``i`` — stream of commands
+    (:attr:`command_layout`); ``o`` — one done beat per command; ``rd_x`` (S stage), ``rd_y``
+    (feeder), ``wr`` — RAM ports of W = lanes·d bits;
     ``key_rd``, ``key_wr`` — the key memory (one spectrum beat of lanes·64 bits per word, read
     data one cycle after the address)."""
 
@@ -104,7 +104,7 @@ class SumEngine(Component):
         key_aw = _bits(len(program.spectra)) + _bits(B)
         width = p.lanes * p.digit_bits
         super().__init__({
-            "cmd": In(stream.Signature(self._cmd)), "done": Out(stream.Signature(1)),
+            "i": In(stream.Signature(self._cmd)), "o": Out(stream.Signature(1)),
             "rd_x": Out(read_port_signature(addr_width, width)),
             "rd_y": Out(read_port_signature(addr_width, width)),
             "wr": Out(write_port_signature(addr_width, width)),
@@ -140,14 +140,14 @@ class SumEngine(Component):
         m.submodules.forward, m.submodules.inverse, m.submodules.carry = fwd, inv, carry
         for j, mul in enumerate(self._muls):
             m.submodules[f"mul{j}"] = mul
-        cmd = self.cmd.payload
+        cmd = self.i.payload
         start = Signal()
         busy = Signal()
-        m.d.comb += [self.cmd.ready.eq(~busy), start.eq(self.cmd.valid & ~busy)]
+        m.d.comb += [self.i.ready.eq(~busy), start.eq(self.i.valid & ~busy)]
         with m.If(start):
             m.d.sync += busy.eq(1)
-        with m.If(self.done.valid & self.done.ready):
-            m.d.sync += [busy.eq(0), self.done.valid.eq(0)]
+        with m.If(self.o.valid & self.o.ready):
+            m.d.sync += [busy.eq(0), self.o.valid.eq(0)]
         self._feeder(m, start, cmd)
         hold, set_hold = self._capture(m)
         macs_done = self._mac(m, start, cmd, hold, set_hold)
@@ -156,62 +156,85 @@ class SumEngine(Component):
 
     # --- feeder ---------------------------------------------------------------------------------
 
+    def _walk(self, m, name, *, start, base, count, spacing, may_start, sink_ready, issue,
+              entry_end=lambda: None):
+        """The loop shared by the feeder and the inverse feeder: on ``start``, entries ``base``
+        to ``base + count - 1`` of a ROM (returned ``index`` is its address); each is read
+        (FETCH), waits until ``may_start`` and ``spacing`` cycles since the previous entry's
+        first beat (READY), then issues n/lanes beats, ``issue(beat)`` in each issue cycle
+        (RUN; ``entry_end()`` in its last). Returns (``index``, ``valid``: the beat register
+        in front of the sink, which holds while ``sink_ready`` is low)."""
+        B = self._B
+        index = Signal.like(base, name=f"{name}_index")
+        left = Signal.like(count, name=f"{name}_left")
+        top = (1 << len(spacing)) - 1
+        since = Signal(len(spacing), init=top, name=f"{name}_since")
+        beat = Signal(range(B), name=f"{name}_beat")
+        valid = Signal(name=f"{name}_valid")
+        advance = ~valid | sink_ready
+        m.d.sync += since.eq(Mux(since == top, top, since + 1))
+        with m.If(advance):
+            m.d.sync += valid.eq(0)
+        with m.FSM(name=name):
+            with m.State("IDLE"):
+                with m.If(start & (count != 0)):
+                    m.d.sync += [index.eq(base), left.eq(count)]
+                    m.next = "FETCH"
+            with m.State("FETCH"):
+                m.next = "READY"
+            with m.State("READY"):
+                with m.If(may_start & (since >= spacing - 1)):
+                    m.d.sync += [since.eq(0), beat.eq(0)]
+                    m.next = "RUN"
+            with m.State("RUN"):
+                with m.If(advance):
+                    issue(beat)
+                    m.d.sync += [valid.eq(1), beat.eq(beat + 1)]
+                    with m.If(beat == B - 1):
+                        entry_end()
+                        m.d.sync += left.eq(left - 1)
+                        with m.If(left == 1):
+                            m.next = "IDLE"
+                        with m.Else():
+                            m.d.sync += index.eq(index + 1)
+                            m.next = "FETCH"
+        return index, valid
+
     def _feeder(self, m, start, cmd):
         """RAM words (the S stage's slots in the CMNT sum) into the forward engine, one job at
         a time."""
-        L, d, B = self._L, self._d, self._B
+        L, d = self._L, self._d
         fwd = self._fwd
         rom = self._rom(m, "jobs", self._job_layout, self._jobs)
         rp = rom.read_port()
-        fj = Signal.like(cmd.job_base)
-        left = Signal.like(cmd.jobs)
         entry = data.View(self._job_layout, rp.data)
-        m.d.comb += rp.addr.eq(fj)
-        top = (1 << len(cmd.spacing)) - 1
-        since = Signal(len(cmd.spacing), init=top)
         spacing = Signal.like(cmd.spacing)
         s_on = Signal()
-        fterm, fed = Signal(16), Signal(16)
-        beat = Signal(range(B))
-        fv, fw = Signal(), Signal()
-        advance = ~fv | fwd.i.ready
-        m.d.sync += since.eq(Mux(since == top, top, since + 1))
-        with m.If(advance):
-            m.d.sync += fv.eq(0)
+        fterm, fed = Signal(16), Signal(16)         # terms fed (one counts, one for the S stage)
+        word = Signal()
         produced = 0
         if self._sstage is not None:
             m.submodules.sstage = ss = self._sstage
             m.d.comb += [ss.start.eq(start & cmd.s_stage), ss.fed.eq(fed)]
             produced = ss.produced
-        with m.FSM(name="feed"):
-            with m.State("IDLE"):
-                with m.If(start):
-                    m.d.sync += [fj.eq(cmd.job_base), left.eq(cmd.jobs), spacing.eq(cmd.spacing),
-                                 s_on.eq(cmd.s_stage), fterm.eq(0), fed.eq(0)]
-                    m.next = "FETCH"
-            with m.State("FETCH"):
-                m.next = "READY"
-            with m.State("READY"):
-                with m.If((since >= spacing - 1) & (~s_on | (fterm < produced))):
-                    m.d.sync += [since.eq(0), beat.eq(0)]
-                    m.next = "RUN"
-            with m.State("RUN"):
-                with m.If(advance):
-                    word = beat < entry.words
-                    m.d.comb += [self.rd_y.en.eq(word), self.rd_y.addr.eq(entry.addr + beat)]
-                    m.d.sync += [fv.eq(1), fw.eq(word), beat.eq(beat + 1)]
-                    with m.If(beat == B - 1):
-                        with m.If(entry.term_last):
-                            m.d.sync += [fterm.eq(fterm + 1), fed.eq(fed + 1)]
-                        m.d.sync += left.eq(left - 1)
-                        with m.If(left == 1):
-                            m.next = "IDLE"
-                        with m.Else():
-                            m.d.sync += fj.eq(fj + 1)
-                            m.next = "FETCH"
-        m.d.comb += fwd.i.valid.eq(fv)
+        with m.If(start):
+            m.d.sync += [spacing.eq(cmd.spacing), s_on.eq(cmd.s_stage), fterm.eq(0), fed.eq(0)]
+
+        def issue(beat):
+            w = beat < entry.words
+            m.d.comb += [self.rd_y.en.eq(w), self.rd_y.addr.eq(entry.addr + beat)]
+            m.d.sync += word.eq(w)
+
+        def entry_end():
+            with m.If(entry.term_last):
+                m.d.sync += [fterm.eq(fterm + 1), fed.eq(fed + 1)]
+
+        index, valid = self._walk(m, "feed", start=start, base=cmd.job_base, count=cmd.jobs,
+                                  spacing=spacing, may_start=~s_on | (fterm < produced),
+                                  sink_ready=fwd.i.ready, issue=issue, entry_end=entry_end)
+        m.d.comb += [rp.addr.eq(index), fwd.i.valid.eq(valid)]
         for t in range(L):
-            m.d.comb += fwd.i.payload[t].eq(Mux(fw, self.rd_y.data[t * d:(t + 1) * d], 0))
+            m.d.comb += fwd.i.payload[t].eq(Mux(word, self.rd_y.data[t * d:(t + 1) * d], 0))
 
     # --- X buffer -------------------------------------------------------------------------------
 
@@ -316,7 +339,7 @@ class SumEngine(Component):
         # key preparation done: the last store's write
         t2 = register_delay(m, t1, 1, "mac_tag2")
         with m.If(t2[0] & t2[1] & t2[2]):
-            m.d.sync += self.done.valid.eq(1)
+            m.d.sync += self.o.valid.eq(1)
         # +1 + latency: the accumulator read; +2 + latency: the sum, written a cycle later
         self._acc = acc = Memory(shape=unsigned(_WORD * L),
                                  depth=self._program.accumulators * B, init=[])
@@ -348,42 +371,17 @@ class SumEngine(Component):
         lay = self._inv_layout
         rom = self._rom(m, "inverses", lay, self._inverses)
         rp, orp = rom.read_port(), rom.read_port()
-        ij = Signal.like(cmd.inv_base)
-        left = Signal.like(cmd.invs)
         entry = data.View(lay, rp.data)
-        m.d.comb += rp.addr.eq(ij)
-        top = max(1, self._inverse_spacing)
-        since = Signal(range(top + 1), init=top)
-        m.d.sync += since.eq(Mux(since == top, top, since + 1))
-        beat = Signal(range(B))
-        iv = Signal()
-        advance = ~iv | inv.i.ready
         arp = self._acc.read_port()
-        with m.If(advance):
-            m.d.sync += iv.eq(0)
-        with m.FSM(name="inverse"):
-            with m.State("IDLE"):
-                with m.If(start & (cmd.invs != 0)):
-                    m.d.sync += [ij.eq(cmd.inv_base), left.eq(cmd.invs)]
-                    m.next = "FETCH"
-            with m.State("FETCH"):
-                m.next = "READY"
-            with m.State("READY"):
-                with m.If(macs_done & (since >= top - 1)):
-                    m.d.sync += [since.eq(0), beat.eq(0)]
-                    m.next = "RUN"
-            with m.State("RUN"):
-                with m.If(advance):
-                    m.d.comb += [arp.addr.eq(Cat(beat, entry.acc)), arp.en.eq(1)]
-                    m.d.sync += [iv.eq(1), beat.eq(beat + 1)]
-                    with m.If(beat == B - 1):
-                        m.d.sync += left.eq(left - 1)
-                        with m.If(left == 1):
-                            m.next = "IDLE"
-                        with m.Else():
-                            m.d.sync += ij.eq(ij + 1)
-                            m.next = "FETCH"
-        m.d.comb += [inv.i.valid.eq(iv), inv.i.payload.eq(arp.data)]
+
+        def issue(beat):
+            m.d.comb += [arp.addr.eq(Cat(beat, entry.acc)), arp.en.eq(1)]
+
+        spacing = Const(self._inverse_spacing, range(self._inverse_spacing + 2))
+        index, valid = self._walk(m, "inverse", start=start, base=cmd.inv_base, count=cmd.invs,
+                                  spacing=spacing, may_start=macs_done, sink_ready=inv.i.ready,
+                                  issue=issue)
+        m.d.comb += [rp.addr.eq(index), inv.i.valid.eq(valid), inv.i.payload.eq(arp.data)]
         connect(m, inv.o, carry.i)
         m.d.comb += carry.o.ready.eq(1)
 
@@ -400,7 +398,7 @@ class SumEngine(Component):
             with m.If(obeat == B - 1):
                 m.d.sync += [oq.eq(oq + 1), o_left.eq(o_left - 1)]
                 with m.If(o_left == 1):
-                    m.d.sync += self.done.valid.eq(1)
+                    m.d.sync += self.o.valid.eq(1)
         c_en = carry.o.valid & (obeat < out.words)
         s_wr = self._sstage.wr if self._sstage is not None else None
         if s_wr is not None:

@@ -19,7 +19,8 @@ from amaranth import Module, Mux, Signal, unsigned
 from amaranth.lib import data, memory, stream
 from amaranth.lib.wiring import In, Out
 
-from ..bigint.ram import READ_PORTS, memory_members, read_port_signature, write_port_signature
+from ..bigint.ram import memory_members, read_port_signature, write_port_signature
+from ..bigint.sequencer import run_program, share_memory_ports
 from ..bigint.wordalu import ALUOp, WordALU
 from ..component import Component
 from ..model.bigint import EncryptionSizes, group_sizes
@@ -161,55 +162,20 @@ class TransformEncrypt(Component):
         m.d.comb += self.o.payload.eq(ge)
 
         # RAM: the ALU's three read ports; the sum engine's S stage on rd_x, feeder on rd_y
-        users = {"rd_x": (alu.rd_x, sums.rd_x), "rd_y": (alu.rd_y, sums.rd_y),
-                 "rd_z": (alu.rd_z, None)}
-        for name in READ_PORTS:
-            port = getattr(self, name)
-            a, s = users[name]
-            if s is None:
-                m.d.comb += [port.en.eq(a.en), port.addr.eq(a.addr), a.data.eq(port.data)]
-            else:
-                m.d.comb += [port.en.eq(a.en | s.en), port.addr.eq(Mux(a.en, a.addr, s.addr)),
-                             a.data.eq(port.data), s.data.eq(port.data)]
-        m.d.comb += [self.wr.en.eq(alu.wr.en | sums.wr.en),
-                     self.wr.addr.eq(Mux(alu.wr.en, alu.wr.addr, sums.wr.addr)),
-                     self.wr.data.eq(Mux(alu.wr.en, alu.wr.data, sums.wr.data))]
+        share_memory_ports(m, self, alu, sums)
         for name in ("key_rd", "key_wr"):
             mine, theirs = getattr(self, name), getattr(sums, name)
             m.d.comb += [mine.addr.eq(theirs.addr), mine.en.eq(theirs.en)]
         m.d.comb += [self.key_wr.data.eq(sums.key_wr.data), sums.key_rd.data.eq(self.key_rd.data)]
-        m.d.comb += [sums.cmd.payload.eq(entry.sum), alu.i.payload.eq(entry.alu)]
+        m.d.comb += [sums.i.payload.eq(entry.sum), alu.i.payload.eq(entry.alu)]
 
-        with m.FSM():
-            with m.State("IDLE"):
-                m.d.comb += self.i.ready.eq(1)
-                with m.If(self.i.valid):
-                    m.d.sync += pc.eq(Mux(self.i.payload[0], self._program.key_ops, 0))
-                    m.next = "FETCH"
-            with m.State("FETCH"):
-                m.d.comb += rp.en.eq(1)
-                m.next = "ISSUE"
-            with m.State("ISSUE"):
-                m.d.comb += rp.en.eq(0)
-                with m.If(entry.is_sum):
-                    m.d.comb += sums.cmd.valid.eq(1)
-                with m.Else():
-                    m.d.comb += alu.i.valid.eq(1)
-                m.next = "WAIT"
-            with m.State("WAIT"):
-                m.d.comb += [sums.done.ready.eq(1), alu.o.ready.eq(1), rp.en.eq(0)]
-                with m.If(sums.done.valid | alu.o.valid):
-                    with m.If(alu.o.valid):
-                        m.d.sync += ge.eq(alu.o.payload)
-                    with m.If(entry.end):
-                        m.next = "DONE"
-                    with m.Else():
-                        m.d.sync += pc.eq(pc + 1)
-                        m.next = "FETCH"
-            with m.State("DONE"):
-                m.d.comb += self.o.valid.eq(1)
-                with m.If(self.o.ready):
-                    m.next = "IDLE"
+        def done():
+            with m.If(alu.o.valid):
+                m.d.sync += ge.eq(alu.o.payload)
+        run_program(m, self.i, self.o, rp, pc,
+                    start=Mux(self.i.payload[0], self._program.key_ops, 0),
+                    units=[(entry.is_sum, sums), (~entry.is_sum, alu)],
+                    last=entry.end, on_done=done)
         return m
 
 
