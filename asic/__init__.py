@@ -15,6 +15,7 @@ See ``asic/README.md``.
 """
 
 from .pdk import DONT_USE, pdk_root, sky130_hd
-from .sky130 import AsicSynthResult, asic_synthesize
+from .sky130 import AsicSynthResult, asic_synthesize, synthesize_blocks
 
-__all__ = ["DONT_USE", "pdk_root", "sky130_hd", "AsicSynthResult", "asic_synthesize"]
+__all__ = ["DONT_USE", "pdk_root", "sky130_hd", "AsicSynthResult", "asic_synthesize",
+           "synthesize_blocks"]

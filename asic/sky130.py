@@ -39,8 +39,8 @@ from fhe_hw.units import get_unit, to_verilog, top_name, units, verilog_header
 
 from .pdk import DONT_USE, FLOP_DONT_USE, sky130_hd
 
-__all__ = ["AsicSynthResult", "asic_synthesize", "parse_sta_report", "register_name",
-           "is_flip_flop", "markdown_table"]
+__all__ = ["AsicSynthResult", "asic_synthesize", "synthesize_blocks", "parse_sta_report",
+           "register_name", "is_flip_flop", "markdown_table"]
 
 _FLIP_FLOP = re.compile(r"__(df|edf)[a-z]*_\d+$")
 
@@ -143,6 +143,21 @@ def parse_sta_report(text):
             "arrival_ns": float(arrival.group(1)),
             "setup_ns": -float(setup.group(1)) if setup else 0.0,
             "slack_ns": float(slack.group(1)), "levels": levels}
+
+
+def synthesize_blocks(blocks, clock_ns, progress):
+    """:func:`asic_synthesize` for each of ``blocks`` ({key: (name, params, factory)}: a
+    component from ``factory()``, or from the unit registry for ``factory`` None); returns
+    ({key: AsicSynthResult}, the tools' versions as one line)."""
+    results, tools = {}, {}
+    for key, (name, params, factory) in blocks.items():
+        shown = ", ".join(f"{k}={v}" for k, v in params.items())
+        progress(f"{name} {shown}: sky130 synthesis")
+        component = factory() if factory is not None else get_unit(name).build(**params)
+        results[key] = asic_synthesize(component, name, params=params, clock_ns=clock_ns,
+                                       progress=progress)
+        tools = results[key].tools
+    return results, ", ".join(f"{k} {v}" for k, v in tools.items())
 
 
 def register_name(netlist, instance):

@@ -16,7 +16,7 @@ import sys
 import time
 
 from fhe_hw.encrypt.cosim import cosim_encrypt
-from fhe_hw.sim.cosim import finish, judge
+from fhe_hw.sim.cosim import add_build_arguments, finish, judge
 
 
 def main(argv=None):
@@ -27,12 +27,7 @@ def main(argv=None):
     ap.add_argument("--lanes", type=int, default=8)
     ap.add_argument("--m-units", type=int, default=2, choices=(1, 2))
     ap.add_argument("--encryptions", type=int, default=3)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--opt", default="-O1", help="C++ optimisation of the Verilator model")
-    ap.add_argument("--split", type=int,
-                    help="Verilator --output-split and --output-split-cfuncs (statements per "
-                         "C++ file and function): bounds the compiler's memory on big models")
-    ap.add_argument("--jobs", type=int, default=2, help="parallel C++ compilations")
+    add_build_arguments(ap)
     ap.add_argument("--out", default="build/cosim/transform-encrypt.json")
     args = ap.parse_args(argv)
     results, status, start = [], 0, time.monotonic()

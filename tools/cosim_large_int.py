@@ -17,7 +17,7 @@ import sys
 import time
 
 from fhe_hw.largeint.cosim import cosim_large_int_mul
-from fhe_hw.sim.cosim import finish, judge
+from fhe_hw.sim.cosim import add_build_arguments, finish, judge
 
 
 def main(argv=None):
@@ -28,12 +28,7 @@ def main(argv=None):
     ap.add_argument("--engines", type=int, action="append", help="forward engines (default 1, 2)")
     ap.add_argument("--m-units", type=int, default=1, choices=(1, 2),
                     help="the engines' m-point units (default 1)")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--opt", default="-O1", help="C++ optimisation of the Verilator model")
-    ap.add_argument("--split", type=int,
-                    help="Verilator --output-split and --output-split-cfuncs (statements per "
-                         "C++ file and function): bounds the compiler's memory on big models")
-    ap.add_argument("--jobs", type=int, default=2, help="parallel C++ compilations")
+    add_build_arguments(ap)
     ap.add_argument("--out", default="build/cosim/large-int.json")
     args = ap.parse_args(argv)
     results, status, start = [], 0, time.monotonic()

@@ -32,7 +32,7 @@ import sys
 import time
 
 from fhe_hw.ntt.cosim import Engines, cosim_four_step_stream, cosim_ntt, cosim_polymul
-from fhe_hw.sim.cosim import finish, judge
+from fhe_hw.sim.cosim import add_build_arguments, finish, judge
 
 QUICK = [("transform", 64, 2, False, False), ("transform", 64, 2, True, True),
          ("transform", 256, 4, False, True), ("polymul", 64, 2, True, None)]
@@ -53,12 +53,7 @@ def main(argv=None):
                     help="samples per beat of the streaming four-step engine")
     ap.add_argument("--m-units", type=int, default=1, choices=(1, 2),
                     help="m-point units of the streaming four-step engine (default 1)")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--opt", default="-O3", help="C++ optimisation of the Verilator model")
-    ap.add_argument("--split", type=int,
-                    help="Verilator --output-split and --output-split-cfuncs (statements per "
-                         "C++ file and function): bounds the compiler's memory on big models")
-    ap.add_argument("--jobs", type=int, default=2, help="parallel C++ compilations")
+    add_build_arguments(ap, opt="-O3")
     ap.add_argument("--out", default="build/cosim/ntt.json")
     args = ap.parse_args(argv)
     if args.quick:

@@ -33,8 +33,8 @@ from ..units import to_verilog, top_name
 from .pysim import StreamRun, pack, unpack
 from .verilog import without_zero_memories
 
-__all__ = ["require_verilator", "CosimModel", "build", "Port", "stream_ports", "judge",
-           "finish"]
+__all__ = ["require_verilator", "CosimModel", "build", "Port", "stream_ports",
+           "add_build_arguments", "judge", "finish"]
 
 
 def require_verilator():
@@ -287,6 +287,18 @@ def build(component, unit_name, workdir=None, *, seed=1, opt="-O3", split=None, 
             if result.returncode:
                 raise RuntimeError(f"{what} failed: {result.stderr[-3000:]}")
     return CosimModel(binary, ports, workdir)
+
+
+def add_build_arguments(parser, opt="-O1"):
+    """The co-simulation tools' ``--seed`` and Verilator build options (``--opt``, ``--split``,
+    ``--jobs``, as :func:`build` takes them) on an argparse ``parser``."""
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--opt", default=opt, help="C++ optimisation of the Verilator model")
+    parser.add_argument("--split", type=int,
+                        help="Verilator --output-split and --output-split-cfuncs (statements "
+                             "per C++ file and function): bounds the compiler's memory on big "
+                             "models")
+    parser.add_argument("--jobs", type=int, default=2, help="parallel C++ compilations")
 
 
 def judge(result, label):

@@ -5,7 +5,7 @@ random, all-ones and one-digit × full-size operands against Python's ``*``, and
 cycles against ``cycles()``. The configurations of :data:`COUNTED` are too large to compile
 here and are given by ``cycles()`` only, marked so. A run that differs writes no block."""
 
-from ..asic import asic_synthesize
+from ..asic import synthesize_blocks
 from ..asic.configs import SKY130_CLOCK_NS
 from ..flow.synth import tool_version
 from ..largeint import LargeIntegerMultiplier
@@ -13,7 +13,6 @@ from ..largeint.cosim import cosim_large_int_mul
 from ..largeint.estimate import SRAM_SOURCE, SRAM_UM2_PER_BIT, blocks, sky130_estimate
 from ..markdown import table as markdown_table
 from ..sim.cosim import require_verilator
-from ..units import get_unit
 from .pages import TableFailure, TableSpec
 
 __all__ = ["TABLES", "RUNS", "COUNTED", "OPT", "ESTIMATED", "large_int_markdown",
@@ -92,20 +91,14 @@ def estimate_markdown(estimates):
 
 
 def _generate_estimate(args, progress):
-    wanted = {(unit, tuple(sorted(params.items()))): params
+    wanted = {(unit, tuple(sorted(params.items()))): (unit, params, None)
               for lanes, engines, m_units in ESTIMATED
               for unit, params, _ in blocks(lanes=lanes, engines=engines, m_units=m_units)}
-    results, tools = {}, None
-    for (unit, key), params in wanted.items():
-        progress(f"{unit} {_shown(params)}: sky130 synthesis")
-        r = asic_synthesize(get_unit(unit).build(**params), unit, params=params,
-                            clock_ns=SKY130_CLOCK_NS, progress=progress)
-        results[unit, key] = r
-        tools = r.tools
+    results, tools = synthesize_blocks(wanted, SKY130_CLOCK_NS, progress)
     estimates = {config: sky130_estimate(results, lanes=config[0], engines=config[1],
                                          m_units=config[2])
                  for config in ESTIMATED}
-    facts = {"tools": ", ".join(f"{k} {v}" for k, v in tools.items()),
+    facts = {"tools": tools,
              "json": {f"lanes={l}, engines={e}, m_units={u}": {"total_mm2": x.total_mm2,
                                                                 "fmax_mhz": x.fmax_mhz,
                                                                 "cycles": x.cycles}

@@ -9,7 +9,7 @@ unit with :data:`LANES` multipliers.
 (:func:`fhe_hw.encrypt.estimate.sky130_estimate`): its blocks synthesized one by one, and the
 projected encryption time at the slowest block's clock."""
 
-from ..asic import asic_synthesize
+from ..asic import synthesize_blocks
 from ..asic.configs import SKY130_CLOCK_NS
 from ..encrypt import TransformEncrypt
 from ..encrypt.estimate import blocks, sky130_estimate
@@ -17,7 +17,6 @@ from ..largeint.estimate import SRAM_SOURCE, SRAM_UM2_PER_BIT
 from ..markdown import table as markdown_table
 from ..model.transform_encrypt import SCHEMES, plan
 from ..report.paper import table6_cycles
-from ..units import get_unit
 from .pages import TableSpec
 
 __all__ = ["TABLES", "LANES", "ESTIMATED", "markdown", "estimate_markdown"]
@@ -100,20 +99,12 @@ def estimate_markdown(estimates):
 
 
 def _generate_estimate(args, progress):
-    wanted = {}
-    for scheme, group in ESTIMATED:
-        for name, params, _, factory in blocks(scheme, group, lanes=LANES):
-            wanted[name, tuple(sorted(params.items()))] = (params, factory)
-    results, tools = {}, None
-    for (name, key), (params, factory) in wanted.items():
-        progress(f"{name} {_shown(params)}: sky130 synthesis")
-        component = factory() if factory is not None else get_unit(name).build(**params)
-        r = asic_synthesize(component, name, params=params, clock_ns=SKY130_CLOCK_NS,
-                            progress=progress)
-        results[name, key] = r
-        tools = r.tools
+    wanted = {(name, tuple(sorted(params.items()))): (name, params, factory)
+              for scheme, group in ESTIMATED
+              for name, params, _, factory in blocks(scheme, group, lanes=LANES)}
+    results, tools = synthesize_blocks(wanted, SKY130_CLOCK_NS, progress)
     estimates = {(s, g): sky130_estimate(results, s, g, lanes=LANES) for s, g in ESTIMATED}
-    facts = {"tools": ", ".join(f"{k} {v}" for k, v in tools.items()),
+    facts = {"tools": tools,
              "json": {f"{s} {g}": {"total_mm2": e.total_mm2, "fmax_mhz": e.fmax_mhz,
                                    "cycles": e.cycles, "encryption_ms": e.encryption_ms}
                       for (s, g), e in estimates.items()}}
