@@ -23,7 +23,7 @@ from .ram import READ_PORTS, from_words, memory_members, to_words
 from .wordalu import ALUOp, WordALU, alu_cycles
 
 __all__ = ["Plan", "Sequencer", "words_for", "ram_image", "region_value", "share_memory_ports",
-           "run_program"]
+           "ProgramROM", "run_program"]
 
 
 def words_for(bits, d):
@@ -161,25 +161,12 @@ class Sequencer(Component):
         m = Module()
         mul, alu = self._mul, self._alu
         m.submodules.mul, m.submodules.alu = mul, alu
-        ops = self._plan.ops
-        m.submodules.rom = rom = memory.Memory(shape=unsigned(self._entry.size),
-                                               depth=len(ops), init=self._rom())
-        rp = rom.read_port()
-        entry = data.View(self._entry, rp.data)
-        pc = Signal(range(len(ops)))
-        m.d.comb += rp.addr.eq(pc)
-        ge = Signal()
-        m.d.comb += self.o.payload.eq(ge)
-
+        rom = ProgramROM(m, self._entry, self._rom())
         share_memory_ports(m, self, mul, alu)
-        m.d.comb += [mul.i.payload.eq(entry.mul), alu.i.payload.eq(entry.alu)]
-
-        def done():
-            with m.If(alu.o.valid):
-                m.d.sync += ge.eq(alu.o.payload)
-        run_program(m, self.i, self.o, rp, pc, start=0,
-                    units=[(entry.is_mul, mul), (~entry.is_mul, alu)],
-                    last=pc == len(ops) - 1, on_done=done)
+        m.d.comb += [mul.i.payload.eq(rom.entry.mul), alu.i.payload.eq(rom.entry.alu)]
+        run_program(m, self.i, self.o, rom, start=0,
+                    units=[(rom.entry.is_mul, mul), (~rom.entry.is_mul, alu)],
+                    last=rom.pc == len(self._plan.ops) - 1, flag=alu)
         return m
 
 
@@ -203,13 +190,29 @@ def share_memory_ports(m, ports, *users):
             m.d.comb += [u.data.eq(port.data) for u in mine]
 
 
-def run_program(m, i, o, rom_port, pc, *, start, units, last, on_done=None):
+class ProgramROM:
+    """The operations of a ROM-programmed engine: a ROM of ``words`` (each a ``layout``), its
+    address ``pc`` and the word read, ``entry`` (a view of ``layout``)."""
+
+    def __init__(self, m, layout, words):
+        m.submodules.rom = rom = memory.Memory(shape=unsigned(layout.size), depth=len(words),
+                                               init=words)
+        self.port = rom.read_port()
+        self.entry = data.View(layout, self.port.data)
+        self.pc = Signal(range(len(words)))
+        m.d.comb += self.port.addr.eq(self.pc)
+
+
+def run_program(m, i, o, rom, *, start, units, last, flag):
     """The control loop of a ROM-programmed engine ([Cao13] Fig. 6(i)'s FSM controller): on a
-    start beat on ``i``, ``pc`` := ``start``; then per operation FETCH (the ROM read), ISSUE
-    (the command to the unit of ``units`` — (condition, unit with ``i``/``o`` streams) —
-    whose condition holds), WAIT for that unit's done beat (``on_done()`` runs then); after
-    the operation for which ``last`` holds, a done beat on ``o``. Two cycles per operation
-    besides the unit's own."""
+    start beat on ``i``, ``rom.pc`` := ``start``; then per operation FETCH (the ROM read),
+    ISSUE (the command to the unit of ``units`` — (condition, unit with ``i``/``o`` streams)
+    — whose condition holds), WAIT for that unit's done beat; after the operation for which
+    ``last`` holds, a done beat on ``o`` whose payload is the last done payload of unit
+    ``flag``. Two cycles per operation besides the unit's own."""
+    rom_port, pc = rom.port, rom.pc
+    payload = Signal()
+    m.d.comb += o.payload.eq(payload)
     with m.FSM():
         with m.State("IDLE"):
             m.d.comb += i.ready.eq(1)
@@ -232,8 +235,8 @@ def run_program(m, i, o, rom_port, pc, *, start, units, last, on_done=None):
             for _, unit in units:
                 finished = finished | unit.o.valid
             with m.If(finished):
-                if on_done is not None:
-                    on_done()
+                with m.If(flag.o.valid):
+                    m.d.sync += payload.eq(flag.o.payload)
                 with m.If(last):
                     m.next = "DONE"
                 with m.Else():

@@ -15,12 +15,12 @@ does, and issues each to the :class:`~fhe_hw.encrypt.sums.SumEngine` or to the
 :class:`~fhe_hw.bigint.wordalu.WordALU`.
 """
 
-from amaranth import Module, Mux, Signal, unsigned
-from amaranth.lib import data, memory, stream
+from amaranth import Module, Mux, unsigned
+from amaranth.lib import data, stream
 from amaranth.lib.wiring import In, Out
 
 from ..bigint.ram import memory_members, read_port_signature, write_port_signature
-from ..bigint.sequencer import run_program, share_memory_ports
+from ..bigint.sequencer import ProgramROM, run_program, share_memory_ports
 from ..bigint.wordalu import ALUOp, WordALU
 from ..component import Component
 from ..model.bigint import EncryptionSizes, group_sizes
@@ -151,15 +151,8 @@ class TransformEncrypt(Component):
         m = Module()
         sums, alu = self._sums, self._alu
         m.submodules.sums, m.submodules.alu = sums, alu
-        words = self._rom()
-        m.submodules.rom = rom = memory.Memory(shape=unsigned(self._entry.size),
-                                               depth=len(words), init=words)
-        rp = rom.read_port()
-        entry = data.View(self._entry, rp.data)
-        pc = Signal(range(len(words)))
-        m.d.comb += rp.addr.eq(pc)
-        ge = Signal()
-        m.d.comb += self.o.payload.eq(ge)
+        rom = ProgramROM(m, self._entry, self._rom())
+        entry = rom.entry
 
         # RAM: the ALU's three read ports; the sum engine's S stage on rd_x, feeder on rd_y
         share_memory_ports(m, self, alu, sums)
@@ -169,13 +162,9 @@ class TransformEncrypt(Component):
         m.d.comb += [self.key_wr.data.eq(sums.key_wr.data), sums.key_rd.data.eq(self.key_rd.data)]
         m.d.comb += [sums.i.payload.eq(entry.sum), alu.i.payload.eq(entry.alu)]
 
-        def done():
-            with m.If(alu.o.valid):
-                m.d.sync += ge.eq(alu.o.payload)
-        run_program(m, self.i, self.o, rp, pc,
+        run_program(m, self.i, self.o, rom,
                     start=Mux(self.i.payload[0], self._program.key_ops, 0),
-                    units=[(entry.is_sum, sums), (~entry.is_sum, alu)],
-                    last=entry.end, on_done=done)
+                    units=[(entry.is_sum, sums), (~entry.is_sum, alu)], last=entry.end, flag=alu)
         return m
 
 

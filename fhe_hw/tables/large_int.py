@@ -16,7 +16,7 @@ from ..sim.cosim import require_verilator
 from .pages import TableFailure, TableSpec
 
 __all__ = ["TABLES", "RUNS", "COUNTED", "OPT", "ESTIMATED", "large_int_markdown",
-           "estimate_markdown"]
+           "estimate_markdown", "estimate_note"]
 
 #: Simulated configurations: (max_bits, lanes, engines).
 RUNS = [(49152, 4, 1), (786432, 8, 1), (786432, 8, 2)]
@@ -83,11 +83,17 @@ def estimate_markdown(estimates):
                       f"{e.product_us:.1f} µs at {e.fmax_mhz:.1f} MHz", "", "",
                       f"**{e.total_mm2:.1f}**", f"{e.fmax_mhz:.1f}", ""])
     return markdown_table(["configuration (786,432 bits)", "block", "count", "area µm² each",
-                           "area mm²", "Fmax MHz", "critical path"], cells) + (
-        f"\nMemory area per bit: {SRAM_SOURCE}; logic: sky130_fd_sc_hd, tt corner, before "
-        f"placement, every block's ports registered, ABC delay target {SKY130_CLOCK_NS:g} ns. "
-        "Not counted: the engines' control, bank crossbars and the wiring between blocks; the "
-        "clock is the slowest block's.\n")
+                           "area mm²", "Fmax MHz", "critical path"], cells) + estimate_note(
+        "the engines' control, bank crossbars and the wiring between blocks")
+
+
+def estimate_note(not_counted):
+    """The line under a block-by-block sky130 estimate: how memory and logic were counted, and
+    what was not (``not_counted``)."""
+    return (f"\nMemory area per bit: {SRAM_SOURCE}; logic: sky130_fd_sc_hd, tt corner, before "
+            f"placement, every block's ports registered, ABC delay target "
+            f"{SKY130_CLOCK_NS:g} ns. Not counted: {not_counted}; the clock is the slowest "
+            f"block's.\n")
 
 
 def _generate_estimate(args, progress):

@@ -13,10 +13,11 @@ from ..asic import synthesize_blocks
 from ..asic.configs import SKY130_CLOCK_NS
 from ..encrypt import TransformEncrypt
 from ..encrypt.estimate import blocks, sky130_estimate
-from ..largeint.estimate import SRAM_SOURCE, SRAM_UM2_PER_BIT
+from ..largeint.estimate import SRAM_UM2_PER_BIT
 from ..markdown import table as markdown_table
 from ..model.transform_encrypt import SCHEMES, plan
 from ..report.paper import table6_cycles
+from .large_int import estimate_note
 from .pages import TableSpec
 
 __all__ = ["TABLES", "LANES", "ESTIMATED", "markdown", "estimate_markdown"]
@@ -91,11 +92,8 @@ def estimate_markdown(estimates):
                       f"{e.key_cycles:,} cycles)", "", "", f"**{e.total_mm2:.1f}**",
                       f"{e.fmax_mhz:.1f}", ""])
     return markdown_table(["configuration", "block", "count", "area µm² each", "area mm²",
-                           "Fmax MHz", "critical path"], cells) + (
-        f"\nMemory area per bit: {SRAM_SOURCE}; logic: sky130_fd_sc_hd, tt corner, before "
-        f"placement, every block's ports registered, ABC delay target {SKY130_CLOCK_NS:g} ns. "
-        "Not counted: the control, the bank crossbars, the ROMs and the wiring between "
-        "blocks; the clock is the slowest block's.\n")
+                           "Fmax MHz", "critical path"], cells) + estimate_note(
+        "the control, the bank crossbars, the ROMs and the wiring between blocks")
 
 
 def _generate_estimate(args, progress):
