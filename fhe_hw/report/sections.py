@@ -9,7 +9,7 @@ missing. Each table cites the paper file and table its paper columns come from
 import json
 
 from ..arith.configs import MODMULS, REDUCERS
-from ..bigint import CMNTEncrypt, IntegerFFTMultiplier
+from ..bigint import CMNTEncrypt, CNTEncrypt, IntegerFFTMultiplier
 from ..bigint.configs import MULTIPLIERS, REPORT_MODMULS, REPORT_SMALL
 from ..encrypt import TransformEncrypt
 from ..flow import builddir
@@ -167,6 +167,11 @@ def cmnt_encryption(ctx):
                            "group", "seconds", series, logx=False)], findings)
 
 
+#: The block-schoolbook engines beside TransformEncrypt: [Cao13] Table 4's solinas64 transform,
+#: CMNT with the factored schedule.
+_SCHOOLBOOK = "solinas64 k=128 b=28, CMNT factored"
+
+
 def _sky130_encryption_clocks():
     """{(scheme, group): MHz} of the last ``fhe-hw table encrypt-asic`` run
     (build/tables/encrypt-asic.json), or {} when it has not run."""
@@ -190,7 +195,8 @@ def transform_encryption(ctx):
               f"cycles() here; {P.P000_T6.source} (2^64-2^32+1 rows × its 166.45 MHz); GMP "
               "on this machine",
               ["scheme", "group", "cycles()", "key preparation cycles()", "Table 6 cycles",
-               "ours / Table 6", "GMP here (ms)", "ms at 166.45 MHz", "GMP / ours at 166.45 MHz",
+               "ours / Table 6", f"block-schoolbook cycles() ({_SCHOOLBOOK})",
+               "GMP here (ms)", "ms at 166.45 MHz", "GMP / ours at 166.45 MHz",
                "our sky130 estimate (MHz)", "ms at that clock", "GMP / ours at that clock"])
     findings = []
     for scheme in ("cmnt", "cnt"):
@@ -203,7 +209,12 @@ def transform_encryption(ctx):
             at_paper = c / paper_mhz / 1e3
             mhz = clocks.get((scheme, group))
             at_ours = c / mhz / 1e3 if mhz else None
-            t.rows.append([scheme.upper(), group, c, key, paper, ratio(c, paper), g_ms,
+            k, b = _BIGINT["solinas64"]
+            schoolbook = (CMNTEncrypt.cycles_of(group, "factored", modulus=SOLINAS, k=k, b=b)
+                          if scheme == "cmnt" else
+                          CNTEncrypt.cycles_of(group, modulus=SOLINAS, k=k, b=b))
+            t.rows.append([scheme.upper(), group, c, key, paper, ratio(c, paper), schoolbook,
+                           g_ms,
                            at_paper, ratio(g_ms, at_paper) if g_ms else None, mhz, at_ours,
                            ratio(g_ms, at_ours) if g_ms and at_ours else None])
             _find(findings, _slower(f"{scheme.upper()} {group} encryption cycles", ratio(c, paper)))
