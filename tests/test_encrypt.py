@@ -6,11 +6,14 @@ either sign), at scaled-down sizes that exercise every cut of the operands (whol
 equal blocks, the key integers in blocks), the S stage's flush beats, one and two m-units and
 2 and 4 lanes. The toy groups run in Verilator (tools/cosim_encrypt.py)."""
 
+from types import SimpleNamespace
+
 import pytest
 from helpers import rng_for
 
 from fhe_hw.encrypt import ENCRYPTION, KEY_PREPARATION, TransformEncrypt
 from fhe_hw.encrypt.cosim import python_ciphertext
+from fhe_hw.encrypt.estimate import blocks, sky130_estimate
 from fhe_hw.encrypt.run import run_encryptions
 from fhe_hw.encrypt.timing import EngineTiming, lone_spacing, program_cycles
 from fhe_hw.model.bigint import (
@@ -73,6 +76,34 @@ def test_the_configurations_cover_every_cut_and_the_flush():
         if len(b.offsets) > 1:
             kinds.add("accumulators")
     assert kinds == {"whole", "equal", "key blocks", "flush", "accumulators"}
+
+
+def test_cycles_per_program_of_is_cycles_of_each_program():
+    scheme, sizes, params = CONFIGS["cnt-key-blocks"]
+    both = TransformEncrypt.cycles_per_program_of(scheme, sizes, **params)
+    assert both == {which: TransformEncrypt.cycles_of(scheme, sizes, program=which, **params)
+                    for which in (KEY_PREPARATION, ENCRYPTION)}
+    assert both[KEY_PREPARATION] != both[ENCRYPTION]
+
+
+@pytest.mark.parametrize("scheme", ["cmnt", "cnt"])
+def test_the_sky130_estimate_adds_the_blocks_and_takes_the_slowest_clock(scheme):
+    """Made-up block results (area 1000·i + 7 µm², clock 50 + i MHz for the i-th block): the
+    estimate's logic area is Σ count·area, its clock the smallest, its cycles cycles_of."""
+    listed = blocks(scheme, "toy")
+    results = {(name, tuple(sorted(params.items()))): SimpleNamespace(
+                   area_um2=1000.0 * i + 7, fmax_mhz=50.0 + i,
+                   critical_path={"startpoint_register": "a", "endpoint_register": "b",
+                                  "levels": i})
+               for i, (name, params, _, _) in enumerate(listed)}
+    e = sky130_estimate(results, scheme, "toy")
+    assert e.logic_um2 == sum(count * (1000.0 * i + 7)
+                              for i, (_, _, count, _) in enumerate(listed))
+    assert e.fmax_mhz == 50.0
+    assert e.cycles == TransformEncrypt.cycles_of(scheme, "toy")
+    assert e.key_cycles == TransformEncrypt.cycles_of(scheme, "toy", program=KEY_PREPARATION)
+    assert e.encryption_ms == e.cycles / 50.0 / 1e3
+    assert [row[2] for row in e.rows] == [count for _, _, count, _ in listed]
 
 
 @pytest.mark.parametrize("scheme, goal", [("cmnt", 135_657), ("cnt", 123_007)])

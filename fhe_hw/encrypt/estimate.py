@@ -10,7 +10,7 @@ from ..bigint.wordalu import WordALU
 from ..largeint.estimate import SRAM_UM2_PER_BIT
 from ..ntt import four_step_stream_plan
 from .sstage import SStageUnit
-from .unit import ENCRYPTION, TransformEncrypt
+from .unit import ENCRYPTION, KEY_PREPARATION, TransformEncrypt, cycles_per_program
 
 __all__ = ["blocks", "EncryptEstimate", "sky130_estimate"]
 
@@ -21,10 +21,13 @@ def blocks(scheme="cmnt", group="toy", *, lanes=16, m=64, m_units=2):
     """The datapath blocks: [(name, params, count, factory)] — registered units (``factory``
     None: built by the unit registry) and the unit's own S stage and word ALU (built by
     ``factory()``)."""
-    unit_params = dict(lanes=lanes, m=m, m_units=m_units)
-    prog, timing, _ = TransformEncrypt.check(scheme, group, **unit_params)
+    return _blocks(TransformEncrypt.check(scheme, group, lanes=lanes, m=m, m_units=m_units)[0],
+                   lanes, m, m_units)
+
+
+def _blocks(prog, lanes, m, m_units):
     p = prog.plan
-    plan, _ = four_step_stream_plan(p.n, **unit_params)
+    plan, _ = four_step_stream_plan(p.n, lanes=lanes, m=m, m_units=m_units)
     outer = plan.n1 > 1
     aw = max(1, (prog.regions.depth - 1).bit_length())
     out = [("mod-mul", {"modulus": "solinas64"}, 2 * lanes * (m_units + outer) + lanes, None),
@@ -74,21 +77,21 @@ def sky130_estimate(results, scheme="cmnt", group="toy", *, lanes=16, m=64, m_un
     """Combine ``results`` ({(name, frozen params): AsicSynthResult} of :func:`blocks`) into an
     :class:`EncryptEstimate`."""
     unit_params = dict(lanes=lanes, m=m, m_units=m_units)
+    prog, timing = TransformEncrypt.check(scheme, group, **unit_params)
     rows = []
-    for name, params, count, _ in blocks(scheme, group, **unit_params):
+    for name, params, count, _ in _blocks(prog, lanes, m, m_units):
         r = results[name, tuple(sorted(params.items()))]
         path = r.critical_path
         rows.append((name, params, count, r.area_um2, r.fmax_mhz,
                      f"{path.get('startpoint_register')} → {path.get('endpoint_register')}, "
                      f"{path['levels']} levels"))
-    prog, timing, _ = TransformEncrypt.check(scheme, group, **unit_params)
     plan, _ = four_step_stream_plan(prog.plan.n, **unit_params)
     engines = 2 * sum(plan.storage_bits().values())
     beats = timing.beats
+    cycles = cycles_per_program(prog, timing)
     bits = engines + (2 + prog.accumulators) * beats * _WORD * lanes
     return EncryptEstimate(
         rows, sum(row[2] * row[3] for row in rows), bits, bits * SRAM_UM2_PER_BIT,
         prog.regions.depth * prog.plan.word_bits, len(prog.spectra) * beats * _WORD * lanes,
         min(row[4] for row in rows),
-        TransformEncrypt.cycles_of(scheme, group, program=ENCRYPTION, **unit_params),
-        TransformEncrypt.cycles_of(scheme, group, program=0, **unit_params))
+        cycles[ENCRYPTION], cycles[KEY_PREPARATION])

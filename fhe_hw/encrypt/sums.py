@@ -322,13 +322,17 @@ class SumEngine(Component):
         m.d.comb += [xr.addr.eq(Cat(k, rs)),
                      self.key_rd.addr.eq(Cat(k, cur.spectrum)),
                      self.key_rd.en.eq(run & ~cur.store)]
-        tag = Cat(run, cur.store, final, cur.first, k, cur.acc)
+        # what travels beside the data: one MAC beat's flags and its accumulator address
+        tag = Signal(data.StructLayout({"valid": 1, "store": 1, "final": 1, "first": 1,
+                                        "beat": len(k), "acc": len(cur.acc)}))
+        m.d.comb += [tag.valid.eq(run), tag.store.eq(cur.store), tag.final.eq(final),
+                     tag.first.eq(cur.first), tag.beat.eq(k), tag.acc.eq(cur.acc)]
         t1 = register_delay(m, tag, 1, "mac_tag")
-        valid1, store1 = t1[0], t1[1]
+        valid1, store1 = t1.valid, t1.store
         # +1: key store, or the ModMul operands
         spec1 = register_delay(m, cur.spectrum, 1, "mac_spectrum")
         m.d.sync += [self.key_wr.en.eq(valid1 & store1),
-                     self.key_wr.addr.eq(Cat(t1[4:4 + len(k)], spec1)),
+                     self.key_wr.addr.eq(Cat(t1.beat, spec1)),
                      self.key_wr.data.eq(xr.data)]
         mul_valid = Signal()
         m.d.sync += mul_valid.eq(valid1 & ~store1)
@@ -338,7 +342,7 @@ class SumEngine(Component):
             m.d.comb += mul.i.valid.eq(mul_valid)
         # key preparation done: the last store's write
         t2 = register_delay(m, t1, 1, "mac_tag2")
-        with m.If(t2[0] & t2[1] & t2[2]):
+        with m.If(t2.valid & t2.store & t2.final):
             m.d.sync += self.o.valid.eq(1)
         # +1 + latency: the accumulator read; +2 + latency: the sum, written a cycle later
         self._acc = acc = Memory(shape=unsigned(_WORD * L),
@@ -347,18 +351,16 @@ class SumEngine(Component):
         arp, awp = acc.read_port(), acc.write_port()
         ta = register_delay(m, t1, self._mul_latency, "mac_tag_a")
         tb = register_delay(m, ta, 1, "mac_tag_b")
-        kk = slice(4, 4 + len(k))
-        m.d.comb += arp.addr.eq(Cat(ta[kk], ta[4 + len(k):]))
-        first_b = tb[3]
-        sums = [add_parallel(mul.o.payload, Mux(first_b, 0, arp.data[_WORD * j:_WORD * (j + 1)]),
+        m.d.comb += arp.addr.eq(Cat(ta.beat, ta.acc))
+        sums = [add_parallel(mul.o.payload, Mux(tb.first, 0, arp.data[_WORD * j:_WORD * (j + 1)]),
                              SOLINAS64, _WORD) for j, mul in enumerate(self._muls)]
-        write = tb[0] & ~tb[1]
-        m.d.sync += [awp.en.eq(write), awp.addr.eq(Cat(tb[kk], tb[4 + len(k):])),
+        write = tb.valid & ~tb.store
+        m.d.sync += [awp.en.eq(write), awp.addr.eq(Cat(tb.beat, tb.acc)),
                      awp.data.eq(Cat(*sums))]
         macs_done = Signal()
         with m.If(start):
             m.d.sync += macs_done.eq(0)
-        with m.Elif(write & tb[2]):
+        with m.Elif(write & tb.final):
             m.d.sync += macs_done.eq(1)
         return macs_done
 

@@ -33,7 +33,7 @@ from .program import build_program
 from .sums import SumEngine
 from .timing import EngineTiming, program_cycles, spacings
 
-__all__ = ["TransformEncrypt", "KEY_PREPARATION", "ENCRYPTION"]
+__all__ = ["TransformEncrypt", "KEY_PREPARATION", "ENCRYPTION", "cycles_per_program"]
 
 KEY_PREPARATION, ENCRYPTION = 0, 1
 
@@ -63,7 +63,7 @@ class TransformEncrypt(Component):
 
     def __init__(self, scheme="cmnt", group="toy", *, lanes=16, m=64, m_units=2, max_n=None,
                  mult_stages=None, tiled=True):
-        self._program, self._timing, self._params = self.check(
+        self._program, self._timing = self.check(
             scheme, group, lanes=lanes, m=m, m_units=m_units, max_n=max_n,
             mult_stages=mult_stages, tiled=tiled)
         prog = self._program
@@ -87,8 +87,8 @@ class TransformEncrypt(Component):
     def check(scheme="cmnt", group="toy", *, lanes=16, m=64, m_units=2, max_n=None,
               mult_stages=None, tiled=True):
         """Validate the parameters without building hardware; return (the
-        :class:`~fhe_hw.encrypt.program.Program`, the :class:`~fhe_hw.encrypt.timing.EngineTiming`,
-        the engine parameters)."""
+        :class:`~fhe_hw.encrypt.program.Program`, the
+        :class:`~fhe_hw.encrypt.timing.EngineTiming`)."""
         if scheme not in SCHEMES:
             raise ValueError(f"scheme must be one of {', '.join(SCHEMES)}, not {scheme!r}")
         if not isinstance(group, (str, EncryptionSizes)):
@@ -99,10 +99,9 @@ class TransformEncrypt(Component):
         max_n = top if max_n is None else require_int("max_n", max_n, minimum=m * m, maximum=top)
         p = plan(scheme, group_sizes(scheme, group), lanes=lanes,
                  min_n=min(max(m * m, 4 * lanes), max_n), max_n=max_n)
-        params = dict(lanes=lanes, m=m, m_units=m_units, mult_stages=mult_stages, tiled=tiled)
-        four_step_stream_plan(p.n, **params)
-        return (build_program(p), EngineTiming.of(p.n, lanes, m, m_units, mult_stages, tiled),
-                params)
+        four_step_stream_plan(p.n, lanes=lanes, m=m, m_units=m_units, mult_stages=mult_stages,
+                              tiled=tiled)
+        return build_program(p), EngineTiming.of(p.n, lanes, m, m_units, mult_stages, tiled)
 
     @classmethod
     def latency_of(cls, scheme="cmnt", group="toy", **params):
@@ -113,8 +112,14 @@ class TransformEncrypt(Component):
     @classmethod
     def cycles_of(cls, scheme="cmnt", group="toy", *, program=ENCRYPTION, **params):
         """:meth:`cycles` without building the unit."""
-        prog, timing, _ = cls.check(scheme, group, **params)
+        prog, timing = cls.check(scheme, group, **params)
         return program_cycles(prog, timing, _ops(prog, program))
+
+    @classmethod
+    def cycles_per_program_of(cls, scheme="cmnt", group="toy", **params):
+        """{:data:`KEY_PREPARATION`: cycles, :data:`ENCRYPTION`: cycles}: :meth:`cycles_of` of
+        both programs from one parameter check."""
+        return cycles_per_program(*cls.check(scheme, group, **params))
 
     def cycles(self, program=ENCRYPTION):
         """Cycles of one run of ``program`` (:data:`KEY_PREPARATION` or :data:`ENCRYPTION`),
@@ -166,6 +171,13 @@ class TransformEncrypt(Component):
                     start=Mux(self.i.payload[0], self._program.key_ops, 0),
                     units=[(entry.is_sum, sums), (~entry.is_sum, alu)], last=entry.end, flag=alu)
         return m
+
+
+def cycles_per_program(program, timing):
+    """{:data:`KEY_PREPARATION`: cycles, :data:`ENCRYPTION`: cycles} of a checked
+    (``program``, ``timing``) pair (:meth:`TransformEncrypt.check`)."""
+    return {which: program_cycles(program, timing, _ops(program, which))
+            for which in (KEY_PREPARATION, ENCRYPTION)}
 
 
 def _ops(program, which):

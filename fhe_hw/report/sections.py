@@ -11,7 +11,7 @@ import json
 from ..arith.configs import MODMULS, REDUCERS
 from ..bigint import CMNTEncrypt, CNTEncrypt, IntegerFFTMultiplier
 from ..bigint.configs import MULTIPLIERS, REPORT_MODMULS, REPORT_SMALL
-from ..encrypt import TransformEncrypt
+from ..encrypt import ENCRYPTION, KEY_PREPARATION, TransformEncrypt
 from ..flow import builddir
 from ..flow.rows import Row, shown
 from ..flow.synth import ECP5_85F_DSP
@@ -201,8 +201,8 @@ def transform_encryption(ctx):
     findings = []
     for scheme in ("cmnt", "cnt"):
         for group in ("toy", "small", "medium", "large"):
-            c = TransformEncrypt.cycles_of(scheme, group, lanes=16)
-            key = TransformEncrypt.cycles_of(scheme, group, lanes=16, program=0)
+            both = TransformEncrypt.cycles_per_program_of(scheme, group, lanes=16)
+            c, key = both[ENCRYPTION], both[KEY_PREPARATION]
             paper = P.table6_cycles(scheme, group)
             g = gmp.get((scheme, group))
             g_ms = g * 1e3 if g is not None else None

@@ -11,7 +11,7 @@ projected encryption time at the slowest block's clock."""
 
 from ..asic import synthesize_blocks
 from ..asic.configs import SKY130_CLOCK_NS
-from ..encrypt import TransformEncrypt
+from ..encrypt import ENCRYPTION, KEY_PREPARATION, TransformEncrypt
 from ..encrypt.estimate import blocks, sky130_estimate
 from ..largeint.estimate import SRAM_UM2_PER_BIT
 from ..markdown import table as markdown_table
@@ -43,8 +43,8 @@ def markdown(progress=lambda line: None):
             paper = table6_cycles(scheme, group)
             pointwise = sum(x.products for x in p.blockings) * p.n // LANES
             s_stage = -(-p.s_stage_macs // LANES)
-            cycles = TransformEncrypt.cycles_of(scheme, group, lanes=LANES)
-            key = TransformEncrypt.cycles_of(scheme, group, lanes=LANES, program=0)
+            both = TransformEncrypt.cycles_per_program_of(scheme, group, lanes=LANES)
+            cycles, key = both[ENCRYPTION], both[KEY_PREPARATION]
             cells.append([scheme.upper(), group, p.digit_bits, f"{p.n:,}",
                           _cut(b.x_block, b.x_blocks), _cut(b.y_block, b.y_blocks),
                           f"{b.bound / 2**64:.3f}",
