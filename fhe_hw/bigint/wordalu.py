@@ -76,7 +76,8 @@ class WordALU(Component):
         cmd = Signal(self._layout)
         run, done, ge = Signal(), Signal(), Signal()
         w = Signal(self._max.bit_length() + 1)
-        m.d.comb += [self.i.ready.eq(~run & ~done), self.o.valid.eq(done),
+        live = Signal()                 # stage 2 holds a word
+        m.d.comb += [self.i.ready.eq(~run & ~live & ~done), self.o.valid.eq(done),
                      self.o.payload.eq(ge)]
         with m.If(self.o.valid & self.o.ready):
             m.d.sync += done.eq(0)
@@ -99,13 +100,12 @@ class WordALU(Component):
             got.append(Mux(en, port.data, 0))
         a, b, c = got
         # stage 2: data back, one carry/borrow chain per cycle, write registered
-        live, first, last = Signal(), Signal(), Signal()
+        first, last = Signal(), Signal()
         m.d.sync += [live.eq(run), first.eq(run & (w == 0)), last.eq(run & (w == cmd.n - 1))]
         dst = Signal.like(cmd.dst)
         m.d.sync += dst.eq(cmd.dst + w)
-        c1, c2, top = Signal(), Signal(), Signal()   # carry/borrow of the two chains, b's msb
+        c1, top = Signal(), Signal()    # the result chain's carry/borrow, b's msb
         c1_in = Mux(first, Mux(cmd.op == ALUOp.ADD, 0, 1), c1)  # subtraction: a + ~b + 1
-        c2_in = Mux(first, 1, c2)
         b_sh = Mux(cmd.shift, Cat(Mux(first, 0, top), b[:d - 1]), b)
         sub_b = Mux(cmd.op == ALUOp.SUBSEL, Mux(ge, b, 0), b)
         s1 = Signal(d + 1)
@@ -114,14 +114,21 @@ class WordALU(Component):
                 m.d.comb += s1.eq(a + b_sh + c1_in)
             with m.Default():
                 m.d.comb += s1.eq(a + (~sub_b)[:d] + c1_in)
-        s2 = Signal(d + 1)
-        m.d.comb += s2.eq(s1[:d] + (~c)[:d] + c2_in)
+        # SUB's flag: a - b - c = a + ~b + ~c + 2 in one chain beside the result's, the three
+        # words compressed to two first (so the flag costs one adder, not two in a row); the
+        # carry between words is 0, 1 or 2, kept as two bits k1 + k2
+        nb, nc = (~b)[:d], (~c)[:d]
+        k1, k2 = Signal(), Signal()
+        t = Signal(d + 2)
+        m.d.comb += t.eq((a ^ nb ^ nc) + Cat(Mux(first, 1, k1), (a & nb) | (a & nc) | (nb & nc))
+                         + Mux(first, 1, k2))
         m.d.sync += self.wr.en.eq(0)
         with m.If(live):
             m.d.sync += [self.wr.en.eq(1), self.wr.addr.eq(dst), self.wr.data.eq(s1[:d]),
-                         c1.eq(s1[d]), c2.eq(s2[d]), top.eq(b[d - 1])]
+                         c1.eq(s1[d]), k1.eq(t[d + 1]), k2.eq(t[d + 1] | t[d]),
+                         top.eq(b[d - 1])]
             with m.If(last):
                 m.d.sync += done.eq(1)
                 with m.If(cmd.op == ALUOp.SUB):
-                    m.d.sync += ge.eq(s2[d])
+                    m.d.sync += ge.eq(t[d + 1])
         return m
