@@ -33,7 +33,8 @@ from pathlib import Path
 from fhe_hw.debian import require_debian_tool
 from fhe_hw.flow.builddir import asic_dir
 from fhe_hw.flow.run import run_logged
-from fhe_hw.flow.synth import YOSYS, RegisteredPorts, port_bits, tool_path, tool_version
+from fhe_hw.flow.synth import (KEEP_COPIES, YOSYS, RegisteredPorts, port_bits, tool_path,
+                               tool_version)
 from fhe_hw.markdown import table
 from fhe_hw.units import get_unit, to_verilog, top_name, units, verilog_header
 
@@ -97,6 +98,7 @@ def _yosys_script(top, lib, clock_ns):
     dont_use = " ".join(f"-dont_use {pattern}" for pattern in DONT_USE)
     flop_dont_use = " ".join(f"-dont_use {cell}" for cell in FLOP_DONT_USE)
     return (f"read_verilog top.v\n"
+            f"{KEEP_COPIES}"
             f"synth -flatten -top {top} -booth -noabc\n"
             f"dfflibmap -liberty {lib} {dont_use} {flop_dont_use}\n"
             f"abc -liberty {lib} {dont_use} -D {clock_ns * 1000:g} -script abc.script\n"

@@ -2,14 +2,18 @@
 
 import argparse
 import json
+import subprocess
 
 import pytest
+from amaranth import Cat, Elaboratable, Module, Signal
+from amaranth.back import verilog
 
 import fhe_hw
 from fhe_hw.arith import ModAdd, ModMul
+from fhe_hw.arith.pipeline import KEEP
 from fhe_hw.cli import main
 from fhe_hw.flow import run
-from fhe_hw.flow.synth import add_synth_parser, synthesize
+from fhe_hw.flow.synth import KEEP_COPIES, YOSYS, add_synth_parser, synthesize, tool_path
 
 
 @pytest.fixture(scope="module")
@@ -112,3 +116,32 @@ def test_verbose_synth_streams_yosys_and_keeps_the_log(tmp_path, capsys, monkeyp
     log = next(tmp_path.glob("build/**/yosys.log")).read_text()
     assert "End of script." in log
     assert run._stream is None                               # main() stops streaming after
+
+
+class _Copies(Elaboratable):
+    """Two registers of the same input with KEEP, two of another input without."""
+
+    def __init__(self):
+        self.a, self.y = Signal(8), Signal(32)
+
+    def elaborate(self, platform):
+        m = Module()
+        regs = [Signal(8, name=f"kept{k}", attrs=KEEP) for k in range(2)] + \
+               [Signal(8, name=f"plain{k}") for k in range(2)]
+        m.d.sync += [r.eq(self.a if k < 2 else ~self.a) for k, r in enumerate(regs)]
+        m.d.comb += self.y.eq(Cat(*regs))
+        return m
+
+
+@pytest.mark.parametrize("keep, flip_flops", [(True, 24), (False, 16)])
+def test_register_copies_with_keep_stay_apart(tmp_path, keep, flip_flops):
+    """KEEP_COPIES keeps the two KEEP registers as 16 flip-flops; the two plain ones merge into
+    8 either way, and without KEEP_COPIES the kept ones merge too."""
+    top = _Copies()
+    (tmp_path / "top.v").write_text(verilog.convert(top, name="top", ports=[top.a, top.y]))
+    script = f"read_verilog top.v\n{KEEP_COPIES if keep else ''}synth -top top -noabc\n" \
+             "tee -q -o stat.json stat -json\n"
+    (tmp_path / "s.ys").write_text(script)
+    subprocess.run([tool_path(YOSYS), "-q", "s.ys"], cwd=tmp_path, check=True)
+    cells = json.loads((tmp_path / "stat.json").read_text())["design"]["num_cells_by_type"]
+    assert sum(n for cell, n in cells.items() if "DFF" in cell) == flip_flops

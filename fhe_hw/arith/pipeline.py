@@ -15,8 +15,14 @@ from ..params import check_bool, require_int
 from .dsp import DSP_WIDTH, TileProduct
 
 __all__ = ["FixedLatencyUnit", "Stages", "Multiplier", "tile_products", "add_terms",
-           "check_stages", "check_mult_stages", "MAX_STAGES"]
+           "check_stages", "check_mult_stages", "MAX_STAGES", "KEEP"]
 
+
+#: The attributes of a register that is a deliberate copy of another (to split a large
+#: fan-out): ``Signal(..., attrs=KEEP)``. Yosys merges flip-flops with the same input and
+#: reset value; the synthesis flows of :mod:`fhe_hw.flow.synth` and :mod:`fhe_hw.asic` keep
+#: these apart (:data:`fhe_hw.flow.synth.KEEP_COPIES`).
+KEEP = {"keep": 1}
 
 #: The most registers a unit takes in one pipeline (a multiplier's stages, say): deeper than
 #: any multiplier needs, and small enough that a mistyped value is refused at once.

