@@ -227,8 +227,8 @@ def transform_encryption(ctx):
                 "preparation runs once per public key and is not in the encryption's time.",
                 "No ECP5 time: the key spectra (14.7 Mbit for toy CMNT, 83.6 Mbit for toy CNT) do "
                 "not fit the ECP5-85F's 3.7 Mbit of block RAM. The sky130 clock is the slowest "
-                "block of `fhe-hw table encrypt-asic` (build/tables/encrypt-asic.json; toy groups "
-                "only, empty when that table has not run).",
+                "block of `fhe-hw table encrypt-asic` (build/tables/encrypt-asic.json; toy and "
+                "small groups, empty when that table has not run).",
                 "GMP: the same encryption with Python integers on gmpy2, one core "
                 "(fhe_hw.report.baselines); the large groups only with --full."]
     return Part([t], [], findings)

@@ -5,7 +5,7 @@ at :data:`LANES` lanes) and the exact cycles of
 cycles (its times × its 166.45 MHz). The point-wise and S-stage beats are the work floor of any
 unit with :data:`LANES` multipliers.
 
-``fhe-hw table encrypt-asic``: the unit's sky130 estimate at the toy groups
+``fhe-hw table encrypt-asic``: the unit's sky130 estimate at the toy and small groups
 (:func:`fhe_hw.encrypt.estimate.sky130_estimate`): its blocks synthesized one by one, and the
 projected encryption time at the slowest block's clock."""
 
@@ -26,7 +26,7 @@ GROUPS = ("toy", "small", "medium", "large")
 #: Digits per word and transform beat (the point-wise multipliers and the S stage's lanes).
 LANES = 16
 #: The sky130 estimate's configurations: (scheme, group).
-ESTIMATED = [("cmnt", "toy"), ("cnt", "toy")]
+ESTIMATED = [("cmnt", "toy"), ("cnt", "toy"), ("cmnt", "small"), ("cnt", "small")]
 
 
 def _cut(digits, blocks):
