@@ -33,8 +33,14 @@ from pathlib import Path
 from fhe_hw.debian import require_debian_tool
 from fhe_hw.flow.builddir import asic_dir
 from fhe_hw.flow.run import run_logged
-from fhe_hw.flow.synth import (KEEP_COPIES, YOSYS, RegisteredPorts, port_bits, tool_path,
-                               tool_version)
+from fhe_hw.flow.synth import (
+    KEEP_COPIES,
+    YOSYS,
+    RegisteredPorts,
+    port_bits,
+    tool_path,
+    tool_version,
+)
 from fhe_hw.markdown import table
 from fhe_hw.units import get_unit, to_verilog, top_name, units, verilog_header
 
