@@ -13,7 +13,7 @@ from helpers import rng_for
 
 from fhe_hw.encrypt import ENCRYPTION, KEY_PREPARATION, TransformEncrypt
 from fhe_hw.encrypt.cosim import python_ciphertext
-from fhe_hw.encrypt.estimate import blocks, sky130_estimate
+from fhe_hw.encrypt.estimate import EstimatedGroup, blocks, sky130_estimate
 from fhe_hw.encrypt.run import run_encryptions
 from fhe_hw.encrypt.timing import EngineTiming, lone_spacing, program_cycles
 from fhe_hw.model.bigint import (
@@ -90,13 +90,14 @@ def test_cycles_per_program_of_is_cycles_of_each_program():
 def test_the_sky130_estimate_adds_the_blocks_and_takes_the_slowest_clock(scheme):
     """Made-up block results (area 1000·i + 7 µm², clock 50 + i MHz for the i-th block): the
     estimate's logic area is Σ count·area, its clock the smallest, its cycles cycles_of."""
-    listed = blocks(scheme, "toy")
+    group = EstimatedGroup.of(scheme, "toy")
+    listed = blocks(group)
     results = {(name, tuple(sorted(params.items()))): SimpleNamespace(
                    area_um2=1000.0 * i + 7, fmax_mhz=50.0 + i,
                    critical_path={"startpoint_register": "a", "endpoint_register": "b",
                                   "levels": i})
                for i, (name, params, _, _) in enumerate(listed)}
-    e = sky130_estimate(results, scheme, "toy")
+    e = sky130_estimate(results, group)
     assert e.logic_um2 == sum(count * (1000.0 * i + 7)
                               for i, (_, _, count, _) in enumerate(listed))
     assert e.fmax_mhz == 50.0

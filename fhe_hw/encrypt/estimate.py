@@ -12,22 +12,38 @@ from ..ntt import four_step_stream_plan
 from .sstage import SStageUnit
 from .unit import ENCRYPTION, KEY_PREPARATION, TransformEncrypt, cycles_per_program
 
-__all__ = ["blocks", "EncryptEstimate", "sky130_estimate"]
+__all__ = ["EstimatedGroup", "blocks", "EncryptEstimate", "sky130_estimate"]
 
 _WORD = 64
 
 
-def blocks(scheme="cmnt", group="toy", *, lanes=16, m=64, m_units=2):
-    """The datapath blocks: [(name, params, count, factory)] — registered units (``factory``
-    None: built by the unit registry) and the unit's own S stage and word ALU (built by
-    ``factory()``)."""
-    return _blocks(TransformEncrypt.check(scheme, group, lanes=lanes, m=m, m_units=m_units)[0],
-                   lanes, m, m_units)
+@dataclass(frozen=True)
+class EstimatedGroup:
+    """One group's checked configuration, derived once for :func:`blocks` and
+    :func:`sky130_estimate`: the (program, timing) pair of :meth:`TransformEncrypt.check`, the
+    transform engines' plan, and the unit's parameters."""
+
+    program: object
+    timing: object
+    plan: object
+    lanes: int
+    m: int
+    m_units: int
+
+    @classmethod
+    def of(cls, scheme="cmnt", group="toy", *, lanes=16, m=64, m_units=2):
+        """Check the parameters (``ValueError``/``TypeError`` as :class:`TransformEncrypt`)."""
+        prog, timing = TransformEncrypt.check(scheme, group, lanes=lanes, m=m, m_units=m_units)
+        plan, _ = four_step_stream_plan(prog.plan.n, lanes=lanes, m=m, m_units=m_units)
+        return cls(prog, timing, plan, lanes, m, m_units)
 
 
-def _blocks(prog, lanes, m, m_units):
+def blocks(g):
+    """The datapath blocks of the :class:`EstimatedGroup` ``g``: [(name, params, count,
+    factory)] — registered units (``factory`` None: built by the unit registry) and the unit's
+    own S stage and word ALU (built by ``factory()``)."""
+    prog, plan, lanes, m, m_units = g.program, g.plan, g.lanes, g.m, g.m_units
     p = prog.plan
-    plan, _ = four_step_stream_plan(p.n, lanes=lanes, m=m, m_units=m_units)
     outer = plan.n1 > 1
     aw = max(1, (prog.regions.depth - 1).bit_length())
     out = [("mod-mul", {"modulus": "solinas64"}, 2 * lanes * (m_units + outer) + lanes, None),
@@ -73,25 +89,23 @@ class EncryptEstimate:
         return self.cycles / self.fmax_mhz / 1e3
 
 
-def sky130_estimate(results, scheme="cmnt", group="toy", *, lanes=16, m=64, m_units=2):
-    """Combine ``results`` ({(name, frozen params): AsicSynthResult} of :func:`blocks`) into an
-    :class:`EncryptEstimate`."""
-    unit_params = dict(lanes=lanes, m=m, m_units=m_units)
-    prog, timing = TransformEncrypt.check(scheme, group, **unit_params)
+def sky130_estimate(results, g):
+    """Combine ``results`` ({(name, frozen params): AsicSynthResult} of :func:`blocks`) for the
+    :class:`EstimatedGroup` ``g`` into an :class:`EncryptEstimate`."""
+    prog, timing = g.program, g.timing
     rows = []
-    for name, params, count, _ in _blocks(prog, lanes, m, m_units):
+    for name, params, count, _ in blocks(g):
         r = results[name, tuple(sorted(params.items()))]
         path = r.critical_path
         rows.append((name, params, count, r.area_um2, r.fmax_mhz,
                      f"{path.get('startpoint_register')} → {path.get('endpoint_register')}, "
                      f"{path['levels']} levels"))
-    plan, _ = four_step_stream_plan(prog.plan.n, **unit_params)
-    engines = 2 * sum(plan.storage_bits().values())
+    engines = 2 * sum(g.plan.storage_bits().values())
     beats = timing.beats
     cycles = cycles_per_program(prog, timing)
-    bits = engines + (2 + prog.accumulators) * beats * _WORD * lanes
+    bits = engines + (2 + prog.accumulators) * beats * _WORD * g.lanes
     return EncryptEstimate(
         rows, sum(row[2] * row[3] for row in rows), bits, bits * SRAM_UM2_PER_BIT,
-        prog.regions.depth * prog.plan.word_bits, len(prog.spectra) * beats * _WORD * lanes,
+        prog.regions.depth * prog.plan.word_bits, len(prog.spectra) * beats * _WORD * g.lanes,
         min(row[4] for row in rows),
         cycles[ENCRYPTION], cycles[KEY_PREPARATION])

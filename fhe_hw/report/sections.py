@@ -199,6 +199,7 @@ def transform_encryption(ctx):
                "GMP here (ms)", "ms at 166.45 MHz", "GMP / ours at 166.45 MHz",
                "our sky130 estimate (MHz)", "ms at that clock", "GMP / ours at that clock"])
     findings = []
+    k, b = _BIGINT["solinas64"]
     for scheme in ("cmnt", "cnt"):
         for group in ("toy", "small", "medium", "large"):
             both = TransformEncrypt.cycles_per_program_of(scheme, group, lanes=16)
@@ -209,7 +210,6 @@ def transform_encryption(ctx):
             at_paper = c / paper_mhz / 1e3
             mhz = clocks.get((scheme, group))
             at_ours = c / mhz / 1e3 if mhz else None
-            k, b = _BIGINT["solinas64"]
             schoolbook = (CMNTEncrypt.cycles_of(group, "factored", modulus=SOLINAS, k=k, b=b)
                           if scheme == "cmnt" else
                           CNTEncrypt.cycles_of(group, modulus=SOLINAS, k=k, b=b))

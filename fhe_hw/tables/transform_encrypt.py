@@ -12,7 +12,7 @@ projected encryption time at the slowest block's clock."""
 from ..asic import synthesize_blocks
 from ..asic.configs import SKY130_CLOCK_NS
 from ..encrypt import ENCRYPTION, KEY_PREPARATION, TransformEncrypt
-from ..encrypt.estimate import blocks, sky130_estimate
+from ..encrypt.estimate import EstimatedGroup, blocks, sky130_estimate
 from ..largeint.estimate import SRAM_UM2_PER_BIT
 from ..markdown import table as markdown_table
 from ..model.transform_encrypt import SCHEMES, plan
@@ -97,11 +97,11 @@ def estimate_markdown(estimates):
 
 
 def _generate_estimate(args, progress):
+    groups = {(s, g): EstimatedGroup.of(s, g, lanes=LANES) for s, g in ESTIMATED}
     wanted = {(name, tuple(sorted(params.items()))): (name, params, factory)
-              for scheme, group in ESTIMATED
-              for name, params, _, factory in blocks(scheme, group, lanes=LANES)}
+              for group in groups.values() for name, params, _, factory in blocks(group)}
     results, tools = synthesize_blocks(wanted, SKY130_CLOCK_NS, progress)
-    estimates = {(s, g): sky130_estimate(results, s, g, lanes=LANES) for s, g in ESTIMATED}
+    estimates = {key: sky130_estimate(results, group) for key, group in groups.items()}
     facts = {"tools": tools,
              "json": {f"{s} {g}": {"total_mm2": e.total_mm2, "fmax_mhz": e.fmax_mhz,
                                    "cycles": e.cycles, "encryption_ms": e.encryption_ms}
