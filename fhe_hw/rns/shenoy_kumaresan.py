@@ -71,6 +71,7 @@ from ..params import (
     check_bool,
     require_int,
 )
+from ..stream import SkidBuffer
 from .common import Rom, check_choice, check_moduli, check_ring, delay, lanes, wrap_inc
 
 __all__ = ["CRTBaseExtension", "ShenoyKumaresan", "ARCHITECTURES"]
@@ -83,8 +84,9 @@ ARCHITECTURES = ("folded", "pipelined")
 #: register) nor the wire from the block-RAM row to the logic (3 ns and more) shares a clock
 #: period with adder logic.
 READ_LATENCY = 3
-#: SyncFIFOBuffered: written at w, readable from w + 2.
-_FIFO_LATENCY = 2
+#: A beat written to the output FIFO (SyncFIFOBuffered) at w is readable from w + 2 and at ``o``,
+#: through the skid buffer behind the FIFO, from w + 3.
+_FIFO_LATENCY = 3
 
 
 class CRTBaseExtension(Component):
@@ -496,8 +498,14 @@ class CRTBaseExtension(Component):
                            Mux(ps_par, after[1], after[0])),
                 Mux(ps_par, ahead(1, ps_row, ps_row), ahead(0, ps_row, ps_row))))
             ready_row &= red_ahead
-        m.d.comb += issue.eq(ready_row & (credit < self._fifo_depth))
-        m.d.sync += credit.eq(credit + issue - out_xfer)
+        # room = (credit < depth) as a register, its next value picked late from comparisons of
+        # the register credit for each way it may move, so no comparator precedes the issue
+        room = Signal(init=1)
+        depth = self._fifo_depth
+        m.d.comb += issue.eq(ready_row & room)
+        m.d.sync += [credit.eq(credit + issue - out_xfer),
+                     room.eq(Mux(issue, Mux(out_xfer, credit < depth, credit < depth - 1),
+                                 out_xfer | (credit < depth)))]
         with m.If(issue):
             m.d.sync += [ps_row.eq(ps_row_next), ps_row_next.eq(wrap_inc(ps_row_next, R - 1)),
                          ps_row_last.eq(ps_row_next == R - 1),
@@ -579,12 +587,22 @@ class CRTBaseExtension(Component):
                 m.d.sync += acc_done[b].eq(1)
 
         # ---- output: the FIFO is released once the pass's input is complete ---------------
+        # The FIFO feeds ``o`` through a skid buffer, so that its read (and the credit, the
+        # output counters and the level) depends on registers only, never on ``o.ready``; the
+        # gate opens in the cycle of the pass's last input transfer, one cycle before the
+        # beats it releases reach ``o`` — as early as ``o`` saw them without the buffer.
+        # ``out_xfer`` is a FIFO read; the counters below count FIFO reads.
         out_row, out_slot, out_pass = Signal(range(R)), Signal(range(t)), Signal(range(P))
-        gate = in_seq != out_seq
+        gate = (in_seq != out_seq) | (accept & pass_end)
         out_t = Mux(out_pass == P - 1, last_t, t)
         out_last = (out_row == R - 1) & (out_slot == out_t - 1)
-        m.d.comb += [self.o.valid.eq(fifo.r_rdy & gate), fifo.r_en.eq(self.o.ready & gate),
-                     self.o.payload.eq(fifo.r_data), out_xfer.eq(self.o.valid & self.o.ready)]
+        m.submodules.out_skid = skid = SkidBuffer(data.StructLayout({
+            "beat": self.o.payload.shape(), "last": 1}))
+        m.d.comb += [skid.i.valid.eq(fifo.r_rdy & gate), fifo.r_en.eq(skid.i.ready & gate),
+                     skid.i.payload.beat.eq(fifo.r_data), skid.i.payload.last.eq(out_last),
+                     out_xfer.eq(skid.i.valid & skid.i.ready),
+                     self.o.valid.eq(skid.o.valid), self.o.payload.eq(skid.o.payload.beat),
+                     skid.o.ready.eq(self.o.ready)]
         with m.If(out_xfer):
             m.d.sync += out_row.eq(wrap_inc(out_row, R - 1))
             with m.If(out_row == R - 1):
@@ -593,7 +611,8 @@ class CRTBaseExtension(Component):
                 m.d.sync += [out_pass.eq(wrap_inc(out_pass, P - 1)), out_seq.eq(out_seq + 1)]
         # folded: held from the pass's last input transfer to its last output transfer
         hold_set = accept & pass_end if folded else Const(0)
-        m.d.comb += hold_next.eq(Mux(out_xfer & out_last, 0, hold_set | in_hold))
+        pass_out = self.o.valid & self.o.ready & skid.o.payload.last
+        m.d.comb += hold_next.eq(Mux(pass_out, 0, hold_set | in_hold))
         m.d.sync += in_hold.eq(hold_next)
         return m
 
