@@ -587,31 +587,36 @@ class CRTBaseExtension(Component):
                 m.d.sync += acc_done[b].eq(1)
 
         # ---- output: the FIFO is released once the pass's input is complete ---------------
-        # The FIFO feeds ``o`` through a skid buffer, so that its read (and the credit, the
-        # output counters and the level) depends on registers only, never on ``o.ready``; the
-        # gate opens in the cycle of the pass's last input transfer, one cycle before the
-        # beats it releases reach ``o`` — as early as ``o`` saw them without the buffer.
-        # ``out_xfer`` is a FIFO read; the counters below count FIFO reads.
+        # The FIFO drains into a skid buffer whenever the buffer has room, so that its read
+        # (the credit, the FIFO's level, the counters here) depends on registers only, never
+        # on ``o.ready`` or the gate; the gate holds the buffer's output instead. The buffer
+        # has the pass's first beats ready when the gate opens, so ``o`` sees them as early as
+        # it saw the FIFO's without the buffer. ``out_xfer`` is a FIFO read; the counters
+        # here count FIFO reads and tag the pass's last beat, whose transfer at ``o`` ends
+        # the pass (``out_seq``).
         out_row, out_slot, out_pass = Signal(range(R)), Signal(range(t)), Signal(range(P))
-        gate = (in_seq != out_seq) | (accept & pass_end)
+        gate = in_seq != out_seq
         out_t = Mux(out_pass == P - 1, last_t, t)
         out_last = (out_row == R - 1) & (out_slot == out_t - 1)
         m.submodules.out_skid = skid = SkidBuffer(data.StructLayout({
             "beat": self.o.payload.shape(), "last": 1}))
-        m.d.comb += [skid.i.valid.eq(fifo.r_rdy & gate), fifo.r_en.eq(skid.i.ready & gate),
+        pass_out = self.o.valid & self.o.ready & skid.o.payload.last
+        m.d.comb += [skid.i.valid.eq(fifo.r_rdy), fifo.r_en.eq(skid.i.ready),
                      skid.i.payload.beat.eq(fifo.r_data), skid.i.payload.last.eq(out_last),
                      out_xfer.eq(skid.i.valid & skid.i.ready),
-                     self.o.valid.eq(skid.o.valid), self.o.payload.eq(skid.o.payload.beat),
-                     skid.o.ready.eq(self.o.ready)]
+                     self.o.valid.eq(skid.o.valid & gate),
+                     self.o.payload.eq(skid.o.payload.beat),
+                     skid.o.ready.eq(self.o.ready & gate)]
         with m.If(out_xfer):
             m.d.sync += out_row.eq(wrap_inc(out_row, R - 1))
             with m.If(out_row == R - 1):
                 m.d.sync += out_slot.eq(Mux(out_last, 0, out_slot + 1))
             with m.If(out_last):
-                m.d.sync += [out_pass.eq(wrap_inc(out_pass, P - 1)), out_seq.eq(out_seq + 1)]
+                m.d.sync += out_pass.eq(wrap_inc(out_pass, P - 1))
+        with m.If(pass_out):
+            m.d.sync += out_seq.eq(out_seq + 1)
         # folded: held from the pass's last input transfer to its last output transfer
         hold_set = accept & pass_end if folded else Const(0)
-        pass_out = self.o.valid & self.o.ready & skid.o.payload.last
         m.d.comb += hold_next.eq(Mux(pass_out, 0, hold_set | in_hold))
         m.d.sync += in_hold.eq(hold_next)
         return m
