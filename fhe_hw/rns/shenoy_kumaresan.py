@@ -306,14 +306,15 @@ class CRTBaseExtension(Component):
         later, the old word when the read meets a write of its row): a
         :class:`~fhe_hw.arith.bram.RegisteredRAM` (on the ECP5 the DP16KD's own output
         register) and a fabric register behind it, which the placer puts between the block
-        RAM and the logic."""
+        RAM and the logic. ``ram_data`` is the word before that register (for a second
+        fabric register of the accumulation's own, see :meth:`_accumulate`)."""
         m.submodules[name] = ram = RegisteredRAM(self._width * self._tp, self._rows,
                                                  output_reg=True)
         data = Signal.like(ram.r_data, name=f"{name}_q")
         m.d.sync += data.eq(ram.r_data)
         assert ram.latency + 1 == READ_LATENCY
         return SimpleNamespace(w_en=ram.w_en, w_addr=ram.w_addr, w_data=ram.w_data,
-                               r_addr=ram.r_addr, r_data=data)
+                               r_addr=ram.r_addr, r_data=data, ram_data=ram.r_data)
 
     def _accumulate(self, m, name, bank, valid, riders, mu, q):
         """acc[row] ← μ (first residue) or (acc[row] + μ) mod q. The read was issued with
@@ -322,16 +323,22 @@ class CRTBaseExtension(Component):
         :func:`~fhe_hw.arith.modadd.add_select`) and written in the next cycle. The
         read misses the writes of the READ_LATENCY + 1 items just ahead (the read port is not
         transparent); they can share this item's row only when N/TP < READ_LATENCY + 2, and
-        then the row is forwarded from their pipeline registers. Returns the write-stage
-        (valid, riders)."""
+        then the row is forwarded from their pipeline registers. Otherwise the accumulation
+        reads the bank through a fabric register of its own (beside the Post-Sum's) that a
+        first residue's item clears through its synchronous reset, so that the ``first`` flag
+        ends at the register and not at the adders' carry chain across the lanes. Returns the
+        write-stage (valid, riders)."""
         r, tp = self._width, self._tp
-        rdata = bank.r_data
         v1, d1 = delay(m, READ_LATENCY, valid, mu=Cat(*mu),
                        mu_q=Cat(*((x - q)[:r + 1] for x in mu)), **riders)
         v2, d2 = delay(m, 1, v1, row=d1["row"], last=d1["last"], par=d1["par"])
         summed = Signal(r * tp, name=f"sum_{name}")
-        old = rdata
-        if self._rows < READ_LATENCY + 2:
+        if self._rows >= READ_LATENCY + 2:
+            first = delay(m, READ_LATENCY - 1, valid, first=riders["first"])[1]["first"]
+            old = Signal(r * tp, name=f"old_{name}")
+            m.d.sync += old.eq(Mux(first, 0, bank.ram_data))
+        else:
+            old = bank.r_data
             # the item one ahead (its sum in ``summed``) and those written since the read
             ahead = [(v2, d2["row"], summed)]
             for _ in range(READ_LATENCY):
@@ -339,7 +346,7 @@ class CRTBaseExtension(Component):
                 ahead.append((v, d["row"], d["data"]))
             for v, row, data in reversed(ahead):  # the nearest last: it wins
                 old = Mux(v & (row == d1["row"]), data, old)
-        old = Mux(d1["first"], 0, old)
+            old = Mux(d1["first"], 0, old)
         m.d.sync += summed.eq(Cat(*(
             add_select(b, bq.as_signed(), a)[:r]
             for a, b, bq in zip(lanes(old, r, tp), lanes(d1["mu"], r, tp),
