@@ -601,13 +601,17 @@ class CRTBaseExtension(Component):
         # it saw the FIFO's without the buffer. ``out_xfer`` is a FIFO read; the counters
         # here count FIFO reads and tag the pass's last beat, whose transfer at ``o`` ends
         # the pass (``out_seq``).
+        # The gate (in_seq != out_seq) is a register, its next value from the counters' next
+        # values.
         out_row, out_slot, out_pass = Signal(range(R)), Signal(range(t)), Signal(range(P))
-        gate = in_seq != out_seq
+        gate = Signal()
         out_t = Mux(out_pass == P - 1, last_t, t)
         out_last = (out_row == R - 1) & (out_slot == out_t - 1)
         m.submodules.out_skid = skid = SkidBuffer(data.StructLayout({
             "beat": self.o.payload.shape(), "last": 1}))
         pass_out = self.o.valid & self.o.ready & skid.o.payload.last
+        m.d.sync += gate.eq(Mux(accept & pass_end, in_seq + 1, in_seq)[:2]
+                            != Mux(pass_out, out_seq + 1, out_seq)[:2])
         m.d.comb += [skid.i.valid.eq(fifo.r_rdy), fifo.r_en.eq(skid.i.ready),
                      skid.i.payload.beat.eq(fifo.r_data), skid.i.payload.last.eq(out_last),
                      out_xfer.eq(skid.i.valid & skid.i.ready),
