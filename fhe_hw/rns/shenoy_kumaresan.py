@@ -48,7 +48,12 @@ read by the ROM so that its word leaves through the ROM's output register
 multipliers (the engine takes no input in the first cycle after reset, whose read the reset
 clears), the Post-Sum's "redundant row x has arrived" is a register, and the bank read
 addresses are selected by registers (a reading Sum item at the read stage), never by the issue
-decision. None of this adds a cycle.
+decision. The accumulation reads its bank through a fabric register of its own, which a first
+residue's item clears through the register's synchronous reset (the ``first`` flag never meets
+the carry chain). The issue credit's "room left" and the output gate are registers, and the
+output FIFO drains into a skid buffer (:class:`~fhe_hw.stream.SkidBuffer`) behind which the gate
+holds ``o``: the FIFO's read depends on registers only, never on ``o.ready``. None of this adds
+a cycle where N/TP hides the pipeline (:attr:`hidden_latency_rows`; the buffer adds one below).
 """
 
 from math import ceil
