@@ -112,33 +112,34 @@ def test_partial_last_pass_under_back_pressure():
 
 
 @pytest.mark.parametrize("architecture", ["folded", "pipelined"])
-def test_a_pass_outputs_after_its_last_input_and_folded_waits_for_its_outputs(architecture):
+@pytest.mark.parametrize("n,tp", [(128, 2), (8, 4)])
+def test_a_pass_outputs_after_its_last_input_and_folded_waits_for_its_outputs(architecture, n,
+                                                                               tp):
     """§3.3: a pass's outputs follow its Sum Process (its last input transfer); folded
     (§3.3.3) takes no input while it outputs. Transfers recorded under random valid/ready,
     at N/TP = 64 (the pipeline hidden: the gate holds the outputs) and at N/TP = 2."""
     source, target, red = bases(32, 2, 4)
-    for n, tp in ((128, 2), (8, 4)):
-        unit = ShenoyKumaresan(source, target, red, n, tp, architecture)
-        xfers = {"i": [], "o": []}
+    unit = ShenoyKumaresan(source, target, red, n, tp, architecture)
+    xfers = {"i": [], "o": []}
 
-        async def monitor(ctx):
-            cycle = 0
-            async for _, _, iv, ir, ov, orr in ctx.tick().sample(
-                    unit.i.valid, unit.i.ready, unit.o.valid, unit.o.ready):
-                for name, v, r in (("i", iv, ir), ("o", ov, orr)):
-                    if v and r:
-                        xfers[name].append(cycle)
-                cycle += 1
+    async def monitor(ctx):
+        cycle = 0
+        async for _, _, iv, ir, ov, orr in ctx.tick().sample(
+                unit.i.valid, unit.i.ready, unit.o.valid, unit.o.ready):
+            for name, v, r in (("i", iv, ir), ("o", ov, orr)):
+                if v and r:
+                    xfers[name].append(cycle)
+            cycle += 1
 
-        run_stream(unit, {"i": [[0] * tp] * unit.input_beats}, {"o": unit.output_beats},
-                   valid_prob=0.6, ready_prob=0.5, seed=SEED, monitors=[monitor])
-        per_in, per_out = unit.input_beats // unit.passes, unit.output_beats // unit.passes
-        for p in range(unit.passes):
-            ins = xfers["i"][p * per_in:(p + 1) * per_in]
-            outs = xfers["o"][p * per_out:(p + 1) * per_out]
-            assert outs[0] > ins[-1], (n, tp, p)
-            if architecture == "folded" and p + 1 < unit.passes:
-                assert xfers["i"][(p + 1) * per_in] > outs[-1], (n, tp, p)
+    run_stream(unit, {"i": [[0] * tp] * unit.input_beats}, {"o": unit.output_beats},
+               valid_prob=0.6, ready_prob=0.5, seed=SEED, monitors=[monitor])
+    per_in, per_out = unit.input_beats // unit.passes, unit.output_beats // unit.passes
+    for p in range(unit.passes):
+        ins = xfers["i"][p * per_in:(p + 1) * per_in]
+        outs = xfers["o"][p * per_out:(p + 1) * per_out]
+        assert outs[0] > ins[-1], p
+        if architecture == "folded" and p + 1 < unit.passes:
+            assert xfers["i"][(p + 1) * per_in] > outs[-1], p
 
 
 def count_instances(unit, cls):
