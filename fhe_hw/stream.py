@@ -1,14 +1,17 @@
 """Small stream helpers shared by the engines: a skid buffer that registers a
-stream's payload, valid and ready without losing throughput, and a clock-enable wrapper that
-stalls a fixed-latency datapath behind it on back-pressure."""
+stream's payload, valid and ready without losing throughput, a queue for writers that count
+credits, and a clock-enable wrapper that stalls a fixed-latency datapath behind it on
+back-pressure."""
 
 from amaranth import EnableInserter, Module, Mux, Signal
 from amaranth.lib import stream
+from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from .component import Component
+from .params import require_int
 
-__all__ = ["SkidBuffer", "stall_on_backpressure"]
+__all__ = ["SkidBuffer", "CreditQueue", "stall_on_backpressure"]
 
 
 class SkidBuffer(Component):
@@ -35,6 +38,56 @@ class SkidBuffer(Component):
                          skid_valid.eq(0)]
         with m.Elif(self.i.valid & self.i.ready):
             m.d.sync += [skid.eq(self.i.payload), skid_valid.eq(1)]
+        return m
+
+
+class CreditQueue(Component):
+    """A first-in first-out queue of ``depth`` beats for a writer that never overfills it (it
+    counts credits: beats written minus beats taken at ``o`` stay at most ``depth``), so that
+    its write needs no level check: ``i`` is always ready, and a beat written with ``i.valid``
+    goes to the queue's storage unconditionally. The writer's valid register therefore reaches
+    the storage's write enable without logic between them (the level check of
+    :class:`amaranth.lib.fifo.SyncFIFOBuffered` put a comparator there).
+
+    Parameters: ``shape`` (payload shape), ``depth`` (beats, at least 2). Ports: ``i`` (stream
+    in, always ready), ``o`` (stream out, ``payload`` and ``valid`` registers). Latency: a beat
+    written in cycle w is valid at ``o`` from w + 2 (:data:`CreditQueue.LATENCY`); one beat
+    per cycle passes when ``o`` is ready. Storage: ``depth`` − 1 words (distributed RAM with an
+    asynchronous read) and the output register. Writing more than ``depth`` beats ahead of
+    ``o`` overwrites the oldest one: the writer's credit must prevent it.
+    """
+
+    LATENCY = 2
+
+    def __init__(self, shape, depth):
+        require_int("depth", depth, minimum=2)
+        self._shape, self._depth = shape, depth
+        super().__init__({"i": In(stream.Signature(shape, always_ready=True)),
+                          "o": Out(stream.Signature(shape))})
+
+    depth = property(lambda self: self._depth)
+
+    def elaborate(self, platform):
+        m = Module()
+        words = self._depth - 1
+        m.submodules.storage = mem = Memory(shape=self._shape, depth=words, init=[])
+        w_port, r_port = mem.write_port(), mem.read_port(domain="comb")
+        produce, consume = Signal(range(words)), Signal(range(words))
+        count = Signal(range(words + 1))
+        nonempty = Signal()  # count != 0, a register
+        move = Signal()      # storage -> output register
+        m.d.comb += [w_port.addr.eq(produce), w_port.data.eq(self.i.payload),
+                     w_port.en.eq(self.i.valid), r_port.addr.eq(consume),
+                     move.eq(nonempty & (self.o.ready | ~self.o.valid))]
+        with m.If(self.i.valid):
+            m.d.sync += produce.eq(Mux(produce == words - 1, 0, produce + 1))
+        with m.If(move):
+            m.d.sync += [consume.eq(Mux(consume == words - 1, 0, consume + 1)),
+                         self.o.payload.eq(r_port.data), self.o.valid.eq(1)]
+        with m.Elif(self.o.ready):
+            m.d.sync += self.o.valid.eq(0)
+        count_next = count + self.i.valid - move
+        m.d.sync += [count.eq(count_next), nonempty.eq(count_next != 0)]
         return m
 
 

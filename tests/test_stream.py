@@ -1,5 +1,7 @@
 """fhe_hw.stream and the stream driver of fhe_hw.sim.pysim."""
 
+import random
+
 import pytest
 from amaranth import Module, unsigned
 from amaranth.lib import data, stream
@@ -7,7 +9,7 @@ from amaranth.lib.wiring import In, Out
 
 from fhe_hw.component import Component
 from fhe_hw.sim.pysim import StreamProtocolError, pack, run_stream, unpack
-from fhe_hw.stream import SkidBuffer
+from fhe_hw.stream import CreditQueue, SkidBuffer
 
 
 @pytest.mark.parametrize("valid_prob,ready_prob", [(1, 1), (0.5, 0.5), (0.9, 0.3), (0.2, 1)])
@@ -49,3 +51,59 @@ def test_pack_and_unpack_lanes_and_structs():
     assert pack(pair, {"a": 1, "b": 2}) == 0x21
     with pytest.raises(ValueError, match="int of 4 bits"):
         pack(pair, {"a": 16, "b": 0})
+
+
+def _run_credit_queue(depth, n, valid_prob, ready_prob, seed):
+    """Write n beats into a CreditQueue under a writer that counts credits (beats written
+    minus beats taken at o at most depth); return (beats seen at o, cycle of each write, cycle
+    of each output transfer)."""
+    from amaranth.sim import Simulator
+    dut = CreditQueue(unsigned(16), depth)
+    rng = random.Random(seed)
+    seen, written, taken = [], [], []
+
+    async def bench(ctx):
+        cycle, sent = 0, 0
+        while len(seen) < n:
+            assert cycle < 20 * n + 50, "the queue stopped delivering"
+            write = sent < n and sent - len(seen) < depth and rng.random() < valid_prob
+            ready = rng.random() < ready_prob
+            ctx.set(dut.i.valid, write)
+            ctx.set(dut.i.payload, (sent * 7919 + 13) & 0xFFFF)
+            ctx.set(dut.o.ready, ready)
+            if ctx.get(dut.o.valid) and ready:
+                seen.append(ctx.get(dut.o.payload))
+                taken.append(cycle)
+            if write:
+                written.append(cycle)
+                sent += 1
+            await ctx.tick()
+            cycle += 1
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()
+    return seen, written, taken
+
+
+@pytest.mark.parametrize("depth", [2, 3, 5, 17])
+@pytest.mark.parametrize("valid_prob,ready_prob", [(1, 1), (1, 0.3), (0.5, 0.5), (0.3, 1)])
+def test_credit_queue_delivers_every_beat_in_order_at_full_credit(depth, valid_prob,
+                                                                   ready_prob):
+    seen, _, _ = _run_credit_queue(depth, 150, valid_prob, ready_prob, seed=depth)
+    assert seen == [(x * 7919 + 13) & 0xFFFF for x in range(150)]
+
+
+@pytest.mark.parametrize("depth", [3, 5])  # LATENCY + 1 credits cover the round trip
+def test_credit_queue_passes_a_beat_per_cycle_two_cycles_after_its_write(depth):
+    seen, written, taken = _run_credit_queue(depth, 60, 1, 1, seed=0)
+    assert written == list(range(60))
+    assert taken == [w + CreditQueue.LATENCY for w in written]
+
+
+def test_credit_queue_refuses_a_depth_below_two():
+    with pytest.raises(ValueError, match="depth"):
+        CreditQueue(unsigned(8), 1)
+    with pytest.raises(TypeError, match="depth"):
+        CreditQueue(unsigned(8), 2.0)

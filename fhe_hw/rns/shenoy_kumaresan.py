@@ -31,8 +31,8 @@ Scheduling. Bank reads of every item (Sum or Post-Sum) happen a fixed time after
 so the Sum and Post-Sum never compete for a read port: the Post-Sum of a pass starts once the
 pass's last accumulation is written and reads row x once the redundant row x has arrived; the
 next pass's first residue (which only writes) may overtake it row by row; later residues (which
-read) wait for the Post-Sum to finish issuing. Post-Sum results go to an output FIFO whose free
-space is the issue credit, so output back-pressure never stalls a fixed-latency unit; the FIFO
+read) wait for the Post-Sum to finish issuing. Post-Sum results go to an output queue whose free
+space is the issue credit, so output back-pressure never stalls a fixed-latency unit; the queue
 also lets the Post-Sum start while the redundant residue still streams in, and the pass's outputs
 are released when its Sum Process (all input beats of the pass) is complete — the Sum and
 Post-Sum Processes follow each other as in §3.3. The folded engine does not take input while it
@@ -46,14 +46,18 @@ counter with the address after the current residue polynomial in a register besi
 read by the ROM so that its word leaves through the ROM's output register
 (:class:`~fhe_hw.arith.bram.RegisteredROM`, the DP16KD's own on the ECP5) in time for the
 multipliers (the engine takes no input in the first cycle after reset, whose read the reset
-clears), the Post-Sum's "redundant row x has arrived" is a register, and the bank read
+clears) and registered once more before it fans out to the lanes, the Post-Sum's "redundant row x has arrived" is a register, and the bank read
 addresses are selected by registers (a reading Sum item at the read stage), never by the issue
 decision. The accumulation reads its bank through a fabric register of its own, which a first
 residue's item clears through the register's synchronous reset (the ``first`` flag never meets
-the carry chain). The issue credit's "room left" and the output gate are registers, and the
-output FIFO drains into a skid buffer (:class:`~fhe_hw.stream.SkidBuffer`) behind which the gate
-holds ``o``: the FIFO's read depends on registers only, never on ``o.ready``. None of this adds
-a cycle where N/TP hides the pipeline (:attr:`hidden_latency_rows`; the buffer adds one below).
+the carry chain); with several target slots, the Post-Sum's word of its slot is a register of
+the banks' block-RAM outputs, selected a cycle ahead. The issue credit's "room left" and the
+output gate are registers. The output queue (:class:`~fhe_hw.stream.CreditQueue`) has no level
+check on its write, since the credit guarantees room, and drains into a skid buffer
+(:class:`~fhe_hw.stream.SkidBuffer`) behind which the gate holds ``o``: the queue's read depends
+on registers only, never on ``o.ready``. None of this adds a cycle where N/TP hides the pipeline
+(:attr:`hidden_latency_rows`); below it, the constants' register adds one to the Sum's latency
+and the skid buffer one to the output's.
 """
 
 from math import ceil
@@ -61,7 +65,6 @@ from types import SimpleNamespace
 
 from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, stream
-from amaranth.lib.fifo import SyncFIFOBuffered
 from amaranth.lib.wiring import In, Out
 
 from ..arith.bram import RegisteredRAM
@@ -76,7 +79,7 @@ from ..params import (
     check_bool,
     require_int,
 )
-from ..stream import SkidBuffer
+from ..stream import CreditQueue, SkidBuffer
 from .common import Rom, check_choice, check_moduli, check_ring, delay, lanes, wrap_inc
 
 __all__ = ["CRTBaseExtension", "ShenoyKumaresan", "ARCHITECTURES"]
@@ -89,9 +92,9 @@ ARCHITECTURES = ("folded", "pipelined")
 #: register) nor the wire from the block-RAM row to the logic (3 ns and more) shares a clock
 #: period with adder logic.
 READ_LATENCY = 3
-#: A beat written to the output FIFO (SyncFIFOBuffered) at w is readable from w + 2 and at ``o``,
-#: through the skid buffer behind the FIFO, from w + 3.
-_FIFO_LATENCY = 3
+#: A beat written to the output queue (:class:`~fhe_hw.stream.CreditQueue`) at w is readable
+#: from w + 2 and at ``o``, through the skid buffer behind the queue, from w + 3.
+_OUT_LATENCY = CreditQueue.LATENCY + 1
 
 
 class CRTBaseExtension(Component):
@@ -117,8 +120,11 @@ class CRTBaseExtension(Component):
         self._n, self._tp, self._t = n, tp, targets_per_pass
         self._rows, self._passes = p.rows, p.passes
         self._acc_latency, self._issue_latency = p.acc_latency, p.issue_latency
-        self._fifo_latency = p.fifo_latency
-        self._fifo_depth = self._issue_latency + self._fifo_latency + 2
+        self._out_latency = p.out_latency
+        # the issue credit: a Post-Sum issue at c is read from the queue at c + issue latency
+        # + the queue's latency at the earliest, and its credit is back for the issue decision
+        # of the cycle after; two beats more keep the Post-Sum issuing every cycle
+        self._queue_depth = self._issue_latency + CreditQueue.LATENCY + 2
         layout = data.ArrayLayout(self._width, tp)
         super().__init__({"i": In(stream.Signature(layout)), "o": Out(stream.Signature(layout))})
 
@@ -161,26 +167,32 @@ class CRTBaseExtension(Component):
             arch=arch, c=c, source=source, target=target, mul=mul,
             width=max(q.bit_length() for q in moduli), rows=n // tp,
             passes=ceil(k / targets_per_pass),
-            # accept -> bank write of a Sum item; Post-Sum issue -> FIFO write (see elaborate);
-            # bank reads take READ_LATENCY cycles (registered port + output register)
+            # accept -> bank write of a Sum item; Post-Sum issue -> queue write (see
+            # elaborate)
             acc_latency=cls._acc_latency_of(lm),
-            issue_latency=cls._acc_latency_of(lm) if cls._redundant_path else READ_LATENCY,
-            fifo_latency=_FIFO_LATENCY)
+            issue_latency=cls._issue_latency_of(lm) if cls._redundant_path else READ_LATENCY,
+            out_latency=_OUT_LATENCY)
 
     @staticmethod
     def _acc_latency_of(lm):
-        """Accept -> bank write of a Sum item, and Post-Sum issue -> FIFO write (see elaborate):
-        bank reads take READ_LATENCY cycles (registered port + output register)."""
+        """Accept -> bank write of a Sum item (see elaborate): stage 0, the constants' register,
+        two multipliers, the bank read (READ_LATENCY: registered port, output register, fabric
+        register), the sum register."""
+        return READ_LATENCY + 3 + 2 * lm
+
+    @staticmethod
+    def _issue_latency_of(lm):
+        """Shenoy–Kumaresan's Post-Sum issue -> queue write (see elaborate)."""
         return READ_LATENCY + 2 + 2 * lm
 
     @classmethod
     def _hidden_rows(cls, lm):
         """:attr:`hidden_latency_rows` of Shenoy–Kumaresan with multiplier latency ``lm``."""
-        return 2 * cls._acc_latency_of(lm) + _FIFO_LATENCY
+        return cls._acc_latency_of(lm) + cls._issue_latency_of(lm) + _OUT_LATENCY
 
     @classmethod
     def _pass_offset(cls, p):
-        lat = p.acc_latency + p.issue_latency + p.fifo_latency
+        lat = p.acc_latency + p.issue_latency + p.out_latency
         if cls._redundant_path:
             return len(p.source) * p.rows + max(p.rows, lat)
         return len(p.source) * p.rows + lat
@@ -263,7 +275,7 @@ class CRTBaseExtension(Component):
     @property
     def hidden_latency_rows(self):
         """Smallest N/TP for which :meth:`cycles` has no pipeline fill/drain term."""
-        return self._acc_latency + self._issue_latency + self._fifo_latency
+        return self._acc_latency + self._issue_latency + self._out_latency
 
     # --- constants ---------------------------------------------------------------------------
 
@@ -452,21 +464,26 @@ class CRTBaseExtension(Component):
         now, ahead = sum_rom.read(in_addr, 0), sum_rom.read(after, 1)
         began, began_q = Signal(), Signal()
         m.d.sync += [began.eq(accept & in_row_last), began_q.eq(began)]
-        consts = {key: Mux(began_q, ahead[key], now[key]) for key in now}
+        # The selected word is registered once more (stage 1, the beat beside it) before it
+        # fans out to the TP lanes' multipliers, so that the selection and the wire across the
+        # die to the farthest DSP do not share a clock period.
+        consts = {key: Signal.like(now[key], name=f"const_{key}") for key in now}
+        m.d.sync += [consts[key].eq(Mux(began_q, ahead[key], now[key])) for key in now]
         s0_valid, s0_data = Signal(), Signal(r * tp)
         s0 = {"row": Signal(range(R)), "first": Signal(), "last": Signal(), "par": Signal()}
         m.d.sync += [s0_valid.eq(accept & (in_res < l)), s0_data.eq(self.i.payload.as_value()),
                      s0["row"].eq(in_row), s0["first"].eq(res_first),
                      s0["last"].eq((in_res == l - 1) & in_row_last),
                      s0["par"].eq(in_seq[0])]
+        s1_valid, s1 = delay(m, 1, s0_valid, data=s0_data, **s0)
 
         # stage A: μ_q = a·|Q̂_i^-1|_{q_i} mod q_i
         mul_a = [self._mul(m, f"mul_q{x}") for x in range(tp)]
-        for unit, a in zip(mul_a, lanes(s0_data, r, tp)):
-            m.d.comb += [unit.i.valid.eq(s0_valid), unit.i.payload.a.eq(a),
+        for unit, a in zip(mul_a, lanes(s1["data"], r, tp)):
+            m.d.comb += [unit.i.valid.eq(s1_valid), unit.i.payload.a.eq(a),
                          unit.i.payload.b.eq(consts["c1"]), unit.i.payload.q.eq(consts["qi"])]
         mu_q = [unit.o.payload for unit in mul_a]
-        sa_valid, sa = delay(m, lm, s0_valid, **s0,
+        sa_valid, sa = delay(m, lm, s1_valid, **{key: s1[key] for key in s0},
                              **{key: v for key, v in consts.items() if key not in ("c1", "qi")})
         # stage B: μ_{p_j,i} per slot and μ_{q_l,i}
         mul_p = [[self._mul(m, f"mul_p{s}_{x}") for x in range(tp)] for s in range(t)]
@@ -490,7 +507,7 @@ class CRTBaseExtension(Component):
                     m.d.sync += red_rows[b].eq(red_rows[b] + 1)
 
         # ---- Post-Sum Process: issue one (slot, row) per cycle when ready and credited -----
-        credit = Signal(range(self._fifo_depth + 1))
+        credit = Signal(range(self._queue_depth + 1))
         out_xfer = Signal()
         ps_par = ps_seq[0]
         ready_row = Mux(ps_par, acc_done[1], acc_done[0])
@@ -513,7 +530,7 @@ class CRTBaseExtension(Component):
         # room = (credit < depth) as a register, its next value picked late from comparisons of
         # the register credit for each way it may move, so no comparator precedes the issue
         room = Signal(init=1)
-        depth = self._fifo_depth
+        depth = self._queue_depth
         m.d.comb += issue.eq(ready_row & room)
         m.d.sync += [credit.eq(credit + issue - out_xfer),
                      room.eq(Mux(issue, Mux(out_xfer, credit < depth, credit < depth - 1),
@@ -530,7 +547,7 @@ class CRTBaseExtension(Component):
                         if sk:
                             m.d.sync += red_rows[b].eq(0)
         post = Rom(m, "post_rom", self._post_rom_rows(), r).read(ps_pass * t + ps_slot)
-        m.submodules.fifo = fifo = SyncFIFOBuffered(width=r * tp, depth=self._fifo_depth)
+        m.submodules.queue = queue = CreditQueue(r * tp, self._queue_depth)
 
         if sk:
             # c: read acc_l and a_ql; c+2: ms = acc_l − a_ql (registered); c+3: α = ms·|Q^-1|
@@ -552,18 +569,21 @@ class CRTBaseExtension(Component):
             # read, so the two never meet on a read port — and arrives with μ' at c+3+2Lm.
             psum_row = delay(m, 2 * lm + 1 - READ_LATENCY - 1, p1_valid, row=p1["row"])[1]["row"]
             p3_valid, p3 = delay(m, lm, p2_valid, p=p2["p"], slot=p2["slot"])
-            acc_out = self._select(banks, p3["slot"])
+            acc_out = self._read_slot(m, banks, delay(m, lm - 1, p2_valid,
+                                                      slot=p2["slot"])[1]["slot"])
             out_lanes = Signal(r * tp)  # registered
             m.d.sync += out_lanes.eq(Cat(*(
                 sub_parallel(a, b, p3["p"], r)
                 for a, b in zip(lanes(acc_out, r, tp), lanes(mu_prime, r, tp)))))
             p4_valid, _ = delay(m, 1, p3_valid)
-            m.d.comb += [fifo.w_en.eq(p4_valid), fifo.w_data.eq(out_lanes)]
+            m.d.comb += [queue.i.valid.eq(p4_valid), queue.i.payload.eq(out_lanes)]
             m.d.comb += bank_l.r_addr.eq(Mux(sum_reads, sb["row"], ps_row))
         else:
             psum_row = ps_row
-            p1_valid, p1 = delay(m, READ_LATENCY, issue, slot=ps_slot)
-            m.d.comb += [fifo.w_en.eq(p1_valid), fifo.w_data.eq(self._select(banks, p1["slot"]))]
+            p1_valid = delay(m, READ_LATENCY, issue)[0]
+            slot_early = delay(m, READ_LATENCY - 1, issue, slot=ps_slot)[1]["slot"]
+            m.d.comb += [queue.i.valid.eq(p1_valid),
+                         queue.i.payload.eq(self._read_slot(m, banks, slot_early))]
 
         # ---- stage-B inputs; in folded mode the Post-Sum borrows mul_l and slot 0 ---------
         for s in range(t):
@@ -598,13 +618,13 @@ class CRTBaseExtension(Component):
             with m.If(w_valid & w["last"] & (w["par"] == b)):
                 m.d.sync += acc_done[b].eq(1)
 
-        # ---- output: the FIFO is released once the pass's input is complete ---------------
-        # The FIFO drains into a skid buffer whenever the buffer has room, so that its read
-        # (the credit, the FIFO's level, the counters here) depends on registers only, never
+        # ---- output: the queue is released once the pass's input is complete --------------
+        # The queue drains into a skid buffer whenever the buffer has room, so that its read
+        # (the credit, the queue's level, the counters here) depends on registers only, never
         # on ``o.ready`` or the gate; the gate holds the buffer's output instead. The buffer
         # has the pass's first beats ready when the gate opens, so ``o`` sees them as early as
-        # it saw the FIFO's without the buffer. ``out_xfer`` is a FIFO read; the counters
-        # here count FIFO reads and tag the pass's last beat, whose transfer at ``o`` ends
+        # it would see the queue's without the buffer. ``out_xfer`` is a queue read; the
+        # counters here count queue reads and tag the pass's last beat, whose transfer at ``o`` ends
         # the pass (``out_seq``).
         # The gate (in_seq != out_seq) is a register, its next value from the counters' next
         # values.
@@ -615,10 +635,10 @@ class CRTBaseExtension(Component):
         m.submodules.out_skid = skid = SkidBuffer(data.StructLayout({
             "beat": self.o.payload.shape(), "last": 1}))
         pass_out = self.o.valid & self.o.ready & skid.o.payload.last
-        m.d.sync += gate.eq(Mux(accept & pass_end, in_seq + 1, in_seq)[:2]
+        m.d.sync += gate.eq(Mux(accept, in_moved["seq"], in_seq)[:2]
                             != Mux(pass_out, out_seq + 1, out_seq)[:2])
-        m.d.comb += [skid.i.valid.eq(fifo.r_rdy), fifo.r_en.eq(skid.i.ready),
-                     skid.i.payload.beat.eq(fifo.r_data), skid.i.payload.last.eq(out_last),
+        m.d.comb += [skid.i.valid.eq(queue.o.valid), queue.o.ready.eq(skid.i.ready),
+                     skid.i.payload.beat.eq(queue.o.payload), skid.i.payload.last.eq(out_last),
                      out_xfer.eq(skid.i.valid & skid.i.ready),
                      self.o.valid.eq(skid.o.valid & gate),
                      self.o.payload.eq(skid.o.payload.beat),
@@ -643,11 +663,19 @@ class CRTBaseExtension(Component):
                      unit.i.payload.q.eq(q)]
 
     @staticmethod
-    def _select(banks, slot):
-        out = banks[0].r_data
+    def _read_slot(m, banks, slot_early):
+        """The word that ``banks[slot]`` reads: with one bank its ``r_data``; otherwise a
+        register of the block RAMs' output registers selected by ``slot_early`` (the slot a
+        cycle before the word is used), so that the selection across the banks and the logic
+        behind it never share a clock period."""
+        if len(banks) == 1:
+            return banks[0].r_data
+        out = banks[0].ram_data
         for s in range(1, len(banks)):
-            out = Mux(slot == s, banks[s].r_data, out)
-        return out
+            out = Mux(slot_early == s, banks[s].ram_data, out)
+        word = Signal.like(banks[0].r_data, name="slot_word")
+        m.d.sync += word.eq(out)
+        return word
 
 
 class ShenoyKumaresan(CRTBaseExtension):
