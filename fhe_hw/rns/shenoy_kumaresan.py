@@ -48,9 +48,10 @@ read by the ROM so that its word leaves through the ROM's output register
 beat (the engine takes no input in the first cycle after reset, whose read the reset clears);
 the selected word is registered once more before it fans out to the lanes' multipliers. The
 Post-Sum's "redundant row x has arrived" is a register, and the bank read addresses are
-selected by registers (a reading Sum item at the read stage), never by the issue decision. The accumulation reads its bank through a fabric register of its own, which a first
-residue's item clears through the register's synchronous reset (the ``first`` flag never meets
-the carry chain); with several target slots, the Post-Sum's word of its slot is a register of
+selected by registers (a reading Sum item at the read stage), never by the issue decision.
+The accumulation reads its bank through a fabric register of its own, which a first residue's
+item clears through the register's synchronous reset (the ``first`` flag never meets the carry
+chain); with several target slots, the Post-Sum's word of its slot is a register of
 the banks' block-RAM outputs, selected a cycle ahead. The issue credit's "room left" and the
 output gate are registers. The output queue (:class:`~fhe_hw.stream.CreditQueue`) has no level
 check on its write, since the credit guarantees room, and drains into a skid buffer
