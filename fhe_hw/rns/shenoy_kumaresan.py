@@ -46,14 +46,16 @@ counter with the address after the current residue polynomial in a register besi
 read by the ROM so that its word leaves through the ROM's output register
 (:class:`~fhe_hw.arith.bram.RegisteredROM`, the DP16KD's own on the ECP5) in time for the
 beat (the engine takes no input in the first cycle after reset, whose read the reset clears);
-the selected word is registered once more before it fans out to the lanes' multipliers. The
+the selected word is registered once more before it fans out to the multipliers (stage A's
+modulus and constant in a copy per lane). The
 Post-Sum's "redundant row x has arrived" is a register, and the bank read addresses are
 selected by registers (a reading Sum item at the read stage), never by the issue decision.
 The accumulation reads its bank through a fabric register of its own, which a first residue's
 item clears through the register's synchronous reset (the ``first`` flag never meets the carry
 chain); with several target slots, the Post-Sum's word of its slot is a register of
 the banks' block-RAM outputs, selected a cycle ahead. The issue credit's "room left" and the
-output gate are registers. The output queue (:class:`~fhe_hw.stream.CreditQueue`) has no level
+output gate are registers, and the folded engine's hold meets the input handshake only in
+front of ``i.ready``'s register. The output queue (:class:`~fhe_hw.stream.CreditQueue`) has no level
 check on its write, since the credit guarantees room, and drains into a skid buffer
 (:class:`~fhe_hw.stream.SkidBuffer`) behind which the gate holds ``o``: the queue's read depends
 on registers only, never on ``o.ready``. None of this adds a cycle where N/TP hides the pipeline
@@ -71,7 +73,7 @@ from amaranth.lib.wiring import In, Out
 from ..arith.bram import RegisteredRAM
 from ..arith.modadd import add_select, sub_parallel
 from ..arith.montgomery_dyn import DynamicModMul
-from ..arith.pipeline import check_stages
+from ..arith.pipeline import KEEP, check_stages
 from ..component import Component
 from ..model import rns as model
 from ..params import (
@@ -439,10 +441,19 @@ class CRTBaseExtension(Component):
         ready = Signal()
         m.d.comb += self.i.ready.eq(ready)
         issue = Signal()
+        guard_held = Mux(issue, guard(in_now, ps_moved), guard(in_now, ps_now))  # no transfer
         guard_next = Mux(accept, Mux(issue, guard(in_moved, ps_moved), guard(in_moved, ps_now)),
-                         Mux(issue, guard(in_now, ps_moved), guard(in_now, ps_now)))
-        hold_next = Signal()  # in_hold's next value, driven with the output counters below
-        m.d.sync += ready.eq(~hold_next & guard_next)
+                         guard_held)
+        # Folded: held (in_hold) from the pass's last input transfer to its last output
+        # transfer (pass_out, driven with the output below). While held, ready is low, so no
+        # transfer happens and only pass_out can raise ready; while not held, no pass has its
+        # outputs pending and only the pass's last input transfer can hold it. The output
+        # side (pass_out, by the skid buffer) and the input side (accept) thus meet only at
+        # the last multiplexer, next to ready, whatever the placer does with the two ends.
+        pass_out = Signal()
+        hold_set = accept & pass_end if folded else Const(0)
+        m.d.sync += [ready.eq(Mux(in_hold, pass_out & guard_held, ~hold_set & guard_next)),
+                     in_hold.eq(Mux(pass_out, 0, hold_set | in_hold))]
         with m.If(accept):
             m.d.sync += [in_row.eq(in_row_next), in_row_next.eq(wrap_inc(in_row_next, R - 1)),
                          in_row_last.eq(in_row_next == R - 1),
@@ -466,10 +477,17 @@ class CRTBaseExtension(Component):
         began, began_q = Signal(), Signal()
         m.d.sync += [began.eq(accept & in_row_last), began_q.eq(began)]
         # The selected word is registered once more (stage 1, the beat beside it) before it
-        # fans out to the TP lanes' multipliers, so that the selection and the wire across the
-        # die to the farthest DSP do not share a clock period.
-        consts = {key: Signal.like(now[key], name=f"const_{key}") for key in now}
-        m.d.sync += [consts[key].eq(Mux(began_q, ahead[key], now[key])) for key in now]
+        # fans out to the multipliers, so that the selection and the wire across the die to
+        # the farthest DSP do not share a clock period: stage A's modulus and constant in a
+        # kept copy per lane (each placed by its lane's multiplier), the stage-B constants once
+        # (their delay line runs beside stage A).
+        selected = {key: Mux(began_q, ahead[key], now[key]) for key in now}
+        consts = {key: Signal(len(now[key]), name=f"const_{key}") for key in now
+                  if key not in ("c1", "qi")}
+        lane_consts = [{key: Signal(len(now[key]), name=f"const_{key}_{x}", attrs=KEEP)
+                        for key in ("c1", "qi")} for x in range(tp)]
+        m.d.sync += [sig.eq(selected[key])
+                     for group in (consts, *lane_consts) for key, sig in group.items()]
         s0_valid, s0_data = Signal(), Signal(r * tp)
         s0 = {"row": Signal(range(R)), "first": Signal(), "last": Signal(), "par": Signal()}
         m.d.sync += [s0_valid.eq(accept & (in_res < l)), s0_data.eq(self.i.payload.as_value()),
@@ -480,12 +498,10 @@ class CRTBaseExtension(Component):
 
         # stage A: μ_q = a·|Q̂_i^-1|_{q_i} mod q_i
         mul_a = [self._mul(m, f"mul_q{x}") for x in range(tp)]
-        for unit, a in zip(mul_a, lanes(s1["data"], r, tp)):
-            m.d.comb += [unit.i.valid.eq(s1_valid), unit.i.payload.a.eq(a),
-                         unit.i.payload.b.eq(consts["c1"]), unit.i.payload.q.eq(consts["qi"])]
+        for unit, a, c in zip(mul_a, lanes(s1["data"], r, tp), lane_consts):
+            self._drive(m, unit, s1_valid, a, c["c1"], c["qi"])
         mu_q = [unit.o.payload for unit in mul_a]
-        sa_valid, sa = delay(m, lm, s1_valid, **{key: s1[key] for key in s0},
-                             **{key: v for key, v in consts.items() if key not in ("c1", "qi")})
+        sa_valid, sa = delay(m, lm, s1_valid, **{key: s1[key] for key in s0}, **consts)
         # stage B: μ_{p_j,i} per slot and μ_{q_l,i}
         mul_p = [[self._mul(m, f"mul_p{s}_{x}") for x in range(tp)] for s in range(t)]
         mul_l = [self._mul(m, f"mul_l{x}") for x in range(tp)] if sk else []
@@ -635,7 +651,7 @@ class CRTBaseExtension(Component):
         out_last = (out_row == R - 1) & (out_slot == out_t - 1)
         m.submodules.out_skid = skid = SkidBuffer(data.StructLayout({
             "beat": self.o.payload.shape(), "last": 1}))
-        pass_out = self.o.valid & self.o.ready & skid.o.payload.last
+        m.d.comb += pass_out.eq(self.o.valid & self.o.ready & skid.o.payload.last)
         m.d.sync += gate.eq(Mux(accept, in_moved["seq"], in_seq)[:2]
                             != Mux(pass_out, out_seq + 1, out_seq)[:2])
         m.d.comb += [skid.i.valid.eq(queue.o.valid), queue.o.ready.eq(skid.i.ready),
@@ -652,10 +668,6 @@ class CRTBaseExtension(Component):
                 m.d.sync += out_pass.eq(wrap_inc(out_pass, P - 1))
         with m.If(pass_out):
             m.d.sync += out_seq.eq(out_seq + 1)
-        # folded: held from the pass's last input transfer to its last output transfer
-        hold_set = accept & pass_end if folded else Const(0)
-        m.d.comb += hold_next.eq(Mux(pass_out, 0, hold_set | in_hold))
-        m.d.sync += in_hold.eq(hold_next)
         return m
 
     @staticmethod
