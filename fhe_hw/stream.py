@@ -8,6 +8,7 @@ from amaranth.lib import stream
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
+from .arith.pipeline import wrap_inc
 from .component import Component
 from .params import require_int
 
@@ -80,9 +81,9 @@ class CreditQueue(Component):
                      w_port.en.eq(self.i.valid), r_port.addr.eq(consume),
                      move.eq(nonempty & (self.o.ready | ~self.o.valid))]
         with m.If(self.i.valid):
-            m.d.sync += produce.eq(Mux(produce == words - 1, 0, produce + 1))
+            m.d.sync += produce.eq(wrap_inc(produce, words - 1))
         with m.If(move):
-            m.d.sync += [consume.eq(Mux(consume == words - 1, 0, consume + 1)),
+            m.d.sync += [consume.eq(wrap_inc(consume, words - 1)),
                          self.o.payload.eq(r_port.data), self.o.valid.eq(1)]
         with m.Elif(self.o.ready):
             m.d.sync += self.o.valid.eq(0)

@@ -6,6 +6,7 @@ import pytest
 from amaranth import Module, unsigned
 from amaranth.lib import data, stream
 from amaranth.lib.wiring import In, Out
+from amaranth.sim import Simulator
 
 from fhe_hw.component import Component
 from fhe_hw.sim.pysim import StreamProtocolError, pack, run_stream, unpack
@@ -57,7 +58,6 @@ def _run_credit_queue(depth, n, valid_prob, ready_prob, seed):
     """Write n beats into a CreditQueue under a writer that counts credits (beats written
     minus beats taken at o at most depth); return (beats seen at o, cycle of each write, cycle
     of each output transfer)."""
-    from amaranth.sim import Simulator
     dut = CreditQueue(unsigned(16), depth)
     rng = random.Random(seed)
     seen, written, taken = [], [], []

@@ -6,7 +6,7 @@ Convention: ``latency`` is the number of clock cycles from an input transfer to 
 matching output ``valid``; a latency of 0 means the unit is combinational.
 """
 
-from amaranth import Cat, Const, Shape, Signal
+from amaranth import Cat, Const, Mux, Shape, Signal
 from amaranth.lib import stream
 from amaranth.lib.wiring import In, Out
 
@@ -14,7 +14,7 @@ from ..component import Component
 from ..params import check_bool, require_int
 from .dsp import DSP_WIDTH, TileProduct
 
-__all__ = ["FixedLatencyUnit", "Stages", "Multiplier", "tile_products", "add_terms",
+__all__ = ["FixedLatencyUnit", "Stages", "Multiplier", "tile_products", "add_terms", "wrap_inc",
            "check_stages", "check_mult_stages", "MAX_STAGES", "KEEP"]
 
 
@@ -27,6 +27,11 @@ KEEP = {"keep": 1}
 #: The most registers a unit takes in one pipeline (a multiplier's stages, say): deeper than
 #: any multiplier needs, and small enough that a mistyped value is refused at once.
 MAX_STAGES = 16
+
+
+def wrap_inc(counter, last):
+    """counter + 1, or 0 after ``last``: a counter's next value that wraps."""
+    return Mux(counter == last, 0, counter + 1)
 
 
 def check_stages(name, value, maximum=MAX_STAGES):

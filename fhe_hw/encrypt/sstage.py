@@ -17,6 +17,7 @@ last word is written :attr:`SStageUnit.WRITE_LATENCY` cycles after its last issu
 from amaranth import Array, Module, Mux, Signal
 from amaranth.lib.wiring import In, Out
 
+from ..arith.pipeline import wrap_inc
 from ..bigint.ram import read_port_signature, write_port_signature
 from ..component import Component
 from ..largeint.carry import CarryResolver
@@ -133,7 +134,7 @@ class SStageUnit(Component):
         with m.If(self.start):
             m.d.sync += produced.eq(0)
         with m.If(res.o.valid):
-            m.d.sync += beat.eq(Mux(beat == c.s_words - 1, 0, beat + 1))
+            m.d.sync += beat.eq(wrap_inc(beat, c.s_words - 1))
             with m.If(beat == c.s_words - 1):
                 m.d.sync += produced.eq(produced + 1)
         return m

@@ -18,6 +18,7 @@ from amaranth.lib import data, stream
 from amaranth.lib.fifo import SyncFIFO
 from amaranth.lib.wiring import In, Out
 
+from ..arith.pipeline import wrap_inc
 from ..component import Component
 from ..params import require_int
 from .postcompute import PostComputeUnit
@@ -148,7 +149,7 @@ class KaratsubaCore(Elaboratable):
         if P.words > 1:
             pos = Signal(range(P.words))
             with m.If((z_phase == P.data_cycles - 1) & tag_z):
-                m.d.sync += pos.eq(Mux(pos == P.words - 1, 0, pos + 1))
+                m.d.sync += pos.eq(wrap_inc(pos, P.words - 1))
             emit = tag_z & (pos == P.words - 1)
             acc = [Signal(k, name=f"acc{i}") for i in range(2)]
             old = delay(m, acc, T, name="accumulator")

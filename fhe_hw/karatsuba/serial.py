@@ -20,6 +20,7 @@ at reset with an initial value computed from τ, so no control signal travels wi
 from amaranth import Cat, Const, Elaboratable, Module, Mux, Signal, unsigned
 from amaranth.lib.memory import Memory
 
+from ..arith.pipeline import wrap_inc
 from ..params import require_int
 
 __all__ = ["Timing", "DelayLine", "serial_add", "delay"]
@@ -96,7 +97,7 @@ class Timing:
             init = ((-time) % self.period) // unit % count
             sig = Signal(range(count), init=init, name=f"index{unit}x{count}_t{time % self.period}")
             with self._m.If(self.phase(time, unit) == unit - 1):
-                self._m.d.sync += sig.eq(Mux(sig == count - 1, 0, sig + 1))
+                self._m.d.sync += sig.eq(wrap_inc(sig, count - 1))
             self._cache[key] = sig
         return self._cache[key]
 
@@ -139,7 +140,7 @@ class DelayLine(Elaboratable):
             # written since reset (``wrapped``) and read once more (``primed``), o is 0, as
             # it would be from a zero-initialised memory, whatever the power-up contents.
             wrapped, primed = Signal(), Signal()
-            m.d.sync += [ptr.eq(Mux(ptr == depth - 1, 0, ptr + 1)), primed.eq(wrapped)]
+            m.d.sync += [ptr.eq(wrap_inc(ptr, depth - 1)), primed.eq(wrapped)]
             with m.If(ptr == depth - 1):
                 m.d.sync += wrapped.eq(1)
             m.d.comb += [wr.addr.eq(ptr), wr.data.eq(self.i), wr.en.eq(1),

@@ -30,6 +30,7 @@ from amaranth import Cat, Const, Module, Mux, Signal, unsigned
 from amaranth.lib import data, stream
 from amaranth.lib.wiring import In, Out
 
+from ..arith.pipeline import wrap_inc
 from ..component import Component
 from ..params import require_int
 from ..stream import stall_on_backpressure
@@ -58,7 +59,7 @@ class _Core(Component):
         # Framing: the first beat of each product of B beats starts with no history.
         beat = Signal(range(B))
         with m.If(self.valid):
-            m.d.sync += beat.eq(Mux(beat == B - 1, 0, beat + 1))
+            m.d.sync += beat.eq(wrap_inc(beat, B - 1))
 
         # Stage 1: the chunks of each digit lane, summed (history: the previous beat's last
         # q - 1 samples, zero at a product's first beat).

@@ -34,6 +34,7 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out, connect, flipped
 
 from ..arith import ModMul
+from ..arith.pipeline import wrap_inc
 from ..component import Component
 from ..model.large_int import DIGIT_BITS, MAX_BITS, MAX_N, plan
 from ..ntt import StreamingFourStepNTT, four_step_stream_cycles, four_step_stream_plan
@@ -198,11 +199,11 @@ class LargeIntegerMultiplier(Component):
             for j in range(self._lanes):
                 m.d.comb += engine.i.payload[j].eq(Mux(digits, self.i.payload[j], 0))
             with m.If(engine.i.valid & engine.i.ready):
-                m.d.sync += count.eq(Mux(count == 2 * half - 1, 0, count + 1))
+                m.d.sync += count.eq(wrap_inc(count, 2 * half - 1))
             ready.append(mine & engine.i.ready)
         m.d.comb += self.i.ready.eq(ready[0] | ready[-1])
         with m.If(self.i.valid & self.i.ready):
-            m.d.sync += taken.eq(Mux(taken == half - 1, 0, taken + 1))
+            m.d.sync += taken.eq(wrap_inc(taken, half - 1))
             with m.If(taken == half - 1):
                 m.d.sync += operand.eq(~operand)
 
@@ -229,7 +230,7 @@ class LargeIntegerMultiplier(Component):
         second = Signal()                       # 0: FFT(A) is streaming, 1: FFT(B)
         m.d.comb += [want.eq(f.valid & second), f.ready.eq(Mux(second, go_signal, 1))]
         with m.If(f.valid & f.ready):
-            m.d.sync += beat.eq(Mux(beat == beats - 1, 0, beat + 1))
+            m.d.sync += beat.eq(wrap_inc(beat, beats - 1))
             with m.If(beat == beats - 1):
                 m.d.sync += second.eq(~second)
         xs, ys = [], []

@@ -1,11 +1,11 @@
 """Pieces shared by the RNS base-extension engines of [Kir25]: parameter
 checks, pipeline delay lines, lane slicing and small constant ROMs."""
 
-from amaranth import Mux, unsigned
+from amaranth import unsigned
 from amaranth.lib.memory import Memory
 
 from ..arith.bram import RegisteredROM
-from ..arith.pipeline import Stages
+from ..arith.pipeline import Stages, wrap_inc
 from ..params import ntt_primes, require_int, require_power_of_two
 
 __all__ = ["check_ring", "check_moduli", "check_choice", "delay", "wrap_inc", "lanes", "Rom",
@@ -56,11 +56,6 @@ def delay(m, n, valid, **riders):
     for _ in range(n):
         st.cut()
     return st.valid, {name: st[name] for name in riders}
-
-
-def wrap_inc(counter, last):
-    """counter + 1, or 0 after ``last``: a counter's next value that wraps."""
-    return Mux(counter == last, 0, counter + 1)
 
 
 def lanes(value, width, count):
