@@ -39,6 +39,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..arith import ModMul
 from ..arith.modadd import check_bool
+from ..arith.pipeline import wrap_inc
 from ..component import Component
 from ..params import SOLINAS64, require_int
 from .four_step_plan import FourStepPlan, control_cycles, pass_latencies
@@ -223,7 +224,7 @@ class StreamingFourStepNTT(Component):
         self._write(m, b0, go, slot, fold, index, p.address0,
                     [self.i.payload[j] for j in range(L)])
         with m.If(go):
-            m.d.sync += beat.eq(Mux(beat == p.beats - 1, 0, beat + 1))
+            m.d.sync += beat.eq(wrap_inc(beat, p.beats - 1))
             with m.If(beat == p.beats - 1):
                 m.d.sync += slot.eq(~slot)
         m.d.sync += last.eq(go & (beat == p.beats - 1))
@@ -276,7 +277,7 @@ class StreamingFourStepNTT(Component):
         decide = ~run | end
         start = decide & src.is_full(nxt) & also
         with m.If(advance):
-            m.d.sync += beat.eq(Mux(beat == beats - 1, 0, beat + 1))
+            m.d.sync += beat.eq(wrap_inc(beat, beats - 1))
         with m.If(decide):
             m.d.sync += run.eq(start)
             with m.If(start):
@@ -319,7 +320,7 @@ class StreamingFourStepNTT(Component):
                 if k not in kinds:
                     continue
                 with m.If(ok):
-                    nxt_a = Mux(pos[1] == n1 - 1, 0, pos[1] + 1)
+                    nxt_a = wrap_inc(pos[1], n1 - 1)
                     m.d.sync += [j_t.eq(pos[0]), j_a.eq(pos[1]), j_b.eq(pos[2]),
                                  pos[1].eq(nxt_a), pos[2].eq(~pos[2]),
                                  pos[0].eq(pos[0] ^ (pos[1] == n1 - 1))]

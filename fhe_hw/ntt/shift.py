@@ -56,13 +56,13 @@ the individual ps and sc words differ from :func:`~fhe_hw.model.ntt.shift_ntt_ca
 
 from functools import cache
 
-from amaranth import Cat, Const, Elaboratable, Module, Mux, Signal, unsigned
+from amaranth import Cat, Const, Elaboratable, Module, Signal, unsigned
 from amaranth.lib import data, stream
 from amaranth.lib.wiring import In, Out
 
 from ..arith import ModMul, SolinasReducer, SpecialReducer
 from ..arith.modadd import check_bool
-from ..arith.pipeline import KEEP, FixedLatencyUnit, Stages, check_mult_stages
+from ..arith.pipeline import KEEP, FixedLatencyUnit, Stages, check_mult_stages, wrap_inc
 from ..component import Component
 from ..model.ntt import wang_huang_root
 from ..params import SOLINAS64, get_modulus, require_int, require_power_of_two
@@ -470,7 +470,7 @@ class _ShiftCore(Elaboratable):
         count = Signal(range(beats)) if beats > 1 else None
         if count is not None:
             with m.If(self.valid):
-                m.d.sync += count.eq(Mux(count == beats - 1, 0, count + 1))
+                m.d.sync += count.eq(wrap_inc(count, beats - 1))
         first = (count == 0) if count is not None else Const(1, 1)
         last = (count == beats - 1) if count is not None else Const(1, 1)
         # Input delay line: group g sees the beats g + 1 cycles after they arrive.
