@@ -81,6 +81,7 @@ def test_only_an_ecp5_platform_selects_the_primitive():
 
 @pytest.mark.parametrize("name,build,dsps", [
     ("solinas64", lambda: ModMul("solinas64"), 16),
+    ("solinas64-karatsuba", lambda: ModMul("solinas64", karatsuba=True), 12),
     ("general32-montgomery", lambda: ModMul("general32"), 4 + 2),  # 2 x 2 tiles, 2 rounds
     ("rns-prime-barrett", lambda: ModMul(RNS_PRIME, "barrett"), None),
     ("untiled", lambda: ModMul("fermat32", tiled=False), 0),

@@ -72,8 +72,8 @@ def test_one_chain_add_and_sub_are_exact_for_every_operand_pair(runtime_q):
 
 
 class _Mul(FixedLatencyUnit):
-    def __init__(self, aw, bw, stages, tiled=False):
-        self._mul = Multiplier(aw, bw, stages, tiled=tiled)
+    def __init__(self, aw, bw, stages, tiled=False, karatsuba=False):
+        self._mul = Multiplier(aw, bw, stages, tiled=tiled, karatsuba=karatsuba)
         self._latency = self._mul.stages
         super().__init__(operand_layout(max(aw, bw), "a", "b"), self._mul.product_width)
         self._widths = aw, bw
@@ -102,6 +102,58 @@ def test_pipelined_multiplier_latency_and_product(aw, bw, stages, tiled):
     ins = [{"a": (1 << aw) - 1, "b": (1 << bw) - 1}, {"a": 0, "b": 1}] + \
           [{"a": rng.getrandbits(aw), "b": rng.getrandbits(bw)} for _ in range(300)]
     check_unit(unit, ins, [v["a"] * v["b"] for v in ins], label="Multiplier")
+
+
+@pytest.mark.parametrize("width,stages", [(18, None), (33, None), (34, None), (35, None),
+                                          (64, None), (65, None), (64, 11), (100, None)])
+def test_karatsuba_multiplier_is_the_product_after_its_stages(width, stages):
+    unit = _Mul(width, width, stages, tiled=True, karatsuba=True)
+    # the halves' register, the DSP's two, one per level of the widest tree (z1's, of
+    # ⌈(h + 1) / 17⌉² tiles), the two subtractions and the final addition's two parts.
+    h = -(-width // 2)
+    fast = ((-(-(h + 1) // 17)) ** 2 - 1).bit_length() + 7
+    assert unit.latency == (fast if stages is None else stages)
+    top = (1 << width) - 1
+    rng = rng_for("karatsuba-mul", width, stages)
+    # all-ones halves make both half sums carry out; a one-sided operand leaves z1 = z0 + z2.
+    ins = [{"a": top, "b": top}, {"a": 0, "b": top}, {"a": 1 << (width - 1), "b": top},
+           {"a": (1 << h) - 1, "b": (1 << h) - 1}, {"a": top ^ ((1 << h) - 1), "b": top}] + \
+          [{"a": rng.getrandbits(width), "b": rng.getrandbits(width)} for _ in range(300)]
+    check_unit(unit, ins, [v["a"] * v["b"] for v in ins], label=f"Karatsuba({width})")
+
+
+def test_karatsuba_uses_three_quarters_of_the_tiles_at_64_bits():
+    assert Multiplier(64, 64, tiled=True).tile_count == 16
+    assert Multiplier(64, 64, tiled=True, karatsuba=True).tile_count == 12
+    assert Multiplier(64, 64, tiled=True, karatsuba=True).stages == 2 + 7
+
+
+@pytest.mark.parametrize("kwargs,error,message", [
+    ({"tiled": False, "karatsuba": True}, ValueError, "karatsuba needs tiled=True"),
+    ({"tiled": True, "karatsuba": 1}, TypeError, "karatsuba must be a bool, not 1"),
+    ({"tiled": True, "karatsuba": True, "stages": 8}, ValueError,
+     "mult_stages must be at least 9 with karatsuba, not 8")])
+def test_karatsuba_refuses_untiled_non_bool_and_too_few_stages(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        Multiplier(64, 64, **kwargs)
+
+
+@pytest.mark.parametrize("widths", [(64, 63), (17, 17), (8, 8)])
+def test_karatsuba_needs_equal_widths_above_one_tile(widths):
+    with pytest.raises(ValueError, match="karatsuba needs equal operand widths above chunk"):
+        Multiplier(*widths, tiled=True, karatsuba=True)
+
+
+@pytest.mark.parametrize("modulus", ["solinas64", "general32", ntt_primes(60, 1 << 16, 1)[0]],
+                         ids=str)
+def test_karatsuba_mod_mul_matches_model_three_cycles_later_at_64_bits(modulus):
+    unit = ModMul(modulus, karatsuba=True)
+    q = unit.modulus
+    if modulus == "solinas64":
+        assert unit.latency == ModMul.latency_of(modulus) + 3
+    ins = pairs(q, "modmul-karatsuba", q)
+    check_unit(unit, ins, [v["a"] * v["b"] * unit.output_scale % q for v in ins],
+               label=f"ModMul({modulus}, karatsuba=True)")
 
 
 @pytest.mark.parametrize("modulus", MODULI_ALL, ids=str)

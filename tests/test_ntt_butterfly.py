@@ -86,3 +86,16 @@ def test_narrow_tiles_reach_the_modmul_and_only_its_latency_changes():
 def test_tile_is_refused_with_a_constant_twiddle():
     with pytest.raises(ValueError, match="tile applies to run-time twiddles only"):
         Butterfly("fermat32", twiddle=2, tile=9)
+
+
+def test_karatsuba_reaches_the_modmul_and_only_its_latency_changes():
+    unit = Butterfly("solinas64", karatsuba=True)
+    assert unit.latency == ModMul.latency_of("solinas64", karatsuba=True) + 1
+    assert unit.latency == Butterfly("solinas64").latency + 3
+    ins, expected = vectors(unit, "solinas64", "karatsuba", count=200)
+    check_unit(unit, ins, expected, label="Butterfly(solinas64, karatsuba=True)")
+
+
+def test_karatsuba_is_refused_with_a_constant_twiddle():
+    with pytest.raises(ValueError, match="karatsuba applies to run-time twiddles only"):
+        Butterfly("fermat32", twiddle=2, karatsuba=True)

@@ -106,6 +106,22 @@ def test_tiled_engine_matches_model_in_the_same_cycles(inverse, negacyclic):
     assert run.cycles == unit.cycles() == get_unit("ntt").cycles({"n": 64, "tiled": True, **kw})
 
 
+@pytest.mark.parametrize("inverse,negacyclic", [(False, False), (True, True)])
+def test_karatsuba_engine_matches_model_three_cycles_later_per_stage(inverse, negacyclic):
+    # The butterflies' ModMul (and the negacyclic inverse's post-multipliers) take three
+    # cycles more: each of the log2(64) = 6 stages drains three cycles later, and the
+    # post-multiplied unload once more.
+    kw = dict(butterflies=4, inverse=inverse, negacyclic=negacyclic)
+    unit = StreamingNTT(64, "solinas64", karatsuba=True, **kw)
+    added = 3 * 6 + 3 * (inverse and negacyclic)
+    assert unit.cycles() == StreamingNTT(64, "solinas64", **kw).cycles() + added
+    x = random_poly(unit.modulus, 64, "karatsuba", inverse, negacyclic)
+    got, run = transform(unit, x)
+    assert_equal(got, ntt_radix2(x, unit.params, inverse, negacyclic), "karatsuba engine")
+    assert run.cycles == unit.cycles() == get_unit("ntt").cycles(
+        {"n": 64, "karatsuba": True, **kw})
+
+
 def _depth_matches_model(knob, depth, added, key, **kw):
     """A 64-point engine with ``knob`` (read_stages or write_stages) = ``depth``: ``added``
     cycles more than with 0, its output equal to the model for the input of ``key``, and its
@@ -231,7 +247,8 @@ def test_no_bank_read_meets_a_write_of_its_address(n, P, inverse, negacyclic, re
 
 @pytest.mark.parametrize("params", [{"n": 32, "butterflies": 2},
                                     {"n": 64, "butterflies": 4, "inverse": True,
-                                     "negacyclic": True}])
+                                     "negacyclic": True},
+                                    {"n": 32, "butterflies": 2, "karatsuba": True}])
 def test_ecp5_form_matches_the_model_from_reset_in_icarus(params, tmp_path):
     """The engine as the ECP5 flow elaborates it (DP16KD banks and ROMs with their output
     register, the ROMs' words in the DP16KDs' INITVALs, MULT18X18D tiles), with behavioural

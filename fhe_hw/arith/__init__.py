@@ -22,6 +22,12 @@ MULT_STAGES_OPTION = Option("mult-stages", int, None, "registers in each multipl
 #: ``tiled`` of ModMul and Barrett, and of the units that pass it on to their ModMuls.
 TILED_OPTION = Option("tiled", parse_bool, True, "multipliers in 17-bit tiles, one DSP per "
                       "partial product (true/false)")
+#: ``karatsuba`` of ModMul, and of the units that pass it on to their run-time ModMuls.
+#: Its default None leaves the factories' own (False) and keeps it out of the parameters a
+#: generated file's header lists (and with them the synthesis cache keys of the tables' rows).
+KARATSUBA_OPTION = Option("karatsuba", parse_bool, None, "the operand multiplier as one level "
+                          "of Karatsuba, tiled only: 12 DSPs instead of 16 at 64 bits "
+                          "(true/false, default false)")
 
 register("mod-add", "modular adder ([Kir25] Alg. 5)", _MODULUS, _PIPELINED,
          latency=ModAdd.latency_of)(ModAdd)
@@ -47,4 +53,4 @@ register("mod-mul", "pipelined modular multiplier", _MODULUS,
          Option("word", int, None, "Montgomery word"), _PIPELINED, _DEEP, TILED_OPTION,
          Option("tile", int, None, "slice width of the operand multiplier, 2..18 bits "
                 "(default 17 tiled: one MULT18X18D each; narrower suits an ASIC)"),
-         latency=ModMul.latency_of)(ModMul)
+         KARATSUBA_OPTION, latency=ModMul.latency_of)(ModMul)

@@ -28,6 +28,10 @@ KEEP = {"keep": 1}
 #: any multiplier needs, and small enough that a mistyped value is refused at once.
 MAX_STAGES = 16
 
+#: Registers of a Karatsuba multiplier beyond its adder trees: the halves and their sums, the
+#: DSPs' operand and product registers, z1 - z0, minus z2 and the final addition's two parts.
+_KARATSUBA_EXTRA = 7
+
 
 def wrap_inc(counter, last):
     """counter + 1, or 0 after ``last``: a counter's next value that wraps."""
@@ -132,20 +136,61 @@ class Multiplier:
     (:attr:`stages` becomes ``levels + 2`` tiled, ``levels + 1`` otherwise: a register for every
     tree level, and the operand register when tiled), where ``levels`` is the depth of the
     adder tree.
+
+    ``karatsuba=True`` (tiled, square, both operands at least ``chunk + 1`` bits) makes one
+    level of Karatsuba multiplication: with h = ⌈width/2⌉, a = a1·2^h + a0 and b likewise,
+    the three products z0 = a0·b0, z2 = a1·b1 and z1 = (a0 + a1)(b0 + b1) are tiled, and
+    a·b = z2·2^(2h) + (z1 − z0 − z2)·2^h + z0. For 64 bits that is 12 MULT18X18D instead of
+    16. Its fast pipeline (the least :attr:`stages` it takes) is a register for the halves and
+    their sums, the DSP's operand and product registers, one per tree level (the three trees
+    side by side; ``levels`` is theirs), then z1 − z0, minus z2 and the final addition in two
+    parts (the middle term's span, then the carry above it), one register each:
+    ``levels + 7``.
     """
 
-    def __init__(self, a_width, b_width, stages=None, *, chunk=None, tiled=False):
+    def __init__(self, a_width, b_width, stages=None, *, chunk=None, tiled=False,
+                 karatsuba=False):
         self.a_width = require_int("a_width", a_width, minimum=1)
         self.b_width = require_int("b_width", b_width, minimum=1)
         self.tiled = check_bool("tiled", tiled)
+        self.karatsuba = check_bool("karatsuba", karatsuba)
         self.chunk = require_int("chunk", (17 if tiled else 18) if chunk is None else chunk,
                                  minimum=1)
         if tiled and self.chunk > DSP_WIDTH:
             raise ValueError(f"chunk must be at most {DSP_WIDTH} when tiled, not {chunk!r}")
-        terms = -(-self.b_width // self.chunk) * (-(-self.a_width // self.chunk) if tiled else 1)
-        self.levels = (terms - 1).bit_length()
-        fast = self.levels + 1 + self.tiled
+        if karatsuba:
+            if not tiled:
+                raise ValueError("karatsuba needs tiled=True")
+            if self.a_width != self.b_width or self.a_width <= self.chunk:
+                raise ValueError(f"karatsuba needs equal operand widths above chunk = "
+                                 f"{self.chunk} bits, not {self.a_width} x {self.b_width}")
+            # The widest of the three products is z1's, (h + 1) x (h + 1) bits.
+            slices = -(-(self.half + 1) // self.chunk)
+            self.levels = (slices * slices - 1).bit_length()
+            fast = self.levels + _KARATSUBA_EXTRA
+        else:
+            terms = (-(-self.b_width // self.chunk)
+                     * (-(-self.a_width // self.chunk) if tiled else 1))
+            self.levels = (terms - 1).bit_length()
+            fast = self.levels + 1 + self.tiled
         self.stages = fast if check_mult_stages(stages) is None else stages
+        if karatsuba and self.stages < fast:
+            raise ValueError(f"mult_stages must be at least {fast} with karatsuba, not "
+                             f"{stages!r}")
+
+    @property
+    def half(self):
+        """h = ⌈a_width/2⌉, the low half's width (Karatsuba)."""
+        return -(-self.a_width // 2)
+
+    @property
+    def tile_count(self):
+        """The partial products (DSP tiles when tiled; 18-bit slices of b otherwise)."""
+        c = self.chunk
+        if self.karatsuba:
+            h, high = self.half, self.a_width - self.half
+            return sum((-(-x // c)) ** 2 for x in (h, h + 1, high))
+        return -(-self.b_width // c) * (-(-self.a_width // c) if self.tiled else 1)
 
     @property
     def product_width(self):
@@ -157,6 +202,8 @@ class Multiplier:
         width = self.product_width
         if self.stages == 0:
             return (a * b)[:width]
+        if self.karatsuba:
+            return self._build_karatsuba(st, a, b)[:width]
         c, levels = self.chunk, self.levels
         tree_regs = min(self.stages - 1, levels)
         operand_reg = self.tiled and self.stages - 1 > levels
@@ -172,6 +219,31 @@ class Multiplier:
             product, = st.cut(product, enable=True)
         return product[:width]
 
+    def _build_karatsuba(self, st, a, b):
+        if isinstance(a, Const) or isinstance(b, Const):
+            raise TypeError("karatsuba multiplies run-time operands, not a constant")
+        w, h, c = self.a_width, self.half, self.chunk
+        a0, a1, sa, b0, b1, sb = st.cut(a[:h], a[h:w], a[:h] + a[h:w], b[:h], b[h:w],
+                                        b[:h] + b[h:w], enable=True)
+        trees = [_tiles(st, x, y, x_width, x_width, chunk=c, operand_reg=True)
+                 for x, y, x_width in ((a0, b0, h), (sa, sb, h + 1), (a1, b1, w - h))]
+        st.cut(enable=True)     # the DSPs' operand registers
+        st.cut(enable=True)     # and their product registers
+        (z0, z1, z2), _ = _add_trees(st, trees, self.levels)
+        # z1 - z0 = a0·b1 + a1·b0 + a1·b1 >= 0; minus z2 leaves the middle term, < 2^(2h+1).
+        low_high = Cat(z0[:2 * h], z2)
+        diff, low_high, z2 = st.cut((z1 - z0)[:2 * h + 2], low_high, z2, enable=True)
+        span = 2 * h + 1
+        middle, low_high = st.cut((diff - z2)[:span], low_high, enable=True)
+        # The final addition in two registered parts: the middle term's span, then the carry
+        # into the bits above it (98 bits in one chain at 64 bits would be the longest path).
+        low_sum, low, high = st.cut(low_high[h:h + span] + middle, low_high[:h],
+                                    low_high[h + span:], enable=True)
+        product, = st.cut(Cat(low, low_sum[:span], high + low_sum[span]), enable=True)
+        for _ in range(self.stages - self.levels - _KARATSUBA_EXTRA):
+            product, = st.cut(product, enable=True)
+        return product
+
 
 def tile_products(st, a, b, a_width, b_width, *, chunk=17, operand_reg=True, along=()):
     """The partial products of ``a`` and ``b`` (``a_width``/``b_width`` bits; a constant as a
@@ -181,15 +253,22 @@ def tile_products(st, a, b, a_width, b_width, *, chunk=17, operand_reg=True, alo
     their latency (the operand register with ``operand_reg``, and the product register), the
     values ``along`` registered with them. Returns ``(terms, along)``: ``(product, offset)``
     terms in increasing offset for :func:`add_terms` and the registered ``along``."""
+    terms = _tiles(st, a, b, a_width, b_width, chunk=chunk, operand_reg=operand_reg)
+    for _ in range(1 + operand_reg):
+        along = st.cut(*along, enable=True)
+    return terms, along
+
+
+def _tiles(st, a, b, a_width, b_width, *, chunk, operand_reg):
+    """The :class:`~fhe_hw.arith.dsp.TileProduct` s of :func:`tile_products`, added to ``st``'s
+    module, as ``(product, offset)`` terms in increasing offset; ``st`` is not advanced."""
     tiles = sorted(((TileProduct(_slice(a, i, chunk), _slice(b, j, chunk),
                                  operand_reg=operand_reg, enable=st.clock_enable), i + j)
                     for i in range(0, a_width, chunk) for j in range(0, b_width, chunk)),
                    key=lambda t: t[1])
     for tile, _ in tiles:
         st.m.submodules += tile
-    for _ in range(1 + operand_reg):
-        along = st.cut(*along, enable=True)
-    return [(tile.p, lo) for tile, lo in tiles], along
+    return [(tile.p, lo) for tile, lo in tiles]
 
 
 def add_terms(st, terms, registers, *, carry=None, along=None):
@@ -199,18 +278,30 @@ def add_terms(st, terms, registers, *, carry=None, along=None):
     operands overlap. ``carry`` (one bit) enters the first addition, whose terms must have
     the same offset, as its carry in. Returns the sum, at the first term's offset, or with
     ``along`` (a tuple of values registered at the same cuts) ``(sum, along)``."""
-    levels = (len(terms) - 1).bit_length()
-    cut_after = {round((n + 1) * levels / registers) - 1 for n in range(registers)}
-    rest = () if along is None else along
-    for level in range(levels):
-        terms = [_add_pair(terms[i:i + 2], carry if i == level == 0 else None)
-                 for i in range(0, len(terms), 2)]
-        if level in cut_after:
-            *regs, = st.cut(*(t for t, _ in terms), *rest, enable=True)
-            regs, rest = regs[:len(terms)], tuple(regs[len(terms):])
-            terms = list(zip(regs, (lo for _, lo in terms)))
-    (total, _), = terms
+    (total,), rest = _add_trees(st, [terms], registers, carry=carry,
+                                along=() if along is None else along)
     return total if along is None else (total, rest)
+
+
+def _add_trees(st, trees, registers, *, carry=None, along=()):
+    """:func:`add_terms` of several term lists side by side, cut at the same registers (spread
+    over the deepest tree's levels; ``carry`` enters the first list's). Returns the sums and
+    the registered ``along``."""
+    levels = max((len(terms) - 1).bit_length() for terms in trees)
+    cut_after = {round((n + 1) * levels / registers) - 1 for n in range(registers)}
+    rest = along
+    for level in range(levels):
+        trees = [[_add_pair(terms[i:i + 2], carry if i == level == k == 0 else None)
+                  for i in range(0, len(terms), 2)] for k, terms in enumerate(trees)]
+        if level in cut_after:
+            flat = [t for terms in trees for t, _ in terms]
+            *regs, = st.cut(*flat, *rest, enable=True)
+            rest, out = tuple(regs[len(flat):]), []
+            for terms in trees:
+                out.append(list(zip(regs[:len(terms)], (lo for _, lo in terms))))
+                regs = regs[len(terms):]
+            trees = out
+    return [terms[0][0] for terms in trees], rest
 
 
 def _slice(value, lo, width):

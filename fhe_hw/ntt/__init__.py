@@ -1,6 +1,6 @@
 """NTT engines ([Cao14] §3.2, [Wang13] §III–IV) and their `fhe-hw generate` entries."""
 
-from ..arith import MULT_STAGES_OPTION, TILED_OPTION
+from ..arith import KARATSUBA_OPTION, MULT_STAGES_OPTION, TILED_OPTION
 from ..units import Option, parse_bool, register
 from .butterfly import Butterfly
 from .four_step import FourStepNTT, four_step_mul_latency, four_step_ntt_cycles
@@ -44,7 +44,7 @@ register("butterfly", "unified FFT/IFFT butterfly, run-time or constant (shift) 
                 "carry chain each (one cycle more with --scale-up) (true/false)"),
          Option("tile", int, None, "run-time twiddles: the ModMul's multiplier slice width, "
                 "2..18 bits (default 17; narrower suits an ASIC)"),
-         latency=Butterfly.latency_of)(Butterfly)
+         KARATSUBA_OPTION, latency=Butterfly.latency_of)(Butterfly)
 
 register("parallel-ntt", "fully parallel radix-2 k-point NTT, constant twiddles ([Cao14] §3.2)",
          Option("k", int, 64, "transform size (power of two)"),
@@ -81,7 +81,7 @@ register("ntt", "memory-based streaming NTT, n = 16..65536, P butterflies "
                 "after each bank)"),
          Option("write-stages", int, WRITE_STAGES,
                 "registers on the write-back path: 0 or 1 (the permuted butterfly results)"),
-         latency=_stream_engine_latency(streaming_config),
+         KARATSUBA_OPTION, latency=_stream_engine_latency(streaming_config),
          cycles=_one_transform_cycles(streaming_ntt_cycles))(StreamingNTT)
 
 register("four-step-ntt", "four-step NTT over 2^64-2^32+1 with shift-only radix-64/16 units, "

@@ -42,6 +42,8 @@ class Butterfly(FixedLatencyUnit):
     :class:`~fhe_hw.arith.pipeline.Multiplier`). ``mult_stages`` and ``tiled`` default to
     ModMul's defaults (None, True: its fast pipeline). ``tile`` (run-time twiddles only: the
     ModMul's operand-multiplier slice width, default None = ModMul's; narrower for an ASIC).
+    ``karatsuba`` (run-time twiddles only: the ModMul's operand multiplier as one level of
+    Karatsuba, 12 MULT18X18D instead of 16 at 64 bits; default False).
     ``fast_add`` (default True): x_up - p
     and x_up + p are registered a cycle before the modular addition and subtraction, which
     are then one carry chain and a select each (:func:`~fhe_hw.arith.modadd.add_select`);
@@ -59,14 +61,14 @@ class Butterfly(FixedLatencyUnit):
 
     def __init__(self, modulus, *, scale_up=False, mult_stages=None, reducer="auto", twiddle=None,
                  twiddle_up=None, multiplier="auto", mult_latency=None, tiled=True,
-                 fast_add=True, tile=None):
+                 fast_add=True, tile=None, karatsuba=False):
         plan = self._plan(modulus, scale_up, mult_stages, reducer, twiddle, twiddle_up,
-                          multiplier, mult_latency, tiled, fast_add, tile)
+                          multiplier, mult_latency, tiled, fast_add, tile, karatsuba)
         self._twiddle, self._twiddle_up, self._scale_up, mult_latency = plan
         self._modulus = get_modulus(modulus)
         if twiddle is None:
             muls = [ModMul(self._modulus, reducer, mult_stages=mult_stages, tiled=tiled,
-                           tile=tile)
+                           tile=tile, karatsuba=karatsuba)
                     for _ in range(2 if scale_up else 1)]
         else:
             consts = [self._twiddle] + ([self._twiddle_up] if self._scale_up else [])
@@ -84,7 +86,7 @@ class Butterfly(FixedLatencyUnit):
 
     @staticmethod
     def _plan(modulus, scale_up, mult_stages, reducer, twiddle, twiddle_up, multiplier,
-              mult_latency, tiled, fast_add, tile):
+              mult_latency, tiled, fast_add, tile, karatsuba=False):
         """``(twiddle, twiddle_up, scale_up, multiplier latency)`` with the twiddles reduced
         mod p; raises ``ValueError``/``TypeError`` for refused parameters."""
         mod = get_modulus(modulus)
@@ -102,11 +104,14 @@ class Butterfly(FixedLatencyUnit):
                 raise ValueError(f"multiplier applies to constant twiddles only, not "
                                  f"{multiplier!r} with twiddle=None")
             latency = ModMul.latency_of(mod, reducer, mult_stages=mult_stages, tiled=tiled,
-                                        tile=tile)
+                                        tile=tile, karatsuba=karatsuba)
             return None, None, scale_up, latency
         if tile is not None:
             raise ValueError(f"tile applies to run-time twiddles only, not {tile!r} with a "
                              f"constant twiddle")
+        if check_bool("karatsuba", karatsuba):
+            raise ValueError("karatsuba applies to run-time twiddles only, not with a constant "
+                             "twiddle")
         p = mod.value
         twiddle = require_int("twiddle", twiddle) % p
         if twiddle_up is not None:
@@ -131,12 +136,12 @@ class Butterfly(FixedLatencyUnit):
     @staticmethod
     def latency_of(modulus, *, scale_up=False, mult_stages=None, reducer="auto", twiddle=None,
                    twiddle_up=None, multiplier="auto", mult_latency=None, tiled=True,
-                   fast_add=True, tile=None):
+                   fast_add=True, tile=None, karatsuba=False):
         """The :attr:`latency` of the Butterfly with these parameters without building it;
         raises the constructor's ``ValueError``/``TypeError`` for refused parameters."""
         _, _, scale_up, mult_latency = Butterfly._plan(
             modulus, scale_up, mult_stages, reducer, twiddle, twiddle_up, multiplier,
-            mult_latency, tiled, fast_add, tile)
+            mult_latency, tiled, fast_add, tile, karatsuba)
         return mult_latency + Butterfly.add_latency(scale_up, fast_add)
 
     @staticmethod

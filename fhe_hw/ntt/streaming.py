@@ -152,7 +152,7 @@ class StreamingConfig:
 
 def streaming_config(n, modulus="solinas64", *, butterflies=1, lanes=None, negacyclic=False,
                      inverse=False, mult_stages=None, reducer="auto", tiled=True,
-                     read_stages=READ_STAGES, write_stages=WRITE_STAGES):
+                     read_stages=READ_STAGES, write_stages=WRITE_STAGES, karatsuba=False):
     """Check :class:`StreamingNTT`'s parameters without building hardware and resolve them
     (:class:`StreamingConfig`: lanes default 2P, the butterfly and post-multiplier latencies
     from :meth:`Butterfly.latency_of <fhe_hw.ntt.Butterfly.latency_of>` and
@@ -184,8 +184,10 @@ def streaming_config(n, modulus="solinas64", *, butterflies=1, lanes=None, negac
     require_int("read_stages", read_stages, minimum=0, maximum=MAX_READ_STAGES)
     require_int("write_stages", write_stages, minimum=0, maximum=MAX_WRITE_STAGES)
     bf_latency = Butterfly.latency_of(mod, scale_up=inverse and not negacyclic,
-                                      mult_stages=mult_stages, reducer=reducer, tiled=tiled)
-    post_latency = ModMul.latency_of(mod, reducer, mult_stages=mult_stages, tiled=tiled) \
+                                      mult_stages=mult_stages, reducer=reducer, tiled=tiled,
+                                      karatsuba=karatsuba)
+    post_latency = ModMul.latency_of(mod, reducer, mult_stages=mult_stages, tiled=tiled,
+                                     karatsuba=karatsuba) \
         if inverse and negacyclic else 0
     return StreamingConfig(mod, params, lanes, bf_latency, post_latency, read_stages,
                            write_stages)
@@ -281,7 +283,9 @@ class StreamingNTT(Component):
     n/2); ``lanes`` (coefficients per stream beat: a power of two, at most 2P; default 2P);
     ``negacyclic`` (transform mod x^n + 1); ``inverse``; ``mult_stages``, ``reducer`` and
     ``tiled`` (passed to every :class:`~fhe_hw.arith.ModMul`: butterflies and
-    post-multipliers; the defaults None and True are ModMul's own); ``read_stages`` (0 to 4,
+    post-multipliers; the defaults None and True are ModMul's own); ``karatsuba`` (the same,
+    default False: each ModMul's operand multiplier as one level of Karatsuba, 12 MULT18X18D
+    instead of 16 for solinas64); ``read_stages`` (0 to 4,
     default 3: registers on the read path, see the module docstring: the read addresses, which
     add one cycle to the unload, then each bank's output, the read network's middle and a
     fabric register after each bank, which add one cycle to every stage's drain and to the
@@ -311,23 +315,25 @@ class StreamingNTT(Component):
 
     def __init__(self, n, modulus="solinas64", *, butterflies=1, lanes=None, negacyclic=False,
                  inverse=False, mult_stages=None, reducer="auto", tiled=True,
-                 read_stages=READ_STAGES, write_stages=WRITE_STAGES):
+                 read_stages=READ_STAGES, write_stages=WRITE_STAGES, karatsuba=False):
         cfg = streaming_config(n, modulus, butterflies=butterflies, lanes=lanes,
                                negacyclic=negacyclic, inverse=inverse, mult_stages=mult_stages,
                                reducer=reducer, tiled=tiled, read_stages=read_stages,
-                               write_stages=write_stages)
+                               write_stages=write_stages, karatsuba=karatsuba)
         mod, lanes = cfg.modulus, cfg.lanes
         self._read_stages, self._write_stages = read_stages, write_stages
         self._negacyclic, self._inverse, self._params = negacyclic, inverse, cfg.params
         self._mod, self._n, self._p, self._lanes = mod, n, butterflies, lanes
         self._bfs = [Butterfly(mod, scale_up=inverse and not negacyclic,
-                               mult_stages=mult_stages, reducer=reducer, tiled=tiled)
+                               mult_stages=mult_stages, reducer=reducer, tiled=tiled,
+                               karatsuba=karatsuba)
                      for _ in range(butterflies)]
         # The banks; the output register (read_stages >= 2) is the RAM's own.
         self._banks = [RegisteredRAM(mod.bits, n // (2 * butterflies),
                                      output_reg=_read_split(read_stages)[1] >= 1)
                        for _ in range(2 * butterflies)]
-        self._post = [ModMul(mod, reducer, mult_stages=mult_stages, tiled=tiled)
+        self._post = [ModMul(mod, reducer, mult_stages=mult_stages, tiled=tiled,
+                             karatsuba=karatsuba)
                       for _ in range(lanes)] \
             if inverse and negacyclic else []
         layout = data.ArrayLayout(unsigned(mod.bits), lanes)
