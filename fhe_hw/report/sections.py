@@ -21,7 +21,7 @@ from ..largeint import LargeIntegerMultiplier
 from ..model.ntt import modular_products as ntt_products
 from ..model.rns import modular_products as rns_products
 from ..ntt import FourStepNTT, StreamingNTT, four_step_stream_plan
-from ..ntt.configs import REPORT_STREAMING, STREAMING_TABLE, STREAMING_TARGET, streaming_params
+from ..ntt.configs import REPORT_STREAMING, STREAMING_TABLE
 from ..ntt.four_step_plan import FourStepPlan, control_cycles, control_trace
 from ..params import ntt_primes
 from ..rns import Kawamura, MixedRadix, ShenoyKumaresan, default_bases
@@ -637,14 +637,15 @@ def _conversion_beside(unit, n, l):
 
 def _beside_openfhe():
     """{(op, n, l): the configuration beside that OpenFHE case, or None}: the streaming NTT
-    with the most butterflies among the documented table's solinas64 rows (STREAMING_TABLE:
-    the largest 64-bit engine routed on the ECP5-85F); for the exact conversion the fastest
-    synthesized Shenoy–Kumaresan row, else [Kir25] Table 4.6's TP (ITERATION_SETS); for the
-    fast conversion the fastest synthesized fast-base-conversion row, else the exact one's;
-    none for the product."""
-    p = max(row.params["butterflies"] for row in STREAMING_TABLE
-            if row.params["modulus"] == "solinas64")      # OpenFHE's prime is 60-bit
-    out = {("ntt", n, 1): Row("ntt", streaming_params(n, p), STREAMING_TARGET)
+    with the most butterflies among the documented table's solinas64 rows at n = 4096
+    (STREAMING_TABLE: the largest 64-bit engine routed on the ECP5-85F), at each size; for
+    the exact conversion the fastest synthesized Shenoy–Kumaresan row, else [Kir25] Table
+    4.6's TP (ITERATION_SETS); for the fast conversion the fastest synthesized
+    fast-base-conversion row, else the exact one's; none for the product."""
+    largest = max((row for row in STREAMING_TABLE     # OpenFHE's prime is 60-bit
+                   if row.params["modulus"] == "solinas64" and row.params["n"] == 4096),
+                  key=lambda row: row.params["butterflies"])
+    out = {("ntt", n, 1): Row("ntt", {**largest.params, "n": n}, largest.target)
            for n in NTT_SIZES}
     out.update({("mul", n, 1): None for n in PRODUCT_SIZES})
     for n, l in BASE_SETS:
@@ -754,8 +755,9 @@ def _limit_engines():
     out = []
     for row in STREAMING_TABLE:
         if row.params["n"] == 4096:
-            tiled = {"tiled": True} if row.params.get("tiled") else {}
-            mm = Row("mod-mul", {"modulus": row.params["modulus"], **tiled})
+            # the engine's own ModMul: tiled, and Karatsuba, as the engine's are
+            same = {key: True for key in ("tiled", "karatsuba") if row.params.get(key)}
+            mm = Row("mod-mul", {"modulus": row.params["modulus"], **same})
             out.append((row, mm, ntt_products(row.params["n"])))
     for row in SYNTH_TABLE:
         if row.unit in ("shenoy-kumaresan", "fast-base-conversion"):

@@ -1,7 +1,7 @@
 """``fhe-hw table ntt-streaming``: resources and Fmax of the streaming NTT engine ``ntt`` on
-ECP5-85F (n = 1024 and 4096, P = 1, 2, 4, solinas64; n = 4096, P = 8 over a 30-bit prime,
-with read_stages 3 and 4), rows :data:`fhe_hw.ntt.configs.STREAMING_TABLE` (tiled
-``ModMul``\\ s, ``splitnets``, router1)."""
+ECP5-85F (n = 1024 and 4096, P = 1, 2, 4, solinas64; n = 4096, P = 8 solinas64 with Karatsuba
+multipliers; n = 4096, P = 8 over a 30-bit prime, with read_stages 3 and 4, and P = 16), rows
+:data:`fhe_hw.ntt.configs.STREAMING_TABLE` (tiled ``ModMul``\\ s, ``splitnets``, router1)."""
 
 from ..markdown import table as markdown_table
 from ..ntt import READ_STAGES
@@ -24,7 +24,8 @@ def markdown(rows, results):
     cells = []
     for row, r in zip(rows, results):
         cycles = _cycles(row)
-        tag = " (tiled)" if row.params.get("tiled") else ""
+        tag = ", ".join(name for name in ("tiled", "karatsuba") if row.params.get(name))
+        tag = f" ({tag})" if tag else ""
         cells.append([row.params["n"], row.params["butterflies"], row.params["modulus"],
                       row.params.get("read_stages", READ_STAGES), cycles,
                       r.lut, r.ff, r.dsp, r.bram, f"{r.fmax_mhz}{tag}",
