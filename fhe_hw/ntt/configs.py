@@ -1,9 +1,8 @@
 """Named configuration sets of the NTT engines.
 
 * :data:`STREAMING_TABLE`: the documented streaming-NTT table (``fhe-hw table ntt-streaming``,
-  ``docs/results/ntt.md``): n = 1024 and 4096, P = 1, 2, 4, solinas64, n = 4096, P = 8
-  solinas64 with Karatsuba multipliers, and n = 4096, P = 8 and 16 over the ~30-bit RNS
-  prime :data:`RNS30_PRIME`; tiled ``ModMul``\\ s, ``splitnets`` before
+  ``docs/results/ntt.md``): n = 1024 and 4096, P = 1, 2, 4, solinas64, and n = 4096, P = 8
+  and 16 over the ~30-bit RNS prime :data:`RNS30_PRIME`; tiled ``ModMul``\\ s, ``splitnets`` before
   synthesis, nextpnr's default placer and router1. The report's 002 section reads the same
   rows (:data:`REPORT_STREAMING` is its n = 1024, P = 1 row).
 * :data:`NTT_TABLE`: the shift-only units and the fully parallel NTT (``fhe-hw table ntt``),
@@ -44,7 +43,7 @@ def command_line_params(n, p, modulus="solinas64", **options):
     """A streaming row's parameters as ``fhe-hw synth ntt`` records them: every option of the
     ``ntt`` unit, its default where not given, tiled. The synthesis cache is keyed by the
     parameter dict as written, so a row in this form reuses a run of that command (the
-    P = 8 and P = 16 rows take 40 to 55 minutes each to route)."""
+    P = 16 row takes about 50 minutes to route)."""
     from ..units import get_unit
     given = {"n": n, "butterflies": p, "modulus": modulus, "tiled": True, **options}
     return {opt.dest: given.get(opt.dest, opt.default) for opt in get_unit("ntt").options}
@@ -52,11 +51,9 @@ def command_line_params(n, p, modulus="solinas64", **options):
 
 STREAMING_TABLE = [Row("ntt", streaming_params(n, p), STREAMING_TARGET)
                    for n in (1024, 4096) for p in (1, 2, 4)] + [
-    # 64-bit P = 8 with 16 MULT18X18D per butterfly (128) does not route; with Karatsuba
-    # multipliers (12 each, 96) it does.
-    Row("ntt", command_line_params(4096, 8, karatsuba=True), STREAMING_TARGET)] + [
     # 30-bit words: P = 8 (48 MULT18X18D), also with a register after each bank
-    # (read_stages = 4), and P = 16 (96), the most that fit (P = 32 would need 192).
+    # (read_stages = 4), and P = 16 (96), the most that fit (P = 32 would need 192). The
+    # 64-bit P = 8 (128 MULT18X18D, or 96 with Karatsuba multipliers) did not route.
     Row("ntt", streaming_params(4096, 8, modulus=str(RNS30_PRIME), **options), STREAMING_TARGET)
     for options in ({}, {"read_stages": 4})] + [
     Row("ntt", command_line_params(4096, 16, modulus=str(RNS30_PRIME)), STREAMING_TARGET)]

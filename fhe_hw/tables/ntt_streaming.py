@@ -1,6 +1,6 @@
 """``fhe-hw table ntt-streaming``: resources and Fmax of the streaming NTT engine ``ntt`` on
-ECP5-85F (n = 1024 and 4096, P = 1, 2, 4, solinas64; n = 4096, P = 8 solinas64 with Karatsuba
-multipliers; n = 4096, P = 8 over a 30-bit prime, with read_stages 3 and 4, and P = 16), rows
+ECP5-85F (n = 1024 and 4096, P = 1, 2, 4, solinas64; n = 4096, P = 8 over a 30-bit prime,
+with read_stages 3 and 4, and P = 16), rows
 :data:`fhe_hw.ntt.configs.STREAMING_TABLE` (tiled ``ModMul``\\ s, ``splitnets``, router1)."""
 
 from ..markdown import table as markdown_table
