@@ -66,7 +66,8 @@ def test_reducer_table_rows_and_the_reports_rows_are_the_same_configurations():
     assert [(r.unit, r.params) for r in REDUCER_TABLE][:2] == [
         ("barrett-reducer", {"modulus": "general32"}),
         ("barrett-reducer", {"modulus": "solinas64"})]
-    assert len(REDUCER_TABLE) == 13 and all(r.target == "ecp5" for r in REDUCER_TABLE)
+    assert len(REDUCER_TABLE) == 14 and all(r.target == "ecp5" for r in REDUCER_TABLE)
+    assert REDUCER_TABLE[-1].params == {"modulus": "solinas64", "karatsuba": True}
     assert {r.unit for r in REDUCERS} == {"barrett-reducer", "special-reducer",
                                           "solinas-reducer", "montgomery-reducer"}
     assert [r.params["modulus"] for r in MODMULS] == ["fermat32", "fermat64", "solinas64",

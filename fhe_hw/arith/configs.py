@@ -27,13 +27,15 @@ REDUCER_TABLE = [
     # The 60-bit prime of OpenFHE's 4096-point NTT in the report (the largest q ≡ 1 mod 2^13
     # below 2^60, fhe_hw.report.openfhe): a general prime, Barrett.
     Row("mod-mul", {"modulus": 1152921504606830593}),
+    # One level of Karatsuba: 12 MULT18X18D instead of 16.
+    Row("mod-mul", {"modulus": "solinas64", "karatsuba": True}),
 ]
 
 #: The reducers alone (the table's rows that are not ``mod-mul``).
 REDUCERS = [row for row in REDUCER_TABLE if row.unit != "mod-mul"]
 #: One ``mod-mul`` per Integer-FFT modulus with its automatic reducer.
 MODMULS = [row for row in REDUCER_TABLE if row.unit == "mod-mul" and "reducer" not in row.params
-           and isinstance(row.params["modulus"], str)]
+           and "karatsuba" not in row.params and isinstance(row.params["modulus"], str)]
 #: A quick smoke set: the smallest reducer and multiplier.
 SMOKE = [REDUCER_TABLE[2], REDUCER_TABLE[9]]
 
