@@ -5,6 +5,7 @@
                                          # and inverse; cycles vs n·log2(n)/(2P) and 12,500
     python tools/cosim_ntt.py --quick    # < 60 s smoke: n = 64 and 256, incl. the polymul
     python tools/cosim_ntt.py --n 65536 --butterflies 1 --butterflies 8 ...
+    python tools/cosim_ntt.py --n 4096 --karatsuba   # every ModMul with karatsuba=True
     python tools/cosim_ntt.py --four-step  # adds the four-step engine (4096, 65536)
     python tools/cosim_ntt.py --four-step-stream --n 4096 --lanes 16
                                          # StreamingFourStepNTT only: 3 transforms back to
@@ -44,6 +45,8 @@ def main(argv=None):
     ap.add_argument("--n", type=int, action="append", help="sizes (default 4096 and 65536)")
     ap.add_argument("--butterflies", type=int, action="append", help="P (default 4)")
     ap.add_argument("--modulus", default="solinas64")
+    ap.add_argument("--karatsuba", action="store_true",
+                    help="the engines' and the pointwise ModMuls with karatsuba=True")
     ap.add_argument("--four-step", action="store_true",
                     help="also the four-step engine (solinas64) at n = 4096 and 65536")
     ap.add_argument("--four-step-stream", action="store_true",
@@ -76,7 +79,8 @@ def main(argv=None):
     for kind, n, P, neg, inv in runs:
         try:
             if kind == "polymul":
-                result = cosim_polymul(n, P, args.modulus, seed=args.seed, engines=engines)
+                result = cosim_polymul(n, P, args.modulus, seed=args.seed, engines=engines,
+                                       karatsuba=args.karatsuba)
                 result["ok"] = True
             elif kind == "four-step-stream":
                 result = cosim_four_step_stream(n, P, m_units=args.m_units, inverse=inv,
@@ -85,7 +89,7 @@ def main(argv=None):
             else:
                 result = cosim_ntt(n, P, args.modulus, negacyclic=neg, inverse=inv,
                                    seed=args.seed, four_step=kind == "four-step",
-                                   engines=engines)
+                                   engines=engines, karatsuba=args.karatsuba)
         except AssertionError as e:
             result = {"test": kind, "n": n, "butterflies": P, "ok": False, "error": str(e)}
         status |= judge(result, f"{kind} n={n} P={P}")

@@ -120,10 +120,11 @@ class Engines:
 
 def cosim_ntt(n, butterflies=4, modulus="solinas64", *, negacyclic=False, inverse=False,
               lanes=None, four_step=False, seed=1, engines=None, opt="-O3", valid_prob=1.0,
-              ready_prob=1.0, log=print):
-    """Co-simulate one transform of ``StreamingNTT(n, modulus, butterflies, ...)`` on random
-    input; return a result dict (cycles, expected cycles, bound, rates). Raises
-    ``AssertionError`` on a mismatch with the model (seed and first index given)."""
+              ready_prob=1.0, karatsuba=False, log=print):
+    """Co-simulate one transform of ``StreamingNTT(n, modulus, butterflies, ...)`` (Karatsuba
+    multipliers with ``karatsuba``) on random input; return a result dict (cycles, expected
+    cycles, bound, rates). Raises ``AssertionError`` on a mismatch with the model (seed and
+    first index given)."""
     engines = engines or Engines(opt)
     if four_step:
         unit, sim = engines.get("four-step-ntt", lambda: FourStepNTT(n, inverse=inverse), n,
@@ -131,7 +132,8 @@ def cosim_ntt(n, butterflies=4, modulus="solinas64", *, negacyclic=False, invers
     else:
         unit, sim = engines.get("ntt", lambda: StreamingNTT(
             n, modulus, butterflies=butterflies, lanes=lanes, negacyclic=negacyclic,
-            inverse=inverse), n, butterflies, modulus, negacyclic, inverse, lanes)
+            inverse=inverse, karatsuba=karatsuba), n, butterflies, modulus, negacyclic, inverse,
+            lanes, karatsuba)
     rng = random.Random(f"{seed}:{n}:{butterflies}:{negacyclic}:{inverse}")
     x = [rng.randrange(unit.modulus) for _ in range(n)]
     t = time.monotonic()
@@ -205,17 +207,19 @@ def cosim_four_step_stream(n, lanes=16, *, m_units=1, inverse=False, transforms=
 
 
 def cosim_polymul(n, butterflies=4, modulus="solinas64", *, seed=1, engines=None, opt="-O3",
-                  log=print):
+                  karatsuba=False, log=print):
     """a·b mod x^n + 1 through the generated Verilog: forward ``ntt`` of a and b, the
-    ``mod-mul`` unit pointwise, inverse ``ntt``; compared with schoolbook multiplication."""
+    ``mod-mul`` unit pointwise, inverse ``ntt`` (all with Karatsuba multipliers with
+    ``karatsuba``); compared with schoolbook multiplication."""
     engines = engines or Engines(opt)
     fwd, sim_f = engines.get("ntt", lambda: StreamingNTT(
-        n, modulus, butterflies=butterflies, negacyclic=True), n, butterflies, modulus, True,
-        False, None)
+        n, modulus, butterflies=butterflies, negacyclic=True, karatsuba=karatsuba), n,
+        butterflies, modulus, True, False, None, karatsuba)
     _, sim_i = engines.get("ntt", lambda: StreamingNTT(
-        n, modulus, butterflies=butterflies, negacyclic=True, inverse=True), n, butterflies,
-        modulus, True, True, None)
-    mul, sim_m = engines.get("mod_mul", lambda: ModMul(modulus), modulus)
+        n, modulus, butterflies=butterflies, negacyclic=True, inverse=True,
+        karatsuba=karatsuba), n, butterflies, modulus, True, True, None, karatsuba)
+    mul, sim_m = engines.get("mod_mul", lambda: ModMul(modulus, karatsuba=karatsuba), modulus,
+                             karatsuba)
     p, lanes = fwd.modulus, fwd.lanes
     rng = random.Random(f"{seed}:polymul:{n}")
     a = [rng.randrange(p) for _ in range(n)]
