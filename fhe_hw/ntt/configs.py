@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 from ..flow.rows import Row
 from ..params import SOLINAS64
+from ..units import get_unit
 
 __all__ = ["STREAMING_TARGET", "streaming_params", "command_line_params", "RNS30_PRIME",
            "STREAMING_TABLE",
@@ -44,7 +45,6 @@ def command_line_params(n, p, modulus="solinas64", **options):
     ``ntt`` unit, its default where not given, tiled. The synthesis cache is keyed by the
     parameter dict as written, so a row in this form reuses a run of that command (the
     P = 16 row takes about 50 minutes to route)."""
-    from ..units import get_unit
     given = {"n": n, "butterflies": p, "modulus": modulus, "tiled": True, **options}
     return {opt.dest: given.get(opt.dest, opt.default) for opt in get_unit("ntt").options}
 
