@@ -57,7 +57,11 @@ added:
 1. the bank read addresses and read enables (R >= 1): the address generation (stage and
    counter decoding) then ends in a register, not in the block RAM's address set-up (nor, with
    Yosys's ``Memory`` map before the banks were RegisteredRAMs, in its read-old comparator).
-   Reads and the write-backs derived from them move together, so this register adds no drain;
+   Reads and the write-backs derived from them move together, so this register adds no drain.
+   Before it, the read addresses are registers too, beside the control: each is computed a
+   cycle ahead from the stage's and counter's next values, so that the address decoding and
+   the wire to the address registers by the block RAMs are two paths, not one (at every R;
+   no cycle is added);
 2. each bank's output (R >= 2): the bank's own output register
    (:class:`~fhe_hw.arith.bram.RegisteredRAM`: on the ECP5 the DP16KD's, ``REGMODE_B =
    "OUTREG"``, which Yosys 0.70's memory map never sets; the bank keeps read-old semantics
@@ -446,12 +450,22 @@ class StreamingNTT(Component):
         m.d.comb += [state_next.eq(state), beat_next.eq(beat)]
         m.d.sync += [state.eq(state_next), beat.eq(beat_next), loading.eq(state_next == LOAD),
                      unloading.eq(state_next == UNLOAD)]
-        stage = Signal(range(log_n))
-        cc = Signal(range(C + gap))
+        # The stage and its compute counter are registers too, with next values (stage_next,
+        # cc_next), so that the bank read addresses can be registers beside this control: a
+        # read address of cycle t is computed at t - 1 from the next values. Computed from the
+        # registers in the same cycle, the address function and the wire to the banks' address
+        # registers by the block RAMs were one path, P = 4's critical path (8.33 ns).
+        stage, stage_next = Signal(range(log_n)), Signal(range(log_n))
+        cc, cc_next = Signal(range(C + gap)), Signal(range(C + gap))
+        m.d.comb += [stage_next.eq(stage), cc_next.eq(cc)]
+        m.d.sync += [stage.eq(stage_next), cc.eq(cc_next)]
 
         issue = Signal()
         m.d.comb += issue.eq((state == COMPUTE) & (cc < C))
-        rd_addr, xsw, usel, last = self._issue(m, stage, cc[:log_n - b], tw_ports)
+        xsw, usel, last = self._issue(m, stage, cc[:log_n - b], tw_ports)
+        rd_addr = [Signal(range(C), name=f"rd_addr{k}") for k in range(B)]
+        m.d.sync += [r.eq(a) for r, a in
+                     zip(rd_addr, self._read_addresses(m, stage_next, cc_next[:log_n - b]))]
 
         # --- load / unload addressing: a beat is `lanes` consecutive indices ---
         beat_idx = Cat(Const(0, log_lanes), beat)          # index of lane 0
@@ -505,11 +519,11 @@ class StreamingNTT(Component):
                     m.d.comb += beat_next.eq(beat + 1)
                     with m.If(last_beat):
                         m.d.comb += [beat_next.eq(0), state_next.eq(COMPUTE)]
-                        m.d.sync += [stage.eq(0), cc.eq(0)]
+                        m.d.comb += [stage_next.eq(0), cc_next.eq(0)]
             with m.Case(COMPUTE):
-                m.d.sync += cc.eq(cc + 1)
+                m.d.comb += cc_next.eq(cc + 1)
                 with m.If(cc == C + gap - 1):
-                    m.d.sync += [cc.eq(0), stage.eq(stage + 1)]
+                    m.d.comb += [cc_next.eq(0), stage_next.eq(stage + 1)]
                     with m.If(stage == log_n - 1):
                         m.d.comb += state_next.eq(UNLOAD)
             with m.Case(UNLOAD):
@@ -531,14 +545,32 @@ class StreamingNTT(Component):
         m.submodules.twiddles = rom
         return self._banks, rom.ports
 
-    def _issue(self, m, stage, c, tw_ports):
-        """Compute issue of cycle c of ``stage``: per-stage address generation (constants per
-        stage). Returns (the bank read addresses; xsw, the swap of the crossbars' XOR networks:
-        only bit u, set to the fold's bit u, as a butterfly's two banks differ in bank bit u;
-        usel, the crossbars' permutation u, one-hot; whether this is the last stage)."""
+    def _read_addresses(self, m, stage, c):
+        """The bank read addresses of compute cycle c of ``stage`` (constants per stage): bank
+        k reads the word whose index has c's bits around the stage's window, bank bits k
+        XOR the fold of c, rotated into the window."""
         P, log_n, inverse = self._p, self._params.log_k, self._inverse
         b, B, C = P.bit_length(), 2 * P, self._n // (2 * P)
-        rd_addr = [Signal(range(C), name=f"rd_addr{k}") for k in range(B)]
+        rd_addr = [Signal(range(C), name=f"rd_addr{k}_next") for k in range(B)]
+        with m.Switch(stage):
+            for s in range(log_n):
+                with m.Case(s):
+                    _, w = stage_window(s, log_n, b, inverse)
+                    r = w % b
+                    cf = _xorfold(Cat(c[:w], Const(0, b), c[w:]), log_n, b)
+                    for k in range(B):
+                        v = (Const(k, b) ^ cf).rotate_right(r)
+                        m.d.comb += rd_addr[k].eq(Cat(c[:w], v, c[w:])[b:])
+        return rd_addr
+
+    def _issue(self, m, stage, c, tw_ports):
+        """Compute issue of cycle c of ``stage`` besides the bank addresses
+        (:meth:`_read_addresses`): the twiddle ROM's addresses and the crossbars' controls.
+        Returns (xsw, the swap of the crossbars' XOR networks: only bit u, set to the fold's
+        bit u, as a butterfly's two banks differ in bank bit u; usel, the crossbars'
+        permutation u, one-hot; whether this is the last stage)."""
+        P, log_n, inverse = self._p, self._params.log_k, self._inverse
+        b = P.bit_length()
         tw_addr = [Signal(range(self._n), name=f"tw_addr{q}") for q in range(P)]
         xsw, usel = Signal(b), Signal(b)
         last = Signal()
@@ -549,9 +581,6 @@ class StreamingNTT(Component):
                     u, r = t % b, w % b
                     cf = _xorfold(Cat(c[:w], Const(0, b), c[w:]), log_n, b)
                     m.d.comb += [xsw.eq(cf[u] << u), usel.eq(1 << u), last.eq(s == log_n - 1)]
-                    for k in range(B):
-                        v = (Const(k, b) ^ cf).rotate_right(r)
-                        m.d.comb += rd_addr[k].eq(Cat(c[:w], v, c[w:])[b:])
                     for q in range(P):
                         k_up = Const(crossbar_bank(2 * q, u), b) | xsw
                         up = Cat(c[:w], (k_up ^ cf).rotate_right(r), c[w:])
@@ -561,7 +590,7 @@ class StreamingNTT(Component):
         for q in range(P):
             m.d.comb += tw_ports[q].r_addr.eq(register_delay(m, tw_addr[q], a + max(d - 1, 0),
                                                              f"tw_addr{q}"))
-        return rd_addr, xsw, usel, last
+        return xsw, usel, last
 
     def _butterflies(self, m, banks, tw_ports, issue, last, xsw, usel):
         """Read stage: the bank outputs, the bank output registers (``read_stages`` >= 2), the
