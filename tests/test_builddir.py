@@ -1,11 +1,12 @@
 """Build directories and synthesis cache keys (fhe_hw.flow.builddir, fhe_hw.flow.synth's cache)."""
 
+import argparse
 import json
 
 import pytest
 
 from fhe_hw.flow import builddir, synth
-from fhe_hw.units import get_unit
+from fhe_hw.units import add_unit_options, get_unit, unit_params
 
 TOOLS = {"yosys": "Yosys 1", "nextpnr": "nextpnr 1"}
 
@@ -36,6 +37,24 @@ def test_key_differs_in_tools_and_params():
                                   design=DESIGN)[0]
     assert builddir.synth_dir(base) not in (builddir.synth_dir(other_tools),
                                             builddir.synth_dir(other_params))
+
+
+def test_a_row_and_the_command_line_run_of_it_share_a_key():
+    """A table row names only what it sets; ``fhe-hw synth`` records every option of the unit
+    (its default where not given). Both are the same configuration and the same entry."""
+    unit = get_unit("ntt")
+    parser = argparse.ArgumentParser()
+    add_unit_options(parser, unit)
+    given = ["--n", "4096", "--butterflies", "16", "--modulus", "1073479681", "--tiled", "true"]
+    command_line = unit_params(unit, parser.parse_args(given))
+    row = {"n": 4096, "butterflies": 16, "modulus": "1073479681", "tiled": True}
+    assert command_line != row
+    keys = [synth.flow_key("ntt", params, "ecp5-splitnets", tools=TOOLS, design=DESIGN)[0]
+            for params in (row, command_line, {**row, "read_stages": 3})]
+    assert keys[0] == keys[1] == keys[2]
+    other = synth.flow_key("ntt", {**row, "read_stages": 4}, "ecp5-splitnets", tools=TOOLS,
+                           design=DESIGN)[0]
+    assert builddir.synth_dir(other) != builddir.synth_dir(keys[0])
 
 
 def _store(key, folder, lut):

@@ -6,7 +6,8 @@ design-space exploration (:func:`explore_dir`), ASIC flows (:func:`asic_dir`), c
 (:func:`cosim_dir`), the results tables (:func:`table_dir`) and the compiled OpenFHE benchmark
 (:func:`openfhe_dir`).
 
-A synthesis key holds everything that changes a result: the unit, its parameters, a hash of
+A synthesis key holds everything that changes a result: the unit, its parameters (resolved:
+every option, its default where not given, :func:`fhe_hw.flow.synth.key_params`), a hash of
 the generated Verilog (so an edit of the generator's code that changes the design changes the
 key), the target name, device, package, target frequency, the placer/router/Yosys options and
 the tool versions. Two configurations that differ in any of these get different keys, so a cached

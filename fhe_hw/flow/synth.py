@@ -64,7 +64,7 @@ from . import builddir
 from .run import run_logged
 
 __all__ = ["TARGETS", "Target", "resolve_target", "SynthResult", "synthesize", "synth_unit",
-           "flow_key", "design_digest", "ooc_verilog", "load_cached", "cached_unit",
+           "flow_key", "key_params", "design_digest", "ooc_verilog", "load_cached", "cached_unit",
            "tool_versions", "short_versions", "OutOfContextPlatform", "RegisteredPorts",
            "SerialPorts",
            "add_synth_parser", "count_resources", "read_yosys_stat", "read_nextpnr_report",
@@ -381,11 +381,20 @@ def flow_key(unit_name, params, target="ecp5", *, design, pnr=True, tools=None, 
     ``design`` is the :func:`design_digest` of the Verilog that goes into Yosys, ``tools``
     defaults to :func:`tool_versions` of the target."""
     name, tgt = resolve_target(target, **variation)
-    key = builddir.synth_key(unit_name, dict(params), target=name, device=tgt.device,
-                             package=tgt.package, freq_mhz=tgt.freq_mhz,
+    key = builddir.synth_key(unit_name, key_params(unit_name, params), target=name,
+                             device=tgt.device, package=tgt.package, freq_mhz=tgt.freq_mhz,
                              options={**tgt.options(), "pnr": bool(pnr)},
                              tools=tool_versions(tgt) if tools is None else tools, design=design)
     return key, tgt, name
+
+
+def key_params(unit_name, params):
+    """The parameters a cache key holds: for a registered unit its factory keywords
+    (:meth:`fhe_hw.units.Unit.resolve`: every option, with its default where not given, under
+    its ``dest`` name), so that a table row written ``{"n": 4096, ...}`` and the same
+    configuration from ``fhe-hw synth`` (which records every option) are one entry; for any
+    other component ``params`` as given."""
+    return get_unit(unit_name).resolve(params) if unit_name in units() else dict(params)
 
 
 def design_digest(verilog):
@@ -439,7 +448,8 @@ def synthesize(component, unit_name, target="ecp5", *, params=None, device=None,
     Parameters: ``component`` (an Amaranth Component with a ``clk``/``rst`` ``sync`` domain,
     or a function that builds it), ``unit_name``
     (names the top module and the build directory), ``target`` (a name of :data:`TARGETS`),
-    ``params`` (the caller's parameter dict, recorded as given and part of the cache key),
+    ``params`` (the caller's parameter dict, recorded as given; the cache key holds it
+    resolved, :func:`key_params`),
     ``device``, ``package``, ``freq_mhz`` (nextpnr's target clock; timing failure is allowed,
     Fmax is what was achieved), ``splitnets`` (``""``, ``"flatten"``, ``"map"``), ``placer``,
     ``router``, ``nextpnr_args``: ``None`` keeps the target's own. ``pnr=False`` runs Yosys

@@ -14,9 +14,8 @@ from typing import NamedTuple
 
 from ..flow.rows import Row
 from ..params import SOLINAS64
-from ..units import get_unit
 
-__all__ = ["STREAMING_TARGET", "streaming_params", "command_line_params", "RNS30_PRIME",
+__all__ = ["STREAMING_TARGET", "streaming_params", "RNS30_PRIME",
            "STREAMING_TABLE",
            "REPORT_STREAMING",
            "NttRow", "NTT_TABLE", "BUTTERFLY_TABLE", "SMOKE", "BOARD_SWEEP"]
@@ -40,15 +39,6 @@ def streaming_params(n, p, tiled=True, modulus="solinas64", **options):
     return params
 
 
-def command_line_params(n, p, modulus="solinas64", **options):
-    """A streaming row's parameters as ``fhe-hw synth ntt`` records them: every option of the
-    ``ntt`` unit, its default where not given, tiled. The synthesis cache is keyed by the
-    parameter dict as written, so a row in this form reuses a run of that command (the
-    P = 16 row takes about 50 minutes to route)."""
-    given = {"n": n, "butterflies": p, "modulus": modulus, "tiled": True, **options}
-    return {opt.dest: given.get(opt.dest, opt.default) for opt in get_unit("ntt").options}
-
-
 STREAMING_TABLE = [Row("ntt", streaming_params(n, p), STREAMING_TARGET)
                    for n in (1024, 4096) for p in (1, 2, 4)] + [
     # 30-bit words: P = 8 (48 MULT18X18D), also with a register after each bank
@@ -56,7 +46,7 @@ STREAMING_TABLE = [Row("ntt", streaming_params(n, p), STREAMING_TARGET)
     # 64-bit P = 8 (128 MULT18X18D, or 96 with Karatsuba multipliers) did not route.
     Row("ntt", streaming_params(4096, 8, modulus=str(RNS30_PRIME), **options), STREAMING_TARGET)
     for options in ({}, {"read_stages": 4})] + [
-    Row("ntt", command_line_params(4096, 16, modulus=str(RNS30_PRIME)), STREAMING_TARGET)]
+    Row("ntt", streaming_params(4096, 16, modulus=str(RNS30_PRIME)), STREAMING_TARGET)]
 #: The n = 1024, P = 1 row: the report's clock estimate for the 64K-point transform.
 REPORT_STREAMING = STREAMING_TABLE[0]
 
