@@ -58,10 +58,10 @@ added:
    counter decoding) then ends in a register, not in the block RAM's address set-up (nor, with
    Yosys's ``Memory`` map before the banks were RegisteredRAMs, in its read-old comparator).
    Reads and the write-backs derived from them move together, so this register adds no drain.
-   Before it, the read addresses are registers too, beside the control: each is computed a
-   cycle ahead from the stage's and counter's next values, so that the address decoding and
-   the wire to the address registers by the block RAMs are two paths, not one (at every R;
-   no cycle is added);
+   Before it, the read addresses are registers too, beside the control, computed a cycle
+   ahead (from a second counter one ahead of the compute counter, and as constants per stage
+   for a stage's first cycle), so that the address decoding and the wire to the address
+   registers by the block RAMs are two paths, not one (at every R; no cycle is added);
 2. each bank's output (R >= 2): the bank's own output register
    (:class:`~fhe_hw.arith.bram.RegisteredRAM`: on the ECP5 the DP16KD's, ``REGMODE_B =
    "OUTREG"``, which Yosys 0.70's memory map never sets; the bank keeps read-old semantics
@@ -117,7 +117,7 @@ from amaranth.lib.wiring import In, Out
 from ..arith import ModMul
 from ..arith.bram import RegisteredRAM, RegisteredROM
 from ..arith.modadd import check_bool
-from ..arith.pipeline import check_mult_stages
+from ..arith.pipeline import KEEP, check_mult_stages
 from ..component import Component
 from ..model.ntt import negacyclic_post_twiddles, stage_pairs, stage_twiddles
 from ..params import NTTParams, get_modulus, ntt_params, require_int, require_power_of_two
@@ -450,22 +450,27 @@ class StreamingNTT(Component):
         m.d.comb += [state_next.eq(state), beat_next.eq(beat)]
         m.d.sync += [state.eq(state_next), beat.eq(beat_next), loading.eq(state_next == LOAD),
                      unloading.eq(state_next == UNLOAD)]
-        # The stage and its compute counter are registers too, with next values (stage_next,
-        # cc_next), so that the bank read addresses can be registers beside this control: a
-        # read address of cycle t is computed at t - 1 from the next values. Computed from the
-        # registers in the same cycle, the address function and the wire to the banks' address
-        # registers by the block RAMs were one path, P = 4's critical path (8.33 ns).
-        stage, stage_next = Signal(range(log_n)), Signal(range(log_n))
-        cc, cc_next = Signal(range(C + gap)), Signal(range(C + gap))
-        m.d.comb += [stage_next.eq(stage), cc_next.eq(cc)]
-        m.d.sync += [stage.eq(stage_next), cc.eq(cc_next)]
+        # stage is log2(n) - 1 outside the compute phase (from reset, and the last stage does
+        # not advance it), so that its successor is the first stage; cc1 always holds cc + 1.
+        stage = Signal(range(log_n), init=log_n - 1)
+        cc, cc1 = Signal(range(C + gap)), Signal(range(1, C + gap + 1), init=1)
+        stage_ends = Signal()
+        m.d.comb += stage_ends.eq(cc == C + gap - 1)
 
         issue = Signal()
         m.d.comb += issue.eq((state == COMPUTE) & (cc < C))
         xsw, usel, last = self._issue(m, stage, cc[:log_n - b], tw_ports)
+        # The bank read addresses are registers beside this control, computed a cycle ahead:
+        # within a stage from cc1, and the first cycle of the next stage (of stage 0 outside
+        # the compute phase) as constants per stage. Computed from cc in the same cycle, the
+        # address decoding and the wire to the banks' address registers by the block RAMs
+        # were one path (P = 4's critical path, 8.33 ns); computed from cc's next value, its
+        # increment and the decoding were (P = 1, 7.50 ns).
+        within = self._read_addresses(m, stage, cc1[:log_n - b], "within")
+        first = self._read_addresses(m, stage, Const(0, log_n - b), "first", ahead=1)
         rd_addr = [Signal(range(C), name=f"rd_addr{k}") for k in range(B)]
-        m.d.sync += [r.eq(a) for r, a in
-                     zip(rd_addr, self._read_addresses(m, stage_next, cc_next[:log_n - b]))]
+        m.d.sync += [r.eq(Mux((state != COMPUTE) | stage_ends, f, w))
+                     for r, f, w in zip(rd_addr, first, within)]
 
         # --- load / unload addressing: a beat is `lanes` consecutive indices ---
         beat_idx = Cat(Const(0, log_lanes), beat)          # index of lane 0
@@ -499,12 +504,19 @@ class StreamingNTT(Component):
         m.d.sync += [last_beat.eq(Mux(go, beat == (CL - 2) % CL, beat == CL - 1)),
                      fold_after.eq(Mux(go, *(_xorfold(Cat(Const(0, log_lanes), beat + k), log_n, b)
                                              for k in (2, 1))))]
-        fold_next = Mux(go, fold_after, fold)
+        # The handshake here comes from a copy of the loading flag, inverted so that Yosys
+        # does not merge it back: the flag itself sits among the input lanes' multiplexers it
+        # fans out to, and its wire to the input handshake then the one to the write swap
+        # register were P = 4's critical path (8.51 ns, 5.73 ns of it wire).
+        not_loading = Signal(name="not_loading", attrs=KEEP)
+        m.d.sync += not_loading.eq(state_next != LOAD)
+        load_go_w = self.i.valid & ~not_loading
+        fold_next = Mux(load_go_w | unload_go, fold_after, fold)
         # state_next == LOAD from the phase flags alone: the compute counter, which decides
         # COMPUTE -> UNLOAD, cannot make the next cycle a load, and with it in the cone this
         # was the critical path (cc -> state_next -> the write swap register, 11.0 ns).
         load_next = Signal()
-        m.d.comb += load_next.eq(Mux(loading, ~(load_go & last_beat),
+        m.d.comb += load_next.eq(Mux(~not_loading, ~(load_go_w & last_beat),
                                      unloading & unload_go & last_beat))
         wen, waddr, wsw, wu = self._write_pipeline(m, issue, rd_addr, xsw, usel,
                                                    load_next, fold_next)
@@ -519,13 +531,15 @@ class StreamingNTT(Component):
                     m.d.comb += beat_next.eq(beat + 1)
                     with m.If(last_beat):
                         m.d.comb += [beat_next.eq(0), state_next.eq(COMPUTE)]
-                        m.d.comb += [stage_next.eq(0), cc_next.eq(0)]
+                        m.d.sync += [stage.eq(0), cc.eq(0), cc1.eq(1)]
             with m.Case(COMPUTE):
-                m.d.comb += cc_next.eq(cc + 1)
-                with m.If(cc == C + gap - 1):
-                    m.d.comb += [cc_next.eq(0), stage_next.eq(stage + 1)]
+                m.d.sync += [cc.eq(cc1), cc1.eq(cc1 + 1)]
+                with m.If(stage_ends):
+                    m.d.sync += [cc.eq(0), cc1.eq(1)]
                     with m.If(stage == log_n - 1):
                         m.d.comb += state_next.eq(UNLOAD)
+                    with m.Else():
+                        m.d.sync += stage.eq(stage + 1)
             with m.Case(UNLOAD):
                 with m.If(unload_go):
                     m.d.comb += beat_next.eq(beat + 1)
@@ -545,17 +559,17 @@ class StreamingNTT(Component):
         m.submodules.twiddles = rom
         return self._banks, rom.ports
 
-    def _read_addresses(self, m, stage, c):
-        """The bank read addresses of compute cycle c of ``stage`` (constants per stage): bank
-        k reads the word whose index has c's bits around the stage's window, bank bits k
-        XOR the fold of c, rotated into the window."""
+    def _read_addresses(self, m, stage, c, name, ahead=0):
+        """The bank read addresses of compute cycle c of stage ``stage`` + ``ahead`` (mod
+        log2 n; constants per stage): bank k reads the word whose index has c's bits around
+        the stage's window, bank bits k XOR the fold of c, rotated into the window."""
         P, log_n, inverse = self._p, self._params.log_k, self._inverse
         b, B, C = P.bit_length(), 2 * P, self._n // (2 * P)
-        rd_addr = [Signal(range(C), name=f"rd_addr{k}_next") for k in range(B)]
+        rd_addr = [Signal(range(C), name=f"rd_addr{k}_{name}") for k in range(B)]
         with m.Switch(stage):
-            for s in range(log_n):
-                with m.Case(s):
-                    _, w = stage_window(s, log_n, b, inverse)
+            for s0 in range(log_n):
+                with m.Case(s0):
+                    _, w = stage_window((s0 + ahead) % log_n, log_n, b, inverse)
                     r = w % b
                     cf = _xorfold(Cat(c[:w], Const(0, b), c[w:]), log_n, b)
                     for k in range(B):
