@@ -57,6 +57,12 @@ def test_a_row_and_the_command_line_run_of_it_share_a_key():
     assert builddir.synth_dir(other) != builddir.synth_dir(keys[0])
 
 
+def test_key_params_of_other_components_are_as_given():
+    assert synth.key_params("not-a-unit", {"width": 8, "x": None}) == {"width": 8, "x": None}
+    with pytest.raises(ValueError, match="no parameter 'width'"):
+        synth.key_params("ntt", {"width": 8})
+
+
 def _store(key, folder, lut):
     folder.mkdir(parents=True)
     data = dict(unit=key["unit"], params=key["params"], target=key["target"],
