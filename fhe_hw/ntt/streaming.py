@@ -216,6 +216,19 @@ def _xorfold(value, width, b):
     return out
 
 
+def _fold(c, w, log_n, b):
+    """The fold of compute counter ``c`` in a stage whose window starts at bit ``w``: the
+    bank bits of c's word index with zeros in the window."""
+    return _xorfold(Cat(c[:w], Const(0, b), c[w:]), log_n, b)
+
+
+def _window_index(c, w, cf, x, b):
+    """The word index at compute counter ``c`` in a stage whose window starts at bit ``w``
+    (fold ``cf``, :func:`_fold`) of the word in bank ``x``: c's bits around the window, x XOR
+    the fold rotated into it."""
+    return Cat(c[:w], (x ^ cf).rotate_right(w % b), c[w:])
+
+
 def output_fifo(m, o, width, latency, want):
     """The unload end of an engine: a FIFO driving stream ``o`` and issue credits. Returns
     (``go``: a read may be issued this cycle, given ``want``; the FIFO, whose ``w_en``/``w_data``
@@ -570,11 +583,9 @@ class StreamingNTT(Component):
             for s0 in range(log_n):
                 with m.Case(s0):
                     _, w = stage_window((s0 + ahead) % log_n, log_n, b, inverse)
-                    r = w % b
-                    cf = _xorfold(Cat(c[:w], Const(0, b), c[w:]), log_n, b)
+                    cf = _fold(c, w, log_n, b)
                     for k in range(B):
-                        v = (Const(k, b) ^ cf).rotate_right(r)
-                        m.d.comb += rd_addr[k].eq(Cat(c[:w], v, c[w:])[b:])
+                        m.d.comb += rd_addr[k].eq(_window_index(c, w, cf, Const(k, b), b)[b:])
         return rd_addr
 
     def _issue(self, m, stage, c, tw_ports):
@@ -592,12 +603,12 @@ class StreamingNTT(Component):
             for s in range(log_n):
                 with m.Case(s):
                     t, w = stage_window(s, log_n, b, inverse)
-                    u, r = t % b, w % b
-                    cf = _xorfold(Cat(c[:w], Const(0, b), c[w:]), log_n, b)
+                    u = t % b
+                    cf = _fold(c, w, log_n, b)
                     m.d.comb += [xsw.eq(cf[u] << u), usel.eq(1 << u), last.eq(s == log_n - 1)]
                     for q in range(P):
                         k_up = Const(crossbar_bank(2 * q, u), b) | xsw
-                        up = Cat(c[:w], (k_up ^ cf).rotate_right(r), c[w:])
+                        up = _window_index(c, w, cf, k_up, b)
                         block = up[:s] if inverse else up[log_n - s:]
                         m.d.comb += tw_addr[q].eq(Cat(block, Const(1, 1)))
         a, d = _read_split(self._read_stages)
