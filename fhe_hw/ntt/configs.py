@@ -1,10 +1,12 @@
 """Named configuration sets of the NTT engines.
 
 * :data:`STREAMING_TABLE`: the documented streaming-NTT table (``fhe-hw table ntt-streaming``,
-  ``docs/results/ntt.md``): n = 1024 and 4096, P = 1, 2, 4, solinas64, and n = 4096, P = 8
-  and 16 over the ~30-bit RNS prime :data:`RNS30_PRIME`; tiled ``ModMul``\\ s, ``splitnets`` before
-  synthesis, nextpnr's default placer and router1. The report's 002 section reads the same
-  rows (:data:`REPORT_STREAMING` is its n = 1024, P = 1 row).
+  ``docs/results/ntt.md``): n = 1024 and 4096, P = 1, 2, 4, solinas64, n = 4096, P = 8 over
+  solinas64 with Karatsuba multipliers, and n = 4096, P = 8 and 16 over the ~30-bit RNS prime
+  :data:`RNS30_PRIME`; tiled ``ModMul``\\ s, ``splitnets`` before synthesis, nextpnr's default
+  placer and router1 (the 64-bit P = 8 row: the electrostatic placer and router2,
+  :data:`STREAMING_P8_TARGET`). The report's 002 section reads the same rows
+  (:data:`REPORT_STREAMING` is its n = 1024, P = 1 row).
 * :data:`NTT_TABLE`: the shift-only units and the fully parallel NTT (``fhe-hw table ntt``),
   and :data:`BUTTERFLY_TABLE`: the butterflies (``fhe-hw table butterflies``), each an
   :class:`NttRow` with its note.
@@ -15,7 +17,7 @@ from typing import NamedTuple
 from ..flow.rows import Row
 from ..params import SOLINAS64
 
-__all__ = ["STREAMING_TARGET", "streaming_params", "RNS30_PRIME",
+__all__ = ["STREAMING_TARGET", "STREAMING_P8_TARGET", "streaming_params", "RNS30_PRIME",
            "STREAMING_TABLE",
            "REPORT_STREAMING",
            "NttRow", "NTT_TABLE", "BUTTERFLY_TABLE", "SMOKE", "BOARD_SWEEP"]
@@ -39,11 +41,16 @@ def streaming_params(n, p, tiled=True, modulus="solinas64", **options):
     return params
 
 
+#: The flow of the 64-bit P = 8 row: the electrostatic placer and router2 (after HeAP, router1
+#: did not finish that engine in half an hour, neither with 128 nor with 96 MULT18X18D).
+STREAMING_P8_TARGET = "ecp5-splitnets-static"
+
 STREAMING_TABLE = [Row("ntt", streaming_params(n, p), STREAMING_TARGET)
                    for n in (1024, 4096) for p in (1, 2, 4)] + [
+    # 64-bit P = 8 with Karatsuba multipliers: 96 MULT18X18D (128 without).
+    Row("ntt", streaming_params(4096, 8, karatsuba=True), STREAMING_P8_TARGET)] + [
     # 30-bit words: P = 8 (48 MULT18X18D), also with a register after each bank
-    # (read_stages = 4), and P = 16 (96), the most that fit (P = 32 would need 192). The
-    # 64-bit P = 8 (128 MULT18X18D, or 96 with Karatsuba multipliers) did not route.
+    # (read_stages = 4), and P = 16 (96), the most that fit (P = 32 would need 192).
     Row("ntt", streaming_params(4096, 8, modulus=str(RNS30_PRIME), **options), STREAMING_TARGET)
     for options in ({}, {"read_stages": 4})] + [
     Row("ntt", streaming_params(4096, 16, modulus=str(RNS30_PRIME)), STREAMING_TARGET)]

@@ -1,7 +1,8 @@
 """``fhe-hw table ntt-streaming``: resources and Fmax of the streaming NTT engine ``ntt`` on
-ECP5-85F (n = 1024 and 4096, P = 1, 2, 4, solinas64; n = 4096, P = 8 over a 30-bit prime,
-with read_stages 3 and 4, and P = 16), rows
-:data:`fhe_hw.ntt.configs.STREAMING_TABLE` (tiled ``ModMul``\\ s, ``splitnets``, router1)."""
+ECP5-85F (n = 1024 and 4096, P = 1, 2, 4, solinas64; n = 4096, P = 8 over solinas64 with
+Karatsuba multipliers; n = 4096, P = 8 over a 30-bit prime, with read_stages 3 and 4, and
+P = 16), rows :data:`fhe_hw.ntt.configs.STREAMING_TABLE` (tiled ``ModMul``\\ s, ``splitnets``;
+each row's flow in its last column)."""
 
 from ..markdown import table as markdown_table
 from ..ntt import READ_STAGES
@@ -29,9 +30,9 @@ def markdown(rows, results):
         cells.append([row.params["n"], row.params["butterflies"], row.params["modulus"],
                       row.params.get("read_stages", READ_STAGES), cycles,
                       r.lut, r.ff, r.dsp, r.bram, f"{r.fmax_mhz}{tag}",
-                      f"{cycles / r.fmax_mhz:.1f}"])
+                      f"{cycles / r.fmax_mhz:.1f}", f"`{row.target}`"])
     return markdown_table(["n", "P", "modulus", "read_stages", "cycles()", "LUT", "FF", "DSP",
-                           "BRAM", "Fmax MHz", "µs per transform at Fmax"], cells)
+                           "BRAM", "Fmax MHz", "µs per transform at Fmax", "flow"], cells)
 
 
 def generate(args, progress):
