@@ -656,14 +656,12 @@ def _fastest_ntt(ctx, synthesized):
     return max(candidates, key=lambda row: row.params["butterflies"])
 
 
-def _beside_openfhe(ntt):
-    """{(op, n, l): the configuration beside that OpenFHE case, or None}: streaming NTT row
-    ``ntt`` (n = 4096) at each size; for the exact conversion the fastest synthesized
-    Shenoy–Kumaresan row, else [Kir25] Table 4.6's TP (ITERATION_SETS); for the fast
-    conversion the fastest synthesized fast-base-conversion row, else the exact one's; none
-    for the product."""
-    out = {("ntt", n, 1): Row("ntt", {**ntt.params, "n": n}, ntt.target) for n in NTT_SIZES}
-    out.update({("mul", n, 1): None for n in PRODUCT_SIZES})
+def _conversions_beside():
+    """{(op, N, l): the base conversion configuration beside that OpenFHE case}: for the exact
+    conversion the fastest synthesized Shenoy–Kumaresan row, else [Kir25] Table 4.6's TP
+    (ITERATION_SETS); for the fast conversion the fastest synthesized fast-base-conversion
+    row, else the exact one's."""
+    out = {}
     for n, l in BASE_SETS:
         exact = _conversion_beside("shenoy-kumaresan", n, l)
         if exact is None:
@@ -674,13 +672,23 @@ def _beside_openfhe(ntt):
     return out
 
 
+def _beside_openfhe(ntt):
+    """{(op, n, l): the configuration beside that OpenFHE case, or None}: streaming NTT row
+    ``ntt`` (n = 4096) at each size, the conversions of :func:`_conversions_beside`, none for
+    the product."""
+    out = {("ntt", n, 1): Row("ntt", {**ntt.params, "n": n}, ntt.target) for n in NTT_SIZES}
+    out.update({("mul", n, 1): None for n in PRODUCT_SIZES})
+    out.update(_conversions_beside())
+    return out
+
+
 def _cpu_rows(full):
     """The configurations beside OpenFHE that the documented tables synthesize (the others have
     only a cached result, if any): every NTT candidate, and the conversions."""
     documented = [_triple(r) for r in STREAMING_TABLE + SYNTH_TABLE]
     out = [_triple(row) for row in _ntt_candidates()]
-    for row in _beside_openfhe(_ntt_candidates()[0]).values():
-        if row and row.unit != "ntt" and _triple(row) in documented and _triple(row) not in out:
+    for row in _conversions_beside().values():
+        if _triple(row) in documented and _triple(row) not in out:
             out.append(_triple(row))
     return out
 
