@@ -1,5 +1,6 @@
 """fhe-hw table: the table registry, the results pages' blocks, and the rows tables share."""
 
+import pickle
 import re
 from pathlib import Path
 
@@ -8,7 +9,7 @@ import pytest
 from fhe_hw.arith.configs import MODMULS, REDUCER_TABLE, REDUCERS
 from fhe_hw.cli import main
 from fhe_hw.flow.synth import SynthResult
-from fhe_hw.tables import MODULES, get_table, pages, reducers
+from fhe_hw.tables import MODULES, common, get_table, pages, reducers
 from fhe_hw.tables import cli as table_cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -134,6 +135,22 @@ def test_provenance_names_the_commit_the_run_started_from(tmp_path, monkeypatch)
     monkeypatch.setattr(reducers, "synth_rows", synth_rows)
     assert main(["table", "reducers"]) == 0
     assert "at commit `started-here`" in page.read_text()
+
+
+def test_each_row_reports_its_tools_progress_from_its_worker(monkeypatch, capsys):
+    # the rows are built in worker processes: the table's progress goes there by pickling and
+    # hears the row's stages (tool, elapsed time, log path), not only the finished row
+    progress = pickle.loads(pickle.dumps(table_cli.Progress("reducers", 0.0)))
+    row = REDUCER_TABLE[0]
+
+    def synth_unit(unit, params, progress, **kw):
+        progress("nextpnr: routing, 10 s, log build/synth/x/nextpnr.log")
+        return _fake(row, 1)
+    monkeypatch.setattr(common, "synth_unit", synth_unit)
+    assert common._one((row, {"reuse": False}, progress)).lut == 1
+    err = capsys.readouterr().err
+    assert re.fullmatch(r"\[ +\d+ s\] reducers: nextpnr: routing, 10 s, log "
+                        r"build/synth/x/nextpnr\.log\n", err)
 
 
 @pytest.mark.parametrize("argv, flag", [

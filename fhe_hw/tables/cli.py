@@ -70,6 +70,19 @@ def command_line(args):
     return " ".join(words)
 
 
+class Progress:
+    """``progress(text)`` prints ``[<elapsed> s] <table>: <text>`` to standard error. A class,
+    not a closure, so that the worker processes building the rows can be handed it and report
+    their tools' stages (time and log path) while they run."""
+
+    def __init__(self, name, start):
+        self.name, self.start = name, start
+
+    def __call__(self, text):
+        print(f"[{time.monotonic() - self.start:6.0f} s] {self.name}: {text}", file=sys.stderr,
+              flush=True)
+
+
 def cmd_table(args):
     spec = get_table(args.name)
     if args.jobs < 1:
@@ -87,10 +100,7 @@ def cmd_table(args):
     # long regeneration runs is not credited with its results.
     commit = git_commit(root)
 
-    def progress(text):
-        print(f"[{time.monotonic() - start:6.0f} s] {args.name}: {text}", file=sys.stderr,
-              flush=True)
-
+    progress = Progress(args.name, start)
     logs = "" if spec.logs == "none" else f"; tool logs under {builddir.ROOT / spec.logs}/"
     progress(f"start ({args.jobs} job(s)){logs}")
     try:

@@ -17,14 +17,16 @@ def latency(row, result):
 
 
 def _one(job):
-    row, kw = job
-    return synth_unit(row.unit, row.params, **row.synth_kw(), **kw)
+    row, kw, progress = job
+    return synth_unit(row.unit, row.params, **row.synth_kw(), **kw, progress=progress)
 
 
 def synth_rows(rows, args, progress, **kw):
     """The :class:`~fhe_hw.flow.synth.SynthResult` of every row (in order), ``args.jobs`` at a
-    time; ``args.reuse`` takes cached results."""
-    jobs = [(row, dict(kw, reuse=args.reuse)) for row in rows]
+    time; ``args.reuse`` takes cached results. ``progress`` hears each row's stages (tool,
+    elapsed time, log path) from the worker building it, so it must be picklable (the table
+    command's :class:`~fhe_hw.tables.cli.Progress`), and each finished row."""
+    jobs = [(row, dict(kw, reuse=args.reuse), progress) for row in rows]
     progress(f"{len(rows)} synthesis run(s), {args.jobs} at a time")
     results = []
     with ProcessPoolExecutor(args.jobs) as pool:
