@@ -185,20 +185,39 @@ def test_command_line_round_trip():
 def test_board_fit_sweep_stops_at_the_first_build_that_fails_or_runs_out_of_time(monkeypatch):
     from fhe_hw.tables import board_fits
     row, key, values = board_fits.sweeps()[0]
-    built = []
+    built, lines = [], []
 
-    def build_board(board, unit, params, depth, timeout_s):
+    def build_board(board, unit, params, depth, timeout_s, progress):
         built.append((params[key], timeout_s))
+        progress(f"{board} {unit}: nextpnr, 10 s, log b.log")  # the build's own stages
         if params[key] == values[2]:
             raise RuntimeError(f"{board} {unit} ran out of time ({timeout_s:g} s; log b.log)")
         return params[key]
 
     monkeypatch.setattr(board_fits, "build_board", build_board)
-    fits, failure = board_fits.sweep("ulx3s", row, key, values, lambda text: None,
-                                     timeout_s=120)
+    fits, failure = board_fits.sweep("ulx3s", row, key, values, lines.append, timeout_s=120)
+    assert lines[:2] == [f"ulx3s {row.unit} {key}={values[0]}: building",
+                         f"ulx3s {row.unit}: nextpnr, 10 s, log b.log"]
     assert fits == list(values[:2])
     assert built == [(v, 120) for v in values[:3]]
     assert failure == f"{key} = {values[2]}: ulx3s {row.unit} ran out of time (120 s; log b.log)"
+
+
+def test_board_builds_pass_each_builds_stages_to_the_progress(monkeypatch):
+    from fhe_hw.flow.build import BuildResult
+    from fhe_hw.tables import board_builds
+    lines = []
+
+    def build_board(board, unit, params, depth, progress):
+        progress(f"{board} {unit}: nextpnr, 10 s, log b.log")
+        return BuildResult(board=board, device="d", unit=unit, params=params, baud=1,
+                           depth=depth, lut=1, ff=1, dsp=0, bram=0, utilization={},
+                           fmax_mhz=50.0, clock_mhz=25.0, target_met=True, bitstream="b",
+                           bitstream_bytes=1, cells={}, tools={}, runtime_s=1.0, build_dir="b")
+    monkeypatch.setattr(board_builds, "build_board", build_board)
+    board_builds.generate(None, lines.append)
+    for board, row in board_builds.BOARD_BUILDS:
+        assert f"{board} {row.unit}: nextpnr, 10 s, log b.log" in lines
 
 
 def _fake_rows(rows, args, progress, **kw):

@@ -15,7 +15,7 @@ def generate(args, progress):
     results = []
     for board, row in BOARD_BUILDS:
         progress(f"{board} {row.unit} {row.params}: building (logs in its build directory)")
-        result = build_board(board, row.unit, row.params, depth=BOARD_DEPTH)
+        result = build_board(board, row.unit, row.params, depth=BOARD_DEPTH, progress=progress)
         progress(f"{board} {row.unit}: {result.lut} LUT, {result.fmax_mhz} MHz "
                  f"({result.runtime_s} s)")
         results.append(result)

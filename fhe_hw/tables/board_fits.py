@@ -49,7 +49,7 @@ def sweep(board, row, key, values, progress, timeout_s=None):
         progress(f"{board} {row.unit} {key}={value}: building")
         try:
             result = build_board(board, row.unit, params, depth=_depth(row.unit, params),
-                                 timeout_s=timeout_s)
+                                 timeout_s=timeout_s, progress=progress)
         except (RuntimeError, ValueError) as e:
             reason = str(e).splitlines() or [type(e).__name__]
             why = next((x for x in reason if x.startswith("ERROR")), reason[-1])
