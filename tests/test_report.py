@@ -147,6 +147,14 @@ def test_prefetch_synthesizes_a_row_shared_by_two_sections_once(monkeypatch, cap
     assert out.count("mod-mul {'modulus': 'fermat32'}: done") == 1
 
 
+def test_a_synthesis_worker_prints_its_tools_stages(monkeypatch, capsys):
+    def cached_synth(unit, params, flow, progress):
+        progress(f"{unit}: nextpnr, 10 s, log build/synth/x/nextpnr.log")
+    monkeypatch.setattr(core, "cached_synth", cached_synth)
+    assert core._synth_worker(("mod-mul", {"modulus": "fermat32"}, "ecp5")) is None
+    assert capsys.readouterr().out == "  mod-mul: nextpnr, 10 s, log build/synth/x/nextpnr.log\n"
+
+
 def _openfhe_rows():
     """OpenFHE baseline rows as fhe_hw.report.openfhe returns them (times made up for the
     arithmetic; the real run is tests/test_openfhe.py)."""

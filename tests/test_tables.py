@@ -220,6 +220,21 @@ def test_board_builds_pass_each_builds_stages_to_the_progress(monkeypatch):
         assert f"{board} {row.unit}: nextpnr, 10 s, log b.log" in lines
 
 
+def test_asic_rows_pass_the_tables_progress_to_their_workers(monkeypatch):
+    from fhe_hw.asic.configs import SKY130_TABLE
+    from fhe_hw.tables import asic
+    lines, row = [], SKY130_TABLE[0]
+
+    def asic_synthesize(component, unit, params, clock_ns, progress):
+        progress(f"{unit}: OpenSTA, 10 s, log s.log")
+        return "result"
+    monkeypatch.setattr(asic, "asic_synthesize", asic_synthesize)
+    job = asic.partial(asic.synthesize_row, progress=table_cli.Progress("asic", 0.0))
+    pickle.dumps(job)  # it goes to a worker process
+    assert asic.synthesize_row(row, progress=lines.append)[3] == "result"
+    assert lines == [f"{row.unit}: OpenSTA, 10 s, log s.log"]
+
+
 def _fake_rows(rows, args, progress, **kw):
     return [_fake(row, 10) for row in rows]
 

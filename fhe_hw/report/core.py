@@ -179,10 +179,14 @@ def _row_key(unit, params, flow="ecp5"):
     return f"{unit} {json.dumps(params, sort_keys=True, default=str)} {flow}"
 
 
+def _print_progress(text):
+    print(f"  {text}", flush=True)
+
+
 def _synth_worker(row):
 
     try:
-        cached_synth(*row)
+        cached_synth(*row, progress=_print_progress)
         return None
     except Exception as e:  # noqa: BLE001 - reported per row
         return f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"

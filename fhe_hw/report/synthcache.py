@@ -26,7 +26,9 @@ def is_cached(unit, params, flow="ecp5", **variation):
     return load_cached(unit, params, flow, **variation) is not None
 
 
-def cached_synth(unit, params, flow="ecp5", *, rerun=False, **variation):
+def cached_synth(unit, params, flow="ecp5", *, rerun=False, progress=None, **variation):
     """The synthesis result of registered unit ``unit`` built with ``params``: from the cache
-    unless ``rerun``, else by running it. Raises as :func:`fhe_hw.flow.synth.synthesize`."""
-    return synth.synth_unit(unit, params, flow, reuse=not rerun, **variation)
+    unless ``rerun``, else by running it (``progress`` hears the tools' stages). Raises as
+    :func:`fhe_hw.flow.synth.synthesize`."""
+    return synth.synth_unit(unit, params, flow, reuse=not rerun, progress=progress,
+                            **variation)

@@ -7,6 +7,7 @@ root. :func:`qflow_rows` / :func:`qflow_markdown` make the qflow (OSU 0.18 µm) 
 """
 
 from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 
 from ..asic import asic_synthesize
 from ..asic.configs import ASIC_ONLY, QFLOW_ROWS, SKY130_CLOCK_NS, SKY130_TABLE
@@ -21,10 +22,12 @@ NOT_RUN = ("k = 64 is not in the table: its Yosys run was still in ABC after 28 
            "shared 2-core machine and was stopped.")
 
 
-def synthesize_row(row):
-
+def synthesize_row(row, progress=None):
+    """One row's sky130 synthesis and timing; ``progress`` (picklable: it goes to a worker
+    process) hears the tools' stages."""
     component = get_unit(row.unit).build(**row.params)
-    result = asic_synthesize(component, row.unit, params=row.params, clock_ns=SKY130_CLOCK_NS)
+    result = asic_synthesize(component, row.unit, params=row.params, clock_ns=SKY130_CLOCK_NS,
+                             progress=progress)
     return row.unit, row.params, _shown(row.unit, row.params, component), result
 
 
@@ -127,7 +130,7 @@ def generate(args, progress):
              f"logs under build/asic/synth/")
     start = time.monotonic()
     with ProcessPoolExecutor(args.jobs) as pool:
-        done = list(pool.map(synthesize_row, rows))
+        done = list(pool.map(partial(synthesize_row, progress=progress), rows))
     first = done[0][3]
     return sky130_markdown(done, missing, time.monotonic() - start), {
         "tools": f"{first.tools['yosys'].split(' (')[0]}, OpenSTA {first.tools['opensta']}",
