@@ -1,6 +1,7 @@
 """fhe_hw.flow.explore: spaces, caching, resume after interruption, local pool and Dask cluster."""
 
 import json
+import re
 
 import pytest
 
@@ -73,7 +74,11 @@ def test_cli_explore_exits_non_zero_when_a_point_fails(tmp_path, capsys):
     path.write_text(json.dumps(dict(SPACE, vary={"tp": [2, 128]})))  # tp > n is refused
     assert main(["explore", str(path), "--no-synth", "--jobs", "1", "--out",
                  str(tmp_path / "out")]) == 1
-    assert "tp must be at most n" in capsys.readouterr().out
+    out, err = capsys.readouterr()
+    assert "tp must be at most n" in out
+    # each point reports as it finishes, with the elapsed time
+    assert re.search(r"^\[ +\d+ s\] explore: \{.*'tp': 2.*\}: ok$", err, re.M)
+    assert re.search(r"^\[ +\d+ s\] explore: \{.*'tp': 128.*\}: error: .*tp must", err, re.M)
 
 
 def test_resume_after_limit_evaluates_only_the_rest(tmp_path):

@@ -325,8 +325,14 @@ def cmd_explore(args):
         space = load_space(args.space)
     except ValueError as e:
         raise ValueError(f"{args.space}: {e}") from None
+    start = time.monotonic()
+
+    def progress(record):  # one line per evaluated point: a synthesized sweep runs for hours
+        done = "ok" if record.get("ok") else f"error: {record.get('error')}"
+        print(f"[{time.monotonic() - start:6.0f} s] explore: {record['params']}: {done}",
+              file=sys.stderr, flush=True)
     summary = explore(space, jobs=args.jobs, cluster=args.cluster, out=args.out,
-                      synth=False if args.no_synth else None)
+                      synth=False if args.no_synth else None, on_result=progress)
     print(markdown(summary), end="")
     print(f"{len(summary['evaluated'])} evaluated, {summary['cached']} from the cache; "
           f"wrote {summary['dir']}/results.json, pareto.md", file=sys.stderr)
