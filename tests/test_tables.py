@@ -2,12 +2,14 @@
 
 import pickle
 import re
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from fhe_hw.arith.configs import MODMULS, REDUCER_TABLE, REDUCERS
 from fhe_hw.cli import main
+from fhe_hw.flow.run import Progress
 from fhe_hw.flow.synth import SynthResult
 from fhe_hw.tables import MODULES, common, get_table, pages, reducers
 from fhe_hw.tables import cli as table_cli
@@ -140,7 +142,7 @@ def test_provenance_names_the_commit_the_run_started_from(tmp_path, monkeypatch)
 def test_each_row_reports_its_tools_progress_from_its_worker(monkeypatch, capsys):
     # the rows are built in worker processes: the table's progress goes there by pickling and
     # hears the row's stages (tool, elapsed time, log path), not only the finished row
-    progress = pickle.loads(pickle.dumps(table_cli.Progress("reducers", 0.0)))
+    progress = pickle.loads(pickle.dumps(Progress("reducers", 0.0)))
     row = REDUCER_TABLE[0]
 
     def synth_unit(unit, params, progress, **kw):
@@ -229,7 +231,7 @@ def test_asic_rows_pass_the_tables_progress_to_their_workers(monkeypatch):
         progress(f"{unit}: OpenSTA, 10 s, log s.log")
         return "result"
     monkeypatch.setattr(asic, "asic_synthesize", asic_synthesize)
-    job = asic.partial(asic.synthesize_row, progress=table_cli.Progress("asic", 0.0))
+    job = partial(asic.synthesize_row, progress=Progress("asic", 0.0))
     pickle.dumps(job)  # it goes to a worker process
     assert asic.synthesize_row(row, progress=lines.append)[3] == "result"
     assert lines == [f"{row.unit}: OpenSTA, 10 s, log s.log"]

@@ -46,6 +46,7 @@ from ..report.core import atp_area
 from ..report.synthcache import cached_synth
 from ..units import get_unit, to_verilog
 from . import builddir
+from .run import Progress
 from .synth import design_digest, tool_versions
 
 __all__ = ["Space", "load_space", "points", "point_key", "evaluate_point", "explore",
@@ -325,12 +326,11 @@ def cmd_explore(args):
         space = load_space(args.space)
     except ValueError as e:
         raise ValueError(f"{args.space}: {e}") from None
-    start = time.monotonic()
+    say = Progress("explore")
 
     def progress(record):  # one line per evaluated point: a synthesized sweep runs for hours
-        done = "ok" if record.get("ok") else f"error: {record.get('error')}"
-        print(f"[{time.monotonic() - start:6.0f} s] explore: {record['params']}: {done}",
-              file=sys.stderr, flush=True)
+        say(f"{record['params']}: " + ("ok" if record.get("ok") else
+                                        f"error: {record.get('error')}"))
     summary = explore(space, jobs=args.jobs, cluster=args.cluster, out=args.out,
                       synth=False if args.no_synth else None, on_result=progress)
     print(markdown(summary), end="")

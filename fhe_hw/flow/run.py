@@ -5,15 +5,17 @@ keeps it whatever the outcome; while the tool runs it tells ``progress`` the sta
 time and the log's path every 10 s; after :func:`stream_to` (``fhe-hw ... -v``) it also copies
 the tool's output to that stream as it is written. A tool that exits non-zero raises
 ``RuntimeError`` with the log's last lines, unless the caller asks for the exit status.
+:class:`Progress` is the commands' progress printer (elapsed time and a name before each line).
 """
 
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
-__all__ = ["run_logged", "stream_to", "LOG_TAIL", "PROGRESS_EVERY_S"]
+__all__ = ["run_logged", "stream_to", "Progress", "LOG_TAIL", "PROGRESS_EVERY_S"]
 
 #: Lines of the log quoted in a tool failure's message.
 LOG_TAIL = 25
@@ -30,6 +32,21 @@ def stream_to(stream):
     ``None`` stops it. Worker processes started later by ``fork`` inherit the setting."""
     global _stream
     _stream = stream
+
+
+class Progress:
+    """``progress(text)`` prints ``[<elapsed> s] <name>: <text>`` to standard error, the time
+    counted from ``start`` (a :func:`time.monotonic` reading; default now). A class, not a
+    closure, so that worker processes can be handed it and report their tools' stages (time
+    and log path) while they run."""
+
+    def __init__(self, name, start=None):
+        self.name = name
+        self.start = time.monotonic() if start is None else start
+
+    def __call__(self, text):
+        print(f"[{time.monotonic() - self.start:6.0f} s] {self.name}: {text}", file=sys.stderr,
+              flush=True)
 
 
 def _stop(process):

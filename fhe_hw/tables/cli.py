@@ -9,12 +9,12 @@ ending with a provenance line. The Markdown and JSON also go to ``build/tables/`
 import argparse
 import json
 import os
-import sys
 import time
 from pathlib import Path
 
 from ..cliargs import add_verbose, int_in
 from ..flow import builddir
+from ..flow.run import Progress
 from . import MODULES, get_table
 from .pages import RESULTS, TableFailure, git_commit, provenance, write_block
 
@@ -68,19 +68,6 @@ def command_line(args):
             values = value if isinstance(value, list) else [value]
             words += [flag, *map(str, values)]
     return " ".join(words)
-
-
-class Progress:
-    """``progress(text)`` prints ``[<elapsed> s] <table>: <text>`` to standard error. A class,
-    not a closure, so that the worker processes building the rows can be handed it and report
-    their tools' stages (time and log path) while they run."""
-
-    def __init__(self, name, start):
-        self.name, self.start = name, start
-
-    def __call__(self, text):
-        print(f"[{time.monotonic() - self.start:6.0f} s] {self.name}: {text}", file=sys.stderr,
-              flush=True)
 
 
 def cmd_table(args):

@@ -25,7 +25,7 @@ def synth_rows(rows, args, progress, **kw):
     """The :class:`~fhe_hw.flow.synth.SynthResult` of every row (in order), ``args.jobs`` at a
     time; ``args.reuse`` takes cached results. ``progress`` hears each row's stages (tool,
     elapsed time, log path) from the worker building it, so it must be picklable (the table
-    command's :class:`~fhe_hw.tables.cli.Progress`), and each finished row."""
+    command's :class:`~fhe_hw.flow.run.Progress`), and each finished row."""
     jobs = [(row, dict(kw, reuse=args.reuse), progress) for row in rows]
     progress(f"{len(rows)} synthesis run(s), {args.jobs} at a time")
     results = []
