@@ -77,8 +77,9 @@ def synth(session):
 @nox.session
 def asic(session):
     """ASIC flows (docs/asic.md): the asic tests (sky130 estimates with OpenSTA, gate-level
-    simulation, qflow to GDS, the LibreLane variable check) with PDK_ROOT at the shared sky130
-    data; ``nox -s asic -- table`` regenerates the sky130 table (``fhe-hw table asic``).
+    simulation, qflow to GDS and its picture, the LibreLane variable check) with PDK_ROOT at the
+    shared sky130 data; ``nox -s asic -- table`` regenerates the sky130 table (``fhe-hw table
+    asic``).
     OpenSTA, Icarus and qflow come from Debian and are installed with apt-get when missing."""
     _install(session, "test,toolchain,asic")
     pdk = os.environ.get("PDK_ROOT") or str(Path("..", "shared", "pdk").resolve())
@@ -88,7 +89,7 @@ def asic(session):
         return
     session.run("pytest", "-q", *(session.posargs or ["tests/test_asic_sky130.py",
                 "tests/test_asic_gatesim.py", "tests/test_asic_qflow.py",
-                "tests/test_asic_librelane.py"]), env=env)
+                "tests/test_asic_librelane.py", "tests/test_asic_render.py"]), env=env)
 
 
 @nox.session

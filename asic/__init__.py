@@ -10,6 +10,8 @@ folder, which ``fhe_hw/asic`` links to).
 * :mod:`.librelane` — ``fhe-hw harden --flow librelane``: a LibreLane macro configuration for
   sky130A or gf180mcuD, checked against LibreLane's variable definitions, run where OpenROAD
   is installed.
+* :mod:`.render` — the PNG picture of a routed layout that ``fhe-hw harden`` writes beside the
+  GDS (KLayout's Python module).
 
 See ``asic/README.md``.
 """

@@ -4,6 +4,9 @@
     fhe-hw harden UNIT [unit options] --flow qflow
     fhe-hw harden UNIT [unit options] --flow librelane --pdk sky130A|gf180mcuD [--clock-ns T]
 
+``harden`` writes a PNG picture of the routed layout beside the GDS (:mod:`.render`); a picture
+that cannot be drawn is reported in one line and costs neither the GDS nor the exit status.
+
 Tool failures and missing tools exit with status 1; bad unit parameters raise ``ValueError``
 for the caller (``fhe-hw`` exits with 2).
 """
@@ -14,10 +17,12 @@ import sys
 from pathlib import Path
 
 from fhe_hw.cliargs import add_verbose
-from fhe_hw.units import add_unit_subcommands, get_unit, unit_params
+from fhe_hw.units import add_unit_subcommands, get_unit, top_name, unit_params
 
 from .librelane import check_librelane_config, run_librelane, write_librelane_config
+from .pdk import klayout_lyp
 from .qflow import harden_qflow
+from .render import layout_picture
 from .sky130 import asic_synthesize, markdown_table
 
 __all__ = ["add_asic_synth_parser", "add_harden_parser", "cmd_asic_synth", "cmd_harden"]
@@ -98,7 +103,8 @@ def _harden_qflow(unit, params, component, args):
                        ("Fmax pre-route", f"{result.fmax_pre_route_mhz} MHz"),
                        ("Fmax post-route", f"{result.fmax_mhz} MHz"),
                        ("DRC errors", result.drc_errors), ("LVS errors", result.lvs_errors),
-                       ("GDS", result.gds), ("time", f"{result.runtime_s['total']:.0f} s")]:
+                       ("GDS", result.gds), ("picture", result.png or result.png_error),
+                       ("time", f"{result.runtime_s['total']:.0f} s")]:
         print(f"{key:<16}{value}")
     if args.json:
         _write(args.json, json.dumps(result.to_dict(), indent=2, default=str))
@@ -109,12 +115,13 @@ def _harden_qflow(unit, params, component, args):
 def _harden_librelane(unit, params, component, args):
     import shutil
 
-    config = write_librelane_config(component, unit.name, pdk=args.pdk or "sky130A",
+    pdk = args.pdk or "sky130A"
+    config = write_librelane_config(component, unit.name, pdk=pdk,
                                     clock_ns=args.clock_ns, core_util=args.core_util,
                                     build_dir=args.build_dir, params=params)
     print(f"wrote {config} (with src/, constraints.sdc, pin_order.cfg)")
     if shutil.which("openroad"):
-        return run_librelane(config)
+        return _run_librelane(unit, pdk, config, args)
     check = check_librelane_config(config)
     print(f"LibreLane {check.librelane}: {check.variables} variables of the {check.flow} flow "
           f"checked: {'no errors' if check.ok else f'{len(check.errors)} error(s)'}")
@@ -131,6 +138,23 @@ def _harden_librelane(unit, params, component, args):
         _write(args.json, json.dumps(check.__dict__, indent=2, default=str))
     return 0 if check.ok else 1
 
+
+def _run_librelane(unit, pdk, config, args):
+    """Run the flow, then draw its GDS (``runs/<tag>/final/gds/``) beside it."""
+    code, run_dir = run_librelane(config)
+    gds = run_dir / "final" / "gds" / f"{top_name(unit.name)}.gds"
+    if gds.is_file():
+        png, png_error = layout_picture(gds, lyp=klayout_lyp(pdk))
+    else:
+        gds, png, png_error = None, None, f"no picture: LibreLane wrote no {gds}"
+    summary = {"config": str(config), "run_dir": str(run_dir), "exit_status": code,
+               "gds": gds and str(gds), "png": png, "png_error": png_error}
+    for key, value in [("LibreLane run", f"{run_dir} (exit status {code})"), ("GDS", gds),
+                       ("picture", png or png_error)]:
+        print(f"{key:<16}{value}")
+    if args.json:
+        _write(args.json, json.dumps(summary, indent=2))
+    return code
 
 
 def add_asic_synth_parser(subparsers):

@@ -17,7 +17,8 @@
 the Classic flow's variable definitions (every step's variables), leaving out the PDK's own
 configuration, and reports type errors, unknown variables and required variables not set, the
 PDK-provided variables, and what is missing on this machine to run the flow. :func:`run_librelane`
-runs ``python -m librelane`` where ``openroad`` is on PATH (e.g. inside LibreLane's Nix shell).
+runs ``python -m librelane`` where ``openroad`` is on PATH (e.g. inside LibreLane's Nix shell),
+into ``runs/<tag>/`` beside the configuration (the GDS in ``final/gds/``).
 
 The Python package comes with the pip extra ``asic`` (``pip install fhe-hw[asic]``: librelane,
 pyosys).
@@ -28,6 +29,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -217,13 +219,17 @@ def check_librelane_config(config, flow="Classic"):
     return check
 
 
-def run_librelane(config, *, extra_args=()):
+def run_librelane(config, *, run_tag=None, extra_args=()):
     """Run LibreLane's Classic flow on ``config`` (needs ``openroad`` on PATH and a full PDK
-    under ``PDK_ROOT``); return the exit status. RuntimeError naming what is missing."""
+    under ``PDK_ROOT``) as the run ``run_tag`` (default ``fhe_hw_<date>_<time>``); return the
+    exit status and the run's folder (``runs/<run_tag>`` beside ``config``). RuntimeError
+    naming what is missing."""
     _librelane()
     missing = librelane_tools_missing(_config_keys(config).get("PDK", "sky130A"))
     if missing:
         raise RuntimeError("cannot run LibreLane here; missing: " + "; ".join(missing))
-    argv = [sys.executable, "-m", "librelane", "--pdk-root", str(pdk_root()), *extra_args,
-            str(config)]
-    return subprocess.run(argv, env=dict(os.environ)).returncode
+    run_tag = run_tag or time.strftime("fhe_hw_%Y-%m-%d_%H-%M-%S")
+    argv = [sys.executable, "-m", "librelane", "--pdk-root", str(pdk_root()),
+            "--run-tag", run_tag, *extra_args, str(config)]
+    code = subprocess.run(argv, env=dict(os.environ)).returncode
+    return code, Path(config).parent / "runs" / run_tag

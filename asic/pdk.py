@@ -9,7 +9,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["sky130_hd", "DONT_USE", "FLOP_DONT_USE", "Sky130Library", "pdk_root"]
+__all__ = ["sky130_hd", "DONT_USE", "FLOP_DONT_USE", "Sky130Library", "pdk_root",
+           "klayout_lyp"]
 
 # Cells that synthesis must not pick: power gating and isolation (lpflow_*), probes, delay
 # lines, scan flip-flops and scan clock gates, the spare-cell macro. Their functional models
@@ -30,6 +31,14 @@ def pdk_root():
     """``$PDK_ROOT`` (a relative path is taken from the current directory, resolved before any
     tool runs in a build directory), else ciel's default ``~/.ciel``."""
     return Path(os.environ.get("PDK_ROOT") or Path.home() / ".ciel").expanduser().resolve()
+
+
+def klayout_lyp(pdk):
+    """The PDK's KLayout layer properties (``$PDK_ROOT/<pdk>/libs.tech/klayout/tech/*.lyp``, the
+    layer colours), or None where the PDK copy has none (the minimal one has only
+    ``libs.ref``)."""
+    found = sorted((pdk_root() / pdk / "libs.tech" / "klayout" / "tech").glob("*.lyp"))
+    return found[0] if found else None
 
 
 @dataclass(frozen=True)

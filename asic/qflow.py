@@ -10,10 +10,11 @@ netlist) → ``gdsii`` (Magic).
 
 The summary (:class:`QflowResult`) is read from the layout (DEF) and qflow's logs: standard
 cells (fill cells not counted), die area, routed nets and failed routes, post-route Fmax,
-DRC errors, LVS errors, GDS file. Debian's ``qflow-tech-osu018`` has LEF abstracts but no
-layout of the cells, so the GDS holds the routing and cell outlines (Magic says "Cell ... is
-unavailable") and DRC covers the routing layers; LVS compares the extracted cell-level
-connectivity with the synthesized netlist.
+DRC errors, LVS errors, GDS file and its picture. Debian's ``qflow-tech-osu018`` has LEF
+abstracts but no layout of the cells, so the GDS holds the routing with empty cells (Magic says
+"Cell ... is unavailable") and DRC covers the routing layers; LVS compares the extracted
+cell-level connectivity with the synthesized netlist. The picture (``layout/<top>.png``, KLayout
+through :mod:`fhe_hw.asic.render`) draws the cells as their LEF outlines under the routing.
 
 qflow comes from Debian (``apt-get install qflow``, done here when it is missing and we are
 root).
@@ -31,6 +32,8 @@ from fhe_hw.flow.run import run_logged
 from fhe_hw.flow.synth import RegisteredPorts
 from fhe_hw.units import to_verilog, top_name, verilog_header
 
+from .render import layout_picture
+
 __all__ = ["STEPS", "QflowResult", "harden_qflow", "read_qflow_results"]
 
 STEPS = ("synthesize", "place", "sta", "route", "backanno", "migrate", "drc", "lvs", "gdsii")
@@ -43,7 +46,8 @@ class QflowResult:
     ``die_um`` (width, height) and ``die_area_um2``, ``nets`` in the routed DEF and
     ``failed_routes``, ``fmax_mhz`` after routing (Vesta, extracted wire delays) and
     ``fmax_pre_route_mhz``, ``drc_errors``, ``lvs_errors`` (None when a step did not report),
-    ``gds`` (path), ``runtime_s`` per step."""
+    ``gds`` (path), ``png`` (its picture, None when there is none) and ``png_error`` (why not),
+    ``runtime_s`` per step and for the picture."""
 
     unit: str
     params: dict
@@ -60,6 +64,8 @@ class QflowResult:
     drc_errors: object
     lvs_errors: object
     gds: str
+    png: object
+    png_error: object
     runtime_s: dict
     build_dir: str
 
@@ -120,6 +126,20 @@ def read_qflow_results(project, top):
             "gds": str(gds) if gds.exists() else None}
 
 
+def _cell_lef(project):
+    """The LEF file of the technology's standard cells (qflow's ``techdir`` and the
+    technology's ``leffile``), or None."""
+    try:
+        techdir = re.search(r"^set techdir=(\S+)", (project / "qflow_vars.sh").read_text(),
+                            re.M).group(1)
+        leffile = re.search(r"^set leffile=(\S+)", Path(techdir, f"{TECH}.sh").read_text(),
+                            re.M).group(1)
+    except (OSError, AttributeError):
+        return None
+    path = Path(techdir, leffile)
+    return path if path.is_file() else None
+
+
 def harden_qflow(component, unit_name, *, params=None, build_dir=None, registered_ports=True,
                  steps=STEPS, timeout_s=3600, progress=None):
     """Run qflow on ``component``; return a :class:`QflowResult` (also ``qflow.json`` in
@@ -127,7 +147,8 @@ def harden_qflow(component, unit_name, *, params=None, build_dir=None, registere
 
     Parameters: ``unit_name`` (top module ``fhe_hw_<unit>``), ``params`` (recorded),
     ``build_dir`` (the qflow project; default ``build/asic/qflow/<unit>-<hash>``: ``source/``,
-    ``synthesis/``, ``layout/``, ``log/`` with one ``<step>.out`` per step), ``registered_ports``
+    ``synthesis/``, ``layout/`` with the GDS and its PNG picture, ``log/`` with one
+    ``<step>.out`` per step), ``registered_ports``
     (wrap the unit as :class:`fhe_hw.flow.synth.RegisteredPorts`), ``steps`` (a prefix of
     :data:`STEPS`), ``timeout_s`` (for the whole run), ``progress(line)`` (hears each step with
     its log path and, while it runs, the elapsed time every 10 s).
@@ -163,13 +184,20 @@ def harden_qflow(component, unit_name, *, params=None, build_dir=None, registere
         run_logged([qflow, step, "-T", TECH, top], project, out, f"qflow {step}",
                    progress=progress, timeout_s=max(left, 1))
         runtime[step] = round(time.monotonic() - start - sum(runtime.values()), 2)
-    runtime["total"] = round(time.monotonic() - start, 2)
     try:
         found = read_qflow_results(project, top)
     except (OSError, ValueError, AttributeError) as e:
         raise RuntimeError(f"qflow left no complete result in {project}/log: {e}") from None
+    png = png_error = None
+    if found["gds"] is not None:
+        drawn = time.monotonic()
+        png, png_error = layout_picture(found["gds"], cell_lef=_cell_lef(project))
+        runtime["picture"] = round(time.monotonic() - drawn, 2)
+        if progress is not None:
+            progress(f"{unit_name}: picture {png}" if png else f"{unit_name}: {png_error}")
+    runtime["total"] = round(time.monotonic() - start, 2)
     result = QflowResult(unit=unit_name, params=params, tech=TECH,
-                         registered_ports=registered_ports, **found, runtime_s=runtime,
-                         build_dir=str(project))
+                         registered_ports=registered_ports, **found, png=png,
+                         png_error=png_error, runtime_s=runtime, build_dir=str(project))
     (project / "qflow.json").write_text(json.dumps(result.to_dict(), indent=2, default=str))
     return result

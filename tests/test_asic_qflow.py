@@ -34,6 +34,14 @@ def test_gds_is_written(special17):
     assert gds.suffix == ".gds" and gds.stat().st_size > 0
 
 
+def test_picture_of_the_layout_is_beside_the_gds(special17):
+    pytest.importorskip("klayout.lay")
+    assert special17.png_error is None
+    png = Path(special17.png)
+    assert png == Path(special17.gds).with_suffix(".png")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+
+
 def test_summary_counts_cells_die_and_post_route_fmax(special17):
     assert special17.cells == sum(special17.cell_types.values()) > 100
     assert not [cell for cell in special17.cell_types if cell.upper().startswith("FILL")]
