@@ -17,7 +17,9 @@ integers. The number before the marker (thousands separated by commas, an option
 for a figure derived by a formula on the page, e.g. ``2n/16 = 8192``) and ``paper`` (a figure
 quoted from a paper, which no code here computes). In ``= EXPR`` a ``{latency ...}`` or
 ``{cycles ...}`` stands for that marker's value: ``= ({cycles four-step-stream --transforms 3}
-- {cycles four-step-stream}) / 2`` is the cycles each further transform adds.
+- {cycles four-step-stream}) / 2`` is the cycles each further transform adds. ``A == B``
+requires both to give the figure: ``cycles ntt --n 1024 == 2*1024//2 + 10*(512 + 11 + 2 + 2 +
+1) + 3 + 3`` ties a formula on the page, at the values it names, to the code.
 
 Scope: README.md and docs/*.md, docs/results/*.md, outside the generated blocks
 (``<!-- table:NAME:begin -->`` … ``end``, written by ``fhe-hw table``, whose numbers come from
@@ -87,10 +89,15 @@ def _arithmetic(node):
 def evaluate(spec):
     """The value a marker names, or ``None`` for ``paper``."""
     spec = spec.strip()
+    if " == " in spec:
+        values = {evaluate(part) for part in spec.split(" == ")}
+        if len(values) != 1:
+            raise ValueError(f"the sides of {spec!r} disagree: {sorted(values)}")
+        return values.pop()
     if spec == "paper" or spec.startswith("paper "):
         return None
-    if spec.startswith("="):
-        expr = CALL.sub(lambda m: str(evaluate(m.group(1))), spec[1:].strip())
+    if spec.startswith("=") or spec[:1].isdigit() or spec[:1] == "(":
+        expr = CALL.sub(lambda m: str(evaluate(m.group(1))), spec.lstrip("= "))
         return _arithmetic(ast.parse(expr, mode="eval"))
     kind, name, *args = spec.split()
     if kind not in ("latency", "cycles") or len(args) % 2:
@@ -170,7 +177,8 @@ def test_the_pages_carry_no_notebook_text():
 
 
 @pytest.mark.parametrize("bad", ["latency nosuch-unit", "cycles ntt --n", "latency ntt --nope 1",
-                                 "= __import__('os')", "speed ntt"])
+                                 "= __import__('os')", "speed ntt",
+                                 "cycles ntt --n 1024 == 2*1024//2 + 10*(512 + 11 + 2) + 3"])
 def test_a_malformed_marker_is_refused(bad):
     with pytest.raises(ValueError):
         evaluate(bad)
