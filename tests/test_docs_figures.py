@@ -50,7 +50,7 @@ PAGES = [ROOT / "README.md"] + sorted(
     p for p in [*(ROOT / "docs").glob("*.md"), *(ROOT / "docs" / "results").glob("*.md")]
     if p.name not in RECORDS or p.parent.name == "results")
 
-NUMBER = r"(?<![\w.,^−-])((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)(?!\w|[.,]\d)"
+NUMBER = r"(?<![\w.,^·×−-])((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)(?!\w|[.,]\d)"
 MARKER = re.compile(NUMBER + r"(\s+cycles?)?\s*<!-- figure: (.*?) -->")
 CLAIMS = [re.compile(NUMBER + r"\s+cycles?\b"),
           re.compile(r"\blatency(?::| of)?\s+" + NUMBER + r"(?!\s*[µmn]?s\b)")]
