@@ -38,7 +38,8 @@ def test_pages_have_no_html_but_markers_and_no_skipped_heading_levels():
     for page in RESULTS.glob("*.md"):
         text = page.read_text()
         tags = re.findall(r"<[^>]+>", re.sub(r"`[^`]*`", "", text))
-        assert all(re.fullmatch(r"<!-- table:[\w-]+:(begin|end) -->", t) for t in tags), page
+        assert all(re.fullmatch(r"<!-- (table:[\w-]+:(begin|end)|figure: [^<>]*) -->", t)
+                   for t in tags), page     # figure markers: tests/test_docs_figures.py
         levels = [len(m) for m in re.findall(r"^(#+) ", text, re.M)]
         assert levels[0] == 1, page
         assert all(b - a <= 1 for a, b in zip(levels, levels[1:])), page
