@@ -135,3 +135,18 @@ def test_dcrt_product_limb_by_limb(index):
     product = [x * y % q for x, y in zip(limb["a_eval"], limb["b_eval"])]
     assert differing(product, limb["ab_eval"]) == 0
     assert differing(hardware(n, q, limb["ab_eval"], inverse=True), limb["ab"]) == 0
+
+
+@pytest.mark.parametrize("index", range(DCRT[2]))
+def test_dcrt_product_with_the_default_root_agrees_only_in_coefficient_form(index):
+    """The product does not depend on the root: with fhe_hw's default root the model's a·b
+    equals OpenFHE's in coefficient form, while every evaluation-form word differs."""
+    n, bits, limbs = DCRT
+    limb = openfhe("dcrt", n, bits, limbs)[index]
+    q = limb["q"]
+    params = ntt_params(q, n, negacyclic=True)
+    a, b = (ntt_radix2(limb[x], params, negacyclic=True) for x in ("a", "b"))
+    product = [x * y % q for x, y in zip(a, b)]
+    assert differing(product, limb["ab_eval"]) == n
+    assert differing(ntt_radix2(product, params, True, True), limb["ab"]) == 0
+
