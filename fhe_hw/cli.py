@@ -61,6 +61,7 @@ def _params_report(args):
                        "omega^-1": ntt.omega_inv, "k^-1": ntt.k_inv})
         if ntt.psi is not None:
             report["psi (primitive 2k-th root)"] = ntt.psi
+        report.update(_root_report(mod, k, args.negacyclic))
         b = args.b if args.b is not None else mod.table_b
         if b is not None:
             P.check_digit_bits(mod, k, b)
@@ -75,6 +76,20 @@ def _params_report(args):
     if args.rns_n is not None:
         report.update(_rns_report(args))
     return report
+
+
+def _root_report(mod, k, negacyclic):
+    """The root each convention of :data:`fhe_hw.params.ROOT_CONVENTIONS` gives: ψ (negacyclic)
+    or ω, as ``--root NAME`` of the NTT units picks it."""
+    name, order = ("psi", 2 * k) if negacyclic else ("omega", k)
+    out = {}
+    for root in P.ROOT_CONVENTIONS:
+        try:
+            value = P.convention_root(mod, order, root)
+        except ValueError as e:
+            value = f"none ({e})"
+        out[f"{name}, --root {root}"] = value
+    return out
 
 
 def _rns_report(args):

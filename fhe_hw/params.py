@@ -18,13 +18,14 @@ Python's ``pow(x, -1, m)``.
 
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cached_property
+from functools import cache, cached_property
 from math import gcd, prod
 
 import sympy
 
 __all__ = [
-    "Modulus", "MODULI", "get_modulus", "NTTParams", "ntt_params",
+    "Modulus", "MODULI", "get_modulus", "NTTParams", "ntt_params", "ROOT_CONVENTIONS",
+    "smallest_primitive_root", "convention_root",
     "b_bound_holds", "max_digit_bits", "check_digit_bits",
     "require_power_of_two", "require_int", "check_bool", "ntt_primes",
     "RNSBase", "FastBaseConversionConstants", "ShenoyKumaresanConstants",
@@ -261,6 +262,69 @@ def check_digit_bits(p, k, b):
     return b
 
 
+#: The root-of-unity conventions of :func:`ntt_params` (``root=``), by name.
+ROOT_CONVENTIONS = {
+    "generator": "g^((q-1)/k) for the modulus's generator g: its root_base, else the smallest "
+                 "generator (fhe_hw's default; [Cao14] Table 2's roots for the named moduli)",
+    "openfhe": "the smallest primitive k-th root of unity mod q, as OpenFHE's RootOfUnity "
+               "chooses it (ILNativeParams(2n, q) takes the smallest primitive 2n-th root psi); "
+               "prime moduli only",
+}
+
+
+def _check_convention(root):
+    if root not in ROOT_CONVENTIONS:
+        raise ValueError(f"root must be one of {', '.join(ROOT_CONVENTIONS)}, not {root!r}")
+    return root
+
+
+@cache
+def _smallest_primitive_root(p, order):
+    r = pow(sympy.primitive_root(p), (p - 1) // order, p)
+    best, x, r2 = r, r, r * r % p
+    for _ in range(order // 2 - 1):      # r^3, r^5, ...: every primitive order-th root
+        x = x * r2 % p
+        best = min(best, x)
+    return best
+
+
+def smallest_primitive_root(modulus, order):
+    """The smallest primitive ``order``-th root of unity modulo the prime ``modulus`` (``order``
+    a power of two dividing q - 1): OpenFHE's ``RootOfUnity(order, q)``, which takes one
+    primitive root r and returns the least of r^j over the j coprime to ``order`` (here the odd
+    j). Raises ``ValueError`` for a composite modulus or an order that does not divide q - 1."""
+    m = get_modulus(modulus)
+    if not m.is_prime:
+        raise ValueError(f"root openfhe needs a prime modulus (OpenFHE's RootOfUnity), not the "
+                         f"composite {m.value}")
+    m.check_k(order)
+    return _smallest_primitive_root(m.value, order)
+
+
+def convention_root(modulus, order, root="generator"):
+    """The primitive ``order``-th root of unity that the convention ``root``
+    (:data:`ROOT_CONVENTIONS`) picks modulo ``modulus``."""
+    if _check_convention(root) == "openfhe":
+        return smallest_primitive_root(modulus, order)
+    return get_modulus(modulus).root_of_unity(order)
+
+
+def _check_root(name, value, p, order):
+    """``value`` if it is a primitive (principal) ``order``-th root of unity mod p: value^(order/2)
+    ≡ -1 (for ψ), or value^order ≡ 1 with value^(order/2) - 1 a unit (for ω); raise otherwise."""
+    require_int(name, value)
+    half = order // 2
+    if name == "psi":
+        ok, rule = 0 < value < p and pow(value, half, p) == p - 1, f"psi^{half} ≡ -1"
+    else:
+        ok = 0 < value < p and pow(value, order, p) == 1 and gcd(pow(value, half, p) - 1, p) == 1
+        rule = f"omega^{order} ≡ 1 and omega^{half} - 1 invertible"
+    if not ok:
+        raise ValueError(f"{name} must be a primitive {order}-th root of unity mod q = {p} "
+                         f"(an integer in [1, q) with {rule}), not {value}")
+    return value
+
+
 @dataclass(frozen=True)
 class NTTParams:
     """A validated k-point transform modulo p: ω, ω^-1, k^-1 and, when 2k | q_i - 1 for all
@@ -283,25 +347,37 @@ class NTTParams:
         return self.k.bit_length() - 1
 
 
-def ntt_params(modulus, k, *, negacyclic=False):
+def ntt_params(modulus, k, *, negacyclic=False, root=None, psi=None, omega=None):
     """Validate (modulus, k) and return :class:`NTTParams`.
 
-    With ``negacyclic=True`` a 2k-th root ψ is required and ω is taken as ψ^2, so that the
-    cyclic and negacyclic transforms of the same parameters agree."""
+    The transform's root is ψ (``negacyclic=True``: a primitive 2k-th root, and ω = ψ^2, so that
+    the cyclic and negacyclic transforms of the same parameters agree) or ω (a primitive k-th
+    root). It is ``psi`` or ``omega`` when given (checked: ``ValueError`` naming it unless it is
+    primitive of that order), else the one the convention ``root`` picks
+    (:data:`ROOT_CONVENTIONS`; default ``"generator"``, what fhe_hw has always used)."""
     m = get_modulus(modulus)
     m.check_k(k)
     p = m.value
-    psi = psi_inv = None
+    name, given, other = ("psi", psi, omega) if negacyclic else ("omega", omega, psi)
+    if other is not None:
+        kind = "cyclic" if negacyclic else "negacyclic"
+        raise ValueError(f"{'omega' if negacyclic else 'psi'} is the root of a {kind} transform; "
+                         f"this one takes {name}")
+    if given is not None and root is not None:
+        raise ValueError(f"root must be left out when {name} is given (it picks {name})")
+    root = _check_convention("generator" if root is None else root)
+    order = 2 * k if negacyclic else k
+    if negacyclic and m.max_k() < 2 * k:
+        raise ValueError(f"k must satisfy 2k | q - 1 for every prime factor q of {p} for a "
+                         f"negacyclic transform; k = {k} is too large (largest is "
+                         f"{m.max_k() // 2})")
+    w = _check_root(name, given, p, order) if given is not None else \
+        convention_root(m, order, root)
+    psi_inv = None
     if negacyclic:
-        if m.max_k() < 2 * k:
-            raise ValueError(f"k must satisfy 2k | q - 1 for every prime factor q of {p} for a "
-                             f"negacyclic transform; k = {k} is too large (largest is "
-                             f"{m.max_k() // 2})")
-        psi = m.root_of_unity(2 * k)
-        psi_inv = pow(psi, -1, p)
-        omega = psi * psi % p
+        psi, psi_inv, omega = w, pow(w, -1, p), w * w % p
     else:
-        omega = m.root_of_unity(k)
+        omega = w
     return NTTParams(m, k, omega, pow(omega, -1, p), pow(k, -1, p), psi, psi_inv)
 
 

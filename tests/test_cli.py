@@ -7,8 +7,9 @@ import sys
 import pytest
 
 import fhe_hw
+from fhe_hw import params as P
 from fhe_hw.cli import main
-from fhe_hw.params import MODULI
+from fhe_hw.params import MODULI, ntt_primes
 from fhe_hw.units import units
 
 
@@ -131,3 +132,27 @@ def test_generated_verilog_starts_with_what_it_is(tmp_path, capsys):
     assert head[2].startswith("// stream engine; cycles() of one operation: ")
     assert head[3].startswith("// source base (l residues): [")
     assert "redundant modulus q_l" in capsys.readouterr().err
+
+
+#: LastPrime(60, 512) and the root OpenFHE 1.6.1 picks for it, RootOfUnity(512, q), as
+#: tests/interop/openfhe_ntt.cpp prints them (ILNativeParams(512, q).GetRootOfUnity()).
+OPENFHE_Q, OPENFHE_PSI = 1152921504606844417, 11821407031913010
+
+
+def test_params_prints_the_root_of_each_convention(capsys):
+    code, out, _ = run(capsys, "params", "--modulus", str(OPENFHE_Q), "--k", "256", "--negacyclic",
+                       "--json")
+    printed = json.loads(out)
+    assert code == 0 and printed["psi, --root openfhe"] == OPENFHE_PSI
+    assert printed["psi, --root generator"] == printed["psi (primitive 2k-th root)"] != OPENFHE_PSI
+
+
+def test_generate_ntt_takes_the_root_and_names_it(tmp_path, capsys):
+    q = ntt_primes(30, 16, 1)[0]
+    psi = pow(P.ntt_params(q, 16, negacyclic=True).psi, 3, q)
+    for root, want in ((["--psi", str(psi)], psi),
+                       (["--root", "openfhe"], P.smallest_primitive_root(q, 32))):
+        out = tmp_path / "ntt.v"
+        assert main(["generate", "ntt", "--n", "16", "--modulus", str(q), "--negacyclic", "true",
+                     *root, "-o", str(out)]) == 0
+        assert f"// root of unity: psi = {want}" in out.read_text().splitlines()[:6]

@@ -168,3 +168,24 @@ def test_rejects_negative_mult_stages():
 def test_rejects_a_bad_modulus():
     with pytest.raises(ValueError, match="modulus must be odd"):
         ParallelNTT(8, 1 << 32)
+
+
+@pytest.mark.parametrize("root", [dict(root="openfhe"), dict(psi="third power")])
+def test_negacyclic_transform_with_a_chosen_root_evaluates_at_its_powers(root):
+    """Slot i of the forward transform holds x(ψ^(2·brev(i)+1)) for the ψ the unit was given
+    (the third power of the default one) or picked (the smallest, OpenFHE's), mod 7681."""
+    p = 7681                                                # 15 * 2^9 + 1
+    default = ntt_params(p, 8, negacyclic=True).psi
+    if "psi" in root:
+        root = dict(psi=pow(default, 3, p))
+    unit = ParallelNTT(8, p, negacyclic=True, **root)
+    psi = unit.params.psi
+    assert psi != default and pow(psi, 8, p) == p - 1
+    if "root" in root:
+        assert psi == min(x for x in range(2, p) if pow(x, 8, p) == p - 1)
+    x = vectors(unit, 1, "root")[-1]
+    got, = run_fixed_latency(unit, [x])
+    assert got == [dft(x, p, pow(psi, 2 * int(f"{i:03b}"[::-1], 2) + 1, p), [1])[0]
+                   for i in range(8)]
+    inverse = ParallelNTT(8, p, negacyclic=True, inverse=True, psi=psi)
+    assert run_fixed_latency(inverse, [got]) == [x]

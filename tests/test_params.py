@@ -310,3 +310,67 @@ def test_kawamura_delta_that_rounds_up_to_one_is_rejected():
     src, tgt, _ = _bases()
     with pytest.raises(ValueError, match="delta must be at most 1 - 2\\^-rho"):
         P.KawamuraConstants.build(src, tgt, rho=20, delta=1 - Fraction(1, 1 << 40))
+
+
+# --- root conventions and user roots ------------------------------------------------------------
+
+def test_openfhe_root_is_the_least_element_of_exact_order():
+    q = 7681                            # 15 * 512 + 1
+    for m in (16, 64, 512):
+        want = min(x for x in range(2, q) if pow(x, m // 2, q) == q - 1)   # order exactly m
+        assert P.smallest_primitive_root(q, m) == P.convention_root(q, m, "openfhe") == want
+
+
+def test_default_convention_is_the_generator_power_as_before():
+    q = P.ntt_primes(60, 256, 1)[0]
+    for negacyclic in (False, True):
+        t = P.ntt_params(q, 256, negacyclic=negacyclic)
+        assert t == P.ntt_params(q, 256, negacyclic=negacyclic, root="generator")
+    g = sympy.primitive_root(q)
+    assert P.ntt_params(q, 256, negacyclic=True).psi == pow(g, (q - 1) // 512, q)
+
+
+def test_openfhe_convention_gives_the_smallest_psi_and_omega_its_square():
+    q = P.ntt_primes(30, 256, 1)[0]
+    t = P.ntt_params(q, 256, negacyclic=True, root="openfhe")
+    assert t.psi == P.smallest_primitive_root(q, 512) != P.ntt_params(q, 256, negacyclic=True).psi
+    assert t.omega == t.psi ** 2 % q and t.psi * t.psi_inv % q == 1
+    assert P.ntt_params(q, 256, root="openfhe").omega == P.smallest_primitive_root(q, 256)
+
+
+def test_a_given_psi_or_omega_is_used():
+    q = P.ntt_primes(30, 64, 1)[0]
+    psi = pow(P.ntt_params(q, 64, negacyclic=True).psi, 5, q)
+    t = P.ntt_params(q, 64, negacyclic=True, psi=psi)
+    assert (t.psi, t.omega) == (psi, psi * psi % q)
+    assert P.ntt_params(q, 64, omega=psi * psi % q).omega == psi * psi % q
+
+
+@pytest.mark.parametrize("kw, message", [
+    (dict(negacyclic=True, psi=5), r"psi must be a primitive 128-th root of unity mod q = \d+ "
+                                   r"\(an integer in \[1, q\) with psi\^64 ≡ -1\), not 5"),
+    (dict(omega=1), r"omega must be a primitive 64-th root of unity mod q"),
+    (dict(negacyclic=True, omega=3), "omega is the root of a cyclic transform; this one takes psi"),
+    (dict(psi=3), "psi is the root of a negacyclic transform; this one takes omega"),
+    (dict(root="openfhe", omega=3), "root must be left out when omega is given"),
+    (dict(root="OpenFHE"), "root must be one of generator, openfhe, not 'OpenFHE'"),
+])
+def test_bad_roots_are_refused_naming_the_parameter(kw, message):
+    q = P.ntt_primes(30, 64, 1)[0]
+    with pytest.raises(ValueError, match=message):
+        P.ntt_params(q, 64, **kw)
+
+
+def test_a_psi_that_is_a_root_of_lower_order_or_out_of_range_is_refused():
+    q = P.ntt_primes(30, 64, 1)[0]
+    psi = P.ntt_params(q, 64, negacyclic=True).psi
+    for bad in (psi * psi % q, psi + q, 0):
+        with pytest.raises(ValueError, match="psi must be a primitive 128-th root"):
+            P.ntt_params(q, 64, negacyclic=True, psi=bad)
+    with pytest.raises(TypeError, match="psi must be an integer"):
+        P.ntt_params(q, 64, negacyclic=True, psi=float(psi))
+
+
+def test_openfhe_convention_needs_a_prime():
+    with pytest.raises(ValueError, match="root openfhe needs a prime modulus"):
+        P.ntt_params("fermat32", 64, root="openfhe")

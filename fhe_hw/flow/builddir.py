@@ -94,7 +94,7 @@ def report_dir():
     return ROOT / "report"
 
 
-def openfhe_dir(key):
-    """``build/openfhe/bench-<hash of key>`` (key: the benchmark source's hash, the compiler
-    version, the OpenFHE library and include directories)."""
-    return ROOT / "openfhe" / f"bench-{digest(key, 16)}"
+def openfhe_dir(key, prefix="bench"):
+    """``build/openfhe/<prefix>-<hash of key>`` (key: the C++ source's hash, the compiler
+    version, the OpenFHE library and include directories; prefix ``bench`` for the benchmark)."""
+    return ROOT / "openfhe" / f"{prefix}-{digest(key, 16)}"

@@ -1,6 +1,8 @@
 """NTT engines ([Cao14] §3.2, [Wang13] §III–IV) and their `fhe-hw generate` entries."""
 
 from ..arith import KARATSUBA_OPTION, MULT_STAGES_OPTION, TILED_OPTION
+from ..cliargs import int_in
+from ..params import ROOT_CONVENTIONS, ntt_params
 from ..units import Option, parse_bool, register
 from .butterfly import Butterfly
 from .four_step import FourStepNTT, four_step_mul_latency, four_step_ntt_cycles
@@ -12,6 +14,28 @@ from .streaming import StreamingNTT, streaming_config, streaming_ntt_cycles
 
 __all__ = ["StreamingNTT", "FourStepNTT", "StreamingFourStepNTT", "Butterfly", "ParallelNTT",
            "ShiftNTT", "ShiftMul", "ConstMul", "RingNormaliser"]
+
+
+#: The root of unity of the radix-2 NTT units (:func:`fhe_hw.params.ntt_params`).
+ROOT_OPTIONS = (
+    Option("root", str, None, f"root-of-unity convention: {' or '.join(ROOT_CONVENTIONS)} "
+           "(default generator: g^((q-1)/order) for the modulus's generator g; openfhe: the "
+           "smallest primitive root, as OpenFHE's RootOfUnity)"),
+    Option("psi", int_in(1), None, "negacyclic: the primitive root of unity of order twice "
+           "the size to use (instead of --root)"),
+    Option("omega", int_in(1), None, "cyclic: the primitive root of unity of the size's order "
+           "to use (instead of --root)"),
+)
+
+
+def _root_of(size):
+    """Unit describe contract of a radix-2 NTT unit whose transform size is the parameter
+    ``size``: the root of unity it computes with (:func:`fhe_hw.params.ntt_params`)."""
+    def describe(params):
+        p = ntt_params(params["modulus"], params[size], negacyclic=params.get("negacyclic", False),
+                       **{key: params[key] for key in ("root", "psi", "omega") if key in params})
+        return {"root of unity": f"psi = {p.psi}" if p.psi is not None else f"omega = {p.omega}"}
+    return describe
 
 
 def _stream_engine_latency(check):
@@ -53,7 +77,9 @@ register("parallel-ntt", "fully parallel radix-2 k-point NTT, constant twiddles 
          Option("negacyclic", parse_bool, False, "transform mod x^k + 1"),
          MULT_STAGES_OPTION,
          Option("multiplier", str, "auto", "twiddle multipliers: auto, shift or modmul"),
+         *ROOT_OPTIONS,
          latency=ParallelNTT.latency_of,
+         describe=_root_of("k"),
          cycles=lambda params, transforms=1: ParallelNTT.cycles_of(**params,
                                                                   transforms=transforms),
          )(ParallelNTT)
@@ -81,8 +107,9 @@ register("ntt", "memory-based streaming NTT, n = 16..65536, P butterflies "
                 "after each bank)"),
          Option("write-stages", int, WRITE_STAGES,
                 "registers on the write-back path: 0 or 1 (the permuted butterfly results)"),
-         KARATSUBA_OPTION, latency=_stream_engine_latency(streaming_config),
-         cycles=_one_transform_cycles(streaming_ntt_cycles))(StreamingNTT)
+         KARATSUBA_OPTION, *ROOT_OPTIONS, latency=_stream_engine_latency(streaming_config),
+         cycles=_one_transform_cycles(streaming_ntt_cycles),
+         describe=_root_of("n"))(StreamingNTT)
 
 register("four-step-ntt", "four-step NTT over 2^64-2^32+1 with shift-only radix-64/16 units, "
          "n = 4096 or 65536 ([Wang13] eqs 7-8, Figs 3-4)",

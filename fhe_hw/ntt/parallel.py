@@ -49,12 +49,16 @@ class ParallelNTT(FixedLatencyUnit):
     :class:`~fhe_hw.params.Modulus`); ``inverse`` (bool); ``negacyclic`` (bool: transform mod
     x^k + 1, needs 2k | q - 1); ``mult_stages``/``reducer`` (for constant-operand ModMuls);
     ``multiplier`` (``"auto"``: shifts where the twiddle allows, ``"shift"``: shifts or
-    ``ValueError``, ``"modmul"``: multipliers only — see :class:`~fhe_hw.ntt.shift.ConstMul`).
+    ``ValueError``, ``"modmul"``: multipliers only — see :class:`~fhe_hw.ntt.shift.ConstMul`);
+    the root of unity: ``psi`` (negacyclic) or ``omega`` (cyclic) given, else the convention
+    ``root`` picks (``"generator"``, the default, or ``"openfhe"``:
+    :func:`fhe_hw.params.ntt_params`).
 
     Ports: ``i`` — always-ready stream of ``data.ArrayLayout(m, k)``, element i = a[i] of the
     model's input list (natural order forward, bit-reversed spectrum inverse), each in [0, p);
     ``o`` — always-ready stream of the same layout with the model's output list
-    (:func:`fhe_hw.model.ntt.ntt_radix2` with ``ntt_params(modulus, k, negacyclic=...)``).
+    (:func:`fhe_hw.model.ntt.ntt_radix2` with :attr:`params`, from
+    ``ntt_params(modulus, k, negacyclic=..., root=..., psi=..., omega=...)``).
 
     Latency: the sum of the stage latencies (butterfly: twiddle multiplier + 1, + 2 in the
     inverse's last stage, which has the x_up multiplier, see :class:`Butterfly`; a stage's
@@ -64,9 +68,9 @@ class ParallelNTT(FixedLatencyUnit):
     """
 
     def __init__(self, k, modulus, *, inverse=False, negacyclic=False, mult_stages=None,
-                 reducer="auto", multiplier="auto"):
+                 reducer="auto", multiplier="auto", root=None, psi=None, omega=None):
         params, latencies = self._plan(k, modulus, inverse, negacyclic, mult_stages, reducer,
-                                       multiplier)
+                                       multiplier, dict(root=root, psi=psi, omega=omega))
         self._params, self._stage_latencies = params, latencies
         self._latency = sum(latencies)
         self._inverse, self._negacyclic, self._multiplier = inverse, negacyclic, multiplier
@@ -87,7 +91,7 @@ class ParallelNTT(FixedLatencyUnit):
         super().__init__(layout, layout)
 
     @staticmethod
-    def _plan(k, modulus, inverse, negacyclic, mult_stages, reducer, multiplier):
+    def _plan(k, modulus, inverse, negacyclic, mult_stages, reducer, multiplier, roots):
         """The :class:`~fhe_hw.params.NTTParams` and the stage latencies (each stage's
         butterflies padded to the slowest; the negacyclic inverse's post-multiplication last);
         raises ``ValueError``/``TypeError`` for refused parameters."""
@@ -98,7 +102,7 @@ class ParallelNTT(FixedLatencyUnit):
         if multiplier not in MULTIPLIERS:
             raise ValueError(f"multiplier must be one of {', '.join(MULTIPLIERS)}, "
                              f"not {multiplier!r}")
-        params = ntt_params(modulus, k, negacyclic=negacyclic)
+        params = ntt_params(modulus, k, negacyclic=negacyclic, **roots)
         kw = dict(multiplier=multiplier, mult_stages=mult_stages, reducer=reducer)
         latencies = [max(Butterfly.latency_of(params.modulus, twiddle=wd, twiddle_up=wu, **kw)
                          for wu, wd in stage_twiddles(s, params, inverse, negacyclic))
@@ -110,19 +114,16 @@ class ParallelNTT(FixedLatencyUnit):
 
     @staticmethod
     def latency_of(k, modulus, *, inverse=False, negacyclic=False, mult_stages=None,
-                   reducer="auto", multiplier="auto"):
+                   reducer="auto", multiplier="auto", root=None, psi=None, omega=None):
         """The :attr:`latency` of the ParallelNTT with these parameters without building it;
         raises the constructor's ``ValueError``/``TypeError`` for refused parameters."""
         return sum(ParallelNTT._plan(k, modulus, inverse, negacyclic, mult_stages, reducer,
-                                     multiplier)[1])
+                                     multiplier, dict(root=root, psi=psi, omega=omega))[1])
 
     @staticmethod
-    def cycles_of(k, modulus, *, inverse=False, negacyclic=False, mult_stages=None,
-                  reducer="auto", multiplier="auto", transforms=1):
+    def cycles_of(k, modulus, *, transforms=1, **params):
         """:meth:`cycles` of the ParallelNTT with these parameters without building it."""
-        latency = ParallelNTT.latency_of(k, modulus, inverse=inverse, negacyclic=negacyclic,
-                                         mult_stages=mult_stages, reducer=reducer,
-                                         multiplier=multiplier)
+        latency = ParallelNTT.latency_of(k, modulus, **params)
         return parallel_ntt_cycles(latency, transforms)
 
     @property

@@ -156,7 +156,8 @@ class StreamingConfig:
 
 def streaming_config(n, modulus="solinas64", *, butterflies=1, lanes=None, negacyclic=False,
                      inverse=False, mult_stages=None, reducer="auto", tiled=True,
-                     read_stages=READ_STAGES, write_stages=WRITE_STAGES, karatsuba=False):
+                     read_stages=READ_STAGES, write_stages=WRITE_STAGES, karatsuba=False,
+                     root=None, psi=None, omega=None):
     """Check :class:`StreamingNTT`'s parameters without building hardware and resolve them
     (:class:`StreamingConfig`: lanes default 2P, the butterfly and post-multiplier latencies
     from :meth:`Butterfly.latency_of <fhe_hw.ntt.Butterfly.latency_of>` and
@@ -184,6 +185,8 @@ def streaming_config(n, modulus="solinas64", *, butterflies=1, lanes=None, negac
         kind = " (negacyclic)" if negacyclic else ""
         raise ValueError(f"modulus must have a primitive {order}-th root of unity for n = "
                          f"{n}{kind}, not {mod}: {e}") from None
+    if (root, psi, omega) != (None, None, None):
+        params = ntt_params(mod, n, negacyclic=negacyclic, root=root, psi=psi, omega=omega)
     check_mult_stages(mult_stages)
     require_int("read_stages", read_stages, minimum=0, maximum=MAX_READ_STAGES)
     require_int("write_stages", write_stages, minimum=0, maximum=MAX_WRITE_STAGES)
@@ -308,13 +311,16 @@ class StreamingNTT(Component):
     fabric register after each bank, which add one cycle to every stage's drain and to the
     unload; 0 is the engine before they were
     added); ``write_stages`` (0 or 1, default 1: a register on the write-back path, which adds
-    one cycle to every stage's drain).
+    one cycle to every stage's drain); the root of unity: ``psi`` (negacyclic) or ``omega``
+    (cyclic) given, else the convention ``root`` picks (``"generator"``, the default, or
+    ``"openfhe"``: :func:`fhe_hw.params.ntt_params`).
     The four-step engine for solinas64 is :class:`~fhe_hw.ntt.FourStepNTT`.
 
     Ports: ``i`` and ``o`` — streams of ``data.ArrayLayout(unsigned(m), lanes)`` (m = modulus
     bits), n/lanes beats per transform, coefficients in index order (lane 0 first). Forward:
     natural order in, bit-reversed spectrum out; inverse: the reverse, scaled by n^-1 (exactly
-    :func:`fhe_hw.model.ntt.ntt_radix2` with :func:`fhe_hw.params.ntt_params`).
+    :func:`fhe_hw.model.ntt.ntt_radix2` with :attr:`params`, from
+    :func:`fhe_hw.params.ntt_params`).
 
     Cycles: :meth:`cycles` (:func:`~fhe_hw.ntt.schedule.cycles`; without building the engine:
     :func:`streaming_ntt_cycles`). Storage: 2P banks of n/(2P) words (:attr:`banks`), one
@@ -326,17 +332,20 @@ class StreamingNTT(Component):
 
     Raises ``TypeError``/``ValueError`` for a bad parameter (:func:`streaming_config`: n not a
     power of two or out of range, P not a power of two or above n/2, lanes not a power of two or
-    above 2P, a modulus without the needed root, a bad ``mult_stages``, ``reducer``,
-    ``read_stages``, ``write_stages`` or bool).
+    above 2P, a modulus without the needed root, a ``psi``/``omega`` that is not a primitive
+    root of the order needed or a ``root`` that is no convention, a bad ``mult_stages``,
+    ``reducer``, ``read_stages``, ``write_stages`` or bool).
     """
 
     def __init__(self, n, modulus="solinas64", *, butterflies=1, lanes=None, negacyclic=False,
                  inverse=False, mult_stages=None, reducer="auto", tiled=True,
-                 read_stages=READ_STAGES, write_stages=WRITE_STAGES, karatsuba=False):
+                 read_stages=READ_STAGES, write_stages=WRITE_STAGES, karatsuba=False,
+                 root=None, psi=None, omega=None):
         cfg = streaming_config(n, modulus, butterflies=butterflies, lanes=lanes,
                                negacyclic=negacyclic, inverse=inverse, mult_stages=mult_stages,
                                reducer=reducer, tiled=tiled, read_stages=read_stages,
-                               write_stages=write_stages, karatsuba=karatsuba)
+                               write_stages=write_stages, karatsuba=karatsuba, root=root,
+                               psi=psi, omega=omega)
         mod, lanes = cfg.modulus, cfg.lanes
         self._read_stages, self._write_stages = read_stages, write_stages
         self._negacyclic, self._inverse, self._params = negacyclic, inverse, cfg.params

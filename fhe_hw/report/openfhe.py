@@ -155,26 +155,26 @@ def compiler():
     return gxx, done.stdout.splitlines()[0]
 
 
-def build(lib, include, gxx, version):
-    """The benchmark executable compiled against ``lib`` and ``include``: reused from
-    :func:`~fhe_hw.flow.builddir.openfhe_dir` when that key's build is there, else compiled
-    (``compile.log`` beside it)."""
-    key = {"source": hashlib.sha256(SOURCE.read_bytes()).hexdigest(), "compiler": version,
+def build(lib, include, gxx, version, source=SOURCE, prefix="bench"):
+    """The executable of the C++ ``source`` (default: the benchmark) compiled against ``lib``
+    and ``include``: reused from :func:`~fhe_hw.flow.builddir.openfhe_dir` (``prefix``-<hash>)
+    when that key's build is there, else compiled (``compile.log`` beside it)."""
+    key = {"source": hashlib.sha256(source.read_bytes()).hexdigest(), "compiler": version,
            "library": str(lib), "include": str(include)}
-    out = builddir.openfhe_dir(key)
-    exe = out / "openfhe_bench"
+    out = builddir.openfhe_dir(key, prefix)
+    exe = out / source.stem
     if exe.is_file():
         return exe
     out.mkdir(parents=True, exist_ok=True)
     log = out / "compile.log"
-    print(f"fhe-hw report: OpenFHE: compiling {SOURCE.name} with g++ (log: {log})", flush=True)
-    partial = out / f"openfhe_bench.{os.getpid()}"
-    cmd = [gxx, "-O3", "-std=c++17", "-fopenmp", f"-I{include}", str(SOURCE), f"-L{lib}",
+    print(f"fhe_hw: OpenFHE: compiling {source.name} with g++ (log: {log})", flush=True)
+    partial = out / f"{source.stem}.{os.getpid()}"
+    cmd = [gxx, "-O3", "-std=c++17", "-fopenmp", f"-I{include}", str(source), f"-L{lib}",
            f"-l:{LIBRARY}", f"-Wl,-rpath,{lib}", "-o", str(partial)]
     if run_logged(cmd, Path.cwd(), log, "g++", check=False):
         first = next((x for x in log.read_text(errors="replace").splitlines() if "error" in x),
                      "no error line")
-        raise OpenFHEUnavailable(f"g++ could not compile {SOURCE.name} against {include} "
+        raise OpenFHEUnavailable(f"g++ could not compile {source.name} against {include} "
                                  f"({first.strip()}; log: {log})")
     (out / "key.json").write_text(json.dumps(key, indent=2) + "\n")
     os.replace(partial, exe)

@@ -1,0 +1,140 @@
+// OpenFHE's negacyclic NTTs on seeded inputs, for tests/test_openfhe_interop.py, which compiles
+// this file against the openfhe wheel's libOPENFHEcore (fhe_hw.report.openfhe.build) and
+// requires fhe_hw's NTT hardware to give the same words.
+//
+// Usage (one configuration per process: OpenFHE caches its twiddle tables per modulus for the
+// whole process and then ignores a root passed later):
+//   openfhe_ntt native N BITS SEED        NativePoly mod q = LastPrime(BITS, 2N)
+//   openfhe_ntt dcrt N BITS LIMBS SEED    DCRTPoly over LastPrime(BITS, 2N) and the LIMBS - 1
+//                                         PreviousPrime(., 2N) below it
+// OpenFHE picks every prime and root itself (ILNativeParams(2N, q), ILDCRTParams(2N, moduli):
+// RootOfUnity). Inputs are uniform residues from mt19937_64(SEED), value = rng() % q.
+//
+// Output: one JSON object on stdout, keys "n" and "limbs", a list of one object per limb (one
+// for native) with:
+//   "q", "psi"                the limb's prime and the root of unity OpenFHE chose for it
+//   native: "a" (coefficients), "a_eval" (a after SwitchFormat: COEFFICIENT -> EVALUATION),
+//           "e" (evaluation-form values), "e_coef" (e after SwitchFormat: EVALUATION ->
+//           COEFFICIENT)
+//   dcrt:   "a", "b" (coefficients), "a_eval", "b_eval" (each DCRTPoly after SwitchFormat),
+//           "ab_eval" (a_eval * b_eval), "ab" (that product after SwitchFormat back)
+
+#include <cstdint>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "lattice/lat-hal.h"
+#include "math/nbtheory.h"
+
+using namespace lbcrypto;
+
+namespace {
+
+std::mt19937_64 rng;
+
+std::vector<uint64_t> uniform(size_t n, uint64_t q) {
+    std::vector<uint64_t> out(n);
+    for (auto& v : out)
+        v = rng() % q;
+    return out;
+}
+
+std::string list(const std::vector<uint64_t>& v) {
+    std::ostringstream out;
+    out << '[';
+    for (size_t i = 0; i < v.size(); ++i)
+        out << (i ? "," : "") << v[i];
+    out << ']';
+    return out.str();
+}
+
+NativePoly poly(const std::shared_ptr<ILNativeParams>& params, const std::vector<uint64_t>& values,
+                Format format) {
+    NativeVector vec(values.size(), params->GetModulus());
+    for (size_t i = 0; i < values.size(); ++i)
+        vec[i] = NativeInteger(values[i]);
+    NativePoly p(params, format);
+    p.SetValues(std::move(vec), format);
+    return p;
+}
+
+std::vector<uint64_t> values(const NativePoly& p) {
+    std::vector<uint64_t> out;
+    for (size_t i = 0; i < p.GetLength(); ++i)
+        out.push_back(p[i].ConvertToInt<uint64_t>());
+    return out;
+}
+
+std::string head(const std::shared_ptr<ILNativeParams>& params) {
+    std::ostringstream out;
+    out << "{\"q\":" << params->GetModulus().ConvertToInt<uint64_t>()
+        << ",\"psi\":" << params->GetRootOfUnity().ConvertToInt<uint64_t>();
+    return out.str();
+}
+
+std::string native(size_t n, uint32_t bits) {
+    auto q      = LastPrime<NativeInteger>(bits, 2 * n);
+    auto params = std::make_shared<ILNativeParams>(2 * n, q);
+    auto a      = uniform(n, q.ConvertToInt<uint64_t>());
+    auto e      = uniform(n, q.ConvertToInt<uint64_t>());
+    auto x      = poly(params, a, Format::COEFFICIENT);
+    auto y      = poly(params, e, Format::EVALUATION);
+    x.SwitchFormat();
+    y.SwitchFormat();
+    std::ostringstream out;
+    out << head(params) << ",\"a\":" << list(a) << ",\"a_eval\":" << list(values(x))
+        << ",\"e\":" << list(e) << ",\"e_coef\":" << list(values(y)) << "}";
+    return out.str();
+}
+
+std::string dcrt(size_t n, uint32_t bits, size_t limbs) {
+    std::vector<NativeInteger> moduli{LastPrime<NativeInteger>(bits, 2 * n)};
+    while (moduli.size() < limbs)
+        moduli.push_back(PreviousPrime<NativeInteger>(moduli.back(), 2 * n));
+    auto params = std::make_shared<ILDCRTParams<BigInteger>>(2 * n, moduli);
+    DCRTPoly a(params, Format::COEFFICIENT, true), b(params, Format::COEFFICIENT, true);
+    std::vector<std::vector<uint64_t>> ca, cb;
+    for (size_t i = 0; i < limbs; ++i) {
+        auto limb = params->GetParams()[i];
+        ca.push_back(uniform(n, moduli[i].ConvertToInt<uint64_t>()));
+        cb.push_back(uniform(n, moduli[i].ConvertToInt<uint64_t>()));
+        a.SetElementAtIndex(i, poly(limb, ca.back(), Format::COEFFICIENT));
+        b.SetElementAtIndex(i, poly(limb, cb.back(), Format::COEFFICIENT));
+    }
+    a.SwitchFormat();
+    b.SwitchFormat();
+    DCRTPoly ab = a * b;
+    DCRTPoly ab_coef(ab);
+    ab_coef.SwitchFormat();
+    std::ostringstream out;
+    for (size_t i = 0; i < limbs; ++i) {
+        out << (i ? "," : "") << head(params->GetParams()[i]) << ",\"a\":" << list(ca[i])
+            << ",\"b\":" << list(cb[i]) << ",\"a_eval\":" << list(values(a.GetElementAtIndex(i)))
+            << ",\"b_eval\":" << list(values(b.GetElementAtIndex(i)))
+            << ",\"ab_eval\":" << list(values(ab.GetElementAtIndex(i)))
+            << ",\"ab\":" << list(values(ab_coef.GetElementAtIndex(i))) << "}";
+    }
+    return out.str();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::string kind = argc > 1 ? argv[1] : "";
+    if (!((kind == "native" && argc == 5) || (kind == "dcrt" && argc == 6))) {
+        std::cerr << "usage: openfhe_ntt native N BITS SEED | dcrt N BITS LIMBS SEED" << std::endl;
+        return 2;
+    }
+    size_t n      = std::strtoull(argv[2], nullptr, 10);
+    uint32_t bits = std::strtoul(argv[3], nullptr, 10);
+    rng.seed(std::strtoull(argv[argc - 1], nullptr, 10));
+    std::cout << "{\"n\":" << n << ",\"limbs\":["
+              << (kind == "native" ? native(n, bits) : dcrt(n, bits, std::strtoull(argv[4], nullptr, 10)))
+              << "]}" << std::endl;
+    return 0;
+}

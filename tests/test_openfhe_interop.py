@@ -1,0 +1,152 @@
+"""fhe_hw's negacyclic NTT against OpenFHE's own, word for word.
+
+``interop/openfhe_ntt.cpp`` is compiled against the openfhe wheel's libOPENFHEcore and OpenFHE's
+headers (:func:`fhe_hw.report.openfhe.build`; CI has both: the test extra has the wheel, the
+headers are beside the checkout) and run once per configuration, each in its own process
+(OpenFHE caches its twiddle tables per modulus). OpenFHE picks the primes (``LastPrime``,
+``PreviousPrime``) and the roots (``RootOfUnity``) itself; fhe_hw's ``ntt`` unit, given the same
+prime and ``root="openfhe"``, must give the same words in pysim: the ``NativePoly`` forward and
+inverse NTTs at n = 256 (n = 1024 in pysim is ``slow``; the fast suite checks it on the model
+the unit is tested against), and each limb of a 3-limb ``DCRTPoly`` product in evaluation and
+coefficient form. Without the option (fhe_hw's ``generator`` root) the words differ.
+"""
+
+import json
+import subprocess
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from fhe_hw.model.ntt import ntt_radix2
+from fhe_hw.ntt import StreamingNTT
+from fhe_hw.params import convention_root, ntt_params
+from fhe_hw.report import openfhe as O
+from fhe_hw.sim.pysim import run_stream
+
+SOURCE = Path(__file__).with_name("interop") / "openfhe_ntt.cpp"
+SEED = 20261129
+#: (n, bits of OpenFHE's LastPrime) of the NativePoly cases.
+NATIVE = [(256, 60), (256, 30), (1024, 60), (1024, 30)]
+DCRT = (256, 60, 3)       # n, bits, limbs
+
+
+def _unavailable():
+    """Why OpenFHE cannot run here, or None."""
+    try:
+        O.library_dir(), O.include_dir(), O.compiler()
+    except O.OpenFHEUnavailable as e:
+        return str(e)
+    return None
+
+
+UNAVAILABLE = _unavailable()
+pytestmark = pytest.mark.skipif(UNAVAILABLE is not None, reason=f"OpenFHE: {UNAVAILABLE}")
+
+
+@cache
+def openfhe(*args):
+    """OpenFHE's output for ``openfhe_ntt ARGS SEED``, one process per configuration."""
+    gxx, version = O.compiler()
+    exe = O.build(O.library_dir(), O.include_dir(), gxx, version, SOURCE, "interop")
+    done = subprocess.run([str(exe), *map(str, args), str(SEED)], capture_output=True, text=True,
+                          timeout=120, check=True)
+    out = json.loads(done.stdout)
+    assert out["n"] == args[1] and len(out["limbs"]) == (args[3] if args[0] == "dcrt" else 1)
+    return out["limbs"]
+
+
+def native(n, bits):
+    (limb,) = openfhe("native", n, bits)
+    assert limb["q"].bit_length() == bits and limb["q"] % (2 * n) == 1
+    return limb
+
+
+def differing(got, want):
+    assert len(got) == len(want)
+    return sum(g != w for g, w in zip(got, want))
+
+
+def hardware(n, q, *xs, inverse=False):
+    """The transforms of the polynomials ``xs``, streamed back to back through one pysim run of
+    fhe_hw's ``ntt`` unit (negacyclic, ``root="openfhe"``), concatenated."""
+    unit = StreamingNTT(n, q, negacyclic=True, inverse=inverse, root="openfhe")
+    assert unit.params.psi == convention_root(q, 2 * n, "openfhe")
+    beats = [x[i:i + unit.lanes] for x in xs for i in range(0, n, unit.lanes)]
+    run = run_stream(unit, {"i": beats}, {"o": len(beats)}, seed=SEED)
+    return [v for beat in run.outputs["o"] for v in beat]
+
+
+@pytest.mark.parametrize("n, bits", NATIVE)
+def test_openfhe_picks_the_root_of_the_openfhe_convention(n, bits):
+    limb = native(n, bits)
+    q, psi = limb["q"], limb["psi"]
+    assert psi == ntt_params(q, n, negacyclic=True, root="openfhe").psi
+    assert psi != ntt_params(q, n, negacyclic=True).psi
+
+
+@pytest.mark.parametrize("n, bits", NATIVE)
+def test_model_with_the_openfhe_root_gives_openfhes_words(n, bits):
+    limb = native(n, bits)
+    params = ntt_params(limb["q"], n, negacyclic=True, root="openfhe")
+    assert differing(ntt_radix2(limb["a"], params, negacyclic=True), limb["a_eval"]) == 0
+    assert differing(ntt_radix2(limb["e"], params, True, True), limb["e_coef"]) == 0
+
+
+@pytest.mark.parametrize("n, bits", NATIVE)
+def test_the_default_root_differs_from_openfhe(n, bits):
+    """fhe_hw's generator root evaluates at the same points in another order: every evaluation
+    word differs; of the inverse's, all but the ones that do not depend on the root (word 0 is
+    n^-1·Σ e_j whatever ψ)."""
+    limb = native(n, bits)
+    params = ntt_params(limb["q"], n, negacyclic=True)
+    assert differing(ntt_radix2(limb["a"], params, negacyclic=True), limb["a_eval"]) == n
+    coef = ntt_radix2(limb["e"], params, True, True)
+    assert coef[0] == limb["e_coef"][0] and differing(coef, limb["e_coef"]) >= n - 2
+
+
+def _hardware_case(n, bits):
+    return pytest.param(n, bits, marks=[pytest.mark.slow] if n > 256 else [])
+
+
+@pytest.mark.parametrize("n, bits", [_hardware_case(n, bits) for n, bits in NATIVE])
+def test_forward_ntt_hardware_gives_openfhes_words(n, bits):
+    limb = native(n, bits)
+    assert differing(hardware(n, limb["q"], limb["a"]), limb["a_eval"]) == 0
+
+
+@pytest.mark.parametrize("n, bits", [_hardware_case(n, bits) for n, bits in NATIVE])
+def test_inverse_ntt_hardware_gives_openfhes_words(n, bits):
+    limb = native(n, bits)
+    assert differing(hardware(n, limb["q"], limb["e"], inverse=True), limb["e_coef"]) == 0
+
+
+@pytest.mark.parametrize("index", range(DCRT[2]))
+def test_dcrt_product_limb_by_limb(index):
+    """Limb ``index`` of OpenFHE's DCRTPoly a·b: fhe_hw's forward NTTs give a's and b's
+    evaluation form, their point-wise product OpenFHE's product in evaluation form, fhe_hw's
+    inverse NTT its coefficient form."""
+    n, bits, limbs = DCRT
+    limb = openfhe("dcrt", n, bits, limbs)[index]
+    q = limb["q"]
+    assert q.bit_length() == bits and limb["psi"] == convention_root(q, 2 * n, "openfhe")
+    assert q not in {other["q"] for other in openfhe("dcrt", n, bits, limbs)[:index]}
+    assert differing(hardware(n, q, limb["a"], limb["b"]), limb["a_eval"] + limb["b_eval"]) == 0
+    product = [x * y % q for x, y in zip(limb["a_eval"], limb["b_eval"])]
+    assert differing(product, limb["ab_eval"]) == 0
+    assert differing(hardware(n, q, limb["ab_eval"], inverse=True), limb["ab"]) == 0
+
+
+@pytest.mark.parametrize("index", range(DCRT[2]))
+def test_dcrt_product_with_the_default_root_agrees_only_in_coefficient_form(index):
+    """The product does not depend on the root: with fhe_hw's default root the model's a·b
+    equals OpenFHE's in coefficient form, while every evaluation-form word differs."""
+    n, bits, limbs = DCRT
+    limb = openfhe("dcrt", n, bits, limbs)[index]
+    q = limb["q"]
+    params = ntt_params(q, n, negacyclic=True)
+    a, b = (ntt_radix2(limb[x], params, negacyclic=True) for x in ("a", "b"))
+    product = [x * y % q for x, y in zip(a, b)]
+    assert differing(product, limb["ab_eval"]) == n
+    assert differing(ntt_radix2(product, params, True, True), limb["ab"]) == 0
+
