@@ -141,9 +141,9 @@ def cmd_demo(args):
 
 def _parser():
     parser = Parser(prog="fhe-hw", description="Generate, check, synthesize and build FHE "
-                    "arithmetic hardware, and reproduce the papers' tables. Every command "
-                    "takes --help, which shows each option's default; invalid parameters exit "
-                    "with status 2 and the reason.")
+                    "arithmetic hardware, and reproduce the papers' tables. Every command's -h "
+                    "shows its options with their defaults; invalid parameters exit with "
+                    "status 2 and the reason.")
     parser.add_argument("--version", action="version", version=f"fhe-hw {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
