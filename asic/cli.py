@@ -165,7 +165,8 @@ def add_asic_synth_parser(subparsers):
     common.add_argument("--clock-ns", type=_positive, default=10.0,
                         help="clock period in ns (ABC delay target, STA constraint)")
     common.add_argument("--json", help="write the result here (default: the build directory)")
-    common.add_argument("--markdown", help="also write a Markdown table row here")
+    common.add_argument("--markdown", help="also write a Markdown table row here "
+                        "(default: none)")
     common.add_argument("--build-dir", help="build directory (default build/asic/synth/...)")
     s = subparsers.add_parser(
         "asic-synth", help="sky130 estimate: cells, area, FF, critical path, Fmax",
@@ -191,7 +192,8 @@ def add_harden_parser(subparsers):
     common.add_argument("--timeout", type=_positive, default=3600,
                         help="qflow: seconds for the whole run")
     common.add_argument("--build-dir", help="build directory (default build/asic/...)")
-    common.add_argument("--json", help="also write the summary here")
+    common.add_argument("--json", help="also write the summary here (default: none; qflow "
+                        "writes qflow.json in the build directory)")
     s = subparsers.add_parser(
         "harden", help="place and route: qflow to GDS, or a LibreLane macro",
         description="Harden a unit: --flow qflow runs Debian's qflow to GDS with DRC and LVS; "

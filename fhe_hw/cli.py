@@ -155,7 +155,10 @@ def cmd_demo(args):
 
 
 def _parser():
-    parser = Parser(prog="fhe-hw", description=__doc__.split("\n\n")[0])
+    parser = Parser(prog="fhe-hw", description="Generate, check, synthesize and build FHE "
+                    "arithmetic hardware, and reproduce the papers' tables. Every command's -h "
+                    "shows its options with their defaults; invalid parameters exit with "
+                    "status 2 and the reason.")
     parser.add_argument("--version", action="version", version=f"fhe-hw {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -167,15 +170,17 @@ def _parser():
                    help="transform size (default: [Cao14] Table 2's k)")
     p.add_argument("--b", type=int_in(1, 1024), help="digit bits (default: [Cao14] Table 2's b)")
     p.add_argument("--negacyclic", action="store_true", help="also need a 2k-th root psi")
-    p.add_argument("--word", type=int_in(1, 64), help="word-level Montgomery word size w")
+    p.add_argument("--word", type=int_in(1, 64),
+                   help="word-level Montgomery word size w (default: no Montgomery constants)")
     p.add_argument("--rns-n", type=int_in(2, MAX_N),
-                   help="ring degree N of an RNS base (q = 1 mod 2N)")
+                   help="ring degree N of an RNS base (q = 1 mod 2N; default: no RNS bases)")
     p.add_argument("--rns-bits", type=int_in(8, MAX_BITS), default=32,
                    help="bits of the RNS primes")
     p.add_argument("--source", type=int_in(1, MAX_RESIDUES), default=4, help="source residues l")
     p.add_argument("--target", type=int_in(1, MAX_RESIDUES), default=4, help="target residues k")
     p.add_argument("--redundant", type=int_in(3), help="redundant modulus q_l (default: a prime)")
-    p.add_argument("--rho", type=int_in(1, 64), help="Kawamura truncation bits (enables the check)")
+    p.add_argument("--rho", type=int_in(1, 64),
+                   help="Kawamura truncation bits (enables the check; default: not checked)")
     p.add_argument("--delta", type=fraction, default=Fraction(1, 8),
                    help="Kawamura offset delta (fraction)")
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -200,7 +205,7 @@ def _parser():
                        description="Elaborate and simulate every unit against its golden model "
                                    "and print a summary table; then simulate the default unit "
                                    "behind the board's UART link and build its bitstream.")
-    d.add_argument("--seed", type=int, default=1)
+    d.add_argument("--seed", type=int, default=1, help="seed of the random vectors")
     d.add_argument("--vectors", type=int_in(0, 100_000), default=200,
                    help="random vectors per fixed-latency unit, besides the edge values")
     d.add_argument("--board", choices=BOARDS, default=DEFAULT_BOARD,

@@ -8,18 +8,56 @@ validation into ``--name must be ...`` when ``name`` is an option of the command
 """
 
 import argparse
+import dataclasses
 import re
 import sys
 from fractions import Fraction
 from pathlib import Path
 
-__all__ = ["Parser", "add_verbose", "int_in", "positive_float", "fraction", "output_file",
+__all__ = ["Parser", "HelpFormatter", "RawDescriptionHelpFormatter", "shown_default",
+           "add_verbose", "int_in", "positive_float", "fraction", "output_file",
            "input_file", "flag_message"]
+
+
+def shown_default(value):
+    """A default as ``--help`` writes it, the way a user would type it: booleans ``true`` and
+    ``false``, tuples and dataclass records (such as an encryption group's sizes)
+    comma-separated."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        value = dataclasses.astuple(value)
+    if isinstance(value, tuple):
+        return ",".join(map(shown_default, value))
+    return str(value)
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """``--help`` that ends the text of every option taking a value with ``(default: X)``
+    (:func:`shown_default`), unless the text says its default already. An option whose default
+    is ``None`` says in its own text what applies without it."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        default = action.default
+        if (action.nargs == 0 or not action.option_strings or default in (None, argparse.SUPPRESS)
+                or "default" in text):
+            return text
+        shown = shown_default(default).replace("%", "%%")
+        return f"{text} (default: {shown})".lstrip()
+
+
+class RawDescriptionHelpFormatter(HelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """:class:`HelpFormatter` that keeps the description's line breaks."""
 
 
 class Parser(argparse.ArgumentParser):
     """An ``ArgumentParser`` whose errors are one line (``prog: error: message``) and exit 2,
-    without the usage block; ``--help`` shows the usage."""
+    without the usage block; ``--help`` shows the usage and every option's default
+    (:class:`HelpFormatter`, also in the sub-command parsers it makes)."""
+
+    def __init__(self, *args, formatter_class=HelpFormatter, **kwargs):
+        super().__init__(*args, formatter_class=formatter_class, **kwargs)
 
     def error(self, message):
         print(f"{self.prog}: error: {message}", file=sys.stderr)

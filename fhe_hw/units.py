@@ -7,10 +7,12 @@ own validation and raise its ``ValueError`` before any hardware is built.
 """
 
 import importlib
+import inspect
 import os
 from dataclasses import dataclass, field
 
 from . import __version__
+from .cliargs import shown_default
 
 __all__ = ["Option", "Unit", "register", "units", "get_unit", "top_name", "verilog_header",
            "to_verilog", "parse_bool", "add_unit_options", "add_unit_subcommands", "unit_params"]
@@ -111,6 +113,12 @@ class Unit:
             raise TypeError(f"{self.name} is a stream engine without a cycles contract")
         return count + latency
 
+    def factory_defaults(self):
+        """``{name: default}`` of the factory's keyword parameters that have a default (the
+        Python class's own, which an option's ``None`` default leaves in force)."""
+        return {name: p.default for name, p in inspect.signature(self.factory).parameters.items()
+                if p.default is not inspect.Parameter.empty}
+
     def describe(self, params=None):
         """``{label: value}`` of what the unit bakes in besides its parameters (for example the
         RNS bases it was built for); ``{}`` for most units."""
@@ -167,9 +175,16 @@ def get_unit(name):
 
 
 def add_unit_options(parser, unit):
-    """Add one ``--<name>`` argument per :class:`Option` of ``unit`` to an argparse parser."""
+    """Add one ``--<name>`` argument per :class:`Option` of ``unit`` to an argparse parser.
+    ``--help`` shows each default (:class:`fhe_hw.cliargs.HelpFormatter`); an option whose
+    default is ``None`` shows the factory's own, unless its text says what applies."""
+    factory_defaults = unit.factory_defaults()
     for opt in unit.options:
-        parser.add_argument(f"--{opt.name}", type=opt.type, default=opt.default, help=opt.help)
+        text = opt.help
+        fallback = factory_defaults.get(opt.dest)
+        if opt.default is None and fallback is not None and "default" not in text:
+            text = f"{text} (default: {shown_default(fallback)})"
+        parser.add_argument(f"--{opt.name}", type=opt.type, default=opt.default, help=text)
 
 
 def add_unit_subcommands(parser, parents=()):

@@ -50,7 +50,8 @@ register("montgomery-reducer", "word-level Montgomery reducer ([Kir25] Alg. 7)",
          latency=MontgomeryReducer.latency_of)(MontgomeryReducer)
 register("mod-mul", "pipelined modular multiplier", _MODULUS,
          Option("reducer", str, "auto", "one of " + ", ".join(REDUCERS)), MULT_STAGES_OPTION,
-         Option("word", int, None, "Montgomery word"), _PIPELINED, _DEEP, TILED_OPTION,
+         Option("word", int, None, "Montgomery word (default: the largest w <= 17 "
+                "with q = 1 mod 2^w)"), _PIPELINED, _DEEP, TILED_OPTION,
          Option("tile", int, None, "slice width of the operand multiplier, 2..18 bits "
                 "(default 17 tiled: one MULT18X18D each; narrower suits an ASIC)"),
          KARATSUBA_OPTION, latency=ModMul.latency_of)(ModMul)

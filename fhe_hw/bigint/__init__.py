@@ -31,11 +31,16 @@ def parse_group(text):
 parse_group.__name__ = "group"
 
 
-# The command-line default is a reduced transform (k = 8) that generates in seconds; the 001
-# Table 2 rows are e.g. --modulus solinas64 --k 128 --b 28 (see tools/bigint_table.py).
-_MULT = (Option("modulus", str, "fermat32", "fermat32, fermat64, solinas64 or general32"),
-         Option("k", int, 8, "transform size ([Cao14] Table 2: 64 or 128)"),
-         Option("b", int, 12, "digit bits ([Cao14] Table 2: 8, 24, 28, 12)"),
+# The command-line default is a reduced transform (fermat32, k = 8, b = 12), quicker to generate
+# and synthesize; the classes' defaults are [Cao14] Table 2's solinas64, k = 128, b = 28 (the
+# 001 Table 2 rows are e.g. --modulus solinas64 --k 128 --b 28, see tools/bigint_table.py).
+_REDUCED = "a reduced transform, quicker to generate and synthesize"
+_MULT = (Option("modulus", str, "fermat32", "fermat32, fermat64, solinas64 or general32 (default "
+                f"fermat32, {_REDUCED}; the classes' default: solinas64)"),
+         Option("k", int, 8, f"transform size (default 8, {_REDUCED}; the classes' default: "
+                "the modulus's [Cao14] Table 2 k, 64 or 128)"),
+         Option("b", int, 12, f"digit bits (default 12, {_REDUCED}; the classes' default: the "
+                "modulus's [Cao14] Table 2 b, 8, 24, 28 or 12)"),
          Option("bus-width", int, None, "RAM word bits d (default kb/16: kb/2d = 8)"),
          MULT_STAGES_OPTION)
 

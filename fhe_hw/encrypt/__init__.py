@@ -19,11 +19,13 @@ register("transform-encrypt", "CMNT or CNT encryption through 2^64-2^32+1 transf
          "engines ([Cao14] eq. 1, [Cao13] eq. 2, [Wang13])",
          Option("scheme", str, "cmnt", "cmnt or cnt"),
          Option("group", parse_group, EncryptionSizes(12, 20, 200, 2),
-                "toy/small/medium/large or coeff,noise,key,count (the paper's toy group "
-                "needs --m 64)"),
-         Option("lanes", int, 2, "digits per word and beat (a power of two up to m; the "
-                "paper's rate: 16)"),
-         Option("m", int, 4, "the engines' inner shift unit size (power of two, 2..64)"),
+                "toy/small/medium/large or coeff,noise,key,count (default 12,20,200,2, a "
+                "scaled-down group, quicker to generate; the class's default is the "
+                "paper's toy group, which needs --m 64)"),
+         Option("lanes", int, 2, "digits per word and beat, a power of two up to m (default 2; "
+                "the class's default is the paper's rate, 16)"),
+         Option("m", int, 4, "the engines' inner shift unit size, a power of two 2..64 "
+                "(default 4: 16-point transforms; the class's default: 64)"),
          Option("m-units", int, 2, "the engines' m-point units: 1 or 2"),
          Option("max-n", int, None, "the largest transform (default min(65536, 64*m^2))"),
          MULT_STAGES_OPTION, TILED_OPTION,

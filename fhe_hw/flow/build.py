@@ -308,7 +308,8 @@ def add_build_parser(subparsers):
     common.add_argument("--depth", type=int_in(1, 1 << 16), default=256,
                         help="words per operand/result memory")
     common.add_argument("--build-dir", help="build directory (default build/boards/...)")
-    common.add_argument("--json", type=output_file, help="also write the result here")
+    common.add_argument("--json", type=output_file, help="also write the result here (default: "
+                        "only build.json in the build directory)")
     common.add_argument("--program", action="store_true",
                         help="load the bitstream into the board with openFPGALoader")
     common.add_argument("--dry-run", action="store_true",
@@ -344,6 +345,6 @@ def add_run_parser(subparsers):
     r.add_argument("--baud", type=BAUD, default=115200, help="UART baud rate")
     r.add_argument("--vectors", type=int_in(1, 1 << 16), default=64,
                    help="random vectors besides the edge values")
-    r.add_argument("--seed", type=int, default=1)
+    r.add_argument("--seed", type=int, default=1, help="seed of the random vectors")
     r.add_argument("--timeout", type=positive_float, default=1.0, help="seconds per response")
     r.set_defaults(func=cmd_run)

@@ -351,7 +351,7 @@ def add_explore_parser(subparsers):
     p.add_argument("--jobs", type=int_in(1, 64), default=None,
                    help="local worker processes (default 2)")
     p.add_argument("--cluster", help="Dask scheduler address (tcp://host:8786) or ray://... / "
-                                     "ray for a Ray cluster")
+                                     "ray for a Ray cluster (default: local processes)")
     p.add_argument("--no-synth", action="store_true", help="cycles only, no synthesis")
     p.add_argument("--out", default=str(DEFAULT_OUT), help="results directory")
     p.set_defaults(func=cmd_explore)

@@ -31,7 +31,8 @@ _PIPELINED = Option("pipelined", parse_bool, True,
 
 register("karatsuba", "Karatsuba-r polynomial multiplier ([Mig16] §III)",
          _RECURSIONS, _LEAF, Option("coeff-bits", int, 125, "input coefficient bits"),
-         _DIGIT_BITS, Option("modulus", _optional_int, None, "reduce outputs mod q (integer)"),
+         _DIGIT_BITS, Option("modulus", _optional_int, None, "reduce outputs mod q (integer; "
+                "default: none, no reduction)"),
          _DIGITS, _PIPELINED, latency=KaratsubaMultiplier.latency_of,
          cycles=lambda params, products=1: KaratsubaMultiplier.cycles_of(**params,
                                                                          products=products),

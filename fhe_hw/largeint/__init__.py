@@ -24,9 +24,11 @@ register("carry-resolver", "carry resolution: convolution samples in, product di
 register("large-int-mul", "large-integer multiplier through 2^64-2^32+1 transforms: two "
          "forward four-step NTTs, point-wise products, inverse, carries ([Wang13] §III-A)",
          Option("max-bits", int, 49152, "operand size the transform is sized for, in bits "
-                "(49152: n = 4096; the paper's 786432: n = 65536)"),
+                "(default 49152: n = 4096, quicker to generate; the class's default is the "
+                "paper's 786432: n = 65536)"),
          Option("digit-bits", int, DIGIT_BITS, "digit width d (8..32; (n/2)(2^d-1)^2 < p)"),
-         Option("lanes", int, 4, "digits per beat (a power of two up to m; the paper: 16)"),
+         Option("lanes", int, 4, "digits per beat, a power of two up to m (default 4, quicker to "
+                "generate; the class's default is the paper's 16)"),
          Option("engines", int, 1, "forward engines: 1 (time-shared) or 2"),
          Option("m", int, 64, "the engines' inner shift unit size (power of two, 2..64)"),
          Option("m-units", int, 1, "the engines' m-point units: 1 (P1 and P2 share it) or 2"),

@@ -61,7 +61,8 @@ register("butterfly", "unified FFT/IFFT butterfly, run-time or constant (shift) 
          Option("scale-up", parse_bool, False, "include the x_up*w_up multiplier"),
          MULT_STAGES_OPTION,
          Option("twiddle", int, None, "constant w_down (default: run-time twiddles)"),
-         Option("twiddle-up", int, None, "constant w_up (with --twiddle)"),
+         Option("twiddle-up", int, None, "constant w_up (with --twiddle; default: none, no "
+                "up-multiplier)"),
          Option("multiplier", str, "auto", "constant twiddles: auto, shift or modmul"),
          TILED_OPTION,
          Option("fast-add", parse_bool, True, "x_up -/+ p registered before the add/sub: one "

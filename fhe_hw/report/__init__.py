@@ -52,7 +52,8 @@ def add_report_parser(subparsers):
         "report", help="the papers' tables beside ours, software baselines, plots",
         description="Reproduce the papers' tables with our units (cycles, ECP5 synthesis) "
                     "and measured software baselines; write Markdown, JSON and PNGs.")
-    p.add_argument("--paper", choices=PAPER_CHOICES, default="all")
+    p.add_argument("--paper", choices=PAPER_CHOICES, default="all",
+                   help="the paper whose tables to reproduce, or all")
     p.add_argument("--full", action="store_true",
                    help="all synthesis configurations and the large CMNT group (hours)")
     p.add_argument("--no-synth", action="store_true",

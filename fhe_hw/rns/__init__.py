@@ -18,6 +18,7 @@ Stream interfaces:
   residues), ``o`` ``data.ArrayLayout(r, k)``; N beats each.
 """
 
+import inspect
 from fractions import Fraction
 
 from ..cliargs import fraction
@@ -92,6 +93,7 @@ def _contract(cls, args):
     def factory(**params):
         a, kw = args(**params)
         return cls(*a, **kw)
+    factory.__signature__ = inspect.signature(args)   # its defaults are the unit's
 
     def latency(**params):
         a, kw = args(**params)

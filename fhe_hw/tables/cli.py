@@ -6,13 +6,12 @@ The table's rows come from its family's ``configs`` module, synthesis runs throu
 ending with a provenance line. The Markdown and JSON also go to ``build/tables/``.
 """
 
-import argparse
 import json
 import os
 import time
 from pathlib import Path
 
-from ..cliargs import add_verbose, int_in
+from ..cliargs import RawDescriptionHelpFormatter, add_verbose, int_in
 from ..flow import builddir
 from ..flow.run import Progress
 from . import MODULES, get_table
@@ -119,7 +118,7 @@ def add_table_parser(subparsers):
     listing = "\n".join(f"  {name:15} {get_table(name).title}" for name in MODULES)
     p = subparsers.add_parser(
         "table", help="regenerate a documented results table (docs/results/)",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=RawDescriptionHelpFormatter,
         description="Regenerate one documented results table: synthesize its rows (cached "
                     "by unit, parameters, generated Verilog, flow, device, frequency and tool "
                     "versions) and rewrite its block in docs/results/.\n\ntables:\n" + listing)
