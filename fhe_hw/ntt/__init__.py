@@ -22,9 +22,9 @@ ROOT_OPTIONS = (
            "(default generator: g^((q-1)/order) for the modulus's generator g; openfhe: the "
            "smallest primitive root, as OpenFHE's RootOfUnity)"),
     Option("psi", int_in(1), None, "negacyclic: the primitive root of unity of order twice "
-           "the size to use (instead of --root)"),
+           "the size to use instead of --root (default: none, --root applies)"),
     Option("omega", int_in(1), None, "cyclic: the primitive root of unity of the size's order "
-           "to use (instead of --root)"),
+           "to use instead of --root (default: none, --root applies)"),
 )
 
 
