@@ -120,7 +120,7 @@ def supersize_multiplier(ctx):
     k, b = _BIGINT["solinas64"]
     paper_cycles = round(t5["toy"] * t4["solinas64"]["fmax_mhz"] * 1e6)
     for schedule in ("paper", "factored"):
-        cyc = CMNTEncrypt("toy", schedule, modulus="solinas64", k=k, b=b).cycles()
+        cyc = CMNTEncrypt.cycles_of("toy", schedule, modulus="solinas64", k=k, b=b)
         e.rows.append([f"solinas64 k={k} b={b}", schedule, cyc, paper_cycles,
                        ratio(cyc, paper_cycles)])
         _find(findings, _slower(f"CMNT toy encryption cycles, {schedule} schedule",
