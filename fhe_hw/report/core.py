@@ -155,6 +155,7 @@ class Context:
         self.planned = {_row_key(*r) for r in planned}
         self.sources = {}
         self._ran = {}
+        self._results = {}
 
     def synth(self, unit, params, flow="ecp5"):
         """The synthesis result of the row: for a planned row the
@@ -166,6 +167,11 @@ class Context:
         key = _row_key(unit, params, flow)
         if key in self.synth_errors:
             return None
+        if key not in self._results:    # once: keying the cache converts the design again
+            self._results[key] = self._result(key, unit, params, flow)
+        return self._results[key]
+
+    def _result(self, key, unit, params, flow):
         if key in self.planned:
             try:
                 r = cached_synth(unit, params, flow) if self.synth_enabled else \
