@@ -488,3 +488,14 @@ def test_a_planned_row_read_by_many_engines_is_keyed_once(monkeypatch):
     ctx = core.Context(planned=[row])
     assert all(ctx.synth(*row).fmax_mhz == 200.0 for _ in range(5)) and calls == ["mod-mul"]
     assert ctx.why(*row) == "synthesis cache (build/synth/x)"
+
+
+def test_a_failed_synthesis_is_listed_as_failed_not_replaced_by_a_committed_block(monkeypatch):
+    def cached_synth(unit, params, flow="ecp5"):
+        raise RuntimeError("nextpnr failed (exit 1)\nmore")
+    monkeypatch.setattr(core, "cached_synth", cached_synth)
+    row = ("mod-mul", {"modulus": "fermat32"}, "ecp5")      # a row the reducer block holds
+    ctx = core.Context(planned=[row])
+    assert ctx.synth(*row) is None and ctx.synth(*row) is None
+    assert ctx.why(*row) == "synthesis failed: nextpnr failed (exit 1)"
+    assert ctx.synth_errors == {core._row_key(*row): "nextpnr failed (exit 1)"}

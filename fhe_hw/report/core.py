@@ -166,6 +166,7 @@ class Context:
 
         key = _row_key(unit, params, flow)
         if key in self.synth_errors:
+            self._record(unit, params, flow, f"synthesis failed: {self.synth_errors[key]}")
             return None
         if key not in self._results:    # once: keying the cache converts the design again
             self._results[key] = self._result(key, unit, params, flow)
@@ -178,8 +179,7 @@ class Context:
                     load_cached(unit, params, flow)
             except RuntimeError as e:
                 self.synth_errors[key] = str(e).splitlines()[0]
-                self._record(unit, params, flow, f"synthesis failed: {self.synth_errors[key]}")
-                return None
+                return self.synth(unit, params, flow)
             if r is not None:
                 self._record(unit, params, flow, self._ran.get(
                     key, f"synthesis cache ({r.build_dir})"))
