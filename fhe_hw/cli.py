@@ -28,7 +28,7 @@ from .cliargs import Parser, flag_message, fraction, int_in, output_file
 from .demo import run_demo
 from .flow.build import add_build_parser, add_run_parser
 from .flow.explore import add_explore_parser
-from .flow.run import stream_to
+from .flow.run import Progress, Ticker, stream_to
 from .flow.synth import add_synth_parser
 from .link.host import LinkError
 from .report import add_report_parser
@@ -135,9 +135,12 @@ def cmd_params(args):
 def cmd_generate(args):
     unit = get_unit(args.unit)
     params = unit_params(unit, args)
-    summary = unit.summary(params)
-    component = unit.build(**params)
-    text = to_verilog(component, unit.name, header=summary)
+    # A large unit takes minutes to build and convert: a line every 10 s says which stage.
+    with Ticker(Progress(f"generate {unit.name}"), "building the unit") as ticker:
+        summary = unit.summary(params)
+        component = unit.build(**params)
+        ticker.stage = "converting to Verilog"
+        text = to_verilog(component, unit.name, header=summary)
     if args.output in (None, "-"):
         sys.stdout.write(text)
     else:

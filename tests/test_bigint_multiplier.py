@@ -99,6 +99,20 @@ def test_cycles_is_eq12_plus_four_register_cycles():
         assert unit.cycles(xw, yw) == unit.cycles_eq12(xw, yw) + 4
 
 
+@pytest.mark.parametrize("modulus,k,b,d", SMALL)
+def test_the_counts_without_building_use_the_built_units_depths(modulus, k, b, d):
+    """cycles_of and cycles_eq12_of (the report's, which builds nothing) take each transform's
+    butterfly-stage depths and the point-wise ModMul's latency from the plan: they are the
+    built units' own."""
+    unit = _unit(modulus, k, b, d)
+    depths = unit._p.butterflies
+    assert depths == {"fft": unit._fwd[0].stage_latencies, "ifft": unit._inv.stage_latencies}
+    assert unit._p.stages["pointwise"] == unit._pw[0].latency
+    kw = dict(max_bits=1024, addr_width=10, x_words=8, y_words=3)
+    assert IntegerFFTMultiplier.cycles_of(modulus, k, b, d, **kw) == unit.cycles(8, 3)
+    assert IntegerFFTMultiplier.cycles_eq12_of(modulus, k, b, d, **kw) == unit.cycles_eq12(8, 3)
+
+
 def test_operand_longer_than_max_or_empty_raises_the_error_flag_after_two_cycles():
     unit = _unit(*SMALL[0], max_bits=1024)     # max_words = 43
     assert unit.max_words == 43

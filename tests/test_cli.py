@@ -77,6 +77,36 @@ def test_generate_writes_verilog_with_the_documented_top_and_ports(tmp_path, nam
         assert f" {port};" in text
 
 
+def test_a_slow_generation_prints_its_stage_and_elapsed_time(tmp_path, capsys, monkeypatch):
+    """A conversion that takes longer than the progress interval (made 0.05 s here) is told
+    on standard error while it runs: the stage, the elapsed time, then done."""
+    import time
+
+    from fhe_hw import cli
+    from fhe_hw.flow import run as flow_run
+
+    def slow_to_verilog(component, name, header=()):
+        time.sleep(0.3)
+        return "module fhe_hw_mod_add(); endmodule\n"
+    monkeypatch.setattr(flow_run, "PROGRESS_EVERY_S", 0.05)
+    monkeypatch.setattr(cli, "to_verilog", slow_to_verilog)
+    out = tmp_path / "x.v"
+    code, _, err = run(capsys, "generate", "mod-add", "-o", str(out))
+    assert code == 0 and out.read_text().startswith("module fhe_hw_mod_add")
+    lines = err.splitlines()
+    ticks = [line for line in lines if "] generate mod-add: converting to Verilog" in line]
+    assert ticks and ticks[0].startswith("[") and " s] " in ticks[0]
+    assert lines.index(ticks[-1]) < next(i for i, line in enumerate(lines)
+                                         if line.endswith("] generate mod-add: done"))
+
+
+def test_a_quick_generation_prints_no_progress(tmp_path, capsys, monkeypatch):
+    from fhe_hw.flow import run as flow_run
+    monkeypatch.setattr(flow_run, "PROGRESS_EVERY_S", 600.0)   # quicker than that: silent
+    code, _, err = run(capsys, "generate", "mod-add", "-o", str(tmp_path / "x.v"))
+    assert code == 0 and "] generate" not in err
+
+
 def test_generate_rejects_bad_parameters_without_writing(tmp_path, capsys):
     out = tmp_path / "x.v"
     code = main(["generate", "solinas-reducer", "--modulus", "general32", "-o", str(out)])

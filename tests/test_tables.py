@@ -78,7 +78,7 @@ def test_reducer_table_rows_and_the_reports_rows_are_the_same_configurations():
                                                       "general32"]
     from fhe_hw.report import sections
     table = {(r.unit, repr(r.params), r.target) for r in REDUCER_TABLE}
-    assert {(u, repr(p), t) for u, p, t in sections._reducer_rows(True)} <= table
+    assert {(u, repr(p), t) for u, p, t in sections._reducer_rows()} <= table
 
 
 def test_report_reads_the_documented_streaming_ntt_and_rns_rows():
@@ -89,7 +89,7 @@ def test_report_reads_the_documented_streaming_ntt_and_rns_rows():
                                            "tiled": True}, "ecp5-splitnets")
     assert sections._NTT_SYNTH in [(r.unit, r.params, r.target) for r in STREAMING_TABLE]
     rns = [(r.unit, r.params, r.target) for r in SYNTH_TABLE]
-    assert all(row in rns for row in sections._rns_rows(True))
+    assert all(row in rns for row in sections._rns_rows())
 
 
 def _fake(row, lut):

@@ -131,14 +131,17 @@ class IntegerFFTMultiplier(Component):
             raise ValueError(f"addr_width must address a few max_bits operands, not "
                              f"{addr_width!r} for {max_words} words")
         mod = cfg.ntt.modulus
-        stages = {"fft": ParallelNTT.latency_of(cfg.k, mod, mult_stages=mult_stages),
+        # each transform's butterfly-stage depths (ParallelNTT's defaults, as built)
+        butterflies = {name: ParallelNTT._plan(cfg.k, mod, inverse, False, mult_stages, "auto",
+                                               "auto")[1]
+                       for name, inverse in (("fft", False), ("ifft", True))}
+        stages = {"fft": sum(butterflies["fft"]),
                   "pointwise": ModMul.latency_of(mod, _pointwise_reducer(mod),
                                                  mult_stages=mult_stages),
-                  "ifft": ParallelNTT.latency_of(cfg.k, mod, inverse=True,
-                                                 mult_stages=mult_stages),
+                  "ifft": sum(butterflies["ifft"]),
                   "adder_tree": cfg.tree_levels}
         return SimpleNamespace(cfg=cfg, max_words=max_words, stages=stages,
-                               pipeline=sum(stages.values()))
+                               pipeline=sum(stages.values()), butterflies=butterflies)
 
     @staticmethod
     def _cycles_from(p, x_words, y_words):
@@ -237,11 +240,26 @@ class IntegerFFTMultiplier(Component):
         equal; the inverse's last stage, with the up-multiplier, can be a cycle deeper), P_pw =
         the ModMul latency and P_ar = the adder-tree levels. :meth:`cycles` is this plus 4
         (see :func:`multiplier_cycles`)."""
-        cfg = self._cfg
-        stages = self._fwd[0].stage_latencies + self._inv.stage_latencies
+        return self._eq12_from(self._p, x_words, y_words)
+
+    @staticmethod
+    def _eq12_from(p, x_words, y_words):
+        cfg = p.cfg
+        stages = p.butterflies["fft"] + p.butterflies["ifft"]
         p_fft, excess = divmod(sum(stages), len(stages))
         return excess + cycles_eq12(x_words * cfg.d, y_words * cfg.d, cfg.k, cfg.b, cfg.d,
-                                    p_fft=p_fft, p_pw=self._pw[0].latency, p_ar=cfg.tree_levels)
+                                    p_fft=p_fft, p_pw=p.stages["pointwise"],
+                                    p_ar=cfg.tree_levels)
+
+    @staticmethod
+    def cycles_eq12_of(modulus="solinas64", k=None, b=None, bus_width=None, max_bits=4096, *,
+                       addr_width=24, mult_stages=None, x_words=None, y_words=None):
+        """:meth:`cycles_eq12` of the multiplier with these parameters, without building it
+        (operands as in :meth:`cycles_of`)."""
+        p = IntegerFFTMultiplier._plan(modulus, k, b, bus_width, max_bits, addr_width,
+                                       mult_stages)
+        return IntegerFFTMultiplier._eq12_from(p, p.max_words if x_words is None else x_words,
+                                               p.max_words if y_words is None else y_words)
 
     # --- hardware --------------------------------------------------------------------------
     def elaborate(self, platform):

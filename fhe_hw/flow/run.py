@@ -5,17 +5,19 @@ keeps it whatever the outcome; while the tool runs it tells ``progress`` the sta
 time and the log's path every 10 s; after :func:`stream_to` (``fhe-hw ... -v``) it also copies
 the tool's output to that stream as it is written. A tool that exits non-zero raises
 ``RuntimeError`` with the log's last lines, unless the caller asks for the exit status.
-:class:`Progress` is the commands' progress printer (elapsed time and a name before each line).
+:class:`Progress` is the commands' progress printer (elapsed time and a name before each line);
+:class:`Ticker` repeats a stage to it every 10 s while work in this process runs.
 """
 
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
-__all__ = ["run_logged", "stream_to", "Progress", "LOG_TAIL", "PROGRESS_EVERY_S"]
+__all__ = ["run_logged", "stream_to", "Progress", "Ticker", "LOG_TAIL", "PROGRESS_EVERY_S"]
 
 #: Lines of the log quoted in a tool failure's message.
 LOG_TAIL = 25
@@ -47,6 +49,37 @@ class Progress:
     def __call__(self, text):
         print(f"[{time.monotonic() - self.start:6.0f} s] {self.name}: {text}", file=sys.stderr,
               flush=True)
+
+
+class Ticker:
+    """While a ``with`` block runs, tell ``progress`` the current ``stage`` (an attribute the
+    block sets as it goes) every ``every`` seconds from a background thread: nothing when the
+    block ends sooner, and ``"done"`` at its end when it has ticked (``every`` defaults to
+    :data:`PROGRESS_EVERY_S`). For work that runs in this
+    process (elaboration, Verilog conversion), where :func:`run_logged` cannot watch a tool."""
+
+    def __init__(self, progress, stage, every=None):
+        self.progress, self.stage = progress, stage
+        self.every = PROGRESS_EVERY_S if every is None else every
+        self.ticked = False
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        while not self._done.wait(self.every):
+            self.ticked = True
+            self.progress(self.stage)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._done.set()
+        self._thread.join()
+        if self.ticked and exc[0] is None:
+            self.progress("done")
+        return False
 
 
 def _stop(process):

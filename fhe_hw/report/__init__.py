@@ -6,8 +6,10 @@
 Writes ``report.md``, ``report.json`` and PNG plots under ``build/report/``. Paper rows are
 data in :mod:`.paper` (each with paper file and table); our rows come from the engines'
 ``cycles()`` (tied to simulation by their tests), from synthesis (:mod:`.synthcache`: cached
-by :mod:`fhe_hw.flow.builddir`'s key, run when missing) and from :mod:`fhe_hw.report.baselines`; the
-configurations are the families' ``configs`` rows. :mod:`.core` holds the machinery and the
+by :mod:`fhe_hw.flow.builddir`'s key, run when missing; by default only the quick units that no
+results page holds, the others read from the pages' committed blocks by :mod:`.committed`,
+:func:`.core.plan`) and from :mod:`fhe_hw.report.baselines`; the configurations are the
+families' ``configs`` rows. :mod:`.core` holds the machinery and the
 registry; :mod:`.sections` registers one function per paper table into it (:func:`.core.section`)
 and is imported here, so neither module imports the other both ways.
 """
@@ -55,9 +57,11 @@ def add_report_parser(subparsers):
     p.add_argument("--paper", choices=PAPER_CHOICES, default="all",
                    help="the paper whose tables to reproduce, or all")
     p.add_argument("--full", action="store_true",
-                   help="all synthesis configurations and the large CMNT group (hours)")
+                   help="synthesize every configuration (hours) instead of reading the engines "
+                        "from docs/results' committed blocks, and time the large CMNT group")
     p.add_argument("--no-synth", action="store_true",
-                   help="show cached synthesis results only, run none")
+                   help="run no synthesis: the rows a run would synthesize come from the "
+                        "synthesis cache, else from the committed blocks")
     p.add_argument("--no-baselines", action="store_true", help="skip the software timings")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     p.add_argument("--jobs", type=int_in(1, 64), default=2, help="parallel synthesis runs")

@@ -16,14 +16,17 @@ from pathlib import Path
 
 from .. import __version__
 from ..flow import builddir
+from ..flow.rows import shown
 from ..flow.synth import short_versions, tool_versions
 from ..tables.pages import git_commit
+from . import committed
 from .baselines import machine, run_baselines
 from .synthcache import cached_synth, load_cached
 from .writers import write_json, write_markdown, write_plots
 
 __all__ = ["Table", "Plot", "Part", "SectionResult", "Section", "Unavailable", "Context",
-           "SECTIONS", "section", "build_report", "ratio", "atp_area", "DEFAULT_OUT"]
+           "SECTIONS", "QUICK_UNITS", "section", "plan", "announce", "build_report", "ratio",
+           "atp_area", "DEFAULT_OUT"]
 
 DEFAULT_OUT = builddir.report_dir()
 
@@ -89,16 +92,23 @@ class Section:
     key: str
     title: str
     fn: object
-    synth_rows: object = None   # callable(full) -> [(unit, params, flow)]
+    synth_rows: object = None   # callable() -> [(unit, params, flow)]
 
 
 SECTIONS = []
 
+#: The units a default run may synthesize (seconds to a couple of minutes each); every other
+#: configuration (the engines: minutes to half an hour of place-and-route each) is read from the
+#: results pages' committed blocks (:mod:`.committed`) unless the run is ``full``.
+QUICK_UNITS = frozenset({"mod-mul", "barrett-reducer", "special-reducer", "solinas-reducer",
+                         "montgomery-reducer"})
+
 
 def section(paper, title, synth_rows=None):
     """Register ``fn(ctx) -> Part`` as a section of ``paper`` ("000".."004", or "sw");
-    ``synth_rows(full)`` lists the ``(unit, params, flow)`` it reads with ``ctx.synth`` so that
-    :func:`build_report` can run the missing ones in parallel first."""
+    ``synth_rows()`` lists the ``(unit, params, flow)`` it reads with ``ctx.synth`` so that
+    :func:`build_report` can plan the run (:func:`plan`) and run the missing ones in parallel
+    first."""
     def register(fn):
         SECTIONS.append(Section(paper, fn.__name__, title, fn, synth_rows))
         return fn
@@ -117,31 +127,79 @@ def atp_area(lut, ff, dsp, bram):
     return lut + ff / 2 + 100 * dsp + 300 * bram
 
 
+def plan(rows, full=False):
+    """``(synthesize, read)``: the distinct ``rows`` (``(unit, params, flow)``) this run
+    synthesizes and those it reads from the results pages' committed blocks. ``full``
+    synthesizes every row; otherwise a row a committed block holds is read from it, and of the
+    others only the :data:`QUICK_UNITS` are synthesized (the rest have no result)."""
+    unique = list({_row_key(*r): r for r in rows}.values())    # sections may share a row
+    if full:
+        return unique, []
+    held = [r for r in unique if committed.lookup(*r)[0] is not None]
+    return [r for r in unique if r not in held and r[0] in QUICK_UNITS], held
+
+
 class Context:
     """What sections read: ``full`` (the larger set), ``synth_enabled`` (run missing syntheses;
-    else only cached ones are shown), :meth:`synth`, :meth:`baseline`."""
+    else only cached ones are shown), :meth:`synth`, :meth:`why`, :meth:`baseline`.
 
-    def __init__(self, full=False, synth=True, baselines=True, jobs=2):
+    ``planned`` are the rows this run synthesizes (:func:`plan`); any other row is read from
+    the results pages' committed blocks (:func:`.committed.lookup`). ``sources`` records, for
+    every row a section read, where its numbers came from."""
+
+    def __init__(self, full=False, synth=True, baselines=True, jobs=2, planned=()):
         self.full, self.synth_enabled, self.jobs = full, synth, jobs
         self.baselines_enabled = baselines
         self._baselines = None
         self.synth_errors = {}
+        self.planned = {_row_key(*r) for r in planned}
+        self.sources = {}
+        self._ran = {}
+        self._results = {}
 
     def synth(self, unit, params, flow="ecp5"):
-        """The :class:`~fhe_hw.flow.synth.SynthResult` (cached, or run now when synthesis is
-        enabled), or None when synthesis is disabled and nothing is cached or it failed (the
-        failure is in ``synth_errors``)."""
+        """The synthesis result of the row: for a planned row the
+        :class:`~fhe_hw.flow.synth.SynthResult` (cached, or run now when synthesis is enabled;
+        with synthesis disabled and nothing cached, the committed block's), for any other row
+        the committed block's :class:`~.committed.Committed`; None when there is none (the
+        reason is in :meth:`why`; a failed synthesis is in ``synth_errors`` too)."""
 
         key = _row_key(unit, params, flow)
         if key in self.synth_errors:
+            self._record(unit, params, flow, f"synthesis failed: {self.synth_errors[key]}")
             return None
-        try:
-            if not self.synth_enabled:
-                return load_cached(unit, params, flow)
-            return cached_synth(unit, params, flow)
-        except RuntimeError as e:
-            self.synth_errors[key] = str(e).splitlines()[0]
-            return None
+        if key not in self._results:    # once: keying the cache converts the design again
+            self._results[key] = self._result(key, unit, params, flow)
+        return self._results[key]
+
+    def _result(self, key, unit, params, flow):
+        if key in self.planned:
+            try:
+                r = cached_synth(unit, params, flow) if self.synth_enabled else \
+                    load_cached(unit, params, flow)
+            except RuntimeError as e:
+                self.synth_errors[key] = str(e).splitlines()[0]
+                return self.synth(unit, params, flow)
+            if r is not None:
+                self._record(unit, params, flow, self._ran.get(
+                    key, f"synthesis cache ({r.build_dir})"))
+                return r
+        r, why = committed.lookup(unit, params, flow)
+        if r is None:
+            self._record(unit, params, flow, f"none: {why}")
+        else:
+            self._record(unit, params, flow, f"committed block `{r.table}` in {r.page}",
+                         r.provenance)
+        return r
+
+    def why(self, unit, params, flow="ecp5"):
+        """Where the row's numbers came from, or why there are none (after :meth:`synth`)."""
+        return self.sources.get(_row_key(unit, params, flow), {}).get("source")
+
+    def _record(self, unit, params, flow, source, provenance=None):
+        self.sources[_row_key(unit, params, flow)] = {
+            "unit": unit, "params": params, "flow": flow, "source": source,
+            "provenance": provenance}
 
     def prefetch(self, rows):
         """Synthesize the rows that are not cached, each once, ``jobs`` at a time."""
@@ -159,11 +217,13 @@ class Context:
         print(f"fhe-hw report: synthesizing {len(todo)} configuration(s), {self.jobs} at a "
               f"time", flush=True)
         with ProcessPoolExecutor(max(1, self.jobs)) as pool:
-            for row, err in zip(todo, pool.map(_synth_worker, todo)):
+            for row, (err, seconds) in zip(todo, pool.map(_synth_worker, todo)):
                 if err:
                     self.synth_errors[_row_key(*row)] = err
-                print(f"  {row[0]} {row[1]}: {'failed: ' + err if err else 'done'}",
-                      flush=True)
+                else:
+                    self._ran[_row_key(*row)] = f"synthesized in this run ({seconds:.0f} s)"
+                print(f"  {row[0]} {row[1]}: "
+                      f"{'failed: ' + err if err else f'done in {seconds:.0f} s'}", flush=True)
 
     def baseline(self, name_prefix):
         """The measured baseline timings whose name starts with ``name_prefix`` (measured once
@@ -184,12 +244,14 @@ def _print_progress(text):
 
 
 def _synth_worker(row):
-
+    """``(None, seconds)`` after synthesizing ``row``, or ``(error, seconds)``."""
+    start = time.monotonic()
     try:
         cached_synth(*row, progress=_print_progress)
-        return None
+        return None, time.monotonic() - start
     except Exception as e:  # noqa: BLE001 - reported per row
-        return f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+        return (f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}",
+                time.monotonic() - start)
 
 
 def run_section(sec, ctx):
@@ -226,6 +288,21 @@ def provenance(commit):
             "tools": tools}
 
 
+def announce(run, read, synth=True):
+    """Print, before any work, what the run will synthesize and what it reads from the
+    committed blocks."""
+    what = "will synthesize (or take from the synthesis cache)" if synth else \
+        "will take from the synthesis cache (--no-synth), else from the committed blocks,"
+    print(f"fhe-hw report: {what} {len(run)} configuration(s):", flush=True)
+    for unit, params, flow in run:
+        print(f"  {unit} {shown(params)} ({flow})", flush=True)
+    if read:
+        print(f"fhe-hw report: reads {len(read)} configuration(s) from the results pages' "
+              f"committed blocks (docs/results; --full synthesizes them instead):", flush=True)
+        for unit, params, flow in read:
+            print(f"  {unit} {shown(params)} ({flow})", flush=True)
+
+
 def build_report(papers="all", *, full=False, synth=True, baselines=True, jobs=2,
                  out=DEFAULT_OUT, plots=True, sections=None):
     """Run the sections of ``papers`` ("all", one of "000".."004", or a list), write
@@ -236,11 +313,13 @@ def build_report(papers="all", *, full=False, synth=True, baselines=True, jobs=2
         {papers} if isinstance(papers, str) else set(papers)
     chosen = [s for s in (SECTIONS if sections is None else sections)
               if wanted is None or s.paper in wanted or s.paper == "sw"]
-    ctx = Context(full=full, synth=synth, baselines=baselines, jobs=jobs)
     start = time.monotonic()
     # Read before the run, so that a commit made during a long run is not credited with it.
     commit = source_commit()
-    ctx.prefetch([row for s in chosen if s.synth_rows for row in s.synth_rows(full)])
+    run, read = plan([row for s in chosen if s.synth_rows for row in s.synth_rows()], full)
+    announce(run, read, synth)
+    ctx = Context(full=full, synth=synth, baselines=baselines, jobs=jobs, planned=run)
+    ctx.prefetch(run)
     results = []
     for sec in chosen:
         print(f"fhe-hw report: {sec.paper} {sec.title}", flush=True)
@@ -249,7 +328,8 @@ def build_report(papers="all", *, full=False, synth=True, baselines=True, jobs=2
     out.mkdir(parents=True, exist_ok=True)
     meta = {"full": full, "synth": synth, "baselines": baselines,
             "seconds": round(time.monotonic() - start, 1),
-            "synth_errors": ctx.synth_errors, **provenance(commit)}
+            "synth_errors": ctx.synth_errors, "synth_sources": list(ctx.sources.values()),
+            **provenance(commit)}
     if baselines:
         meta["machine"] = machine()
     images = write_plots(results, out) if plots else {}

@@ -18,6 +18,7 @@ from ..flow.synth import ECP5_85F_DSP
 from ..karatsuba import KaratsubaMultiplier
 from ..karatsuba.configs import REPORT_ROWS as KARATSUBA_ROWS
 from ..largeint import LargeIntegerMultiplier
+from ..model.bigint import block_config
 from ..model.ntt import modular_products as ntt_products
 from ..model.rns import modular_products as rns_products
 from ..ntt import FourStepNTT, StreamingNTT, four_step_stream_plan
@@ -32,7 +33,6 @@ from ..units import get_unit
 from . import paper as P
 from .core import Part, Plot, Table, Unavailable, atp_area, ratio, section
 from .openfhe import BASE_SETS, NTT_SIZES, OPERATIONS, PRODUCT_SIZES
-from .synthcache import load_cached
 
 SOLINAS = "solinas64"
 
@@ -68,10 +68,9 @@ _BIGINT_SMALL = _triple(REPORT_SMALL)
 _TOY_BITS = 160_000     # φ of the toy group ([Cao14] Table 1)
 
 
-def _bigint_rows(full):
-    """The ModMul of each modulus (the DSP lower bound) and, with ``full``, the reduced
-    multiplier."""
-    return [_triple(row) for row in REPORT_MODMULS] + ([_BIGINT_SMALL] if full else [])
+def _bigint_rows():
+    """The ModMul of each modulus (the DSP lower bound) and the reduced multiplier."""
+    return [_triple(row) for row in REPORT_MODMULS] + [_BIGINT_SMALL]
 
 
 @section("000", "[Cao13] Tables 4–6: super-size multiplier and CMNT encryption primitive",
@@ -86,12 +85,15 @@ def supersize_multiplier(ctx):
                "time at paper Fmax (µs)"])
     findings = []
     for m, (k, b) in _BIGINT.items():
-        unit = IntegerFFTMultiplier(m, k, b, max_bits=_TOY_BITS)
-        w = -(-_TOY_BITS // unit.bus_width)
-        cyc = unit.cycles(w, w)
+        # from the plan, not a built multiplier (building its k-point transforms takes minutes)
+        d = block_config(m, k, b).d
+        w = -(-_TOY_BITS // d)
+        cyc = IntegerFFTMultiplier.cycles_of(m, k, b, max_bits=_TOY_BITS, x_words=w, y_words=w)
+        eq12 = IntegerFFTMultiplier.cycles_eq12_of(m, k, b, max_bits=_TOY_BITS, x_words=w,
+                                                   y_words=w)
         mm = ctx.synth("mod-mul", {"modulus": m})
         dsp = k * mm.dsp if mm else None
-        t.rows.append([m, f"{k}, {b}, {unit.bus_width}", cyc, unit.cycles_eq12(w, w), dsp,
+        t.rows.append([m, f"{k}, {b}, {d}", cyc, eq12, dsp,
                        t4[m]["dsp"], t4[m]["fmax_mhz"], t4[m]["ff"], t4[m]["lut"],
                        cyc / t4[m]["fmax_mhz"]])
         if dsp:
@@ -103,13 +105,14 @@ def supersize_multiplier(ctx):
                 "register, done).",
                 "Our DSP column is a lower bound from the synthesized ModMul of the same "
                 "modulus, not a synthesis of the whole multiplier."]
-    r = ctx.synth(*_BIGINT_SMALL) if ctx.full else load_cached(*_BIGINT_SMALL)
+    r = ctx.synth(*_BIGINT_SMALL)
     u = Table("The reduced multiplier that fits ECP5-85F (fermat32, k = 16, b = 14, d = 14)",
               "measured here", ["LUT", "FF", "DSP", "BRAM", "Fmax MHz",
                                 "paper fermat32 (k = 64) Fmax MHz", "Fmax ours / paper"])
     u.rows.append([r.lut, r.ff, r.dsp, r.bram, r.fmax_mhz, t4["fermat32"]["fmax_mhz"],
                    ratio(r.fmax_mhz, t4["fermat32"]["fmax_mhz"])] if r else
-                  ["not synthesized (run with --full: about 20 min)"] + [None] * 6)
+                  [f"no result ({ctx.why(*_BIGINT_SMALL)}); --full synthesizes it, about "
+                   "20 min"] + [None] * 6)
     e = Table("CMNT encryption (toy group), cycles: ours beside [Cao13] Table 6 × Table 5 Fmax",
               f"{P.P000_T6.source}; {P.P000_T4.source}",
               ["config", "schedule", "cycles()", "paper cycles (time × Fmax)",
@@ -117,7 +120,7 @@ def supersize_multiplier(ctx):
     k, b = _BIGINT["solinas64"]
     paper_cycles = round(t5["toy"] * t4["solinas64"]["fmax_mhz"] * 1e6)
     for schedule in ("paper", "factored"):
-        cyc = CMNTEncrypt("toy", schedule, modulus="solinas64", k=k, b=b).cycles()
+        cyc = CMNTEncrypt.cycles_of("toy", schedule, modulus="solinas64", k=k, b=b)
         e.rows.append([f"solinas64 k={k} b={b}", schedule, cyc, paper_cycles,
                        ratio(cyc, paper_cycles)])
         _find(findings, _slower(f"CMNT toy encryption cycles, {schedule} schedule",
@@ -240,7 +243,7 @@ _REDUCERS = [(row.unit, row.params) for row in REDUCERS]
 _MODMULS = [(row.unit, row.params) for row in MODMULS]
 
 
-def _reducer_rows(full):
+def _reducer_rows():
     return [_triple(row) for row in REDUCERS + MODMULS]
 
 
@@ -288,8 +291,8 @@ def reducers(ctx):
 _NTT_SYNTH = _triple(REPORT_STREAMING)
 
 
-def _ntt_rows(full):
-    return [_triple(row) for row in STREAMING_TABLE] if full else [_NTT_SYNTH]
+def _ntt_rows():
+    return [_triple(row) for row in STREAMING_TABLE]
 
 
 @section("002", "[Wang13] §V: 64K-point NTT over 2^64-2^32+1", _ntt_rows)
@@ -328,7 +331,7 @@ def ntt_64k(ctx):
                 "tests/test_ntt_streaming.py and tests/test_ntt_four_step.py."]
     s = Table("Streaming NTT synthesized on ECP5-85F", "measured here",
               ["n", "P", "cycles()", "LUT", "FF", "DSP", "BRAM", "Fmax MHz", "µs / transform"])
-    for unit, params, flow in _ntt_rows(ctx.full):
+    for unit, params, flow in _ntt_rows():
         r = ctx.synth(unit, params, flow)
         c = StreamingNTT(params["n"], SOLINAS, butterflies=params["butterflies"]).cycles()
         s.rows.append([params["n"], params["butterflies"], c, *(
@@ -444,11 +447,10 @@ def rns_iterations(ctx):
     return Part([t], [], findings)
 
 
-def _rns_rows(full):
+def _rns_rows():
     """The documented RNS table's Shenoy–Kumaresan rows at N = 2^12, l = 30
-    (fhe_hw.rns.configs.REPORT_ROWS); only TP = 1 without ``full``."""
-    rows = [_triple(row) for row in RNS_ROWS]
-    return rows if full else rows[:1]
+    (fhe_hw.rns.configs.REPORT_ROWS)."""
+    return [_triple(row) for row in RNS_ROWS]
 
 
 @section("003", "[Kir25] Table 4.9: Shenoy–Kumaresan utilization, log N = 12, l = 30, 32-bit",
@@ -466,7 +468,7 @@ def rns_utilization(ctx):
     for (bits, tp), p in ref.items():
         if bits == 32:
             series["paper 003"].append((tp, p["atp_1e6"]))
-    for unit, params, flow in _rns_rows(ctx.full):
+    for unit, params, flow in _rns_rows():
         r = ctx.synth(unit, params, flow)
         u = get_unit(unit).build(**params)
         cc = u.cycles() // len(u.target)
@@ -535,9 +537,9 @@ def rns_openfhe(ctx):
 
 # --- 004: Karatsuba ----------------------------------------------------------------------------
 
-def _kara_rows(full):
+def _kara_rows():
     """Karatsuba-1, the documented table's row that fits (fhe_hw.karatsuba.configs)."""
-    return [_triple(row) for row in KARATSUBA_ROWS] if full else []
+    return [_triple(row) for row in KARATSUBA_ROWS]
 
 
 @section("004", "[Mig16] Tables II–III: Karatsuba-r polynomial multiplier, n = 2560, 125 bits",
@@ -564,17 +566,15 @@ def karatsuba(ctx):
             _find(findings, _slower(f"Karatsuba-{r} accelerator time at 250 MHz", rr))
     t.notes.append("cycles() is KaratsubaMultiplier.cycles(products), tied to simulation by "
                    "tests/test_karatsuba_multiplier.py; coeff_bits = 134 - r as in [Mig16] §III.")
-    parts = [t]
-    if ctx.full:
-        s = Table("Karatsuba-1 on ECP5-85F", "measured here",
-                  ["r", "LUT", "FF", "DSP", "Fmax MHz", "µs at our Fmax"])
-        for unit, params, flow in _kara_rows(True):
-            res = ctx.synth(unit, params, flow)
-            c = KaratsubaMultiplier(**get_unit(unit).resolve(params)).cycles(3 ** 8)
-            s.rows.append([1, *((res.lut, res.ff, res.dsp, res.fmax_mhz, c / res.fmax_mhz)
-                                if res else [None] * 5)])
-        s.notes.append("r ≥ 2 needs more than the ECP5-85F's 156 MULT18X18D (4 per 27×27).")
-        parts.append(s)
+    s = Table("Karatsuba-1 on ECP5-85F", "measured here",
+              ["r", "LUT", "FF", "DSP", "Fmax MHz", "µs at our Fmax"])
+    for unit, params, flow in _kara_rows():
+        res = ctx.synth(unit, params, flow)
+        c = KaratsubaMultiplier(**get_unit(unit).resolve(params)).cycles(3 ** 8)
+        s.rows.append([1, *((res.lut, res.ff, res.dsp, res.fmax_mhz, c / res.fmax_mhz)
+                            if res else [None] * 5)])
+    s.notes.append("r ≥ 2 needs more than the ECP5-85F's 156 MULT18X18D (4 per 27×27).")
+    parts = [t, s]
     sw = Table("FLINT on this machine vs the paper's totals", f"{P.P004_T3.source}",
                ["baseline", "median µs", "paper total r=3 µs", "paper total r=5 µs",
                 "FLINT / paper r=5"])
@@ -642,13 +642,13 @@ def _ntt_candidates():
             if row.params["modulus"] == "solinas64" and row.params["n"] == 4096]
 
 
-def _fastest_ntt(ctx, synthesized):
+def _fastest_ntt(ctx):
     """The row of :func:`_ntt_candidates` with the least ``cycles()`` ÷ its own measured Fmax;
     the one with the most butterflies when none has a result."""
     candidates = _ntt_candidates()
     timed = []
     for row in candidates:
-        r = _measured(ctx, row, synthesized)
+        r = ctx.synth(*_triple(row))
         if r:
             timed.append((get_unit(row.unit).cycles(row.params) / r.fmax_mhz, row))
     if timed:
@@ -682,24 +682,15 @@ def _beside_openfhe(ntt):
     return out
 
 
-def _cpu_rows(full):
-    """The configurations beside OpenFHE that the documented tables synthesize (the others have
-    only a cached result, if any): every NTT candidate, and the conversions."""
+def _cpu_rows():
+    """The configurations beside OpenFHE that the documented tables synthesize (the others
+    have no result): every NTT candidate, and the conversions."""
     documented = [_triple(r) for r in STREAMING_TABLE + SYNTH_TABLE]
     out = [_triple(row) for row in _ntt_candidates()]
     for row in _conversions_beside().values():
         if _triple(row) in documented and _triple(row) not in out:
             out.append(_triple(row))
     return out
-
-
-def _measured(ctx, row, synthesized):
-    """The synthesis result of ``row``: through ``ctx.synth`` when it is one of the section's
-    ``synthesized`` rows (run now, or cached), else only a cached one (or None). ``ValueError``
-    when the configuration cannot be built for the ECP5 at all (keying the cache elaborates
-    it: the 65536-point NTT's twiddle ROM is deeper than a DP16KD)."""
-    triple = _triple(row)
-    return ctx.synth(*triple) if triple in synthesized else load_cached(*triple)
 
 
 def _label(op, n, l):
@@ -719,8 +710,8 @@ def cpu_vs_hardware(ctx):
               ["operation", *[f"OpenFHE {e} µs" for e in each], "our configuration",
                "cycles()", "Fmax MHz (ECP5-85F)", "hardware µs",
                *[f"OpenFHE {e} / hardware" for e in each]])
-    synthesized, findings = _cpu_rows(ctx.full), []
-    for (op, n, l), row in _beside_openfhe(_fastest_ntt(ctx, synthesized)).items():
+    findings = []
+    for (op, n, l), row in _beside_openfhe(_fastest_ntt(ctx)).items():
         cpu = [openfhe.get((op, n, l, th)) for th in threads]
         if row is None:
             t.rows.append([_label(op, n, l), *cpu, "none: no product engine (two forward "
@@ -728,20 +719,11 @@ def cpu_vs_hardware(ctx):
                            *[None] * len(threads)])
             continue
         cycles = get_unit(row.unit).cycles(row.params)
-        try:
-            r = _measured(ctx, row, synthesized)
-        except ValueError as e:
-            r, why = None, f"not synthesizable for the ECP5: {e}"
-        else:
-            if _triple(row) in synthesized:
-                why = "synthesis failed (report.json: synth_errors)" if ctx.synth_enabled \
-                    else "not synthesized in this run (--no-synth) and not cached"
-            else:
-                why = "not synthesized: not a row of the synthesized tables"
+        r = ctx.synth(*_triple(row))
         hw = cycles / r.fmax_mhz if r else None
         ratios = [ratio(c, hw) if isinstance(c, float) else None for c in cpu]
         t.rows.append([_label(op, n, l), *cpu, f"{row.unit} {shown(row.params, ('prime_n',))}",
-                       cycles, r.fmax_mhz if r else why, hw, *ratios])
+                       cycles, r.fmax_mhz if r else ctx.why(*_triple(row)), hw, *ratios])
         # Against OpenFHE's fastest measured thread count (more threads than cores, or a
         # loaded machine, can make OpenMP slower, and hardware must beat the best software).
         timed = [(c, e) for c, e in zip(cpu, each) if isinstance(c, float)]
@@ -793,11 +775,11 @@ def _limit_engines():
     return out
 
 
-def _limit_rows(full):
-    """The ModMuls always (a few minutes); the engines only with ``full`` (else cached ones)."""
+def _limit_rows():
+    """The engines and their ModMuls."""
     rows = []
     for engine, mm, _ in _limit_engines():
-        for row in ([mm, engine] if full else [mm]):
+        for row in (mm, engine):
             if _triple(row) not in rows:
                 rows.append(_triple(row))
     return rows
@@ -811,9 +793,9 @@ def device_limit(ctx):
               ["engine", "configuration", "ModMul", "DSP / ModMul", "ModMul Fmax MHz",
                "limit Gprod/s", "engine Fmax MHz", "cycles()", "products / op",
                "engine Gprod/s", "fraction of the limit"])
-    synthesized, findings = _limit_rows(ctx.full), []
+    findings = []
     for engine, mm, products in _limit_engines():
-        m, e = (_measured(ctx, row, synthesized) for row in (mm, engine))
+        m, e = (ctx.synth(*_triple(row)) for row in (mm, engine))
         limit = (ECP5_85F_DSP // m.dsp * m.fmax_mhz / 1e3) if m and m.dsp else None
         cycles = get_unit(engine.unit).cycles(engine.params)
         rate = products * e.fmax_mhz / cycles / 1e3 if e else None
@@ -829,6 +811,6 @@ def device_limit(ctx):
                 "coefficient, times N), each counted against the model's own multiplications "
                 "in the tests.",
                 "An engine's rate is over one operation from its first input to its last "
-                "output (latency included); without its synthesis result (run the report with "
-                "--full, or fhe-hw table) the engine columns are empty."]
+                "output (latency included); without its synthesis result (not in this run "
+                "and not in a committed block) the engine columns are empty."]
     return Part([t], [], findings)

@@ -20,7 +20,7 @@ from ..units import get_unit
 from .common import ecp5_facts, synth_rows
 from .pages import TableSpec
 
-__all__ = ["TABLE", "markdown", "projection"]
+__all__ = ["TABLE", "markdown", "projection", "row_key"]
 
 PAPER_MHZ = P004_T3.extra["clock_mhz"]    # [Mig16] §III-D: the PCIe clock of Table III
 
@@ -51,6 +51,12 @@ def _why(row):
 
 def _us(value):
     return None if value is None else f"{value:.1f}"
+
+
+def row_key(row):
+    """The cells that identify configuration ``row`` in the first table (``r``, ``coeff
+    bits``)."""
+    return {"r": str(row.params["recursions"]), "coeff bits": str(row.params["coeff_bits"])}
 
 
 def markdown(rows):

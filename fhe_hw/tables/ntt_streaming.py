@@ -11,7 +11,7 @@ from ..units import get_unit
 from .common import ecp5_facts, synth_rows
 from .pages import TableSpec
 
-__all__ = ["TABLE", "markdown"]
+__all__ = ["TABLE", "markdown", "row_key"]
 
 
 def _cycles(row):
@@ -21,15 +21,29 @@ def _cycles(row):
     return unit.build(**row.params).cycles()
 
 
+def _tag(row):
+    """`` (tiled, karatsuba)``: the ModMul options written after the Fmax."""
+    tag = ", ".join(name for name in ("tiled", "karatsuba") if row.params.get(name))
+    return f" ({tag})" if tag else ""
+
+
+def row_key(row):
+    """The cells that identify ``row`` in the table (a predicate for the Fmax cell's tag)."""
+    tag = _tag(row)
+    return {"n": str(row.params["n"]), "P": str(row.params["butterflies"]),
+            "modulus": str(row.params["modulus"]),
+            "read_stages": str(row.params.get("read_stages", READ_STAGES)),
+            "flow": f"`{row.target}`",
+            "Fmax MHz": lambda text: text.endswith(tag) if tag else "(" not in text}
+
+
 def markdown(rows, results):
     cells = []
     for row, r in zip(rows, results):
         cycles = _cycles(row)
-        tag = ", ".join(name for name in ("tiled", "karatsuba") if row.params.get(name))
-        tag = f" ({tag})" if tag else ""
         cells.append([row.params["n"], row.params["butterflies"], row.params["modulus"],
                       row.params.get("read_stages", READ_STAGES), cycles,
-                      r.lut, r.ff, r.dsp, r.bram, f"{r.fmax_mhz}{tag}",
+                      r.lut, r.ff, r.dsp, r.bram, f"{r.fmax_mhz}{_tag(row)}",
                       f"{cycles / r.fmax_mhz:.1f}", f"`{row.target}`"])
     return markdown_table(["n", "P", "modulus", "read_stages", "cycles()", "LUT", "FF", "DSP",
                            "BRAM", "Fmax MHz", "µs per transform at Fmax", "flow"], cells)

@@ -8,7 +8,7 @@ from ..units import get_unit
 from .common import ecp5_facts, latency, synth_rows
 from .pages import TableSpec
 
-__all__ = ["TABLE", "markdown"]
+__all__ = ["TABLE", "markdown", "row_key"]
 
 
 def _shown(row):
@@ -19,11 +19,16 @@ def _shown(row):
     return text
 
 
+def row_key(row):
+    """The cells that identify ``row`` in the table (``unit``, ``params``)."""
+    return {"unit": f"`{row.unit}`", "params": _shown(row)}
+
+
 def markdown(rows, results):
     """The table and its note (without the provenance line)."""
     body = markdown_table(
         ["unit", "params", "latency", "LUT", "FF", "of which port FF", "DSP", "Fmax (MHz)"],
-        [[f"`{r.unit}`", _shown(row), latency(row, r), r.lut, r.ff,
+        [[*row_key(row).values(), latency(row, r), r.lut, r.ff,
           r.io_ff, r.dsp, f"{r.fmax_mhz:.1f}"] for row, r in zip(rows, results)])
     return body + ("\nOut of context with every port registered (the port FF); LUT = LUT4 + 2 "
                    "per CCU2C, DSP = MULT18X18D, Fmax from nextpnr.\n")

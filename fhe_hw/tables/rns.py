@@ -23,7 +23,7 @@ from ..units import get_unit
 from .common import ecp5_facts, synth_rows
 from .pages import TableSpec
 
-__all__ = ["TABLE", "iteration_rows", "iteration_markdown", "synth_markdown"]
+__all__ = ["TABLE", "iteration_rows", "iteration_markdown", "synth_markdown", "row_key"]
 
 warnings.filterwarnings("ignore", category=UnusedElaboratable)
 
@@ -72,16 +72,21 @@ def iteration_markdown(rows):
          "Table 4.5 formula (t = k: I/O bound N(l+1+k)/TP)", "[Kir25] Table 4.6", "MM"], rows)
 
 
+def row_key(row):
+    """The cells that identify ``row`` in the synthesis table (``unit``, ``params``)."""
+    return {"unit": f"`{row.unit}`",
+            "params": ", ".join(f"{k}={v}" for k, v in row.params.items()
+                                if k not in ("bits", "prime_n"))}
+
+
 def synth_markdown(results):
     ours = []
     for row, r in results:
-        name, params = row.unit, row.params
-        unit = get_unit(name).build(**params)
+        unit = get_unit(row.unit).build(**row.params)
         cc, au = unit.cycles() // len(unit.target), unit.arithmetic_units
-        shown = ", ".join(f"{k}={v}" for k, v in params.items() if k not in ("bits", "prime_n"))
         t_us = cc / r.fmax_mhz
         atp = t_us * (r.lut + r.ff / 2 + 100 * r.dsp + 300 * r.bram) / 1e6
-        ours.append([f"`{name}`", shown, au["MM"], r.lut, r.ff, r.dsp, r.bram,
+        ours.append([*row_key(row).values(), au["MM"], r.lut, r.ff, r.dsp, r.bram,
                      f"{r.fmax_mhz:.1f}", cc, f"{t_us:.2f}", f"{atp:.2f}"])
     paper = [[table, f"{log_n}, {l}", tp, *(p[k] for k in ("lut", "ff", "bram", "dsp",
                                                           "fmax_mhz", "cc", "time_us",
