@@ -133,7 +133,7 @@ class IntegerFFTMultiplier(Component):
         mod = cfg.ntt.modulus
         # each transform's butterfly-stage depths (ParallelNTT's defaults, as built)
         butterflies = {name: ParallelNTT._plan(cfg.k, mod, inverse, False, mult_stages, "auto",
-                                               "auto")[1]
+                                               "auto", {})[1]
                        for name, inverse in (("fft", False), ("ifft", True))}
         stages = {"fft": sum(butterflies["fft"]),
                   "pointwise": ModMul.latency_of(mod, _pointwise_reducer(mod),
