@@ -7,11 +7,14 @@ and 32-bit ones; the base-extension units take the user's primes (``--source-pri
 ``--target-primes``)."""
 
 from fractions import Fraction
+from math import log2
+from pathlib import Path
 
 import pytest
 from helpers import SEED, around_half, centred_lift, rng_for
 
 from fhe_hw.cli import main
+from fhe_hw.markdown import table
 from fhe_hw.model import rns as model
 from fhe_hw.params import KawamuraConstants, ntt_primes
 from fhe_hw.rns import Kawamura
@@ -31,6 +34,22 @@ def bases(pool, l, k):
 
 CASES = [(OPENFHE_60, 3, 2, 16), (OPENFHE_60, 4, 4, 16), (OPENFHE_60, 3, 2, 48),
          (POOL_32, 3, 2, 8), (POOL_32, 4, 4, 12)]
+
+
+def bound_table():
+    """The docs' table of D for :data:`CASES` (docs/rns.md shows this text)."""
+    rows = []
+    for pool, l, k, rho in CASES:
+        c = KawamuraConstants.build(*bases(pool, l, k), rho, centred=True)
+        rows.append([f"{c.r}-bit, {'OpenFHE' if pool is OPENFHE_60 else 'ntt_primes'}",
+                     f"{l} → {k}", rho, f"2^{log2(c.epsilon):.2f}", f"2^{log2(c.lam):.2f}",
+                     f"{float(l * (c.epsilon + c.lam)):.3g}",
+                     f"2^{log2(c.centred_distance / c.source.Q):.2f}"])
+    return table(["primes", "l → k", "ρ", "ε", "λ", "l(ε + λ) ≤ 1/2", "D / Q"], rows)
+
+
+def test_the_docs_show_the_bound_of_the_tested_bases():
+    assert bound_table() in (Path(__file__).parents[1] / "docs" / "rns.md").read_text()
 
 
 def expect(c, x):
