@@ -25,7 +25,8 @@ import pytest
 from helpers import SEED, around_half, centred_lift, rng_for
 from test_openfhe_interop import UNAVAILABLE
 
-from fhe_hw.params import RNSBase
+from fhe_hw.model import rns as model
+from fhe_hw.params import RNSBase, ShenoyKumaresanConstants, ntt_primes
 from fhe_hw.report import openfhe as O
 from fhe_hw.rns import FastBaseConversion, Kawamura, beats_to_polynomials, polynomial_beats
 from fhe_hw.sim.pysim import run_stream
@@ -118,3 +119,22 @@ def test_centred_kawamura_gives_switch_crt_basis(l, k):
     # 0, 1, 2, Q − 1, Q − 2, the points around Q/2 − D and Q/2 + D, OpenFHE's window's edges
     # and the seeded values outside the windows
     assert compared >= N - 14, f"only {compared} of {N} values compared"
+
+
+@pytest.mark.parametrize("l, k", CASES)
+def test_shenoy_kumaresan_differs_exactly_above_half(l, k):
+    """What the issue found: Shenoy–Kumaresan (the model the unit is tested against, given the
+    redundant residue X mod q_l, which OpenFHE's data do not carry) returns X mod p_j, so it
+    gives SwitchCRTBasis's words for X < Q/2 and differs on every word for X > Q/2 (outside
+    OpenFHE's window)."""
+    source, target, values, out = case(l, k)
+    big_q, w = RNSBase(source).Q, openfhe_window(l, RNSBase(source).Q)
+    red = ntt_primes(BITS, N, l + k + 1)[0]
+    consts = ShenoyKumaresanConstants.build(source, target, red)
+    exact = [[poly[c] for poly in out["exact"]] for c in range(N)]
+    for x, want in zip(values, exact, strict=True):
+        if abs(x - Fraction(big_q, 2)) <= w:
+            continue
+        got = list(model.shenoy_kumaresan([x % q for q in source], x % red, consts))
+        assert got == [x % p for p in target]
+        assert differing(got, want) == (0 if 2 * x < big_q else k), f"X = {x}"

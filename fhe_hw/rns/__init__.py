@@ -174,6 +174,8 @@ def _contract(cls, args):
     def describe(params):
         a, kw = args(**params)
         bases = {"source base (l residues)": list(a[0]), "target base (k residues)": list(a[1])}
+        if params.get("source_primes") is not None:
+            bases["bases from"] = "source_primes, target_primes (bits, l, k, prime_n unused)"
         if cls is ShenoyKumaresan:
             bases["redundant modulus q_l"] = a[2]
         if cls is Kawamura and kw["centred"]:
