@@ -23,7 +23,7 @@ from fractions import Fraction
 from math import gcd, log2
 
 from ..cliargs import fraction, int_list
-from ..params import KawamuraConstants, ntt_primes, require_int, require_power_of_two
+from ..params import KawamuraConstants, ntt_primes, require_power_of_two
 from ..units import Option, parse_bool, register
 from .common import (
     MAX_BITS,
@@ -121,8 +121,7 @@ def _sk_args(bits=32, n=1024, l=4, k=4, tp=4, architecture="folded", targets_per
              word=None, mult_stages=4, prime_n=None, source_primes=None, target_primes=None,
              redundant_prime=None):
     if redundant_prime is not None:
-        require_int("redundant_prime", redundant_prime, minimum=3,
-                    maximum=(1 << MAX_BITS) - 1)
+        (redundant_prime,) = _user_primes("redundant_prime", (redundant_prime,))
     source, target, red = _bases(bits, n, l, k, prime_n, source_primes, target_primes,
                                  True if redundant_prime is None else redundant_prime)
     return (source, target, red, n, tp, architecture, targets_per_pass), \
