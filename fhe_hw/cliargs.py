@@ -15,7 +15,7 @@ from fractions import Fraction
 from pathlib import Path
 
 __all__ = ["Parser", "HelpFormatter", "RawDescriptionHelpFormatter", "shown_default",
-           "add_verbose", "int_in", "positive_float", "fraction", "output_file",
+           "add_verbose", "int_in", "int_list", "positive_float", "fraction", "output_file",
            "input_file", "flag_message"]
 
 
@@ -78,6 +78,19 @@ def int_in(minimum, maximum=None):
         return value
     parse.__name__ = "integer"
     return parse
+
+
+def int_list(text):
+    """An argparse type: comma-separated integers such as ``97,193`` (a tuple); the unit
+    checks their range."""
+    try:
+        return tuple(int(x, 0) for x in str(text).split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be comma-separated integers such as 97,193, "
+                                         f"not {text!r}") from None
+
+
+int_list.__name__ = "integer list"
 
 
 def positive_float(text):

@@ -556,6 +556,12 @@ class KawamuraConstants:
     worst case of (ξ - TRUNC(ξ))/q_i = (2^(r-ρ) - 1)/q_i. Construction requires
     l·(ε_Q + λ_Q) ≤ δ < 1 (Kawamura et al. 2000, Theorem 1, as restated in [Kir25] §2.5.1.3);
     base extension is then exact for 0 ≤ A < (1 - δ)·Q (``max_input``).
+
+    ``centred=True`` (δ = 1/2, ``delta`` omitted or 1/2) rounds α to nearest instead: the result
+    is then the centred lift of every 0 ≤ X < Q (X, or X − Q when 2X ≥ Q) mod p_j, as OpenFHE's
+    ``SwitchCRTBasis`` returns it, except for ⌈Q/2⌉ ≤ X < Q/2 + D with D = l·(ε_Q + λ_Q)·Q
+    (:attr:`centred_distance`), where it is X or X − Q mod p_j (docs/rns.md proves it). The
+    check is the same, l·(ε_Q + λ_Q) ≤ 1/2.
     """
 
     source: RNSBase
@@ -568,15 +574,23 @@ class KawamuraConstants:
     Q_hat_inv: tuple
     Q_hat_mod_p: tuple
     minus_Q_mod_p: tuple
+    centred: bool = False
 
     @classmethod
-    def build(cls, source, target, rho, delta):
+    def build(cls, source, target, rho, delta=None, *, centred=False):
         source, target = _as_base("source", source), _as_base("target", target)
         _check_disjoint(source, target)
         r = source.word_bits
         require_int("rho", rho, minimum=1)
         if rho > r:
             raise ValueError(f"rho must be at most r = {r} bits, not {rho!r}")
+        check_bool("centred", centred)
+        if centred:
+            if delta is not None and delta != Fraction(1, 2):
+                raise ValueError(f"delta must be 1/2 (or left out) with centred, not {delta}")
+            delta = Fraction(1, 2)
+        elif delta is None:
+            raise TypeError("delta must be given unless centred is true")
         if isinstance(delta, float):
             delta = Fraction(delta).limit_denominator(1 << 64)
         if not isinstance(delta, (int, Fraction)) or isinstance(delta, bool):
@@ -601,13 +615,29 @@ class KawamuraConstants:
                              f"once rounded up to rho = {rho} fractional bits")
         return cls(source, target, r, rho, delta, epsilon, lam, source.Q_hat_inv,
                    tuple(tuple(qh % p for qh in source.Q_hat) for p in target),
-                   tuple(-source.Q % p for p in target))
+                   tuple(-source.Q % p for p in target), centred)
 
     @property
     def max_input(self):
-        """Exclusive bound (1 - δ)·Q on inputs that extend exactly, as an integer ceiling."""
-        bound = (1 - self.delta) * self.source.Q
+        """Exclusive bound on the inputs: (1 - δ)·Q, as an integer ceiling, below which they
+        extend exactly; Q in the centred mode (every input, see :attr:`centred_window`)."""
+        bound = self.source.Q if self.centred else (1 - self.delta) * self.source.Q
         return -((-bound.numerator) // bound.denominator)
+
+    @property
+    def centred_distance(self):
+        """D = l·(ε_Q + λ_Q)·Q (a ``Fraction``): in the centred mode the result is the centred
+        lift of every X except ⌈Q/2⌉ ≤ X < Q/2 + D."""
+        return len(self.source) * (self.epsilon + self.lam) * self.source.Q
+
+    @property
+    def centred_window(self):
+        """``range`` of the inputs X whose centred-mode result may be X mod p_j instead of the
+        centred lift (X − Q) mod p_j: ⌈Q/2⌉ ≤ X < Q/2 + D; empty outside the centred mode."""
+        if not self.centred:
+            return range(0)
+        Q, end = self.source.Q, self.source.Q / Fraction(2) + self.centred_distance
+        return range((Q + 1) // 2, -((-end.numerator) // end.denominator))
 
     @property
     def delta_fixed(self):

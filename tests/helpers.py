@@ -1,6 +1,7 @@
 """Shared test helpers: run a fixed-latency unit and compare it with expected values."""
 
 import random
+from fractions import Fraction
 
 from fhe_hw.sim.pysim import run_fixed_latency
 
@@ -21,3 +22,28 @@ def check_unit(unit, inputs, expected, *, label="", bubbles=0.1):
     for n, (x, want, have) in enumerate(zip(inputs, expected, got)):
         assert have == want, (f"{label}: first mismatch at index {n} (seed {SEED}): input {x!r}: "
                               f"expected {want}, got {have}")
+
+
+def centred_lift(x, big_q):
+    """The centred lift of 0 <= x < Q, as OpenFHE's SwitchCRTBasis takes it: x, or x − Q when
+    2x >= Q (big integers)."""
+    return x - big_q if 2 * x >= big_q else x
+
+
+def around_half(big_q, distance, rng, count, extra=()):
+    """``count`` integers in [0, Q): 0, 1, 2, Q − 1, Q − 2, ⌈Q/2⌉ and its neighbours, the
+    neighbours of Q/2 − D and of ⌈Q/2 + D⌉ (D = ``distance``, a Fraction), the ``extra`` points,
+    then seeded values near 0, near Q, within D above Q/2 and anywhere."""
+    half = (big_q + 1) // 2
+    above = -((-(big_q / Fraction(2) + distance).numerator)
+              // (big_q / Fraction(2) + distance).denominator)
+    below = int(big_q / Fraction(2) - distance)
+    points = [0, 1, 2, big_q - 1, big_q - 2, *range(half - 3, half + 3),
+              *range(above - 2, above + 3), below - 1, below, below + 1, *extra]
+    kinds = [lambda: rng.randrange(1 << 64), lambda: big_q - 1 - rng.randrange(1 << 64),
+             lambda: rng.randrange(half, above), lambda: rng.randrange(big_q)]
+    while len(points) < count:
+        points.append(kinds[len(points) % len(kinds)]())
+    if len(points) > count:
+        raise ValueError(f"count must be at least {len(points)}, not {count}")
+    return points

@@ -46,25 +46,31 @@ class Kawamura(Component):
     Parameters: ``source`` (l moduli, r bits, close to 2^r), ``target`` (k moduli), ``n`` (N,
     the number of coefficients per conversion, power of two), ``rho`` (ρ, bits of ξ kept by
     TRUNC), ``delta`` (δ, the Cox unit's initial offset; ``Fraction``, int or float, rounded up
-    to ρ fractional bits); ``word`` (Montgomery word shared by all moduli), ``mult_stages``,
-    ``deep`` (the multipliers' deep rounds, one carry chain per register: the default, a faster
-    clock for a longer fill; False: one round per register).
+    to ρ fractional bits); ``centred`` (δ = 1/2: α rounded to nearest, so that the output is
+    the centred lift of every 0 <= X < Q, X − Q when 2X >= Q, as OpenFHE's
+    ``SwitchCRTBasis`` returns it, except ⌈Q/2⌉ <= X < Q/2 + D, :attr:`centred_window`);
+    ``word`` (Montgomery word shared by all moduli), ``mult_stages``, ``deep`` (the
+    multipliers' deep rounds, one carry chain per register: the default, a faster clock for a
+    longer fill; False: one round per register).
 
-    Ports: ``i`` — stream of ``data.ArrayLayout(r, l)``: the residues (a_{q_0}, ..., a_{q_{l-1}})
-    of one coefficient, 0 <= A < :attr:`max_input`; ``o`` — ``data.ArrayLayout(r, k)``: its
-    residues a_{p_j}. r is the widest modulus. One coefficient per l + 1 cycles.
+    Ports: ``i`` — stream of ``data.ArrayLayout(r, l)``: the residues (a_{q_0}, ...,
+    a_{q_{l-1}}) of one coefficient, 0 <= A < :attr:`max_input` (Q when centred); ``o`` —
+    ``data.ArrayLayout(r, k)``: its residues a_{p_j}. r is the widest modulus. One
+    coefficient per l + 1 cycles.
 
     Cycles: :meth:`cycles` = N·(l+1) (Table 4.5) + a constant fill/drain latency.
     Arithmetic: max(l, k) Rowers: that many run-time-modulus multipliers and 2·k modular adders,
     plus the Cox unit's ρ-bit adder.
 
-    Raises ``ValueError`` when l·(ε_Q + λ_Q) > δ or δ >= 1 ([Kir25] eqs 2.17–2.18), for non-coprime
-    moduli, N not a power of two, or moduli without a common Montgomery word.
+    Raises ``ValueError`` when l·(ε_Q + λ_Q) > δ (1/2 when centred) or δ >= 1 ([Kir25] eqs
+    2.17–2.18), for non-coprime moduli, N not a power of two, or moduli without a common
+    Montgomery word.
     """
 
-    def __init__(self, source, target, n, rho, delta, *, word=None, mult_stages=4, deep=True):
-        source, target, self._c, proto = self._plan(source, target, n, rho, delta, word,
-                                                    mult_stages, deep)
+    def __init__(self, source, target, n, rho, delta=None, *, centred=False, word=None,
+                 mult_stages=4, deep=True):
+        source, target, self._c, proto = self._plan(source, target, n, rho, delta, centred,
+                                                    word, mult_stages, deep)
         self._source, self._target, self._n = source, target, n
         self._width = max(q.bit_length() for q in source + target)
         self._proto, self._mult_stages = proto, mult_stages
@@ -74,25 +80,26 @@ class Kawamura(Component):
         })
 
     @staticmethod
-    def _plan(source, target, n, rho, delta, word, mult_stages, deep):
+    def _plan(source, target, n, rho, delta, centred, word, mult_stages, deep):
         """``(source, target, constants, multiplier plan)``; raises ``ValueError``/``TypeError``
         for refused parameters."""
         source, target = check_moduli("source", source), check_moduli("target", target)
         check_ring(n)
-        c = KawamuraConstants.build(source, target, rho, delta)
+        c = KawamuraConstants.build(source, target, rho, delta, centred=centred)
         check_stages("mult_stages", mult_stages)
         # The multiplier latency adds to the engine's fill only.
         return source, target, c, DynamicModMul.plan(source + target, word,
                                                      mult_stages=mult_stages, deep=deep)
 
     @staticmethod
-    def latency_of(source, target, n, rho, delta, *, word=None, mult_stages=4, deep=True):
+    def latency_of(source, target, n, rho, delta=None, *, centred=False, word=None,
+                   mult_stages=4, deep=True):
         """:attr:`latency` of the engine with these parameters without building it: the ξ
         product, l broadcast iterations (skipping one ξ slot unless the multiplier latency is a
         multiple of l + 1), the last product, the α adder, the accumulator and the skid
         buffer. Raises the constructor's ``ValueError``/``TypeError`` for refused parameters."""
-        source, _, _, mul = Kawamura._plan(source, target, n, rho, delta, word, mult_stages,
-                                           deep)
+        source, _, _, mul = Kawamura._plan(source, target, n, rho, delta, centred, word,
+                                           mult_stages, deep)
         return Kawamura._latency_from(mul.latency, len(source))
 
     @staticmethod
@@ -101,10 +108,11 @@ class Kawamura(Component):
         return last + lm + 3
 
     @staticmethod
-    def cycles_of(source, target, n, rho, delta, *, word=None, mult_stages=4, deep=True):
+    def cycles_of(source, target, n, rho, delta=None, *, centred=False, word=None,
+                  mult_stages=4, deep=True):
         """:meth:`cycles` of the engine with these parameters without building it:
         (N − 1)·(l + 1) + latency + 1."""
-        latency = Kawamura.latency_of(source, target, n, rho, delta, word=word,
+        latency = Kawamura.latency_of(source, target, n, rho, delta, centred=centred, word=word,
                                       mult_stages=mult_stages, deep=deep)
         return Kawamura._cycles_from(n, len(source), latency)
 
@@ -121,8 +129,13 @@ class Kawamura(Component):
     word = property(lambda self: self._proto.word)
     width = property(lambda self: self._width)
     multiplier_latency = property(lambda self: self._proto.latency)
+    centred = property(lambda self: self._c.centred)
     max_input = property(lambda self: self._c.max_input,
-                         doc="exclusive bound (1 − δ)·Q on inputs that extend exactly")
+                         doc="exclusive bound on the inputs: (1 − δ)·Q, below which they extend "
+                             "exactly; Q when centred")
+    centred_window = property(lambda self: self._c.centred_window,
+                              doc="centred: the inputs ⌈Q/2⌉ <= X < Q/2 + D whose output may be "
+                                  "X mod p_j instead of (X − Q) mod p_j (docs/rns.md)")
 
     @property
     def rowers(self):
