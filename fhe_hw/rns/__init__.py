@@ -59,9 +59,10 @@ _DEEP = Option("deep", parse_bool, True, "deep multiplier rounds, one carry chai
 _PRIME_N = Option("prime-n", int, None, "primes are 1 mod 2*prime-n (default n); a larger "
                   "prime-n allows a wider Montgomery word, fewer rounds and DSPs")
 _SOURCE = Option("source-primes", int_list, None, "the source base q_0,...,q_(l-1), e.g. "
-                 "OpenFHE's (with --target-primes; replaces --bits, --l, --k, --prime-n)")
+                 "OpenFHE's (with --target-primes; replaces --bits, --l, --k, --prime-n; default: "
+                 "none, the bases those choose)")
 _TARGET = Option("target-primes", int_list, None, "the target base p_0,...,p_(k-1) (with "
-                 "--source-primes)")
+                 "--source-primes; default: none, the bases --bits, --l, --k choose)")
 
 
 def _user_primes(name, primes):
