@@ -360,10 +360,20 @@ def test_multiplier_tiles_count_variable_products_in_18_bit_tiles():
 
 
 # Parameters that elaborate in seconds for the units whose defaults take longer.
-AREA_PARAMS = {}
+AREA_PARAMS = {"four-step-stream": {"n": 64, "lanes": 2, "m": 8},
+               "large-int-mul": {"max_bits": 384, "m": 8, "lanes": 2},
+               "transform-encrypt": {"lanes": 1, "m": 2, "m_units": 1},
+               "ntt": {"n": 16}, "parallel-ntt": {"k": 8}, "shift-ntt": {"points": 8, "lanes": 2},
+               "supersize-barrett": {"gamma": 200}, "karatsuba": {"recursions": 1},
+               "karatsuba-relin": {"recursions": 1},
+               **{unit: {"n": 64, "l": 3, "k": 2} for unit in (
+                   "kawamura", "mixed-radix", "shenoy-kumaresan", "fast-base-conversion")}}
+# four-step-ntt exists for n = 4096 and 65536 only: minutes to elaborate, in the slow suite.
+SLOW_AREA = {"four-step-ntt"}
 
 
-@pytest.mark.parametrize("unit", sorted(units()))
+@pytest.mark.parametrize("unit", [pytest.param(u, marks=pytest.mark.slow) if u in SLOW_AREA
+                                  else u for u in sorted(units())])
 def test_every_unit_has_an_area_without_synthesis(tmp_path, unit):
     """The --no-synth area (the multiplier tiles of the elaborated design) is a number for
     every registered unit, so the Pareto front is over time and area."""

@@ -25,10 +25,11 @@ Each point runs in a worker: build the unit (its parameters are checked), elabor
 Amaranth's netlist (no Yosys), and key it (:func:`point_key`: unit, resolved parameters, synth
 flag, flow, evaluator name, the fhe_hw and Amaranth versions, a digest of the netlist and, when
 synthesizing, the tool versions). A point stored under that key in
-``build/explore/<name>/<key>.json`` is read back; any other is evaluated and written at once,
-so a rerun (after an interruption, or with more points) evaluates only the rest, and a point
-whose design changed since (an edited generator) is evaluated again. A line per point goes to
-standard error as it finishes, with the elapsed time.
+``build/explore/<name>/<key>.json`` is read back (unless it failed); any other is evaluated
+and written at once, so a rerun (after an interruption, or with more points) evaluates only the
+rest, and a point whose design changed since (an edited generator) is evaluated again. A line
+per point goes to standard error as it finishes, with the elapsed time. The Verilog is
+generated only by synthesis (once, for the synthesis flow's own cache key).
 
 The evaluator ``default`` (:func:`evaluate_point`) takes the unit's ``cycles()`` and, with
 synth, :func:`fhe_hw.report.synthcache.cached_synth` (LUT/FF/DSP/BRAM/Fmax, cached by
@@ -497,7 +498,8 @@ def explore(space, *, jobs=None, cluster=None, out=DEFAULT_OUT, synth=None, limi
             record = json.loads(path.read_text())
         except (OSError, ValueError):
             continue
-        if isinstance(record, dict) and record.get("key") == path.stem:
+        # a failed point (a tool that crashed, a refused combination) is tried again
+        if isinstance(record, dict) and record.get("key") == path.stem and record.get("ok"):
             stored[path.stem] = record
     pts = points(space)
     workers = jobs if jobs is not None else min(2, os.cpu_count() or 1)
