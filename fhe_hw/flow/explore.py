@@ -217,12 +217,11 @@ def load_space(source):
             raise ValueError(f"{where}: {key}: "
                              + ("missing" if space[key] is None else
                                 f"must be a string, not {space[key]!r}"))
-    try:
-        builddir.safe_name(space["name"])
-        unit = get_unit(space["unit"])
-    except ValueError as e:
-        raise ValueError(f"{where}: {'name' if 'file name' in str(e) else 'unit'}: {e}"
-                         ) from None
+    for key, check in (("name", builddir.safe_name), ("unit", get_unit)):
+        try:
+            unit = check(space[key])
+        except ValueError as e:
+            raise ValueError(f"{where}: {key}: {e}") from None
     if not isinstance(space["synth"], bool):
         raise ValueError(f"{where}: synth: must be true or false, not {space['synth']!r}")
     if space["flow"] not in TARGETS:
@@ -260,8 +259,8 @@ def load_space(source):
 def _check_values(unit, space, where):
     """ValueError naming the key unless each value of the space passes the unit's parameter
     checks (its timing contract) in at least one point."""
-    refused = []
-    for params in points(space):
+    refused, every = [], points(space)
+    for params in every:
         try:
             unit.latency(params)
             refused.append(None)
@@ -275,7 +274,7 @@ def _check_values(unit, space, where):
         raise ValueError(f"{where}: {key}: {unit.name} refuses every point: {refused[0]}")
     for name, values in space["vary"].items():
         for value in values:
-            errors = [e for p, e in zip(points(space), refused) if p[name] == value]
+            errors = [e for p, e in zip(every, refused) if p[name] == value]
             if all(errors):
                 raise ValueError(f"{where}: vary.{name}: {unit.name} refuses {value!r} in "
                                  f"every point: {errors[0]}")
