@@ -383,3 +383,13 @@ def test_every_unit_has_an_area_without_synthesis(tmp_path, unit):
     assert r["ok"], r.get("error")
     assert isinstance(r["area"], int) and r["area"] == r["multiplier_tiles"] >= 0
     assert r["atp"] == r["area"] * r["cycles"]
+
+
+def test_without_pyyaml_the_message_names_the_explore_extra(tmp_path, capsys, monkeypatch):
+    import sys
+    path = tmp_path / "space.yaml"
+    path.write_text("unit: mod-add\n")
+    monkeypatch.setitem(sys.modules, "yaml", None)  # import yaml raises ModuleNotFoundError
+    assert main(["explore", str(path), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "fhe-hw[explore]" in err, err
