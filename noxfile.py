@@ -47,8 +47,8 @@ def lint(session):
 @nox.session
 def demo(session):
     """The main job: generate the default units, simulate them against the golden models and
-    print the report."""
-    _install(session, "toolchain")
+    print the report. The environment also runs ``fhe-hw explore`` (the ``explore`` extra)."""
+    _install(session, "toolchain,explore")
     session.run("fhe-hw", "demo", *session.posargs, env=ENV)
 
 

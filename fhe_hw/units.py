@@ -15,7 +15,8 @@ from . import __version__
 from .cliargs import shown_default
 
 __all__ = ["Option", "Unit", "register", "units", "get_unit", "top_name", "verilog_header",
-           "to_verilog", "parse_bool", "add_unit_options", "add_unit_subcommands", "unit_params"]
+           "to_verilog", "port_values", "parse_bool", "add_unit_options", "add_unit_subcommands",
+           "unit_params"]
 
 # Modules whose import registers units; later packages add themselves here.
 _UNIT_MODULES = ["fhe_hw.arith", "fhe_hw.ntt", "fhe_hw.karatsuba", "fhe_hw.rns", "fhe_hw.bigint",
@@ -230,13 +231,18 @@ def to_verilog(component, unit_name, header=(), *, platform=None):
     (e.g. :meth:`Unit.summary`) come first as ``//`` comments. ``platform`` is what the
     units' ``elaborate`` receive (None: portable Verilog without vendor primitives)."""
     from amaranth.back import verilog
-    from amaranth.hdl import Const, Value
 
     # Amaranth must use its bundled Yosys (>= 0.40), not an older one on PATH.
     os.environ.setdefault("AMARANTH_USE_YOSYS", "builtin")
-    # always_ready streams have a constant `ready`: it is not a port.
-    ports = [Value.cast(value) for _, _, value in component.signature.flatten(component)]
-    ports = [port for port in ports if not isinstance(port, Const)]
-    text = verilog.convert(component, name=top_name(unit_name), platform=platform, ports=ports,
-                           emit_src=False)
+    text = verilog.convert(component, name=top_name(unit_name), platform=platform,
+                           ports=port_values(component), emit_src=False)
     return "".join(f"// {line}\n" for line in header) + text
+
+
+def port_values(component):
+    """The Amaranth values of ``component``'s ports, without the constant ones (the ``ready``
+    of an always-ready stream is not a port)."""
+    from amaranth.hdl import Const, Value
+
+    ports = [Value.cast(value) for _, _, value in component.signature.flatten(component)]
+    return [port for port in ports if not isinstance(port, Const)]
