@@ -199,12 +199,14 @@ def test_a_wrong_figure_fails():
     assert float(match.group(1).replace(",", "")) != evaluate(match.group(3))
 
 
-def test_the_getting_started_example_prints_what_the_page_says():
+@pytest.mark.parametrize("page, section", [("getting-started.md", "A first unit from Python"),
+                                           ("openfhe.md", "From OpenFHE's primes to the hardware")])
+def test_the_pages_examples_print_what_the_page_says(page, section):
     """The page's Python example runs, and its output is the block that follows "It prints"."""
-    text = (ROOT / "docs" / "getting-started.md").read_text()
-    example = re.search(r"## A first unit from Python.*?```python\n(.*?)```", text, re.S)
+    text = (ROOT / "docs" / page).read_text()
+    example = re.search(rf"## {re.escape(section)}.*?```python\n(.*?)```", text, re.S)
     said = re.search(r"It prints\b.*?\n```text\n(.*?)```", text[example.end():], re.S)
-    assert said, "getting-started.md must show the example's output in a text block after it"
+    assert said, f"{page} must show the example's output in a text block after it"
     out = subprocess.run([sys.executable, "-c", example.group(1)], capture_output=True,
                          text=True, timeout=300, cwd=ROOT, check=True).stdout
     assert out == said.group(1)
