@@ -6,11 +6,13 @@ builds one sub-command per unit with its options. Options are parsed to Python v
 own validation and raise its ``ValueError`` before any hardware is built.
 """
 
+import argparse
 import importlib
 import os
 from dataclasses import dataclass, field
 
 from . import __version__
+from .cliargs import integer
 
 __all__ = ["Option", "Unit", "register", "units", "get_unit", "top_name", "verilog_header",
            "to_verilog", "parse_bool", "add_unit_options", "add_unit_subcommands", "unit_params"]
@@ -167,9 +169,28 @@ def get_unit(name):
 
 
 def add_unit_options(parser, unit):
-    """Add one ``--<name>`` argument per :class:`Option` of ``unit`` to an argparse parser."""
+    """Add one ``--<name>`` argument per :class:`Option` of ``unit`` to an argparse parser. An
+    ``int`` option reads ASCII decimal digits or ``0x`` hex only (:func:`fhe_hw.cliargs.integer`:
+    ``int()`` would also take ``1_000``, ``' 7 '`` and ``５``). A ``ValueError`` of an option's
+    type becomes argparse's one-line error with the type's own message (the accepted values)."""
     for opt in unit.options:
-        parser.add_argument(f"--{opt.name}", type=opt.type, default=opt.default, help=opt.help)
+        parser.add_argument(f"--{opt.name}", type=_option_type(opt), default=opt.default,
+                            help=opt.help)
+
+
+def _option_type(opt):
+    """``opt.type`` for argparse: :func:`~fhe_hw.cliargs.integer` for ``int``, and a
+    ``ValueError`` of the others turned into ``ArgumentTypeError`` with its message."""
+    if opt.type is int:
+        return integer
+
+    def parse(text):
+        try:
+            return opt.type(text)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+    parse.__name__ = getattr(opt.type, "__name__", "value")
+    return parse
 
 
 def add_unit_subcommands(parser, parents=()):

@@ -15,6 +15,7 @@ __all__ = ["IntegerFFTMultiplier", "SuperSizeBarrett", "CMNTEncrypt", "CNTEncryp
 
 from ..arith import MULT_STAGES_OPTION  # noqa: E402
 from ..model.bigint import EncryptionSizes  # noqa: E402
+from ..params import modulus_spec, parse_integer  # noqa: E402
 from ..units import Option, register  # noqa: E402
 
 
@@ -25,7 +26,7 @@ def parse_group(text):
     fields = text.split(",")
     if len(fields) != 4:
         raise ValueError(f"group must be a name or coeff,noise,key,count, not {text!r}")
-    return EncryptionSizes(*(int(f) for f in fields))
+    return EncryptionSizes(*(parse_integer(f) for f in fields))
 
 
 parse_group.__name__ = "group"
@@ -33,7 +34,8 @@ parse_group.__name__ = "group"
 
 # The command-line default is a reduced transform (k = 8) that generates in seconds; the 001
 # Table 2 rows are e.g. --modulus solinas64 --k 128 --b 28 (see tools/bigint_table.py).
-_MULT = (Option("modulus", str, "fermat32", "fermat32, fermat64, solinas64 or general32"),
+_MULT = (Option("modulus", modulus_spec, "fermat32",
+                "fermat32, fermat64, solinas64 or general32"),
          Option("k", int, 8, "transform size ([Cao14] Table 2: 64 or 128)"),
          Option("b", int, 12, "digit bits ([Cao14] Table 2: 8, 24, 28, 12)"),
          Option("bus-width", int, None, "RAM word bits d (default kb/16: kb/2d = 8)"),
