@@ -7,20 +7,29 @@
 ``harden`` writes a PNG picture of the routed layout beside the GDS (:mod:`.render`); a picture
 that cannot be drawn is reported in one line and costs neither the GDS nor the exit status.
 
-Tool failures and missing tools exit with status 1; bad unit parameters raise ``ValueError``
-for the caller (``fhe-hw`` exits with 2).
+Tool failures and missing tools exit with status 1; bad unit parameters, an output that cannot
+be written, a missing PDK (``asic-synth``) or LibreLane package (``harden --flow librelane``)
+raise ``ValueError`` or an argparse error before anything is built (``fhe-hw`` exits with 2).
 """
 
 import argparse
+import importlib.util
 import json
 import sys
 from pathlib import Path
 
-from fhe_hw.cliargs import add_verbose
+from fhe_hw.cliargs import (
+    add_verbose,
+    output_dir,
+    output_file,
+    percent,
+    positive_float,
+    write_text,
+)
 from fhe_hw.units import add_unit_subcommands, get_unit, top_name, unit_params
 
 from .librelane import check_librelane_config, run_librelane, write_librelane_config
-from .pdk import klayout_lyp
+from .pdk import klayout_lyp, sky130_hd
 from .qflow import harden_qflow
 from .render import layout_picture
 from .sky130 import asic_synthesize, markdown_table
@@ -35,9 +44,7 @@ def _build(args):
 
 
 def _write(path, text):
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
+    write_text(path, text)
     print(f"wrote {path}", file=sys.stderr)
 
 
@@ -45,15 +52,13 @@ def _progress(line):
     print(line, file=sys.stderr)
 
 
-def _positive(text):
-    value = float(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number, not {text!r}")
-    return value
-
-
 def cmd_asic_synth(args):
-    """Print the sky130 summary, write JSON (and Markdown when asked)."""
+    """Print the sky130 summary, write JSON (and Markdown when asked). A missing PDK is refused
+    (``ValueError``, exit 2) before anything is built."""
+    try:
+        sky130_hd().require()
+    except RuntimeError as e:
+        raise ValueError(str(e)) from None
     unit, params, component = _build(args)
     try:
         result = asic_synthesize(component, unit.name, params=params, clock_ns=args.clock_ns,
@@ -78,13 +83,20 @@ def cmd_asic_synth(args):
 
 
 def cmd_harden(args):
-    """Run qflow, or write/check/run a LibreLane configuration."""
+    """Run qflow, or write/check/run a LibreLane configuration. Options the flow cannot take
+    and a missing LibreLane package are refused (``ValueError``) before anything is built."""
+    if args.flow == "qflow" and args.pdk not in (None, "osu018"):
+        raise ValueError(f"--pdk must be osu018 (qflow's bundled library) with --flow qflow, "
+                         f"not {args.pdk!r}")
+    if args.flow == "librelane" and args.pdk == "osu018":
+        raise ValueError("--pdk osu018 is qflow's library: --flow librelane takes sky130A or "
+                         "gf180mcuD")
+    if args.flow == "librelane" and importlib.util.find_spec("librelane") is None:
+        raise ValueError("--flow librelane needs the LibreLane Python package: install the "
+                         "'asic' extra (pip install 'fhe-hw[asic]')")
     unit, params, component = _build(args)
     try:
         if args.flow == "qflow":
-            if args.pdk not in (None, "osu018"):
-                raise ValueError(f"pdk must be osu018 (qflow's bundled library) with --flow "
-                                 f"qflow, not {args.pdk!r}")
             return _harden_qflow(unit, params, component, args)
         return _harden_librelane(unit, params, component, args)
     except RuntimeError as e:
@@ -162,12 +174,14 @@ def add_asic_synth_parser(subparsers):
     [--build-dir D]``."""
     common = argparse.ArgumentParser(add_help=False)
     add_verbose(common)
-    common.add_argument("--clock-ns", type=_positive, default=10.0,
+    common.add_argument("--clock-ns", type=positive_float, default=10.0,
                         help="clock period in ns (ABC delay target, STA constraint)")
-    common.add_argument("--json", help="write the result here (default: the build directory)")
-    common.add_argument("--markdown", help="also write a Markdown table row here "
-                        "(default: none)")
-    common.add_argument("--build-dir", help="build directory (default build/asic/synth/...)")
+    common.add_argument("--json", type=output_file,
+                        help="write the result here (default: the build directory)")
+    common.add_argument("--markdown", type=output_file,
+                        help="also write a Markdown table row here (default: none)")
+    common.add_argument("--build-dir", type=output_dir,
+                        help="build directory (default build/asic/synth/...)")
     s = subparsers.add_parser(
         "asic-synth", help="sky130 estimate: cells, area, FF, critical path, Fmax",
         description="Map a unit (ports registered) to sky130_fd_sc_hd with Yosys and time it "
@@ -186,14 +200,16 @@ def add_harden_parser(subparsers):
                              "and (with OpenROAD) run a LibreLane macro")
     common.add_argument("--pdk", choices=("sky130A", "gf180mcuD", "osu018"),
                         help="LibreLane PDK (default sky130A); qflow uses osu018")
-    common.add_argument("--clock-ns", type=_positive, default=10.0, help="clock period (ns)")
-    common.add_argument("--core-util", type=_positive, default=40,
-                        help="LibreLane FP_CORE_UTIL (percent)")
-    common.add_argument("--timeout", type=_positive, default=3600,
+    common.add_argument("--clock-ns", type=positive_float, default=10.0,
+                        help="clock period (ns)")
+    common.add_argument("--core-util", type=percent, default=40,
+                        help="LibreLane FP_CORE_UTIL (percent, above 0 and below 100)")
+    common.add_argument("--timeout", type=positive_float, default=3600,
                         help="qflow: seconds for the whole run")
-    common.add_argument("--build-dir", help="build directory (default build/asic/...)")
-    common.add_argument("--json", help="also write the summary here (default: none; qflow "
-                        "writes qflow.json in the build directory)")
+    common.add_argument("--build-dir", type=output_dir,
+                        help="build directory (default build/asic/...)")
+    common.add_argument("--json", type=output_file, help="also write the summary here "
+                        "(default: none; qflow writes qflow.json in the build directory)")
     s = subparsers.add_parser(
         "harden", help="place and route: qflow to GDS, or a LibreLane macro",
         description="Harden a unit: --flow qflow runs Debian's qflow to GDS with DRC and LVS; "

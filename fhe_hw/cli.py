@@ -16,6 +16,7 @@ Every command takes ``--help``. Invalid parameters exit with status 2 and the re
 """
 
 import argparse
+import functools
 import json
 import sys
 from fractions import Fraction
@@ -24,7 +25,7 @@ from . import __version__
 from . import params as P
 from .asic.cli import add_asic_synth_parser, add_harden_parser
 from .boards import BOARDS, DEFAULT_BOARD
-from .cliargs import Parser, flag_message, fraction, int_in, output_file
+from .cliargs import Parser, flag_message, fraction, int_in, integer, output_file, write_text
 from .demo import run_demo
 from .flow.build import add_build_parser, add_run_parser
 from .flow.explore import add_explore_parser
@@ -74,7 +75,10 @@ def _params_report(args):
         report.update({"montgomery word, nu": f"{mc.word}, {mc.nu}", "montgomery q_H": mc.q_high,
                        "montgomery R mod q": mc.R_mod_q})
     if args.rns_n is not None:
-        report.update(_rns_report(args))
+        try:
+            report.update(_rns_report(args))
+        except (ValueError, TypeError) as e:
+            raise type(e)(flag_message(str(e), (), _RNS_FLAGS)) from None
     return report
 
 
@@ -90,6 +94,10 @@ def _root_report(mod, k, negacyclic):
             value = f"none ({e})"
         out[f"{name}, --root {root}"] = value
     return out
+
+
+#: The options of ``params`` that set the RNS units' parameters (their names in the messages).
+_RNS_FLAGS = {"n": "--rns-n", "bits": "--rns-bits", "l": "--source", "k": "--target"}
 
 
 def _rns_report(args):
@@ -144,8 +152,7 @@ def cmd_generate(args):
     if args.output in (None, "-"):
         sys.stdout.write(text)
     else:
-        with open(args.output, "w") as f:
-            f.write(text)
+        write_text(args.output, text)
         print(f"wrote {args.output}", file=sys.stderr)
     for line in summary:
         print(f"  {line}", file=sys.stderr)
@@ -158,6 +165,13 @@ def cmd_demo(args):
 
 
 def _parser():
+    """The ``fhe-hw`` argument parser, built once per set of registered units (``main`` runs
+    many times in one process in the tests; building it takes a quarter of a second)."""
+    return _build_parser(tuple(units()))
+
+
+@functools.cache
+def _build_parser(unit_names):
     parser = Parser(prog="fhe-hw", description="Generate, check, synthesize and build FHE "
                     "arithmetic hardware, and reproduce the papers' tables. Every command's -h "
                     "shows its options with their defaults; invalid parameters exit with "
@@ -208,7 +222,7 @@ def _parser():
                        description="Elaborate and simulate every unit against its golden model "
                                    "and print a summary table; then simulate the default unit "
                                    "behind the board's UART link and build its bitstream.")
-    d.add_argument("--seed", type=int, default=1, help="seed of the random vectors")
+    d.add_argument("--seed", type=integer, default=1, help="seed of the random vectors")
     d.add_argument("--vectors", type=int_in(0, 100_000), default=200,
                    help="random vectors per fixed-latency unit, besides the edge values")
     d.add_argument("--board", choices=BOARDS, default=DEFAULT_BOARD,

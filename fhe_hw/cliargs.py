@@ -9,14 +9,25 @@ validation into ``--name must be ...`` when ``name`` is an option of the command
 
 import argparse
 import dataclasses
+import os
 import re
 import sys
+import tempfile
 from fractions import Fraction
 from pathlib import Path
 
+from .params import parse_integer
+
 __all__ = ["Parser", "HelpFormatter", "RawDescriptionHelpFormatter", "shown_default",
-           "add_verbose", "int_in", "int_list", "positive_float", "fraction", "output_file",
-           "input_file", "flag_message"]
+           "add_verbose", "integer", "int_in", "int_list", "positive_float", "percent",
+           "fraction", "output_file", "output_dir", "write_text", "input_file", "flag_message"]
+
+#: A plain number: ASCII digits with an optional point and exponent (``float()`` would also
+#: take ``1_0``, ``' 5 '``, non-ASCII digits, ``nan`` and ``inf``).
+_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?|\.[0-9]+(?:[eE][-+]?[0-9]+)?",
+                     re.ASCII)
+#: A fraction: an optional minus sign, a plain number, optionally ``/`` and ASCII digits.
+_FRACTION = re.compile(r"-?(?:[0-9]+/[0-9]+|[0-9]+(?:\.[0-9]*)?|\.[0-9]+)", re.ASCII)
 
 
 def shown_default(value):
@@ -64,13 +75,26 @@ class Parser(argparse.ArgumentParser):
         sys.exit(2)
 
 
+def integer(text):
+    """An argparse type: an integer in ASCII decimal digits or ``0x`` hex
+    (:func:`fhe_hw.params.parse_integer`)."""
+    try:
+        return parse_integer(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+integer.__name__ = "integer"
+
+
 def int_in(minimum, maximum=None):
-    """An argparse type: an integer in ``[minimum, maximum]``."""
+    """An argparse type: an integer (ASCII decimal digits or ``0x`` hex) in
+    ``[minimum, maximum]``."""
     span = f"from {minimum} to {maximum}" if maximum is not None else f"of at least {minimum}"
 
     def parse(text):
         try:
-            value = int(text, 0)
+            value = parse_integer(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"must be an integer {span}, not {text!r}") from None
         if value < minimum or (maximum is not None and value > maximum):
@@ -84,7 +108,7 @@ def int_list(text):
     """An argparse type: comma-separated integers such as ``97,193`` (a tuple); the unit
     checks their range."""
     try:
-        return tuple(int(x, 0) for x in str(text).split(","))
+        return tuple(parse_integer(x) for x in str(text).split(","))
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be comma-separated integers such as 97,193, "
                                          f"not {text!r}") from None
@@ -94,23 +118,31 @@ int_list.__name__ = "integer list"
 
 
 def positive_float(text):
-    """An argparse type: a finite number > 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number greater than 0, not {text!r}") \
-            from None
-    if not value > 0 or value == float("inf"):
+    """An argparse type: a finite number > 0 in ASCII digits (``2``, ``0.5``, ``1e3``)."""
+    if not _NUMBER.fullmatch(text) or not 0 < float(text) < float("inf"):
         raise argparse.ArgumentTypeError(f"must be a number greater than 0, not {text!r}")
-    return value
+    return float(text)
 
 
 positive_float.__name__ = "number"
 
 
+def percent(text):
+    """An argparse type: a percentage greater than 0 and below 100."""
+    if not _NUMBER.fullmatch(text) or not 0 < float(text) < 100:
+        raise argparse.ArgumentTypeError(f"must be a percentage greater than 0 and below 100, "
+                                         f"not {text!r}")
+    return float(text)
+
+
+percent.__name__ = "percentage"
+
+
 def fraction(text):
-    """An argparse type: a fraction such as ``1/8`` or ``0.125``."""
+    """An argparse type: a fraction such as ``1/8`` or ``0.125`` (ASCII digits)."""
     try:
+        if not _FRACTION.fullmatch(text):
+            raise ValueError(text)
         return Fraction(text)
     except (ValueError, ZeroDivisionError):
         raise argparse.ArgumentTypeError(f"must be a fraction such as 1/8, not {text!r}") \
@@ -120,19 +152,63 @@ def fraction(text):
 fraction.__name__ = "fraction"
 
 
+def _can_create_in(folder, what):
+    """Raise ``ArgumentTypeError`` unless an entry can be made in the existing ``folder`` (a
+    probe folder is made and removed: permissions alone do not tell, e.g. ``/proc`` for root
+    or a read-only file system)."""
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".fhe-hw-probe-", dir=folder))
+    except OSError as e:
+        raise argparse.ArgumentTypeError(f"cannot create {what}: {e.strerror or e}") from None
+
+
 def output_file(text):
-    """An argparse type: a file to write (``-`` for standard output); its folder must exist."""
+    """An argparse type: a file to write (``-`` for standard output); its folder must exist and
+    take a new file, an existing file must be writable."""
     if text == "-":
         return text
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"must name a file, not {text!r}")
     path = Path(text)
     if path.is_dir():
         raise argparse.ArgumentTypeError(f"{text} is a directory, not a file")
-    if not path.resolve().parent.is_dir():
-        raise argparse.ArgumentTypeError(f"folder {path.parent} does not exist")
+    if not path.absolute().parent.is_dir():
+        raise argparse.ArgumentTypeError(f"folder {path.parent} of {text} does not exist")
+    if path.exists():
+        if not os.access(path, os.W_OK):
+            raise argparse.ArgumentTypeError(f"cannot write {text}: permission denied")
+    else:
+        _can_create_in(path.absolute().parent, text)
     return text
 
 
 output_file.__name__ = "file"
+
+
+def output_dir(text):
+    """An argparse type: a folder to write into, existing or to be made: its nearest existing
+    ancestor must be a folder that takes new entries. Nothing is left behind by the check."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"must name a folder, not {text!r}")
+    path = Path(text).absolute()
+    existing = next(p for p in (path, *path.parents) if p.exists())
+    if not existing.is_dir():
+        raise argparse.ArgumentTypeError(f"cannot create {text}: {existing} is not a folder")
+    _can_create_in(existing, text)
+    return text
+
+
+output_dir.__name__ = "folder"
+
+
+def write_text(path, text):
+    """Write ``text`` to the file ``path``; an ``OSError`` names the file (a full disk raises
+    without one)."""
+    try:
+        with open(path, "w") as f:
+            f.write(text)
+    except OSError as e:
+        raise OSError(e.errno, e.strerror or str(e), str(path)) from None
 
 
 def input_file(text):
@@ -152,14 +228,16 @@ def input_file(text):
 input_file.__name__ = "file"
 
 
-def flag_message(message, flags):
+def flag_message(message, flags, aliases=None):
     """``message`` with its leading parameter name (``name must ...``, ``name needs ...``)
-    written ``--name`` when ``--name`` (with ``-`` for ``_``) is one of ``flags``."""
+    written ``--name`` when ``--name`` (with ``-`` for ``_``) is one of ``flags``, or written
+    ``aliases[name]`` (the option that sets a parameter of another name, ``n`` -> ``--rns-n``)."""
     match = re.match(r"([a-z][a-z0-9_]*)(?= )", message)
     if match:
-        flag = "--" + match.group(1).replace("_", "-")
-        if flag in flags:
-            return flag + message[len(match.group(1)):]
+        name = match.group(1)
+        flag = (aliases or {}).get(name) or "--" + name.replace("_", "-")
+        if flag in flags or name in (aliases or {}):
+            return flag + message[len(name):]
     return message
 
 

@@ -16,6 +16,7 @@ Number theory (primality, factorisation, generators) comes from SymPy; modular i
 Python's ``pow(x, -1, m)``.
 """
 
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache, cached_property
@@ -24,8 +25,8 @@ from math import gcd, prod
 import sympy
 
 __all__ = [
-    "Modulus", "MODULI", "get_modulus", "NTTParams", "ntt_params", "ROOT_CONVENTIONS",
-    "smallest_primitive_root", "convention_root",
+    "Modulus", "MODULI", "get_modulus", "modulus_spec", "parse_integer", "NTTParams", "ntt_params",
+    "ROOT_CONVENTIONS", "smallest_primitive_root", "convention_root",
     "b_bound_holds", "max_digit_bits", "check_digit_bits",
     "require_power_of_two", "require_int", "check_bool", "ntt_primes",
     "RNSBase", "FastBaseConversionConstants", "ShenoyKumaresanConstants",
@@ -46,6 +47,20 @@ def require_int(name, value, *, minimum=None, maximum=None):
     if maximum is not None and value > maximum:
         raise ValueError(f"{name} must be at most {maximum}, not {value!r}")
     return value
+
+
+#: The text of an integer: ASCII decimal digits or 0x hex, an optional minus sign, nothing else
+#: (``int()`` would also take ``1_000``, ``' 7 '`` and non-ASCII digits such as ``５``).
+_INTEGER = re.compile(r"-?(?:0[xX][0-9a-fA-F]+|[0-9]+)", re.ASCII)
+
+
+def parse_integer(text):
+    """The integer that ``text`` spells in ASCII decimal digits or ``0x`` hex (with an optional
+    leading ``-``); ``ValueError`` for anything else."""
+    text = str(text)
+    if not _INTEGER.fullmatch(text):
+        raise ValueError(f"must be an integer (ASCII decimal digits or 0x hex), not {text!r}")
+    return int(text, 16 if text.lstrip("-")[:2].lower() == "0x" else 10)
 
 
 def check_bool(name, value):
@@ -215,28 +230,36 @@ MODULI = {
 
 
 def get_modulus(spec):
-    """Return a :class:`Modulus` for a registered name, a decimal/hex string, an int or a
-    ``Modulus``."""
+    """Return a :class:`Modulus` for a registered name, a string of ASCII decimal digits or
+    ``0x`` hex (:func:`modulus_spec`), an int or a ``Modulus``."""
     if isinstance(spec, Modulus):
         return spec
     if isinstance(spec, str):
-        if spec in MODULI:
-            return MODULI[spec]
-        try:
-            value = int(spec, 0)
-        except ValueError:
-            raise ValueError(f"modulus must be one of {', '.join(MODULI)} or an integer, "
-                             f"not {spec!r}") from None
-        for m in MODULI.values():
-            if m.value == value:
-                return m
-        return Modulus(value)
+        spec = modulus_spec(spec)
+    if isinstance(spec, str):
+        return MODULI[spec]
     if isinstance(spec, int) and not isinstance(spec, bool):
         for m in MODULI.values():
             if m.value == spec:
                 return m
         return Modulus(spec)
     raise TypeError(f"modulus must be a name, an integer or a Modulus, not {spec!r}")
+
+
+def modulus_spec(text):
+    """A modulus as written on a command line or in a data file: a name of :data:`MODULI`
+    (returned as it is) or an integer in ASCII decimal digits or ``0x`` hex (returned as an
+    ``int``, so that what is recorded is the value, not the text); ``ValueError`` otherwise."""
+    if text in MODULI:
+        return text
+    try:
+        return parse_integer(text)
+    except ValueError:
+        raise ValueError(f"modulus must be one of {', '.join(MODULI)} or an integer (ASCII "
+                         f"decimal digits or 0x hex), not {text!r}") from None
+
+
+modulus_spec.__name__ = "modulus"   # argparse: "invalid modulus value: ..."
 
 
 # --- Integer-FFT / NTT parameters ---------------------------------------------------------------

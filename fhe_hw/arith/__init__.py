@@ -1,5 +1,6 @@
 """Modular arithmetic hardware ([Cao14] §3.3, [Kir25] §3.2.1) and its `fhe-hw generate` entries."""
 
+from ..params import modulus_spec
 from ..units import Option, parse_bool, register
 from .barrett import BarrettReducer
 from .modadd import ModAdd, ModSub
@@ -11,7 +12,7 @@ from .special import SpecialReducer
 __all__ = ["ModAdd", "ModSub", "BarrettReducer", "SpecialReducer", "SolinasReducer",
            "MontgomeryReducer", "ModMul"]
 
-_MODULUS = Option("modulus", str, "solinas64", "modulus name or integer")
+_MODULUS = Option("modulus", modulus_spec, "solinas64", "modulus name or integer")
 _PIPELINED = Option("pipelined", parse_bool, True, "register the stages (true/false)")
 _DEEP = Option("deep", parse_bool, True, "one carry chain per register: faster clock, more "
                "cycles (true/false)")
@@ -34,7 +35,7 @@ register("mod-add", "modular adder ([Kir25] Alg. 5)", _MODULUS, _PIPELINED,
 register("mod-sub", "modular subtracter ([Kir25] Alg. 6)", _MODULUS, _PIPELINED,
          latency=ModSub.latency_of)(ModSub)
 register("barrett-reducer", "Barrett reducer, 2m -> m bits ([Cao14] Alg. 2)",
-         Option("modulus", str, "general32", "modulus name or integer"),
+         Option("modulus", modulus_spec, "general32", "modulus name or integer"),
          Option("alpha", int, None, "alpha > m (default m + 4)"),
          Option("beta", int, None, "beta < -2 (default -4)"), MULT_STAGES_OPTION, TILED_OPTION,
          _PIPELINED, _DEEP, latency=BarrettReducer.latency_of)(BarrettReducer)
@@ -42,10 +43,10 @@ register("special-reducer", "reducer for p = 2^(m-1)+1 ([Cao14] Fig. 3b)",
          Option("m", int, 33, "bit length of p (33: 2^32+1, 65: 2^64+1)"), _PIPELINED, _DEEP,
          latency=SpecialReducer.latency_of)(SpecialReducer)
 register("solinas-reducer", "reducer for p = 2^64-2^32+1 ([Cao14] Fig. 3c)",
-         Option("modulus", str, "solinas64", "must be solinas64"), _PIPELINED, _DEEP,
+         Option("modulus", modulus_spec, "solinas64", "must be solinas64"), _PIPELINED, _DEEP,
          latency=SolinasReducer.latency_of)(SolinasReducer)
 register("montgomery-reducer", "word-level Montgomery reducer ([Kir25] Alg. 7)",
-         Option("modulus", str, "general32", "odd q with q = 1 mod 2^word"),
+         Option("modulus", modulus_spec, "general32", "odd q with q = 1 mod 2^word"),
          Option("word", int, 17, "word size w"), _PIPELINED, _DEEP,
          latency=MontgomeryReducer.latency_of)(MontgomeryReducer)
 register("mod-mul", "pipelined modular multiplier", _MODULUS,

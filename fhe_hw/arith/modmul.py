@@ -15,7 +15,7 @@ from .modadd import check_bool, operand_layout
 from .montgomery import MontgomeryReducer
 from .pipeline import FixedLatencyUnit, Multiplier, Stages
 from .solinas import SolinasReducer
-from .special import SpecialReducer
+from .special import MAX_M, SpecialReducer
 
 __all__ = ["ModMul", "REDUCERS", "choose_reducer"]
 
@@ -101,6 +101,9 @@ class ModMul(FixedLatencyUnit):
         if kind == "special":
             if not mod.is_special:
                 raise ValueError(f"reducer 'special' needs a modulus 2^(m-1)+1, not {mod}")
+            if mod.bits > MAX_M:
+                raise ValueError(f"modulus must have at most {MAX_M} bits for the special "
+                                 f"reducer, not {mod.bits}")
             return kind, SpecialReducer, (mod.bits,), {"pipelined": pipelined, "deep": deep}
         if kind == "solinas":
             return kind, SolinasReducer, (mod,), {"pipelined": pipelined, "deep": deep}

@@ -15,6 +15,7 @@ __all__ = ["IntegerFFTMultiplier", "SuperSizeBarrett", "CMNTEncrypt", "CNTEncryp
 
 from ..arith import MULT_STAGES_OPTION  # noqa: E402
 from ..model.bigint import EncryptionSizes  # noqa: E402
+from ..params import modulus_spec, parse_integer  # noqa: E402
 from ..units import Option, register  # noqa: E402
 
 
@@ -25,7 +26,7 @@ def parse_group(text):
     fields = text.split(",")
     if len(fields) != 4:
         raise ValueError(f"group must be a name or coeff,noise,key,count, not {text!r}")
-    return EncryptionSizes(*(int(f) for f in fields))
+    return EncryptionSizes(*(parse_integer(f) for f in fields))
 
 
 parse_group.__name__ = "group"
@@ -35,8 +36,8 @@ parse_group.__name__ = "group"
 # and synthesize; the classes' defaults are [Cao14] Table 2's solinas64, k = 128, b = 28 (the
 # 001 Table 2 rows are e.g. --modulus solinas64 --k 128 --b 28, see tools/bigint_table.py).
 _REDUCED = "a reduced transform, quicker to generate and synthesize"
-_MULT = (Option("modulus", str, "fermat32", "fermat32, fermat64, solinas64 or general32 (default "
-                f"fermat32, {_REDUCED}; the classes' default: solinas64)"),
+_MULT = (Option("modulus", modulus_spec, "fermat32", "fermat32, fermat64, solinas64 or "
+                f"general32 (default fermat32, {_REDUCED}; the classes' default: solinas64)"),
          Option("k", int, 8, f"transform size (default 8, {_REDUCED}; the classes' default: "
                 "the modulus's [Cao14] Table 2 k, 64 or 128)"),
          Option("b", int, 12, f"digit bits (default 12, {_REDUCED}; the classes' default: the "

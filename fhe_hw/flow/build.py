@@ -26,7 +26,15 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..boards import BOARDS, DEFAULT_BOARD, BoardTop, get_board
-from ..cliargs import add_verbose, int_in, output_file, positive_float
+from ..cliargs import (
+    add_verbose,
+    int_in,
+    integer,
+    output_dir,
+    output_file,
+    positive_float,
+    write_text,
+)
 from ..debian import require_debian_tool
 from ..link.host import Host, SerialTransport, run_vectors
 from ..markdown import table as markdown_table
@@ -285,7 +293,7 @@ def cmd_build(args):
     print(f"bitstream {result.bitstream} ({result.bitstream_bytes} bytes); report "
           f"{result.build_dir}/build.json, build.md, report.json", file=sys.stderr)
     if args.json:
-        Path(args.json).write_text(json.dumps(result.to_dict(), indent=2))
+        write_text(args.json, json.dumps(result.to_dict(), indent=2))
     if args.program:
         command = program_command(board, result.bitstream)
         command[0] = require_debian_tool("openFPGALoader", "openfpgaloader")
@@ -307,7 +315,8 @@ def add_build_parser(subparsers):
     common.add_argument("--baud", type=BAUD, default=115200, help="UART baud rate")
     common.add_argument("--depth", type=int_in(1, 1 << 16), default=256,
                         help="words per operand/result memory")
-    common.add_argument("--build-dir", help="build directory (default build/boards/...)")
+    common.add_argument("--build-dir", type=output_dir,
+                        help="build directory (default build/boards/...)")
     common.add_argument("--json", type=output_file, help="also write the result here (default: "
                         "only build.json in the build directory)")
     common.add_argument("--program", action="store_true",
@@ -324,7 +333,12 @@ def add_build_parser(subparsers):
 
 
 def cmd_run(args):
-    transport = SerialTransport(args.port, args.baud)
+    try:
+        transport = SerialTransport(args.port, args.baud)
+    except OSError as e:    # pyserial's SerialException is one: a missing port, not a tty
+        reason = e.strerror or (e.args[0] if e.args else e)
+        raise ValueError(f"--port {args.port} cannot be opened as a serial port: {reason}") \
+            from None
     try:
         host = Host(transport, timeout=args.timeout)
         bad = run_vectors(host, count=args.vectors, seed=args.seed)
@@ -345,6 +359,6 @@ def add_run_parser(subparsers):
     r.add_argument("--baud", type=BAUD, default=115200, help="UART baud rate")
     r.add_argument("--vectors", type=int_in(1, 1 << 16), default=64,
                    help="random vectors besides the edge values")
-    r.add_argument("--seed", type=int, default=1, help="seed of the random vectors")
+    r.add_argument("--seed", type=integer, default=1, help="seed of the random vectors")
     r.add_argument("--timeout", type=positive_float, default=1.0, help="seconds per response")
     r.set_defaults(func=cmd_run)

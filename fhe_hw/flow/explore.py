@@ -55,6 +55,7 @@ Reading a space file needs PyYAML (the ``explore`` extra).
 
 import argparse
 import hashlib
+import importlib.util
 import itertools
 import json
 import math
@@ -68,7 +69,7 @@ from importlib.metadata import entry_points, version
 from pathlib import Path
 
 from .. import __version__
-from ..cliargs import input_file, int_in
+from ..cliargs import input_file, int_in, output_dir
 from ..markdown import table as markdown_table
 from ..report.core import atp_area
 from ..report.synthcache import cached_synth
@@ -576,6 +577,17 @@ def cmd_explore(args):
     return 1 if failed else 0
 
 
+def _cluster(address):
+    """An argparse type: a ``--cluster`` address whose client package is installed (checked
+    before anything runs, without importing it)."""
+    module, extra = (("ray", "pip install ray") if address.startswith("ray") else
+                     ("distributed", "install the 'cluster' extra: pip install 'fhe-hw[cluster]'"))
+    if importlib.util.find_spec(module) is None:
+        raise argparse.ArgumentTypeError(f"{address} needs the Python package {module!r}: "
+                                         f"{extra}")
+    return address
+
+
 def add_explore_parser(subparsers):
     """Add ``explore SPACE.yaml`` to the ``fhe-hw`` sub-command parsers."""
     p = subparsers.add_parser(
@@ -586,8 +598,9 @@ def add_explore_parser(subparsers):
                    help="YAML space file (see fhe_hw/flow/explore.py, examples/)")
     p.add_argument("--jobs", type=int_in(1, 64), default=None,
                    help="local worker processes (default 2)")
-    p.add_argument("--cluster", help="Dask scheduler address (tcp://host:8786) or ray://... / "
-                                     "ray for a Ray cluster (default: local processes)")
+    p.add_argument("--cluster", type=_cluster,
+                   help="Dask scheduler address (tcp://host:8786) or ray://... / ray for a Ray "
+                        "cluster (default: local processes)")
     p.add_argument("--no-synth", action="store_true", help="cycles only, no synthesis")
-    p.add_argument("--out", default=str(DEFAULT_OUT), help="results directory")
+    p.add_argument("--out", type=output_dir, default=str(DEFAULT_OUT), help="results directory")
     p.set_defaults(func=cmd_explore)

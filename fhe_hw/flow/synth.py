@@ -50,7 +50,7 @@ from amaranth.hdl import Value
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..cliargs import add_verbose, output_file, positive_float
+from ..cliargs import add_verbose, output_file, positive_float, write_text
 from ..units import (
     add_unit_subcommands,
     get_unit,
@@ -586,7 +586,7 @@ def cmd_synth(args):
     print(summary_table(result))
     path = Path(args.json or Path(result.build_dir, "synth.json"))
     if args.json:
-        path.write_text(json.dumps(result.to_dict(), indent=2, default=str))
+        write_text(path, json.dumps(result.to_dict(), indent=2, default=str))
     print(f"wrote {path}", file=sys.stderr)
     return 0
 

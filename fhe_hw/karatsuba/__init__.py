@@ -2,6 +2,7 @@
 Karatsuba-r multiplier, its relinearization / key switching mode, the software side of the
 co-design, and their `fhe-hw generate` entries."""
 
+from ..params import parse_integer
 from ..units import Option, parse_bool, register
 from .multiplier import KaratsubaMultiplier
 from .reduce import WideBarrettReducer
@@ -13,10 +14,10 @@ __all__ = ["KaratsubaMultiplier", "KaratsubaRelinearizer", "WideBarrettReducer",
 
 
 def _optional_int(text):
-    """An integer, or ``none`` for the default."""
+    """An integer (ASCII decimal digits or 0x hex), or ``none`` for the default."""
     if str(text).lower() in ("", "none"):
         return None
-    return int(text, 0)
+    return parse_integer(text)
 
 
 _optional_int.__name__ = "integer"     # argparse: "invalid integer value: 'x'"

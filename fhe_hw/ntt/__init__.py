@@ -2,7 +2,7 @@
 
 from ..arith import KARATSUBA_OPTION, MULT_STAGES_OPTION, TILED_OPTION
 from ..cliargs import int_in
-from ..params import ROOT_CONVENTIONS, ntt_params
+from ..params import ROOT_CONVENTIONS, modulus_spec, ntt_params
 from ..units import Option, parse_bool, register
 from .butterfly import Butterfly
 from .four_step import FourStepNTT, four_step_mul_latency, four_step_ntt_cycles
@@ -57,7 +57,7 @@ def _one_transform_cycles(cycles_of):
 
 register("butterfly", "unified FFT/IFFT butterfly, run-time or constant (shift) twiddles "
          "([Cao14] Fig. 2)",
-         Option("modulus", str, "solinas64", "modulus name or integer"),
+         Option("modulus", modulus_spec, "solinas64", "modulus name or integer"),
          Option("scale-up", parse_bool, False, "include the x_up*w_up multiplier"),
          MULT_STAGES_OPTION,
          Option("twiddle", int, None, "constant w_down (default: run-time twiddles)"),
@@ -73,7 +73,7 @@ register("butterfly", "unified FFT/IFFT butterfly, run-time or constant (shift) 
 
 register("parallel-ntt", "fully parallel radix-2 k-point NTT, constant twiddles ([Cao14] §3.2)",
          Option("k", int, 64, "transform size (power of two)"),
-         Option("modulus", str, "fermat32", "modulus name or integer"),
+         Option("modulus", modulus_spec, "fermat32", "modulus name or integer"),
          Option("inverse", parse_bool, False, "inverse transform (k^-1 folded in)"),
          Option("negacyclic", parse_bool, False, "transform mod x^k + 1"),
          MULT_STAGES_OPTION,
@@ -96,7 +96,7 @@ register("shift-ntt", "Wang-Huang shift-only radix-64/16 unit over 2^64-2^32+1 (
 register("ntt", "memory-based streaming NTT, n = 16..65536, P butterflies "
          "([Cao14] §3.2, [Wang13] §IV)",
          Option("n", int, 1024, "transform size (power of two, 16..65536)"),
-         Option("modulus", str, "solinas64", "modulus name or integer"),
+         Option("modulus", modulus_spec, "solinas64", "modulus name or integer"),
          Option("butterflies", int, 1, "butterflies per cycle P (power of two)"),
          Option("lanes", int, None, "coefficients per stream beat (default 2P)"),
          Option("negacyclic", parse_bool, False, "transform mod x^n + 1"),

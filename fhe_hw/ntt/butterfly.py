@@ -87,8 +87,8 @@ class Butterfly(FixedLatencyUnit):
     @staticmethod
     def _plan(modulus, scale_up, mult_stages, reducer, twiddle, twiddle_up, multiplier,
               mult_latency, tiled, fast_add, tile, karatsuba=False):
-        """``(twiddle, twiddle_up, scale_up, multiplier latency)`` with the twiddles reduced
-        mod p; raises ``ValueError``/``TypeError`` for refused parameters."""
+        """``(twiddle, twiddle_up, scale_up, multiplier latency)``, the twiddles in
+        ``[0, p)``; raises ``ValueError``/``TypeError`` for refused parameters."""
         mod = get_modulus(modulus)
         check_bool("scale_up", scale_up)
         check_bool("tiled", tiled)
@@ -113,9 +113,9 @@ class Butterfly(FixedLatencyUnit):
             raise ValueError("karatsuba applies to run-time twiddles only, not with a constant "
                              "twiddle")
         p = mod.value
-        twiddle = require_int("twiddle", twiddle) % p
+        twiddle = require_int("twiddle", twiddle, minimum=0, maximum=p - 1)
         if twiddle_up is not None:
-            twiddle_up = require_int("twiddle_up", twiddle_up) % p
+            twiddle_up = require_int("twiddle_up", twiddle_up, minimum=0, maximum=p - 1)
         elif scale_up:
             raise ValueError("scale_up with a constant twiddle needs twiddle_up, not None")
         if multiplier not in MULTIPLIERS:

@@ -41,7 +41,7 @@ from ..arith import ModMul
 from ..arith.modadd import check_bool
 from ..arith.pipeline import wrap_inc
 from ..component import Component
-from ..params import SOLINAS64, require_int
+from ..params import SOLINAS64, require_int, require_power_of_two
 from .four_step_plan import FourStepPlan, control_cycles, pass_latencies
 from .shift import ShiftNTT
 from .streaming import output_fifo, register_delay
@@ -58,11 +58,11 @@ def four_step_stream_plan(n=4096, *, lanes=16, m=64, m_units=1, inverse=False,
     (its :class:`~fhe_hw.ntt.four_step_plan.FourStepPlan`, the twiddle ModMul's latency).
     ``TypeError``/``ValueError`` for a parameter the engine refuses."""
     require_int("n", n, minimum=1)
-    require_int("m", m, minimum=2, maximum=64)
+    require_power_of_two("m", m, minimum=2, maximum=64)
     n1 = n // (m * m)
     if n % (m * m) or not 1 <= n1 <= 64 or n1 & (n1 - 1):
-        raise ValueError(f"n must be n1·m² = n1·{m * m} with n1 a power of two from 1 to 64, "
-                         f"not {n!r}")
+        raise ValueError(f"n must be n1·m² = n1·{m * m} (m = {m}) with n1 a power of two from "
+                         f"1 to 64, not {n!r}")
     plan = FourStepPlan(m, n1, lanes, m_units)
     check_bool("inverse", inverse)
     check_bool("negacyclic", negacyclic)

@@ -16,7 +16,7 @@ and is imported here, so neither module imports the other both ways.
 
 import sys
 
-from ..cliargs import add_verbose, int_in
+from ..cliargs import add_verbose, int_in, output_dir
 from . import sections  # noqa: F401  (registers the sections into .core's SECTIONS)
 from .core import (
     DEFAULT_OUT,
@@ -65,7 +65,7 @@ def add_report_parser(subparsers):
     p.add_argument("--no-baselines", action="store_true", help="skip the software timings")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     p.add_argument("--jobs", type=int_in(1, 64), default=2, help="parallel synthesis runs")
-    p.add_argument("--out", default=str(DEFAULT_OUT), help="output directory")
+    p.add_argument("--out", type=output_dir, default=str(DEFAULT_OUT), help="output directory")
     p.add_argument("--strict", action="store_true",
                    help="exit with 1 when a section fails (not when one is unavailable)")
     add_verbose(p)

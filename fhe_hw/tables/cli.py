@@ -14,6 +14,7 @@ from pathlib import Path
 from ..cliargs import RawDescriptionHelpFormatter, add_verbose, int_in
 from ..flow import builddir
 from ..flow.run import Progress
+from ..karatsuba.schedule import MAX_RECURSIONS
 from . import MODULES, get_table
 from .pages import RESULTS, TableFailure, git_commit, provenance, write_block
 
@@ -35,7 +36,8 @@ _SPECIFIC = (
     ("--iterations-only", "iterations_only",
      {"action": "store_true", "help": "rns: iteration counts only, no synthesis"}, ("rns",)),
     ("--recursions", "recursions",
-     {"type": int, "nargs": "+", "help": "karatsuba: recursions r to build (default 1 2 3)"},
+     {"type": int_in(1, MAX_RECURSIONS), "nargs": "+",
+      "help": f"karatsuba: recursions r to build (1 to {MAX_RECURSIONS}; default 1 2 3)"},
      ("karatsuba",)),
     ("--no-pnr", "no_pnr", {"action": "store_true", "help": "karatsuba: Yosys only"},
      ("karatsuba",)),
