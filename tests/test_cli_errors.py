@@ -255,7 +255,7 @@ EXTRAS = [
     ("ray", "explore {space} --cluster ray", "--cluster"),
     ("ray", "explore {space} --cluster ray://head:10001", "--cluster"),
     ("distributed", "explore {space} --cluster tcp://127.0.0.1:8786", "'cluster' extra"),
-    ("yaml", "explore {space} --no-synth", "'yaml'"),
+    ("yaml", "explore {space} --no-synth", "'explore' extra"),
     ("librelane", "harden mod-add --flow librelane", "'asic' extra"),
 ]
 
