@@ -21,16 +21,7 @@ SMALL = O.cases(ntt=(N,), products=(N,), bases=((N, 3),))
 NTT, MUL, EXACT, FAST = SMALL
 
 
-def _unavailable():
-    """Why the benchmark cannot run here, or None."""
-    try:
-        O.library_dir(), O.include_dir(), O.compiler()
-    except O.OpenFHEUnavailable as e:
-        return str(e)
-    return None
-
-
-UNAVAILABLE = _unavailable()
+UNAVAILABLE = O.unavailable()
 
 
 # --- what is missing ---------------------------------------------------------------------------

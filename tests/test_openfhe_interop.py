@@ -31,16 +31,7 @@ NATIVE = [(256, 60), (256, 30), (1024, 60), (1024, 30)]
 DCRT = (256, 60, 3)       # n, bits, limbs
 
 
-def _unavailable():
-    """Why OpenFHE cannot run here, or None."""
-    try:
-        O.library_dir(), O.include_dir(), O.compiler()
-    except O.OpenFHEUnavailable as e:
-        return str(e)
-    return None
-
-
-UNAVAILABLE = _unavailable()
+UNAVAILABLE = O.unavailable()
 pytestmark = pytest.mark.skipif(UNAVAILABLE is not None, reason=f"OpenFHE: {UNAVAILABLE}")
 
 

@@ -41,7 +41,8 @@ from ..params import RNSBase, ntt_params, ntt_primes
 from .timing import Timing, from_runs
 
 __all__ = ["SOURCE", "BITS", "NTT_SIZES", "PRODUCT_SIZES", "BASE_SETS", "OPERATIONS", "Case",
-           "cases", "OpenFHEUnavailable", "library_dir", "include_dir", "compiler", "build",
+           "cases", "OpenFHEUnavailable", "library_dir", "include_dir", "compiler", "unavailable",
+           "build",
            "thread_counts", "parse", "verify", "timings", "openfhe_baselines"]
 
 #: The benchmark's C++ source (package data).
@@ -153,6 +154,16 @@ def compiler():
                                  "compiled against the wheel's library (apt-get install g++)")
     done = subprocess.run([gxx, "--version"], capture_output=True, text=True, check=True)
     return gxx, done.stdout.splitlines()[0]
+
+
+def unavailable():
+    """Why a program cannot be compiled against OpenFHE here (no wheel, headers or g++), or
+    ``None``: the reason a test that needs OpenFHE skips with."""
+    try:
+        library_dir(), include_dir(), compiler()
+    except OpenFHEUnavailable as e:
+        return str(e)
+    return None
 
 
 def build(lib, include, gxx, version, source=SOURCE, prefix="bench"):
