@@ -1,5 +1,6 @@
 """fhe-hw table: the table registry, the results pages' blocks, and the rows tables share."""
 
+import argparse
 import pickle
 import re
 from functools import partial
@@ -174,12 +175,12 @@ def test_bad_input_is_one_line_and_status_2(argv, flag, capsys):
 
 
 def test_command_line_round_trip():
-    args = table_cli.argparse.Namespace(name="karatsuba", jobs=1, reuse=True, no_write=False,
+    args = argparse.Namespace(name="karatsuba", jobs=1, reuse=True, no_write=False,
                                         iterations_only=False, recursions=[1, 2], no_pnr=True,
                                         time_limit=None)
     assert table_cli.command_line(args) == \
         "fhe-hw table karatsuba --reuse --recursions 1 2 --no-pnr"
-    args = table_cli.argparse.Namespace(name="board-fits", jobs=1, reuse=False, no_write=False,
+    args = argparse.Namespace(name="board-fits", jobs=1, reuse=False, no_write=False,
                                         iterations_only=False, recursions=None, no_pnr=False,
                                         time_limit=30)
     assert table_cli.command_line(args) == "fhe-hw table board-fits --time-limit 30"
@@ -256,7 +257,7 @@ def test_generated_rows_match_the_documented_rows_cycles(name, column, monkeypat
     spec = get_table(name)
     monkeypatch.setattr(importlib.import_module(spec.generate.__module__), "synth_rows",
                         _fake_rows)
-    args = table_cli.argparse.Namespace(jobs=1, reuse=False, no_write=True,
+    args = argparse.Namespace(jobs=1, reuse=False, no_write=True,
                                         iterations_only=False, recursions=None, no_pnr=False)
     block, facts = spec.generate(args, lambda text: None)
     documented = pages.read_block((RESULTS / spec.page).read_text(), name)
