@@ -51,6 +51,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from ..cliargs import add_verbose, output_file, positive_float, write_text
+from ..params import modulus_spec
 from ..units import (
     add_unit_subcommands,
     get_unit,
@@ -393,8 +394,15 @@ def key_params(unit_name, params):
     (:meth:`fhe_hw.units.Unit.resolve`: every option, with its default where not given, under
     its ``dest`` name), so that a table row written ``{"n": 4096, ...}`` and the same
     configuration from ``fhe-hw synth`` (which records every option) are one entry; for any
-    other component ``params`` as given."""
-    return get_unit(unit_name).resolve(params) if unit_name in units() else dict(params)
+    other component ``params`` as given. A modulus written as digits (a table row's
+    ``"1073479681"``) is keyed by its value, as the command line records it
+    (:func:`fhe_hw.params.modulus_spec`)."""
+    if unit_name not in units():
+        return dict(params)
+    unit = get_unit(unit_name)
+    spec = {opt.dest for opt in unit.options if opt.type is modulus_spec}
+    return {k: modulus_spec(v) if k in spec and isinstance(v, str) else v
+            for k, v in unit.resolve(params).items()}
 
 
 def design_digest(verilog):
