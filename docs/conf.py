@@ -27,7 +27,8 @@ myst_heading_anchors = 3
 autodoc_member_order = "bysource"
 autodoc_typehints = "none"
 napoleon_google_docstring = True
-napoleon_numpy_docstring = False
+napoleon_numpy_docstring = True
+napoleon_use_ivar = True
 
 suppress_warnings = ["myst.header"]
 
