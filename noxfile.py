@@ -118,7 +118,11 @@ def cosim(session):
 @nox.session
 def docs(session):
     """The manual: Sphinx (MyST pages in docs/, autodoc, the CLI reference from
-    ``fhe_hw.cli.parser``) into build/docs/, warnings as errors."""
+    ``fhe_hw.cli.parser``) into build/docs/, warnings as errors; then every page's example
+    (its ``testcode`` blocks) runs and its output is compared with the page's ``testoutput``
+    (``sphinx.ext.doctest``, report in build/docs-doctest/output.txt)."""
     _install(session, "docs,toolchain")
     session.run("sphinx-build", "-W", "--keep-going", "-b", "html", "docs", "build/docs",
                 *session.posargs, env=ENV)
+    session.run("sphinx-build", "-W", "--keep-going", "-b", "doctest", "-d",
+                "build/docs/.doctrees", "docs", "build/docs-doctest", *session.posargs, env=ENV)

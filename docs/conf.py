@@ -12,6 +12,7 @@ release = "0.1.0"
 extensions = [
     "myst_parser",
     "sphinx.ext.autodoc",
+    "sphinx.ext.doctest",
     "sphinx.ext.napoleon",
     "sphinxarg.ext",
 ]
@@ -26,9 +27,15 @@ myst_heading_anchors = 3
 autodoc_member_order = "bysource"
 autodoc_typehints = "none"
 napoleon_google_docstring = True
-napoleon_numpy_docstring = False
+napoleon_numpy_docstring = True
+napoleon_use_ivar = True
 
 suppress_warnings = ["myst.header"]
+
+# The pages' examples (``testcode`` blocks) run in ``sphinx-build -b doctest`` (``nox -s docs``),
+# and their output must equal the ``testoutput`` block the page shows, character for character
+# (no ``...`` wildcard).
+doctest_default_flags = 0
 
 try:
     import furo  # noqa: F401

@@ -24,16 +24,32 @@ __all__ = ["BarrettReducer"]
 class BarrettReducer(FixedLatencyUnit):
     """x mod p for any odd p of m bits and any 0 <= x < 2^(2m) ([Cao14] Algorithm 2).
 
-    Parameters: ``modulus``; ``alpha`` (> m, default m + 4) and ``beta`` (< -2, default -4);
-    ``mult_stages`` (registers inside each of the two multipliers; default None, the fast
-    setting of :class:`~fhe_hw.arith.pipeline.Multiplier`; [Cao14] §4 uses 4); ``tiled``
-    (both multipliers in 17-bit tiles, one DSP per partial product, default True);
-    ``pipelined`` (register the final subtractions and selection); ``deep`` (give the
-    selection a register of its own, default True; no effect when not pipelined).
+    Parameters
+    ----------
+    modulus : str, int or Modulus
+        p, odd, of m bits.
+    alpha, beta : int or None
+        The Barrett parameters: alpha > m (default m + 4), beta < -2 (default -4).
+    mult_stages : int or None
+        Registers inside each of the two multipliers; default None, the fast setting of
+        :class:`~fhe_hw.arith.pipeline.Multiplier`; [Cao14] §4 uses 4.
+    tiled : bool
+        Both multipliers in 17-bit tiles, one DSP per partial product (default True).
+    pipelined : bool
+        Register the final subtractions and selection.
+    deep : bool
+        Give the selection a register of its own (default True; no effect when not
+        pipelined).
 
-    Ports: ``i`` — always-ready stream of the 2m-bit x; ``o`` — always-ready stream of the m-bit
-    x mod p. Latency: the two multipliers' stages plus 2 (pipelined and deep), 1 (pipelined)
-    or 0; one result per cycle.
+    Attributes
+    ----------
+    i : In(stream.Signature(unsigned(2m))), always ready
+        x.
+    o : Out(stream.Signature(unsigned(m))), always ready
+        x mod p, one per cycle.
+    latency : int
+        The two multipliers' stages plus 2 (pipelined and deep), 1 (pipelined) or 0
+        (:meth:`latency_of` without building).
     """
 
     def __init__(self, modulus, alpha=None, beta=None, *, mult_stages=None, tiled=True,

@@ -72,11 +72,24 @@ def add_parallel(a, b, q, width):
 class ModAdd(FixedLatencyUnit):
     """(a + b) mod q for a, b in [0, q) ([Kir25] Algorithm 5).
 
-    Parameters: ``modulus`` (name, int or :class:`~fhe_hw.params.Modulus`; odd, >= 3),
-    ``pipelined`` (register the result: latency 1; otherwise combinational, latency 0).
+    Parameters
+    ----------
+    modulus : str, int or Modulus
+        q: a name of :data:`~fhe_hw.params.MODULI`, an odd integer >= 3 or a
+        :class:`~fhe_hw.params.Modulus`; m is its bit length.
+    pipelined : bool
+        Register the result (latency 1); otherwise combinational (latency 0).
 
-    Ports: ``i`` — always-ready stream of ``{a, b}`` (each ``m`` bits, packed LSB-first);
-    ``o`` — always-ready stream of the ``m``-bit result. One result per cycle.
+    Attributes
+    ----------
+    i : In(stream.Signature(...)), always ready
+        ``{a, b}``, each m bits, packed LSB-first.
+    o : Out(stream.Signature(unsigned(m))), always ready
+        The m-bit result, one per cycle.
+    latency : int
+        Cycles from an input transfer to its result (:meth:`latency_of` without building).
+    modulus : int
+        q.
     """
 
     def __init__(self, modulus, *, pipelined=True):
@@ -114,8 +127,10 @@ class ModAdd(FixedLatencyUnit):
 
 
 class ModSub(ModAdd):
-    """(a - b) mod q for a, b in [0, q) ([Kir25] Algorithm 6). Parameters, ports and latency as
-    :class:`ModAdd`."""
+    """(a - b) mod q for a, b in [0, q) ([Kir25] Algorithm 6).
+
+    Parameters, ports and latency as :class:`ModAdd`.
+    """
 
     def _result(self, a, b, q):
         return sub_parallel(a, b, q, len(b))

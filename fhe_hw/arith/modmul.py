@@ -47,28 +47,53 @@ class ModMul(FixedLatencyUnit):
     engines that multiply by constants pass them through :meth:`premultiply` so that the product
     comes out unscaled ([Kir25] §3.2.1: "handled through the pre-processing of the data").
 
-    Parameters: ``modulus``; ``reducer`` (one of ``auto``, ``barrett``, ``special``, ``solinas``,
-    ``montgomery``; ``auto`` follows :func:`choose_reducer`); ``mult_stages`` (registers in the
-    multiplier, and in each of Barrett's; default None, the fast setting of
-    :class:`~fhe_hw.arith.pipeline.Multiplier`: one register per adder level, the product's
-    and, tiled, the operands'; [Cao14] §4 uses 4); ``word`` (Montgomery word, default the
-    largest w <= 17 with q ≡ 1 mod 2^w); ``alpha``/``beta`` (Barrett); ``pipelined``
-    (pipeline the reducer); ``deep`` (the reducer's fast pipeline, one carry chain per
-    register, default True; see each reducer); ``tiled`` (multipliers with both operands
-    sliced into 17-bit tiles, one DSP per partial product with its operand and product
-    registers in the DSP on an ECP5, :mod:`fhe_hw.arith.dsp`; default True); ``tile`` (the
-    slice width of the operand multiplier, 2 to 18 bits; default None: 17 tiled, one
-    MULT18X18D per partial product, 18 untiled. A narrower tile is the depth that suits an
-    ASIC, where each partial product is a gate-level multiplier of one cycle: more, smaller
-    partial products and a deeper adder tree, one register per level); ``karatsuba`` (the
-    operand multiplier as one level of Karatsuba, tiled only: three half-width products,
-    12 MULT18X18D instead of 16 for 64 bits, three cycles more for solinas64; see
-    :class:`~fhe_hw.arith.pipeline.Multiplier`; default False).
+    Parameters
+    ----------
+    modulus : str, int or Modulus
+        q, of m bits.
+    reducer : str
+        One of ``auto``, ``barrett``, ``special``, ``solinas``, ``montgomery``; ``auto``
+        follows :func:`choose_reducer`.
+    mult_stages : int or None
+        Registers in the multiplier, and in each of Barrett's; default None, the fast setting
+        of :class:`~fhe_hw.arith.pipeline.Multiplier`: one register per adder level, the
+        product's and, tiled, the operands'; [Cao14] §4 uses 4.
+    word : int or None
+        The Montgomery word, default the largest w <= 17 with q ≡ 1 mod 2^w.
+    alpha, beta : int or None
+        Barrett's parameters.
+    pipelined : bool
+        Pipeline the reducer.
+    deep : bool
+        The reducer's fast pipeline, one carry chain per register (default True; see each
+        reducer).
+    tiled : bool
+        Multipliers with both operands sliced into 17-bit tiles, one DSP per partial product
+        with its operand and product registers in the DSP on an ECP5
+        (:mod:`fhe_hw.arith.dsp`; default True).
+    tile : int or None
+        The slice width of the operand multiplier, 2 to 18 bits; default None: 17 tiled, one
+        MULT18X18D per partial product, 18 untiled. A narrower tile is the depth that suits an
+        ASIC, where each partial product is a gate-level multiplier of one cycle: more,
+        smaller partial products and a deeper adder tree, one register per level.
+    karatsuba : bool
+        The operand multiplier as one level of Karatsuba, tiled only: three half-width
+        products, 12 MULT18X18D instead of 16 for 64 bits, three cycles more for solinas64
+        (see :class:`~fhe_hw.arith.pipeline.Multiplier`; default False).
 
-    Ports: ``i`` — always-ready stream of ``{a, b}`` (m bits each, LSB-first); ``o`` —
-    always-ready stream of the m-bit product. Latency: the multiplier's stages plus the
-    reducer's latency (:meth:`latency_of`; 10 for solinas64 at the defaults); one result per
-    cycle.
+    Attributes
+    ----------
+    i : In(stream.Signature(...)), always ready
+        ``{a, b}``, m bits each, LSB-first.
+    o : Out(stream.Signature(unsigned(m))), always ready
+        The m-bit product, one per cycle.
+    latency : int
+        The multiplier's stages plus the reducer's latency (:meth:`latency_of` without
+        building; 10 for solinas64 at the defaults).
+    modulus : int
+        q.
+    reducer : str
+        The reducer chosen (never ``auto``).
     """
 
     def __init__(self, modulus, reducer="auto", *, mult_stages=None, word=None, alpha=None,

@@ -117,16 +117,29 @@ def deep_corrections(st, t, q, count, width):
 class MontgomeryReducer(FixedLatencyUnit):
     """T·2^(-wν) mod q for any 0 <= T < 2^(2r) ([Kir25] Algorithm 7).
 
-    Parameters: ``modulus`` (odd q of r bits with q ≡ 1 mod 2^word), ``word`` (w), ``pipelined``
-    (register the rounds and the final subtractions; else combinational, latency 0), ``deep``
-    (the fast pipeline of the module docstring, the default: latency
-    ``ν·deep_round_latency + 2``; False: one register per round and per subtraction, latency
-    ``ν + corrections``; no effect when not pipelined).
+    Parameters
+    ----------
+    modulus : str, int or Modulus
+        q, odd, of r bits, with q ≡ 1 mod 2^word.
+    word : int
+        w, the bits retired per round; ν = ⌈r/w⌉ rounds.
+    pipelined : bool
+        Register the rounds and the final subtractions; otherwise combinational (latency 0).
+    deep : bool
+        The fast pipeline of the module docstring, the default: latency
+        ``ν·deep_round_latency + 2``; False: one register per round and per subtraction,
+        latency ``ν + corrections``. No effect when not pipelined.
 
-    Ports: ``i`` — always-ready stream of the 2r-bit T; ``o`` — always-ready stream of the r-bit
-    result. ``corrections`` is 1 when every 2r-bit input is below q·(R + 1), and 2 when w
-    divides r so that larger inputs fit (products of residues T < q² always need one). One
-    result per cycle.
+    Attributes
+    ----------
+    i : In(stream.Signature(unsigned(2r))), always ready
+        T.
+    o : Out(stream.Signature(unsigned(r))), always ready
+        The r-bit result, one per cycle.
+    latency : int
+        As above (:meth:`latency_of` without building). ``corrections`` is 1 when every 2r-bit
+        input is below q·(R + 1), and 2 when w divides r so that larger inputs fit (products
+        of residues T < q² always need one).
     """
 
     def __init__(self, modulus, word, *, pipelined=True, deep=True):

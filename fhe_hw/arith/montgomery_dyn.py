@@ -117,23 +117,38 @@ class DynamicModMulPlan:
 class DynamicModMul(FixedLatencyUnit):
     """a·b·R^-1 mod q with q a run-time operand from a fixed set of moduli ([Kir25] Algorithm 7).
 
-    Parameters: ``moduli`` (the moduli q may take; odd, q ≡ 1 mod 2^word), ``word`` (w; default
-    the largest w <= 17 all moduli allow, see :func:`common_montgomery_word`), ``width`` (r,
-    default the widest modulus), ``mult_stages`` (registers of the r×r multiplier, default 4),
-    ``tiled`` (the r×r multiplier in 17-bit tiles, one DSP per partial product with its
-    registers in the DSP on an ECP5, default True; see
-    :class:`~fhe_hw.arith.pipeline.Multiplier`), ``deep`` (the fast rounds of the module
-    docstring, default True).
+    Parameters
+    ----------
+    moduli : iterable of int
+        The moduli q may take; odd, q ≡ 1 mod 2^word.
+    word : int or None
+        w; default the largest w <= 17 all moduli allow (:func:`common_montgomery_word`).
+    width : int or None
+        r; default the widest modulus.
+    mult_stages : int
+        Registers of the r×r multiplier (default 4).
+    tiled : bool
+        The r×r multiplier in 17-bit tiles, one DSP per partial product with its registers in
+        the DSP on an ECP5 (default True; see :class:`~fhe_hw.arith.pipeline.Multiplier`).
+    deep : bool
+        The fast rounds of the module docstring (default True).
 
-    Ports: ``i`` — always-ready stream of ``{a, b, q}`` (r bits each, LSB-first; any a, b < 2^r,
-    q one of ``moduli``); ``o`` — always-ready stream of the r-bit a·b·R^-1 mod q with
-    R = 2^(w·ν), ν = ⌈r/w⌉. Latency ``mult_stages + ν·deep_round_latency + 2`` (deep; 3 or 4
-    registers per round, 2 for the subtractions) or ``mult_stages + ν + corrections`` (one
-    round and one final subtraction per register); one result per cycle. ``corrections`` is the
-    most any modulus of the set needs for products up to 2^(2r).
+    Attributes
+    ----------
+    i : In(stream.Signature(...)), always ready
+        ``{a, b, q}``, r bits each, LSB-first; any a, b < 2^r, q one of ``moduli``.
+    o : Out(stream.Signature(unsigned(r))), always ready
+        a·b·R^-1 mod q with R = 2^(w·ν), ν = ⌈r/w⌉; one result per cycle.
+    latency : int
+        ``mult_stages + ν·deep_round_latency + 2`` (deep; 3 or 4 registers per round, 2 for
+        the subtractions) or ``mult_stages + ν + corrections`` (one round and one final
+        subtraction per register); ``corrections`` is the most any modulus of the set needs
+        for products up to 2^(2r). :meth:`plan` gives it without building.
 
-    Raises ``ValueError`` on an empty set, a modulus that is even, wider than r or not
-    ≡ 1 (mod 2^w).
+    Raises
+    ------
+    ValueError
+        On an empty set, a modulus that is even, wider than r or not ≡ 1 (mod 2^w).
     """
 
     def __init__(self, moduli, word=None, *, width=None, mult_stages=4, tiled=True, deep=True):

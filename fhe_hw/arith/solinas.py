@@ -26,15 +26,27 @@ __all__ = ["SolinasReducer"]
 
 
 class SolinasReducer(FixedLatencyUnit):
-    """x mod (2^64 - 2^32 + 1) for any 128-bit x ([Cao14] Fig. 3c).
+    """x mod (2^64 - 2^32 + 1) for any 128-bit x ([Cao14] Fig. 3c), with adders and a
+    multiplexer only.
 
-    Parameters: ``modulus`` (optional; only 2^64 - 2^32 + 1 / ``"solinas64"`` is accepted),
-    ``pipelined`` (register the stages; otherwise combinational, latency 0), ``deep`` (one
-    carry chain per stage: latency 4, the default; False: latency 2, see the module docstring;
-    no effect when not pipelined).
+    Parameters
+    ----------
+    modulus : str, int or Modulus, optional
+        Only 2^64 - 2^32 + 1 (``"solinas64"``) is accepted.
+    pipelined : bool
+        Register the stages; otherwise combinational (latency 0).
+    deep : bool
+        One carry chain per stage: latency 4, the default; False: latency 2 (see the module
+        docstring). No effect when not pipelined.
 
-    Ports: ``i`` — always-ready stream of the 128-bit x; ``o`` — always-ready stream of the
-    64-bit x mod p. One result per cycle. Uses adders and a multiplexer only.
+    Attributes
+    ----------
+    i : In(stream.Signature(unsigned(128))), always ready
+        x.
+    o : Out(stream.Signature(unsigned(64))), always ready
+        x mod p, one per cycle.
+    latency : int
+        4, 2 or 0, as above (:meth:`latency_of` without building).
     """
 
     def __init__(self, modulus="solinas64", *, pipelined=True, deep=True):

@@ -30,15 +30,27 @@ MAX_M = 4096
 
 
 class SpecialReducer(FixedLatencyUnit):
-    """x mod p for p = 2^(m-1) + 1 and any 0 <= x < 2^(2m) ([Cao14] Fig. 3b).
+    """x mod p for p = 2^(m-1) + 1 and any 0 <= x < 2^(2m) ([Cao14] Fig. 3b), with adders
+    and a multiplexer only.
 
-    Parameters: ``m`` (bit length of p, >= 3: 33 for 2^32+1, 65 for 2^64+1), ``pipelined``
-    (register the stages; otherwise combinational, latency 0), ``deep`` (one carry chain per
-    stage: latency 4, the default; False: latency 2, see the module docstring; no effect when
-    not pipelined).
+    Parameters
+    ----------
+    m : int
+        Bit length of p, >= 3: 33 for 2^32 + 1, 65 for 2^64 + 1.
+    pipelined : bool
+        Register the stages; otherwise combinational (latency 0).
+    deep : bool
+        One carry chain per stage: latency 4, the default; False: latency 2 (see the module
+        docstring). No effect when not pipelined.
 
-    Ports: ``i`` — always-ready stream of the 2m-bit x; ``o`` — always-ready stream of the m-bit
-    x mod p. One result per cycle. Uses adders and a multiplexer only.
+    Attributes
+    ----------
+    i : In(stream.Signature(unsigned(2m))), always ready
+        x.
+    o : Out(stream.Signature(unsigned(m))), always ready
+        x mod p, one per cycle.
+    latency : int
+        4, 2 or 0, as above (:meth:`latency_of` without building).
     """
 
     def __init__(self, m, *, pipelined=True, deep=True):

@@ -79,40 +79,63 @@ class KaratsubaMultiplier(KaratsubaEngine):
     ``recursions`` Karatsuba recursions in hardware ([Mig16] §III): exact over the integers, or
     modulo ``modulus``.
 
-    Parameters:
+    Parameters
+    ----------
+    recursions : int
+        r >= 1: Karatsuba-r; 2^(r-1) serial polynomial multipliers.
+    leaf : int
+        Coefficients of the schoolbook sub-polynomials (default 5 = ρ + 1).
+    coeff_bits : int
+        Bits of the input coefficients (default 125).
+    digit_bits : int
+        Width of the datapath and of the DSP multipliers (default 27).
+    modulus : int or None
+        If given, output coefficients are reduced modulo q by folds and a Barrett reducer
+        (:class:`~fhe_hw.karatsuba.reduce.WideBarrettReducer`).
+    digits : int or None
+        Digits per coefficient carrier (default the fewest that fit; 5 in the paper, 135
+        bits); ``coeff_bits + recursions`` must fit.
+    mult_stages : int
+        Multiplier pipelining of the reducer (default 4).
+    pipelined : bool
+        The registers that keep every path of the datapath to one carry chain or one DSP (a
+        register of the operand digits between the input FIFO and the pre-computation, a
+        fan-out chain of the a digit through the leaf·digits digit multipliers, the DSPs'
+        operand registers, a second adder-tree stage, the resolution of each leaf product, the
+        accumulation window's sums, a register between the two subtractions of each
+        post-computation): 4 + leaf·digits + r cycles of latency more than ``False``, the same
+        period (default True).
 
-    * ``recursions`` (r >= 1): Karatsuba-r; 2^(r-1) serial polynomial multipliers.
-    * ``leaf`` (default 5 = ρ + 1): coefficients of the schoolbook sub-polynomials.
-    * ``coeff_bits`` (default 125): bits of the input coefficients.
-    * ``digit_bits`` (default 27): width of the datapath and of the DSP multipliers.
-    * ``modulus`` (default ``None``): if given, output coefficients are reduced modulo q by
-      folds and a Barrett reducer (:class:`~fhe_hw.karatsuba.reduce.WideBarrettReducer`).
-    * ``digits`` (keyword, default the fewest that fit): digits per coefficient carrier (5 in
-      the paper, 135 bits); ``coeff_bits + recursions`` must fit.
-    * ``mult_stages`` (keyword, default 4): multiplier pipelining of the reducer.
-    * ``pipelined`` (keyword, default ``True``): the registers that keep every path of the
-      datapath to one carry chain or one DSP (a register of the operand digits between the
-      input FIFO and the pre-computation, a fan-out chain of the a digit through the
-      leaf·digits digit multipliers, the DSPs' operand registers, a second adder-tree stage,
-      the resolution of each leaf product, the accumulation window's sums, a register between
-      the two subtractions of each post-computation): 4 + leaf·digits + r cycles of latency
-      more than ``False``, the same period.
+    Attributes
+    ----------
+    i : In(stream.Signature(StructLayout({"p": digit_bits, "q": digit_bits})))
+        One digit of P and of Q per beat: coefficient j is beats j·digits .. j·digits +
+        digits - 1, least significant digit first; products follow each other
+        (:meth:`input_beats`).
+    o : Out(stream.Signature(ArrayLayout(output_bits, 2)))
+        The 2·size - 1 product coefficients as ``size`` beats (c_2b, c_2b+1), the two output
+        channels of §III; the last lane 1 is 0 (:meth:`products`).
+    output_bits : int
+        The exact product bound size·(2^coeff_bits - 1)^2 in bits, or the modulus's bits.
+    latency : int
+        Cycles from a product's first input transfer to its first output beat
+        (:meth:`latency_of` without building).
+    period : int
+        Cycles between products: ``schedule.period·leaf·digits`` (size·digits for r >= 3, the
+        paper's "fully pipelined" rate; 1.5x and 1.25x that for r = 1, 2, whose leaves need
+        more multiplier slots than the input lasts). :meth:`cycles` gives the exact count for
+        a batch.
+    multipliers : int
+        Digit multipliers: 100·2^(r-3) for the paper's leaf and digits (plus the reducer's
+        when a modulus is given).
 
-    Ports: ``i`` — stream of ``{"p": digit, "q": digit}``: coefficient j of P and Q is beats
-    j·digits .. j·digits + digits - 1 (least significant digit first); products follow each other
-    (:meth:`input_beats`). ``o`` — stream of ``data.ArrayLayout(output_bits, 2)``: the 2·size - 1
-    product coefficients as ``size`` beats (c_2b, c_2b+1), the two output channels of §III; the
-    last lane 1 is 0 (:meth:`products`). ``output_bits`` is the exact product bound
-    size·(2^coeff_bits - 1)^2 or the modulus's bits.
-
-    Timing: one product every ``period`` = ``schedule.period·leaf·digits`` cycles (size·digits
-    for r >= 3, the paper's "fully pipelined" rate; 1.5x and 1.25x that for r = 1, 2, whose
-    leaves need more multiplier slots than the input lasts). :meth:`cycles` gives the exact count
-    for a batch. Resources: :attr:`multipliers` digit multipliers = 100·2^(r-3) for the paper's
-    leaf and digits (plus the reducer's when a modulus is given).
-
-    Raises ``TypeError`` for non-integer parameters and ``ValueError`` for recursions < 1,
-    leaf < 1, coefficients that do not fit the carrier after r additions, or a bad modulus.
+    Raises
+    ------
+    TypeError
+        For non-integer parameters.
+    ValueError
+        For recursions < 1, leaf < 1, coefficients that do not fit the carrier after r
+        additions, or a bad modulus.
     """
 
     _a_name, _b_name = "p", "q"
