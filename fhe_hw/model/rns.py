@@ -96,6 +96,9 @@ def shenoy_kumaresan_steps(residues, redundant_residue, consts):
     ``residues`` are a_{q_i}, ``redundant_residue`` is a_{q_l} = |A|_{q_l}, ``consts`` a
     :class:`~fhe_hw.params.ShenoyKumaresanConstants`. Exact for 0 ≤ A < Q: α < l < q_l, so
     |α|_{q_l} = α (eq. 2.9). The q_l path of the Sum Process is one more target of Algorithm 1.
+    More generally the result is |Z|_{p_j} for the Z ≡ A (mod Q) in [−Q, Q) whose residue
+    ``redundant_residue`` is (α + 1 <= l < q_l): given the centred lift's, A − Q when 2A ≥ Q,
+    the centred lift's, as OpenFHE's ``SwitchCRTBasis`` (docs/rns.md).
     Raises ``ValueError`` on residues out of range.
     """
     residues = _check_residues("residues", residues, consts.source)
