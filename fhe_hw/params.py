@@ -673,18 +673,33 @@ class KawamuraConstants:
 class MixedRadixConstants:
     """[Kir25] Algorithm 4 / Table 4.3 precomputations: ``q_inv[s][u]`` = |q_s^-1|_{q_u} for s < u,
     ``q_inv_mod_p[j][s]`` = |q_s^-1|_{p_j}, ``Q_mod_p[j]`` = |Q|_{p_j}. The source moduli must
-    be in ascending order ([Kir25] eq. 2.30)."""
+    be in ascending order ([Kir25] eq. 2.30).
+
+    ``centred=True``: the conversion returns the centred lift (X, or X − Q when 2X >= Q) mod
+    p_j, as OpenFHE's ``SwitchCRTBasis``; ``half_digits[s]`` = (q_s − 1)/2 are the mixed-radix
+    digits of (Q − 1)/2, with which the digits of X compare (docs/rns.md).
+    """
 
     source: RNSBase
     target: RNSBase
     q_inv: tuple
     q_inv_mod_p: tuple
     Q_mod_p: tuple
+    centred: bool = False
+
+    @property
+    def half_digits(self):
+        """(q_s − 1)/2: the mixed-radix digits of (Q − 1)/2 = Σ_s (q_s − 1)/2·Π_{i<s} q_i."""
+        return tuple((q - 1) // 2 for q in self.source)
 
     @classmethod
-    def build(cls, source, target):
+    def build(cls, source, target, *, centred=False):
         source, target = _as_base("source", source), _as_base("target", target)
         _check_disjoint(source, target)
+        check_bool("centred", centred)
+        if centred and source.Q % 2 == 0:
+            raise ValueError(f"centred needs odd source moduli (Q odd, no tie at Q/2), not "
+                             f"{tuple(source)!r}")
         if any(a >= b for a, b in zip(source, source[1:])):
             raise ValueError(f"source moduli must be in ascending order for mixed-radix "
                              f"conversion ([Kir25] eq. 2.30), not {tuple(source)!r}")
@@ -693,7 +708,7 @@ class MixedRadixConstants:
                    tuple(tuple(pow(qs[s], -1, qs[u]) if u > s else None for u in range(len(qs)))
                          for s in range(len(qs))),
                    tuple(tuple(pow(q, -1, p) for q in qs) for p in target),
-                   tuple(source.Q % p for p in target))
+                   tuple(source.Q % p for p in target), centred)
 
 
 # --- Barrett ([Cao14] Algorithm 2)

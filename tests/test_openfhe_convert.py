@@ -13,6 +13,11 @@ Q/2 ± D, OpenFHE's own rounding window, seeded values near 0, near Q, near Q/2 
   OpenFHE's own, |X − Q/2| <= W = l(l + 5)·2^-53·Q, where OpenFHE's double-precision
   α = ⌊1/2 + Σ ξ_i·(1/q_i)⌋ may round either way. Inside them both give X or X − Q mod p_j,
   nothing else; outside them OpenFHE's words are the big-integer centred lift's.
+* ``mixed-radix`` with ``centred=True`` (pysim, iterative 3 → 2, pipelined 4 → 4; the source
+  ascending, eq. 2.30) and ``shenoy-kumaresan`` (pysim, folded, fed the redundant residue of
+  the centred lift, which this test computes from X: OpenFHE's data carry none) are exact:
+  they equal ``SwitchCRTBasis`` on every word of every X outside OpenFHE's window, and the
+  big-integer centred lift on every word of every X.
 """
 
 import json
@@ -28,7 +33,14 @@ from test_openfhe_interop import UNAVAILABLE
 from fhe_hw.model import rns as model
 from fhe_hw.params import RNSBase, ShenoyKumaresanConstants, ntt_primes
 from fhe_hw.report import openfhe as O
-from fhe_hw.rns import FastBaseConversion, Kawamura, beats_to_polynomials, polynomial_beats
+from fhe_hw.rns import (
+    FastBaseConversion,
+    Kawamura,
+    MixedRadix,
+    ShenoyKumaresan,
+    beats_to_polynomials,
+    polynomial_beats,
+)
 from fhe_hw.sim.pysim import run_stream
 
 SOURCE = Path(__file__).with_name("interop") / "openfhe_convert.cpp"
@@ -119,6 +131,45 @@ def test_centred_kawamura_gives_switch_crt_basis(l, k):
     # 0, 1, 2, Q − 1, Q − 2, the points around Q/2 − D and Q/2 + D, OpenFHE's window's edges
     # and the seeded values outside the windows
     assert compared >= N - 14, f"only {compared} of {N} values compared"
+
+
+def exact_against_openfhe(l, big_q, values, hardware, out, target):
+    """The checks of an exact centred conversion: every word the big-integer centred lift's,
+    and OpenFHE's outside its window W; returns how many X were compared with OpenFHE."""
+    w = openfhe_window(l, big_q)
+    exact = [[poly[c] for poly in out["exact"]] for c in range(N)]
+    compared = differ = 0
+    for x, got, want in zip(values, hardware, exact, strict=True):
+        assert got == [centred_lift(x, big_q) % p for p in target], f"X = {x}"
+        if abs(x - Fraction(big_q, 2)) > w:
+            compared += 1
+            differ += differing(got, want)
+    assert differ == 0
+    # all but ⌈Q/2⌉ and its neighbours and the points inside W (OpenFHE's window)
+    assert compared >= N - 10, f"only {compared} of {N} values compared"
+    return compared
+
+
+@pytest.mark.parametrize("l, k, architecture", [(3, 2, "iterative"), (4, 4, "pipelined")])
+def test_centred_mixed_radix_gives_switch_crt_basis(l, k, architecture):
+    source, target, values, out = case(l, k)
+    unit = MixedRadix(source[::-1], target, N, architecture, centred=True)
+    run = run_stream(unit, {"i": [[x % q for q in unit.source] for x in values]}, {"o": N},
+                     seed=SEED)
+    exact_against_openfhe(l, RNSBase(source).Q, values, run.outputs["o"], out, target)
+
+
+@pytest.mark.parametrize("l, k", CASES)
+def test_shenoy_kumaresan_gives_switch_crt_basis_from_the_centred_redundant_residue(l, k):
+    source, target, values, out = case(l, k)
+    big_q, red = RNSBase(source).Q, ntt_primes(BITS, N, l + k + 1)[0]
+    unit = ShenoyKumaresan(source, target, red, N, TP, targets_per_pass=k)
+    polys = [[x % q for x in values] for q in source]
+    redundant = [centred_lift(x, big_q) % red for x in values]
+    beats = polynomial_beats(polys + [redundant], TP) * unit.passes
+    run = run_stream(unit, {"i": beats}, {"o": unit.output_beats}, seed=SEED)
+    got = beats_to_polynomials(run.outputs["o"], N, TP)
+    exact_against_openfhe(l, big_q, values, [list(c) for c in zip(*got)], out, target)
 
 
 @pytest.mark.parametrize("l, k", CASES)

@@ -16,8 +16,19 @@ from helpers import SEED, around_half, centred_lift, rng_for
 from fhe_hw.cli import main
 from fhe_hw.markdown import table
 from fhe_hw.model import rns as model
-from fhe_hw.params import KawamuraConstants, ntt_primes
-from fhe_hw.rns import Kawamura
+from fhe_hw.params import (
+    KawamuraConstants,
+    MixedRadixConstants,
+    ShenoyKumaresanConstants,
+    ntt_primes,
+)
+from fhe_hw.rns import (
+    Kawamura,
+    MixedRadix,
+    ShenoyKumaresan,
+    beats_to_polynomials,
+    polynomial_beats,
+)
 from fhe_hw.sim.pysim import run_stream
 from fhe_hw.units import get_unit
 
@@ -176,3 +187,136 @@ def test_bad_primes_are_one_line_and_exit_2(args, flag, capsys):
     assert code == 2
     err = capsys.readouterr().err
     assert flag in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+# --- exact centred lifts: mixed radix (centred=True) and Shenoy–Kumaresan ---------------------
+
+def edges(big_q, rng, count):
+    """0, 1, 2, Q − 2, Q − 1, the integers from ⌊Q/2⌋ − 2 to ⌈Q/2⌉ + 2 (Q/2 − 1, Q/2, Q/2 + 1
+    rounded either way), the neighbours of Q/2 ± 2^20, four seeded values within 2^20 below
+    Q/2, then seeded values near 0, near Q, within 2^20 above Q/2 and anywhere."""
+    below = [big_q // 2 - 1 - rng.randrange(1 << 20) for _ in range(4)]
+    return around_half(big_q, Fraction(1 << 20), rng, count, below)
+
+
+def ascending(pool, l, k):
+    """OpenFHE's bases of :func:`bases` with the source ascending (mixed radix, eq. 2.30)."""
+    source, target = bases(pool, l, k)
+    return source[::-1], target
+
+
+@pytest.mark.parametrize("source, target", [
+    ((3, 5, 7), (11, 13)), ((5, 7, 11, 13), (3, 17)),       # small: every X below
+    ascending(OPENFHE_60, 3, 2), ascending(OPENFHE_60, 4, 4), ascending(POOL_32, 3, 2),
+    (tuple(POOL_32[5:8][::-1]), tuple(POOL_32[:3])),        # targets above the source
+])
+def test_mixed_radix_model_is_the_exact_centred_lift(source, target):
+    c = MixedRadixConstants.build(source, target, centred=True)
+    plain = MixedRadixConstants.build(source, target)
+    big_q = c.source.Q
+    values = range(big_q) if big_q < 1 << 16 else \
+        edges(big_q, rng_for("mrc-centred", source), 400)
+    for x in values:
+        residues = [x % q for q in source]
+        steps = model.mixed_radix_steps(residues, c)
+        assert steps.above[-1] == (2 * x >= big_q), f"X = {x}"
+        assert list(steps.a_p) == [centred_lift(x, big_q) % p for p in target], f"X = {x}"
+        assert list(model.mixed_radix(residues, plain)) == [x % p for p in target]
+
+
+@pytest.mark.parametrize("architecture, l, k, ready", [
+    ("iterative", 3, 2, 1.0), ("iterative", 3, 2, 0.6), ("pipelined", 3, 2, 1.0),
+    ("pipelined", 3, 2, 0.6), ("iterative", 4, 4, 1.0)])
+def test_mixed_radix_hardware_is_the_centred_lift_at_no_cycle_more(architecture, l, k, ready):
+    """pysim from reset, OpenFHE's 60-bit primes: every word is the model's and the big-integer
+    centred lift's, at the edges and at seeded values, with and without back-pressure; the
+    cycle count is the uncentred engine's (4 → 4 pipelined runs in the OpenFHE interop
+    test)."""
+    source, target = ascending(OPENFHE_60, l, k)
+    unit = MixedRadix(source, target, N, architecture, centred=True)
+    assert unit.centred and unit.cycles() == MixedRadix.cycles_of(source, target, N,
+                                                                  architecture)
+    big_q = unit.constants.source.Q
+    values = edges(big_q, rng_for("mrc-centred-hw", architecture, l, k), N)
+    beats = [[x % q for q in source] for x in values]
+    want = [[centred_lift(x, big_q) % p for p in target] for x in values]
+    assert [list(model.mixed_radix(b, unit.constants)) for b in beats] == want
+    run = run_stream(unit, {"i": beats}, {"o": N}, seed=SEED, ready_prob=ready)
+    assert run.outputs["o"] == want
+    if ready == 1.0:
+        assert run.cycles == unit.cycles()
+
+
+def test_mixed_radix_targets_above_the_source_in_hardware():
+    source, target = tuple(POOL_32[5:8][::-1]), tuple(POOL_32[:3])
+    unit = MixedRadix(source, target, N, "iterative", centred=True)
+    big_q = unit.constants.source.Q
+    values = edges(big_q, rng_for("mrc-centred-above"), N)
+    run = run_stream(unit, {"i": [[x % q for q in source] for x in values]}, {"o": N},
+                     seed=SEED)
+    assert run.outputs["o"] == [[centred_lift(x, big_q) % p for p in target] for x in values]
+
+
+def test_mixed_radix_centred_is_validated():
+    source, target = ascending(OPENFHE_60, 3, 2)
+    with pytest.raises(TypeError, match="centred"):
+        MixedRadix(source, target, N, centred=1)
+    with pytest.raises(TypeError, match="centred"):
+        MixedRadix.cycles_of(source, target, N, centred="yes")
+    with pytest.raises(ValueError, match="centred needs odd"):
+        MixedRadixConstants.build((4, 5), (7,), centred=True)
+
+
+def test_generate_mixed_radix_centred(tmp_path, capsys):
+    source, target = ascending(OPENFHE_60, 3, 2)
+    out = tmp_path / "m.v"
+    primes = ["--source-primes", ",".join(map(str, source)), "--target-primes",
+              ",".join(map(str, target))]
+    assert main(["generate", "mixed-radix", "--n", str(N), "--centred", "true", *primes, "-o",
+                 str(out)]) == 0
+    assert "// centred lift: (X - Q if 2X >= Q) mod p_j, exact" in out.read_text()
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as e:
+        main(["generate", "mixed-radix", "--n", str(N), "--centred", "maybe", *primes, "-o", "-"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "--centred" in err and len(err.strip().splitlines()) == 1
+
+
+def redundant_residue(x, big_q, q_l, centred):
+    """What Shenoy–Kumaresan's redundant input carries: X mod q_l, or the centred lift's."""
+    return (centred_lift(x, big_q) if centred else x) % q_l
+
+
+@pytest.mark.parametrize("l, k", [(3, 2), (4, 4)])
+def test_shenoy_kumaresan_model_extends_the_integer_its_redundant_residue_pins(l, k):
+    """Given the centred lift's redundant residue, Algorithm 2 returns the centred lift (α + 1 <=
+    l < q_l); given X mod q_l, X mod p_j."""
+    source, target = bases(OPENFHE_60, l, k)
+    red = ntt_primes(60, N, 9)[0]        # below both bases
+    c = ShenoyKumaresanConstants.build(source, target, red)
+    big_q = c.source.Q
+    for x in edges(big_q, rng_for("sk-centred", l, k), 400):
+        residues = [x % q for q in source]
+        for centred in (False, True):
+            want = centred_lift(x, big_q) if centred else x
+            got = model.shenoy_kumaresan(residues, redundant_residue(x, big_q, red, centred), c)
+            assert list(got) == [want % p for p in target], f"X = {x}, centred {centred}"
+
+
+@pytest.mark.parametrize("architecture", ["folded", "pipelined"])
+def test_shenoy_kumaresan_hardware_gives_the_centred_lift(architecture):
+    """pysim from reset: the unchanged engine, fed the centred lift's redundant residue, gives
+    the big-integer centred lift at the edges and at seeded values, in cycles()."""
+    source, target = bases(OPENFHE_60, 3, 2)
+    red = ntt_primes(60, N, 9)[0]        # below both bases
+    unit = ShenoyKumaresan(source, target, red, N, 4, architecture, targets_per_pass=1)
+    big_q = unit.constants.source.Q
+    values = edges(big_q, rng_for("sk-centred-hw", architecture), N)
+    polys = [[x % q for x in values] for q in source]
+    redundant = [redundant_residue(x, big_q, red, True) for x in values]
+    beats = polynomial_beats(polys + [redundant], 4) * unit.passes
+    run = run_stream(unit, {"i": beats}, {"o": unit.output_beats}, seed=SEED)
+    assert run.cycles == unit.cycles()
+    assert beats_to_polynomials(run.outputs["o"], N, 4) == \
+        [[centred_lift(x, big_q) % p for x in values] for p in target]

@@ -96,6 +96,9 @@ def shenoy_kumaresan_steps(residues, redundant_residue, consts):
     ``residues`` are a_{q_i}, ``redundant_residue`` is a_{q_l} = |A|_{q_l}, ``consts`` a
     :class:`~fhe_hw.params.ShenoyKumaresanConstants`. Exact for 0 ≤ A < Q: α < l < q_l, so
     |α|_{q_l} = α (eq. 2.9). The q_l path of the Sum Process is one more target of Algorithm 1.
+    More generally the result is |Z|_{p_j} for the Z ≡ A (mod Q) in [−Q, Q) whose residue
+    ``redundant_residue`` is (α + 1 <= l < q_l): given the centred lift's, A − Q when 2A ≥ Q,
+    the centred lift's, as OpenFHE's ``SwitchCRTBasis`` (docs/rns.md).
     Raises ``ValueError`` on residues out of range.
     """
     residues = _check_residues("residues", residues, consts.source)
@@ -180,6 +183,8 @@ class MixedRadixSteps:
 
     digits: tuple  # b_s: A = Σ_s b_s·Π_{i<s} q_i, 0 ≤ b_s < q_s (eq. 2.19)
     theta: tuple   # θ_{p_j} after the last iteration, = |−A·Q^-1|_{p_j}
+    above: tuple   # centred: after digit s, whether Σ_{t<=s} b_t·Π_{i<t} q_i exceeds the same
+    #                digits of (Q − 1)/2; the last is 2A >= Q. () unless centred
     a_p: tuple     # line 8: a_{p_j}
 
 
@@ -190,18 +195,28 @@ def mixed_radix_steps(residues, consts):
     eq. 2.30, so b_s < q_s < q_u and line 4 needs one conditional correction in hardware, as
     eq. 2.31 assumes; line 6 subtracts b_s < q_s modulo p_j, which needs the same single
     correction only if p_j > q_s, the target order of eq. 2.30). Exact for every 0 ≤ A < Q.
+
+    With ``consts.centred`` the result is the centred lift's, |A − C·Q|_{p_j} =
+    |Q|_{p_j}·(−θ_j − C) with C = [2A ≥ Q]: the digits b_s, least significant first, compare
+    with those of (Q − 1)/2, h_s = (q_s − 1)/2 (``consts.half_digits``), as C_s = [b_s > h_s −
+    C_{s−1}] (C_{−1} = 0: b_s > h_s, or b_s = h_s and the lower digits above), C = C_{l−1}.
     Raises ``ValueError`` on residues out of range.
     """
     b = list(_check_residues("residues", residues, consts.source))
     qs = consts.source
     theta = [0] * len(consts.target)
+    above = []
     for s in range(len(qs)):
         for u in range(s + 1, len(qs)):
             b[u] = (b[u] - b[s]) * consts.q_inv[s][u] % qs[u]
         theta = [(t - b[s]) * inv[s] % p
                  for t, inv, p in zip(theta, consts.q_inv_mod_p, consts.target, strict=True)]
-    a_p = tuple(c * -t % p for c, t, p in zip(consts.Q_mod_p, theta, consts.target, strict=True))
-    return MixedRadixSteps(tuple(b), tuple(theta), a_p)
+        if consts.centred:
+            above.append(b[s] > consts.half_digits[s] - (above[-1] if above else 0))
+    c = above[-1] if above else 0
+    a_p = tuple(q * (-t - c) % p
+                for q, t, p in zip(consts.Q_mod_p, theta, consts.target, strict=True))
+    return MixedRadixSteps(tuple(b), tuple(theta), tuple(above), a_p)
 
 
 def mixed_radix(residues, consts):

@@ -149,12 +149,12 @@ def _kawamura_args(bits=32, n=1024, l=4, k=4, rho=16, delta=None, centred=False,
                                              "mult_stages": mult_stages, "deep": deep}
 
 
-def _mixed_radix_args(bits=32, n=1024, l=4, k=4, architecture="iterative", word=None,
-                      mult_stages=None, deep=None, prime_n=None, source_primes=None,
+def _mixed_radix_args(bits=32, n=1024, l=4, k=4, architecture="iterative", centred=False,
+                      word=None, mult_stages=None, deep=None, prime_n=None, source_primes=None,
                       target_primes=None):
     source, target = _bases(bits, n, l, k, prime_n, source_primes, target_primes)
     return (source, target, n, architecture), {"word": word, "mult_stages": mult_stages,
-                                               "deep": deep}
+                                               "deep": deep, "centred": centred}
 
 
 def _contract(cls, args):
@@ -186,6 +186,8 @@ def _contract(cls, args):
             bases["centred lift"] = (f"(X - Q if 2X >= Q) mod p_j, exact except for "
                                      f"ceil(Q/2) <= X < Q/2 + D, D = l(eps + lambda)Q = "
                                      f"2^{log2(share):.2f} Q")
+        if cls is MixedRadix and kw["centred"]:
+            bases["centred lift"] = "(X - Q if 2X >= Q) mod p_j, exact"
         return bases
     return factory, {"latency": latency, "cycles": cycles, "describe": describe}
 
@@ -213,6 +215,8 @@ register("kawamura", "Kawamura Cox-Rower base extension ([Kir25] Alg. 3, §4.1.1
          _WORD, _STAGES, _DEEP, _PRIME_N, _SOURCE, _TARGET, **_KAWAMURA_TIMING)(_KAWAMURA)
 register("mixed-radix", "Garner mixed-radix base extension ([Kir25] Alg. 4, §4.1.2)",
          _BITS, _N, _L, _K, Option("architecture", str, "iterative", "iterative or pipelined"),
+         Option("centred", parse_bool, False, "the centred lift (X - Q when 2X >= Q) as "
+                "OpenFHE's SwitchCRTBasis, exact, no extra cycle (true/false; default false)"),
          _WORD, Option("mult-stages", int, None, "registers per multiplier (default: auto)"),
          Option("deep", parse_bool, None, "deep multiplier rounds (default: deep unless the "
                 "iterative loop would need more than 16 multiplier registers)"),

@@ -20,6 +20,16 @@ Each column has a fixed modulus (q_u or p_j) and a constant per iteration; the m
 the run-time-modulus Montgomery multipliers of :mod:`fhe_hw.arith.montgomery_dyn` with a
 constant modulus operand, so that all columns have the same latency.
 
+Centred (``centred=True``, OpenFHE's ``SwitchCRTBasis``): the output is |X − C·Q|_{p_j},
+C = [2X ≥ Q]. The digits b_s come out least significant first, one per iteration, and the
+last iteration computes |Q|_{p_j}·(0 − θ_j); C is a lexicographic comparison of the digits with
+those of (Q − 1)/2, h_s = (q_s − 1)/2, made as the digits pass, C_s = [b_s > h_s − C_{s−1}],
+and the last iteration subtracts θ_j from −C (p_j − 1 or 0) instead of 0, so
+|Q|_{p_j}·(−C − θ_j) = |X − C·Q|_{p_j}. Cost: one comparator of a digit with a constant per
+iteration (one in the iterative loop, l pipelined) beside the column subtracters, its bit
+carried with the coefficient through the multiplier latency, and a multiplexer on the final
+subtracter's operand; no multiplier, no cycle.
+
 Like the Cox-Rower, the algorithm needs all residues of a coefficient at once (§4.1.2.2): one
 input beat holds the l source residues of one coefficient, one output beat its k target
 residues. The datapath stalls (clock enable) while the output cannot move.
@@ -54,22 +64,25 @@ class MixedRadix(Component):
     rounds with one carry chain per register, True, or the shallow ones, False; the default
     None takes the deep rounds unless the iterative loop would then need more than
     :data:`~fhe_hw.arith.pipeline.MAX_STAGES` multiplier registers to reach a power of two,
-    as with small Montgomery words).
+    as with small Montgomery words); ``centred`` (the centred lift, X − Q when 2X >= Q, as
+    OpenFHE's ``SwitchCRTBasis`` returns it, exactly; no cycle more, see the module docstring).
 
     Ports: ``i`` — stream of ``data.ArrayLayout(r, l)``: the residues of one coefficient (any
-    0 <= A < Q); ``o`` — ``data.ArrayLayout(r, k)``: its target residues.
+    0 <= A < Q); ``o`` — ``data.ArrayLayout(r, k)``: its target residues (of A − Q when
+    centred and 2A >= Q).
 
     Cycles: :meth:`cycles` — N + latency pipelined; (l+1)·max(N, L) + min(N, L) + 2 iterative
     (= N·(l+1) + L + 2 for N >= L), [Kir25] Table 4.5 plus a constant.
 
     Raises ``ValueError`` for unordered or non-coprime moduli, N not a power of two, moduli
-    without a common Montgomery word, an unknown architecture.
+    without a common Montgomery word, an unknown architecture; ``TypeError`` for a
+    ``centred`` or ``deep`` that is not a bool.
     """
 
     def __init__(self, source, target, n, architecture="iterative", *, word=None,
-                 mult_stages=None, deep=None):
+                 mult_stages=None, deep=None, centred=False):
         source, target, self._arch, self._c, proto = self._plan(source, target, n, architecture,
-                                                                word, mult_stages, deep)
+                                                                word, mult_stages, deep, centred)
         self._source, self._target, self._n = source, target, n
         self._width = max(q.bit_length() for q in source + target)
         self._proto, self._mult_stages = proto, proto.mult_stages
@@ -79,14 +92,14 @@ class MixedRadix(Component):
         })
 
     @staticmethod
-    def _plan(source, target, n, architecture, word, mult_stages, deep=None):
+    def _plan(source, target, n, architecture, word, mult_stages, deep=None, centred=False):
         """``(source, target, architecture, constants, multiplier plan)``, the defaults of
         ``mult_stages`` and ``deep`` resolved; raises ``ValueError``/``TypeError`` for refused
         parameters."""
         source, target = check_moduli("source", source), check_moduli("target", target)
         check_ring(n)
         arch = check_choice("architecture", architecture, ARCHITECTURES)
-        c = MixedRadixConstants.build(source, target)
+        c = MixedRadixConstants.build(source, target, centred=centred)
         moduli = source + target
         word = common_montgomery_word(moduli, word)
         if deep is not None:
@@ -119,17 +132,18 @@ class MixedRadix(Component):
 
     @staticmethod
     def latency_of(source, target, n, architecture="iterative", *, word=None,
-                   mult_stages=None, deep=None):
+                   mult_stages=None, deep=None, centred=False):
         """``None``: a stream engine, timed by :meth:`cycles_of`. Raises the constructor's
         ``ValueError``/``TypeError`` for refused parameters without building anything."""
-        MixedRadix._plan(source, target, n, architecture, word, mult_stages, deep)
+        MixedRadix._plan(source, target, n, architecture, word, mult_stages, deep, centred)
 
     @staticmethod
     def cycles_of(source, target, n, architecture="iterative", *, word=None, mult_stages=None,
-                  deep=None):
-        """:meth:`cycles` of the engine with these parameters without building it."""
+                  deep=None, centred=False):
+        """:meth:`cycles` of the engine with these parameters without building it (centred or
+        not: the same)."""
         source, _, arch, _, mul = MixedRadix._plan(source, target, n, architecture, word,
-                                                mult_stages, deep)
+                                                mult_stages, deep, centred)
         return MixedRadix._cycles_from(arch, n, len(source), mul.latency)
 
     source = property(lambda self: self._source)
@@ -142,6 +156,7 @@ class MixedRadix(Component):
     mult_stages = property(lambda self: self._mult_stages)
     deep = property(lambda self: self._proto.deep, doc="whether the multipliers' rounds are deep")
     multiplier_latency = property(lambda self: self._proto.latency)
+    centred = property(lambda self: self._c.centred)
 
     @property
     def loop_length(self):
@@ -191,6 +206,12 @@ class MixedRadix(Component):
             value = Mux(d < 0, value, d[:len(value)])
         return value
 
+    def _minus_above(self, above, p):
+        """|−C|_p, the final subtracter's first operand: p − 1 when centred and the digits are
+        above (Q − 1)/2's, else 0."""
+        w = p.bit_length()
+        return Mux(above, Const(p - 1, w), Const(0, w)) if self._c.centred else Const(0, w)
+
     def elaborate(self, platform):
         m, core = Module(), Module()
         self._build(core, m)
@@ -210,6 +231,7 @@ class MixedRadix(Component):
             b = inputs
             theta = [Const(0, r)] * k
             valid = accept
+            above = Const(0)  # C_{s-1}: the digits so far above (Q − 1)/2's (centred)
             for s in range(l + 1):
                 new_b, new_theta = list(b), []
                 for u in range(s + 1, l) if s < l else ():
@@ -223,12 +245,17 @@ class MixedRadix(Component):
                     if s < l:
                         a_, b_, const = theta[j], self._reduce(b[s], p), c.q_inv_mod_p[j][s]
                     else:
-                        a_, b_, const = Const(0, w), theta[j], c.Q_mod_p[j]
+                        a_, b_, const = self._minus_above(above, p), theta[j], c.Q_mod_p[j]
                     core.d.comb += [sub.i.valid.eq(valid), sub.i.payload.a.eq(a_[:w]),
                                     sub.i.payload.b.eq(b_[:w]),
                                     mm.i.payload.b.eq(mul.premultiply(const, p))]
                     new_theta.append(mm.o.payload)
-                valid, _ = delay(core, 1 + mul.latency, valid)
+                riders = {}
+                if c.centred and s < l:
+                    h = c.half_digits[s]
+                    riders["above"] = b[s] > Mux(above, h - 1, h)
+                valid, riders = delay(core, 1 + mul.latency, valid, **riders)
+                above = riders.get("above", above)
                 b, theta = new_b, new_theta
             core.d.sync += [out_valid.eq(valid), out_data.eq(Cat(*theta))]
             advance = stall_on_backpressure(m, core, out_valid, out_data, self.o)
@@ -267,7 +294,16 @@ class MixedRadix(Component):
             core.d.sync += e_c.eq(consts[e_s])
             core.d.comb += mm.i.payload.b.eq(e_c)
             back_t.append(mm.o.payload)
-        ret_valid, ret = delay(core, 1 + mul.latency, e_valid, s=e_s)
+        # centred: trip s compares its digit b_s (e_bs) with e_h = h_s − C_{s−1}, loaded with
+        # the digit; C_s rides with the coefficient around the loop
+        riders = {"s": e_s}
+        if c.centred:
+            e_h = Signal(r)
+            h = c.half_digits
+            h_next = [Array(Const(max(h[s + 1] - g, 0) if s + 1 < l else 0, r)
+                            for s in range(l + 1)) for g in (0, 1)]
+            riders["above"] = e_bs > e_h
+        ret_valid, ret = delay(core, 1 + mul.latency, e_valid, **riders)
         done = ret_valid & (ret["s"] == l)
         again = ret_valid & (ret["s"] != l)
         core.d.sync += e_valid.eq(again | accept)
@@ -280,11 +316,17 @@ class MixedRadix(Component):
             core.d.sync += [e_s.eq(ret["s"] + 1)] + [e_b[u].eq(back_b[u]) for u in range(1, l)]
             for j, p in enumerate(tgt):
                 w = p.bit_length()
-                core.d.sync += [e_ta[j].eq(Mux(final, 0, back_t[j][:w])),
+                core.d.sync += [e_ta[j].eq(Mux(final, self._minus_above(ret.get("above"), p),
+                                               back_t[j][:w])),
                                 e_tb[j].eq(Mux(final, back_t[j][:w],
                                                self._reduce(next_bs, p)[:w]))]
+            if c.centred:
+                core.d.sync += e_h.eq(Mux(ret["above"], h_next[1][ret["s"]],
+                                          h_next[0][ret["s"]]))
         with core.Else():
             core.d.sync += [e_s.eq(0)] + [e_b[u].eq(inputs[u]) for u in range(1, l)]
+            if c.centred:
+                core.d.sync += e_h.eq(h[0])
             core.d.sync += [e_ta[j].eq(0) for j in range(k)]
             core.d.sync += [e_tb[j].eq(self._reduce(inputs[0], p)[:p.bit_length()])
                             for j, p in enumerate(tgt)]

@@ -705,7 +705,9 @@ class ShenoyKumaresan(CRTBaseExtension):
     polynomials (q_0 first) then the redundant one (q_l), N/TP beats each (coefficient c in row
     c // TP, lane c % TP); a conversion is P = ⌈k/t⌉ passes, so the host streams the source P
     times (as the thesis re-reads it from HBM for every target residue). ``o`` — the target
-    residue polynomials p_0..p_{k-1} in the same layout.
+    residue polynomials p_0..p_{k-1} in the same layout. The engine extends the integer the
+    redundant residues pin: A mod p_j given A mod q_l, and the centred lift (A − Q when
+    2A >= Q, OpenFHE's ``SwitchCRTBasis``) given the centred lift's residue (docs/rns.md).
 
     Cycles: :meth:`cycles` (= [Kir25] Table 4.5 when N/TP >= :attr:`hidden_latency_rows`).
     Arithmetic: :attr:`arithmetic_units` ((t+2)·TP multipliers folded, (t+4)·TP pipelined,
