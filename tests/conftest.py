@@ -1,5 +1,8 @@
 """Fixtures shared by several test files."""
 
+import contextlib
+import fcntl
+import hashlib
 import os
 from pathlib import Path
 
@@ -17,3 +20,45 @@ def pdk_root():
     yield os.environ["PDK_ROOT"]
     if saved is None:
         del os.environ["PDK_ROOT"]
+
+
+@pytest.fixture(scope="session")
+def run_dir(tmp_path_factory):
+    """A directory of this test run that every pytest-xdist worker sees (the workers' common
+    base directory, named by the run's id), or the session's own without xdist: for results
+    one worker computes and the others reuse, under :func:`locked`."""
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if run is None:
+        return tmp_path_factory.mktemp("run")
+    shared = tmp_path_factory.getbasetemp().parent / f"run-{run}"
+    shared.mkdir(exist_ok=True)
+    return shared
+
+
+@contextlib.contextmanager
+def locked(path):
+    """Hold an exclusive lock on ``path`` (created if missing) for the ``with`` block: one
+    worker at a time computes what the others then read."""
+    with open(path, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+@pytest.fixture(scope="session")
+def shared_verilog(run_dir):
+    """``shared_verilog(key, make)``: the Verilog text ``make()`` returns, made once per test
+    run for ``key`` and reused by every test and worker that asks with the same key. The key
+    must name everything the text depends on (unit, parameters, any wrapper or platform);
+    ``repr(key)`` is hashed, so its parts need a stable ``repr``."""
+    cache = run_dir / "verilog"
+    cache.mkdir(exist_ok=True)
+
+    def get(key, make):
+        path = cache / (hashlib.sha256(repr(key).encode()).hexdigest()[:32] + ".v")
+        with locked(path.with_suffix(".lock")):
+            if not path.exists():
+                text = make()
+                path.with_suffix(".tmp").write_text(text)
+                path.with_suffix(".tmp").rename(path)
+            return path.read_text()
+    return get

@@ -3,6 +3,8 @@
 import random
 from fractions import Fraction
 
+import pytest
+
 from fhe_hw.sim.pysim import run_fixed_latency
 
 SEED = 20261122
@@ -47,3 +49,11 @@ def around_half(big_q, distance, rng, count, extra=()):
     if len(points) > count:
         raise ValueError(f"count must be at least {len(points)}, not {count}")
     return points
+
+
+def alternating_slow(cases, flags=(True, False)):
+    """``pytest.param``\\ s of every case of ``cases`` (tuples) with every flag of ``flags``
+    appended: the fast suite runs each case with one flag, taking the flags in turn so that
+    each flag is run, and the slow suite runs the other combinations."""
+    return [pytest.param(*case, flag, marks=() if j == i % len(flags) else pytest.mark.slow)
+            for i, case in enumerate(cases) for j, flag in enumerate(flags)]

@@ -11,6 +11,7 @@ import pytest
 from amaranth.back import verilog
 from amaranth.sim import Simulator
 from ecp5_models import dp16kd_model
+from helpers import alternating_slow
 
 from fhe_hw.arith.bram import RegisteredRAM, RegisteredROM, dp16kd_initval, dp16kd_shape
 from fhe_hw.flow.synth import YOSYS, OutOfContextPlatform, tool_path
@@ -159,8 +160,8 @@ def _icarus_ram(ram, ops, platform, workdir):
                                           [ram.r_data])]
 
 
-@pytest.mark.parametrize("output_reg", [True, False])
-@pytest.mark.parametrize("width,depth", SHAPES)
+# Icarus, seconds a case: each shape with one output_reg here, the other in the slow suite.
+@pytest.mark.parametrize("width,depth,output_reg", alternating_slow(SHAPES))
 def test_ecp5_form_matches_the_model_and_the_portable_form_in_icarus(width, depth, output_reg,
                                                                     tmp_path):
     ops = _stimulus(width, depth, 300, f"icarus:{width}:{depth}")
@@ -305,8 +306,7 @@ def test_portable_rom_reads_its_words(width, depth, read_ports, output_reg):
             for gs, ws in zip(got, want)] == want
 
 
-@pytest.mark.parametrize("output_reg", [True, False])
-@pytest.mark.parametrize("width,depth,read_ports", ROM_SHAPES)
+@pytest.mark.parametrize("width,depth,read_ports,output_reg", alternating_slow(ROM_SHAPES))
 def test_ecp5_rom_reads_its_words_from_initval_in_icarus(width, depth, read_ports, output_reg,
                                                          tmp_path):
     """The ECP5 form (its words in the DP16KDs' INITVALs, read through the model that loads

@@ -9,7 +9,9 @@ import pytest
 import fhe_hw
 from fhe_hw import params as P
 from fhe_hw.cli import main
+from fhe_hw.cliargs import shown_default
 from fhe_hw.params import MODULI, ntt_primes
+from fhe_hw.sim.vectors import small_params
 from fhe_hw.units import units
 
 
@@ -66,10 +68,35 @@ def test_params_unknown_modulus_name_exits_with_usage_error(capsys):
     assert e.value.code == 2
 
 
-@pytest.mark.parametrize("name", sorted(units()))
-def test_generate_writes_verilog_with_the_documented_top_and_ports(tmp_path, name):
+def small_argv(name):
+    """The ``--option value`` pairs of ``name``'s small configuration (the one its test vectors
+    run at, :func:`fhe_hw.sim.vectors.small_params`), as a user would type them."""
+    flag = {opt.dest: f"--{opt.name}" for opt in units()[name].options}
+    return [word for dest, value in small_params(name).items()
+            for word in (flag[dest], shown_default(value))]
+
+
+def _generate_cases():
+    """Every unit at its small configuration; with its defaults (paper sizes for the engines:
+    minutes of conversion) in the slow suite where they differ. four-step-ntt's smallest
+    configuration is its default 4,096 points: slow."""
+    for name in sorted(units()):
+        unit = units()[name]
+        if unit.resolve(small_params(name)) == unit.resolve():
+            yield pytest.param(name, "defaults", marks=[pytest.mark.slow] * (name in SLOW))
+        else:
+            yield name, "small"
+            yield pytest.param(name, "defaults", marks=pytest.mark.slow)
+
+
+SLOW = {"four-step-ntt"}
+
+
+@pytest.mark.parametrize("name,size", list(_generate_cases()))
+def test_generate_writes_verilog_with_the_documented_top_and_ports(tmp_path, name, size):
     out = tmp_path / "unit.v"
-    assert main(["generate", name, "-o", str(out)]) == 0
+    argv = small_argv(name) if size == "small" else []
+    assert main(["generate", name, *argv, "-o", str(out)]) == 0
     text = out.read_text()
     top = "fhe_hw_" + name.replace("-", "_")
     assert f"module {top}(" in text

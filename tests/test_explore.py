@@ -368,12 +368,13 @@ AREA_PARAMS = {"four-step-stream": {"n": 64, "lanes": 2, "m": 8},
                "karatsuba-relin": {"recursions": 1},
                **{unit: {"n": 64, "l": 3, "k": 2} for unit in (
                    "kawamura", "mixed-radix", "shenoy-kumaresan", "fast-base-conversion")}}
-# four-step-ntt exists for n = 4096 and 65536 only: minutes to elaborate, in the slow suite.
-SLOW_AREA = {"four-step-ntt"}
+# One unit of each family in the fast suite (seconds each); every unit in the slow suite
+# (four-step-ntt exists for n = 4096 and 65536 only: minutes to elaborate).
+FAST_AREA = {"mod-mul", "ntt", "kawamura", "carry-resolver", "karatsuba-relin"}
 
 
-@pytest.mark.parametrize("unit", [pytest.param(u, marks=pytest.mark.slow) if u in SLOW_AREA
-                                  else u for u in sorted(units())])
+@pytest.mark.parametrize("unit", [u if u in FAST_AREA else pytest.param(u, marks=pytest.mark.slow)
+                                  for u in sorted(units())])
 def test_every_unit_has_an_area_without_synthesis(tmp_path, unit):
     """The --no-synth area (the multiplier tiles of the elaborated design) is a number for
     every registered unit, so the Pareto front is over time and area."""

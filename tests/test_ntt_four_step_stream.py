@@ -141,15 +141,29 @@ def test_random_valid_and_ready_keep_every_result(m, n1, lanes, m_units):
     assert got == _expected(xs, n, False)
 
 
+@pytest.mark.slow
 def test_the_4096_point_engine_from_reset_in_icarus(tmp_path):
     """The paper's 4096-point transform (m = 64) at 2 lanes, in Icarus from reset with every
-    register at x: equals [Wang13]'s four-step model; cycles = cycles()."""
+    register at x: equals [Wang13]'s four-step model; cycles = cycles(). (Minutes: the fast
+    suite runs the same check at m = 8 below.)"""
     require_iverilog()
     unit = StreamingFourStepNTT(4096, lanes=2)
     x = [P - 1] + [rng_for("four-step-stream-icarus").randrange(P) for _ in range(4095)]
     run = run_from_reset(unit, "four-step-stream", {"i": [x[t:t + 2] for t in range(0, 4096, 2)]},
                          {"o": 2048}, tmp_path)
     assert [w for beat in run.outputs["o"] for w in beat] == wang_huang_ntt(x)
+    assert run.cycles == unit.cycles()
+
+
+def test_one_m_8_transform_from_reset_in_icarus(tmp_path):
+    """The 4096-point check above at n = m² = 64 (m = 8, 2 lanes): one transform in Icarus
+    from reset with every register at x equals the DFT; cycles = cycles()."""
+    require_iverilog()
+    unit = StreamingFourStepNTT(64, lanes=2, m=8)
+    x = [P - 1] + [rng_for("four-step-stream-icarus-8").randrange(P) for _ in range(63)]
+    run = run_from_reset(unit, "four-step-stream", {"i": [x[t:t + 2] for t in range(0, 64, 2)]},
+                         {"o": 32}, tmp_path)
+    assert [w for beat in run.outputs["o"] for w in beat] == _expected([x], 64, False)
     assert run.cycles == unit.cycles()
 
 

@@ -1,22 +1,31 @@
 """Every unit with test vectors behaves the same from reset in a 4-state simulator: its Verilog,
 at a small configuration, with every register and every RAM word starting at x, simulated in
 Icarus Verilog (-g2005 and -g2012) after a few reset cycles, gives the golden model's outputs in
-exactly the documented number of cycles (fhe_hw.sim.icarus)."""
+exactly the documented number of cycles (fhe_hw.sim.icarus).
+
+four-step-ntt exists at 4,096 points and more only: its check (minutes of Verilog, compilation
+and simulation per generation) is in the slow suite; its parts, the shift-only NTT units and
+the Solinas ModMul, are checked here at small sizes. Each unit's Verilog is generated once per
+run for both generations (the ``shared_verilog`` fixture)."""
 
 import random
 
 import pytest
 
-from fhe_hw.sim.icarus import GENERATIONS, require_iverilog, run_from_reset, without_initial_values
+from fhe_hw.sim.icarus import GENERATIONS, run_from_reset, without_initial_values
 from fhe_hw.sim.vectors import documented_cycles, small_params, vector_units, vectors_for
-from fhe_hw.units import get_unit
+from fhe_hw.units import get_unit, to_verilog
 
-require_iverilog()
+#: Units whose smallest configuration takes minutes in Icarus.
+SLOW = {"four-step-ntt"}
 
 
+# Every unit under -g2005, then every unit under -g2012: a unit's second run comes long after
+# its first, which has made the Verilog by then.
+@pytest.mark.parametrize("name", [pytest.param(u, marks=pytest.mark.slow) if u in SLOW else u
+                                  for u in vector_units()])
 @pytest.mark.parametrize("generation", GENERATIONS)
-@pytest.mark.parametrize("name", vector_units())
-def test_unit_from_reset_with_every_register_at_x(name, generation, tmp_path):
+def test_unit_from_reset_with_every_register_at_x(name, generation, tmp_path, shared_verilog):
     unit, params = get_unit(name), small_params(name)
     component = unit.build(**params)
     vectors = vectors_for(name)(component, random.Random(f"reset:{name}"), 3)
@@ -27,8 +36,12 @@ def test_unit_from_reset_with_every_register_at_x(name, generation, tmp_path):
     # The harness allows 64 cycles per beat; an engine that computes for long per beat (CMNT:
     # one command, hundreds of cycles) gets its documented cycles on top.
     beats = sum(counts.values()) + sum(len(beats) for beats in vectors.inputs.values())
+    # The key names all the text depends on: the unit, its parameters, the harness or not.
+    verilog = shared_verilog(("reset", name, sorted(params.items()), vectors.harness is not None),
+                             lambda: to_verilog(dut, name))
     result = run_from_reset(dut, name, vectors.inputs, counts, tmp_path, generation=generation,
-                            max_cycles=64 + 64 * beats + 2 * unit.cycles(params))
+                            max_cycles=64 + 64 * beats + 2 * unit.cycles(params),
+                            verilog=verilog)
     for port, want in vectors.expected.items():
         got = result.outputs[port]
         bad = next((k for k, (w, g) in enumerate(zip(want, got)) if w != g), None)

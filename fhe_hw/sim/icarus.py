@@ -134,14 +134,16 @@ def _harness(top, ports, counts, config, reset_cycles, max_cycles, ready_period=
 
 def run_from_reset(component, unit_name, inputs, expected_counts, workdir, *,
                    generation="2012", config=None, reset_cycles=4, max_cycles=None,
-                   platform=None, libraries=(), ready_period=1):
+                   platform=None, libraries=(), ready_period=1, verilog=None):
     """Simulate ``component`` in Icarus (``-g<generation>``) from reset with every register at
     ``x``: ``inputs`` maps input streams to beats, ``expected_counts`` output streams to the
     number of beats to wait for, ``config`` plain input signals to constants. ``platform`` is
     passed to the units' ``elaborate`` (:func:`fhe_hw.units.to_verilog`) and ``libraries``
     (Verilog source texts) are compiled beside the unit: models of the vendor primitives such
     a platform makes the units instantiate. ``ready_period``: the output streams are ready
-    one cycle in that many (back-pressure; 1 is always ready). Returns a
+    one cycle in that many (back-pressure; 1 is always ready). ``verilog``: the text
+    :func:`~fhe_hw.units.to_verilog` gives for ``component`` (and ``platform``) when the caller
+    has it already, so that it is not generated again. Returns a
     :class:`~fhe_hw.sim.pysim.StreamRun` (``cycles`` from the first input transfer to the last
     output transfer, both included) or raises ``AssertionError`` when an output ``valid`` is
     ``x``, an output payload has ``x`` bits or the run does not finish."""
@@ -156,8 +158,9 @@ def run_from_reset(component, unit_name, inputs, expected_counts, workdir, *,
     counts = {name: len(beats) for name, beats in inputs.items()} | dict(expected_counts)
     limit = max_cycles or 64 + 64 * sum(counts.values())
     top = top_name(unit_name)
-    (workdir / "unit.v").write_text(without_initial_values(to_verilog(component, unit_name,
-                                                                      platform=platform)))
+    if verilog is None:
+        verilog = to_verilog(component, unit_name, platform=platform)
+    (workdir / "unit.v").write_text(without_initial_values(verilog))
     (workdir / "harness.v").write_text(_harness(top, ports, counts, config or {}, reset_cycles,
                                                 limit, ready_period))
     sources = ["harness.v", "unit.v"]
