@@ -16,7 +16,14 @@ from fhe_hw.encrypt.cosim import python_ciphertext
 from fhe_hw.encrypt.estimate import EstimatedGroup, blocks, sky130_estimate
 from fhe_hw.encrypt.run import run_encryptions
 from fhe_hw.encrypt.timing import (
-    EngineTiming, _inverses_done, _sum_cycles, _walk_jobs, lone_spacing, program_cycles, spacings)
+    EngineTiming,
+    _inverses_done,
+    _sum_cycles,
+    _walk_jobs,
+    lone_spacing,
+    program_cycles,
+    spacings,
+)
 from fhe_hw.model.bigint import (
     CMNTInstance,
     CNTInstance,

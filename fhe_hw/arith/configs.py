@@ -8,7 +8,8 @@ page ``docs/results/arith.md``); the report's [Cao14] Table 3 section reads :dat
 
 from ..flow.rows import Row
 
-__all__ = ["REDUCER_TABLE", "REDUCERS", "MODMULS", "ENGINE_MODMULS", "SMOKE", "BOARD_BUILDS", "BOARD_DEPTH"]
+__all__ = ["REDUCER_TABLE", "REDUCERS", "MODMULS", "ENGINE_MODMULS", "SMOKE", "BOARD_BUILDS",
+           "BOARD_DEPTH"]
 
 #: The reducer table, in its documented order. The two 64-bit Barrett rows are the baseline the
 #: special and Solinas reducers are compared against ([Cao14] §3.3: no multiplier is needed).
