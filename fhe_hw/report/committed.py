@@ -1,13 +1,13 @@
 """Synthesis results read from the results pages' committed blocks (``docs/results/*.md``).
 
-The report's default run takes every configuration a block holds (the engines, whose place-and-
-route runs for minutes to half an hour each, and the ModMuls) from the blocks that ``fhe-hw
-table`` wrote into the results pages (:mod:`fhe_hw.tables.pages`). :func:`lookup` finds the row
-of a ``(unit, params, flow)`` configuration in the block of the table that lists it (the table
-modules' ``row_key`` names the cells that identify it), parses its LUT, FF, DSP, BRAM, Fmax and
-latency cells, and returns them as a :class:`Committed` with the block's provenance line (its
-command, commit, tool versions and date). Nothing is copied into code: a configuration the
-blocks do not hold has no committed result.
+The report's default run takes every configuration a block holds (the engines, whose
+place-and-route runs for minutes to half an hour each, and the ModMuls) from the blocks that
+``fhe-hw table`` wrote into the results pages (:mod:`fhe_hw.tables.pages`). :func:`lookup` finds
+the row of a ``(unit, params, flow)`` configuration in the block of the table that lists it
+(the table modules' ``row_key`` names the cells that identify it), parses its LUT, FF, DSP,
+BRAM, Fmax and latency cells, and returns them as a :class:`Committed` with the block's
+provenance line (its command, commit, tool versions and date). Nothing is copied into code: a
+configuration the blocks do not hold has no committed result.
 """
 
 import re
