@@ -96,10 +96,10 @@ def asic(session):
 def report(session):
     """``fhe-hw report``: the papers' tables beside ours with our/paper ratios, software
     baselines (GMP, FLINT, NumPy, OpenFHE) and plots, written to build/report/ (report.md,
-    report.json, PNGs). By default it synthesizes only the few ModMuls no results page holds
-    (reused from build/synth/ when the tool versions match) and reads the engines from
-    docs/results' committed blocks, with their provenance; it took 580 s on a shared 2-core
-    machine (the environment, four ModMul syntheses, the software baselines, the sections).
+    report.json, PNGs). By default it synthesizes nothing: every configuration, the engines
+    and their ModMuls, is read from docs/results' committed blocks, with their provenance; it
+    took 366 s on a shared 2-core machine at load average 17 to 20 (start-up, the software
+    baselines, the sections; the environment's set-up comes first).
     ``nox -s report -- --full`` synthesizes every configuration (hours)."""
     _install(session, "toolchain,bench,report")
     session.run("fhe-hw", "report", *session.posargs, env=ENV)

@@ -5,6 +5,7 @@ import os
 import shlex
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -266,6 +267,19 @@ def test_a_missing_optional_extra_is_named(capsys, guarded, monkeypatch, module,
     monkeypatch.setitem(sys.modules, module, None)      # as if it were not installed
     argv = [word.format(space=SPACE) for word in args.split()]
     check(*run(capsys, argv), fragment)
+
+
+def test_a_dask_cluster_that_does_not_answer_is_refused_in_seconds(capsys, guarded):
+    """No scheduler listens on port 1: the refusal names --cluster after the short connect
+    timeout (not Dask's default of 30 s or more), and nothing is written."""
+    # imported before the clock starts (its import alone can take seconds)
+    pytest.importorskip("distributed", reason="--cluster tcp://... needs the 'cluster' extra "
+                                              "(dask[distributed]), not installed here")
+    from fhe_hw.flow.explore import CONNECT_TIMEOUT
+    start = time.monotonic()
+    check(*run(capsys, ["explore", str(SPACE), "--no-synth", "--cluster", "tcp://127.0.0.1:1"]),
+          "--cluster tcp://127.0.0.1:1")
+    assert time.monotonic() - start < CONNECT_TIMEOUT + 10
 
 
 def test_a_port_where_no_board_answers(capsys):

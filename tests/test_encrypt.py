@@ -15,7 +15,15 @@ from fhe_hw.encrypt import ENCRYPTION, KEY_PREPARATION, TransformEncrypt
 from fhe_hw.encrypt.cosim import python_ciphertext
 from fhe_hw.encrypt.estimate import EstimatedGroup, blocks, sky130_estimate
 from fhe_hw.encrypt.run import run_encryptions
-from fhe_hw.encrypt.timing import EngineTiming, lone_spacing, program_cycles
+from fhe_hw.encrypt.timing import (
+    EngineTiming,
+    _inverses_done,
+    _sum_cycles,
+    _walk_jobs,
+    lone_spacing,
+    program_cycles,
+    spacings,
+)
 from fhe_hw.model.bigint import (
     CMNTInstance,
     CNTInstance,
@@ -84,6 +92,27 @@ def test_cycles_per_program_of_is_cycles_of_each_program():
     assert both == {which: TransformEncrypt.cycles_of(scheme, sizes, program=which, **params)
                     for which in (KEY_PREPARATION, ENCRYPTION)}
     assert both[KEY_PREPARATION] != both[ENCRYPTION]
+
+
+@pytest.mark.parametrize("scheme, sizes, params", [
+    *[(scheme, group, {"lanes": 16}) for scheme, group in
+      (("cnt", "toy"), ("cnt", "small"), ("cmnt", "toy"), ("cmnt", "medium"))],
+    *CONFIGS.values()])
+def test_a_sum_without_the_s_stage_takes_the_cycles_of_its_job_by_job_walk(scheme, sizes,
+                                                                           params):
+    """The closed form of a sum without the S stage against the job-by-job walk that the
+    S-stage sums take (and every sum took before; the simulations above check its counts):
+    the done cycle and every job's first input transfer, at paper groups at 16 lanes and at
+    the scaled-down configurations."""
+    prog, timing = TransformEncrypt.check(scheme, sizes, **params)
+    plain = [i for i, s in enumerate(prog.sums) if not s.s_stage]
+    assert plain
+    for i in plain:
+        spacing, closed, walked = spacings(prog, timing)[i], [], []
+        done = _sum_cycles(prog, timing, i, spacing, 11, closed)
+        assert done == _inverses_done(prog.sums[i], timing, 11,
+                                      _walk_jobs(prog, prog.sums[i], timing, spacing, 11, walked))
+        assert closed == walked and len(closed) == len(prog.sums[i].jobs)
 
 
 @pytest.mark.parametrize("scheme", ["cmnt", "cnt"])

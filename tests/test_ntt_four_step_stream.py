@@ -7,7 +7,7 @@ import pytest
 from helpers import rng_for
 
 from fhe_hw.model.ntt import dft, idft, wang_huang_ntt, wang_huang_root
-from fhe_hw.ntt.four_step_plan import FourStepPlan, control_cycles
+from fhe_hw.ntt.four_step_plan import FourStepPlan, _ControlModel, control_cycles
 from fhe_hw.ntt.four_step_stream import StreamingFourStepNTT, four_step_stream_cycles
 from fhe_hw.params import SOLINAS64 as P
 from fhe_hw.sim.icarus import require_iverilog, run_from_reset
@@ -200,6 +200,23 @@ def test_two_m_units_count_the_first_in_last_out_goals():
         assert c[0] <= goal
         assert c[1] - c[0] == c[2] - c[1] < 65536 // lanes + 256
         assert c[0] < control_cycles(FourStepPlan(64, 16, lanes), 10) - 65536 // lanes // 2
+
+
+@pytest.mark.parametrize("m, n1, lanes, m_units, twist", [
+    (4, 1, 1, 1, 0), (4, 4, 2, 2, 0), (8, 2, 4, 1, 3), (8, 16, 8, 2, 0), (16, 4, 16, 1, 0),
+    (64, 1, 16, 1, 10), (64, 4, 16, 2, 0)])
+def test_stepping_over_quiet_cycles_gives_what_stepping_each_cycle_gives(m, n1, lanes, m_units,
+                                                                         twist):
+    """The control model's fast run against its cycle-by-cycle run (the one the simulations
+    above check): cycles, marks, unload starts and stalls, back to back and spaced (closer
+    than one transform, so that the load stalls, and further apart)."""
+    plan = FourStepPlan(m, n1, lanes, m_units)
+    model = _ControlModel(plan, 10, twist)
+    for transforms in (1, 2, 3):
+        assert model.run(transforms) == model.run(transforms, skip=False)
+    for spacing in (plan.beats // 2, plan.beats + 5, 3 * plan.beats + 7):
+        starts = [7 + t * spacing for t in range(4)]
+        assert model.run(4, starts) == model.run(4, starts, skip=False)
 
 
 @pytest.mark.parametrize("kw, error", [

@@ -370,12 +370,12 @@ def _triple(row):
 P8 = _triple(Row("ntt", streaming_params(4096, 8, karatsuba=True), "ecp5-splitnets-static"))
 
 
-def test_the_default_plan_synthesizes_only_quick_rows_that_no_committed_block_holds():
-    """The repository's own results pages: every engine the sections read that a documented
-    table lists (the 64-bit P = 8 NTT, the Shenoy–Kumaresan rows) is read, none synthesized."""
+def test_the_default_plan_synthesizes_nothing_the_committed_blocks_hold():
+    """The repository's own results pages: every row the sections read, the engines (the
+    64-bit P = 8 NTT, the Shenoy–Kumaresan rows) and their ModMuls (the engine-modmuls
+    block), is read, none synthesized."""
     run, read = core.plan(_all_rows())
-    assert run and {unit for unit, _, _ in run} <= core.QUICK_UNITS
-    assert all(committed.lookup(*row)[0] is None for row in run)
+    assert run == []
     assert all(committed.lookup(*row)[0] is not None for row in read)
     assert P8 in read and _triple(RNS_ROWS[0]) in read
     engines = {row[0] for row in read} - core.QUICK_UNITS
@@ -399,6 +399,9 @@ def test_the_report_says_up_front_what_it_synthesizes_and_where_each_result_came
     committed blocks, so the device limit's engine columns have numbers."""
     monkeypatch.setattr(core, "load_cached", lambda *row: None)
     monkeypatch.setattr(core, "_synth_worker", _three_seconds)
+    lookup = committed.lookup      # as if no block held the ModMuls: those are synthesized
+    monkeypatch.setattr(committed, "lookup", lambda unit, *rest: (
+        (None, "not in a block here") if unit == "mod-mul" else lookup(unit, *rest)))
     synthesized = []
 
     def cached_synth(unit, params, flow="ecp5"):
@@ -411,6 +414,7 @@ def test_the_report_says_up_front_what_it_synthesizes_and_where_each_result_came
     assert r.status == "ok", r.message
     out = capsys.readouterr().out
     run, read = core.plan(sec.synth_rows())
+    assert run and {unit for unit, _, _ in run} == {"mod-mul"}
     announced = out.index(f"will synthesize (or take from the synthesis cache) {len(run)} "
                           "configuration(s):")
     assert announced < out.index("synthesizing") < out.index("fhe-hw report: sw")

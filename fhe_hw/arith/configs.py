@@ -2,12 +2,14 @@
 
 :data:`REDUCER_TABLE` is the documented reducer table (``fhe-hw table reducers``, the results
 page ``docs/results/arith.md``); the report's [Cao14] Table 3 section reads :data:`REDUCERS` and
-:data:`MODMULS`, drawn from the same rows.
+:data:`MODMULS`, drawn from the same rows. :data:`ENGINE_MODMULS` are the engines' own ModMuls
+(``fhe-hw table engine-modmuls``, the same page), which the report's device-limit section reads.
 """
 
 from ..flow.rows import Row
 
-__all__ = ["REDUCER_TABLE", "REDUCERS", "MODMULS", "SMOKE", "BOARD_BUILDS", "BOARD_DEPTH"]
+__all__ = ["REDUCER_TABLE", "REDUCERS", "MODMULS", "ENGINE_MODMULS", "SMOKE", "BOARD_BUILDS",
+           "BOARD_DEPTH"]
 
 #: The reducer table, in its documented order. The two 64-bit Barrett rows are the baseline the
 #: special and Solinas reducers are compared against ([Cao14] §3.3: no multiplier is needed).
@@ -36,6 +38,18 @@ REDUCERS = [row for row in REDUCER_TABLE if row.unit != "mod-mul"]
 #: One ``mod-mul`` per Integer-FFT modulus with its automatic reducer.
 MODMULS = [row for row in REDUCER_TABLE if row.unit == "mod-mul" and "reducer" not in row.params
            and "karatsuba" not in row.params and isinstance(row.params["modulus"], str)]
+#: The ModMul of each engine whose DSP-bound limit the report computes (its device-limit
+#: section, ``fhe_hw.report.sections``): the streaming NTT's at n = 4096 (tiled over solinas64,
+#: with Karatsuba as the P = 8 engine's, and tiled over the 30-bit RNS prime 2^30 - 2^18 + 1)
+#: and the RNS engines' (one of their 32-bit primes ≡ 1 mod 2^17, the first below 2^32:
+#: Montgomery with a 17-bit word). ``fhe-hw table engine-modmuls``.
+ENGINE_MODMULS = [
+    Row("mod-mul", {"modulus": "solinas64", "tiled": True}),
+    Row("mod-mul", {"modulus": "solinas64", "tiled": True, "karatsuba": True}),
+    Row("mod-mul", {"modulus": "1073479681", "tiled": True}),
+    Row("mod-mul", {"modulus": 4293918721}),
+]
+
 #: A quick smoke set: the smallest reducer and multiplier.
 SMOKE = [REDUCER_TABLE[2], REDUCER_TABLE[9]]
 

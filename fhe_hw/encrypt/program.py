@@ -154,13 +154,16 @@ class _Builder:
         ``dst``, with the ALU additions its accumulators need."""
         offsets = b.offsets
         self.accumulators = max(self.accumulators, len(offsets))
+        index = {}
+        for k, o in enumerate(offsets):
+            index.setdefault(o, k)           # offsets.index, without its search per pass
         jobs, passes, touched = [], [], set()
         for (addr, words), base in zip(x_operands, spectrum_bases):
             blocks = _blocks(addr, words, b.x_block, b.x_blocks, self.L)
             for u, (a, w) in enumerate(blocks):
                 jobs.append(Job(a, w, term_last=u == len(blocks) - 1))
                 for v in range(b.y_blocks):
-                    acc = offsets.index(b.offset(u, v))
+                    acc = index[b.offset(u, v)]
                     passes.append(Pass(base + v, acc, first=acc not in touched,
                                        last=v == b.y_blocks - 1))
                     touched.add(acc)

@@ -79,8 +79,31 @@ def spacings(program, t):
 
 def _sum_cycles(program, t, index, spacing, a, trace):
     """The cycle at which the done beat of sum ``index`` (command transfer at cycle ``a``)
-    is visible; appends the forward inputs' first transfers to ``trace``."""
+    is visible; appends the forward inputs' first transfers to ``trace`` (unless None).
+
+    Without the S stage every job waits only for the one before: job j's command is read at
+    r_j = a + 3 + j·D, D = max(B + 1, spacing - 1) + 1, and as spacing ≥ passes·B
+    (:func:`spacings`) the MAC's first pass of job j waits for that job's spectrum, so the
+    last pass is a closed form (:func:`_walk_jobs` steps the same rules job by job, as it
+    must with the S stage)."""
     s, B = program.sums[index], t.beats
+    if s.s_stage:
+        final = _walk_jobs(program, s, t, spacing, a, trace)
+    else:
+        jobs, passes = len(s.jobs), s.passes_per_job
+        step = max(B + 1, spacing - 1) + 1
+        assert passes * B <= step, "the MAC would fall behind the transforms: raise the spacing"
+        if trace is not None:
+            trace.extend(a + 4 + j * step for j in range(jobs))
+        # the last job's spectrum is ready at r + 1 + Lo + B; its passes follow back to back
+        final = a + 3 + (jobs - 1) * step + 1 + t.lo_forward + B + 1 + passes * B - 1
+    return _inverses_done(s, t, a, final)
+
+
+def _walk_jobs(program, s, t, spacing, a, trace):
+    """The cycle of the MAC's last beat of sum ``s`` of ``program``, job by job (the S
+    stage's writes, the feeder, the forward engine and the MAC passes)."""
+    B = t.beats
     # S stage: the cycle each term's last word is written
     written = []
     if s.s_stage:
@@ -112,7 +135,8 @@ def _sum_cycles(program, t, index, spacing, a, trace):
             fed_visible.append(r + B)
             term += 1
         prev, e = r, r + B + 1
-    trace.extend(starts)
+    if trace is not None:
+        trace.extend(starts)
     # MAC
     job_of = [j for j in range(len(s.jobs)) for _ in range(s.passes_per_job)]
     last_pass = {}
@@ -123,7 +147,13 @@ def _sum_cycles(program, t, index, spacing, a, trace):
     for j in range(2, len(s.jobs)):
         assert starts[j] + t.lo_forward >= last_pass[j - 2] + 1, (
             "the engine's output would wait for the X buffer: raise the spacing")
-    final = p + B - 1
+    return p + B - 1
+
+
+def _inverses_done(s, t, a, final):
+    """The cycle at which the done beat of sum ``s`` is visible after the MAC's last beat at
+    ``final``: the accumulators through the inverse engine and the carries."""
+    B = t.beats
     if not s.inverses:
         return final + 3
     macs_done = final + t.mul_latency + MAC_WRITE_LATENCY
@@ -140,7 +170,6 @@ def program_cycles(program, t, ops, *, trace=None):
     on ``o``, both included. ``trace`` (a list), if given, gets every sum's forward first
     input transfers."""
     sp = spacings(program, t)
-    trace = [] if trace is None else trace
     cycle = 1                                        # FETCH of the first operation
     for op in ops:
         a = cycle + 1                                # ISSUE: the command's transfer

@@ -423,6 +423,10 @@ def pareto_front(records, objective="area"):
     return sorted(out, key=lambda r: _metrics(r, objective)[0])
 
 
+#: Seconds to wait for a Dask scheduler before ``--cluster`` is refused.
+CONNECT_TIMEOUT = 5
+
+
 class _Executor:
     """submit(fn, *args) -> future-like, as_completed(futures), close(); local processes,
     Dask or Ray."""
@@ -437,7 +441,11 @@ class _Executor:
             except ImportError as e:
                 raise ImportError("--cluster needs dask[distributed]: pip install -e "
                                   ".[cluster]") from e
-            self.client = Client(cluster)
+            try:
+                self.client = Client(cluster, timeout=CONNECT_TIMEOUT)
+            except OSError as e:    # Dask's connect timeout, a refused or unknown address
+                raise ValueError(f"--cluster {cluster}: no Dask scheduler answered within "
+                                 f"{CONNECT_TIMEOUT} s ({e})") from e
         else:
             try:
                 import ray
@@ -488,6 +496,17 @@ def explore(space, *, jobs=None, cluster=None, out=DEFAULT_OUT, synth=None, limi
     if synth is not None:
         space["synth"] = bool(synth)
     say = progress or (lambda text: None)
+    pts = points(space)
+    workers = jobs if jobs is not None else min(2, os.cpu_count() or 1)
+    executor = _Executor(workers, cluster)      # a cluster that does not answer: nothing written
+    try:
+        return _explore(space, executor, pts, workers, cluster, out, limit, on_result, say)
+    finally:
+        executor.close()
+
+
+def _explore(space, executor, pts, workers, cluster, out, limit, on_result, say):
+    """:func:`explore` on a connected ``executor``."""
     # The space's name is one safe path component: ``name: ../../x`` stays inside ``out``.
     folder = (builddir.explore_dir(space["name"]) if Path(out) == DEFAULT_OUT
               else Path(out, builddir.safe_name(space["name"])))
@@ -501,40 +520,34 @@ def explore(space, *, jobs=None, cluster=None, out=DEFAULT_OUT, synth=None, limi
         # a failed point (a tool that crashed, a refused combination) is tried again
         if isinstance(record, dict) and record.get("key") == path.stem and record.get("ok"):
             stored[path.stem] = record
-    pts = points(space)
-    workers = jobs if jobs is not None else min(2, os.cpu_count() or 1)
     say(f"{len(pts)} points of {space['unit']}, "
         + (f"cluster {cluster}" if cluster else f"{workers} worker(s)")
         + f", synth {'on' if space['synth'] else 'off'}; results in {folder}")
     records, evaluated, cached = [None] * len(pts), [], 0
-    executor = _Executor(workers, cluster)
-    try:
-        calls = [(space["evaluator"], dict(space), params, frozenset(stored)) for params in pts]
-        for i, result in executor.run(calls):
-            if limit is not None and len(evaluated) >= limit:
-                break
-            params = pts[i]
-            shown = ", ".join(f"{k}={params[k]}" for k in space["vary"]) or "the point"
-            if result.get("cached"):
-                records[i] = stored[result["key"]]
-                cached += 1
-                say(f"{shown}: cached ({result['seconds']:.1f} s to elaborate and key)")
-                continue
-            record = {"key": result.pop("key"), "unit": space["unit"], "params": params,
-                      **result}
-            tmp = folder / f"{record['key']}.json.tmp"
-            tmp.write_text(json.dumps(record, indent=1, default=str))
-            tmp.replace(folder / f"{record['key']}.json")
-            records[i] = record
-            evaluated.append(record)
-            say(f"{shown}: " + (f"ok in {record['seconds']:.1f} s" if record["ok"] else
-                                f"error: {record['error']}"))
-            if on_result is not None:
-                on_result(record)
-            if limit is not None and len(evaluated) >= limit:
-                break
-    finally:
-        executor.close()
+    calls = [(space["evaluator"], dict(space), params, frozenset(stored)) for params in pts]
+    for i, result in executor.run(calls):
+        if limit is not None and len(evaluated) >= limit:
+            break
+        params = pts[i]
+        shown = ", ".join(f"{k}={params[k]}" for k in space["vary"]) or "the point"
+        if result.get("cached"):
+            records[i] = stored[result["key"]]
+            cached += 1
+            say(f"{shown}: cached ({result['seconds']:.1f} s to elaborate and key)")
+            continue
+        record = {"key": result.pop("key"), "unit": space["unit"], "params": params,
+                  **result}
+        tmp = folder / f"{record['key']}.json.tmp"
+        tmp.write_text(json.dumps(record, indent=1, default=str))
+        tmp.replace(folder / f"{record['key']}.json")
+        records[i] = record
+        evaluated.append(record)
+        say(f"{shown}: " + (f"ok in {record['seconds']:.1f} s" if record["ok"] else
+                            f"error: {record['error']}"))
+        if on_result is not None:
+            on_result(record)
+        if limit is not None and len(evaluated) >= limit:
+            break
     ordered = [r for r in records if r is not None]
     front = pareto_front(ordered, space["objective"])
     summary = {"space": dict(space), "records": ordered, "pareto": front,

@@ -7,8 +7,8 @@ Writes ``report.md``, ``report.json`` and PNG plots under ``build/report/``. Pap
 data in :mod:`.paper` (each with paper file and table); our rows come from the engines'
 ``cycles()`` (tied to simulation by their tests), from synthesis (:mod:`.synthcache`: cached
 by :mod:`fhe_hw.flow.builddir`'s key, run when missing; by default only the quick units that no
-results page holds, the others read from the pages' committed blocks by :mod:`.committed`,
-:func:`.core.plan`) and from :mod:`fhe_hw.report.baselines`; the configurations are the
+results page holds, which with this repository's pages is none: the others are read from the
+pages' committed blocks by :mod:`.committed`, :func:`.core.plan`) and from :mod:`fhe_hw.report.baselines`; the configurations are the
 families' ``configs`` rows. :mod:`.core` holds the machinery and the
 registry; :mod:`.sections` registers one function per paper table into it (:func:`.core.section`)
 and is imported here, so neither module imports the other both ways.
@@ -58,7 +58,8 @@ def add_report_parser(subparsers):
                    help="the paper whose tables to reproduce, or all")
     p.add_argument("--full", action="store_true",
                    help="synthesize every configuration (hours) instead of reading the engines "
-                        "from docs/results' committed blocks, and time the large CMNT group")
+                        "and their ModMuls from docs/results' committed blocks, and time the "
+                        "large CMNT group")
     p.add_argument("--no-synth", action="store_true",
                    help="run no synthesis: the rows a run would synthesize come from the "
                         "synthesis cache, else from the committed blocks")

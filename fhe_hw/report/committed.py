@@ -1,20 +1,20 @@
 """Synthesis results read from the results pages' committed blocks (``docs/results/*.md``).
 
-The report's default run synthesizes only the small units and takes the engines, whose
-place-and-route runs for minutes to half an hour each, from the blocks that ``fhe-hw table``
-wrote into the results pages (:mod:`fhe_hw.tables.pages`). :func:`lookup` finds the row of a
-``(unit, params, flow)`` configuration in the block of the table that lists it (the table
-modules' ``row_key`` names the cells that identify it), parses its LUT, FF, DSP, BRAM, Fmax and
-latency cells, and returns them as a :class:`Committed` with the block's provenance line (its
-command, commit, tool versions and date). Nothing is copied into code: a configuration the
-blocks do not hold has no committed result.
+The report's default run takes every configuration a block holds (the engines, whose
+place-and-route runs for minutes to half an hour each, and the ModMuls) from the blocks that
+``fhe-hw table`` wrote into the results pages (:mod:`fhe_hw.tables.pages`). :func:`lookup` finds
+the row of a ``(unit, params, flow)`` configuration in the block of the table that lists it
+(the table modules' ``row_key`` names the cells that identify it), parses its LUT, FF, DSP,
+BRAM, Fmax and latency cells, and returns them as a :class:`Committed` with the block's
+provenance line (its command, commit, tool versions and date). Nothing is copied into code: a
+configuration the blocks do not hold has no committed result.
 """
 
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ..arith.configs import REDUCER_TABLE
+from ..arith.configs import ENGINE_MODMULS, REDUCER_TABLE
 from ..karatsuba.configs import TABLE_ROWS as KARATSUBA_TABLE
 from ..ntt.configs import STREAMING_TABLE
 from ..rns.configs import SYNTH_TABLE
@@ -31,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[2]
 #: identifying cells of a row, ``{column: text, or a predicate of the cell's text}``).
 BLOCKS = {
     "reducers": ("arith.md", REDUCER_TABLE, reducers.row_key),
+    "engine-modmuls": ("arith.md", ENGINE_MODMULS, reducers.row_key),
     "ntt-streaming": ("ntt.md", STREAMING_TABLE, ntt_streaming.row_key),
     "rns": ("rns.md", SYNTH_TABLE, rns.row_key),
     "karatsuba": ("karatsuba.md", KARATSUBA_TABLE, karatsuba.row_key),

@@ -15,6 +15,7 @@ __all__ = ["MODULES", "get_table", "tables"]
 #: table name -> module of this package (in the order ``fhe-hw table --help`` lists them).
 MODULES = {
     "reducers": "reducers",
+    "engine-modmuls": "reducers",
     "rns": "rns",
     "karatsuba": "karatsuba",
     "ntt": "ntt",

@@ -1,14 +1,16 @@
 """``fhe-hw table reducers``: resources and Fmax of the reducers and modular multipliers on
-ECP5-85F ([Cao14] §3.3, Fig. 3), rows :data:`fhe_hw.arith.configs.REDUCER_TABLE`."""
+ECP5-85F ([Cao14] §3.3, Fig. 3), rows :data:`fhe_hw.arith.configs.REDUCER_TABLE`; ``fhe-hw table
+engine-modmuls``: the same table of the engines' own ModMuls,
+:data:`fhe_hw.arith.configs.ENGINE_MODMULS`."""
 
-from ..arith.configs import REDUCER_TABLE
+from ..arith.configs import ENGINE_MODMULS, REDUCER_TABLE
 from ..flow.rows import shown
 from ..markdown import table as markdown_table
 from ..units import get_unit
 from .common import ecp5_facts, latency, synth_rows
 from .pages import TableSpec
 
-__all__ = ["TABLE", "markdown", "row_key"]
+__all__ = ["TABLES", "markdown", "row_key"]
 
 
 def _shown(row):
@@ -34,11 +36,16 @@ def markdown(rows, results):
                    "per CCU2C, DSP = MULT18X18D, Fmax from nextpnr.\n")
 
 
-def generate(args, progress):
-    results = synth_rows(REDUCER_TABLE, args, progress)
-    return markdown(REDUCER_TABLE, results), {
-        **ecp5_facts(results[0]), "json": [r.to_dict() for r in results]}
+def _generator(rows):
+    def generate(args, progress):
+        results = synth_rows(rows, args, progress)
+        return markdown(rows, results), {
+            **ecp5_facts(results[0]), "json": [r.to_dict() for r in results]}
+    return generate
 
 
-TABLE = TableSpec("reducers", "arith.md", "reducers and modular multipliers on ECP5-85F",
-                  generate)
+TABLES = {t.name: t for t in (
+    TableSpec("reducers", "arith.md", "reducers and modular multipliers on ECP5-85F",
+              _generator(REDUCER_TABLE)),
+    TableSpec("engine-modmuls", "arith.md", "the engines' own ModMuls on ECP5-85F",
+              _generator(ENGINE_MODMULS)))}
