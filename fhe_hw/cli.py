@@ -63,7 +63,9 @@ def _params_report(args):
         if ntt.psi is not None:
             report["psi (primitive 2k-th root)"] = ntt.psi
         report.update(_root_report(mod, k, args.negacyclic))
-        b = args.b if args.b is not None else mod.table_b
+        # [Cao14] Table 2's digit width belongs to its k: another k (the four-step NTTs' 4096,
+        # say) checks b only when --b is given
+        b = args.b if args.b is not None else (mod.table_b if k == mod.table_k else None)
         if b is not None:
             P.check_digit_bits(mod, k, b)
             report.update({"b": b, "b bound k(2^b-1)^2/2 < p": "holds",

@@ -26,7 +26,9 @@ import sympy
 
 __all__ = [
     "Modulus", "MODULI", "get_modulus", "modulus_spec", "parse_integer", "NTTParams", "ntt_params",
-    "ROOT_CONVENTIONS", "smallest_primitive_root", "convention_root",
+    "solinas_ntt_params",
+    "ROOT_CONVENTIONS", "smallest_primitive_root", "convention_root", "wang_huang_root",
+    "shift_exponent",
     "b_bound_holds", "max_digit_bits", "check_digit_bits",
     "require_power_of_two", "require_int", "check_bool", "ntt_primes",
     "RNSBase", "FastBaseConversionConstants", "ShenoyKumaresanConstants",
@@ -292,6 +294,9 @@ ROOT_CONVENTIONS = {
     "openfhe": "the smallest primitive k-th root of unity mod q, as OpenFHE's RootOfUnity "
                "chooses it (ILNativeParams(2n, q) takes the smallest primitive 2n-th root psi); "
                "prime moduli only",
+    "wang-huang": "[Wang13]'s family over solinas64 (2^64 - 2^32 + 1) only: omega_64 = 8, "
+                  "omega_16 = 4096, anchored at the 128th root 2^25 - 2^73 (the four-step "
+                  "units' default)",
 }
 
 
@@ -324,12 +329,52 @@ def smallest_primitive_root(modulus, order):
     return _smallest_primitive_root(m.value, order)
 
 
+_MAX_SOLINAS_ORDER = 1 << 32                        # p - 1 = 2^32·(2^32 - 1)
+_ROOT_128 = ((1 << 25) - (1 << 73)) % SOLINAS64     # a square root of 8
+
+
+@cache
+def wang_huang_root(n):
+    """ω_n, a primitive n-th root of unity mod p = 2^64 - 2^32 + 1 for n a power of two up to
+    2^32, from one consistent family: ω_n^(n/m) = ω_m, anchored at ω_128 = 2^25 - 2^73, so
+    ω_64 = 8 and ω_16 = 4096 ([Wang13] §III-B) and the composite transforms (eqs 7–8) agree with
+    them (the convention ``root="wang-huang"``). Raises ``ValueError`` for another n."""
+    require_int("n", n, minimum=1)
+    if n & (n - 1) or n > _MAX_SOLINAS_ORDER:
+        raise ValueError(f"n must be a power of two of at most 2^32, not {n!r}")
+    top = pow(MODULI["solinas64"].root_base, (SOLINAS64 - 1) // _MAX_SOLINAS_ORDER, SOLINAS64)
+    z = pow(top, _MAX_SOLINAS_ORDER // 128, SOLINAS64)          # a primitive 128th root
+    t = next(t for t in range(1, 128, 2) if pow(z, t, SOLINAS64) == _ROOT_128)
+    return pow(top, t * (_MAX_SOLINAS_ORDER // n), SOLINAS64)
+
+
+def shift_exponent(omega):
+    """e in [0, 192) with 2^e ≡ ω (mod 2^64 - 2^32 + 1): a shift-only unit multiplies by ω with
+    a rotation of e bits (2 has order 192). Every root of unity of order up to 64 has one, as
+    the primitive 64th roots are the odd powers of 8 = 2^3, so every primitive n-th root's
+    power of order m ≤ 64 does; ``ValueError`` for a value that is no power of two."""
+    require_int("omega", omega, minimum=0)
+    for e in range(192):
+        if pow(2, e, SOLINAS64) == omega:
+            return e
+    raise ValueError(f"omega must be a power of two mod 2^64 - 2^32 + 1 for a shift-only unit, "
+                     f"not {omega}")
+
+
 def convention_root(modulus, order, root="generator"):
     """The primitive ``order``-th root of unity that the convention ``root``
     (:data:`ROOT_CONVENTIONS`) picks modulo ``modulus``."""
-    if _check_convention(root) == "openfhe":
+    root = _check_convention(root)
+    if root == "openfhe":
         return smallest_primitive_root(modulus, order)
-    return get_modulus(modulus).root_of_unity(order)
+    m = get_modulus(modulus)
+    if root == "wang-huang":
+        if not m.is_solinas64:
+            raise ValueError(f"root wang-huang is [Wang13]'s family over 2^64 - 2^32 + 1 "
+                             f"(solinas64), not modulo {m.value}")
+        m.check_k(order)
+        return wang_huang_root(order)
+    return m.root_of_unity(order)
 
 
 def _check_root(name, value, p, order):
@@ -402,6 +447,17 @@ def ntt_params(modulus, k, *, negacyclic=False, root=None, psi=None, omega=None)
     else:
         omega = w
     return NTTParams(m, k, omega, pow(omega, -1, p), pow(k, -1, p), psi, psi_inv)
+
+
+def solinas_ntt_params(n, *, negacyclic=False, root=None, psi=None, omega=None):
+    """:func:`ntt_params` of the n-point transform over 2^64 - 2^32 + 1 of the shift-only
+    engines (the four-step NTTs, :class:`~fhe_hw.ntt.ShiftNTT`), whose root defaults to the
+    convention ``"wang-huang"`` ([Wang13]'s ω_64 = 8). Every primitive root is accepted: its
+    powers of order up to 64, which the shift units multiply by, are powers of two
+    (:func:`shift_exponent`)."""
+    if (root, psi, omega) == (None, None, None):
+        root = "wang-huang"
+    return ntt_params(SOLINAS64, n, negacyclic=negacyclic, root=root, psi=psi, omega=omega)
 
 
 # --- NTT-friendly prime bases -------------------------------------------------------------------

@@ -204,6 +204,30 @@ def test_params_prints_the_root_of_each_convention(capsys):
     assert printed["psi, --root generator"] == printed["psi (primitive 2k-th root)"] != OPENFHE_PSI
 
 
+def test_params_prints_the_four_step_units_roots(capsys):
+    """The four-step units' modulus at their n: each convention's root, the Wang–Huang one
+    (their default) included, with no --b needed (Table 2's b belongs to its k = 128)."""
+    code, out, _ = run(capsys, "params", "--modulus", "solinas64", "--k", "4096", "--json")
+    printed = json.loads(out)
+    assert code == 0 and "b" not in printed
+    for root in ("generator", "openfhe", "wang-huang"):
+        assert printed[f"omega, --root {root}"] == P.convention_root(P.SOLINAS64, 4096, root)
+    assert printed["omega, --root wang-huang"] == P.wang_huang_root(4096)
+    assert pow(printed["omega, --root openfhe"], 2048, P.SOLINAS64) == P.SOLINAS64 - 1
+
+
+def test_generate_four_step_units_take_the_root_and_name_it(tmp_path):
+    want = P.convention_root(P.SOLINAS64, 64, "openfhe")        # psi of n = 32
+    out = tmp_path / "fs.v"
+    assert main(["generate", "four-step-stream", "--n", "32", "--m", "4", "--lanes", "2",
+                 "--negacyclic", "true", "--root", "openfhe", "-o", str(out)]) == 0
+    assert f"// root of unity: psi = {want}" in out.read_text().splitlines()[:6]
+    w = pow(P.wang_huang_root(8), 3, P.SOLINAS64)
+    assert main(["generate", "shift-ntt", "--points", "8", "--omega", str(w), "-o",
+                 str(out)]) == 0
+    assert f"// root of unity: omega = {w}" in out.read_text().splitlines()[:6]
+
+
 def test_generate_ntt_takes_the_root_and_names_it(tmp_path, capsys):
     q = ntt_primes(30, 16, 1)[0]
     psi = pow(P.ntt_params(q, 16, negacyclic=True).psi, 3, q)

@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fhe_hw.model import ntt as N
-from fhe_hw.params import MODULI, SOLINAS64, ntt_params
+from fhe_hw.ntt.schedule import run_four_step_schedule
+from fhe_hw.params import MODULI, SOLINAS64, convention_root, ntt_params
 
 P = SOLINAS64
 SEED = 20261122
@@ -320,6 +321,59 @@ def test_ntt4096_trace_holds_the_radix64_columns_and_their_twiddled_values(x4096
     for a in (0, 1, 63):
         assert t.inner[a] == N.dft([v % P for v in x4096[a::64]], P, 8)
         assert t.twiddled[a] == [y * pow(w, a * k2, P) % P for k2, y in enumerate(t.inner[a])]
+
+
+def _openfhe_root(order):
+    """OpenFHE's rule, the least primitive ``order``-th root, found apart from the convention
+    code: the least odd power of the Wang–Huang root (the odd powers are all the primitive
+    roots)."""
+    w = N.wang_huang_root(order)
+    return min(pow(w, j, P) for j in range(1, order, 2))
+
+
+def test_ntt4096_with_openfhes_root_is_the_dft_at_that_root(x4096):
+    w = _openfhe_root(4096)
+    assert w == convention_root(P, 4096, "openfhe") != N.wang_huang_root(4096)
+    x = [v % P for v in x4096]
+    X = N.ntt4096(x4096, omega=w)
+    idx = rng("4096o").sample(range(4096), 6) + [0, 4095]
+    assert [X[j] for j in idx] == N.dft(x, P, w, idx)
+    assert X == N.bit_reversed(N.ntt_radix2(x, ntt_params(P, 4096, omega=w)))
+    assert X == run_four_step_schedule(x4096, omega=w)
+    assert N.ntt4096(X, inverse=True, omega=w) == x
+
+
+def test_wang_huang_ntt_takes_a_root_for_the_sizes_past_4096():
+    r = rng("8192o")
+    x = [r.randrange(P) for _ in range(8192)]
+    w = pow(N.wang_huang_root(8192), 3, P)
+    X = N.wang_huang_ntt(x, omega=w)
+    assert [X[j] for j in (0, 1, 4097, 8191)] == N.dft(x, P, w, (0, 1, 4097, 8191))
+    assert X != N.wang_huang_ntt(x)
+
+
+@pytest.mark.parametrize("n", [16, 64])
+def test_shift_ntt_takes_every_primitive_root(n):
+    r = rng("shift-roots", n)
+    x = [r.randrange(P) for _ in range(n)]
+    for j in range(1, n, 2):
+        w = pow(N.wang_huang_root(n), j, P)
+        assert N.shift_ntt(x, omega=w) == N.dft(x, P, w)
+        assert N.shift_ntt(x, True, w) == N.idft(x, P, w)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: N.ntt4096([0] * 4096, omega=N.wang_huang_root(2048)),
+     "omega must be a primitive 4096-th root of unity"),
+    (lambda: N.ntt4096([0] * 4096, omega=P + N.wang_huang_root(4096)),
+     "omega must be a primitive 4096-th root of unity"),
+    (lambda: N.shift_ntt([0] * 16, omega=pow(4096, 2, P)),
+     "omega must be a primitive 16-th root of unity"),
+    (lambda: N.shift_ntt64([0] * 64, omega=0), "omega must be a primitive 64-th root"),
+])
+def test_the_models_refuse_a_root_that_is_not_primitive(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
 
 
 @pytest.fixture(scope="module")

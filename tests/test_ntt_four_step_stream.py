@@ -12,6 +12,7 @@ from fhe_hw.ntt.four_step_stream import StreamingFourStepNTT, four_step_stream_c
 from fhe_hw.params import SOLINAS64 as P
 from fhe_hw.sim.icarus import require_iverilog, run_from_reset
 from fhe_hw.sim.pysim import run_stream
+from fhe_hw.units import get_unit
 
 PLANS = [FourStepPlan(m, n1, lanes) for m in (2, 4, 8) for n1 in (1, 2, 4, 8, 16)
          for lanes in (1, 2, 4, 8) if lanes <= m] + [FourStepPlan(64, 16, 16),
@@ -118,6 +119,53 @@ def test_negacyclic_transforms_back_to_back_and_cycles(m, n1, lanes, inverse, m_
     assert got == _negacyclic(xs, n, inverse)
     assert run.cycles == unit.cycles(2) == four_step_stream_cycles(
         n, lanes=lanes, m=m, m_units=m_units, inverse=inverse, negacyclic=True, transforms=2)
+
+
+def _least_primitive_root(order):
+    """OpenFHE's rule (RootOfUnity: the least primitive root) apart from the convention code:
+    the least odd power of the Wang–Huang root, the odd powers being every primitive root."""
+    w = wang_huang_root(order)
+    return min(pow(w, j, P) for j in range(1, order, 2))
+
+
+def test_openfhes_root_gives_the_dft_at_that_root():
+    """n = 128 = 8·4^2, the smallest size at which OpenFHE's rule and the Wang–Huang root
+    differ; the hardware equals the O(n^2) DFT at the least primitive 128th root."""
+    n, w = 128, _least_primitive_root(128)
+    unit = StreamingFourStepNTT(n, lanes=4, m=4, root="openfhe")
+    assert unit.omega == w != wang_huang_root(n) and unit.psi is None
+    xs = [[rng_for("four-step-stream-openfhe").randrange(P) for _ in range(n)]]
+    got, run = _run(unit, xs)
+    assert got == dft(xs[0], P, w)
+    assert run.cycles == unit.cycles(1)
+
+
+def test_a_given_psi_gives_the_negacyclic_inverse_at_that_root():
+    """The inverse negacyclic transform with ψ = OpenFHE's least primitive 128th root (n = 64):
+    x_i = ψ^-i·n^-1·Σ_k X_k·ψ^(-2ik), the twist ROM and the shift units from ψ."""
+    n, psi = 64, _least_primitive_root(128)
+    unit = StreamingFourStepNTT(n, lanes=4, m=4, inverse=True, negacyclic=True, psi=psi)
+    assert (unit.psi, unit.omega) == (psi, psi * psi % P)
+    assert psi != wang_huang_root(2 * n)
+    X = [rng_for("four-step-stream-psi").randrange(P) for _ in range(n)]
+    got, _ = _run(unit, [X])
+    assert got == [v * pow(psi, -i, P) % P for i, v in enumerate(idft(X, P, psi * psi % P))]
+
+
+@pytest.mark.parametrize("kw, match", [
+    ({"omega": wang_huang_root(16)}, "omega must be a primitive 32-th root of unity"),
+    ({"omega": P + wang_huang_root(32)}, "omega must be a primitive 32-th root of unity"),
+    ({"negacyclic": True, "psi": wang_huang_root(32)}, "psi must be a primitive 64-th root"),
+    ({"negacyclic": True, "omega": wang_huang_root(32)}, "omega is the root of a cyclic"),
+    ({"psi": wang_huang_root(64)}, "psi is the root of a negacyclic transform"),
+    ({"root": "OpenFHE"}, "root must be one of generator, openfhe, wang-huang"),
+])
+def test_a_bad_root_is_refused_naming_it(kw, match):
+    params = {"n": 32, "m": 4, "lanes": 2, **kw}
+    with pytest.raises(ValueError, match=match):
+        StreamingFourStepNTT(**params)
+    with pytest.raises(ValueError, match=match):
+        get_unit("four-step-stream").latency(params)
 
 
 @pytest.mark.parametrize("m, n1, lanes", [(4, 2, 2), (4, 1, 2)])

@@ -3,10 +3,10 @@
 import pytest
 from helpers import SEED, check_unit, rng_for
 
-from fhe_hw.model.ntt import normalise, shift_ntt, wang_huang_root
+from fhe_hw.model.ntt import dft, idft, normalise, shift_ntt, wang_huang_root
 from fhe_hw.ntt import Butterfly, ConstMul, RingNormaliser, ShiftMul, ShiftNTT
 from fhe_hw.ntt.shift import shift_exponents, shift_ntt_cycles, shift_ring
-from fhe_hw.params import MODULI, SOLINAS64, ntt_params
+from fhe_hw.params import MODULI, SOLINAS64, convention_root, ntt_params
 from fhe_hw.sim.pysim import run_stream
 from fhe_hw.units import get_unit
 
@@ -209,7 +209,7 @@ def run_shift_ntt(unit, vectors, **kw):
 def check_shift_ntt(unit, vectors, label, **kw):
     got, run = run_shift_ntt(unit, vectors, **kw)
     for n, (x, have) in enumerate(zip(vectors, got)):
-        want = shift_ntt(x, unit.inverse)
+        want = shift_ntt(x, unit.inverse, unit.root)
         bad = next((i for i, (a, b) in enumerate(zip(want, have)) if a != b), None)
         assert bad is None, (f"{label}: transform {n} (seed {SEED}), first mismatch at output "
                              f"{bad}: expected {want[bad]}, got {have[bad]}")
@@ -270,6 +270,39 @@ def test_shift_ntt16_inverse_matches_the_model():
 def test_shift_ntt_roots_are_the_wang_huang_family():
     assert wang_huang_root(64) == 8 and wang_huang_root(16) == 4096
     assert ShiftNTT(32, 32).root == pow(2, 6, SOLINAS64)
+
+
+@pytest.mark.parametrize("inverse", [False, True])
+def test_shift_ntt_with_another_primitive_root_is_the_dft_at_that_root(inverse):
+    """ω = 2^(24·3) (an odd power of ω_8 = 2^24): the rotations become 72·i·j bits; the hardware
+    equals the model with that root and the O(n^2) (inverse) DFT at it."""
+    w = pow(wang_huang_root(8), 3, SOLINAS64)
+    unit = ShiftNTT(8, 4, inverse=inverse, omega=w)
+    assert unit.root == w != ShiftNTT(8, 4).root
+    vectors = edge_and_random(8, ("omega", inverse), 3)
+    got, _ = run_shift_ntt(unit, vectors)
+    want = [(idft if inverse else dft)([v % SOLINAS64 for v in x], SOLINAS64, w) for x in vectors]
+    assert got == want == [shift_ntt(x, inverse, w) for x in vectors], f"seed {SEED}"
+
+
+def test_shift_ntt_takes_the_root_conventions():
+    assert ShiftNTT(8, 8, root="wang-huang").root == ShiftNTT(8, 8).root == 2**24
+    assert ShiftNTT(8, 8, root="generator").root == convention_root(SOLINAS64, 8, "generator")
+    assert ShiftNTT(64, 8, root="openfhe").root == 8     # OpenFHE's rule agrees at 64
+
+
+@pytest.mark.parametrize("kw, message", [
+    ({"omega": 2**48}, "omega must be a primitive 8-th root of unity mod q"),    # order 4
+    ({"omega": 3}, "omega must be a primitive 8-th root of unity mod q"),
+    ({"omega": SOLINAS64 + 2**24}, "omega must be a primitive 8-th root of unity mod q"),
+    ({"root": "openfhe", "omega": 2**24}, "root must be left out when omega is given"),
+    ({"root": "smallest"}, "root must be one of generator, openfhe, wang-huang"),
+])
+def test_shift_ntt_refuses_a_root_that_is_not_primitive(kw, message):
+    with pytest.raises(ValueError, match=message):
+        ShiftNTT(8, 8, **kw)
+    with pytest.raises(ValueError, match=message):
+        get_unit("shift-ntt").latency({"points": 8, **kw})
 
 
 def test_shift_ntt_cycles_formula():

@@ -353,7 +353,9 @@ def test_a_given_psi_or_omega_is_used():
     (dict(negacyclic=True, omega=3), "omega is the root of a cyclic transform; this one takes psi"),
     (dict(psi=3), "psi is the root of a negacyclic transform; this one takes omega"),
     (dict(root="openfhe", omega=3), "root must be left out when omega is given"),
-    (dict(root="OpenFHE"), "root must be one of generator, openfhe, not 'OpenFHE'"),
+    (dict(root="OpenFHE"), "root must be one of generator, openfhe, wang-huang, not 'OpenFHE'"),
+    (dict(root="wang-huang"),
+     "root wang-huang is \\[Wang13\\]'s family over 2\\^64 - 2\\^32 \\+ 1"),
 ])
 def test_bad_roots_are_refused_naming_the_parameter(kw, message):
     q = P.ntt_primes(30, 64, 1)[0]
@@ -374,3 +376,41 @@ def test_a_psi_that_is_a_root_of_lower_order_or_out_of_range_is_refused():
 def test_openfhe_convention_needs_a_prime():
     with pytest.raises(ValueError, match="root openfhe needs a prime modulus"):
         P.ntt_params("fermat32", 64, root="openfhe")
+
+
+# --- roots over 2^64 - 2^32 + 1: the shift-only units ------------------------------------------
+
+def test_wang_huang_convention_is_the_papers_shift_roots():
+    p = P.SOLINAS64
+    assert P.convention_root("solinas64", 64, "wang-huang") == 8
+    assert P.convention_root(p, 16, "wang-huang") == 4096
+    assert pow(P.convention_root(p, 128, "wang-huang"), 2, p) == 8
+    assert P.solinas_ntt_params(4096) == P.ntt_params(p, 4096, root="wang-huang")
+    t = P.solinas_ntt_params(4096, negacyclic=True)
+    assert pow(t.psi, 4096, p) == p - 1 and pow(t.psi, 2 * 64, p) == 8
+
+
+def test_every_root_of_order_up_to_64_is_a_shift():
+    """The claim that lets the four-step units take any primitive root: the 2^e, e < 192, hold
+    every 64th root of unity mod 2^64 - 2^32 + 1 (all of them, counted by brute force)."""
+    p = P.SOLINAS64
+    shifts = {pow(2, e, p) for e in range(192)}
+    roots64 = {x for x in shifts if pow(x, 64, p) == 1}
+    assert len(roots64) == 64                       # the whole group of 64th roots of unity
+    for order in (2, 4, 8, 16, 32, 64):
+        w = P.convention_root(p, 4096, "openfhe")   # any primitive root's power of that order
+        assert pow(2, P.shift_exponent(pow(w, 4096 // order, p)), p) == pow(w, 4096 // order, p)
+    with pytest.raises(ValueError, match="omega must be a power of two mod 2\\^64 - 2\\^32 \\+ 1"):
+        P.shift_exponent(3)
+
+
+@pytest.mark.parametrize("kw, message", [
+    (dict(omega=P.wang_huang_root(2048)), "omega must be a primitive 4096-th root of unity"),
+    (dict(omega=P.SOLINAS64 + 8), "omega must be a primitive 4096-th root of unity"),
+    (dict(negacyclic=True, psi=P.wang_huang_root(4096)), "psi must be a primitive 8192-th root"),
+    (dict(psi=3), "psi is the root of a negacyclic transform"),
+    (dict(root="nope"), "root must be one of generator, openfhe, wang-huang"),
+])
+def test_solinas_roots_are_checked_as_every_unit_checks_them(kw, message):
+    with pytest.raises(ValueError, match=message):
+        P.solinas_ntt_params(4096, **kw)

@@ -26,7 +26,15 @@ from dataclasses import dataclass
 from functools import cache
 
 from fhe_hw.model.reduce import solinas_reduce
-from fhe_hw.params import SOLINAS64, NTTParams, get_modulus, ntt_params, require_int
+from fhe_hw.params import (
+    SOLINAS64,
+    NTTParams,
+    get_modulus,
+    ntt_params,
+    require_int,
+    shift_exponent,
+    wang_huang_root,
+)
 
 __all__ = [
     "dft", "idft", "bit_reverse", "bit_reversed", "butterfly", "stage_pairs", "stage_twiddles",
@@ -218,23 +226,6 @@ def poly_mul_negacyclic(a, b, p):
 
 _WIDTH = 192            # 2^192 ≡ 1 (mod p): shifts are rotations of 192-bit words ([Wang13] §IV-A)
 _MASK = (1 << _WIDTH) - 1
-_MAX_N = 1 << 32        # p - 1 = 2^32·(2^32 - 1)
-_ROOT_128 = ((1 << 25) - (1 << 73)) % SOLINAS64   # a square root of 8
-
-
-@cache
-def wang_huang_root(n):
-    """ω_n, a primitive n-th root of unity mod p = 2^64 - 2^32 + 1 for n a power of two up to
-    2^32, from one consistent family: ω_n^(n/m) = ω_m, anchored at ω_128 = 2^25 - 2^73, so
-    ω_64 = 8 and ω_16 = 4096 ([Wang13] §III-B) and the composite transforms (eqs 7–8) agree with
-    them. Raises ``ValueError`` for another n."""
-    require_int("n", n, minimum=1)
-    if n & (n - 1) or n > _MAX_N:
-        raise ValueError(f"n must be a power of two of at most 2^32, not {n!r}")
-    top = pow(get_modulus("solinas64").root_base, (SOLINAS64 - 1) // _MAX_N, SOLINAS64)
-    z = pow(top, _MAX_N // 128, SOLINAS64)          # a primitive 128th root
-    t = next(t for t in range(1, 128, 2) if pow(z, t, SOLINAS64) == _ROOT_128)
-    return pow(top, t * (_MAX_N // n), SOLINAS64)
 
 
 def wang_huang_params(n):
@@ -274,36 +265,39 @@ def normalise(v):
 
 
 @cache
-def _shift(n):
-    """e with 2^e ≡ ω_n: for n = 2, 4, ..., 64, ω_n = 2^(192/n) is a shift (ω_2 = -1 = 2^96);
-    raise ``ValueError`` for another n."""
+def _shift(n, omega=None):
+    """e with 2^e ≡ ω for the primitive n-th root ω (default ω_n = 2^(192/n)): for n = 2, 4,
+    ..., 64 every primitive n-th root is a shift (an odd power of ω_n; ω_2 = -1 = 2^96); raise
+    ``ValueError`` for another n or an ω that is not a primitive n-th root."""
     if n < 2 or n & (n - 1) or n > 64:
         raise ValueError(f"x must have a power-of-two length of 2 to 64 (shift-only roots), "
                          f"not {n}")
-    return next(e for e in range(_WIDTH) if pow(2, e, SOLINAS64) == wang_huang_root(n))
+    return shift_exponent(wang_huang_root(n) if omega is None else
+                          ntt_params(SOLINAS64, n, omega=omega).omega)
 
 
-def _terms(x, inverse):
-    """The 192-bit words of each output j: x_i·ω_n^(±ij) as rotations by 3ij (n = 64) or 12ij
-    (n = 16) bits; the inverse rotates the other way and by log2 n less, which multiplies by
-    n^-1 = 2^(-log2 n) so the inverse costs no multiplier either."""
+def _terms(x, inverse, omega=None):
+    """The 192-bit words of each output j: x_i·ω^(±ij) as rotations by e·ij bits, 2^e = ω (3ij
+    for ω_64 = 8, 12ij for ω_16 = 4096); the inverse rotates the other way and by log2 n less,
+    which multiplies by n^-1 = 2^(-log2 n) so the inverse costs no multiplier either."""
     n = len(x)
     _residues("x", x, 1 << 64)
-    step = _shift(n)
+    step = _shift(n, omega)
     sign, offset = (-1, n.bit_length() - 1) if inverse else (1, 0)
     for j in range(n):
         rot = [(sign * step * i * j - offset) % _WIDTH for i in range(n)]
         yield [((v << r) | (v >> (_WIDTH - r))) & _MASK for v, r in zip(x, rot)]
 
 
-def shift_ntt_carry_save(x, inverse=False):
+def shift_ntt_carry_save(x, inverse=False, omega=None):
     """[Wang13] §IV-A/B: the carry-save pair each PE holds before normalisation, per output j.
 
     The PE folds in its shifted samples x_i·2^(step·ij) one 3:2 compressor (:func:`csa`) each, in
     index order i = 0, 1, ..., starting from ps = sc = 0 (a PE taking 8 samples per cycle runs 8
-    of them per cycle). ``x``: n = 64 or 16 (any length n <= 64) words in [0, 2^64)."""
+    of them per cycle). ``x``: n = 64 or 16 (any length n <= 64) words in [0, 2^64); ``omega``:
+    the primitive n-th root (default ``wang_huang_root(n)``)."""
     out = []
-    for terms in _terms(x, inverse):
+    for terms in _terms(x, inverse, omega):
         ps = sc = 0
         for t in terms:
             ps, sc = csa(ps, sc, t)
@@ -311,30 +305,32 @@ def shift_ntt_carry_save(x, inverse=False):
     return out
 
 
-def shift_ntt(x, inverse=False):
-    """Shift-only transform A_j = Σ_i x_i·ω_n^(ij) mod p ([Wang13] eqs 5–6), inverse scaled by n^-1.
+def shift_ntt(x, inverse=False, omega=None):
+    """Shift-only transform A_j = Σ_i x_i·ω^(ij) mod p ([Wang13] eqs 5–6), inverse scaled by n^-1;
+    ω = ``omega``, any primitive n-th root (each is a power of two), default ω_n.
 
     Each output is the sum of its rotated terms, normalised once; this equals
     ``normalise(ps + sc)`` of :func:`shift_ntt_carry_save` (which is much slower in Python, so the
     composite transforms use this one)."""
-    return [normalise(sum(terms)) for terms in _terms(x, inverse)]
+    return [normalise(sum(terms)) for terms in _terms(x, inverse, omega)]
 
 
-def shift_ntt64(x, inverse=False):
-    """The radix-64 unit ([Wang13] §IV-A, eq. 5): 64-point transform with ω = 8."""
-    return shift_ntt(_residues("x", x, 1 << 64, 64), inverse)
+def shift_ntt64(x, inverse=False, omega=None):
+    """The radix-64 unit ([Wang13] §IV-A, eq. 5): 64-point transform with ω = 8 (or ``omega``)."""
+    return shift_ntt(_residues("x", x, 1 << 64, 64), inverse, omega)
 
 
-def shift_ntt16(x, inverse=False):
-    """The radix-16 unit ([Wang13] §IV-B, eq. 6): 16-point transform with ω = 4096."""
-    return shift_ntt(_residues("x", x, 1 << 64, 16), inverse)
+def shift_ntt16(x, inverse=False, omega=None):
+    """The radix-16 unit ([Wang13] §IV-B, eq. 6): 16-point transform with ω = 4096 (or
+    ``omega``)."""
+    return shift_ntt(_residues("x", x, 1 << 64, 16), inverse, omega)
 
 
 @cache
-def four_step_twiddles(n, n1, inverse=False):
-    """The ROM of [Wang13] eqs 7–8: ``[a][k2]`` = W_n^(a·k2) (W_n = ω_n, or ω_n^-1 for the inverse)
-    for a < n1 and k2 < n/n1."""
-    w = wang_huang_root(n)
+def four_step_twiddles(n, n1, inverse=False, omega=None):
+    """The ROM of [Wang13] eqs 7–8: ``[a][k2]`` = W_n^(a·k2) (W_n = ω, or ω^-1 for the inverse;
+    ω = ``omega``, default ω_n) for a < n1 and k2 < n/n1."""
+    w = wang_huang_root(n) if omega is None else omega
     w = pow(w, -1, SOLINAS64) if inverse else w
     rows = []
     for a in range(n1):
@@ -356,56 +352,70 @@ class FourStepTrace:
     output: list
 
 
-def _four_step(x, n1, inner, outer, inverse):
+def _four_step(x, n1, inner, outer, inverse, omega):
     """X(k2 + n2·k1) = Σ_a W_n1^(a·k1)·W_n^(a·k2)·Σ_b x(a + n1·b)·W_n2^(b·k2): the inner
     transforms, the twiddle multiplication (a 64x64 product reduced by [Cao14] Fig. 3(c)) and the
     outer transforms, with the output in natural order. The inverse uses inverse inner and outer
-    transforms (each scaled by its size^-1, so by n^-1 together) and W_n^-1."""
-    n2 = len(x) // n1
-    cols = [inner(x[a::n1], inverse) for a in range(n1)]
+    transforms (each scaled by its size^-1, so by n^-1 together) and W_n^-1. W_n = ``omega``
+    (checked: a primitive n-th root), W_n2 = W_n^n1 and W_n1 = W_n^n2; default the
+    Wang–Huang family's."""
+    n = len(x)
+    n2 = n // n1
+    w2 = w1 = None
+    if omega is not None:
+        omega = ntt_params(SOLINAS64, n, omega=omega).omega
+        w2, w1 = pow(omega, n1, SOLINAS64), pow(omega, n2, SOLINAS64)
+    cols = [inner(x[a::n1], inverse, w2) for a in range(n1)]
     twiddled = [[solinas_reduce(y * w) for y, w in zip(col, row)]
-                for col, row in zip(cols, four_step_twiddles(len(x), n1, inverse))]
-    out = [0] * len(x)
+                for col, row in zip(cols, four_step_twiddles(n, n1, inverse, omega))]
+    out = [0] * n
     for k2 in range(n2):
-        for k1, v in enumerate(outer([t[k2] for t in twiddled], inverse)):
+        for k1, v in enumerate(outer([t[k2] for t in twiddled], inverse, w1)):
             out[k2 + n2 * k1] = v
     return FourStepTrace(cols, twiddled, out)
 
 
-def ntt4096_steps(x, inverse=False):
-    """[Wang13] §IV-C eq. 8 and Fig. 3: 4096 = 64 x 64 with ω_4096 (ω_4096^64 = 8); x: 4096 words in
-    [0, 2^64). Returns a :class:`FourStepTrace`."""
-    return _four_step(_residues("x", x, 1 << 64, 4096), 64, shift_ntt64, shift_ntt64, inverse)
+def ntt4096_steps(x, inverse=False, omega=None):
+    """[Wang13] §IV-C eq. 8 and Fig. 3: 4096 = 64 x 64 with ω_4096 (ω_4096^64 = 8), or any
+    primitive 4096th root ``omega``; x: 4096 words in [0, 2^64). Returns a
+    :class:`FourStepTrace`."""
+    return _four_step(_residues("x", x, 1 << 64, 4096), 64, shift_ntt64, shift_ntt64, inverse,
+                      omega)
 
 
-def ntt4096(x, inverse=False):
-    """The 4096-point transform with root ``wang_huang_root(4096)``, natural order in and out."""
-    return ntt4096_steps(x, inverse).output
+def ntt4096(x, inverse=False, omega=None):
+    """The 4096-point transform with root ``omega`` (default ``wang_huang_root(4096)``), natural
+    order in and out."""
+    return ntt4096_steps(x, inverse, omega).output
 
 
-def ntt65536_steps(x, inverse=False):
-    """[Wang13] §IV-C eq. 7 and Fig. 4: 65536 = 16 x 4096 with ω_65536 (ω_65536^4096 = 4096); x:
-    65536 words in [0, 2^64). Returns a :class:`FourStepTrace`."""
-    return _four_step(_residues("x", x, 1 << 64, 65536), 16, ntt4096, shift_ntt16, inverse)
+def ntt65536_steps(x, inverse=False, omega=None):
+    """[Wang13] §IV-C eq. 7 and Fig. 4: 65536 = 16 x 4096 with ω_65536 (ω_65536^4096 = 4096), or
+    any primitive 65536th root ``omega``; x: 65536 words in [0, 2^64). Returns a
+    :class:`FourStepTrace`."""
+    return _four_step(_residues("x", x, 1 << 64, 65536), 16, ntt4096, shift_ntt16, inverse,
+                      omega)
 
 
-def ntt65536(x, inverse=False):
-    """The 65536-point transform with root ``wang_huang_root(65536)``, natural order in and out."""
-    return ntt65536_steps(x, inverse).output
+def ntt65536(x, inverse=False, omega=None):
+    """The 65536-point transform with root ``omega`` (default ``wang_huang_root(65536)``),
+    natural order in and out."""
+    return ntt65536_steps(x, inverse, omega).output
 
 
 #: Sizes of :func:`wang_huang_ntt`: 4096 = 64 x 64 (eq. 8) and n1 x 4096 for n1 = 2 ... 16.
 WANG_HUANG_SIZES = (4096, 8192, 16384, 32768, 65536)
 
 
-def wang_huang_ntt(x, inverse=False):
-    """The n-point transform with root ``wang_huang_root(n)`` for n = 4096, 8192, ..., 65536,
+def wang_huang_ntt(x, inverse=False, omega=None):
+    """The n-point transform with root ``omega`` (default ``wang_huang_root(n)``) for n = 4096,
+    8192, ..., 65536,
     natural order in and out: eq. 8 for 4096, else eq. 7 with n1 = n / 4096 (a shift-only
     n1-point transform after the twiddles; n1 = 16 is :func:`~fhe_hw.model.ntt.ntt65536`)."""
     n = len(x)
     if n not in WANG_HUANG_SIZES:
         raise ValueError(f"x must have {', '.join(map(str, WANG_HUANG_SIZES))} words, not {n}")
     if n == 4096:
-        return ntt4096(x, inverse)
+        return ntt4096(x, inverse, omega)
     return _four_step(_residues("x", x, 1 << 64, n), n // 4096, ntt4096, shift_ntt,
-                      inverse).output
+                      inverse, omega).output

@@ -2,7 +2,7 @@
 
 from ..arith import KARATSUBA_OPTION, MULT_STAGES_OPTION, TILED_OPTION
 from ..cliargs import int_in
-from ..params import ROOT_CONVENTIONS, modulus_spec, ntt_params
+from ..params import ROOT_CONVENTIONS, modulus_spec, ntt_params, solinas_ntt_params
 from ..units import Option, parse_bool, register
 from .butterfly import Butterfly
 from .four_step import FourStepNTT, four_step_mul_latency, four_step_ntt_cycles
@@ -16,24 +16,38 @@ __all__ = ["StreamingNTT", "FourStepNTT", "StreamingFourStepNTT", "Butterfly", "
            "ShiftNTT", "ShiftMul", "ConstMul", "RingNormaliser"]
 
 
+_CONVENTIONS = " or ".join(ROOT_CONVENTIONS)
+_PSI = Option("psi", int_in(1), None, "negacyclic: the primitive root of unity of order twice "
+              "the size to use instead of --root (default: none, --root applies)")
+_OMEGA = Option("omega", int_in(1), None, "cyclic: the primitive root of unity of the size's "
+                "order to use instead of --root (default: none, --root applies)")
+
 #: The root of unity of the radix-2 NTT units (:func:`fhe_hw.params.ntt_params`).
 ROOT_OPTIONS = (
-    Option("root", str, None, f"root-of-unity convention: {' or '.join(ROOT_CONVENTIONS)} "
-           "(default generator: g^((q-1)/order) for the modulus's generator g; openfhe: the "
-           "smallest primitive root, as OpenFHE's RootOfUnity)"),
-    Option("psi", int_in(1), None, "negacyclic: the primitive root of unity of order twice "
-           "the size to use instead of --root (default: none, --root applies)"),
-    Option("omega", int_in(1), None, "cyclic: the primitive root of unity of the size's order "
-           "to use instead of --root (default: none, --root applies)"),
+    Option("root", str, None, f"root-of-unity convention: {_CONVENTIONS} (default generator: "
+           "g^((q-1)/order) for the modulus's generator g; openfhe: the smallest primitive "
+           "root, as OpenFHE's RootOfUnity; wang-huang: solinas64 only, the four-step "
+           "units' roots)"),
+    _PSI, _OMEGA,
 )
 
+#: The root of unity of the shift-only units over 2^64 - 2^32 + 1
+#: (:func:`fhe_hw.params.solinas_ntt_params`): every primitive root, as its powers that the
+#: shift units multiply by are powers of two.
+_SOLINAS_ROOT = Option("root", str, None, f"root-of-unity convention: {_CONVENTIONS} (default "
+                       "wang-huang: [Wang13]'s omega_64 = 8, omega_16 = 4096; generator: "
+                       "7^((p-1)/order); openfhe: the smallest primitive root, OpenFHE's rule "
+                       "applied to 2^64 - 2^32 + 1)")
 
-def _root_of(size):
-    """Unit describe contract of a radix-2 NTT unit whose transform size is the parameter
-    ``size``: the root of unity it computes with (:func:`fhe_hw.params.ntt_params`)."""
+
+def _root_of(size, resolve=ntt_params, modulus=True):
+    """Unit describe contract of an NTT unit whose transform size is the parameter ``size``:
+    the root of unity it computes with (``resolve``: :func:`fhe_hw.params.ntt_params`, or
+    :func:`~fhe_hw.params.solinas_ntt_params` with ``modulus=False``)."""
     def describe(params):
-        p = ntt_params(params["modulus"], params[size], negacyclic=params.get("negacyclic", False),
-                       **{key: params[key] for key in ("root", "psi", "omega") if key in params})
+        args = (params["modulus"], params[size]) if modulus else (params[size],)
+        p = resolve(*args, negacyclic=params.get("negacyclic", False),
+                    **{key: params[key] for key in ("root", "psi", "omega") if key in params})
         return {"root of unity": f"psi = {p.psi}" if p.psi is not None else f"omega = {p.omega}"}
     return describe
 
@@ -89,7 +103,9 @@ register("shift-ntt", "Wang-Huang shift-only radix-64/16 unit over 2^64-2^32+1 (
          Option("points", int, 64, "transform size: 64 or 16 (also 2..32)"),
          Option("lanes", int, None, "samples per beat (default 8 for 64 points, else points)"),
          Option("inverse", parse_bool, False, "inverse transform (points^-1 folded in)"),
+         _SOLINAS_ROOT, _OMEGA,
          latency=ShiftNTT.latency_of,
+         describe=_root_of("points", solinas_ntt_params, modulus=False),
          cycles=lambda params, transforms=1: ShiftNTT.cycles_of(**params, transforms=transforms),
          )(ShiftNTT)
 
@@ -116,9 +132,10 @@ register("four-step-ntt", "four-step NTT over 2^64-2^32+1 with shift-only radix-
          "n = 4096 or 65536 ([Wang13] eqs 7-8, Figs 3-4)",
          Option("n", int, 4096, "transform size: 4096 or 65536"),
          Option("inverse", parse_bool, False, "inverse transform (n^-1 folded in)"),
-         MULT_STAGES_OPTION, TILED_OPTION,
+         MULT_STAGES_OPTION, TILED_OPTION, _SOLINAS_ROOT, _OMEGA,
          latency=_stream_engine_latency(four_step_mul_latency),
-         cycles=_one_transform_cycles(four_step_ntt_cycles))(FourStepNTT)
+         cycles=_one_transform_cycles(four_step_ntt_cycles),
+         describe=_root_of("n", solinas_ntt_params, modulus=False))(FourStepNTT)
 
 register("four-step-stream", "streaming four-step NTT over 2^64-2^32+1, n = n1*m^2, lanes "
          "samples per cycle, transforms back to back ([Wang13] eqs 7-8, Figs 3-4)",
@@ -130,8 +147,9 @@ register("four-step-stream", "streaming four-step NTT over 2^64-2^32+1, n = n1*m
          Option("inverse", parse_bool, False, "inverse transform (n^-1 folded in)"),
          Option("negacyclic", parse_bool, False, "transform mod x^n + 1 (forward: x_i*psi^i "
                 "in P1's twiddles; inverse: psi^-i on the unload)"),
-         MULT_STAGES_OPTION, TILED_OPTION,
+         MULT_STAGES_OPTION, TILED_OPTION, _SOLINAS_ROOT, _PSI, _OMEGA,
          latency=_stream_engine_latency(four_step_stream_plan),
+         describe=_root_of("n", solinas_ntt_params, modulus=False),
          cycles=lambda params, transforms=1: four_step_stream_cycles(**params,
                                                                      transforms=transforms),
          )(StreamingFourStepNTT)

@@ -141,7 +141,7 @@ def cosim_ntt(n, butterflies=4, modulus="solinas64", *, negacyclic=False, invers
                   valid_prob=valid_prob, ready_prob=ready_prob)
     seconds = time.monotonic() - t
     if four_step:
-        want = (ntt4096 if n == 4096 else ntt65536)(x, inverse)
+        want = (ntt4096 if n == 4096 else ntt65536)(x, inverse, unit.omega)
     else:
         want = ntt_radix2(x, unit.params, inverse, negacyclic)
     got = _flat(run.outputs["o"])
@@ -185,7 +185,7 @@ def cosim_four_step_stream(n, lanes=16, *, m_units=1, inverse=False, transforms=
         run = sim.run({"i": polynomial_beats(xs[:count], lanes)}, {"o": count * n // lanes})
         got = _flat(run.outputs["o"])
         for k, x in enumerate(xs[:count]):
-            want = wang_huang_ntt(x, inverse)
+            want = wang_huang_ntt(x, inverse, unit.omega)
             bad = _first_mismatch(got[k * n:(k + 1) * n], want)
             assert bad is None, (f"four-step-stream n={n} lanes={lanes} m_units={m_units} "
                                  f"inv={inverse}: "

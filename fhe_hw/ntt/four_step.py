@@ -37,8 +37,7 @@ from amaranth.lib.wiring import In, Out
 from ..arith import ModMul
 from ..arith.modadd import check_bool
 from ..component import Component
-from ..model.ntt import wang_huang_root
-from ..params import SOLINAS64, require_int
+from ..params import SOLINAS64, require_int, solinas_ntt_params
 from .schedule import (
     FOUR_STEP_LANES,
     FOUR_STEP_PHASES,
@@ -55,13 +54,15 @@ from .streaming import output_fifo
 __all__ = ["FourStepNTT", "four_step_mul_latency", "four_step_ntt_cycles"]
 
 
-def four_step_mul_latency(n, *, inverse=False, mult_stages=None, reducer="auto", tiled=True):
+def four_step_mul_latency(n, *, inverse=False, mult_stages=None, reducer="auto", tiled=True,
+                          root=None, omega=None):
     """Check :class:`FourStepNTT`'s parameters without building hardware and return the latency
     of its twiddle ModMul. Raises ``TypeError``/``ValueError`` for a parameter the engine
     refuses."""
     require_int("n", n)
     four_step_fields(n)
     check_bool("inverse", inverse)
+    solinas_ntt_params(n, root=root, omega=omega)
     return ModMul.latency_of("solinas64", reducer, mult_stages=mult_stages, tiled=tiled)
 
 
@@ -75,15 +76,19 @@ class FourStepNTT(Component):
 
     Parameters: ``n`` (4096 or 65536); ``inverse`` (inverse transform, n^-1 folded in by the
     shift units); ``mult_stages``, ``reducer`` and ``tiled`` (passed to the 8 twiddle
-    :class:`~fhe_hw.arith.ModMul`; the defaults None and True are ModMul's own). The transform
-    is cyclic (the paper's eqs 7–8); use :class:`~fhe_hw.ntt.StreamingNTT` for a negacyclic
-    one.
+    :class:`~fhe_hw.arith.ModMul`; the defaults None and True are ModMul's own); the root ω:
+    ``omega`` (any primitive n-th root: the twiddle ROMs hold its powers and the shift units
+    take its powers of order 64 and 16, which are powers of two) or the one the convention
+    ``root`` picks (:func:`~fhe_hw.params.solinas_ntt_params`; default ``"wang-huang"``). The
+    transform is cyclic (the paper's eqs 7–8); use :class:`~fhe_hw.ntt.StreamingFourStepNTT`
+    or :class:`~fhe_hw.ntt.StreamingNTT` for a negacyclic one.
 
     Ports: ``i`` and ``o`` — streams of ``data.ArrayLayout(unsigned(64), 8)``, n/8 beats per
-    transform, words in natural index order (lane 0 first) in and out: X = ``ntt4096(x)`` /
-    ``ntt65536(x)`` (:mod:`fhe_hw.model.ntt`). Co-simulated with Verilator against the model,
-    with the exact cycle count, at n = 4096 (forward and inverse, also under back-pressure: a
-    ``slow`` test) and n = 65536 (``fhe-hw table ntt-four-step``).
+    transform, words in natural index order (lane 0 first) in and out: X = ``ntt4096(x,
+    omega=ω)`` / ``ntt65536(x, omega=ω)`` (:mod:`fhe_hw.model.ntt`, ω = :attr:`omega`).
+    Co-simulated with Verilator against the model, with the exact cycle count, at n = 4096
+    (forward and inverse, also under back-pressure, and forward with OpenFHE's rule for the
+    root: a ``slow`` test) and n = 65536 (``fhe-hw table ntt-four-step``).
 
     Cycles: :meth:`cycles` = :func:`~fhe_hw.ntt.schedule.four_step_cycles` (n, ModMul latency),
     first input to last output with always-valid input and always-ready output: 2105 for
@@ -92,15 +97,19 @@ class FourStepNTT(Component):
     ROMs of 8·64·8 (4096) or 8·(64·8 + 4096·2) (65536) words.
 
     Raises ``TypeError``/``ValueError`` for a bad parameter (n other than 4096 or 65536, a
-    non-bool ``inverse`` or ``tiled``, a bad ``mult_stages`` or ``reducer``).
+    non-bool ``inverse`` or ``tiled``, a bad ``mult_stages`` or ``reducer``, an ``omega`` that
+    is not a primitive n-th root or a ``root`` that is no convention).
     """
 
-    def __init__(self, n, *, inverse=False, mult_stages=None, reducer="auto", tiled=True):
+    def __init__(self, n, *, inverse=False, mult_stages=None, reducer="auto", tiled=True,
+                 root=None, omega=None):
         four_step_mul_latency(n, inverse=inverse, mult_stages=mult_stages, reducer=reducer,
-                              tiled=tiled)
+                              tiled=tiled, root=root, omega=omega)
         self._n, self._inverse = n, inverse
+        self._omega = solinas_ntt_params(n, root=root, omega=omega).omega
         self._phases = FOUR_STEP_PHASES[n]
-        self._units = {pts: ShiftNTT(pts, FOUR_STEP_LANES, inverse=inverse)
+        self._units = {pts: ShiftNTT(pts, FOUR_STEP_LANES, inverse=inverse,
+                                     omega=pow(self._omega, n // pts, SOLINAS64))
                        for pts in sorted({p for _, _, p in self._phases})}
         self._muls = [ModMul("solinas64", reducer, mult_stages=mult_stages, tiled=tiled)
                       for _ in range(FOUR_STEP_LANES)]
@@ -131,6 +140,11 @@ class FourStepNTT(Component):
         return self._inverse
 
     @property
+    def omega(self):
+        """ω, the primitive n-th root of unity of the transform."""
+        return self._omega
+
+    @property
     def mul_latency(self):
         """Latency of the twiddle ModMuls."""
         return self._muls[0].latency
@@ -143,8 +157,7 @@ class FourStepNTT(Component):
     def twiddle_roms(self):
         """Per phase with twiddles, per lane: the ROM contents (premultiplied)."""
         p = SOLINAS64
-        w = wang_huang_root(self._n)
-        w = pow(w, -1, p) if self._inverse else w
+        w = pow(self._omega, -1, p) if self._inverse else self._omega
         mul = self._muls[0]
         roms = {}
         for ph, (T, B, _) in enumerate(self._phases):

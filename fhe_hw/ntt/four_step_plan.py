@@ -4,8 +4,9 @@ rules, from which :func:`control_cycles` counts the exact cycles. Pure Python: t
 evaluates the same index formulas on Amaranth values (they use only +, shifts, masks and
 xors), and the tests check the maps' conflict freedom for every size.
 
-The transform ([Wang13] §IV-C, eqs 7–8, generalised): n = n1·m² over 2^64 - 2^32 + 1 with
-ω_n = :func:`~fhe_hw.model.ntt.wang_huang_root` (n), input index i = a + n1·(a2 + m·b2),
+The transform ([Wang13] §IV-C, eqs 7–8, generalised): n = n1·m² over 2^64 - 2^32 + 1 with a
+primitive n-th root ω_n (default :func:`~fhe_hw.params.wang_huang_root` (n)), ω_m = ω_n^(n/m)
+and ω_n1 = ω_n^(m²) (powers of two: the shift units' rotations), input index i = a + n1·(a2 + m·b2),
 output index k + m²·k1' with k = k2 + m·k1:
 
 * P1, per block a (the m² inputs a + n1·b) and a2: y[a][a2][k2] = Σ_b2 x_i·ω_m^(b2·k2);
@@ -23,8 +24,7 @@ every bank once.
 from dataclasses import dataclass
 from functools import cached_property
 
-from ..model.ntt import wang_huang_root
-from ..params import SOLINAS64, require_int
+from ..params import SOLINAS64, require_int, wang_huang_root
 
 __all__ = ["FourStepPlan", "control_cycles", "control_trace", "spaced_trace", "pass_latencies"]
 
@@ -44,12 +44,17 @@ def _power_of_two(name, value, low, high):
 class FourStepPlan:
     """Sizes and index maps for n = n1·m² points at ``lanes`` samples per beat (m: 2 to 64,
     n1: 1 to 64, lanes: 1 to m, all powers of two), with P1 and P2 on one m-point unit
-    (``m_units`` = 1) or on one each (2); ``ValueError``/``TypeError`` otherwise."""
+    (``m_units`` = 1) or on one each (2); ``ValueError``/``TypeError`` otherwise. ``omega``: the
+    transform's primitive n-th root and ``psi`` the negacyclic twist's primitive 2n-th root
+    (ψ^2 = ω; default: the Wang–Huang family's, :func:`~fhe_hw.params.wang_huang_root`); the
+    engine checks them (:func:`~fhe_hw.params.solinas_ntt_params`)."""
 
     m: int
     n1: int
     lanes: int
     m_units: int = 1
+    omega: int = None
+    psi: int = None
 
     def __post_init__(self):
         _power_of_two("m", self.m, 2, 64)
@@ -216,9 +221,23 @@ class FourStepPlan:
     # --- twiddles ------------------------------------------------------------------------------
 
     @cached_property
+    def root(self):
+        """ω_n, the transform's primitive n-th root."""
+        return wang_huang_root(self.n) if self.omega is None else self.omega
+
+    @cached_property
+    def twist_root(self):
+        """ψ, the negacyclic twist's primitive 2n-th root."""
+        return wang_huang_root(2 * self.n) if self.psi is None else self.psi
+
+    def unit_root(self, points):
+        """ω_n^(n/points): the root of the points-point shift unit (m for P1 and P2, n1 for
+        P3)."""
+        return pow(self.root, self.n // points, SOLINAS64)
+
+    @cached_property
     def _roots(self):
-        w = wang_huang_root(self.n)
-        return w, pow(w, -1, SOLINAS64)
+        return self.root, pow(self.root, -1, SOLINAS64)
 
     def p2_twiddle(self, k2, c, j, inverse=False):
         """ω_m²^(±a2·k2) for a2 = c·lanes + j."""
@@ -229,12 +248,11 @@ class FourStepPlan:
         """ψ^i (ψ = ω_2n) for the input x_i that lane j of P1 job a reads at its beat ``beat``:
         the negacyclic forward twist."""
         q, c = self.m_step(beat)
-        return pow(wang_huang_root(2 * self.n), self.p1_read_index(a, q, c, j), SOLINAS64)
+        return pow(self.twist_root, self.p1_read_index(a, q, c, j), SOLINAS64)
 
     def unload_twist(self, t, j):
         """ψ^-i for the output X_i of unload beat t, lane j: the negacyclic inverse twist."""
-        psi = wang_huang_root(2 * self.n)
-        return pow(psi, -self.unload_index(t, j), SOLINAS64)
+        return pow(self.twist_root, -self.unload_index(t, j), SOLINAS64)
 
     def p3_twiddle(self, s, c, j, inverse=False):
         """ω_n^(±a·k) for the lane's transform k and input a."""

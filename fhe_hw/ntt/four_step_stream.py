@@ -41,7 +41,7 @@ from ..arith import ModMul
 from ..arith.modadd import check_bool
 from ..arith.pipeline import wrap_inc
 from ..component import Component
-from ..params import SOLINAS64, require_int, require_power_of_two
+from ..params import SOLINAS64, require_int, require_power_of_two, solinas_ntt_params
 from .four_step_plan import FourStepPlan, control_cycles, pass_latencies
 from .shift import ShiftNTT
 from .streaming import output_fifo, register_delay
@@ -53,7 +53,8 @@ _UNLOAD_LATENCY = 2          # unload read -> FIFO write (bank read, crossbar re
 
 
 def four_step_stream_plan(n=4096, *, lanes=16, m=64, m_units=1, inverse=False,
-                          negacyclic=False, mult_stages=None, reducer="auto", tiled=True):
+                          negacyclic=False, mult_stages=None, reducer="auto", tiled=True,
+                          root=None, psi=None, omega=None):
     """Check :class:`StreamingFourStepNTT`'s parameters without building hardware; return
     (its :class:`~fhe_hw.ntt.four_step_plan.FourStepPlan`, the twiddle ModMul's latency).
     ``TypeError``/``ValueError`` for a parameter the engine refuses."""
@@ -63,9 +64,11 @@ def four_step_stream_plan(n=4096, *, lanes=16, m=64, m_units=1, inverse=False,
     if n % (m * m) or not 1 <= n1 <= 64 or n1 & (n1 - 1):
         raise ValueError(f"n must be n1·m² = n1·{m * m} (m = {m}) with n1 a power of two from "
                          f"1 to 64, not {n!r}")
-    plan = FourStepPlan(m, n1, lanes, m_units)
+    FourStepPlan(m, n1, lanes, m_units)
     check_bool("inverse", inverse)
     check_bool("negacyclic", negacyclic)
+    roots = solinas_ntt_params(n, negacyclic=negacyclic, root=root, psi=psi, omega=omega)
+    plan = FourStepPlan(m, n1, lanes, m_units, omega=roots.omega, psi=roots.psi)
     return plan, ModMul.latency_of("solinas64", reducer, mult_stages=mult_stages, tiled=tiled)
 
 
@@ -113,8 +116,10 @@ class _Buffer:
 
 
 class StreamingFourStepNTT(Component):
-    """The n-point transform over 2^64 - 2^32 + 1 with ω_n = ``wang_huang_root(n)``, natural order
-    in and out, ``lanes`` samples per beat, any number of transforms back to back.
+    """The n-point transform over 2^64 - 2^32 + 1 with a primitive n-th root ω_n (default
+    ``wang_huang_root(n)``), natural order in and out, ``lanes`` samples per beat, any number of
+    transforms back to back: X_k = Σ_i x_i·ω_n^(ik), negacyclic X_k = Σ_i x_i·ψ^i·ω_n^(ik)
+    with ψ^2 = ω_n.
 
     Parameters: ``n`` (n1·m², n1 a power of two from 1 to 64: 4096 and 65536 with m = 64);
     ``lanes`` (samples per beat, a power of two up to m; 16 and 8 are [Wang13]'s radix-16 and
@@ -122,7 +127,12 @@ class StreamingFourStepNTT(Component):
     values give small engines for tests); ``m_units`` (1: P1 and P2 share one m-point unit; 2:
     one each, twice the m-point logic for about n/lanes fewer cycles per transform);
     ``inverse`` (n^-1 folded into the shift units);
-    ``mult_stages``, ``reducer``, ``tiled`` (the twiddle :class:`~fhe_hw.arith.ModMul`'s).
+    ``mult_stages``, ``reducer``, ``tiled`` (the twiddle :class:`~fhe_hw.arith.ModMul`'s); the
+    root: ``psi`` (negacyclic: a primitive 2n-th root, ω_n = ψ^2) or ``omega`` (cyclic: a
+    primitive n-th root), any such root (the twiddle and twist ROMs hold its powers; the shift
+    units take its powers of order m and n1, which are powers of two), else the one the
+    convention ``root`` picks (:func:`~fhe_hw.params.solinas_ntt_params`; default
+    ``"wang-huang"``).
 
     Ports: ``i`` and ``o`` — streams of ``data.ArrayLayout(unsigned(64), lanes)``, n/lanes beats
     per transform, word t·lanes + j in lane j of beat t; inputs in [0, p), outputs in [0, p).
@@ -135,24 +145,27 @@ class StreamingFourStepNTT(Component):
     """
 
     def __init__(self, n=4096, *, lanes=16, m=64, m_units=1, inverse=False, negacyclic=False,
-                 mult_stages=None, reducer="auto", tiled=True):
+                 mult_stages=None, reducer="auto", tiled=True, root=None, psi=None, omega=None):
         self._plan, latency = four_step_stream_plan(n, lanes=lanes, m=m, m_units=m_units,
                                                     inverse=inverse, negacyclic=negacyclic,
                                                     mult_stages=mult_stages, reducer=reducer,
-                                                    tiled=tiled)
+                                                    tiled=tiled, root=root, psi=psi,
+                                                    omega=omega)
         self._inverse, self._negacyclic = inverse, negacyclic
         self._twist = _twist_latency(inverse, negacyclic, latency)
         p = self._plan
         self._mul_latency = latency
         self._m_units = [([ModMul("solinas64", reducer, mult_stages=mult_stages, tiled=tiled)
-                           for _ in range(lanes)], ShiftNTT(p.m, lanes, inverse=inverse))
+                           for _ in range(lanes)],
+                          ShiftNTT(p.m, lanes, inverse=inverse, omega=p.unit_root(p.m)))
                          for _ in range(m_units)]
         self._twist_muls = [ModMul("solinas64", reducer, mult_stages=mult_stages, tiled=tiled)
                             for _ in range(lanes if self._twist else 0)]
         if p.n1 > 1:
             self._p3_muls = [ModMul("solinas64", reducer, mult_stages=mult_stages, tiled=tiled)
                              for _ in range(lanes)]
-            self._p3_units = [ShiftNTT(p.n1, p.outer_lanes, inverse=inverse)
+            self._p3_units = [ShiftNTT(p.n1, p.outer_lanes, inverse=inverse,
+                                       omega=p.unit_root(p.n1))
                               for _ in range(p.groups)]
         layout = data.ArrayLayout(unsigned(_WORD), lanes)
         super().__init__({"i": In(stream.Signature(layout)), "o": Out(stream.Signature(layout))})
@@ -163,6 +176,9 @@ class StreamingFourStepNTT(Component):
     negacyclic = property(lambda self: self._negacyclic)
     plan = property(lambda self: self._plan)
     modulus = property(lambda self: SOLINAS64)
+    omega = property(lambda self: self._plan.root, doc="ω_n, the transform's root.")
+    psi = property(lambda self: self._plan.twist_root if self._negacyclic else None,
+                   doc="ψ (negacyclic), the twist's primitive 2n-th root; else None.")
 
     @property
     def input_beats(self):

@@ -216,20 +216,22 @@ def four_step_output_position(k, n):
     return k1 + 16 * ((k2 >> 6) + 64 * (k2 & 63))
 
 
-def run_four_step_schedule(x, inverse=False):
+def run_four_step_schedule(x, inverse=False, omega=None):
     """Execute :func:`four_step_schedule` on x with the model's shift transforms and Solinas
-    reduction; returns X in natural order (equal to ``ntt4096``/``ntt65536`` of x)."""
+    reduction; returns X in natural order (equal to ``ntt4096``/``ntt65536`` of x with the same
+    ``omega``, default ``wang_huang_root(n)``)."""
     n = len(x)
-    w = wang_huang_root(n)
-    w = pow(w, -1, SOLINAS64) if inverse else w
+    omega = wang_huang_root(n) if omega is None else omega
+    w = pow(omega, -1, SOLINAS64) if inverse else omega
     mem = list(x)
     for phase in four_step_schedule(n):
-        for _points, positions, exponents in phase:
+        for points, positions, exponents in phase:
             samples = [mem[p] for p in positions]
             if exponents is not None:
                 samples = [solinas_reduce(v * pow(w, e, SOLINAS64))
                            for v, e in zip(samples, exponents)]
-            for p, v in zip(positions, shift_ntt(samples, inverse)):
+            unit_root = pow(omega, n // points, SOLINAS64)
+            for p, v in zip(positions, shift_ntt(samples, inverse, unit_root)):
                 mem[p] = v
     return [mem[four_step_output_position(k, n)] for k in range(n)]
 

@@ -64,8 +64,14 @@ from ..arith import ModMul, SolinasReducer, SpecialReducer
 from ..arith.modadd import check_bool
 from ..arith.pipeline import KEEP, FixedLatencyUnit, Stages, check_mult_stages, wrap_inc
 from ..component import Component
-from ..model.ntt import wang_huang_root
-from ..params import SOLINAS64, get_modulus, require_int, require_power_of_two
+from ..params import (
+    SOLINAS64,
+    get_modulus,
+    require_int,
+    require_power_of_two,
+    shift_exponent,
+    solinas_ntt_params,
+)
 from ..stream import stall_on_backpressure
 
 __all__ = ["shift_ring", "shift_exponents", "RingNormaliser", "ShiftMul", "ConstMul",
@@ -445,8 +451,8 @@ class _ShiftCore(Elaboratable):
     selection and normalisers. ``valid``/``payload`` in, registered ``o_valid``/``o_payload``
     out."""
 
-    def __init__(self, points, lanes, inverse):
-        self.points, self.lanes, self.inverse = points, lanes, inverse
+    def __init__(self, points, lanes, inverse, step):
+        self.points, self.lanes, self.inverse, self.step = points, lanes, inverse, step
         self.beats = points // lanes
         self.valid = Signal()
         self.payload = Signal(data.ArrayLayout(_WORD, lanes))
@@ -456,8 +462,8 @@ class _ShiftCore(Elaboratable):
 
     def _rotations(self, j):
         """(rotation of lane l's sample, Horner rotation of the fed-back pair, final rotation)
-        for PE j, in bits of the 192-bit ring."""
-        n, step = self.points, (192 // self.points)
+        for PE j, in bits of the 192-bit ring (``step``: 2^step = ω)."""
+        n, step = self.points, self.step
         sign, offset = (-1, n.bit_length() - 1) if self.inverse else (1, 0)
         lane = [(sign * step * l * j - offset) % 192 for l in range(self.lanes)]
         beat = sign * step * self.lanes * j
@@ -555,7 +561,10 @@ class ShiftNTT(Component):
 
     Parameters: ``points`` (2, 4, ..., 64; the paper's units are 64 and 16); ``lanes`` (samples
     per beat, a power of two dividing ``points``; default 8 for 64 points, else ``points``);
-    ``inverse`` (bool).
+    ``inverse`` (bool); the root ω: ``omega`` (any primitive points-th root: each is 2^e for an
+    e, :func:`~fhe_hw.params.shift_exponent`, so the rotations are e·i·j bits) or the one the
+    convention ``root`` picks (:func:`~fhe_hw.params.solinas_ntt_params`; default
+    ``"wang-huang"``, ω = 2^(192/points)).
 
     Ports: ``i`` — stream of ``data.ArrayLayout(64, lanes)``: beat b of a transform holds
     x[b·lanes + l] in lane l (natural order; any 64-bit words, reduced or not); ``o`` — stream of
@@ -565,17 +574,19 @@ class ShiftNTT(Component):
     Throughput: one beat per cycle in and out, one transform per points/lanes cycles (the
     paper's 64-point unit with 8 lanes: every 8 cycles; the 16-point unit with 16 lanes: every
     cycle). Latency and cycle count: :meth:`cycles` / :func:`shift_ntt_cycles`. Same results as
-    :func:`fhe_hw.model.ntt.shift_ntt` (:func:`~fhe_hw.model.ntt.shift_ntt64`,
-    :func:`~fhe_hw.model.ntt.shift_ntt16`). Raises ``ValueError``/``TypeError`` for bad
-    parameters.
+    :func:`fhe_hw.model.ntt.shift_ntt` with ``omega=``:attr:`root`
+    (:func:`~fhe_hw.model.ntt.shift_ntt64`, :func:`~fhe_hw.model.ntt.shift_ntt16`). Raises
+    ``ValueError``/``TypeError`` for bad parameters (an ``omega`` that is not a primitive
+    points-th root names it).
     """
 
-    def __init__(self, points=64, lanes=None, *, inverse=False):
-        self.latency_of(points, lanes, inverse=inverse)
+    def __init__(self, points=64, lanes=None, *, inverse=False, root=None, omega=None):
+        self.latency_of(points, lanes, inverse=inverse, root=root, omega=omega)
         self._lanes = _check_shape(points, lanes)
         self._points = points
         self._inverse = inverse
-        self._core = _ShiftCore(points, self._lanes, inverse)
+        self._root = solinas_ntt_params(points, root=root, omega=omega).omega
+        self._core = _ShiftCore(points, self._lanes, inverse, shift_exponent(self._root))
         assert _PE_LATENCY == 4 + self._core.normalisers[0].latency
         layout = data.ArrayLayout(_WORD, self._lanes)
         super().__init__({"i": In(stream.Signature(layout)), "o": Out(stream.Signature(layout))})
@@ -599,26 +610,29 @@ class ShiftNTT(Component):
 
     @property
     def root(self):
-        """ω = 2^(192/points), the points-th root of unity the transform uses."""
-        return wang_huang_root(self._points)
+        """ω, the primitive points-th root of unity the transform uses (2^(192/points) by
+        default)."""
+        return self._root
 
     @staticmethod
-    def latency_of(points=64, lanes=None, *, inverse=False):
+    def latency_of(points=64, lanes=None, *, inverse=False, root=None, omega=None):
         """``None``: a stream engine (its timing is :meth:`cycles_of`). Raises the constructor's
         ``ValueError``/``TypeError`` for refused parameters."""
         _check_shape(points, lanes)
         check_bool("inverse", inverse)
+        solinas_ntt_params(points, root=root, omega=omega)
 
     @staticmethod
-    def cycles_of(points=64, lanes=None, *, inverse=False, transforms=1):
+    def cycles_of(points=64, lanes=None, *, inverse=False, root=None, omega=None,
+                  transforms=1):
         """:meth:`cycles` of the ShiftNTT with these parameters without building it."""
-        ShiftNTT.latency_of(points, lanes, inverse=inverse)
+        ShiftNTT.latency_of(points, lanes, inverse=inverse, root=root, omega=omega)
         return shift_ntt_cycles(points, lanes, transforms)
 
     def cycles(self, transforms=1):
         """:func:`shift_ntt_cycles` for this unit."""
         return self.cycles_of(self._points, self._lanes, inverse=self._inverse,
-                              transforms=transforms)
+                              omega=self._root, transforms=transforms)
 
     def elaborate(self, platform):
         m = Module()

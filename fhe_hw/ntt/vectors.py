@@ -58,7 +58,7 @@ def _shift_ntt_vectors(unit, rng, count):
     n = unit.points
     xs = [[0] * n, [SOLINAS64 - 1] * n, [(1 << 64) - 1] * n, [1] + [0] * (n - 1)]
     xs += [[rng.randrange(1 << 64) for _ in range(n)] for _ in range(max(count, 1))]
-    want = [model.shift_ntt(x, unit.inverse) for x in xs]
+    want = [model.shift_ntt(x, unit.inverse, unit.root) for x in xs]
     return Vectors({"i": polynomial_beats(xs, unit.lanes)},
                    {"o": polynomial_beats(want, unit.lanes)}, {"transforms": len(xs)})
 
@@ -85,16 +85,15 @@ def _four_step_vectors(unit, rng, count):
     """:class:`~fhe_hw.ntt.FourStepNTT` against :func:`fhe_hw.model.ntt.ntt4096` /
     :func:`~fhe_hw.model.ntt.ntt65536`. ``count`` is unused."""
     transform = model.ntt4096 if unit.n == 4096 else model.ntt65536
-    return _transform(lambda x: transform(x, unit.inverse), unit, rng)
+    return _transform(lambda x: transform(x, unit.inverse, unit.omega), unit, rng)
 
 
 @register_vectors("four-step-stream", small={"n": 32, "m": 4, "lanes": 2})
 def _four_step_stream_vectors(unit, rng, count):
-    """:class:`~fhe_hw.ntt.StreamingFourStepNTT` against the O(n^2) DFT with the Wang–Huang
-    root (:func:`fhe_hw.model.ntt.dft` / :func:`~fhe_hw.model.ntt.idft`), negacyclic with the
-    ψ^i twist before (forward) or ψ^-i after (inverse), ψ = ω_2n. ``count`` is unused."""
-    n = unit.n
-    w, psi = model.wang_huang_root(n), model.wang_huang_root(2 * n)
+    """:class:`~fhe_hw.ntt.StreamingFourStepNTT` against the O(n^2) DFT with the unit's root
+    (:func:`fhe_hw.model.ntt.dft` / :func:`~fhe_hw.model.ntt.idft`), negacyclic with the
+    ψ^i twist before (forward) or ψ^-i after (inverse). ``count`` is unused."""
+    n, w, psi = unit.n, unit.omega, unit.psi
     twist = [pow(psi, i, SOLINAS64) if unit.negacyclic else 1 for i in range(n)]
     if unit.inverse:
         def transform(x):
