@@ -11,12 +11,11 @@ from fhe_hw.sim.icarus import GENERATIONS, require_iverilog, run_from_reset, wit
 from fhe_hw.sim.vectors import documented_cycles, small_params, vector_units, vectors_for
 from fhe_hw.units import get_unit
 
-require_iverilog()
-
 
 @pytest.mark.parametrize("generation", GENERATIONS)
 @pytest.mark.parametrize("name", vector_units())
 def test_unit_from_reset_with_every_register_at_x(name, generation, tmp_path):
+    require_iverilog()
     unit, params = get_unit(name), small_params(name)
     component = unit.build(**params)
     vectors = vectors_for(name)(component, random.Random(f"reset:{name}"), 3)
