@@ -20,14 +20,30 @@ nox.options.sessions = ["lint", "tests"]
 ENV = {"AMARANTH_USE_YOSYS": "builtin"}
 
 
+#: The Debian packages the test suite's simulations call: (executable, package).
+TEST_TOOLS = (("iverilog", "iverilog"), ("vvp", "iverilog"), ("verilator", "verilator"))
+
+
 def _install(session, extras="test,toolchain"):
     session.install("-e", f".[{extras}]")
+
+
+def _debian(session, tools):
+    """Install the Debian packages of ``tools`` that are missing before the session's tests
+    run, with apt-get when root (:func:`fhe_hw.debian.require_debian_tool`): no test module
+    installs anything when it is imported."""
+    script = ("import sys\nfrom fhe_hw.debian import require_debian_tool\n"
+              "for tool in sys.argv[1:]:\n    require_debian_tool(*tool.split(':'))")
+    session.run_install("python", "-c", script,
+                        *(f"{executable}:{package}" for executable, package in tools),
+                        silent=True)
 
 
 @nox.session
 def tests(session):
     """The fast test suite (CI); the asic extra so the LibreLane variable check runs."""
     _install(session, "test,toolchain,asic")
+    _debian(session, TEST_TOOLS)
     session.run("pytest", "-n", "auto", "-q", *session.posargs, env=ENV)
 
 
@@ -35,6 +51,7 @@ def tests(session):
 def slow(session):
     """Paper-size runs marked ``slow`` (minutes each)."""
     _install(session)
+    _debian(session, TEST_TOOLS)
     session.run("pytest", "-n", "auto", "-q", "-m", "slow", *session.posargs, env=ENV)
 
 

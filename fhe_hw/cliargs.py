@@ -88,14 +88,14 @@ integer.__name__ = "integer"
 
 
 def int_in(minimum, maximum=None):
-    """An argparse type: an integer (ASCII decimal digits or ``0x`` hex) in
-    ``[minimum, maximum]``."""
+    """An argparse type: an :func:`integer` in ``[minimum, maximum]``; either refusal names
+    the range."""
     span = f"from {minimum} to {maximum}" if maximum is not None else f"of at least {minimum}"
 
     def parse(text):
         try:
-            value = parse_integer(text)
-        except ValueError:
+            value = integer(text)
+        except argparse.ArgumentTypeError:
             raise argparse.ArgumentTypeError(f"must be an integer {span}, not {text!r}") from None
         if value < minimum or (maximum is not None and value > maximum):
             raise argparse.ArgumentTypeError(f"must be an integer {span}, not {value}")

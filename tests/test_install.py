@@ -54,10 +54,11 @@ def test_the_installed_package_is_not_the_checkout(installed, outside):
     done = _run(installed.parent / "python", ["-c", "import fhe_hw.asic, fhe_hw.boards, fhe_hw; "
                                               "print(fhe_hw.__file__)"], work, env)
     assert not done.stdout.strip().startswith(str(ROOT))
-    # The OpenFHE benchmark's C++ source is package data.
-    done = _run(installed.parent / "python", ["-c", "from fhe_hw.report.openfhe import SOURCE; "
-                                              "print(SOURCE.is_file(), SOURCE)"], work, env)
-    assert done.stdout.startswith("True ") and str(ROOT) not in done.stdout
+    # The OpenFHE benchmark's C++ source and the header it shares are package data.
+    done = _run(installed.parent / "python", ["-c", "from fhe_hw.report.openfhe import SOURCE, "
+                                              "COMMON; print(SOURCE.is_file(), COMMON.is_file(), "
+                                              "SOURCE)"], work, env)
+    assert done.stdout.startswith("True True ") and str(ROOT) not in done.stdout
     assert _run(installed, ["--version"], work, env).stdout.startswith("fhe-hw ")
 
 

@@ -69,6 +69,8 @@ def test_check_schedule_rejects_a_period_shorter_than_the_input():
 def test_multiplier_count_is_the_models(r):
     plan = KaratsubaPlan(r, 5, 125, 125, 27, 5)
     assert plan.multipliers == hardware_multipliers(r) == 100 * 2 ** (r - 1) // 4
+    small = KaratsubaPlan(r, 3, 8, 8, 6, 2)
+    assert small.multipliers == hardware_multipliers(r, count=2, leaf=3) == 6 << (r - 1)
 
 
 @pytest.mark.parametrize("r,cycles", [(3, 145800), (4, 97200), (5, 64800)])

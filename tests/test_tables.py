@@ -27,6 +27,10 @@ def test_help_lists_every_table(capsys):
         assert re.search(rf"^  {re.escape(name)} ", out, re.M), name
 
 
+def test_every_table_is_registered_under_its_own_name():
+    assert [get_table(name).name for name in MODULES] == list(MODULES)
+
+
 def test_every_table_has_one_block_on_its_page_and_every_block_a_table():
     found = {}
     for page in RESULTS.glob("*.md"):

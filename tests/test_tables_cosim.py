@@ -9,6 +9,7 @@ import pytest
 
 from fhe_hw.cli import main
 from fhe_hw.ntt import StreamingNTT
+from fhe_hw.sim import SimulationMismatch
 from fhe_hw.tables import cli as table_cli
 from fhe_hw.tables import ntt_cosim, pages
 
@@ -40,7 +41,7 @@ def test_ntt_cosim_table_simulates_and_writes_cycles_equal_to_cycles(checkout, m
 @pytest.mark.parametrize("name, outcome", [
     ("ntt-cosim", {"cycles": 7355, "expected_cycles": 7354}),
     ("ntt-four-step", {"cycles": 2105, "expected_cycles": 2106}),
-    ("ntt-cosim", AssertionError("ntt n=4096: first mismatch at index 3")),
+    ("ntt-cosim", SimulationMismatch("ntt n=4096: first mismatch at index 3")),
 ])
 def test_a_run_that_differs_writes_no_block_and_exits_1(checkout, monkeypatch, capsys, name,
                                                           outcome):

@@ -16,6 +16,7 @@ import sys
 import time
 
 from fhe_hw.encrypt.cosim import cosim_encrypt
+from fhe_hw.sim import SimulationMismatch
 from fhe_hw.sim.cosim import add_build_arguments, finish, judge
 
 
@@ -37,7 +38,7 @@ def main(argv=None):
                                    encryptions=args.encryptions, seed=args.seed, opt=args.opt,
                                    split=args.split, jobs=args.jobs)
             result["ok"] = True
-        except AssertionError as e:
+        except SimulationMismatch as e:
             result = {"test": "transform-encrypt", "scheme": scheme, "ok": False,
                       "error": str(e)}
         status |= judge(result, f"transform-encrypt {scheme} {args.group}")

@@ -17,6 +17,7 @@ import sys
 import time
 
 from fhe_hw.largeint.cosim import cosim_large_int_mul
+from fhe_hw.sim import SimulationMismatch
 from fhe_hw.sim.cosim import add_build_arguments, finish, judge
 
 
@@ -40,7 +41,7 @@ def main(argv=None):
                                              seed=args.seed, opt=args.opt, split=args.split,
                                              jobs=args.jobs)
                 result["ok"] = True
-            except AssertionError as e:
+            except SimulationMismatch as e:
                 result = {"test": "large-int-mul", "lanes": lanes, "engines": engines,
                           "ok": False, "error": str(e)}
             status |= judge(result, f"large-int-mul lanes={lanes} engines={engines}")

@@ -33,6 +33,7 @@ import sys
 import time
 
 from fhe_hw.ntt.cosim import Engines, cosim_four_step_stream, cosim_ntt, cosim_polymul
+from fhe_hw.sim import SimulationMismatch
 from fhe_hw.sim.cosim import add_build_arguments, finish, judge
 
 QUICK = [("transform", 64, 2, False, False), ("transform", 64, 2, True, True),
@@ -90,7 +91,7 @@ def main(argv=None):
                 result = cosim_ntt(n, P, args.modulus, negacyclic=neg, inverse=inv,
                                    seed=args.seed, four_step=kind == "four-step",
                                    engines=engines, karatsuba=args.karatsuba)
-        except AssertionError as e:
+        except SimulationMismatch as e:
             result = {"test": kind, "n": n, "butterflies": P, "ok": False, "error": str(e)}
         status |= judge(result, f"{kind} n={n} P={P}")
         results.append(result)

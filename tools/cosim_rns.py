@@ -18,6 +18,7 @@ import sys
 import time
 
 from fhe_hw.rns.cosim import ENGINES, cosim_base_extension
+from fhe_hw.sim import SimulationMismatch
 from fhe_hw.sim.cosim import finish, judge
 
 #: --quick: small runs of every engine (Shenoy-Kumaresan with 60-bit primes and two targets per
@@ -61,7 +62,7 @@ def main(argv=None):
     for run in runs:
         try:
             result = cosim_base_extension(**run, seed=args.seed)
-        except AssertionError as e:
+        except SimulationMismatch as e:
             print(f"FAIL: {e}", file=sys.stderr)
             status = 1
             continue

@@ -103,6 +103,5 @@ class BarrettReducer(FixedLatencyUnit):
         y1, y2 = st.cut((st["x"] - p2)[:low], (st["xp"] - p2)[:low],
                         enable=self._pipelined and self._deep)
         y, = st.cut(Mux(y2[low - 1], y1, y2)[:m])
-        assert st.latency == self._latency
-        mod.d.comb += [self.o.payload.eq(y), self.o.valid.eq(st.valid)]
+        self._output(mod, st, y)
         return mod

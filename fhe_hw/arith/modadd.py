@@ -122,7 +122,7 @@ class ModAdd(FixedLatencyUnit):
         result = self._result(self.i.payload.a, self.i.payload.b, self.modulus)
         st = Stages(m, self.i.valid, self._pipelined)
         result, = st.cut(result[:self._modulus.bits])
-        m.d.comb += [self.o.payload.eq(result), self.o.valid.eq(st.valid)]
+        self._output(m, st, result)
         return m
 
 

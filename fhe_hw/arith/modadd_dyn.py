@@ -41,7 +41,7 @@ class DynamicModAdd(ModAdd):
         p = self.i.payload
         st = Stages(m, self.i.valid, self._pipelined)
         result, = st.cut(self._result(p.a, p.b, p.q)[:self._width])
-        m.d.comb += [self.o.payload.eq(result), self.o.valid.eq(st.valid)]
+        self._output(m, st, result)
         return m
 
 

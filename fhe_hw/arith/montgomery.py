@@ -200,6 +200,5 @@ class MontgomeryReducer(FixedLatencyUnit):
                 t, = st.cut(conditional_subtract(t, c.q, max(c.r, (bound - c.q - 1)
                                                               .bit_length())))
                 bound = max(c.q, bound - c.q)
-        assert st.latency == self._latency
-        mod.d.comb += [self.o.payload.eq(t[:c.r]), self.o.valid.eq(st.valid)]
+        self._output(mod, st, t[:c.r])
         return mod

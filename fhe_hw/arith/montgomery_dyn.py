@@ -239,6 +239,5 @@ class DynamicModMul(FixedLatencyUnit):
                 t, = st.cut(conditional_subtract(t, st["q"], max(r, (bound - q_min - 1)
                                                                  .bit_length())))
                 bound = max(q_max, bound - q_min)
-        assert st.latency == self._latency
-        m.d.comb += [self.o.payload.eq(t[:r]), self.o.valid.eq(st.valid)]
+        self._output(m, st, t[:r])
         return m

@@ -65,6 +65,14 @@ class FixedLatencyUnit(Component):
         """Clock cycles from an input transfer to its output ``valid``."""
         return self._latency
 
+    def _output(self, m, st, payload):
+        """Drive ``o`` with ``payload`` and ``valid`` from the last stage of ``st``; raises
+        ``RuntimeError`` unless the stages built have the :attr:`latency` the unit promised."""
+        if st.latency != self._latency:
+            raise RuntimeError(f"{type(self).__name__}: the built stages have latency "
+                               f"{st.latency}, latency_of() says {self._latency}")
+        m.d.comb += [self.o.payload.eq(payload), self.o.valid.eq(st.valid)]
+
 
 class Stages:
     """Cuts a combinational data path into pipeline stages.
@@ -320,7 +328,8 @@ def _add_pair(pair, carry=None):
     (x, lo_x), (y, lo_y) = pair
     shift = lo_y - lo_x
     if carry is not None:
-        assert shift == 0, "a carry in needs terms at the same offset"
+        if shift:
+            raise ValueError(f"a carry in needs terms at the same offset, not {lo_x} and {lo_y}")
         # One chain with a carry in: bit 0 of Cat(c, x) + Cat(c, y) is 2c, a carry of c.
         return ((Cat(carry, x) + Cat(carry, y))[1:], lo_x)
     if shift >= len(x):

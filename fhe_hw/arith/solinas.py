@@ -79,5 +79,5 @@ class SolinasReducer(FixedLatencyUnit):
         r, = st.cut(Cat(d, high) - low)
         plus, minus, r = st.cut(r + p, r - p, r, enable=deep)
         y, = st.cut(Mux(r < 0, plus, Mux(minus >= 0, minus, r))[:64])
-        m.d.comb += [self.o.payload.eq(y), self.o.valid.eq(st.valid)]
+        self._output(m, st, y)
         return m

@@ -86,5 +86,5 @@ class SpecialReducer(FixedLatencyUnit):
         y1, = st.cut(diff + top)
         plus, minus, y1 = st.cut(y1 + p, y1 - p, y1, enable=deep)
         y, = st.cut(Mux(y1 < 0, plus, Mux(minus >= 0, minus, y1))[:m])
-        mod.d.comb += [self.o.payload.eq(y), self.o.valid.eq(st.valid)]
+        self._output(mod, st, y)
         return mod

@@ -78,7 +78,8 @@ class _Encrypt(Sequencer):
         d = plan.d
         x_bits = _x_bits(sizes, term_bits, count)
         if x_bits > plan.regions["ACC"][1] * d:
-            raise AssertionError("ACC region too small")
+            raise RuntimeError(f"the ACC region holds {plan.regions['ACC'][1] * d} bits, "
+                               f"x needs {x_bits}")
         plan_barrett(plan, "ACC", x_bits, sizes.key_bits)
         return x_bits
 

@@ -391,8 +391,7 @@ class IntegerFFTMultiplier(Component):
             v = Signal(name=f"tree{width}_valid")
             m.d.sync += v.eq(valid)
             level, valid, width = nxt, v, width * 2
-        sw = mbits + d - b + 1          # every s_t < 2^sw
-        assert len(level) == 2 * W
+        sw = mbits + d - b + 1          # every s_t < 2^sw; log2(d/b) levels leave kb/d = 2W
 
         # product accumulation and registered carry chain, Fig. 4(ii) / Step-3; as in the front
         # end, the column and row predicates (j = 0, j = n2 - 1, i > 0, i = n1 - 1) are

@@ -8,6 +8,7 @@ import time
 
 from ..model.bigint import group_sizes, random_cmnt_instance, random_cnt_instance
 from ..model.transform_encrypt import encrypt
+from ..sim import SimulationMismatch, check_cycles
 from . import ENCRYPTION, KEY_PREPARATION, TransformEncrypt
 from .run import run_encryptions
 
@@ -28,8 +29,8 @@ def python_ciphertext(scheme, inst):
 def cosim_encrypt(scheme="cmnt", group="toy", *, lanes=8, m=64, m_units=2, encryptions=3,
                   seed=1, opt="-O1", split=None, jobs=2, log=print):
     """``encryptions`` random instances (each with its own key) through one Verilator build.
-    Returns a result dict; raises ``AssertionError`` on a wrong ciphertext or a cycle count
-    other than ``cycles()``."""
+    Returns a result dict; raises :class:`~fhe_hw.sim.SimulationMismatch` on a wrong
+    ciphertext or a cycle count other than ``cycles()``."""
     unit = TransformEncrypt(scheme, group, lanes=lanes, m=m, m_units=m_units)
     sizes = group_sizes(scheme, group)
     rng = random.Random(f"{seed}:{scheme}:{sizes}:{lanes}")
@@ -42,10 +43,11 @@ def cosim_encrypt(scheme="cmnt", group="toy", *, lanes=8, m=64, m_units=2, encry
     key_cycles, cycles = unit.cycles(KEY_PREPARATION), unit.cycles(ENCRYPTION)
     for k, (inst, run) in enumerate(zip(instances, runs)):
         want = python_ciphertext(scheme, inst)
-        assert run.ciphertext == want == encrypt(scheme, inst, unit.plan), (
-            f"{scheme} {group}: encryption {k} differs from Python's % (seed {seed})")
-        assert (run.key_cycles, run.cycles) == (key_cycles, cycles), (
-            k, run.key_cycles, key_cycles, run.cycles, cycles)
+        if not run.ciphertext == want == encrypt(scheme, inst, unit.plan):
+            raise SimulationMismatch(f"{scheme} {group}: encryption {k} differs from Python's % "
+                                     f"(seed {seed})")
+        check_cycles(f"{scheme} {group}: key preparation {k}", run.key_cycles, key_cycles)
+        check_cycles(f"{scheme} {group}: encryption {k}", run.cycles, cycles)
     p = unit.plan
     log(f"transform-encrypt {scheme} {group}: d={p.digit_bits}, n={p.n}, lanes={lanes}, "
         f"m_units={m_units}: {encryptions} encryptions equal Python's %; key preparation "

@@ -5,7 +5,7 @@ The forward and inverse engines are used only in the regime where each transform
 alone: jobs start at least :func:`lone_spacing` cycles apart (checked on the engine's own
 control model, :func:`~fhe_hw.ntt.four_step_plan.spaced_trace`), each transform's input is
 n/lanes beats in a row, and its output is never held back — the model raises
-``AssertionError`` if a schedule would hold it (a MAC slot still in use). A transform whose
+``RuntimeError`` if a schedule would hold it (a MAC slot still in use). A transform whose
 first input transfer is at cycle F then has its output beats at F + Lo + b, b < n/lanes,
 Lo = (the engine's one-transform cycles) - n/lanes.
 """
@@ -145,8 +145,9 @@ def _walk_jobs(program, s, t, spacing, a, trace):
         p = max(a + 2, x_ready[job]) + 1 if p is None else max(p + B, x_ready[job] + 1)
         last_pass[job] = p
     for j in range(2, len(s.jobs)):
-        assert starts[j] + t.lo_forward >= last_pass[j - 2] + 1, (
-            "the engine's output would wait for the X buffer: raise the spacing")
+        if starts[j] + t.lo_forward < last_pass[j - 2] + 1:
+            raise RuntimeError(f"job {j}: the engine's output would wait for the X buffer, which "
+                               f"this timing model does not cover: raise the spacing")
     return p + B - 1
 
 

@@ -123,7 +123,9 @@ class KaratsubaCore(Elaboratable):
                          self.line_probes[ln][0].eq(a), self.line_probes[ln][1].eq(b),
                          self.product_probes[ln][0].eq(mult.z[0]),
                          self.product_probes[ln][1].eq(mult.z[1])]
-            assert P.line_time + mult.latency == P.line_out_time
+            if P.line_time + mult.latency != P.line_out_time:
+                raise RuntimeError(f"serial multiplier {ln}: latency {mult.latency}, the plan "
+                                   f"says {P.line_out_time - P.line_time}")
             line_out.append(mult.z)
 
         # --- post-crossbar (alignment delays) and post-computations -------------------------
@@ -135,7 +137,9 @@ class KaratsubaCore(Elaboratable):
             s = delay(m, list(streams[u.y]), u.sum_delay, name=f"align{u.level}_{u.y}")
             m.d.comb += [unit.x[i].eq(x[i]) for i in range(2)]
             m.d.comb += [unit.s[i].eq(s[i]) for i in range(2)]
-            assert u.time + unit.latency == u.out_time
+            if u.time + unit.latency != u.out_time:
+                raise RuntimeError(f"post-computation {u.level}_{u.x}: latency {unit.latency}, "
+                                   f"the plan says {u.out_time - u.time}")
             streams[u.x] = unit.z
         z = streams[0]
         m.d.comb += [self.result_probe[i].eq(z[i]) for i in range(2)]

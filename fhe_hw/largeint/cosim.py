@@ -7,6 +7,7 @@ import random
 import time
 
 from ..model.large_int import from_digits
+from ..sim import SimulationMismatch, check_cycles
 from ..sim.cosim import build
 from .multiplier import LargeIntegerMultiplier
 from .vectors import operand_beats
@@ -19,8 +20,8 @@ def cosim_large_int_mul(max_bits=786432, digit_bits=24, *, lanes=16, engines=1, 
     """One product per operand kind (random × random, all ones × all ones, a one-digit
     operand × a random full-size one), each run from reset with ``i`` always valid and ``o``
     always ready (``opt``, ``split``, ``jobs``: as :func:`fhe_hw.sim.cosim.build`). Returns a
-    result dict; raises ``AssertionError`` on a wrong product or a cycle count other than
-    ``cycles()``."""
+    result dict; raises :class:`~fhe_hw.sim.SimulationMismatch` on a wrong product or a cycle
+    count other than ``cycles()``."""
     unit = LargeIntegerMultiplier(max_bits, digit_bits, lanes=lanes, engines=engines,
                                   m_units=m_units)
     t = time.monotonic()
@@ -36,8 +37,9 @@ def cosim_large_int_mul(max_bits=786432, digit_bits=24, *, lanes=16, engines=1, 
     for name, (a, b) in cases.items():
         run = model.run({"i": operand_beats(unit, a, b)}, {"o": unit.output_beats})
         got = from_digits([w for beat in run.outputs["o"] for w in beat], digit_bits)
-        assert got == a * b, f"large-int-mul {name}: the product differs (seed {seed})"
-        assert run.cycles == unit.cycles(), (name, run.cycles, unit.cycles())
+        if got != a * b:
+            raise SimulationMismatch(f"large-int-mul {name}: the product differs (seed {seed})")
+        check_cycles(f"large-int-mul {name}", run.cycles, unit.cycles())
         runs[name] = run.cycles
     seconds = time.monotonic() - t
     log(f"large-int-mul {bits} bits, n={unit.n}, lanes={lanes}, engines={engines}, "

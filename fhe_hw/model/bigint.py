@@ -185,7 +185,8 @@ def integer_fft_steps(x, y, modulus="solinas64", k=None, b=None):
     for i in range(cfg.k - 1):
         digits[i + 1] += digits[i] >> cfg.b
         digits[i] &= (1 << cfg.b) - 1
-    assert digits[-1] >> cfg.b == 0, "x·y < 2^(kb) fits k digits"
+    if digits[-1] >> cfg.b:
+        raise RuntimeError(f"x·y does not fit {cfg.k} digits of {cfg.b} bits")
     product = sum(v << (i * cfg.b) for i, v in enumerate(digits))
     return IntegerFFTSteps(x_digits, y_digits, X, Y, Z, c, digits, product)
 
@@ -293,7 +294,8 @@ def _trace(cfg, x, y):
             ram[a] = carry & mask
             carry >>= cfg.d
         writes.append(tuple(enumerate(ram[first:first + len(addends)], first)))
-        assert len(step.writes) == 1 or carry == 0, "a row's sum fits its i+J+1 blocks"
+        if len(step.writes) != 1 and carry:
+            raise RuntimeError(f"row {step.i}'s sum does not fit its blocks (carry {carry})")
     product = sum(v << (a * cfg.d) for a, v in enumerate(ram))
     return BlockMultiplyTrace(product, cfg, schedule, tuple(writes))
 
@@ -423,7 +425,9 @@ def supersize_barrett_steps(x, consts, config=None):
     y1 = x - p2
     y2 = y1 - consts.A0
     y = y2 if y2 >= 0 else y1
-    assert 0 <= y < consts.A0, "Dhem: σ̂ is ⌊x/A0⌋ or one less"
+    if not 0 <= y < consts.A0:
+        raise RuntimeError(f"Barrett: y = {y} is outside [0, A0): σ̂ is not ⌊x/A0⌋ or one "
+                           f"less (Dhem's bound)")
     return SupersizeBarrettSteps(x_high, sigma, sigma_hat, p2, y1, y2, y)
 
 

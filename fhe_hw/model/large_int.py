@@ -149,7 +149,9 @@ def multiply_steps(a, b, max_bits=MAX_BITS, digit_bits=DIGIT_BITS, *, min_n=MIN_
     pointwise = [x * y % SOLINAS64 for x, y in zip(a_spectrum, b_spectrum)]
     convolution = transform(pointwise, inverse=True)
     digits, carry = resolve_carries(convolution, d)
-    assert carry == 0 and not any(digits[sizes.product_digits:]), "a product wider than 2·digits"
+    if carry or any(digits[sizes.product_digits:]):
+        raise RuntimeError(f"a·b is wider than its {sizes.product_digits} digits: the plan's "
+                           f"bound is wrong")
     digits = digits[:sizes.product_digits]
     return MultiplyTrace(sizes, a_digits, b_digits, a_spectrum, b_spectrum, pointwise,
                          convolution, digits, from_digits(digits, d))

@@ -313,7 +313,9 @@ def _sum_of_products(b, acc):
     total = 0
     for o, spectrum in acc.items():
         digits, carry = resolve_carries(transform(spectrum, inverse=True), b.digit_bits)
-        assert carry == 0, "an accumulator's integer fits its n digits"
+        if carry:
+            raise RuntimeError(f"the accumulator at offset {o} does not fit its {b.n} digits "
+                               f"(carry {carry}): the blocking's bound is wrong")
         total += from_digits(digits, b.digit_bits) << (b.digit_bits * o)
     return total
 
@@ -379,13 +381,14 @@ def encrypt_steps(scheme, instance, p):
     total = _sum_of_products(b, _accumulate(b, [_spectra(x, b, "x") for x in xs], key))
     x = M + 2 * R + 2 * total + (K if R < 0 else 0)
     consts = supersize_barrett_constants(K, p.x_bits, p.word_bits)
-    assert (consts.alpha, consts.beta) == (p.alpha, p.beta)
     x_high = x >> (consts.gamma + consts.beta)
     sigma = _product(p.barrett_mu, x_high, _spectra(consts.mu, p.barrett_mu, "y"))
     sigma_hat = sigma >> (consts.alpha - consts.beta)
     y1 = x - _product(p.barrett_key, sigma_hat, _spectra(K, p.barrett_key, "y"))
     y = y1 - K if y1 >= K else y1
-    assert 0 <= y < K, "Dhem: σ̂ is ⌊x/K⌋ or one less"
+    if not 0 <= y < K:
+        raise RuntimeError(f"Barrett: y = {y} is outside [0, K): σ̂ is not ⌊x/K⌋ or one less "
+                           f"(Dhem's bound)")
     return EncryptTrace(p, xs, total, x, x_high, sigma, sigma_hat, y1, y)
 
 

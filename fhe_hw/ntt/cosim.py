@@ -12,6 +12,7 @@ from ..arith import ModMul
 from ..model.ntt import ntt4096, ntt65536, ntt_radix2, shift_ntt, wang_huang_ntt
 from ..params import SOLINAS64
 from ..rns.common import polynomial_beats
+from ..sim import SimulationMismatch, check_cycles
 from ..sim.cosim import build
 from .four_step import FourStepNTT
 from .four_step_plan import control_trace
@@ -31,7 +32,8 @@ def cosim_shift_ntt(points=64, lanes=None, *, inverse=False, transforms=256, see
     random transforms (the first three are all 0, all p - 1 and all 2^64 - 1) and check every
     output against :func:`fhe_hw.model.ntt.shift_ntt` and, with always-valid input and
     always-ready output, the cycle count against :meth:`ShiftNTT.cycles`. Returns a dict with
-    the run's numbers; raises ``AssertionError`` on the first mismatch (naming the seed)."""
+    the run's numbers; raises :class:`~fhe_hw.sim.SimulationMismatch` on the first mismatch
+    (naming the seed)."""
     unit = ShiftNTT(points, lanes, inverse=inverse)
     rng = random.Random(seed)
     vectors = [[0] * points, [SOLINAS64 - 1] * points, [(1 << 64) - 1] * points]
@@ -45,12 +47,13 @@ def cosim_shift_ntt(points=64, lanes=None, *, inverse=False, transforms=256, see
     flat = [v for beat in run.outputs["o"] for v in beat]
     for n, x in enumerate(vectors):
         want, have = shift_ntt(x, inverse), flat[n * points:(n + 1) * points]
-        assert want == have, (f"ShiftNTT({points}, {unit.lanes}, inverse={inverse}) transform "
-                              f"{n} (seed {seed}) differs from the model at output "
-                              f"{next(i for i, (a, b) in enumerate(zip(want, have)) if a != b)}")
+        if want != have:
+            raise SimulationMismatch(
+                f"ShiftNTT({points}, {unit.lanes}, inverse={inverse}) transform {n} (seed "
+                f"{seed}) differs from the model at output {_first_mismatch(have, want)}")
     expected = unit.cycles(len(vectors))
     if valid_prob == 1.0 and ready_prob == 1.0:
-        assert run.cycles == expected, f"cycles {run.cycles} != cycles() {expected}"
+        check_cycles(f"ShiftNTT({points}, {unit.lanes})", run.cycles, expected)
     return {"points": points, "lanes": unit.lanes, "inverse": inverse,
             "transforms": len(vectors), "cycles": run.cycles, "cycles_formula": expected}
 
@@ -60,7 +63,8 @@ def cosim_parallel_ntt(k, modulus, *, inverse=False, negacyclic=False, transform
     """Co-simulate :class:`ParallelNTT` with Verilator (:mod:`fhe_hw.sim.cosim`) on ``transforms``
     vectors (all 0, all p - 1, then random residues), check each against
     :func:`fhe_hw.model.ntt.ntt_radix2` and the cycle count against :meth:`ParallelNTT.cycles`.
-    Returns a dict with the run's numbers; raises ``AssertionError`` on a mismatch."""
+    Returns a dict with the run's numbers; raises :class:`~fhe_hw.sim.SimulationMismatch` on a
+    mismatch."""
     unit = ParallelNTT(k, modulus, inverse=inverse, negacyclic=negacyclic)
     p, rng = unit.modulus, random.Random(seed)
     vectors = ([[0] * k, [p - 1] * k] +
@@ -69,9 +73,11 @@ def cosim_parallel_ntt(k, modulus, *, inverse=False, negacyclic=False, transform
     run = model.run({"i": vectors}, {"o": len(vectors)})
     for n, (x, have) in enumerate(zip(vectors, run.outputs["o"])):
         want = ntt_radix2(x, unit.params, inverse, negacyclic)
-        assert want == have, (f"ParallelNTT({k}, {modulus}, inverse={inverse}, negacyclic="
-                              f"{negacyclic}) vector {n} (seed {seed}) differs from the model")
-    assert run.cycles == unit.cycles(len(vectors)), (run.cycles, unit.cycles(len(vectors)))
+        if want != have:
+            raise SimulationMismatch(
+                f"ParallelNTT({k}, {modulus}, inverse={inverse}, negacyclic={negacyclic}) vector "
+                f"{n} (seed {seed}) differs from the model")
+    check_cycles(f"ParallelNTT({k}, {modulus})", run.cycles, unit.cycles(len(vectors)))
     return {"k": k, "modulus": str(modulus), "inverse": inverse, "negacyclic": negacyclic,
             "transforms": len(vectors), "cycles": run.cycles, "latency": unit.latency}
 
@@ -123,8 +129,8 @@ def cosim_ntt(n, butterflies=4, modulus="solinas64", *, negacyclic=False, invers
               ready_prob=1.0, karatsuba=False, log=print):
     """Co-simulate one transform of ``StreamingNTT(n, modulus, butterflies, ...)`` (Karatsuba
     multipliers with ``karatsuba``) on random input; return a result dict (cycles, expected
-    cycles, bound, rates). Raises ``AssertionError`` on a mismatch with the model (seed and
-    first index given)."""
+    cycles, bound, rates). Raises :class:`~fhe_hw.sim.SimulationMismatch` on a mismatch with
+    the model (seed and first index given)."""
     engines = engines or Engines(opt)
     if four_step:
         unit, sim = engines.get("four-step-ntt", lambda: FourStepNTT(n, inverse=inverse), n,
@@ -146,9 +152,10 @@ def cosim_ntt(n, butterflies=4, modulus="solinas64", *, negacyclic=False, invers
         want = ntt_radix2(x, unit.params, inverse, negacyclic)
     got = _flat(run.outputs["o"])
     bad = _first_mismatch(got, want)
-    assert bad is None, (f"ntt n={n} P={butterflies} neg={negacyclic} inv={inverse}: first "
-                         f"mismatch at index {bad} (seed {seed}): expected {want[bad]}, "
-                         f"got {got[bad]}")
+    if bad is not None:
+        raise SimulationMismatch(f"ntt n={n} P={butterflies} neg={negacyclic} inv={inverse}: "
+                                 f"first mismatch at index {bad} (seed {seed}): expected "
+                                 f"{want[bad]}, got {got[bad]}")
     log_n = n.bit_length() - 1
     bound = n * log_n // (2 * butterflies)
     result = {"test": "four-step" if four_step else "transform", "n": n,
@@ -172,7 +179,8 @@ def cosim_four_step_stream(n, lanes=16, *, m_units=1, inverse=False, transforms=
     """Co-simulate ``transforms`` back-to-back transforms of :class:`StreamingFourStepNTT` (the
     first all p - 1, then random) and check each against
     :func:`~fhe_hw.model.ntt.wang_huang_ntt` and the cycles against ``cycles(transforms)`` and
-    ``cycles(1)``. Returns a result dict; raises ``AssertionError`` on a mismatch."""
+    ``cycles(1)``. Returns a result dict; raises :class:`~fhe_hw.sim.SimulationMismatch` on a
+    mismatch."""
     engines = engines or Engines(opt)
     unit, sim = engines.get("four-step-stream", lambda: StreamingFourStepNTT(
         n, lanes=lanes, m_units=m_units, inverse=inverse), n, lanes, m_units, inverse)
@@ -187,10 +195,12 @@ def cosim_four_step_stream(n, lanes=16, *, m_units=1, inverse=False, transforms=
         for k, x in enumerate(xs[:count]):
             want = wang_huang_ntt(x, inverse, unit.omega)
             bad = _first_mismatch(got[k * n:(k + 1) * n], want)
-            assert bad is None, (f"four-step-stream n={n} lanes={lanes} m_units={m_units} "
-                                 f"inv={inverse}: "
-                                 f"transform {k}, first mismatch at index {bad} (seed {seed})")
-        assert run.cycles == unit.cycles(count), (run.cycles, unit.cycles(count))
+            if bad is not None:
+                raise SimulationMismatch(
+                    f"four-step-stream n={n} lanes={lanes} m_units={m_units} inv={inverse}: "
+                    f"transform {k}, first mismatch at index {bad} (seed {seed})")
+        check_cycles(f"four-step-stream n={n} lanes={lanes}, {count} transforms", run.cycles,
+                     unit.cycles(count))
         runs[count] = run.cycles
     seconds = time.monotonic() - t
     trace = control_trace(unit.plan, unit.mul_latency)
@@ -233,8 +243,9 @@ def cosim_polymul(n, butterflies=4, modulus="solinas64", *, seed=1, engines=None
     seconds = time.monotonic() - t
     got, want = _flat(run.outputs["o"]), schoolbook_negacyclic(a, b, p)
     bad = _first_mismatch(got, want)
-    assert bad is None, (f"polymul n={n}: first mismatch at coefficient {bad} (seed {seed}): "
-                         f"expected {want[bad]}, got {got[bad]}")
+    if bad is not None:
+        raise SimulationMismatch(f"polymul n={n}: first mismatch at coefficient {bad} (seed "
+                                 f"{seed}): expected {want[bad]}, got {got[bad]}")
     log(f"polymul a·b mod x^{n}+1 over {modulus}: equals schoolbook ({seconds:.2f} s of runs)")
     return {"test": "polymul", "n": n, "butterflies": butterflies, "modulus": modulus,
             "inverse_cycles": run.cycles, "run_seconds": round(seconds, 3)}

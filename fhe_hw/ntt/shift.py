@@ -587,7 +587,10 @@ class ShiftNTT(Component):
         self._inverse = inverse
         self._root = solinas_ntt_params(points, root=root, omega=omega).omega
         self._core = _ShiftCore(points, self._lanes, inverse, shift_exponent(self._root))
-        assert _PE_LATENCY == 4 + self._core.normalisers[0].latency
+        if _PE_LATENCY != 4 + self._core.normalisers[0].latency:
+            raise RuntimeError(f"ShiftNTT: a normaliser's latency "
+                               f"{self._core.normalisers[0].latency} does not make the "
+                               f"processing element's {_PE_LATENCY} cycles")
         layout = data.ArrayLayout(_WORD, self._lanes)
         super().__init__({"i": In(stream.Signature(layout)), "o": Out(stream.Signature(layout))})
 

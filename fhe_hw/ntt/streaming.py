@@ -445,7 +445,9 @@ class StreamingNTT(Component):
             for (up, _), (_, w_down) in zip(stage_pairs(s, n, inv),
                                             stage_twiddles(s, self._params, inv, neg)):
                 idx = twiddle_index(s, up, log_n, inv)
-                assert rom[idx] in (0, w_down), "twiddle_index must identify the twiddle"
+                if rom[idx] not in (0, w_down):
+                    raise RuntimeError(f"twiddle_index({s}, {up}) = {idx} holds two twiddles, "
+                                       f"{rom[idx]} and {w_down}")
                 rom[idx] = w_down
         return rom
 

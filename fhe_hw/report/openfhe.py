@@ -1,11 +1,13 @@
 """OpenFHE's lattice layer ([Kir25]'s CPU reference) timed on this machine, beside GMP and FLINT.
 
-:data:`SOURCE` (``openfhe_bench.cpp``, shipped with the package) is compiled with g++ against
+:data:`SOURCE` (``openfhe_bench.cpp``, shipped with the package, as is :data:`COMMON`,
+``openfhe_common.h``, the parts it shares with the interop programs of ``tests/interop``: the
+JSON lists and OpenFHE's CRT tables) is compiled with g++ against
 the ``libOPENFHEcore.so.1`` of the ``openfhe`` wheel (the ``bench`` extra; the wheel is only
 located with ``importlib.util.find_spec``, its Python binding is for CPython 3.10) and OpenFHE's
 headers (``OPENFHE_INCLUDE``, else ``../shared/openfhe/include`` beside the checkout), into
-``build/openfhe/bench-<hash>`` (:func:`fhe_hw.flow.builddir.openfhe_dir`, keyed by the source,
-the compiler version and both directories). It times, with 60-bit NTT primes
+``build/openfhe/bench-<hash>`` (:func:`fhe_hw.flow.builddir.openfhe_dir`, keyed by the source
+and the header, the compiler version and both directories). It times, with 60-bit NTT primes
 (:func:`fhe_hw.params.ntt_primes`):
 
 * the forward negacyclic NTT of one residue (``NativePoly::SwitchFormat``) at N = 4096, 16384,
@@ -40,13 +42,15 @@ from ..model.ntt import bit_reverse, dft
 from ..params import RNSBase, ntt_params, ntt_primes
 from .timing import Timing, from_runs
 
-__all__ = ["SOURCE", "BITS", "NTT_SIZES", "PRODUCT_SIZES", "BASE_SETS", "OPERATIONS", "Case",
-           "cases", "OpenFHEUnavailable", "library_dir", "include_dir", "compiler", "unavailable",
-           "build",
+__all__ = ["SOURCE", "COMMON", "BITS", "NTT_SIZES", "PRODUCT_SIZES", "BASE_SETS", "OPERATIONS",
+           "Case", "cases", "OpenFHEUnavailable", "library_dir", "include_dir", "compiler",
+           "unavailable", "build",
            "thread_counts", "parse", "verify", "timings", "openfhe_baselines"]
 
 #: The benchmark's C++ source (package data).
 SOURCE = Path(__file__).with_name("openfhe_bench.cpp")
+#: The header of the parts every program :func:`build` compiles may include (package data).
+COMMON = Path(__file__).with_name("openfhe_common.h")
 #: Bits of every prime.
 BITS = 60
 NTT_SIZES = (4096, 16384, 65536)
@@ -168,9 +172,11 @@ def unavailable():
 
 def build(lib, include, gxx, version, source=SOURCE, prefix="bench"):
     """The executable of the C++ ``source`` (default: the benchmark) compiled against ``lib``
-    and ``include``: reused from :func:`~fhe_hw.flow.builddir.openfhe_dir` (``prefix``-<hash>)
-    when that key's build is there, else compiled (``compile.log`` beside it)."""
-    key = {"source": hashlib.sha256(source.read_bytes()).hexdigest(), "compiler": version,
+    and ``include``, with :data:`COMMON`'s folder on the include path: reused from
+    :func:`~fhe_hw.flow.builddir.openfhe_dir` (``prefix``-<hash>) when that key's build is
+    there, else compiled (``compile.log`` beside it)."""
+    key = {"source": hashlib.sha256(source.read_bytes()).hexdigest(),
+           "common": hashlib.sha256(COMMON.read_bytes()).hexdigest(), "compiler": version,
            "library": str(lib), "include": str(include)}
     out = builddir.openfhe_dir(key, prefix)
     exe = out / source.stem
@@ -180,7 +186,8 @@ def build(lib, include, gxx, version, source=SOURCE, prefix="bench"):
     log = out / "compile.log"
     print(f"fhe_hw: OpenFHE: compiling {source.name} with g++ (log: {log})", flush=True)
     partial = out / f"{source.stem}.{os.getpid()}"
-    cmd = [gxx, "-O3", "-std=c++17", "-fopenmp", f"-I{include}", str(source), f"-L{lib}",
+    cmd = [gxx, "-O3", "-std=c++17", "-fopenmp", f"-I{include}", f"-I{COMMON.parent}",
+           str(source), f"-L{lib}",
            f"-l:{LIBRARY}", f"-Wl,-rpath,{lib}", "-o", str(partial)]
     if run_logged(cmd, Path.cwd(), log, "g++", check=False):
         first = next((x for x in log.read_text(errors="replace").splitlines() if "error" in x),

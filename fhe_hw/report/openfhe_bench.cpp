@@ -35,21 +35,16 @@
 #include <vector>
 
 #include "lattice/lat-hal.h"
+#include "openfhe_common.h"
 
 using namespace lbcrypto;
+using namespace fhe_hw;
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
 std::mt19937_64 rng;
-
-std::vector<uint64_t> uniform(size_t n, uint64_t q) {
-    std::vector<uint64_t> out(n);
-    for (auto& v : out)
-        v = rng() % q;
-    return out;
-}
 
 // SAMPLES (>= 2) indices spread over [0, n), the first and the last included; all when n is
 // not larger.
@@ -58,16 +53,6 @@ std::vector<size_t> spread(size_t n, size_t samples) {
     for (size_t s = 0; s < std::min(n, samples); ++s)
         idx.push_back(samples >= n ? s : s * (n - 1) / (samples - 1));
     return idx;
-}
-
-template <typename T>
-std::string list(const std::vector<T>& v) {
-    std::ostringstream out;
-    out << '[';
-    for (size_t i = 0; i < v.size(); ++i)
-        out << (i ? "," : "") << v[i];
-    out << ']';
-    return out.str();
 }
 
 // WARMUP runs, then REPEAT runs of fn() each after an untimed prepare(); one "time" line.
@@ -90,15 +75,6 @@ void time_runs(const std::string& head, int warmup, int repeat, Prepare prepare,
     std::cout << out.str() << std::endl;
 }
 
-NativePoly poly(const std::shared_ptr<ILNativeParams>& params, const std::vector<uint64_t>& values) {
-    NativeVector vec(values.size(), params->GetModulus());
-    for (size_t i = 0; i < values.size(); ++i)
-        vec[i] = NativeInteger(values[i]);
-    NativePoly p(params, Format::COEFFICIENT);
-    p.SetValues(std::move(vec), Format::COEFFICIENT);
-    return p;
-}
-
 std::vector<uint64_t> at(const NativePoly& p, const std::vector<size_t>& idx) {
     std::vector<uint64_t> out;
     for (auto i : idx)
@@ -117,7 +93,7 @@ void transform(const std::string& op, std::istream& line, size_t samples, int wa
     head << "\"op\":\"" << op << "\",\"n\":" << n;
     std::ostringstream check;
     check << "{\"kind\":\"check\"," << head.str() << ",\"q\":" << q << ",\"psi\":" << psi;
-    auto a = uniform(n, q);
+    auto a = uniform(rng, n, q);
     auto x = poly(params, a);
     NativePoly y, z;
     if (op == "ntt") {
@@ -128,7 +104,7 @@ void transform(const std::string& op, std::istream& line, size_t samples, int wa
         time_runs(head.str(), warmup, repeat, [&] { y = x; }, [&] { y.SwitchFormat(); });
         return;
     }
-    auto b  = uniform(n, q);
+    auto b  = uniform(rng, n, q);
     auto xb = poly(params, b);
     auto product = [&] {
         y.SwitchFormat();
@@ -151,28 +127,8 @@ void transform(const std::string& op, std::istream& line, size_t samples, int wa
         product);
 }
 
-uint64_t mulmod(uint64_t a, uint64_t b, uint64_t m) {
-    return static_cast<uint64_t>(static_cast<unsigned __int128>(a) * b % m);
-}
-
-uint64_t powmod(uint64_t a, uint64_t e, uint64_t m) {
-    uint64_t r = 1 % m;
-    for (; e; e >>= 1, a = mulmod(a, a, m))
-        if (e & 1)
-            r = mulmod(r, a, m);
-    return r;
-}
-
-// prod_{i != skip} q_i mod m (skip = q.size(): the whole product Q).
-uint64_t prod_mod(const std::vector<uint64_t>& q, size_t skip, uint64_t m) {
-    uint64_t r = 1 % m;
-    for (size_t i = 0; i < q.size(); ++i)
-        if (i != skip)
-            r = mulmod(r, q[i] % m, m);
-    return r;
-}
-
-// exact and fast: the precomputed tables OpenFHE's BFV/CKKS parameters hold, from the moduli.
+// exact and fast: DCRTPoly's base conversions with the tables OpenFHE's BFV/CKKS parameters hold
+// (CRTTables, computed from the moduli).
 void base_conversion(const std::string& op, std::istream& line, size_t samples, int warmup, int repeat) {
     size_t n, l, k;
     line >> n >> l >> k;
@@ -181,43 +137,15 @@ void base_conversion(const std::string& op, std::istream& line, size_t samples, 
         line >> v;
     for (auto& v : p)
         line >> v;
-    std::vector<NativeInteger> qn(q.begin(), q.end()), pn(p.begin(), p.end());
-    auto paramsQ = std::make_shared<ILDCRTParams<BigInteger>>(2 * n, qn);
-    auto paramsP = std::make_shared<ILDCRTParams<BigInteger>>(2 * n, pn);
+    CRTTables tables(n, q, p);
 
-    std::vector<NativeInteger> qhat_inv(l), qhat_inv_precon(l);
-    std::vector<double> q_inv(l);
-    for (size_t i = 0; i < l; ++i) {
-        qhat_inv[i]        = NativeInteger(powmod(prod_mod(q, i, q[i]), q[i] - 2, q[i]));
-        qhat_inv_precon[i] = qhat_inv[i].PrepModMulConst(qn[i]);
-        q_inv[i]           = 1.0 / static_cast<double>(q[i]);
-    }
-    // SwitchCRTBasis takes [Q/q_i]_{p_j} as [j][i], ApproxSwitchCRTBasis as [i][j].
-    std::vector<std::vector<NativeInteger>> qhat_mod_p_ji(k, std::vector<NativeInteger>(l));
-    std::vector<std::vector<NativeInteger>> qhat_mod_p_ij(l, std::vector<NativeInteger>(k));
-    std::vector<std::vector<NativeInteger>> alpha_q_mod_p(l + 1, std::vector<NativeInteger>(k));
-    std::vector<DoubleNativeInt> barrett_mu(k);
-    for (size_t j = 0; j < k; ++j) {
-        for (size_t i = 0; i < l; ++i)
-            qhat_mod_p_ji[j][i] = qhat_mod_p_ij[i][j] = NativeInteger(prod_mod(q, i, p[j]));
-        uint64_t big_q = prod_mod(q, l, p[j]);
-        for (size_t a = 0; a <= l; ++a)
-            alpha_q_mod_p[a][j] = NativeInteger(mulmod(a, big_q, p[j]));
-        barrett_mu[j] = ~static_cast<DoubleNativeInt>(0) / p[j];  // floor(2^128 / p_j), p_j odd
-    }
-
-    DCRTPoly x(paramsQ, Format::COEFFICIENT, true);
+    DCRTPoly x(tables.source, Format::COEFFICIENT, true);
     std::vector<std::vector<uint64_t>> residues;
     for (size_t i = 0; i < l; ++i) {
-        residues.push_back(uniform(n, q[i]));
-        x.SetElementAtIndex(i, poly(paramsQ->GetParams()[i], residues.back()));
+        residues.push_back(uniform(rng, n, q[i]));
+        x.SetElementAtIndex(i, poly(tables.source->GetParams()[i], residues.back()));
     }
-    auto convert = [&] {
-        if (op == "exact")
-            return x.SwitchCRTBasis(paramsP, qhat_inv, qhat_inv_precon, qhat_mod_p_ji, alpha_q_mod_p, barrett_mu,
-                                    q_inv);
-        return x.ApproxSwitchCRTBasis(paramsQ, paramsP, qhat_inv, qhat_inv_precon, qhat_mod_p_ij, barrett_mu);
-    };
+    auto convert = [&] { return op == "exact" ? tables.exact(x) : tables.approx(x); };
     auto y   = convert();
     auto idx = spread(n, samples);
     std::ostringstream head, check;

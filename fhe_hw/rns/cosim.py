@@ -15,7 +15,7 @@ from fractions import Fraction
 
 from ..model import rns as model
 from ..params import RNSBase
-from ..sim import cosim
+from ..sim import SimulationMismatch, cosim
 from .common import beats_to_polynomials, default_bases, polynomial_beats
 from .fast_base_conv import FastBaseConversion
 from .kawamura import Kawamura
@@ -67,7 +67,9 @@ def _fbc_exact(unit, values):
     for a in values:
         s = sum(a % q * inv % q * qh for q, inv, qh in
                 zip(unit.source, c.Q_hat_inv, base.Q_hat, strict=True))
-        assert s % Q == a and 0 <= (s - a) // Q < l, f"fast base conversion bound, A = {a}"
+        if s % Q != a or not 0 <= (s - a) // Q < l:
+            raise RuntimeError(f"fast base conversion: A + α·Q with α = {(s - a) // Q} is not "
+                               f"the bound 0 <= α < l = {l} for A = {a}")
         out.append(s)
     return out
 
@@ -82,7 +84,8 @@ def cosim_base_extension(engine="shenoy-kumaresan", n=2**16, l=17, k=None, tp=32
     Returns a dict: measured ``cycles``, ``expected_cycles`` (the engine's ``cycles()``, only
     comparable when ``valid_prob = ready_prob = 1``), ``paper_iterations`` ([Kir25] Table 4.5; for
     fast base conversion ``None``), ``multipliers``, build/run seconds and the parameters.
-    Raises ``AssertionError`` on a mismatch (seed and first mismatching coefficient given).
+    Raises :class:`~fhe_hw.sim.SimulationMismatch` on a mismatch (seed and first mismatching
+    coefficient given).
     """
     k = l if k is None else k
     t0 = time.time()
@@ -116,9 +119,9 @@ def cosim_base_extension(engine="shenoy-kumaresan", n=2**16, l=17, k=None, tp=32
         want = [a % p for a in exact]
         if got[j] != want:
             c = next(c for c in range(n) if got[j][c] != want[c])
-            raise AssertionError(f"{engine} target p_{j}: first mismatch at coefficient {c} "
-                                 f"(seed {seed}, A = {values[c]}): expected {want[c]}, "
-                                 f"got {got[j][c]}")
+            raise SimulationMismatch(f"{engine} target p_{j}: first mismatch at coefficient "
+                                     f"{c} (seed {seed}, A = {values[c]}): expected "
+                                     f"{want[c]}, got {got[j][c]}")
     c = unit.constants
     for x in range(min(n, model_coefficients)):
         col = [poly[x] for poly in polys]
@@ -130,8 +133,8 @@ def cosim_base_extension(engine="shenoy-kumaresan", n=2**16, l=17, k=None, tp=32
             want = model.kawamura(col, c)
         else:
             want = model.mixed_radix(col, c)
-        assert tuple(got[j][x] for j in range(k)) == want, \
-            f"{engine}: model mismatch at coefficient {x} (seed {seed})"
+        if tuple(got[j][x] for j in range(k)) != want:
+            raise SimulationMismatch(f"{engine}: model mismatch at coefficient {x} (seed {seed})")
     paper = unit.paper_iterations() if hasattr(unit, "paper_iterations") else None
     result = {"engine": engine, "n": n, "l": l, "k": k, "tp": tp, "bits": bits,
               "architecture": arch, "targets_per_pass": targets_per_pass,

@@ -332,7 +332,9 @@ class CRTBaseExtension(Component):
                                                  output_reg=True)
         data = Signal.like(ram.r_data, name=f"{name}_q")
         m.d.sync += data.eq(ram.r_data)
-        assert ram.latency + 1 == READ_LATENCY
+        if ram.latency + 1 != READ_LATENCY:
+            raise RuntimeError(f"{name}: the RAM's read latency {ram.latency} plus the fabric "
+                               f"register is not READ_LATENCY = {READ_LATENCY}")
         return SimpleNamespace(w_en=ram.w_en, w_addr=ram.w_addr, w_data=ram.w_data,
                                r_addr=ram.r_addr, r_data=data, ram_data=ram.r_data)
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ..debian import require_debian_tool
 from ..units import to_verilog, top_name
+from . import SimulationMismatch
 from .cosim import stream_ports
 from .pysim import StreamRun, pack, unpack
 from .verilog import without_zero_memories
@@ -145,8 +146,8 @@ def run_from_reset(component, unit_name, inputs, expected_counts, workdir, *,
     :func:`~fhe_hw.units.to_verilog` gives for ``component`` (and ``platform``) when the caller
     has it already, so that it is not generated again. Returns a
     :class:`~fhe_hw.sim.pysim.StreamRun` (``cycles`` from the first input transfer to the last
-    output transfer, both included) or raises ``AssertionError`` when an output ``valid`` is
-    ``x``, an output payload has ``x`` bits or the run does not finish."""
+    output transfer, both included) or raises :class:`~fhe_hw.sim.SimulationMismatch` when an
+    output ``valid`` is ``x``, an output payload has ``x`` bits or the run does not finish."""
     if generation not in GENERATIONS:
         raise ValueError(f"generation must be one of {', '.join(GENERATIONS)}, "
                          f"not {generation!r}")
@@ -176,15 +177,19 @@ def run_from_reset(component, unit_name, inputs, expected_counts, workdir, *,
                             text=True)
     lines = result.stdout.splitlines()
     unknown = [line for line in lines if line.startswith("X ")]
-    assert not unknown, f"{unit_name}: {unknown[0]} (register state not cleared by reset)"
+    if unknown:
+        raise SimulationMismatch(f"{unit_name}: {unknown[0]} (register state not cleared by "
+                                 f"reset)")
     summary = [line for line in lines if line.startswith(("first ", "timeout "))]
-    assert summary and summary[-1].startswith("first "), \
-        f"{unit_name}: {summary[-1] if summary else 'no result'} in Icarus"
+    if not (summary and summary[-1].startswith("first ")):
+        raise SimulationMismatch(f"{unit_name}: {summary[-1] if summary else 'no result'} "
+                                 f"in Icarus")
     first, last = (int(v) for v in summary[-1].split()[1::2])
     outputs = {}
     for name in expected_counts:
         words = (workdir / f"{name}.out").read_text().split()
         bad = [w for w in words if not re.fullmatch(r"[0-9a-f]+", w)]
-        assert not bad, f"{unit_name}: output {name} has unknown bits ({bad[0]})"
+        if bad:
+            raise SimulationMismatch(f"{unit_name}: output {name} has unknown bits ({bad[0]})")
         outputs[name] = [unpack(by_name[name].shape, int(w, 16)) for w in words]
     return StreamRun(outputs, last - first + 1, first, last)

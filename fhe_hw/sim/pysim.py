@@ -7,6 +7,8 @@ from amaranth import Shape
 from amaranth.lib import data
 from amaranth.sim import Simulator
 
+from . import SimulationMismatch
+
 __all__ = ["pack", "unpack", "payload_value", "run_fixed_latency", "LatencyMismatch",
            "run_stream", "StreamRun", "StreamProtocolError"]
 
@@ -43,8 +45,9 @@ def payload_value(stream):
     return payload, payload.shape()
 
 
-class LatencyMismatch(AssertionError):
-    pass
+class LatencyMismatch(SimulationMismatch):
+    """An output of a fixed-latency unit appeared at another cycle than ``unit.latency`` after
+    its input, or did not appear."""
 
 
 def run_fixed_latency(unit, inputs, *, bubbles=0.0, seed=0):
@@ -92,7 +95,7 @@ def run_fixed_latency(unit, inputs, *, bubbles=0.0, seed=0):
     return outputs
 
 
-class StreamProtocolError(AssertionError):
+class StreamProtocolError(SimulationMismatch):
     """An output stream broke the rules of ``amaranth.lib.stream``: ``valid`` fell or the
     payload changed before the transfer."""
 

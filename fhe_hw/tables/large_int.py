@@ -12,6 +12,7 @@ from ..largeint import LargeIntegerMultiplier
 from ..largeint.cosim import cosim_large_int_mul
 from ..largeint.estimate import SRAM_SOURCE, SRAM_UM2_PER_BIT, blocks, sky130_estimate
 from ..markdown import table as markdown_table
+from ..sim import SimulationMismatch
 from ..sim.cosim import require_verilator
 from .pages import TableFailure, TableSpec
 
@@ -52,7 +53,7 @@ def _generate(args, progress):
         progress(f"{label}: building and running (Verilator {OPT})")
         try:
             r = cosim_large_int_mul(bits, lanes=lanes, engines=engines, opt=OPT, log=progress)
-        except AssertionError as e:
+        except SimulationMismatch as e:
             raise TableFailure(f"{label}: {e}") from None
         results.append(r)
     facts = {"tools": f"{tool_version(require_verilator(), '--version')}, C++ {OPT}",

@@ -11,6 +11,7 @@ command names it and exits with status 1. The rows are :data:`COSIM_RUNS` and
 from ..flow.synth import tool_version
 from ..markdown import table as markdown_table
 from ..ntt.cosim import WANG_HUANG_CYCLES, Engines, cosim_ntt, cosim_polymul
+from ..sim import SimulationMismatch
 from ..sim.cosim import require_verilator
 from ..units import get_unit
 from .pages import TableFailure, TableSpec
@@ -43,7 +44,7 @@ def _checked(result, label):
 def _run(label, progress, fn, *args, **kw):
     try:
         result = fn(*args, **kw)
-    except AssertionError as e:
+    except SimulationMismatch as e:
         raise TableFailure(f"{label}: {e}") from None
     progress(f"{label}: equals the model")
     return result

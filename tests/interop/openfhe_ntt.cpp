@@ -30,45 +30,14 @@
 
 #include "lattice/lat-hal.h"
 #include "math/nbtheory.h"
+#include "openfhe_common.h"
 
 using namespace lbcrypto;
+using namespace fhe_hw;
 
 namespace {
 
 std::mt19937_64 rng;
-
-std::vector<uint64_t> uniform(size_t n, uint64_t q) {
-    std::vector<uint64_t> out(n);
-    for (auto& v : out)
-        v = rng() % q;
-    return out;
-}
-
-std::string list(const std::vector<uint64_t>& v) {
-    std::ostringstream out;
-    out << '[';
-    for (size_t i = 0; i < v.size(); ++i)
-        out << (i ? "," : "") << v[i];
-    out << ']';
-    return out.str();
-}
-
-NativePoly poly(const std::shared_ptr<ILNativeParams>& params, const std::vector<uint64_t>& values,
-                Format format) {
-    NativeVector vec(values.size(), params->GetModulus());
-    for (size_t i = 0; i < values.size(); ++i)
-        vec[i] = NativeInteger(values[i]);
-    NativePoly p(params, format);
-    p.SetValues(std::move(vec), format);
-    return p;
-}
-
-std::vector<uint64_t> values(const NativePoly& p) {
-    std::vector<uint64_t> out;
-    for (size_t i = 0; i < p.GetLength(); ++i)
-        out.push_back(p[i].ConvertToInt<uint64_t>());
-    return out;
-}
 
 std::string head(const std::shared_ptr<ILNativeParams>& params) {
     std::ostringstream out;
@@ -80,8 +49,8 @@ std::string head(const std::shared_ptr<ILNativeParams>& params) {
 std::string native(size_t n, uint32_t bits) {
     auto q      = LastPrime<NativeInteger>(bits, 2 * n);
     auto params = std::make_shared<ILNativeParams>(2 * n, q);
-    auto a      = uniform(n, q.ConvertToInt<uint64_t>());
-    auto e      = uniform(n, q.ConvertToInt<uint64_t>());
+    auto a      = uniform(rng, n, q.ConvertToInt<uint64_t>());
+    auto e      = uniform(rng, n, q.ConvertToInt<uint64_t>());
     auto x      = poly(params, a, Format::COEFFICIENT);
     auto y      = poly(params, e, Format::EVALUATION);
     x.SwitchFormat();
@@ -101,8 +70,8 @@ std::string dcrt(size_t n, uint32_t bits, size_t limbs) {
     std::vector<std::vector<uint64_t>> ca, cb;
     for (size_t i = 0; i < limbs; ++i) {
         auto limb = params->GetParams()[i];
-        ca.push_back(uniform(n, moduli[i].ConvertToInt<uint64_t>()));
-        cb.push_back(uniform(n, moduli[i].ConvertToInt<uint64_t>()));
+        ca.push_back(uniform(rng, n, moduli[i].ConvertToInt<uint64_t>()));
+        cb.push_back(uniform(rng, n, moduli[i].ConvertToInt<uint64_t>()));
         a.SetElementAtIndex(i, poly(limb, ca.back(), Format::COEFFICIENT));
         b.SetElementAtIndex(i, poly(limb, cb.back(), Format::COEFFICIENT));
     }
