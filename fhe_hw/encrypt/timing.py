@@ -92,7 +92,9 @@ def _sum_cycles(program, t, index, spacing, a, trace):
     else:
         jobs, passes = len(s.jobs), s.passes_per_job
         step = max(B + 1, spacing - 1) + 1
-        assert passes * B <= step, "the MAC would fall behind the transforms: raise the spacing"
+        if passes * B > step:
+            raise RuntimeError(f"{passes} passes of {B} beats per job would make the MAC fall "
+                               f"behind transforms {step} cycles apart: raise the spacing")
         if trace is not None:
             trace.extend(a + 4 + j * step for j in range(jobs))
         # the last job's spectrum is ready at r + 1 + Lo + B; its passes follow back to back
