@@ -38,8 +38,9 @@ from ..arith.modadd import add_parallel
 from ..bigint.ram import read_port_signature, write_port_signature
 from ..component import Component
 from ..largeint.carry import CarryResolver
+from ..lib.delay import register_delay
+from ..lib.rom import rom_ports
 from ..ntt import StreamingFourStepNTT
-from ..ntt.streaming import register_delay
 from ..params import SOLINAS64
 from ..sim.pysim import pack
 from .sstage import SStageUnit
@@ -127,12 +128,11 @@ class SumEngine(Component):
             j, q, v = j + len(s.jobs), q + len(s.passes), v + len(s.inverses)
         return out
 
-    def _rom(self, m, name, layout, entries):
+    def _rom(self, m, name, layout, entries, read_ports=1):
+        """The read ports of a ROM of ``entries`` packed as ``layout`` (None: a 0 word)."""
         words = [pack(layout, {k: int(getattr(e, k)) for k in layout.members})
                  if e is not None else 0 for e in entries]
-        mem = Memory(shape=unsigned(layout.size), depth=len(words), init=words)
-        m.submodules[name] = mem
-        return mem
+        return rom_ports(m, name, layout.size, words, read_ports=read_ports)
 
     def elaborate(self, platform):
         m = Module()
@@ -205,8 +205,7 @@ class SumEngine(Component):
         a time."""
         L, d = self._L, self._d
         fwd = self._fwd
-        rom = self._rom(m, "jobs", self._job_layout, self._jobs)
-        rp = rom.read_port()
+        rp, = self._rom(m, "jobs", self._job_layout, self._jobs)
         entry = data.View(self._job_layout, rp.data)
         spacing = Signal.like(cmd.spacing)
         s_on = Signal()
@@ -267,8 +266,7 @@ class SumEngine(Component):
         of the command."""
         L, B = self._L, self._B
         lay = self._pass_layout
-        rom = self._rom(m, "passes", lay, self._passes)
-        rp = rom.read_port()
+        rp, = self._rom(m, "passes", lay, self._passes)
         mp = Signal.like(cmd.pass_base)
         left = Signal.like(cmd.passes)
         run = Signal()
@@ -371,8 +369,7 @@ class SumEngine(Component):
         B = self._B
         inv, carry = self._inv, self._carry
         lay = self._inv_layout
-        rom = self._rom(m, "inverses", lay, self._inverses)
-        rp, orp = rom.read_port(), rom.read_port()
+        rp, orp = self._rom(m, "inverses", lay, self._inverses, read_ports=2)
         entry = data.View(lay, rp.data)
         arp = self._acc.read_port()
 

@@ -20,10 +20,11 @@ splits the work:
    carry out of the beat is G_lanes | P_lanes·c: the only path that closes on itself is that
    one AND-OR.
 
-Each step is a register stage under one clock enable (:func:`~fhe_hw.stream.stall_on_backpressure`,
-whose skid buffer is a fifth register). The digits are those of Σ s_i·2^(d·i) mod 2^(d·n) for
-the n samples of a product: what the model gives when the carry out of the last digit is 0, as
-it is for every product whose convolution meets :func:`fhe_hw.model.large_int.plan`'s bound.
+Each step is a register stage under one clock enable
+(:func:`~fhe_hw.lib.stream.stall_on_backpressure`, whose skid buffer is a fifth register). The
+digits are those of Σ s_i·2^(d·i) mod 2^(d·n) for the n samples of a product: what the model
+gives when the carry out of the last digit is 0, as it is for every product whose convolution
+meets :func:`fhe_hw.model.large_int.plan`'s bound.
 """
 
 from amaranth import Cat, Const, Module, Mux, Signal, unsigned
@@ -32,8 +33,8 @@ from amaranth.lib.wiring import In, Out
 
 from ..arith.pipeline import wrap_inc
 from ..component import Component
+from ..lib.stream import stall_on_backpressure
 from ..params import require_int
-from ..stream import stall_on_backpressure
 
 __all__ = ["CarryResolver"]
 
@@ -137,7 +138,7 @@ class CarryResolver(Component):
 
     Timing: :attr:`LATENCY` = 5 cycles from an input transfer to the output transfer of the
     same beat while ``o`` is ready (four stages and the skid buffer of
-    :func:`~fhe_hw.stream.stall_on_backpressure`); one beat per cycle; :meth:`cycles` =
+    :func:`~fhe_hw.lib.stream.stall_on_backpressure`); one beat per cycle; :meth:`cycles` =
     ``beats·products + 5`` from the first input to the last output.
     """
 

@@ -41,10 +41,12 @@ from ..arith import ModMul
 from ..arith.modadd import check_bool
 from ..arith.pipeline import wrap_inc
 from ..component import Component
+from ..lib.delay import register_delay
+from ..lib.rom import rom_ports
 from ..params import SOLINAS64, require_int, require_power_of_two
 from .four_step_plan import FourStepPlan, control_cycles, pass_latencies
 from .shift import ShiftNTT
-from .streaming import output_fifo, register_delay
+from .streaming import output_fifo
 
 __all__ = ["StreamingFourStepNTT", "four_step_stream_plan", "four_step_stream_cycles"]
 
@@ -233,10 +235,8 @@ class StreamingFourStepNTT(Component):
 
     def _twiddle_rom(self, m, name, words, mul):
         """A ROM of premultiplied twiddles; its read port (address now, data next cycle)."""
-        rom = Memory(shape=unsigned(_WORD), depth=len(words),
-                     init=[mul.premultiply(w) for w in words])
-        m.submodules[name] = rom
-        return rom.read_port()
+        port, = rom_ports(m, name, _WORD, [mul.premultiply(w) for w in words])
+        return port
 
     def _shift_stage(self, m, muls, units, valid, words, twiddles, unit_lanes):
         """``words`` and ``twiddles`` (lists over the lanes, registered here) into the

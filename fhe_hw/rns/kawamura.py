@@ -32,10 +32,11 @@ from ..arith import ModAdd
 from ..arith.montgomery_dyn import DynamicModMul
 from ..arith.pipeline import check_stages
 from ..component import Component
+from ..lib.delay import delay
+from ..lib.stream import stall_on_backpressure
 from ..model import rns as model
 from ..params import KawamuraConstants
-from ..stream import stall_on_backpressure
-from .common import check_moduli, check_ring, delay, lanes, wrap_inc
+from .common import check_moduli, check_ring, lanes, wrap_inc
 
 __all__ = ["Kawamura"]
 

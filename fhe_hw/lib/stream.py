@@ -8,9 +8,9 @@ from amaranth.lib import stream
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from .arith.pipeline import wrap_inc
-from .component import Component
-from .params import require_int
+from ..arith.pipeline import wrap_inc
+from ..component import Component
+from ..params import require_int
 
 __all__ = ["SkidBuffer", "CreditQueue", "stall_on_backpressure"]
 
