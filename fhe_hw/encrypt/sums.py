@@ -113,10 +113,21 @@ class SumEngine(Component):
             "key_wr": Out(write_port_signature(key_aw, _WORD * p.lanes)),
         })
 
-    command_layout = property(lambda self: self._cmd)
-    forward = property(lambda self: self._fwd)
-    inverse = property(lambda self: self._inv)
-    mul_latency = property(lambda self: self._mul_latency)
+    @property
+    def command_layout(self):
+        return self._cmd
+
+    @property
+    def forward(self):
+        return self._fwd
+
+    @property
+    def inverse(self):
+        return self._inv
+
+    @property
+    def mul_latency(self):
+        return self._mul_latency
 
     def commands(self):
         """The command of each sum."""

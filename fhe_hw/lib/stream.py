@@ -66,7 +66,9 @@ class CreditQueue(Component):
         super().__init__({"i": In(stream.Signature(shape, always_ready=True)),
                           "o": Out(stream.Signature(shape))})
 
-    depth = property(lambda self: self._depth)
+    @property
+    def depth(self):
+        return self._depth
 
     def elaborate(self, platform):
         m = Module()

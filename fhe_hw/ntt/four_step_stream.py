@@ -159,12 +159,29 @@ class StreamingFourStepNTT(Component):
         layout = data.ArrayLayout(unsigned(_WORD), lanes)
         super().__init__({"i": In(stream.Signature(layout)), "o": Out(stream.Signature(layout))})
 
-    n = property(lambda self: self._plan.n)
-    lanes = property(lambda self: self._plan.lanes)
-    inverse = property(lambda self: self._inverse)
-    negacyclic = property(lambda self: self._negacyclic)
-    plan = property(lambda self: self._plan)
-    modulus = property(lambda self: SOLINAS64)
+    @property
+    def n(self):
+        return self._plan.n
+
+    @property
+    def lanes(self):
+        return self._plan.lanes
+
+    @property
+    def inverse(self):
+        return self._inverse
+
+    @property
+    def negacyclic(self):
+        return self._negacyclic
+
+    @property
+    def plan(self):
+        return self._plan
+
+    @property
+    def modulus(self):
+        return SOLINAS64
 
     @property
     def input_beats(self):
