@@ -103,3 +103,11 @@ def test_rom_of_fields_reads_every_field_with_its_latency(output_reg):
     for k, (port, field) in enumerate([(0, "p"), (0, "c"), (1, "p"), (1, "c")]):
         table = [row[field] for row in rows]
         assert [g[k] for g in got] == _expected(table, addresses[port], latency)
+
+
+def test_rom_ports_take_the_names_given():
+    first, second = rom_ports(Module(), "rom", 8, [1, 2, 3], read_ports=2,
+                              port_names=["fetch", "peek"])
+    assert (first.addr.name, second.data.name) == ("fetch__addr", "peek__data")
+    with pytest.raises(ValueError, match="port_names"):
+        rom_ports(Module(), "rom", 8, [1], read_ports=2, port_names=["one"])

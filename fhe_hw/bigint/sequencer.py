@@ -196,7 +196,7 @@ class ProgramROM:
     address ``pc`` and the word read, ``entry`` (a view of ``layout``)."""
 
     def __init__(self, m, layout, words):
-        self.port, = rom_ports(m, "rom", layout.size, words)
+        self.port, = rom_ports(m, "rom", layout.size, words, port_names=["port"])
         self.entry = data.View(layout, self.port.data)
         self.pc = Signal(range(len(words)))
         m.d.comb += self.port.addr.eq(self.pc)

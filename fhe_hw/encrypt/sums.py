@@ -139,11 +139,13 @@ class SumEngine(Component):
             j, q, v = j + len(s.jobs), q + len(s.passes), v + len(s.inverses)
         return out
 
-    def _rom(self, m, name, layout, entries, read_ports=1):
-        """The read ports of a ROM of ``entries`` packed as ``layout`` (None: a 0 word)."""
+    def _rom(self, m, name, layout, entries, port_names=("rp",)):
+        """The read ports ``port_names`` of a ROM of ``entries`` packed as ``layout`` (None:
+        a 0 word)."""
         words = [pack(layout, {k: int(getattr(e, k)) for k in layout.members})
                  if e is not None else 0 for e in entries]
-        return rom_ports(m, name, layout.size, words, read_ports=read_ports)
+        return rom_ports(m, name, layout.size, words, read_ports=len(port_names),
+                         port_names=port_names)
 
     def elaborate(self, platform):
         m = Module()
@@ -380,7 +382,7 @@ class SumEngine(Component):
         B = self._B
         inv, carry = self._inv, self._carry
         lay = self._inv_layout
-        rp, orp = self._rom(m, "inverses", lay, self._inverses, read_ports=2)
+        rp, orp = self._rom(m, "inverses", lay, self._inverses, ("rp", "orp"))
         entry = data.View(lay, rp.data)
         arp = self._acc.read_port()
 

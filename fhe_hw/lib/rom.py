@@ -9,7 +9,8 @@
 """
 
 from amaranth import unsigned
-from amaranth.lib.memory import Memory
+from amaranth.lib.memory import Memory, ReadPort
+from amaranth.utils import ceil_log2
 
 from ..params import require_int
 from .bram import RegisteredROM
@@ -17,21 +18,28 @@ from .bram import RegisteredROM
 __all__ = ["rom_ports", "Rom"]
 
 
-def rom_ports(m, name, width, words, *, read_ports=1):
+def rom_ports(m, name, width, words, *, read_ports=1, port_names=None):
     """A ROM of ``words`` added to ``m`` as submodule ``name``; returns its ``read_ports``
     read ports (a list).
 
     Parameters: ``width`` (bits of a word), ``words`` (the contents, address 0 first; at least
-    one), ``read_ports`` (at least 1). Each port is an ``amaranth.lib.memory`` read port:
-    ``addr`` (in), ``en`` (in, default 1), ``data`` (out) the word at the address given one
-    enabled cycle earlier (latency 1; ``data`` is 0 after reset until the first read).
+    one), ``read_ports`` (at least 1), ``port_names`` (one name per port, whose signals are
+    ``<port name>__addr``, ... in the Verilog; default Amaranth's). Each port is an
+    ``amaranth.lib.memory`` read port: ``addr`` (in), ``en`` (in, default 1), ``data`` (out)
+    the word at the address given one enabled cycle earlier (latency 1; ``data`` is 0 after
+    reset until the first read).
     """
     require_int("read_ports", read_ports, minimum=1)
     words = list(words)
     if not words:
         raise ValueError(f"words of ROM {name!r} must hold at least one word, not {words!r}")
+    if port_names is not None and len(port_names) != read_ports:
+        raise ValueError(f"port_names must name {read_ports} port(s), not {port_names!r}")
     m.submodules[name] = mem = Memory(shape=unsigned(width), depth=len(words), init=words)
-    return [mem.read_port() for _ in range(read_ports)]
+    if port_names is None:
+        return [mem.read_port() for _ in range(read_ports)]
+    signature = ReadPort.Signature(shape=mem.shape, addr_width=ceil_log2(mem.depth))
+    return [ReadPort(signature, memory=mem, domain="sync", path=(port,)) for port in port_names]
 
 
 class Rom:

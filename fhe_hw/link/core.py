@@ -256,7 +256,7 @@ class LinkCore(Component):
         remaining = Signal(16)
         bidx = Signal(range(acc_bytes))
         acc = Signal(8 * acc_bytes)
-        rom_r, = rom_ports(m, "identify_rom", 8, self._descriptor)
+        rom_r, = rom_ports(m, "identify_rom", 8, self._descriptor, port_names=["rom_r"])
         rom_idx = Signal(range(len(self._descriptor)))
         m.d.comb += rom_r.addr.eq(rom_idx)
         status_bytes = sum(s for _, s in STATUS_FIELDS) + 2 * len(outs)
