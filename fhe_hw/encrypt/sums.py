@@ -139,12 +139,12 @@ class SumEngine(Component):
             j, q, v = j + len(s.jobs), q + len(s.passes), v + len(s.inverses)
         return out
 
-    def _rom(self, m, name, layout, entries, port_names=("rp",)):
-        """The read ports ``port_names`` of a ROM of ``entries`` packed as ``layout`` (None:
-        a 0 word)."""
+    def _rom(self, m, name, layout, entries, *, read_ports=1, port_names=None):
+        """The read ports of a ROM of ``entries`` packed as ``layout`` (None: a 0 word);
+        :func:`~fhe_hw.lib.rom.rom_ports`."""
         words = [pack(layout, {k: int(getattr(e, k)) for k in layout.members})
                  if e is not None else 0 for e in entries]
-        return rom_ports(m, name, layout.size, words, read_ports=len(port_names),
+        return rom_ports(m, name, layout.size, words, read_ports=read_ports,
                          port_names=port_names)
 
     def elaborate(self, platform):
@@ -218,7 +218,7 @@ class SumEngine(Component):
         a time."""
         L, d = self._L, self._d
         fwd = self._fwd
-        rp, = self._rom(m, "jobs", self._job_layout, self._jobs)
+        rp, = self._rom(m, "jobs", self._job_layout, self._jobs, port_names=["rp"])
         entry = data.View(self._job_layout, rp.data)
         spacing = Signal.like(cmd.spacing)
         s_on = Signal()
@@ -279,7 +279,7 @@ class SumEngine(Component):
         of the command."""
         L, B = self._L, self._B
         lay = self._pass_layout
-        rp, = self._rom(m, "passes", lay, self._passes)
+        rp, = self._rom(m, "passes", lay, self._passes, port_names=["rp"])
         mp = Signal.like(cmd.pass_base)
         left = Signal.like(cmd.passes)
         run = Signal()
@@ -382,7 +382,7 @@ class SumEngine(Component):
         B = self._B
         inv, carry = self._inv, self._carry
         lay = self._inv_layout
-        rp, orp = self._rom(m, "inverses", lay, self._inverses, ("rp", "orp"))
+        rp, orp = self._rom(m, "inverses", lay, self._inverses, read_ports=2)
         entry = data.View(lay, rp.data)
         arp = self._acc.read_port()
 
