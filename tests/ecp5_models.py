@@ -46,7 +46,7 @@ endmodule
 
 
 def dp16kd_model():
-    """The DP16KD as :mod:`fhe_hw.arith.bram` uses it (Lattice TN1264, ECP5 sysMEM; address
+    """The DP16KD as :mod:`fhe_hw.lib.bram` uses it (Lattice TN1264, ECP5 sysMEM; address
     bits as Yosys's ``brams_map_16kd.v`` drives them): both ports of ``DATA_WIDTH`` w in 1, 2,
     4, 9, 18 bits, port A reading or writing, port B reading. The array is 2048 9-bit bytes,
     initialised from ``INITVAL_00`` ... ``INITVAL_3F`` as the device is at configuration: row

@@ -6,10 +6,10 @@ from amaranth import unsigned
 from helpers import rng_for
 
 from fhe_hw.arith import ModMul
+from fhe_hw.lib.stream import SkidBuffer
 from fhe_hw.ntt.cosim import cosim_parallel_ntt, cosim_shift_ntt
 from fhe_hw.sim import cosim
 from fhe_hw.sim.pysim import run_stream
-from fhe_hw.stream import SkidBuffer
 
 
 def test_fixed_latency_unit_matches_python_in_verilator(tmp_path):

@@ -10,8 +10,8 @@ from helpers import rng_for
 from ntt_helpers import assert_equal, random_poly, transform, transforms_back_to_back
 
 from fhe_hw.arith import ModMul
-from fhe_hw.arith.bram import dp16kd_shape
 from fhe_hw.flow.synth import OutOfContextPlatform
+from fhe_hw.lib.bram import dp16kd_shape
 from fhe_hw.model.ntt import ntt_radix2
 from fhe_hw.ntt import Butterfly, StreamingNTT
 from fhe_hw.ntt.schedule import MAX_N, MIN_N

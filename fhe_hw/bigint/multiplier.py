@@ -71,6 +71,18 @@ def _pointwise_reducer(modulus):
     return "barrett" if modulus.kind == "general" else "auto"
 
 
+def _countdown(m, left, last, pen, step, reload, reload_last, reload_pen):
+    """``left`` blocks after the current one, ``last`` = (left == 0) and ``pen`` = (left == 1)
+    kept as registers: on ``step`` the next values come from registers only (``pen`` becomes
+    ``last``; the new ``pen`` compares ``left``, not its decrement), or from the reload values
+    when ``last``."""
+    with m.If(step):
+        with m.If(last):
+            m.d.sync += [left.eq(reload), last.eq(reload_last), pen.eq(reload_pen)]
+        with m.Else():
+            m.d.sync += [left.eq(left - 1), last.eq(pen), pen.eq(left == 2)]
+
+
 class IntegerFFTMultiplier(Component):
     """Super-size multiplier z = x·y with the Integer-FFT block core ([Cao13] §3, Fig. 1(ii)).
 
@@ -264,10 +276,22 @@ class IntegerFFTMultiplier(Component):
     # --- hardware --------------------------------------------------------------------------
     def elaborate(self, platform):
         m = Module()
-        cfg = self._cfg
-        W, d, b, k = cfg.words, cfg.d, cfg.b, cfg.k
-        mbits = cfg.ntt.modulus.bits
-        cnt_w = (self._max_words + W).bit_length() + 1
+        command = self._command(m)
+        xblk, yblk, fire = self._front_end(m, command)
+        level, valid, sw = self._transform(m, xblk, yblk, fire)
+        self._back_end(m, command, level, valid, sw)
+        return m
+
+    @property
+    def _count_width(self):
+        """Bits of the block count-downs."""
+        return (self._max_words + self._cfg.words).bit_length() + 1
+
+    def _command(self, m):
+        """Controller: the command register, ``i``/``o`` handshakes (busy, done, error) and the
+        block counts every stage reloads; returns them as a namespace."""
+        W = self._cfg.words
+        cnt_w = self._count_width
 
         cmd = Signal(self._cmd_layout)
         busy = Signal()
@@ -293,17 +317,16 @@ class IntegerFFTMultiplier(Component):
                          n2_two.eq(last_blocks[1] == 1)]
             with m.If(bad):
                 m.d.sync += done.eq(1)
+        return SimpleNamespace(cmd=cmd, done=done, x=x, take=take, bad=bad,
+                               last_blocks=last_blocks, n2m=n2m, n2_one=n2_one, n2_two=n2_two)
 
-        def countdown(m, left, last, pen, step, reload, reload_last, reload_pen):
-            """``left`` blocks after the current one, ``last`` = (left == 0) and ``pen`` =
-            (left == 1) kept as registers: on ``step`` the next values come from registers
-            only (``pen`` becomes ``last``; the new ``pen`` compares ``left``, not its
-            decrement), or from the reload values when ``last``."""
-            with m.If(step):
-                with m.If(last):
-                    m.d.sync += [left.eq(reload), last.eq(reload_last), pen.eq(reload_pen)]
-                with m.Else():
-                    m.d.sync += [left.eq(left - 1), last.eq(pen), pen.eq(left == 2)]
+    def _front_end(self, m, c):
+        """Memory side of the operands: block reads (Step-1) into the block registers; returns
+        (x block, y block, the one-cycle ``fire`` when a pair is complete)."""
+        W, d = self._cfg.words, self._cfg.d
+        lg = W.bit_length() - 1
+        cnt_w = self._count_width
+        cmd, x, take, last_blocks = c.cmd, c.x, c.take, c.last_blocks
 
         # front end: block reads (Step-1), one slot of W cycles per pair, 2W at a row's end.
         # The control fans out across the die, so every predicate is a register whose next
@@ -330,7 +353,7 @@ class IntegerFFTMultiplier(Component):
                          x_base.eq(x.x_addr), y_base.eq(x.y_addr),
                          x_ptr.eq(x.x_addr), y_ptr.eq(x.y_addr),
                          x_tail.eq(x.x_words - 1), y_tail.eq(x.y_words - 1)]
-            with m.If(~bad):
+            with m.If(~c.bad):
                 m.d.sync += f_run.eq(1)
 
         reading = f_run & ~slot[lg]
@@ -350,8 +373,8 @@ class IntegerFFTMultiplier(Component):
                         m.d.sync += f_run.eq(0)
                 with m.Else():
                     m.d.sync += [y_base.eq(y_base + W), y_ptr.eq(y_base + W), x_ptr.eq(x_base)]
-        countdown(m, f_cols, row_end, col_pen, f_run & slot_last, n2m, n2_one, n2_two)
-        countdown(m, f_rows, last_row, row_pen, f_run & slot_last & row_end, 0, 0, 0)
+        _countdown(m, f_cols, row_end, col_pen, f_run & slot_last, c.n2m, c.n2_one, c.n2_two)
+        _countdown(m, f_rows, last_row, row_pen, f_run & slot_last & row_end, 0, 0, 0)
 
         # the returned words shift into the block registers (least significant word first)
         cap, x_ok, y_ok, last_word = Signal(), Signal(), Signal(), Signal()
@@ -363,6 +386,15 @@ class IntegerFFTMultiplier(Component):
                          yblk.eq(Cat(yblk[d:], Mux(y_ok, self.rd_y.data, 0)))]
         fire = Signal()
         m.d.sync += fire.eq(last_word)
+
+        return xblk, yblk, fire
+
+    def _transform(self, m, xblk, yblk, fire):
+        """Datapath: the Integer-FFT core and the addition recovery; returns (the 2W column
+        sums, their valid, their bits)."""
+        cfg = self._cfg
+        d, b, k = cfg.d, cfg.b, cfg.k
+        mbits = cfg.ntt.modulus.bits
 
         # Integer-FFT core ([Cao14] Algorithm 1): digits -> NTT, point-wise, inverse NTT
         for n, (blk, ntt) in enumerate(zip((xblk, yblk), self._fwd)):
@@ -392,6 +424,14 @@ class IntegerFFTMultiplier(Component):
             m.d.sync += v.eq(valid)
             level, valid, width = nxt, v, width * 2
         sw = mbits + d - b + 1          # every s_t < 2^sw; log2(d/b) levels leave kb/d = 2W
+        return level, valid, sw
+
+    def _back_end(self, m, c, level, valid, sw):
+        """Memory side of the product: accumulation and the registered carry chain into z
+        (Step-3), and ``done`` after the last word."""
+        W, d = self._cfg.words, self._cfg.d
+        cnt_w = self._count_width
+        x, take, last_blocks, done = c.x, c.take, c.last_blocks, c.done
 
         # product accumulation and registered carry chain, Fig. 4(ii) / Step-3; as in the front
         # end, the column and row predicates (j = 0, j = n2 - 1, i > 0, i = n1 - 1) are
@@ -452,6 +492,5 @@ class IntegerFFTMultiplier(Component):
                 m.d.sync += [b_later.eq(1), b_zrow.eq(b_zrow + W), b_zptr.eq(b_zrow + W)]
             with m.Else():
                 m.d.sync += b_zptr.eq(b_zptr + W)
-        countdown(m, b_cols, b_last, b_col_pen, valid, n2m, n2_one, n2_two)
-        countdown(m, b_rows, b_last_row, b_row_pen, valid & b_last, 0, 0, 0)
-        return m
+        _countdown(m, b_cols, b_last, b_col_pen, valid, c.n2m, c.n2_one, c.n2_two)
+        _countdown(m, b_rows, b_last_row, b_row_pen, valid & b_last, 0, 0, 0)

@@ -13,10 +13,11 @@ gives the memory image the host loads and the exact cycle count, so they cannot 
 from dataclasses import dataclass, field
 
 from amaranth import Module, Mux, Signal, unsigned
-from amaranth.lib import data, memory, stream
+from amaranth.lib import data, stream
 from amaranth.lib.wiring import In, Out
 
 from ..component import Component
+from ..lib.rom import rom_ports
 from ..sim.pysim import pack
 from .multiplier import IntegerFFTMultiplier
 from .ram import READ_PORTS, from_words, memory_members, to_words
@@ -195,9 +196,7 @@ class ProgramROM:
     address ``pc`` and the word read, ``entry`` (a view of ``layout``)."""
 
     def __init__(self, m, layout, words):
-        m.submodules.rom = rom = memory.Memory(shape=unsigned(layout.size), depth=len(words),
-                                               init=words)
-        self.port = rom.read_port()
+        self.port, = rom_ports(m, "rom", layout.size, words, port_names=["port"])
         self.entry = data.View(layout, self.port.data)
         self.pc = Signal(range(len(words)))
         m.d.comb += self.port.addr.eq(self.pc)

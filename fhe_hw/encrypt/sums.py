@@ -38,8 +38,9 @@ from ..arith.modadd import add_parallel
 from ..bigint.ram import read_port_signature, write_port_signature
 from ..component import Component
 from ..largeint.carry import CarryResolver
+from ..lib.delay import register_delay
+from ..lib.rom import rom_ports
 from ..ntt import StreamingFourStepNTT
-from ..ntt.streaming import register_delay
 from ..params import SOLINAS64
 from ..sim.pysim import pack
 from .sstage import SStageUnit
@@ -112,10 +113,21 @@ class SumEngine(Component):
             "key_wr": Out(write_port_signature(key_aw, _WORD * p.lanes)),
         })
 
-    command_layout = property(lambda self: self._cmd)
-    forward = property(lambda self: self._fwd)
-    inverse = property(lambda self: self._inv)
-    mul_latency = property(lambda self: self._mul_latency)
+    @property
+    def command_layout(self):
+        return self._cmd
+
+    @property
+    def forward(self):
+        return self._fwd
+
+    @property
+    def inverse(self):
+        return self._inv
+
+    @property
+    def mul_latency(self):
+        return self._mul_latency
 
     def commands(self):
         """The command of each sum."""
@@ -127,12 +139,13 @@ class SumEngine(Component):
             j, q, v = j + len(s.jobs), q + len(s.passes), v + len(s.inverses)
         return out
 
-    def _rom(self, m, name, layout, entries):
+    def _rom(self, m, name, layout, entries, *, read_ports=1, port_names=None):
+        """The read ports of a ROM of ``entries`` packed as ``layout`` (None: a 0 word);
+        :func:`~fhe_hw.lib.rom.rom_ports`."""
         words = [pack(layout, {k: int(getattr(e, k)) for k in layout.members})
                  if e is not None else 0 for e in entries]
-        mem = Memory(shape=unsigned(layout.size), depth=len(words), init=words)
-        m.submodules[name] = mem
-        return mem
+        return rom_ports(m, name, layout.size, words, read_ports=read_ports,
+                         port_names=port_names)
 
     def elaborate(self, platform):
         m = Module()
@@ -205,8 +218,7 @@ class SumEngine(Component):
         a time."""
         L, d = self._L, self._d
         fwd = self._fwd
-        rom = self._rom(m, "jobs", self._job_layout, self._jobs)
-        rp = rom.read_port()
+        rp, = self._rom(m, "jobs", self._job_layout, self._jobs, port_names=["rp"])
         entry = data.View(self._job_layout, rp.data)
         spacing = Signal.like(cmd.spacing)
         s_on = Signal()
@@ -267,8 +279,7 @@ class SumEngine(Component):
         of the command."""
         L, B = self._L, self._B
         lay = self._pass_layout
-        rom = self._rom(m, "passes", lay, self._passes)
-        rp = rom.read_port()
+        rp, = self._rom(m, "passes", lay, self._passes, port_names=["rp"])
         mp = Signal.like(cmd.pass_base)
         left = Signal.like(cmd.passes)
         run = Signal()
@@ -371,8 +382,7 @@ class SumEngine(Component):
         B = self._B
         inv, carry = self._inv, self._carry
         lay = self._inv_layout
-        rom = self._rom(m, "inverses", lay, self._inverses)
-        rp, orp = rom.read_port(), rom.read_port()
+        rp, orp = self._rom(m, "inverses", lay, self._inverses, read_ports=2)
         entry = data.View(lay, rp.data)
         arp = self._acc.read_port()
 

@@ -20,11 +20,12 @@ from amaranth.lib.wiring import In, Out
 
 from ..arith.pipeline import wrap_inc
 from ..component import Component
+from ..lib.delay import delay_line
 from ..params import require_int
 from .postcompute import PostComputeUnit
 from .precompute import PreComputeStage, PreCrossbar
 from .reduce import WideBarrettReducer
-from .serial import Timing, delay, serial_add
+from .serial import Timing, serial_add
 from .submultiplier import SerialPolyMultiplier
 
 __all__ = ["KaratsubaCore", "KaratsubaEngine"]
@@ -98,7 +99,7 @@ class KaratsubaCore(Elaboratable):
         # (pipelined: through a register, so that the input FIFO's read and the flow control's
         # take do not meet the first adders in one cycle)
         operands = [Mux(take, self.in_a, 0), Mux(take, self.in_b, 0)]
-        channels = {0: tuple(delay(m, operands, P.input_time, name="operands"))}
+        channels = {0: tuple(delay_line(m, operands, P.input_time, name="operands"))}
         for level in range(r):
             split = {}
             for x, (p, q) in channels.items():
@@ -133,8 +134,8 @@ class KaratsubaCore(Elaboratable):
         for u in P.post_units:
             unit = PostComputeUnit(u.m, D, k, T, u.time, pipelined=P.pipelined)
             m.submodules[f"post{u.level}_{u.x}"] = unit
-            x = delay(m, list(streams[u.x]), u.pass_delay, name=f"align{u.level}_{u.x}")
-            s = delay(m, list(streams[u.y]), u.sum_delay, name=f"align{u.level}_{u.y}")
+            x = delay_line(m, list(streams[u.x]), u.pass_delay, name=f"align{u.level}_{u.x}")
+            s = delay_line(m, list(streams[u.y]), u.sum_delay, name=f"align{u.level}_{u.y}")
             m.d.comb += [unit.x[i].eq(x[i]) for i in range(2)]
             m.d.comb += [unit.s[i].eq(s[i]) for i in range(2)]
             if u.time + unit.latency != u.out_time:
@@ -146,7 +147,7 @@ class KaratsubaCore(Elaboratable):
 
         # --- relinearization accumulator (chunk-serial, one period of storage) -------------
         tz = P.product_time
-        tag_z = delay(m, tag, tz, name="tag_delay")
+        tag_z = delay_line(m, tag, tz, name="tag_delay")
         z_phase = t.phase(tz)
         first_chunk = t.phase(tz, D) == 0
         emit = tag_z
@@ -156,7 +157,7 @@ class KaratsubaCore(Elaboratable):
                 m.d.sync += pos.eq(wrap_inc(pos, P.words - 1))
             emit = tag_z & (pos == P.words - 1)
             acc = [Signal(k, name=f"acc{i}") for i in range(2)]
-            old = delay(m, acc, T, name="accumulator")
+            old = delay_line(m, acc, T, name="accumulator")
             for i in range(2):
                 total = serial_add(m, Mux(pos == 0, 0, old[i]), z[i], first_chunk,
                                    name=f"acc_carry{i}")
@@ -179,7 +180,7 @@ class KaratsubaCore(Elaboratable):
         # out_valid and out_end are registers (label final_time), formed one label earlier, so
         # that the shell's flow control starts at flip-flops.
         early = self.final_time - 1
-        flags = delay(m, Cat(tag_z, emit), early - tz, name="flag_delay")
+        flags = delay_line(m, Cat(tag_z, emit), early - tz, name="flag_delay")
         f_phase = t.phase(early)
         in_window = (f_phase < P.data_cycles) & (t.phase(early, D) == 0)
         m.d.sync += [self.out_valid.eq(flags[1] & in_window),

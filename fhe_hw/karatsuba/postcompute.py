@@ -18,8 +18,9 @@ engine sizes the chunks so that every true value fits, so intermediate wrap-arou
 
 from amaranth import Elaboratable, Module, Mux, Signal
 
+from ..lib.delay import delay_line
 from ..params import check_bool
-from .serial import Timing, delay
+from .serial import Timing
 
 __all__ = ["PostComputeUnit"]
 
@@ -64,11 +65,11 @@ class PostComputeUnit(Elaboratable):
         # meet the registered difference, +1 more when pipelined) and Z_L while Z_H arrives.
         direct = half * D + 1 + extra
         if direct <= m * D:
-            x_direct = delay(mod, self.x, direct, name="z_direct")
-            x_low = delay(mod, x_direct, m * D - direct, name="z_low")
+            x_direct = delay_line(mod, self.x, direct, name="z_direct")
+            x_low = delay_line(mod, x_direct, m * D - direct, name="z_low")
         else:
-            x_low = delay(mod, self.x, m * D, name="z_low")
-            x_direct = delay(mod, x_low, direct - m * D, name="z_direct")
+            x_low = delay_line(mod, self.x, m * D, name="z_low")
+            x_direct = delay_line(mod, x_low, direct - m * D, name="z_direct")
 
         # D = Z_S - Z_L - Z_H, registered (after each subtraction when pipelined), zero outside
         # the second half of the node frame.
@@ -78,8 +79,8 @@ class PostComputeUnit(Elaboratable):
                               name=f"borrow_l{lane}")
             x_high = self.x[lane]
             if self.pipelined:
-                t1 = delay(mod, t1, 1, name=f"partial{lane}")
-                x_high = delay(mod, x_high, 1, name=f"z_high{lane}")
+                t1 = delay_line(mod, t1, 1, name=f"partial{lane}")
+                x_high = delay_line(mod, x_high, 1, name=f"z_high{lane}")
             t2 = t.serial_add(t1, x_high, self.time + extra, D, subtract=True,
                               name=f"borrow_h{lane}")
             reg = Signal(self.chunk_bits, name=f"diff{lane}")
@@ -89,7 +90,7 @@ class PostComputeUnit(Elaboratable):
                 for v in diff]
         if m % 2:
             # coefficient 2b - m is lane 1 of an earlier beat, 2b + 1 - m lane 0 of this one.
-            diff = [delay(mod, diff[1], D, name="lane_swap"), diff[0]]
+            diff = [delay_line(mod, diff[1], D, name="lane_swap"), diff[0]]
 
         for lane in range(2):
             total = t.serial_add(x_direct[lane], diff[lane], self.time + 1 + extra, D,

@@ -12,7 +12,8 @@ delays each channel and multiplexes the channels onto the sub-multipliers (see
 
 from amaranth import Elaboratable, Module, Mux, Signal
 
-from .serial import Timing, delay
+from ..lib.delay import delay_line
+from .serial import Timing
 
 __all__ = ["PreComputeStage", "PreCrossbar"]
 
@@ -40,7 +41,7 @@ class PreComputeStage(Elaboratable):
         m = Module()
         t = Timing(m, self.period)
         half = self.node // 2 * self.digits
-        low_p, low_q = delay(m, [self.p, self.q], half, name="fifo")
+        low_p, low_q = delay_line(m, [self.p, self.q], half, name="fifo")
         second = t.flag(self.time, self.node * self.digits, lambda phase: phase >= half)
         sum_p, sum_q = (t.serial_add(low, x, self.time, self.digits, name=name)
                         for low, x, name in ((low_p, self.p, "carry_p"),
@@ -71,7 +72,7 @@ class PreCrossbar(Elaboratable):
     def elaborate(self, platform):
         m = Module()
         t = Timing(m, self.period)
-        delayed = [delay(m, list(pq), self.schedule.delay[c] * self.slot, name=f"delay{c}")
+        delayed = [delay_line(m, list(pq), self.schedule.delay[c] * self.slot, name=f"delay{c}")
                    for c, pq in enumerate(self.channels)]
         slot = t.index(self.time, self.slot, self.schedule.period)
         for ln, row in enumerate(self.schedule.table()):

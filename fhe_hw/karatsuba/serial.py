@@ -10,24 +10,16 @@ block derives the phase it needs (digit index, frame half, slot index) from coun
 at reset with an initial value computed from τ, so no control signal travels with the data.
 
 * :class:`Timing` — those phase counters, cached per (τ, frame length).
-* :class:`DelayLine` — an exact delay of ``cycles`` cycles: a register chain when short, else a
-  circular buffer in an ``amaranth.lib.memory.Memory`` (the FIFOs and storage of [Mig16] Fig. 2,
-  block RAM on an FPGA).
 * :func:`serial_add` — a digit-serial adder/subtracter: one digit per cycle, least significant
   first, the carry kept in a flip-flop and re-initialised on the first digit.
 """
 
-from amaranth import Cat, Const, Elaboratable, Module, Mux, Signal, unsigned
-from amaranth.lib.memory import Memory
+from amaranth import Cat, Const, Mux, Signal
 
 from ..arith.pipeline import wrap_inc
 from ..params import require_int
 
-__all__ = ["Timing", "DelayLine", "serial_add", "delay"]
-
-# Delays up to this many cycles use registers; longer ones a memory (one write and one read
-# port, i.e. a simple dual-port block RAM).
-REGISTER_DELAY_LIMIT = 4
+__all__ = ["Timing", "serial_add"]
 
 
 class Timing:
@@ -100,72 +92,6 @@ class Timing:
                 self._m.d.sync += sig.eq(wrap_inc(sig, count - 1))
             self._cache[key] = sig
         return self._cache[key]
-
-
-class DelayLine(Elaboratable):
-    """``o`` is ``i`` delayed by exactly ``cycles`` clock cycles (0: a wire).
-
-    Up to :data:`REGISTER_DELAY_LIMIT` cycles it is a register chain; beyond, a circular buffer
-    of ``cycles - 1`` words in a memory whose non-transparent synchronous read port adds the last
-    cycle; its output is 0 until every word has been written since reset, so the line behaves
-    the same from reset whatever the memory held at power-up. Under an ``EnableInserter`` the
-    whole line (memory ports included) stops with the enable, so the delay counts enabled
-    cycles.
-    """
-
-    def __init__(self, width, cycles):
-        self.width = require_int("width", width, minimum=1)
-        self.cycles = require_int("cycles", cycles, minimum=0)
-        self.i = Signal(width)
-        self.o = Signal(width)
-
-    def elaborate(self, platform):
-        m = Module()
-        if self.cycles == 0:
-            m.d.comb += self.o.eq(self.i)
-        elif self.cycles <= REGISTER_DELAY_LIMIT:
-            prev = self.i
-            for n in range(self.cycles):
-                reg = Signal(self.width, name=f"d{n}")
-                m.d.sync += reg.eq(prev)
-                prev = reg
-            m.d.comb += self.o.eq(prev)
-        else:
-            depth = self.cycles - 1
-            m.submodules.mem = mem = Memory(shape=unsigned(self.width), depth=depth, init=[])
-            wr = mem.write_port()
-            rd = mem.read_port(transparent_for=())
-            ptr = Signal(range(depth))
-            # Memory words and the read register have no reset: until every word has been
-            # written since reset (``wrapped``) and read once more (``primed``), o is 0, as
-            # it would be from a zero-initialised memory, whatever the power-up contents.
-            wrapped, primed = Signal(), Signal()
-            m.d.sync += [ptr.eq(wrap_inc(ptr, depth - 1)), primed.eq(wrapped)]
-            with m.If(ptr == depth - 1):
-                m.d.sync += wrapped.eq(1)
-            m.d.comb += [wr.addr.eq(ptr), wr.data.eq(self.i), wr.en.eq(1),
-                         rd.addr.eq(ptr), self.o.eq(Mux(primed, rd.data, 0))]
-        return m
-
-
-def delay(m, value, cycles, name=None):
-    """Instantiate a :class:`DelayLine` in ``m`` for ``value`` (any Value or list of Values,
-    concatenated) and return the delayed copy (a list of the same widths for a list)."""
-    parts = value if isinstance(value, (list, tuple)) else [value]
-    if cycles == 0:
-        return list(parts) if isinstance(value, (list, tuple)) else value
-    flat = Cat(*parts)
-    line = DelayLine(len(flat), cycles)
-    if name is None:
-        m.submodules += line
-    else:
-        m.submodules[name] = line
-    m.d.comb += line.i.eq(flat)
-    out, lo = [], 0
-    for p in parts:
-        out.append(line.o[lo:lo + len(p)])
-        lo += len(p)
-    return out if isinstance(value, (list, tuple)) else out[0]
 
 
 def _operand(b, width, subtract):

@@ -33,8 +33,9 @@ from amaranth import Cat, Const, Elaboratable, Module, Mux, Signal
 
 from ..arith.dsp import DSP_WIDTH
 from ..arith.pipeline import Multiplier, Stages
+from ..lib.delay import delay_line
 from ..params import check_bool, require_int
-from .serial import Timing, delay
+from .serial import Timing
 
 __all__ = ["SerialPolyMultiplier", "beat_delay"]
 
@@ -119,7 +120,7 @@ class SerialPolyMultiplier(Elaboratable):
         P = self.pipelined
         shift = Signal(S * db)
         m.d.sync += shift.eq(Cat(shift[db:], self.b))
-        a = delay(m, self.a, S, name="a_fifo")
+        a = delay_line(m, self.a, S, name="a_fifo")
 
         # 2. serial integer multipliers: rows on `digits` DSPs, LSD-first accumulation. Each
         # digit multiplier gets a copy of the a digit (one shared fan-out register, or its own
@@ -145,10 +146,10 @@ class SerialPolyMultiplier(Elaboratable):
                 st = Stages(m, Const(1), clock_enable=self.enable)
                 p = Multiplier(db, db, MULTIPLIER_STAGES[P], chunk=DSP_WIDTH,
                                tiled=True).build(st, a_copy, b_digit)
-                digit_products.append(delay(m, p, P * (D - 1 - e), name=f"skew{j}_{e}"))
+                digit_products.append(delay_line(m, p, P * (D - 1 - e), name=f"skew{j}_{e}"))
             row_end = row_time + P * (j * D + D - 1)
             product = self._accumulate(m, t, j, digit_products, row_end)
-            products.append(delay(m, product, P * (leaf - 1 - j) * D, name=f"align{j}"))
+            products.append(delay_line(m, product, P * (leaf - 1 - j) * D, name=f"align{j}"))
 
         # 3. the accumulation window: c_{i+j} += a_i·b_j, chunk-serially.
         last_step = t.phase(acc_time, S) >= (leaf - 1) * D
@@ -166,7 +167,7 @@ class SerialPolyMultiplier(Elaboratable):
         # 4. re-order the coefficients into beats (c_2b, c_2b+1) through delay taps, when
         # pipelined from a register of the window's sums (its carry chains end there).
         if self.pipelined:
-            outs = delay(m, outs, 1, name="window_out")
+            outs = delay_line(m, outs, 1, name="window_out")
         E = beat_delay(leaf)
         sources = {}
         for c in range(2 * leaf - 1):
@@ -177,7 +178,7 @@ class SerialPolyMultiplier(Elaboratable):
             delays = sorted({dl for s, dl in sources.values() if s == src})
             prev, prev_delay = outs[src], 0
             for dl in delays:
-                prev = delay(m, prev, (dl - prev_delay) * D, name=f"tap{src}_{dl}")
+                prev = delay_line(m, prev, (dl - prev_delay) * D, name=f"tap{src}_{dl}")
                 prev_delay = dl
                 taps[src, dl] = prev
         beat = t.index(acc_time + E * D + int(self.pipelined), D, leaf)

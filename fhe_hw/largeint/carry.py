@@ -20,10 +20,11 @@ splits the work:
    carry out of the beat is G_lanes | P_lanes·c: the only path that closes on itself is that
    one AND-OR.
 
-Each step is a register stage under one clock enable (:func:`~fhe_hw.stream.stall_on_backpressure`,
-whose skid buffer is a fifth register). The digits are those of Σ s_i·2^(d·i) mod 2^(d·n) for
-the n samples of a product: what the model gives when the carry out of the last digit is 0, as
-it is for every product whose convolution meets :func:`fhe_hw.model.large_int.plan`'s bound.
+Each step is a register stage under one clock enable
+(:func:`~fhe_hw.lib.stream.stall_on_backpressure`, whose skid buffer is a fifth register). The
+digits are those of Σ s_i·2^(d·i) mod 2^(d·n) for the n samples of a product: what the model
+gives when the carry out of the last digit is 0, as it is for every product whose convolution
+meets :func:`fhe_hw.model.large_int.plan`'s bound.
 """
 
 from amaranth import Cat, Const, Module, Mux, Signal, unsigned
@@ -32,21 +33,25 @@ from amaranth.lib.wiring import In, Out
 
 from ..arith.pipeline import wrap_inc
 from ..component import Component
+from ..lib.stream import stall_on_backpressure
 from ..params import require_int
-from ..stream import stall_on_backpressure
 
 __all__ = ["CarryResolver"]
 
 
 class _Core(Component):
-    """The four register stages of :class:`CarryResolver` (driven under its clock enable)."""
+    """The four register stages of :class:`CarryResolver` (driven under its clock enable):
+    ``i`` (always-ready stream of ``lanes`` samples), ``o`` (always-ready stream of ``lanes``
+    digits, registered, four cycles later)."""
 
     def __init__(self, lanes, digit_bits, sample_bits, beats):
         self._lanes, self._d, self._w, self._beats = lanes, digit_bits, sample_bits, beats
         self._q = -(-sample_bits // digit_bits)
         super().__init__({
-            "valid": In(1), "samples": In(data.ArrayLayout(unsigned(sample_bits), lanes)),
-            "out_valid": Out(1), "digits": Out(data.ArrayLayout(unsigned(digit_bits), lanes)),
+            "i": In(stream.Signature(data.ArrayLayout(unsigned(sample_bits), lanes),
+                                     always_ready=True)),
+            "o": Out(stream.Signature(data.ArrayLayout(unsigned(digit_bits), lanes),
+                                      always_ready=True)),
         })
 
     def _chunk(self, sample, k):
@@ -58,7 +63,7 @@ class _Core(Component):
 
         # Framing: the first beat of each product of B beats starts with no history.
         beat = Signal(range(B))
-        with m.If(self.valid):
+        with m.If(self.i.valid):
             m.d.sync += beat.eq(wrap_inc(beat, B - 1))
 
         # Stage 1: the chunks of each digit lane, summed (history: the previous beat's last
@@ -66,11 +71,11 @@ class _Core(Component):
         history = [Signal(self._w, name=f"history{k}") for k in range(q - 1)]
         first = beat == 0
         # sample i of this beat at span[i + q - 1], the previous beat's before it
-        span = [*(Mux(first, 0, h) for h in history), *(self.samples[i] for i in range(L))]
+        span = [*(Mux(first, 0, h) for h in history), *(self.i.payload[i] for i in range(L))]
         t = [Signal(d + (q - 1).bit_length(), name=f"t{i}") for i in range(L)]
         v1, f1 = Signal(), Signal()
-        m.d.sync += [v1.eq(self.valid), f1.eq(self.valid & first)]
-        with m.If(self.valid):
+        m.d.sync += [v1.eq(self.i.valid), f1.eq(self.i.valid & first)]
+        with m.If(self.i.valid):
             m.d.sync += [t[i].eq(sum(self._chunk(span[i + q - 1 - k], k) for k in range(q)))
                          for i in range(L)]
             m.d.sync += [h.eq(span[L + k]) for k, h in enumerate(history)]
@@ -112,10 +117,10 @@ class _Core(Component):
         # Stage 4: the beat's carry in, the digits and the carry out to the next beat.
         beat_carry = Signal()
         c = Mux(f3, 0, beat_carry)
-        m.d.sync += self.out_valid.eq(v3)
+        m.d.sync += self.o.valid.eq(v3)
         with m.If(v3):
             m.d.sync += beat_carry.eq(carry_g[L] | (carry_p[L] & c))
-            m.d.sync += [self.digits[i].eq(u3[i] + (carry_g[i] | (carry_p[i] & c)))
+            m.d.sync += [self.o.payload[i].eq(u3[i] + (carry_g[i] | (carry_p[i] & c)))
                          for i in range(L)]
         return m
 
@@ -137,7 +142,7 @@ class CarryResolver(Component):
 
     Timing: :attr:`LATENCY` = 5 cycles from an input transfer to the output transfer of the
     same beat while ``o`` is ready (four stages and the skid buffer of
-    :func:`~fhe_hw.stream.stall_on_backpressure`); one beat per cycle; :meth:`cycles` =
+    :func:`~fhe_hw.lib.stream.stall_on_backpressure`); one beat per cycle; :meth:`cycles` =
     ``beats·products + 5`` from the first input to the last output.
     """
 
@@ -201,7 +206,7 @@ class CarryResolver(Component):
     def elaborate(self, platform):
         m = Module()
         core = _Core(self._lanes, self._d, self._w, self._beats)
-        advance = stall_on_backpressure(m, core, core.out_valid, core.digits, self.o)
-        m.d.comb += [self.i.ready.eq(advance), core.valid.eq(self.i.valid & advance),
-                     core.samples.eq(self.i.payload)]
+        advance = stall_on_backpressure(m, core, core.o.valid, core.o.payload, self.o)
+        m.d.comb += [self.i.ready.eq(advance), core.i.valid.eq(self.i.valid & advance),
+                     core.i.payload.eq(self.i.payload)]
         return m

@@ -22,6 +22,7 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out, connect, flipped
 
 from ..component import Component
+from ..lib.rom import rom_ports
 from ..params import require_int
 from ..units import get_unit, units
 from .protocol import (
@@ -255,9 +256,7 @@ class LinkCore(Component):
         remaining = Signal(16)
         bidx = Signal(range(acc_bytes))
         acc = Signal(8 * acc_bytes)
-        rom = Memory(shape=unsigned(8), depth=len(self._descriptor), init=self._descriptor)
-        m.submodules.identify_rom = rom
-        rom_r = rom.read_port(transparent_for=())
+        rom_r, = rom_ports(m, "identify_rom", 8, self._descriptor, port_names=["rom_r"])
         rom_idx = Signal(range(len(self._descriptor)))
         m.d.comb += rom_r.addr.eq(rom_idx)
         status_bytes = sum(s for _, s in STATUS_FIELDS) + 2 * len(outs)

@@ -37,6 +37,7 @@ from amaranth.lib.wiring import In, Out
 from ..arith import ModMul
 from ..arith.modadd import check_bool
 from ..component import Component
+from ..lib.rom import rom_ports
 from ..params import SOLINAS64, require_int, solinas_ntt_params
 from .schedule import (
     FOUR_STEP_LANES,
@@ -259,9 +260,7 @@ class FourStepNTT(Component):
         for ph, lanes in self.twiddle_roms().items():
             tw_ports[ph] = []
             for lane, init in enumerate(lanes):
-                rom = Memory(shape=unsigned(64), depth=len(init), init=init)
-                m.submodules[f"twiddle{ph}_{lane}"] = rom
-                tw_ports[ph].append(rom.read_port())
+                tw_ports[ph] += rom_ports(m, f"twiddle{ph}_{lane}", 64, init)
         return wports, rports, tw_ports
 
     def _issue(self, m, ph, t, c, tw_ports):

@@ -24,20 +24,13 @@ every bank once.
 from dataclasses import dataclass
 from functools import cached_property
 
-from ..params import SOLINAS64, require_int, wang_huang_root
+from ..params import SOLINAS64, require_int, require_power_of_two, wang_huang_root
 
 __all__ = ["FourStepPlan", "control_cycles", "control_trace", "spaced_trace", "pass_latencies"]
 
 
 def _log2(x):
     return x.bit_length() - 1
-
-
-def _power_of_two(name, value, low, high):
-    require_int(name, value, minimum=low, maximum=high)
-    if value & (value - 1):
-        raise ValueError(f"{name} must be a power of two from {low} to {high}, not {value!r}")
-    return value
 
 
 @dataclass(frozen=True)
@@ -57,9 +50,9 @@ class FourStepPlan:
     psi: int = None
 
     def __post_init__(self):
-        _power_of_two("m", self.m, 2, 64)
-        _power_of_two("n1", self.n1, 1, 64)
-        _power_of_two("lanes", self.lanes, 1, self.m)
+        require_power_of_two("m", self.m, minimum=2, maximum=64)
+        require_power_of_two("n1", self.n1, maximum=64)
+        require_power_of_two("lanes", self.lanes, maximum=self.m)
         require_int("m_units", self.m_units, minimum=1, maximum=2)
 
     # --- sizes ---------------------------------------------------------------------------------

@@ -41,10 +41,12 @@ from ..arith import ModMul
 from ..arith.modadd import check_bool
 from ..arith.pipeline import wrap_inc
 from ..component import Component
+from ..lib.delay import register_delay
+from ..lib.rom import rom_ports
 from ..params import SOLINAS64, require_int, require_power_of_two, solinas_ntt_params
 from .four_step_plan import FourStepPlan, control_cycles, pass_latencies
 from .shift import ShiftNTT
-from .streaming import output_fifo, register_delay
+from .streaming import output_fifo
 
 __all__ = ["StreamingFourStepNTT", "four_step_stream_plan", "four_step_stream_cycles"]
 
@@ -170,15 +172,39 @@ class StreamingFourStepNTT(Component):
         layout = data.ArrayLayout(unsigned(_WORD), lanes)
         super().__init__({"i": In(stream.Signature(layout)), "o": Out(stream.Signature(layout))})
 
-    n = property(lambda self: self._plan.n)
-    lanes = property(lambda self: self._plan.lanes)
-    inverse = property(lambda self: self._inverse)
-    negacyclic = property(lambda self: self._negacyclic)
-    plan = property(lambda self: self._plan)
-    modulus = property(lambda self: SOLINAS64)
-    omega = property(lambda self: self._plan.root, doc="ω_n, the transform's root.")
-    psi = property(lambda self: self._plan.twist_root if self._negacyclic else None,
-                   doc="ψ (negacyclic), the twist's primitive 2n-th root; else None.")
+    @property
+    def n(self):
+        return self._plan.n
+
+    @property
+    def lanes(self):
+        return self._plan.lanes
+
+    @property
+    def inverse(self):
+        return self._inverse
+
+    @property
+    def negacyclic(self):
+        return self._negacyclic
+
+    @property
+    def plan(self):
+        return self._plan
+
+    @property
+    def modulus(self):
+        return SOLINAS64
+
+    @property
+    def omega(self):
+        """ω_n, the transform's root."""
+        return self._plan.root
+
+    @property
+    def psi(self):
+        """ψ (negacyclic), the twist's primitive 2n-th root; else None."""
+        return self._plan.twist_root if self._negacyclic else None
 
     @property
     def input_beats(self):
@@ -249,10 +275,8 @@ class StreamingFourStepNTT(Component):
 
     def _twiddle_rom(self, m, name, words, mul):
         """A ROM of premultiplied twiddles; its read port (address now, data next cycle)."""
-        rom = Memory(shape=unsigned(_WORD), depth=len(words),
-                     init=[mul.premultiply(w) for w in words])
-        m.submodules[name] = rom
-        return rom.read_port()
+        port, = rom_ports(m, name, _WORD, [mul.premultiply(w) for w in words])
+        return port
 
     def _shift_stage(self, m, muls, units, valid, words, twiddles, unit_lanes):
         """``words`` and ``twiddles`` (lists over the lanes, registered here) into the

@@ -64,6 +64,7 @@ from ..arith import ModMul, SolinasReducer, SpecialReducer
 from ..arith.modadd import check_bool
 from ..arith.pipeline import KEEP, FixedLatencyUnit, Stages, check_mult_stages, wrap_inc
 from ..component import Component
+from ..lib.stream import stall_on_backpressure
 from ..params import (
     SOLINAS64,
     get_modulus,
@@ -72,7 +73,6 @@ from ..params import (
     shift_exponent,
     solinas_ntt_params,
 )
-from ..stream import stall_on_backpressure
 
 __all__ = ["shift_ring", "shift_exponents", "RingNormaliser", "ShiftMul", "ConstMul",
            "MULTIPLIERS", "ShiftNTT", "shift_ntt_cycles", "SHIFT_NTT_POINTS",

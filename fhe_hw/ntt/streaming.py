@@ -7,7 +7,7 @@ cycle count used here are the pure functions of :mod:`fhe_hw.ntt.schedule`.
 
 Architecture
 ------------
-The n coefficients live in B = 2P banks (:class:`~fhe_hw.arith.bram.RegisteredRAM`, one write
+The n coefficients live in B = 2P banks (:class:`~fhe_hw.lib.bram.RegisteredRAM`, one write
 and one read port each, depth n/B). A transform is three phases:
 
 1. *load*: n/lanes input beats, ``lanes`` coefficients each, are written in index order;
@@ -63,7 +63,7 @@ added:
    for a stage's first cycle), so that the address decoding and the wire to the address
    registers by the block RAMs are two paths, not one (at every R; no cycle is added);
 2. each bank's output (R >= 2): the bank's own output register
-   (:class:`~fhe_hw.arith.bram.RegisteredRAM`: on the ECP5 the DP16KD's, ``REGMODE_B =
+   (:class:`~fhe_hw.lib.bram.RegisteredRAM`: on the ECP5 the DP16KD's, ``REGMODE_B =
    "OUTREG"``, which Yosys 0.70's memory map never sets; the bank keeps read-old semantics
    with its write registered before the block RAM and a bypass after the output register).
    The banks read only for issued butterflies and unload beats (``r_en``: the DP16KD's
@@ -83,7 +83,7 @@ one cycle to every stage's drain. Loading enters after it and is not delayed.
 A read issued at cycle c reaches the banks at c + min(R, 1), leaves them one cycle later and
 is in the crossbar register (the butterflies' registered operands) at c + 2 + R. The twiddle
 ROM's address is delayed to match and its output registered (R >= 2: the ROM's own output
-register, :class:`~fhe_hw.arith.bram.RegisteredROM`, the DP16KD's on the ECP5); the
+register, :class:`~fhe_hw.lib.bram.RegisteredROM`, the DP16KD's on the ECP5); the
 negacyclic inverse's post-twiddle ROMs are read R cycles after issue, through their output
 register. Every added register is written before it is read: its contents reach an output or
 a bank only under a valid bit that starts at 0 on reset.
@@ -115,10 +115,11 @@ from amaranth.lib.fifo import SyncFIFO
 from amaranth.lib.wiring import In, Out
 
 from ..arith import ModMul
-from ..arith.bram import RegisteredRAM, RegisteredROM
 from ..arith.modadd import check_bool
 from ..arith.pipeline import KEEP, check_mult_stages
 from ..component import Component
+from ..lib.bram import RegisteredRAM, RegisteredROM
+from ..lib.delay import register_delay
 from ..model.ntt import negacyclic_post_twiddles, stage_pairs, stage_twiddles
 from ..params import NTTParams, get_modulus, ntt_params, require_int, require_power_of_two
 from .butterfly import Butterfly
@@ -138,7 +139,7 @@ from .schedule import (
 )
 
 __all__ = ["StreamingNTT", "StreamingConfig", "streaming_config", "streaming_ntt_cycles",
-           "output_fifo", "register_delay"]
+           "output_fifo"]
 
 
 @dataclass(frozen=True)
@@ -248,15 +249,6 @@ def output_fifo(m, o, width, latency, want):
     return go, fifo
 
 
-def register_delay(m, value, count, name):
-    """``value`` delayed by ``count`` registers (``value`` itself for 0)."""
-    for d in range(count):
-        reg = Signal(value.shape(), name=f"{name}_d{d}")
-        m.d.sync += reg.eq(value)
-        value = reg
-    return value
-
-
 def _read_split(read_stages):
     """(the read address register: 0 or 1, the data registers after the banks: 0 to 3) of
     ``read_stages``; the address register is the first to be added."""
@@ -265,11 +257,6 @@ def _read_split(read_stages):
 
 def _domain(registered):
     return "sync" if registered else "comb"
-
-
-def _delay_all(m, words, count, name):
-    """Each of ``words`` delayed by ``count`` registers."""
-    return [register_delay(m, w, count, f"{name}{k}") for k, w in enumerate(words)]
 
 
 def _xor_swap(words, x):
@@ -326,7 +313,7 @@ class StreamingNTT(Component):
     :func:`streaming_ntt_cycles`). Storage: 2P banks of n/(2P) words (:attr:`banks`), one
     twiddle ROM of n words with P read ports, n post-twiddles for the negacyclic inverse (a
     ROM of n/lanes words per lane); on an ECP5 all of them DP16KDs with their own output
-    register (:mod:`fhe_hw.arith.bram`), at most 16384 words each: ``ValueError`` when
+    register (:mod:`fhe_hw.lib.bram`), at most 16384 words each: ``ValueError`` when
     elaborated for one with n above that (n = 32768 and 65536, which would not fit the
     LFE5U-85F's block RAM anyway: the twiddle ROM and the banks alone are 4n·64 bits).
 
@@ -431,7 +418,7 @@ class StreamingNTT(Component):
 
     @property
     def banks(self):
-        """The 2P banks, :class:`~fhe_hw.arith.bram.RegisteredRAM`\\ s of n/(2P) words (their
+        """The 2P banks, :class:`~fhe_hw.lib.bram.RegisteredRAM`\\ s of n/(2P) words (their
         ports are driven when the engine is elaborated)."""
         return self._banks
 
@@ -572,8 +559,8 @@ class StreamingNTT(Component):
         return m
 
     def _memories(self, m):
-        """Storage: the 2P banks (:class:`~fhe_hw.arith.bram.RegisteredRAM`) and the twiddle
-        ROM's P read ports (:class:`~fhe_hw.arith.bram.RegisteredROM`, one per butterfly; its
+        """Storage: the 2P banks (:class:`~fhe_hw.lib.bram.RegisteredRAM`) and the twiddle
+        ROM's P read ports (:class:`~fhe_hw.lib.bram.RegisteredROM`, one per butterfly; its
         output register, ``read_stages`` >= 2, is the block RAM's own on the ECP5)."""
         for k, bank in enumerate(self._banks):
             m.submodules[f"bank{k}"] = bank
@@ -640,9 +627,9 @@ class StreamingNTT(Component):
         a, d = _read_split(self._read_stages)
         near = max(d - 2, 0)    # read_stages = 4: a fabric register right after each bank
         words = [bank.r_data for bank in banks]     # the bank output registers are the RAMs'
-        words = _delay_all(m, words, near, "bank_q")
+        words = register_delay(m, words, near, "bank_q")
         words = _xor_swap(words, register_delay(m, xsw, a + 1 + min(d, 1) + near, "xsw"))
-        words = _delay_all(m, words, min(d, 2) - min(d, 1), "swapped")
+        words = register_delay(m, words, min(d, 2) - min(d, 1), "swapped")
         pos = _permute(words, register_delay(m, usel, a + 1 + d, "usel"), crossbar_bank)
         last_d = register_delay(m, last, a + 1 + d, "last")
         issue_x = register_delay(m, issue, a + 2 + d, "issue")
@@ -699,7 +686,7 @@ class StreamingNTT(Component):
         perm = _permute(outs, wu, crossbar_position)
         if self._write_stages:
             # Written before it is read: it reaches a bank only under wen, 0 from reset.
-            perm = _delay_all(m, perm, 1, "permuted")
+            perm = register_delay(m, perm, 1, "permuted")
         perm = [Mux(loading, lanes_in[j], v) if j < lanes else v for j, v in enumerate(perm)]
         wdata = _xor_swap(perm, wsw)
         for k, bank in enumerate(banks):

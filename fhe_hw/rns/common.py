@@ -1,14 +1,11 @@
 """Pieces shared by the RNS base-extension engines of [Kir25]: parameter
-checks, pipeline delay lines, lane slicing and small constant ROMs."""
+checks, lane slicing, default bases and the packing of residue polynomials into beats (the
+delay lines and ROMs are :mod:`fhe_hw.lib`'s)."""
 
-from amaranth import unsigned
-from amaranth.lib.memory import Memory
-
-from ..arith.bram import RegisteredROM
-from ..arith.pipeline import Stages, wrap_inc
+from ..arith.pipeline import wrap_inc
 from ..params import ntt_primes, require_int, require_power_of_two
 
-__all__ = ["check_ring", "check_moduli", "check_choice", "delay", "wrap_inc", "lanes", "Rom",
+__all__ = ["check_ring", "check_moduli", "check_choice", "wrap_inc", "lanes",
            "default_bases", "polynomial_beats", "beats_to_polynomials", "MAX_BITS", "MAX_N",
            "MAX_RESIDUES"]
 
@@ -48,52 +45,9 @@ def check_choice(name, value, choices):
     return value
 
 
-def delay(m, n, valid, **riders):
-    """Register ``valid`` and the ``riders`` ``n`` times (a delay line that runs beside a
-    fixed-latency unit); returns ``(valid, {name: delayed value})``."""
-    st = Stages(m, valid)
-    st.ride(**riders)
-    for _ in range(n):
-        st.cut()
-    return st.valid, {name: st[name] for name in riders}
-
-
 def lanes(value, width, count):
     """The ``count`` ``width``-bit lanes of a flat value, lane 0 in the low bits."""
     return [value[i * width:(i + 1) * width] for i in range(count)]
-
-
-class Rom:
-    """A small constant table, one word of named ``width``-bit fields per address.
-
-    ``rows`` is a list of dicts ``{field: int}`` (same fields in every row). ``Rom(m, name,
-    rows, width).read(addr)`` returns ``{field: value}`` :attr:`latency` cycles after ``addr``:
-    1, a :class:`~amaranth.lib.memory.Memory` with a registered read port that the tools map
-    (LUT RAM or block RAM), or with ``output_reg`` 2, a
-    :class:`~fhe_hw.arith.bram.RegisteredROM` with its output register (on the ECP5 block RAM
-    with the DP16KD's own). ``read_ports`` ports, each read once (``read(addr, port)``).
-    """
-
-    def __init__(self, m, name, rows, width, *, output_reg=False, read_ports=1):
-        self.fields = list(rows[0])
-        self.width, self.latency = width, 1 + bool(output_reg)
-        words = [sum(row[f] << (i * width) for i, f in enumerate(self.fields)) for row in rows]
-        if output_reg:
-            m.submodules[name] = rom = RegisteredROM(width * len(self.fields), words,
-                                                     read_ports=read_ports, output_reg=True)
-            self._ports = [(p.r_addr, p.r_data) for p in rom.ports]
-        else:
-            m.submodules[name] = mem = Memory(shape=unsigned(width * len(self.fields)),
-                                              depth=len(rows), init=words)
-            self._ports = [(p.addr, p.data) for p in
-                           (mem.read_port() for _ in range(read_ports))]
-        self._m = m
-
-    def read(self, addr, port=0):
-        r_addr, r_data = self._ports[port]
-        self._m.d.comb += r_addr.eq(addr)
-        return {f: r_data[i * self.width:(i + 1) * self.width]
-                for i, f in enumerate(self.fields)}
 
 
 def default_bases(bits, n, l, k, *, redundant=False, source_high=False):

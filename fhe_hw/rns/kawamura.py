@@ -32,10 +32,11 @@ from ..arith import ModAdd
 from ..arith.montgomery_dyn import DynamicModMul
 from ..arith.pipeline import check_stages
 from ..component import Component
+from ..lib.delay import delay
+from ..lib.stream import stall_on_backpressure
 from ..model import rns as model
 from ..params import KawamuraConstants
-from ..stream import stall_on_backpressure
-from .common import check_moduli, check_ring, delay, lanes, wrap_inc
+from .common import check_moduli, check_ring, lanes, wrap_inc
 
 __all__ = ["Kawamura"]
 
@@ -120,22 +121,57 @@ class Kawamura(Component):
     def _cycles_from(n, l, latency):
         return (n - 1) * (l + 1) + latency + 1
 
-    source = property(lambda self: self._source)
-    target = property(lambda self: self._target)
-    n = property(lambda self: self._n)
-    constants = property(lambda self: self._c)
-    rho = property(lambda self: self._c.rho)
-    delta = property(lambda self: self._c.delta)
-    word = property(lambda self: self._proto.word)
-    width = property(lambda self: self._width)
-    multiplier_latency = property(lambda self: self._proto.latency)
-    centred = property(lambda self: self._c.centred)
-    max_input = property(lambda self: self._c.max_input,
-                         doc="exclusive bound on the inputs: (1 − δ)·Q, below which they extend "
-                             "exactly; Q when centred")
-    centred_window = property(lambda self: self._c.centred_window,
-                              doc="centred: the inputs ⌈Q/2⌉ <= X < Q/2 + D whose output may be "
-                                  "X mod p_j instead of (X − Q) mod p_j (docs/rns.md)")
+    @property
+    def source(self):
+        return self._source
+
+    @property
+    def target(self):
+        return self._target
+
+    @property
+    def n(self):
+        return self._n
+
+    @property
+    def constants(self):
+        return self._c
+
+    @property
+    def rho(self):
+        return self._c.rho
+
+    @property
+    def delta(self):
+        return self._c.delta
+
+    @property
+    def word(self):
+        return self._proto.word
+
+    @property
+    def width(self):
+        return self._width
+
+    @property
+    def multiplier_latency(self):
+        return self._proto.latency
+
+    @property
+    def centred(self):
+        return self._c.centred
+
+    @property
+    def max_input(self):
+        """Exclusive bound on the inputs: (1 − δ)·Q, below which they extend exactly; Q when
+        centred."""
+        return self._c.max_input
+
+    @property
+    def centred_window(self):
+        """Centred: the inputs ⌈Q/2⌉ <= X < Q/2 + D whose output may be X mod p_j instead of
+        (X − Q) mod p_j (docs/rns.md)."""
+        return self._c.centred_window
 
     @property
     def rowers(self):

@@ -43,10 +43,11 @@ from ..arith import ModSub
 from ..arith.montgomery_dyn import DynamicModMul, common_montgomery_word
 from ..arith.pipeline import MAX_STAGES, check_stages
 from ..component import Component
+from ..lib.delay import delay
+from ..lib.stream import stall_on_backpressure
 from ..model import rns as model
 from ..params import MixedRadixConstants, check_bool
-from ..stream import stall_on_backpressure
-from .common import check_choice, check_moduli, check_ring, delay, lanes
+from .common import check_choice, check_moduli, check_ring, lanes
 
 __all__ = ["MixedRadix", "ARCHITECTURES"]
 

@@ -44,7 +44,7 @@ Clock. Between two registers there is at most one carry chain: the accumulation 
 a − b + q side by side (:func:`~fhe_hw.arith.modadd.sub_parallel`), the Sum ROM address is a
 counter with the address after the current residue polynomial in a register beside it, both
 read by the ROM so that its word leaves through the ROM's output register
-(:class:`~fhe_hw.arith.bram.RegisteredROM`, the DP16KD's own on the ECP5) in time for the
+(:class:`~fhe_hw.lib.bram.RegisteredROM`, the DP16KD's own on the ECP5) in time for the
 beat (the engine takes no input in the first cycle after reset, whose read the reset clears);
 the selected word is registered once more before it fans out to the multipliers (stage A's
 modulus and constant in a copy per lane). The
@@ -55,9 +55,9 @@ item clears through the register's synchronous reset (the ``first`` flag never m
 chain); with several target slots, the Post-Sum's word of its slot is a register of
 the banks' block-RAM outputs, selected a cycle ahead. The issue credit's "room left" and the
 output gate are registers, and the folded engine's hold meets the input handshake only in
-front of ``i.ready``'s register. The output queue (:class:`~fhe_hw.stream.CreditQueue`) has no level
-check on its write, since the credit guarantees room, and drains into a skid buffer
-(:class:`~fhe_hw.stream.SkidBuffer`) behind which the gate holds ``o``: the queue's read depends
+front of ``i.ready``'s register. The output queue (:class:`~fhe_hw.lib.stream.CreditQueue`) has
+no level check on its write, since the credit guarantees room, and drains into a skid buffer
+(:class:`~fhe_hw.lib.stream.SkidBuffer`) behind which the gate holds ``o``: the queue's read depends
 on registers only, never on ``o.ready``. None of this adds a cycle where N/TP hides the pipeline
 (:attr:`hidden_latency_rows`); below it, the constants' register adds one to the Sum's latency
 and the skid buffer one to the output's.
@@ -70,11 +70,14 @@ from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, stream
 from amaranth.lib.wiring import In, Out
 
-from ..arith.bram import RegisteredRAM
 from ..arith.modadd import add_select, sub_parallel
 from ..arith.montgomery_dyn import DynamicModMul
 from ..arith.pipeline import KEEP, check_stages
 from ..component import Component
+from ..lib.bram import RegisteredRAM
+from ..lib.delay import delay
+from ..lib.rom import Rom
+from ..lib.stream import CreditQueue, SkidBuffer
 from ..model import rns as model
 from ..params import (
     FastBaseConversionConstants,
@@ -82,20 +85,19 @@ from ..params import (
     check_bool,
     require_int,
 )
-from ..stream import CreditQueue, SkidBuffer
-from .common import Rom, check_choice, check_moduli, check_ring, delay, lanes, wrap_inc
+from .common import check_choice, check_moduli, check_ring, lanes, wrap_inc
 
 __all__ = ["CRTBaseExtension", "ShenoyKumaresan", "ARCHITECTURES"]
 
 ARCHITECTURES = ("folded", "pipelined")
 
 #: Cycles from a bank read address to its data: the block RAM's registered read port, its
-#: output register (:class:`~fhe_hw.arith.bram.RegisteredRAM`) and a fabric register, so
+#: output register (:class:`~fhe_hw.lib.bram.RegisteredRAM`) and a fabric register, so
 #: that neither the block RAM's clock-to-out (about 6 ns on the ECP5 DP16KD without its output
 #: register) nor the wire from the block-RAM row to the logic (3 ns and more) shares a clock
 #: period with adder logic.
 READ_LATENCY = 3
-#: A beat written to the output queue (:class:`~fhe_hw.stream.CreditQueue`) at w is readable
+#: A beat written to the output queue (:class:`~fhe_hw.lib.stream.CreditQueue`) at w is readable
 #: from w + 2 and at ``o``, through the skid buffer behind the queue, from w + 3.
 _OUT_LATENCY = CreditQueue.LATENCY + 1
 
@@ -324,7 +326,7 @@ class CRTBaseExtension(Component):
         """A bank of Fig. 3.7: N/TP rows of TP lanes, one write port (``w_en``, ``w_addr``,
         ``w_data``) and one read port (``r_addr`` → ``r_data`` :data:`READ_LATENCY` cycles
         later, the old word when the read meets a write of its row): a
-        :class:`~fhe_hw.arith.bram.RegisteredRAM` (on the ECP5 the DP16KD's own output
+        :class:`~fhe_hw.lib.bram.RegisteredRAM` (on the ECP5 the DP16KD's own output
         register) and a fabric register behind it, which the placer puts between the block
         RAM and the logic. ``ram_data`` is the word before that register (for a second
         fabric register of the accumulation's own, see :meth:`_accumulate`)."""

@@ -20,8 +20,8 @@ Verilog for other tools). They are the memory analogues of
 from amaranth import ClockSignal, Const, Elaboratable, Instance, Module, Mux, ResetSignal, Signal
 from amaranth.lib.memory import Memory
 
+from ..arith.dsp import is_ecp5
 from ..params import require_int
-from .dsp import is_ecp5
 
 __all__ = ["RegisteredRAM", "RegisteredROM", "ReadPort", "dp16kd_shape", "dp16kd_initval"]
 

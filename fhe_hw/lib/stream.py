@@ -8,9 +8,9 @@ from amaranth.lib import stream
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from .arith.pipeline import wrap_inc
-from .component import Component
-from .params import require_int
+from ..arith.pipeline import wrap_inc
+from ..component import Component
+from ..params import require_int
 
 __all__ = ["SkidBuffer", "CreditQueue", "stall_on_backpressure"]
 
@@ -66,7 +66,9 @@ class CreditQueue(Component):
         super().__init__({"i": In(stream.Signature(shape, always_ready=True)),
                           "o": Out(stream.Signature(shape))})
 
-    depth = property(lambda self: self._depth)
+    @property
+    def depth(self):
+        return self._depth
 
     def elaborate(self, platform):
         m = Module()

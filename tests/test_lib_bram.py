@@ -1,4 +1,4 @@
-"""The block RAM and ROM with a registered read (fhe_hw.arith.bram): the portable forms against
+"""The block RAM and ROM with a registered read (fhe_hw.lib.bram): the portable forms against
 Python models in Amaranth's simulator, and the ECP5 forms (DP16KD primitives, output register in
 the block, the ROM's words in their INITVALs) against the same models in Icarus, from reset with
 every register at x; the INITVAL layout against Yosys's own ECP5 memory map."""
@@ -13,8 +13,8 @@ from amaranth.sim import Simulator
 from ecp5_models import dp16kd_model
 from helpers import alternating_slow
 
-from fhe_hw.arith.bram import RegisteredRAM, RegisteredROM, dp16kd_initval, dp16kd_shape
 from fhe_hw.flow.synth import YOSYS, OutOfContextPlatform, tool_path
+from fhe_hw.lib.bram import RegisteredRAM, RegisteredROM, dp16kd_initval, dp16kd_shape
 from fhe_hw.sim.icarus import require_iverilog, without_initial_values
 
 ECP5 = OutOfContextPlatform("ecp5")
@@ -189,7 +189,7 @@ def test_ecp5_form_reads_the_written_word_where_the_dp16kd_would_not(bypass, tmp
     is undefined on the device (x in the model) and takes the registered write instead, as the
     portable form reads it (05). Without that bypass (a test-only patch) the word is x."""
     if not bypass:
-        monkeypatch.setattr("fhe_hw.arith.bram.Mux", lambda sel, a, b: b)
+        monkeypatch.setattr("fhe_hw.lib.bram.Mux", lambda sel, a, b: b)
     ops = [(1, 3, 5, 0, 0), (0, 0, 0, 1, 3), (0, 0, 0, 0, 0), (0, 0, 0, 0, 0)]
     ecp5 = _icarus_ram(RegisteredRAM(8, 16, output_reg=True), ops, ECP5, tmp_path / "ecp5")
     portable = _icarus_ram(RegisteredRAM(8, 16, output_reg=True), ops, None, tmp_path / "portable")

@@ -1,4 +1,4 @@
-"""fhe_hw.stream and the stream driver of fhe_hw.sim.pysim."""
+"""fhe_hw.lib.stream and the stream driver of fhe_hw.sim.pysim."""
 
 import random
 
@@ -9,8 +9,8 @@ from amaranth.lib.wiring import In, Out
 from amaranth.sim import Simulator
 
 from fhe_hw.component import Component
+from fhe_hw.lib.stream import CreditQueue, SkidBuffer
 from fhe_hw.sim.pysim import StreamProtocolError, pack, run_stream, unpack
-from fhe_hw.stream import CreditQueue, SkidBuffer
 
 
 @pytest.mark.parametrize("valid_prob,ready_prob", [(1, 1), (0.5, 0.5), (0.9, 0.3), (0.2, 1)])
