@@ -41,7 +41,7 @@ from ..largeint.carry import CarryResolver
 from ..ntt import StreamingFourStepNTT
 from ..ntt.streaming import register_delay
 from ..params import SOLINAS64
-from ..sim.pysim import pack
+from ..payload import pack
 from .sstage import SStageUnit
 
 __all__ = ["SumEngine", "MAC_WRITE_LATENCY"]
