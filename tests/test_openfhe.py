@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from helpers import rng_for
 
-from fhe_hw.flow import builddir
+from fhe_hw import builddir
 from fhe_hw.model.ntt import ntt_radix2, poly_mul_negacyclic
 from fhe_hw.params import ntt_params
 from fhe_hw.report import openfhe as O

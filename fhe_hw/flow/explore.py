@@ -68,13 +68,12 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points, version
 from pathlib import Path
 
-from .. import __version__
+from .. import __version__, builddir
 from ..cliargs import input_file, int_in, output_dir
 from ..markdown import table as markdown_table
 from ..report.core import atp_area
 from ..report.synthcache import cached_synth
 from ..units import get_unit, parse_bool, port_values, top_name
-from . import builddir
 from .run import Progress
 from .synth import TARGETS, tool_versions
 

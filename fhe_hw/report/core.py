@@ -14,8 +14,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .. import __version__
-from ..flow import builddir
+from .. import __version__, builddir
 from ..flow.rows import shown
 from ..flow.synth import short_versions, tool_versions
 from ..tables.pages import git_commit

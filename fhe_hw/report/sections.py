@@ -8,11 +8,11 @@ missing. Each table cites the paper file and table its paper columns come from
 
 import json
 
+from .. import builddir
 from ..arith.configs import MODMULS, REDUCERS
 from ..bigint import CMNTEncrypt, CNTEncrypt, IntegerFFTMultiplier
 from ..bigint.configs import MULTIPLIERS, REPORT_MODMULS, REPORT_SMALL
 from ..encrypt import ENCRYPTION, KEY_PREPARATION, TransformEncrypt
-from ..flow import builddir
 from ..flow.rows import Row, shown
 from ..flow.synth import ECP5_85F_DSP
 from ..karatsuba import KaratsubaMultiplier
