@@ -61,10 +61,10 @@ from ..units import (
 )
 from .run import run_logged
 
-__all__ = ["TARGETS", "Target", "resolve_target", "SynthResult", "synthesize", "synth_unit",
-           "flow_key", "key_params", "design_digest", "ooc_verilog", "load_cached", "cached_unit",
-           "tool_versions", "short_versions", "OutOfContextPlatform", "RegisteredPorts",
-           "SerialPorts",
+__all__ = ["TARGETS", "Target", "resolve_target", "SynthResult", "atp_area", "synthesize",
+           "synth_unit", "flow_key", "key_params", "design_digest", "ooc_verilog", "load_cached",
+           "cached_unit", "tool_versions", "short_versions", "OutOfContextPlatform",
+           "RegisteredPorts", "SerialPorts",
            "add_synth_parser", "count_resources", "read_yosys_stat", "read_nextpnr_report",
            "params_hash", "port_bits", "ECP5_85F_DSP", "KEEP_COPIES"]
 
@@ -267,6 +267,11 @@ class SynthResult:
 
     def to_dict(self):
         return asdict(self)
+
+
+def atp_area(lut, ff, dsp, bram):
+    """[Kir25] §4.2's area weight LUT + FF/2 + 100·DSP + 300·BRAM."""
+    return lut + ff / 2 + 100 * dsp + 300 * bram
 
 
 def tool_versions(target="ecp5"):

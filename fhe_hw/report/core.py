@@ -25,7 +25,7 @@ from .writers import write_json, write_markdown, write_plots
 
 __all__ = ["Table", "Plot", "Part", "SectionResult", "Section", "Unavailable", "Context",
            "SECTIONS", "QUICK_UNITS", "section", "plan", "announce", "build_report", "ratio",
-           "atp_area", "DEFAULT_OUT"]
+           "DEFAULT_OUT"]
 
 DEFAULT_OUT = builddir.report_dir()
 
@@ -119,11 +119,6 @@ def ratio(ours, paper):
     if ours is None or paper in (None, 0):
         return None
     return ours / paper
-
-
-def atp_area(lut, ff, dsp, bram):
-    """[Kir25] §4.2's area weight LUT + FF/2 + 100·DSP + 300·BRAM."""
-    return lut + ff / 2 + 100 * dsp + 300 * bram
 
 
 def plan(rows, full=False):

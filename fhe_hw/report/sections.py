@@ -14,7 +14,7 @@ from ..bigint import CMNTEncrypt, CNTEncrypt, IntegerFFTMultiplier
 from ..bigint.configs import MULTIPLIERS, REPORT_MODMULS, REPORT_SMALL
 from ..encrypt import ENCRYPTION, KEY_PREPARATION, TransformEncrypt
 from ..flow.rows import Row, shown
-from ..flow.synth import ECP5_85F_DSP
+from ..flow.synth import ECP5_85F_DSP, atp_area
 from ..karatsuba import KaratsubaMultiplier
 from ..karatsuba.configs import REPORT_ROWS as KARATSUBA_ROWS
 from ..largeint import LargeIntegerMultiplier
@@ -31,7 +31,7 @@ from ..rns.configs import REPORT_ROWS as RNS_ROWS
 from ..rns.configs import TARGET as RNS_TARGET
 from ..units import get_unit
 from . import paper as P
-from .core import Part, Plot, Table, Unavailable, atp_area, ratio, section
+from .core import Part, Plot, Table, Unavailable, ratio, section
 from .openfhe import BASE_SETS, NTT_SIZES, OPERATIONS, PRODUCT_SIZES
 
 SOLINAS = "solinas64"
