@@ -55,7 +55,7 @@ def test_the_installed_package_is_not_the_checkout(installed, outside):
                                               "print(fhe_hw.__file__)"], work, env)
     assert not done.stdout.strip().startswith(str(ROOT))
     # The OpenFHE benchmark's C++ source is package data.
-    done = _run(installed.parent / "python", ["-c", "from fhe_hw.report.openfhe import SOURCE; "
+    done = _run(installed.parent / "python", ["-c", "from fhe_hw.bench.openfhe import SOURCE; "
                                               "print(SOURCE.is_file(), SOURCE)"], work, env)
     assert done.stdout.startswith("True ") and str(ROOT) not in done.stdout
     assert _run(installed, ["--version"], work, env).stdout.startswith("fhe-hw ")

@@ -15,11 +15,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .. import __version__, builddir
+from ..bench.baselines import machine, run_baselines
 from ..flow.rows import shown
 from ..flow.synth import short_versions, tool_versions
 from ..tables.pages import git_commit
 from . import committed
-from .baselines import machine, run_baselines
 from .synthcache import cached_synth, load_cached
 from .writers import write_json, write_markdown, write_plots
 
