@@ -25,7 +25,7 @@ from fractions import Fraction
 from . import __version__
 from .cliargs import Parser, flag_message, fraction, int_in, integer, output_file, write_text
 from .flow.run import Progress, Ticker, stream_to
-from .units import get_unit
+from .units import get_unit, to_verilog, unit_params
 
 __all__ = ["main", "parser", "COMMANDS"]
 
@@ -165,8 +165,6 @@ def cmd_params(args):
 # --- generate -----------------------------------------------------------------------------------
 
 def cmd_generate(args):
-    from .units import to_verilog, unit_params
-
     unit = get_unit(args.unit)
     params = unit_params(unit, args)
     # A large unit takes minutes to build and convert: a line every 10 s says which stage.
