@@ -11,10 +11,10 @@ from fhe_hw.bench.timing import Timing
 from fhe_hw.cli import main
 from fhe_hw.flow.rows import Row, shown
 from fhe_hw.ntt.configs import STREAMING_TABLE, streaming_params
-from fhe_hw.report import committed, core, paper, sections, writers
+from fhe_hw.report import committed, core, sections, writers
 from fhe_hw.report.core import Part, Section, Table, Unavailable
 from fhe_hw.rns.configs import REPORT_ROWS as RNS_ROWS
-from fhe_hw.tables import ntt_streaming, pages
+from fhe_hw.tables import ntt_streaming, pages, paper
 from fhe_hw.units import get_unit
 
 PAPERS = Path(__file__).resolve().parents[2] / "shared" / "papers"

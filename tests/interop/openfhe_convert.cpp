@@ -1,5 +1,5 @@
 // OpenFHE's RNS base conversions on chosen inputs, for tests/test_openfhe_convert.py, which
-// compiles this file against the openfhe wheel's libOPENFHEcore (fhe_hw.report.openfhe.build)
+// compiles this file against the openfhe wheel's libOPENFHEcore (fhe_hw.bench.openfhe.build)
 // and requires fhe_hw's base-conversion hardware to give the same words.
 //
 // Usage:
