@@ -26,8 +26,8 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from fhe_hw.builddir import asic_dir
 from fhe_hw.debian import require_debian_tool
-from fhe_hw.flow.builddir import asic_dir
 from fhe_hw.flow.run import run_logged
 from fhe_hw.flow.synth import RegisteredPorts
 from fhe_hw.units import to_verilog, top_name, verilog_header

@@ -30,8 +30,8 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from fhe_hw.builddir import asic_dir
 from fhe_hw.debian import require_debian_tool
-from fhe_hw.flow.builddir import asic_dir
 from fhe_hw.flow.run import run_logged
 from fhe_hw.flow.synth import (
     KEEP_COPIES,
@@ -187,7 +187,7 @@ def asic_synthesize(component, unit_name, *, params=None, clock_ns=10.0, build_d
     ``params`` (recorded as given), ``clock_ns`` (clock period for ABC's delay target and the
     STA constraint; Fmax does not depend on meeting it), ``build_dir`` (default
     ``build/asic/synth/<unit>-<hash of params and clock>``, from
-    :mod:`fhe_hw.flow.builddir`): gets ``top.v``, ``synth.ys``, ``abc.script``, ``yosys.log``,
+    :mod:`fhe_hw.builddir`): gets ``top.v``, ``synth.ys``, ``abc.script``, ``yosys.log``,
     ``stat.json``, ``netlist.v``, ``sta.tcl``, ``sta.log``, ``asic_synth.json``.
     ``progress(line)``, if given, hears each step with its log path and, while a tool runs, the
     elapsed time every 10 s.

@@ -17,30 +17,46 @@ Every command takes ``--help``. Invalid parameters exit with status 2 and the re
 
 import argparse
 import functools
+import importlib
 import json
 import sys
 from fractions import Fraction
 
 from . import __version__
-from . import params as P
-from .asic.cli import add_asic_synth_parser, add_harden_parser
-from .boards import BOARDS, DEFAULT_BOARD
 from .cliargs import Parser, flag_message, fraction, int_in, integer, output_file, write_text
-from .demo import run_demo
-from .flow.build import add_build_parser, add_run_parser
-from .flow.explore import add_explore_parser
 from .flow.run import Progress, Ticker, stream_to
-from .flow.synth import add_synth_parser
-from .link.host import LinkError
-from .report import add_report_parser
-from .rns.common import MAX_BITS, MAX_N, MAX_RESIDUES, default_bases
-from .tables.cli import add_table_parser
-from .units import add_unit_subcommands, get_unit, to_verilog, unit_params, units
+from .units import get_unit, to_verilog, unit_params
 
-__all__ = ["main"]
+__all__ = ["main", "parser", "COMMANDS"]
+
+#: Every command, in the order ``fhe-hw --help`` lists them: its one-line help and the module and
+#: function that add its sub-parser (with that help) to the sub-parsers. ``fhe-hw --help`` imports
+#: none of them; ``fhe-hw COMMAND ...`` imports that command's module only (tests/test_imports.py).
+COMMANDS = {
+    "params": ("validate and print a parameter set", __name__, "add_params_parser"),
+    "generate": ("write Verilog for a unit", __name__, "add_generate_parser"),
+    "synth": ("out-of-context synthesis: LUT, FF, DSP, BRAM, Fmax", "fhe_hw.flow.synth",
+              "add_synth_parser"),
+    "report": ("the papers' tables beside ours, software baselines, plots", "fhe_hw.report",
+               "add_report_parser"),
+    "table": ("regenerate a documented results table (docs/results/)", "fhe_hw.tables.cli",
+              "add_table_parser"),
+    "explore": ("design-space exploration: cycles, resources, Pareto front", "fhe_hw.flow.explore",
+                "add_explore_parser"),
+    "asic-synth": ("sky130 estimate: cells, area, FF, critical path, Fmax", "fhe_hw.asic.cli",
+                   "add_asic_synth_parser"),
+    "harden": ("place and route: qflow to GDS, or a LibreLane macro", "fhe_hw.asic.cli",
+               "add_harden_parser"),
+    "build": ("bitstream of a unit behind the UART host link", "fhe_hw.flow.build",
+              "add_build_parser"),
+    "run": ("send test vectors to a board and check them", "fhe_hw.flow.build", "add_run_parser"),
+    "demo": ("simulate the units against the golden models", __name__, "add_demo_parser"),
+}
 
 
 def _modulus_arg(text):
+    from . import params as P
+
     try:
         return P.get_modulus(text)
     except (ValueError, TypeError) as e:
@@ -51,6 +67,8 @@ def _modulus_arg(text):
 
 def _params_report(args):
     """The parameter set as a dict of printable values; raises ValueError on invalid input."""
+    from . import params as P
+
     mod = args.modulus
     report = {"modulus": str(mod), "p": mod.value, "m (bits)": mod.bits,
               "kind": mod.kind, "factors": " * ".join(map(str, sorted(mod.factors))),
@@ -87,6 +105,8 @@ def _params_report(args):
 def _root_report(mod, k, negacyclic):
     """The root each convention of :data:`fhe_hw.params.ROOT_CONVENTIONS` gives: ψ (negacyclic)
     or ω, as ``--root NAME`` of the NTT units picks it."""
+    from . import params as P
+
     name, order = ("psi", 2 * k) if negacyclic else ("omega", k)
     out = {}
     for root in P.ROOT_CONVENTIONS:
@@ -106,6 +126,10 @@ def _rns_report(args):
     """The RNS bases exactly as ``fhe-hw generate`` builds each base-extension unit for these
     N, bits, l and k (each unit's :meth:`~fhe_hw.units.Unit.describe`, from
     :func:`fhe_hw.rns.default_bases`), and the constants of the Shenoy–Kumaresan bases."""
+    from . import params as P
+    from .rns.common import default_bases
+    from .units import units
+
     n, bits, l, k = args.rns_n, args.rns_bits, args.source, args.target
     common = {"bits": bits, "n": n, "l": l, "k": k}
     report = {"RNS N": n}
@@ -162,27 +186,20 @@ def cmd_generate(args):
 
 
 def cmd_demo(args):
+    from .demo import run_demo
+
     return run_demo(seed=args.seed, vectors=args.vectors, board=args.board,
                     build=not args.no_build)
 
 
-def _parser():
-    """The ``fhe-hw`` argument parser, built once per set of registered units (``main`` runs
-    many times in one process in the tests; building it takes a quarter of a second)."""
-    return _build_parser(tuple(units()))
+def add_params_parser(subparsers):
+    """Add ``params`` to the ``fhe-hw`` sub-command parsers."""
+    from . import params as P
+    from .rns.common import MAX_BITS, MAX_N, MAX_RESIDUES
 
-
-@functools.cache
-def _build_parser(unit_names):
-    parser = Parser(prog="fhe-hw", description="Generate, check, synthesize and build FHE "
-                    "arithmetic hardware, and reproduce the papers' tables. Every command's -h "
-                    "shows its options with their defaults; invalid parameters exit with "
-                    "status 2 and the reason.")
-    parser.add_argument("--version", action="version", version=f"fhe-hw {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
-
-    p = sub.add_parser("params", help="validate and print a parameter set",
-                       description="Validate and print an Integer-FFT / NTT / RNS parameter set.")
+    p = subparsers.add_parser("params", help=COMMANDS["params"][0],
+                              description="Validate and print an Integer-FFT / NTT / RNS "
+                                          "parameter set.")
     p.add_argument("--modulus", type=_modulus_arg, required=True,
                    help=f"one of {', '.join(P.MODULI)} or an integer (decimal or 0x...)")
     p.add_argument("--k", type=int_in(2, 1 << 24),
@@ -205,25 +222,28 @@ def _build_parser(unit_names):
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_params)
 
-    g = sub.add_parser("generate", help="write Verilog for a unit",
-                       description="Write Verilog (top fhe_hw_<unit>) for a registered unit.")
+
+def add_generate_parser(subparsers):
+    """Add ``generate UNIT`` (one sub-command per registered unit) to the sub-command parsers."""
+    from .units import add_unit_subcommands
+
+    g = subparsers.add_parser("generate", help=COMMANDS["generate"][0],
+                              description="Write Verilog (top fhe_hw_<unit>) for a registered "
+                                          "unit.")
     for u in add_unit_subcommands(g).values():
         u.add_argument("-o", "--output", type=output_file, help="output file (default: stdout)")
     g.set_defaults(func=cmd_generate)
 
-    add_synth_parser(sub)
-    add_report_parser(sub)
-    add_table_parser(sub)
-    add_explore_parser(sub)
-    add_asic_synth_parser(sub)
-    add_harden_parser(sub)
-    add_build_parser(sub)
-    add_run_parser(sub)
 
-    d = sub.add_parser("demo", help="simulate the units against the golden models",
-                       description="Elaborate and simulate every unit against its golden model "
-                                   "and print a summary table; then simulate the default unit "
-                                   "behind the board's UART link and build its bitstream.")
+def add_demo_parser(subparsers):
+    """Add ``demo`` to the ``fhe-hw`` sub-command parsers."""
+    from .boards import BOARDS, DEFAULT_BOARD
+
+    d = subparsers.add_parser("demo", help=COMMANDS["demo"][0],
+                              description="Elaborate and simulate every unit against its golden "
+                                          "model and print a summary table; then simulate the "
+                                          "default unit behind the board's UART link and build "
+                                          "its bitstream.")
     d.add_argument("--seed", type=integer, default=1, help="seed of the random vectors")
     d.add_argument("--vectors", type=int_in(0, 100_000), default=200,
                    help="random vectors per fixed-latency unit, besides the edge values")
@@ -231,10 +251,35 @@ def _build_parser(unit_names):
                    help="board of the bitstream build")
     d.add_argument("--no-build", action="store_true", help="skip the bitstream build")
     d.set_defaults(func=cmd_demo)
-    return parser
 
 
-parser = _parser  # public name for sphinx-argparse (docs/cli.md): ``fhe_hw.cli.parser()``
+def parser(command=None):
+    """The ``fhe-hw`` argument parser with every command's options (sphinx-argparse's, in
+    docs/cli.md), or, for ``command``, with that command's options only: the others are listed
+    with their help and parse nothing. Built once per ``command`` (``main`` runs many times in
+    one process in the tests; the full parser takes a quarter of a second)."""
+    return _build_parser(tuple(COMMANDS) if command is None else (command,))
+
+
+@functools.cache
+def _build_parser(populated):
+    top = Parser(prog="fhe-hw", description="Generate, check, synthesize and build FHE "
+                 "arithmetic hardware, and reproduce the papers' tables. Every command's -h "
+                 "shows its options with their defaults; invalid parameters exit with "
+                 "status 2 and the reason.")
+    top.add_argument("--version", action="version", version=f"fhe-hw {__version__}")
+    sub = top.add_subparsers(dest="command", required=True)
+    for name, (text, module, function) in COMMANDS.items():
+        if name in populated:
+            getattr(importlib.import_module(module), function)(sub)
+        else:
+            sub.add_parser(name, help=text)
+    return top
+
+
+def _command(argv):
+    """The command ``argv`` names (its first word that is not an option), or None."""
+    return next((word for word in argv if not word.startswith("-")), None)
 
 
 #: The pip extra that brings each optional module.
@@ -248,16 +293,15 @@ def main(argv=None):
     that cannot be read or written, a missing optional extra, a board that does not answer)
     are one line on stderr and status 2, never a traceback."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    args = _parser().parse_args(argv)
+    command = _command(argv)
+    args = _build_parser((command,) if command in COMMANDS else ()).parse_args(argv)
     flags = {word.split("=")[0] for word in argv if word.startswith("--")}
-    if getattr(args, "unit", None) in units():
+    if getattr(args, "unit", None) is not None:
         flags |= {f"--{opt.name}" for opt in get_unit(args.unit).options}
     where = f"fhe-hw {args.command}: error"
     stream_to(sys.stderr if getattr(args, "verbose", False) else None)
     try:
         return args.func(args)
-    except (ValueError, TypeError, LinkError) as e:
-        print(f"{where}: {flag_message(str(e), flags)}", file=sys.stderr)
     except ModuleNotFoundError as e:
         top = (e.name or "").split(".")[0]
         extra = EXTRAS.get(top)
@@ -271,9 +315,22 @@ def main(argv=None):
     except KeyboardInterrupt:
         print(f"{where}: interrupted", file=sys.stderr)
         return 130
+    except Exception as e:
+        if not _user_error(e):
+            raise
+        print(f"{where}: {flag_message(str(e), flags)}", file=sys.stderr)
     finally:
         stream_to(None)
     return 2
+
+
+def _user_error(e):
+    """Whether ``e`` is a user's error: a refused value (``ValueError``, ``TypeError``) or a board
+    that answers with an error or not at all (:class:`fhe_hw.link.host.LinkError`, loaded only by
+    the commands that talk to a board)."""
+    link = sys.modules.get("fhe_hw.link.host")
+    return isinstance(e, (ValueError, TypeError)) or (link is not None
+                                                      and isinstance(e, link.LinkError))
 
 
 if __name__ == "__main__":

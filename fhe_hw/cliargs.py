@@ -1,6 +1,7 @@
 """Checked command-line values: every ``fhe-hw`` subcommand validates its arguments with these
 before any long work starts, so a bad value gets one line naming its ``--flag`` and the accepted
-range, and exit status 2 (:class:`Parser`).
+range, and exit status 2 (:class:`Parser`). The module imports nothing else of fhe_hw: its
+integer syntax (:func:`parse_integer`) is also the library's (:mod:`fhe_hw.params`).
 
 The ``type=`` callables raise ``argparse.ArgumentTypeError``; argparse puts the flag in front of
 the message. :func:`flag_message` turns the ``name must be ...`` messages of the library's own
@@ -16,11 +17,10 @@ import tempfile
 from fractions import Fraction
 from pathlib import Path
 
-from .params import parse_integer
-
-__all__ = ["Parser", "HelpFormatter", "RawDescriptionHelpFormatter", "shown_default",
-           "add_verbose", "integer", "int_in", "int_list", "positive_float", "percent",
-           "fraction", "output_file", "output_dir", "write_text", "input_file", "flag_message"]
+__all__ = ["parse_integer", "Parser", "HelpFormatter", "RawDescriptionHelpFormatter",
+           "shown_default", "add_verbose", "integer", "int_in", "int_list", "positive_float",
+           "percent", "fraction", "output_file", "output_dir", "write_text", "input_file",
+           "flag_message"]
 
 #: A plain number: ASCII digits with an optional point and exponent (``float()`` would also
 #: take ``1_0``, ``' 5 '``, non-ASCII digits, ``nan`` and ``inf``).
@@ -28,6 +28,21 @@ _NUMBER = re.compile(r"[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?|\.[0-9]+(?:[eE][-
                      re.ASCII)
 #: A fraction: an optional minus sign, a plain number, optionally ``/`` and ASCII digits.
 _FRACTION = re.compile(r"-?(?:[0-9]+/[0-9]+|[0-9]+(?:\.[0-9]*)?|\.[0-9]+)", re.ASCII)
+
+
+#: The text of an integer (:func:`parse_integer`): ASCII decimal digits or 0x hex, an optional
+#: minus sign, nothing else (``int()`` would also take ``1_000``, ``' 7 '`` and non-ASCII
+#: digits such as ``５``).
+_INTEGER = re.compile(r"-?(?:0[xX][0-9a-fA-F]+|[0-9]+)", re.ASCII)
+
+
+def parse_integer(text):
+    """The integer that ``text`` spells in ASCII decimal digits or ``0x`` hex (with an optional
+    leading ``-``); ``ValueError`` for anything else."""
+    text = str(text)
+    if not _INTEGER.fullmatch(text):
+        raise ValueError(f"must be an integer (ASCII decimal digits or 0x hex), not {text!r}")
+    return int(text, 16 if text.lstrip("-")[:2].lower() == "0x" else 10)
 
 
 def shown_default(value):
@@ -77,7 +92,7 @@ class Parser(argparse.ArgumentParser):
 
 def integer(text):
     """An argparse type: an integer in ASCII decimal digits or ``0x`` hex
-    (:func:`fhe_hw.params.parse_integer`)."""
+    (:func:`parse_integer`)."""
     try:
         return parse_integer(text)
     except ValueError as e:

@@ -16,13 +16,14 @@ Number theory (primality, factorisation, generators) comes from SymPy; modular i
 Python's ``pow(x, -1, m)``.
 """
 
-import re
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache, cached_property
 from math import gcd, prod
 
 import sympy
+
+from .cliargs import parse_integer
 
 __all__ = [
     "Modulus", "MODULI", "get_modulus", "modulus_spec", "parse_integer", "NTTParams", "ntt_params",
@@ -49,20 +50,6 @@ def require_int(name, value, *, minimum=None, maximum=None):
     if maximum is not None and value > maximum:
         raise ValueError(f"{name} must be at most {maximum}, not {value!r}")
     return value
-
-
-#: The text of an integer: ASCII decimal digits or 0x hex, an optional minus sign, nothing else
-#: (``int()`` would also take ``1_000``, ``' 7 '`` and non-ASCII digits such as ``５``).
-_INTEGER = re.compile(r"-?(?:0[xX][0-9a-fA-F]+|[0-9]+)", re.ASCII)
-
-
-def parse_integer(text):
-    """The integer that ``text`` spells in ASCII decimal digits or ``0x`` hex (with an optional
-    leading ``-``); ``ValueError`` for anything else."""
-    text = str(text)
-    if not _INTEGER.fullmatch(text):
-        raise ValueError(f"must be an integer (ASCII decimal digits or 0x hex), not {text!r}")
-    return int(text, 16 if text.lstrip("-")[:2].lower() == "0x" else 10)
 
 
 def check_bool(name, value):

@@ -1,10 +1,11 @@
-"""fhe_hw.report.baselines: the software baselines are correct computations, timed by median."""
+"""fhe_hw.bench.baselines: the software baselines are correct computations, timed by median."""
 
 import random
 
 import pytest
 from helpers import SEED
 
+from fhe_hw.bench import baselines as B
 from fhe_hw.model.bigint import (
     cmnt_encrypt,
     cnt_encrypt,
@@ -13,7 +14,6 @@ from fhe_hw.model.bigint import (
 )
 from fhe_hw.model.ntt import dft
 from fhe_hw.params import ntt_primes
-from fhe_hw.report import baselines as B
 
 
 @pytest.mark.parametrize("n", [2, 16, 64])

@@ -1,11 +1,12 @@
-"""Build directories and synthesis cache keys (fhe_hw.flow.builddir, fhe_hw.flow.synth's cache)."""
+"""Build directories and synthesis cache keys (fhe_hw.builddir, fhe_hw.flow.synth's cache)."""
 
 import argparse
 import json
 
 import pytest
 
-from fhe_hw.flow import builddir, synth
+from fhe_hw import builddir
+from fhe_hw.flow import synth
 from fhe_hw.units import add_unit_options, get_unit, unit_params
 
 TOOLS = {"yosys": "Yosys 1", "nextpnr": "nextpnr 1"}

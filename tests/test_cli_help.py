@@ -7,7 +7,8 @@ from fractions import Fraction
 
 import pytest
 
-from fhe_hw.cli import _parser, main
+from fhe_hw import cli
+from fhe_hw.cli import main
 from fhe_hw.cliargs import shown_default
 from fhe_hw.model.bigint import EncryptionSizes
 from fhe_hw.units import Option, Unit, units
@@ -40,7 +41,7 @@ def names_default(text, value):
 
 def parsers(parser=None, path=()):
     """Every parser of the ``fhe-hw`` command, with its sub-command path."""
-    parser = parser or _parser()
+    parser = parser or cli.parser()
     yield path, parser
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
@@ -146,3 +147,13 @@ def test_the_differences_are_found():
                  and unit.factory_defaults().get(opt.dest, opt.default) != opt.default}
     assert {("large-int-mul", "max-bits"), ("large-int-mul", "lanes"),
             ("transform-encrypt", "m"), ("integer-fft-mul", "k")} <= differing
+
+
+def test_the_command_list_is_the_commands_own_help():
+    """``fhe-hw --help`` lists each command with :data:`fhe_hw.cli.COMMANDS`' help, without
+    importing its module: the same line the command's module declares for its parser."""
+    listed = {a.dest: a.help for a in next(a for a in cli.parser()._actions
+                                           if isinstance(a, argparse._SubParsersAction))
+              ._choices_actions}
+    assert listed == {name: text for name, (text, _, _) in cli.COMMANDS.items()}
+

@@ -55,7 +55,7 @@ def test_the_installed_package_is_not_the_checkout(installed, outside):
                                               "print(fhe_hw.__file__)"], work, env)
     assert not done.stdout.strip().startswith(str(ROOT))
     # The OpenFHE benchmark's C++ source and the header it shares are package data.
-    done = _run(installed.parent / "python", ["-c", "from fhe_hw.report.openfhe import SOURCE, "
+    done = _run(installed.parent / "python", ["-c", "from fhe_hw.bench.openfhe import SOURCE, "
                                               "COMMON; print(SOURCE.is_file(), COMMON.is_file(), "
                                               "SOURCE)"], work, env)
     assert done.stdout.startswith("True True ") and str(ROOT) not in done.stdout

@@ -13,9 +13,10 @@ from amaranth.sim import Simulator
 from ecp5_models import dp16kd_model
 from helpers import alternating_slow
 
-from fhe_hw.flow.synth import YOSYS, OutOfContextPlatform, tool_path
+from fhe_hw.flow.synth import OutOfContextPlatform
 from fhe_hw.lib.bram import RegisteredRAM, RegisteredROM, dp16kd_initval, dp16kd_shape
 from fhe_hw.sim.icarus import require_iverilog, without_initial_values
+from fhe_hw.tools import YOSYS, tool_path
 
 ECP5 = OutOfContextPlatform("ecp5")
 #: (width, depth): every DP16KD port width once, a 64-bit bank as the streaming NTT has them,

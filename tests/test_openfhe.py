@@ -1,4 +1,4 @@
-"""fhe_hw.report.openfhe: the OpenFHE baseline says what is missing, parses and checks the
+"""fhe_hw.bench.openfhe: the OpenFHE baseline says what is missing, parses and checks the
 benchmark's output against big integers (a wrong result gets no time), and, with the openfhe
 wheel, OpenFHE's headers and g++ (all three on CI: the test extra has the wheel, the headers are
 beside the checkout), compiles and runs the benchmark at N = 4096."""
@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from helpers import rng_for
 
-from fhe_hw.flow import builddir
+from fhe_hw import builddir
+from fhe_hw.bench import openfhe as O
 from fhe_hw.model.ntt import ntt_radix2, poly_mul_negacyclic
 from fhe_hw.params import ntt_params
-from fhe_hw.report import openfhe as O
 
 N = 16
 SMALL = O.cases(ntt=(N,), products=(N,), bases=((N, 3),))

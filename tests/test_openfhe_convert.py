@@ -1,7 +1,7 @@
 """fhe_hw's base conversions against OpenFHE's own, word for word.
 
 ``interop/openfhe_convert.cpp`` is compiled against the openfhe wheel's libOPENFHEcore and
-OpenFHE's headers (:func:`fhe_hw.report.openfhe.build`, as tests/test_openfhe_interop.py does).
+OpenFHE's headers (:func:`fhe_hw.bench.openfhe.build`, as tests/test_openfhe_interop.py does).
 OpenFHE picks the primes (``LastPrime(60, 2N)`` and ``PreviousPrime`` below it, N = 32: the l
 largest are the source, the next k the target); the inputs are the residues of chosen integers
 X spread over [0, Q) (:func:`helpers.around_half`: 0, 1, Q − 1, ⌈Q/2⌉ and its neighbours,
@@ -30,9 +30,9 @@ import pytest
 from helpers import SEED, around_half, centred_lift, rng_for
 from test_openfhe_interop import UNAVAILABLE
 
+from fhe_hw.bench import openfhe as O
 from fhe_hw.model import rns as model
 from fhe_hw.params import RNSBase, ShenoyKumaresanConstants, ntt_primes
-from fhe_hw.report import openfhe as O
 from fhe_hw.rns import (
     FastBaseConversion,
     Kawamura,

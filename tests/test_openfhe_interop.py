@@ -1,7 +1,7 @@
 """fhe_hw's negacyclic NTT against OpenFHE's own, word for word.
 
 ``interop/openfhe_ntt.cpp`` is compiled against the openfhe wheel's libOPENFHEcore and OpenFHE's
-headers (:func:`fhe_hw.report.openfhe.build`; CI has both: the test extra has the wheel, the
+headers (:func:`fhe_hw.bench.openfhe.build`; CI has both: the test extra has the wheel, the
 headers are beside the checkout) and run once per configuration, each in its own process
 (OpenFHE caches its twiddle tables per modulus). OpenFHE picks the primes (``LastPrime``,
 ``PreviousPrime``) and the roots (``RootOfUnity``) itself; fhe_hw's ``ntt`` unit, given the same
@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
+from fhe_hw.bench import openfhe as O
 from fhe_hw.model.ntt import ntt_radix2
 from fhe_hw.ntt import StreamingNTT
 from fhe_hw.params import convention_root, ntt_params
-from fhe_hw.report import openfhe as O
 from fhe_hw.sim.pysim import run_stream
 
 SOURCE = Path(__file__).with_name("interop") / "openfhe_ntt.cpp"

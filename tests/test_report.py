@@ -7,14 +7,14 @@ from types import SimpleNamespace
 
 import pytest
 
+from fhe_hw.bench.timing import Timing
 from fhe_hw.cli import main
 from fhe_hw.flow.rows import Row, shown
 from fhe_hw.ntt.configs import STREAMING_TABLE, streaming_params
-from fhe_hw.report import committed, core, paper, sections, writers
+from fhe_hw.report import committed, core, sections, writers
 from fhe_hw.report.core import Part, Section, Table, Unavailable
-from fhe_hw.report.timing import Timing
 from fhe_hw.rns.configs import REPORT_ROWS as RNS_ROWS
-from fhe_hw.tables import ntt_streaming, pages
+from fhe_hw.tables import ntt_streaming, pages, paper
 from fhe_hw.units import get_unit
 
 PAPERS = Path(__file__).resolve().parents[2] / "shared" / "papers"
@@ -159,7 +159,7 @@ def test_a_synthesis_worker_prints_its_tools_stages(monkeypatch, capsys):
 
 
 def _openfhe_rows():
-    """OpenFHE baseline rows as fhe_hw.report.openfhe returns them (times made up for the
+    """OpenFHE baseline rows as fhe_hw.bench.openfhe returns them (times made up for the
     arithmetic; the real run is tests/test_openfhe.py)."""
     rows = [Timing(name=f"OpenFHE ntt {t}", library="OpenFHE", median_s=40e-6 * (3 - t),
                    params={"op": "ntt", "n": 4096, "bits": 60, "threads": t}) for t in (1, 2)]

@@ -13,7 +13,8 @@ from fhe_hw.arith import ModAdd, ModMul
 from fhe_hw.arith.pipeline import KEEP
 from fhe_hw.cli import main
 from fhe_hw.flow import run
-from fhe_hw.flow.synth import KEEP_COPIES, YOSYS, add_synth_parser, synthesize, tool_path
+from fhe_hw.flow.synth import KEEP_COPIES, add_synth_parser, synthesize
+from fhe_hw.tools import YOSYS, tool_path
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,7 @@ import warnings
 from dataclasses import replace
 
 from fhe_hw.bigint.cosim import cosim_cmnt
-from fhe_hw.flow.builddir import ROOT
+from fhe_hw.builddir import ROOT
 from fhe_hw.model.bigint import cmnt_group
 from fhe_hw.sim.cosim import finish, judge
 

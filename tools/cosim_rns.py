@@ -7,8 +7,8 @@
     python tools/cosim_rns.py --engine all
 
 Checks every target residue against exact CRT arithmetic and a prefix against the golden
-model (:func:`fhe_hw.rns.cosim_base_extension`), prints the measured cycles beside the engine's
-``cycles()`` and [Kir25] Table 4.5, and writes the results as JSON (default
+model (:func:`fhe_hw.rns.cosim.cosim_base_extension`), prints the measured cycles beside the
+engine's ``cycles()`` and [Kir25] Table 4.5, and writes the results as JSON (default
 build/cosim/rns.json). Exit status 1 on a mismatch or a cycle count that differs from
 ``cycles()``.
 """

@@ -9,7 +9,7 @@ import argparse
 import sys
 import time
 
-from fhe_hw.flow.builddir import table_dir
+from fhe_hw.builddir import table_dir
 from fhe_hw.tables.asic import qflow_markdown, qflow_rows
 
 

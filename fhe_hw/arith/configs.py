@@ -27,7 +27,7 @@ REDUCER_TABLE = [
     Row("mod-mul", {"modulus": "general32", "reducer": "barrett"}),
     Row("mod-mul", {"modulus": "solinas64", "reducer": "barrett"}),
     # The 60-bit prime of OpenFHE's 4096-point NTT in the report (the largest q ≡ 1 mod 2^13
-    # below 2^60, fhe_hw.report.openfhe): a general prime, Barrett.
+    # below 2^60, fhe_hw.bench.openfhe): a general prime, Barrett.
     Row("mod-mul", {"modulus": 1152921504606830593}),
     # One level of Karatsuba: 12 MULT18X18D instead of 16.
     Row("mod-mul", {"modulus": "solinas64", "karatsuba": True}),

@@ -18,7 +18,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..component import Component
 from ..lib.rom import rom_ports
-from ..sim.pysim import pack
+from ..payload import pack
 from .multiplier import IntegerFFTMultiplier
 from .ram import READ_PORTS, from_words, memory_members, to_words
 from .wordalu import ALUOp, WordALU, alu_cycles

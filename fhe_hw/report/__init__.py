@@ -4,12 +4,12 @@
                   [--jobs N] [--out build/report]
 
 Writes ``report.md``, ``report.json`` and PNG plots under ``build/report/``. Paper rows are
-data in :mod:`.paper` (each with paper file and table); our rows come from the engines'
+data in :mod:`fhe_hw.tables.paper` (each with paper file and table); our rows come from the engines'
 ``cycles()`` (tied to simulation by their tests), from synthesis (:mod:`.synthcache`: cached
-by :mod:`fhe_hw.flow.builddir`'s key, run when missing; by default only the quick units that no
+by :mod:`fhe_hw.builddir`'s key, run when missing; by default only the quick units that no
 results page holds, which with this repository's pages is none: the others are read from the
 pages' committed blocks by :mod:`.committed`, :func:`.core.plan`) and from
-:mod:`fhe_hw.report.baselines`; the configurations are the families' ``configs`` rows.
+:mod:`fhe_hw.bench.baselines`; the configurations are the families' ``configs`` rows.
 :mod:`.core` holds the machinery and the registry; :mod:`.sections` registers one function per
 paper table into it (:func:`.core.section`) and is imported here, so neither module imports
 the other both ways.

@@ -14,19 +14,18 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .. import __version__
-from ..flow import builddir
+from .. import __version__, builddir
+from ..bench.baselines import machine, run_baselines
 from ..flow.rows import shown
 from ..flow.synth import short_versions, tool_versions
 from ..tables.pages import git_commit
 from . import committed
-from .baselines import machine, run_baselines
 from .synthcache import cached_synth, load_cached
 from .writers import write_json, write_markdown, write_plots
 
 __all__ = ["Table", "Plot", "Part", "SectionResult", "Section", "Unavailable", "Context",
            "SECTIONS", "QUICK_UNITS", "section", "plan", "announce", "build_report", "ratio",
-           "atp_area", "DEFAULT_OUT"]
+           "DEFAULT_OUT"]
 
 DEFAULT_OUT = builddir.report_dir()
 
@@ -120,11 +119,6 @@ def ratio(ours, paper):
     if ours is None or paper in (None, 0):
         return None
     return ours / paper
-
-
-def atp_area(lut, ff, dsp, bram):
-    """[Kir25] §4.2's area weight LUT + FF/2 + 100·DSP + 300·BRAM."""
-    return lut + ff / 2 + 100 * dsp + 300 * bram
 
 
 def plan(rows, full=False):

@@ -3,18 +3,19 @@
 Adding a section: write ``def name(ctx) -> Part`` decorated with ``@section(paper, title,
 synth_rows=...)``; import the units inside it; raise :class:`Unavailable` when a unit is
 missing. Each table cites the paper file and table its paper columns come from
-(:mod:`.paper`).
+(:mod:`fhe_hw.tables.paper`).
 """
 
 import json
 
+from .. import builddir
 from ..arith.configs import MODMULS, REDUCERS
+from ..bench.openfhe import BASE_SETS, NTT_SIZES, OPERATIONS, PRODUCT_SIZES
 from ..bigint import CMNTEncrypt, CNTEncrypt, IntegerFFTMultiplier
 from ..bigint.configs import MULTIPLIERS, REPORT_MODMULS, REPORT_SMALL
 from ..encrypt import ENCRYPTION, KEY_PREPARATION, TransformEncrypt
-from ..flow import builddir
 from ..flow.rows import Row, shown
-from ..flow.synth import ECP5_85F_DSP
+from ..flow.synth import ECP5_85F_DSP, atp_area
 from ..karatsuba import KaratsubaMultiplier
 from ..karatsuba.configs import REPORT_ROWS as KARATSUBA_ROWS
 from ..largeint import LargeIntegerMultiplier
@@ -29,10 +30,9 @@ from ..rns import Kawamura, MixedRadix, ShenoyKumaresan, default_bases
 from ..rns.configs import ITERATION_SETS, SYNTH_TABLE, sk
 from ..rns.configs import REPORT_ROWS as RNS_ROWS
 from ..rns.configs import TARGET as RNS_TARGET
+from ..tables import paper as P
 from ..units import get_unit
-from . import paper as P
-from .core import Part, Plot, Table, Unavailable, atp_area, ratio, section
-from .openfhe import BASE_SETS, NTT_SIZES, OPERATIONS, PRODUCT_SIZES
+from .core import Part, Plot, Table, Unavailable, ratio, section
 
 SOLINAS = "solinas64"
 
@@ -233,7 +233,7 @@ def transform_encryption(ctx):
                 "block of `fhe-hw table encrypt-asic` (build/tables/encrypt-asic.json; toy and "
                 "small groups, empty when that table has not run).",
                 "GMP: the same encryption with Python integers on gmpy2, one core "
-                "(fhe_hw.report.baselines); the large groups only with --full."]
+                "(fhe_hw.bench.baselines); the large groups only with --full."]
     return Part([t], [], findings)
 
 
@@ -530,7 +530,7 @@ def rns_openfhe(ctx):
     t.notes.append("The 'paper / that formula' column shows how the paper's time relates to "
                    "its own folded count N(l+2)l/TP at 5 ns (computed here).")
     t.notes.append("OpenFHE exact here: SwitchCRTBasis measured on this machine, the faster "
-                   "median of 1 and all threads (fhe_hw.report.openfhe), at the parameter sets "
+                   "median of 1 and all threads (fhe_hw.bench.openfhe), at the parameter sets "
                    "it runs (N = 2^14, l = 7 and N = 2^16, l = 17).")
     return Part([t], [], findings)
 
@@ -736,7 +736,7 @@ def cpu_vs_hardware(ctx):
                             f"{_label(op, n, l)}: OpenFHE's fastest here ({who}) is "
                             f"{1 / r_best:.3g}x faster than the projected hardware.")
     t.notes += ["OpenFHE: medians after a warm-up, 60-bit NTT primes, every result checked "
-                "against Python big integers first (fhe_hw.report.openfhe); OpenMP threads "
+                "against Python big integers first (fhe_hw.bench.openfhe); OpenMP threads "
                 "as named; the machine may be shared with other work.",
                 "Hardware: cycles() of the named configuration ÷ the Fmax nextpnr reports for "
                 "that same configuration (ECP5-85F, out of context); without that synthesis "

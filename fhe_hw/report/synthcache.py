@@ -1,4 +1,4 @@
-"""Synthesis results for the report, cached by :mod:`fhe_hw.flow.builddir`'s key.
+"""Synthesis results for the report, cached by :mod:`fhe_hw.builddir`'s key.
 
 :func:`cached_synth` returns the :class:`~fhe_hw.flow.synth.SynthResult` of a registered unit
 at some parameters and flow (a target name of :data:`fhe_hw.flow.synth.TARGETS`), from the

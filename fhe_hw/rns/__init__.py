@@ -2,10 +2,10 @@
 multi-target variant, fast base conversion, Kawamura Cox-Rower and mixed-radix (iterative,
 pipelined); their `fhe-hw generate` / `fhe-hw synth` entries (``shenoy-kumaresan``,
 ``fast-base-conversion``, ``kawamura``, ``mixed-radix``, built on :func:`default_bases` NTT
-primes or on the user's ``--source-primes`` and ``--target-primes``) and the large Verilator
-co-simulations of :mod:`.cosim` (:func:`cosim_base_extension`;
+primes or on the user's ``--source-primes`` and ``--target-primes``). The large Verilator
+co-simulations are the submodule :mod:`fhe_hw.rns.cosim` (:func:`~.cosim.cosim_base_extension`;
 default N = 2^16, l = 17, TP = 32, 60-bit primes: [Kir25] Tables 4.6, 4.10), run by
-``tools/cosim_rns.py``.
+``tools/cosim_rns.py``; importing this package loads no simulator.
 
 Stream interfaces:
 
@@ -35,15 +35,13 @@ from .common import (
     default_bases,
     polynomial_beats,
 )
-from .cosim import cosim_base_extension, cosim_shenoy_kumaresan
 from .fast_base_conv import FastBaseConversion
 from .kawamura import Kawamura
 from .mixed_radix import MixedRadix
 from .shenoy_kumaresan import CRTBaseExtension, ShenoyKumaresan
 
 __all__ = ["ShenoyKumaresan", "FastBaseConversion", "Kawamura", "MixedRadix",
-           "CRTBaseExtension", "default_bases", "polynomial_beats", "beats_to_polynomials",
-           "cosim_shenoy_kumaresan", "cosim_base_extension"]
+           "CRTBaseExtension", "default_bases", "polynomial_beats", "beats_to_polynomials"]
 
 
 _BITS = Option("bits", int, 32, "bit width of the NTT primes (ntt_primes)")

@@ -54,7 +54,7 @@ REPORT_ROWS = [row for row in SYNTH_TABLE
                and row.params["l"] == 30]
 
 #: [Kir25] Table 4.6's parameter sets (N, TP, l); the paper's counts are
-#: :data:`fhe_hw.report.paper.P003_T4_6`.
+#: :data:`fhe_hw.tables.paper.P003_T4_6`.
 ITERATION_SETS = ((2**16, 32, 17), (2**14, 32, 7), (2**12, 64, 4))
 
 #: A quick smoke set: the smallest folded engine.

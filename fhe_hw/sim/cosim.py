@@ -25,10 +25,10 @@ from amaranth import Shape, Value
 from amaranth.lib import stream
 from amaranth.lib.wiring import Flow
 
+from .. import builddir
 from ..debian import require_debian_tool
-from ..flow import builddir
-from ..flow.synth import tool_version
 from ..params import require_int
+from ..tools import tool_version
 from ..units import to_verilog, top_name
 from .pysim import StreamRun, pack, unpack
 from .verilog import without_zero_memories
@@ -254,7 +254,7 @@ def build(component, unit_name, workdir=None, *, seed=1, opt="-O3", split=None, 
     of statements): Verilator's ``--output-split`` and ``--output-split-cfuncs``, which cut the
     model into many small C++ files and functions so that the compiler's memory stays bounded
     for very large designs; ``jobs``: parallel compilations. Builds are cached in ``workdir``
-    (default :func:`fhe_hw.flow.builddir.cosim_dir`: ``build/cosim/<unit>-<hash of the
+    (default :func:`fhe_hw.builddir.cosim_dir`: ``build/cosim/<unit>-<hash of the
     Verilog, harness, Verilator and its options>``)."""
     verilator = require_verilator()
     # the memories that start all zero are left to Verilator's own zero start: their word by

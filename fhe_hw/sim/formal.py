@@ -44,8 +44,8 @@ from amaranth.hdl import Assert, Assume
 
 from ..arith.solinas import SolinasReducer
 from ..arith.special import SpecialReducer
-from ..flow.synth import YOSYS, tool_path
 from ..params import SOLINAS64
+from ..tools import YOSYS, tool_path
 
 __all__ = ["Proof", "prove", "prove_special_reducer", "prove_solinas_reducer",
            "special_quotient", "solinas_quotient", "times"]

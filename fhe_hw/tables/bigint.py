@@ -4,19 +4,19 @@ places and routes on ECP5-85F, beside the paper's numbers and GMP (gmpy2) on thi
 
 Rows: :mod:`fhe_hw.bigint.configs` (:data:`~fhe_hw.bigint.configs.PROJECTED` configurations,
 :data:`~fhe_hw.bigint.configs.TABLE_ROWS` synthesized through :mod:`fhe_hw.flow.synth`). GMP:
-:func:`fhe_hw.report.baselines.gmp_cmnt_encrypt` (the inner sum first, median of 3 runs); the large
+:func:`fhe_hw.bench.baselines.gmp_cmnt_encrypt` (the inner sum first, median of 3 runs); the large
 group (19 Mbit keys, minutes per run) is left "not run".
 """
 
 import warnings
 
+from ..bench.baselines import gmp_cmnt_encrypt
 from ..bigint import CMNTEncrypt
 from ..bigint.configs import GROUPS, MULTIPLIERS, PROJECTED, TABLE_ROWS
 from ..markdown import table as markdown_table
-from ..report.baselines import gmp_cmnt_encrypt
-from ..report.paper import P000_T6
 from .common import ecp5_facts, synth_rows
 from .pages import TableSpec
+from .paper import P000_T6
 
 __all__ = ["TABLE", "PAPER", "markdown"]
 

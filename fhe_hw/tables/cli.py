@@ -1,7 +1,7 @@
 """``fhe-hw table NAME [--jobs N] [--reuse]``: regenerate one documented results table.
 
 The table's rows come from its family's ``configs`` module, synthesis runs through
-:mod:`fhe_hw.flow.synth` (cached by :mod:`fhe_hw.flow.builddir`'s key), and the block between the
+:mod:`fhe_hw.flow.synth` (cached by :mod:`fhe_hw.builddir`'s key), and the block between the
 ``<!-- table:NAME:begin/end -->`` markers of its page under ``docs/results/`` is rewritten,
 ending with a provenance line. The Markdown and JSON also go to ``build/tables/``.
 """
@@ -11,8 +11,8 @@ import os
 import time
 from pathlib import Path
 
+from .. import builddir
 from ..cliargs import RawDescriptionHelpFormatter, add_verbose, int_in
-from ..flow import builddir
 from ..flow.run import Progress
 from ..karatsuba.schedule import MAX_RECURSIONS
 from . import MODULES, get_table

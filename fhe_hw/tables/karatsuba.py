@@ -15,10 +15,10 @@ from ..karatsuba.configs import RECURSIONS, TOTAL, multiplier_params, relin_para
 from ..karatsuba.configs import row as table_row
 from ..markdown import table as markdown_table
 from ..model.karatsuba import hardware_cycles
-from ..report.paper import P004_T2, P004_T3
 from ..units import get_unit
 from .common import ecp5_facts, synth_rows
 from .pages import TableSpec
+from .paper import P004_T2, P004_T3
 
 __all__ = ["TABLE", "markdown", "projection", "row_key"]
 

@@ -7,13 +7,13 @@ here and are given by ``cycles()`` only, marked so. A run that differs writes no
 
 from ..asic import synthesize_blocks
 from ..asic.configs import SKY130_CLOCK_NS
-from ..flow.synth import tool_version
 from ..largeint import LargeIntegerMultiplier
 from ..largeint.cosim import cosim_large_int_mul
 from ..largeint.estimate import SRAM_SOURCE, SRAM_UM2_PER_BIT, blocks, sky130_estimate
 from ..markdown import table as markdown_table
 from ..sim import SimulationMismatch
 from ..sim.cosim import require_verilator
+from ..tools import tool_version
 from .pages import TableFailure, TableSpec
 
 __all__ = ["TABLES", "RUNS", "COUNTED", "OPT", "ESTIMATED", "large_int_markdown",

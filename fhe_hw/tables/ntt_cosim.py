@@ -8,11 +8,11 @@ command names it and exits with status 1. The rows are :data:`COSIM_RUNS` and
 :data:`FOUR_STEP_RUNS`.
 """
 
-from ..flow.synth import tool_version
 from ..markdown import table as markdown_table
 from ..ntt.cosim import WANG_HUANG_CYCLES, Engines, cosim_ntt, cosim_polymul
 from ..sim import SimulationMismatch
 from ..sim.cosim import require_verilator
+from ..tools import tool_version
 from ..units import get_unit
 from .pages import TableFailure, TableSpec
 

@@ -16,12 +16,12 @@ import warnings
 from amaranth.hdl import UnusedElaboratable
 
 from ..markdown import table as markdown_table
-from ..report.paper import P003_T4_6, P003_T4_8, P003_T4_9
 from ..rns import FastBaseConversion, Kawamura, MixedRadix, ShenoyKumaresan, default_bases
 from ..rns.configs import ITERATION_SETS, SYNTH_TABLE
 from ..units import get_unit
 from .common import ecp5_facts, synth_rows
 from .pages import TableSpec
+from .paper import P003_T4_6, P003_T4_8, P003_T4_9
 
 __all__ = ["TABLE", "iteration_rows", "iteration_markdown", "synth_markdown", "row_key"]
 

@@ -16,9 +16,9 @@ from ..encrypt.estimate import EstimatedGroup, blocks, sky130_estimate
 from ..largeint.estimate import SRAM_UM2_PER_BIT
 from ..markdown import table as markdown_table
 from ..model.transform_encrypt import SCHEMES, plan
-from ..report.paper import table6_cycles
 from .large_int import estimate_note
 from .pages import TableSpec
+from .paper import table6_cycles
 
 __all__ = ["TABLES", "LANES", "ESTIMATED", "markdown", "estimate_markdown"]
 

@@ -1,5 +1,5 @@
 // OpenFHE's RNS base conversions on chosen inputs, for tests/test_openfhe_convert.py, which
-// compiles this file against the openfhe wheel's libOPENFHEcore (fhe_hw.report.openfhe.build)
+// compiles this file against the openfhe wheel's libOPENFHEcore (fhe_hw.bench.openfhe.build)
 // and requires fhe_hw's base-conversion hardware to give the same words.
 //
 // Usage:
@@ -12,7 +12,7 @@
 //                                          "approx": [[...N...] per target prime]}
 // "exact" is DCRTPoly::SwitchCRTBasis (HPS: the centred lift, alpha from a double-precision
 // sum), "approx" DCRTPoly::ApproxSwitchCRTBasis (fast base conversion), both with the tables
-// OpenFHE's BFV parameters precompute (CRTTables of fhe_hw/report/openfhe_common.h).
+// OpenFHE's BFV parameters precompute (CRTTables of fhe_hw/bench/openfhe_common.h).
 
 #include <cstdint>
 #include <cstdlib>

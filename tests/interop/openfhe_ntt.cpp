@@ -1,5 +1,5 @@
 // OpenFHE's negacyclic NTTs on seeded inputs, for tests/test_openfhe_interop.py, which compiles
-// this file against the openfhe wheel's libOPENFHEcore (fhe_hw.report.openfhe.build) and
+// this file against the openfhe wheel's libOPENFHEcore (fhe_hw.bench.openfhe.build) and
 // requires fhe_hw's NTT hardware to give the same words.
 //
 // Usage (one configuration per process: OpenFHE caches its twiddle tables per modulus for the

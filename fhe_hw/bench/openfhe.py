@@ -6,7 +6,7 @@ JSON lists and OpenFHE's CRT tables) is compiled with g++ against
 the ``libOPENFHEcore.so.1`` of the ``openfhe`` wheel (the ``bench`` extra; the wheel is only
 located with ``importlib.util.find_spec``, its Python binding is for CPython 3.10) and OpenFHE's
 headers (``OPENFHE_INCLUDE``, else ``../shared/openfhe/include`` beside the checkout), into
-``build/openfhe/bench-<hash>`` (:func:`fhe_hw.flow.builddir.openfhe_dir`, keyed by the source
+``build/openfhe/bench-<hash>`` (:func:`fhe_hw.builddir.openfhe_dir`, keyed by the source
 and the header, the compiler version and both directories). It times, with 60-bit NTT primes
 (:func:`fhe_hw.params.ntt_primes`):
 
@@ -36,7 +36,7 @@ import subprocess
 from pathlib import Path
 from typing import NamedTuple
 
-from ..flow import builddir
+from .. import builddir
 from ..flow.run import run_logged
 from ..model.ntt import bit_reverse, dft
 from ..params import RNSBase, ntt_params, ntt_primes
@@ -173,7 +173,7 @@ def unavailable():
 def build(lib, include, gxx, version, source=SOURCE, prefix="bench"):
     """The executable of the C++ ``source`` (default: the benchmark) compiled against ``lib``
     and ``include``, with :data:`COMMON`'s folder on the include path: reused from
-    :func:`~fhe_hw.flow.builddir.openfhe_dir` (``prefix``-<hash>) when that key's build is
+    :func:`~fhe_hw.builddir.openfhe_dir` (``prefix``-<hash>) when that key's build is
     there, else compiled (``compile.log`` beside it)."""
     key = {"source": hashlib.sha256(source.read_bytes()).hexdigest(),
            "common": hashlib.sha256(COMMON.read_bytes()).hexdigest(), "compiler": version,

@@ -1,5 +1,5 @@
 // The parts the C++ programs compiled against OpenFHE share: the benchmark beside this file and
-// the interop programs of tests/interop. fhe_hw/report/openfhe.py's build() puts this folder on
+// the interop programs of tests/interop. fhe_hw/bench/openfhe.py's build() puts this folder on
 // the include path (and this file in the build's key).
 //
 //   list(v)          a vector as a JSON list

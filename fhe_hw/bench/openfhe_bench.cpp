@@ -1,5 +1,5 @@
 // OpenFHE's lattice layer timed on this machine: the CPU baseline of fhe_hw's report.
-// fhe_hw/report/openfhe.py compiles this file against the openfhe wheel's libOPENFHEcore, runs
+// fhe_hw/bench/openfhe.py compiles this file against the openfhe wheel's libOPENFHEcore, runs
 // it and checks every result it prints against Python big integers before reporting a time.
 //
 // Usage: openfhe_bench SEED WARMUP REPEAT SAMPLES < plan
