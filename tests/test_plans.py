@@ -8,6 +8,8 @@ import dataclasses
 import pytest
 from test_units_contract import CONFIGS, forbid_hardware
 
+from fhe_hw.arith.modadd_dyn import DynamicModAdd, DynamicModAddPlan, DynamicModSub
+from fhe_hw.arith.montgomery_dyn import DynamicModMul, DynamicModMulPlan
 from fhe_hw.component import Component
 from fhe_hw.plan import Plan, param_fields
 from fhe_hw.units import parse_bool, units
@@ -103,3 +105,23 @@ def test_cycles_takes_only_count():
         plan.cycles(transforms=2)
     with pytest.raises(ValueError, match="count must be at least 1, not 0"):
         plan.cycles(count=0)
+
+
+@pytest.mark.parametrize("component,plan_cls,args,kw", [
+    (DynamicModAdd, DynamicModAddPlan, (32,), {"pipelined": False}),
+    (DynamicModSub, DynamicModAddPlan, (30,), {}),
+    (DynamicModMul, DynamicModMulPlan, ([4293591041, 4293918721, 4293918721], 13),
+     {"mult_stages": 3, "deep": False})])
+def test_dynamic_units_take_their_plan_or_its_arguments(component, plan_cls, args, kw):
+    plan = plan_cls(*args, **kw)
+    assert component(plan).plan is plan and component(*args, **kw).plan == plan
+    assert component(plan).latency == plan.latency
+
+
+def test_dynamic_mod_mul_plan_stores_what_it_resolved():
+    plan = DynamicModMulPlan([4293918721, 4293591041, 4293918721])
+    assert plan.moduli == (4293591041, 4293918721)
+    # 4293591041 - 1 = 2^16 * 65515 and 4293918721 - 1 = 2^20 * 4095: w = 16, ν = ⌈32/16⌉.
+    assert (plan.word, plan.width, plan.nu) == (16, 32, 2)
+    with pytest.raises(TypeError, match="^deep must be a bool, not 1$"):
+        DynamicModMulPlan(plan.moduli, deep=1)
