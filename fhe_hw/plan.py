@@ -9,7 +9,9 @@ tiled=False)``), which :meth:`Plan.coerce` turns into the plan in one step.
 
 A field declared with :func:`param` carries its command-line metadata (help text, parser,
 range); the unit registry (:func:`fhe_hw.units.register` with ``plan=``) derives the unit's
-``--options`` from them (:func:`param_fields`), so a parameter is declared once.
+``--options`` from them (:func:`fhe_hw.units.plan_options`, which reads the fields' metadata
+and imports nothing of this module, so that the command line starts without the parameter
+checks), so a parameter is declared once.
 
 Migration note: the units registered with ``plan=`` and ``component=`` follow this pattern
 (the arithmetic family, :mod:`fhe_hw.arith`); the other families still register a factory with
@@ -22,11 +24,7 @@ import types
 
 from .params import check_bool, require_int
 
-__all__ = ["Plan", "param", "param_fields", "plan_defaults", "PARAM_KEYS"]
-
-#: The metadata keys :func:`param` sets on a field.
-PARAM_KEYS = ("help", "parse", "range", "cli_default")
-
+__all__ = ["Plan", "param"]
 
 def param(default=dataclasses.MISSING, *, help, parse=None, range=None,
           cli_default=dataclasses.MISSING, kw_only=False):
@@ -56,6 +54,7 @@ def param(default=dataclasses.MISSING, *, help, parse=None, range=None,
 
 
 def _is_param(f):
+    """Whether ``f`` was declared with :func:`param` (the registry's test is the same)."""
     return f.init and "help" in f.metadata
 
 
@@ -126,30 +125,3 @@ class Plan:
     def params(self):
         """``{name: value}`` of the plan's :func:`param` fields."""
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if _is_param(f)}
-
-
-def param_fields(plan_cls):
-    """The :func:`param` fields of ``plan_cls``, in field order, each with its parser
-    (``parse``, else from the field's type: ``int``, ``bool`` or ``str``) and its command-line
-    default (``cli_default``, else the field's default, else ``None``): ``(field, parse,
-    default)`` triples, from which the registry derives the unit's options."""
-    out = []
-    for f in dataclasses.fields(plan_cls):
-        if not _is_param(f):
-            continue
-        meta, kind = f.metadata, _base_type(f)
-        parse = meta["parse"] or {bool: bool, int: int, str: str}.get(kind)
-        if parse is None:
-            raise TypeError(f"{plan_cls.__name__}.{f.name}: a field of type {f.type!r} needs "
-                            f"parse=")
-        default = meta["cli_default"]
-        if default is dataclasses.MISSING:
-            default = None if f.default is dataclasses.MISSING else f.default
-        out.append((f, parse, default))
-    return out
-
-
-def plan_defaults(plan_cls):
-    """``{name: default}`` of the :func:`param` fields of ``plan_cls`` that have a default."""
-    return {f.name: f.default for f in dataclasses.fields(plan_cls)
-            if _is_param(f) and f.default is not dataclasses.MISSING}

@@ -18,18 +18,19 @@ plans, :mod:`fhe_hw.plan`):
 """
 
 import argparse
+import dataclasses
 import importlib
 import inspect
 import os
+import types
 from dataclasses import dataclass, field
 
 from . import __version__
 from .cliargs import integer, shown_default
-from .plan import param_fields, plan_defaults
 
-__all__ = ["Option", "Unit", "register", "plan_options", "units", "get_unit", "top_name",
-           "verilog_header", "to_verilog", "port_values", "parse_bool", "add_unit_options",
-           "add_unit_subcommands", "unit_params"]
+__all__ = ["Option", "Unit", "register", "plan_options", "plan_defaults", "units", "get_unit",
+           "top_name", "verilog_header", "to_verilog", "port_values", "parse_bool",
+           "add_unit_options", "add_unit_subcommands", "unit_params"]
 
 # Modules whose import registers units; later packages add themselves here.
 _UNIT_MODULES = ["fhe_hw.arith", "fhe_hw.ntt", "fhe_hw.karatsuba", "fhe_hw.rns", "fhe_hw.bigint",
@@ -213,13 +214,37 @@ def register(name, description=None, *options, latency=None, cycles=None, descri
     return decorate
 
 
+def _param_fields(plan_cls):
+    """The fields of ``plan_cls`` declared with :func:`fhe_hw.plan.param` (an ``init`` field
+    whose metadata has ``help``), in field order."""
+    return [f for f in dataclasses.fields(plan_cls) if f.init and "help" in f.metadata]
+
+
+def plan_defaults(plan_cls):
+    """``{name: default}`` of the parameter fields of ``plan_cls`` that have a default."""
+    return {f.name: f.default for f in _param_fields(plan_cls)
+            if f.default is not dataclasses.MISSING}
+
+
 def plan_options(plan_cls):
     """The :class:`Option` of each parameter field of ``plan_cls`` (:func:`fhe_hw.plan.param`),
-    in field order: ``--name`` with ``-`` for ``_``, the field's parser (a ``bool`` field:
-    :func:`parse_bool`), its command-line default, its help."""
-    return tuple(Option(f.name.replace("_", "-"), parse_bool if parse is bool else parse,
-                        default, f.metadata["help"])
-                 for f, parse, default in param_fields(plan_cls))
+    in field order: ``--name`` with ``-`` for ``_``; the field's ``parse``, else from its type
+    (``int``, ``str``; ``bool``: :func:`parse_bool`); its ``cli_default``, else its default,
+    else ``None``; its help."""
+    options = []
+    for f in _param_fields(plan_cls):
+        meta, kind = f.metadata, f.type
+        if isinstance(kind, types.UnionType):        # int | None
+            kind = next(a for a in kind.__args__ if a is not type(None))
+        parse = meta["parse"] or {bool: parse_bool, int: int, str: str}.get(kind)
+        if parse is None:
+            raise TypeError(f"{plan_cls.__name__}.{f.name}: a field of type {f.type!r} needs "
+                            f"parse=")
+        default = meta["cli_default"]
+        if default is dataclasses.MISSING:
+            default = None if f.default is dataclasses.MISSING else f.default
+        options.append(Option(f.name.replace("_", "-"), parse, default, meta["help"]))
+    return tuple(options)
 
 
 def units():

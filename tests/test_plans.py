@@ -11,8 +11,8 @@ from test_units_contract import CONFIGS, forbid_hardware
 from fhe_hw.arith.modadd_dyn import DynamicModAdd, DynamicModAddPlan, DynamicModSub
 from fhe_hw.arith.montgomery_dyn import DynamicModMul, DynamicModMulPlan
 from fhe_hw.component import Component
-from fhe_hw.plan import Plan, param_fields
-from fhe_hw.units import parse_bool, units
+from fhe_hw.plan import Plan
+from fhe_hw.units import parse_bool, plan_options, units
 
 UNITS = units()
 
@@ -49,14 +49,20 @@ def test_unit_not_yet_converted_has_no_plan(name):
 @pytest.mark.parametrize("name", sorted(CONVERTED))
 def test_every_option_of_a_converted_unit_comes_from_a_plan_field(name):
     unit = UNITS[name]
-    fields = {f.name: (f, parse, default) for f, parse, default in param_fields(unit.plan)}
+    fields = {f.name: f for f in dataclasses.fields(unit.plan) if "help" in f.metadata}
+    assert unit.options == plan_options(unit.plan)
     assert [opt.dest for opt in unit.options] == list(fields)
     for opt in unit.options:
-        f, parse, default = fields[opt.dest]
+        f = fields[opt.dest]
         assert opt.name == f.name.replace("_", "-")
         assert opt.help == f.metadata["help"]
-        assert opt.type is (parse_bool if parse is bool else parse)
-        assert opt.default == default
+        cli_default = f.metadata["cli_default"]
+        assert opt.default == (cli_default if cli_default is not dataclasses.MISSING
+                               else None if f.default is dataclasses.MISSING else f.default)
+        if f.metadata["parse"] is not None:
+            assert opt.type is f.metadata["parse"]
+        elif f.type is bool:
+            assert opt.type is parse_bool
 
 
 @pytest.mark.parametrize("name,params", [(n, p) for n in sorted(CONVERTED)
@@ -85,7 +91,9 @@ def test_plan_timing_is_pure_and_builds_no_hardware(name, params, monkeypatch):
 def test_plan_refuses_bad_fields_naming_them(name):
     unit = UNITS[name]
     base = unit.resolve()
-    for f, _, _ in param_fields(unit.plan):
+    for f in dataclasses.fields(unit.plan):
+        if "help" not in f.metadata:
+            continue
         kind = f.type
         if kind is bool:
             with pytest.raises(TypeError, match=f"^{f.name} must be a bool, not 1$"):
