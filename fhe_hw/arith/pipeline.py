@@ -116,7 +116,7 @@ class FixedLatencyUnit(Component):
         ``RuntimeError`` unless the stages built have the :attr:`latency` the unit promised."""
         if st.latency != self._latency:
             raise RuntimeError(f"{type(self).__name__}: the built stages have latency "
-                               f"{st.latency}, latency_of() says {self._latency}")
+                               f"{st.latency}, its timing contract says {self._latency}")
         m.d.comb += [self.o.payload.eq(payload), self.o.valid.eq(st.valid)]
 
 
