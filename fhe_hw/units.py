@@ -1,23 +1,36 @@
 """The registry of generatable hardware units.
 
-A unit module registers a factory with :func:`register`; the CLI (`fhe-hw generate`, `synth`, ...)
+A unit module registers its unit with :func:`register`; the CLI (`fhe-hw generate`, `synth`, ...)
 builds one sub-command per unit with its options. Options are parsed to Python values by the
-``type`` callable and passed to the factory as keyword arguments, so bad values reach the unit's
-own validation and raise its ``ValueError`` before any hardware is built.
+``type`` callable and passed on as keyword arguments, so bad values reach the unit's own
+validation and raise its ``ValueError`` before any hardware is built.
+
+A unit is registered one of two ways (migration note: both coexist until every family has its
+plans, :mod:`fhe_hw.plan`):
+
+* ``register(name, plan=ModMulPlan, component=ModMul, description=...)``: a (plan, component)
+  pair. The options come from the plan's fields, the timing contract from the plan's
+  ``latency`` and ``cycles()``, and the component is built from the plan (the arithmetic
+  family).
+* ``@register(name, description, *options, latency=..., cycles=...)`` on a factory: the options
+  listed as :class:`Option` and the contract as functions of the factory's keywords (the
+  families not yet converted).
 """
 
 import argparse
+import dataclasses
 import importlib
 import inspect
 import os
+import types
 from dataclasses import dataclass, field
 
 from . import __version__
 from .cliargs import integer, shown_default
 
-__all__ = ["Option", "Unit", "register", "units", "get_unit", "top_name", "verilog_header",
-           "to_verilog", "port_values", "parse_bool", "add_unit_options", "add_unit_subcommands",
-           "unit_params"]
+__all__ = ["Option", "Unit", "register", "plan_options", "plan_defaults", "units", "get_unit",
+           "top_name", "verilog_header", "to_verilog", "port_values", "parse_bool",
+           "add_unit_options", "add_unit_subcommands", "unit_params"]
 
 # Modules whose import registers units; later packages add themselves here.
 _UNIT_MODULES = ["fhe_hw.arith", "fhe_hw.ntt", "fhe_hw.karatsuba", "fhe_hw.rns", "fhe_hw.bigint",
@@ -68,6 +81,11 @@ class Unit:
     ``params`` are the factory's keyword arguments; :meth:`resolve` fills in the options'
     defaults. Both functions raise ``ValueError``/``TypeError`` for parameters the factory
     would refuse, so :meth:`build` checks them through the contract before building.
+
+    A unit registered as a (plan, component) pair has ``plan`` set: its ``factory`` is the
+    component, its ``options`` come from the plan's fields, and :meth:`latency`,
+    :meth:`cycles` and :meth:`build` go through :meth:`make_plan` (``latency_fn`` and
+    ``cycles_fn`` are None).
     """
 
     name: str
@@ -77,6 +95,12 @@ class Unit:
     latency_fn: object = None
     cycles_fn: object = None
     describe_fn: object = None
+    plan: type = None
+
+    def make_plan(self, params=None):
+        """The plan of ``params`` (see :meth:`resolve`) of a unit registered with a plan;
+        raises the plan's ``ValueError``/``TypeError`` for refused parameters."""
+        return self.plan(**self.resolve(params))
 
     def resolve(self, params=None):
         """The factory keyword arguments for ``params`` (a dict keyed by option ``dest`` or
@@ -95,15 +119,21 @@ class Unit:
     def build(self, **params):
         """Construct the Component with ``params`` (see :meth:`resolve`), after checking them
         through the timing contract (so refused parameters raise before any hardware exists)."""
+        if self.plan is not None:
+            return self.factory(self.make_plan(params))
         self.latency(params)
         return self.factory(**self.resolve(params))
 
     def latency(self, params=None):
         """Latency in cycles for ``params``, or ``None`` for a stream engine."""
+        if self.plan is not None:
+            return self.make_plan(params).latency
         return self.latency_fn(**self.resolve(params))
 
     def cycles(self, params=None, **kw):
         """Exact cycles of the run ``kw`` (default: one operation) for ``params``."""
+        if self.plan is not None:
+            return self.make_plan(params).cycles(**kw)
         resolved = self.resolve(params)
         if self.cycles_fn is not None:
             return self.cycles_fn(resolved, **kw)
@@ -117,7 +147,10 @@ class Unit:
 
     def factory_defaults(self):
         """``{name: default}`` of the factory's keyword parameters that have a default (the
-        Python class's own, which an option's ``None`` default leaves in force)."""
+        Python class's own, which an option's ``None`` default leaves in force): the plan's
+        field defaults for a unit registered with a plan."""
+        if self.plan is not None:
+            return plan_defaults(self.plan)
         return {name: p.default for name, p in inspect.signature(self.factory).parameters.items()
                 if p.default is not inspect.Parameter.empty}
 
@@ -142,11 +175,30 @@ class Unit:
 
 _REGISTRY = {}
 
-def register(name, description, *options, latency, cycles=None, describe=None):
-    """Decorator: register ``factory(**params) -> Component`` as unit ``name`` with its timing
-    contract (see :class:`Unit`): ``latency(**params)`` (required) and, for stream engines,
-    ``cycles(params, **kw)``; ``describe(params)``, if given, returns what else the unit bakes
-    in that a user must know (``{label: value}``, e.g. the RNS bases)."""
+def register(name, description=None, *options, latency=None, cycles=None, describe=None, plan=None,
+             component=None):
+    """Register unit ``name``.
+
+    With ``plan`` and ``component`` (a :class:`~fhe_hw.plan.Plan` subclass and the Component
+    that takes it): registers the pair at once, its options derived from the plan's fields
+    (:func:`plan_options`), its timing contract the plan's; ``options``,
+    ``latency`` and ``cycles`` must not be given.
+
+    Otherwise a decorator: register ``factory(**params) -> Component`` as unit ``name`` with its
+    timing contract (see :class:`Unit`): ``latency(**params)`` (required) and, for stream
+    engines, ``cycles(params, **kw)``.
+
+    Either way, ``describe(params)``, if given, returns what else the unit bakes in that a user
+    must know (``{label: value}``, e.g. the RNS bases)."""
+    if plan is not None or component is not None:
+        if plan is None or component is None or options or latency or cycles:
+            raise TypeError(f"unit {name!r}: a plan unit takes plan and component, and no "
+                            f"options, latency or cycles")
+        if name in _REGISTRY:
+            raise ValueError(f"unit name must be unique, not {name!r} again")
+        _REGISTRY[name] = Unit(name, component, description, plan_options(plan),
+                               describe_fn=describe, plan=plan)
+        return None
     if not callable(latency):
         raise TypeError(f"unit {name!r}: latency must be a function of its parameters, "
                         f"not {latency!r}")
@@ -160,6 +212,39 @@ def register(name, description, *options, latency, cycles=None, describe=None):
                                describe)
         return factory
     return decorate
+
+
+def _param_fields(plan_cls):
+    """The fields of ``plan_cls`` declared with :func:`fhe_hw.plan.param` (an ``init`` field
+    whose metadata has ``help``), in field order."""
+    return [f for f in dataclasses.fields(plan_cls) if f.init and "help" in f.metadata]
+
+
+def plan_defaults(plan_cls):
+    """``{name: default}`` of the parameter fields of ``plan_cls`` that have a default."""
+    return {f.name: f.default for f in _param_fields(plan_cls)
+            if f.default is not dataclasses.MISSING}
+
+
+def plan_options(plan_cls):
+    """The :class:`Option` of each parameter field of ``plan_cls`` (:func:`fhe_hw.plan.param`),
+    in field order: ``--name`` with ``-`` for ``_``; the field's ``parse``, else from its type
+    (``int``, ``str``; ``bool``: :func:`parse_bool`); its ``cli_default``, else its default,
+    else ``None``; its help."""
+    options = []
+    for f in _param_fields(plan_cls):
+        meta, kind = f.metadata, f.type
+        if isinstance(kind, types.UnionType):        # int | None
+            kind = next(a for a in kind.__args__ if a is not type(None))
+        parse = meta["parse"] or {bool: parse_bool, int: int, str: str}.get(kind)
+        if parse is None:
+            raise TypeError(f"{plan_cls.__name__}.{f.name}: a field of type {f.type!r} needs "
+                            f"parse=")
+        default = meta["cli_default"]
+        if default is dataclasses.MISSING:
+            default = None if f.default is dataclasses.MISSING else f.default
+        options.append(Option(f.name.replace("_", "-"), parse, default, meta["help"]))
+    return tuple(options)
 
 
 def units():

@@ -5,7 +5,7 @@ from amaranth import Module, Signal
 from amaranth.sim import Simulator
 from helpers import RANDOM_VECTORS, check_unit, rng_for
 
-from fhe_hw.arith import ModAdd, ModMul, ModSub
+from fhe_hw.arith import ModAdd, ModMul, ModMulPlan, ModSub
 from fhe_hw.arith.modadd import add_parallel, add_select, operand_layout, sub_parallel
 from fhe_hw.arith.modmul import choose_reducer
 from fhe_hw.arith.pipeline import FixedLatencyUnit, Multiplier, Stages
@@ -150,7 +150,7 @@ def test_karatsuba_mod_mul_matches_model_three_cycles_later_at_64_bits(modulus):
     unit = ModMul(modulus, karatsuba=True)
     q = unit.modulus
     if modulus == "solinas64":
-        assert unit.latency == ModMul.latency_of(modulus) + 3
+        assert unit.latency == ModMulPlan(modulus).latency + 3
     ins = pairs(q, "modmul-karatsuba", q)
     check_unit(unit, ins, [v["a"] * v["b"] * unit.output_scale % q for v in ins],
                label=f"ModMul({modulus}, karatsuba=True)")
@@ -171,7 +171,7 @@ def test_untiled_shallow_mod_mul_matches_model_and_tiling_keeps_given_stages(mod
     unit = ModMul(modulus, mult_stages=4, tiled=False, deep=False)
     q = unit.modulus
     ins = pairs(q, "modmul-untiled", q)
-    assert unit.latency == ModMul.latency_of(modulus, mult_stages=4, deep=False)
+    assert unit.latency == ModMulPlan(modulus, mult_stages=4, deep=False).latency
     check_unit(unit, ins, [v["a"] * v["b"] * unit.output_scale % q for v in ins],
                label=f"ModMul({modulus}, tiled=False, deep=False)")
 
@@ -187,10 +187,10 @@ def test_fast_multiplier_stages_are_one_per_adder_level_and_the_dsp_registers():
 def test_mod_mul_defaults_are_the_fast_pipeline():
     # The tiled multiplier (6 registers) and the deep Solinas reducer (4); the shallow pipeline
     # of [Cao14] (a 4-stage multiplier, 2-stage reducer) stays available.
-    assert ModMul.latency_of("solinas64") == ModMul("solinas64").latency == 6 + 4
-    assert ModMul.latency_of("solinas64", mult_stages=4, tiled=False, deep=False) == 4 + 2
-    assert ModMul.latency_of("fermat32") == (2 + 2) + 4
-    assert ModMul.latency_of("general32", pipelined=False) == 4
+    assert ModMulPlan("solinas64").latency == ModMul("solinas64").latency == 6 + 4
+    assert ModMulPlan("solinas64", mult_stages=4, tiled=False, deep=False).latency == 4 + 2
+    assert ModMulPlan("fermat32").latency == (2 + 2) + 4
+    assert ModMulPlan("general32", pipelined=False).latency == 4
 
 
 def test_mod_mul_premultiply_gives_plain_constant_products():
@@ -230,7 +230,7 @@ def test_tiled_must_be_a_bool():
 @pytest.mark.parametrize("deep", [1, "no", None])
 def test_deep_must_be_a_bool(reducer, deep):
     with pytest.raises(TypeError, match=f"deep must be a bool, not {deep!r}"):
-        ModMul.latency_of("general32", reducer, deep=deep)
+        ModMulPlan("general32", reducer, deep=deep)
     with pytest.raises(TypeError, match=f"deep must be a bool, not {deep!r}"):
         ModMul("general32", reducer, deep=deep)
 
@@ -245,8 +245,8 @@ def test_operand_stage_counts_are_checked():
     with pytest.raises(ValueError, match="mult_stages must be at least 0"):
         ModMul("solinas64", mult_stages=-2)
     with pytest.raises(TypeError, match="mult_stages must be an integer, not 4.0"):
-        ModMul.latency_of("solinas64", mult_stages=4.0)
-    assert ModMul.latency_of("solinas64", mult_stages=0, pipelined=False) == 0
+        ModMulPlan("solinas64", mult_stages=4.0)
+    assert ModMulPlan("solinas64", mult_stages=0, pipelined=False).latency == 0
 
 
 @pytest.mark.parametrize("modulus,tile", [("solinas64", 9), ("fermat32", 6), ("general32", 12)])
@@ -257,7 +257,7 @@ def test_narrow_tiles_match_the_model_and_deepen_only_the_adder_tree(modulus, ti
     # operand and product registers; the reducer's latency is the default ModMul's.
     slices = -(-width // tile)
     levels = (slices * slices - 1).bit_length()
-    reducer = ModMul.latency_of(modulus) - Multiplier(width, width, tiled=True).stages
+    reducer = ModMulPlan(modulus).latency - Multiplier(width, width, tiled=True).stages
     assert unit.latency == levels + 2 + reducer
     ins = pairs(q, "modmul-tile", q, tile)
     check_unit(unit, ins, [v["a"] * v["b"] * unit.output_scale % q for v in ins],
@@ -267,4 +267,4 @@ def test_narrow_tiles_match_the_model_and_deepen_only_the_adder_tree(modulus, ti
 @pytest.mark.parametrize("tile,error", [(1, ValueError), (19, ValueError), (9.0, TypeError)])
 def test_tile_widths_outside_two_to_eighteen_are_refused(tile, error):
     with pytest.raises(error, match="tile must be"):
-        ModMul.latency_of("solinas64", tile=tile)
+        ModMulPlan("solinas64", tile=tile)

@@ -6,7 +6,7 @@ from helpers import check_unit, rng_for
 
 from fhe_hw.arith import MontgomeryReducer
 from fhe_hw.arith.modadd_dyn import DynamicModAdd, DynamicModSub
-from fhe_hw.arith.montgomery_dyn import DynamicModMul, common_montgomery_word
+from fhe_hw.arith.montgomery_dyn import DynamicModMul, DynamicModMulPlan, common_montgomery_word
 from fhe_hw.model import reduce as R
 from fhe_hw.params import montgomery_constants, ntt_primes
 
@@ -81,7 +81,7 @@ def test_latency_counts_multiplier_rounds_and_corrections():
 def test_deep_latency_counts_the_round_registers_and_two_for_the_subtractions():
     # 64-bit moduli, w = 13: q_H has 51 bits, 3 tiles; a round is T~ (the DSPs' operand
     # registers), the products, then 2 adder levels for T_H and the 3 tiles.
-    assert DynamicModMul.latency_of(SETS[64], 13, mult_stages=3) == 3 + 5 * (2 + 2) + 2
+    assert DynamicModMulPlan(SETS[64], 13, mult_stages=3).latency == 3 + 5 * (2 + 2) + 2
     # 32-bit moduli, w = 13: q_H has 19 bits, 2 tiles, 2 adder levels.
     assert DynamicModMul(SETS[32]).latency == 4 + 3 * (2 + 2) + 2
 
@@ -89,7 +89,7 @@ def test_deep_latency_counts_the_round_registers_and_two_for_the_subtractions():
 @pytest.mark.parametrize("name,value", [("deep", 1), ("tiled", "yes")])
 def test_refuses_a_non_bool_deep_or_tiled(name, value):
     with pytest.raises(TypeError, match=f"{name} must be a bool, not {value!r}"):
-        DynamicModMul.plan(SETS[32], **{name: value})
+        DynamicModMulPlan(SETS[32], **{name: value})
 
 
 def test_default_word_is_the_common_two_adicity_up_to_17():

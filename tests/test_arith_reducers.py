@@ -3,7 +3,16 @@
 import pytest
 from helpers import RANDOM_VECTORS, check_unit, rng_for
 
-from fhe_hw.arith import BarrettReducer, MontgomeryReducer, SolinasReducer, SpecialReducer
+from fhe_hw.arith import (
+    BarrettReducer,
+    BarrettReducerPlan,
+    MontgomeryReducer,
+    MontgomeryReducerPlan,
+    SolinasReducer,
+    SolinasReducerPlan,
+    SpecialReducer,
+    SpecialReducerPlan,
+)
 from fhe_hw.model import reduce as R
 from fhe_hw.params import MODULI, SOLINAS64, ntt_primes
 
@@ -50,7 +59,7 @@ def test_barrett_reducer_latency_follows_its_stages(mult_stages, tiled, pipeline
 def test_barrett_reducer_defaults_are_the_fast_multipliers_and_the_deep_selection():
     # general32: t (36 bits) x mu (37 bits) and sigma (33 bits) x p (32 bits), 3 x 3 and
     # 2 x 2 tiles: 4 and 2 adder levels, each plus the DSP's operand and product registers.
-    assert BarrettReducer.latency_of("general32") == (4 + 2) + (2 + 2) + 2
+    assert BarrettReducerPlan("general32").latency == (4 + 2) + (2 + 2) + 2
     assert BarrettReducer("general32").latency == 12
 
 
@@ -67,7 +76,7 @@ def test_special_reducer_matches_model(m, pipelined, deep, latency):
     unit = SpecialReducer(m, pipelined=pipelined, deep=deep)
     p = (1 << (m - 1)) + 1
     assert unit.modulus == p and unit.latency == latency
-    assert SpecialReducer.latency_of(m, pipelined=pipelined, deep=deep) == latency
+    assert SpecialReducerPlan(m, pipelined=pipelined, deep=deep).latency == latency
     xs = vectors(p, 2 * m, "special", m, pipelined)
     expected = [R.special_reduce(x, m) for x in xs]
     assert expected == [x % p for x in xs]
@@ -78,7 +87,7 @@ def test_special_reducer_matches_model(m, pipelined, deep, latency):
                                                     (False, True, 0)])
 def test_solinas_reducer_matches_model(pipelined, deep, latency):
     unit = SolinasReducer(pipelined=pipelined, deep=deep)
-    assert unit.latency == SolinasReducer.latency_of(pipelined=pipelined, deep=deep) == latency
+    assert unit.latency == SolinasReducerPlan(pipelined=pipelined, deep=deep).latency == latency
     xs = vectors(SOLINAS64, 128, "solinas", pipelined)
     # The extremes of r = 2^32(b+c) - a - b + d: a = all ones, b = c = d = 0 and the reverse.
     xs += [(2**32 - 1) << 96, ((2**32 - 1) << 64) | ((2**32 - 1) << 32) | (2**32 - 1)]
@@ -108,13 +117,13 @@ def test_montgomery_reducer_matches_model(modulus, word, deep):
     # adder level of T_H + the tiles of q_H x T~; the subtractions side by side, the selection.
     tiles = -(-c.q_high.bit_length() // 17) * -(-word // 17)
     rounds = c.nu * (2 + tiles.bit_length()) + 2 if deep else c.nu + unit.corrections
-    assert unit.latency == MontgomeryReducer.latency_of(modulus, word, deep=deep) == rounds
+    assert unit.latency == MontgomeryReducerPlan(modulus, word, deep=deep).latency == rounds
 
 
 def test_montgomery_reducer_latencies_at_the_table_moduli():
-    assert MontgomeryReducer.latency_of("general32", 17) == 2 * 3 + 2
-    assert MontgomeryReducer.latency_of(PRIME60, 17) == 4 * 4 + 2
-    assert MontgomeryReducer.latency_of("general32", 17, pipelined=False) == 0
+    assert MontgomeryReducerPlan("general32", 17).latency == 2 * 3 + 2
+    assert MontgomeryReducerPlan(PRIME60, 17).latency == 4 * 4 + 2
+    assert MontgomeryReducerPlan("general32", 17, pipelined=False).latency == 0
 
 
 def test_solinas_reducer_rejects_another_modulus():
@@ -149,9 +158,10 @@ def test_invalid_stage_counts_are_rejected():
 @pytest.mark.parametrize("build", [
     lambda **kw: BarrettReducer("general32", **kw), lambda **kw: SpecialReducer(33, **kw),
     lambda **kw: SolinasReducer(**kw), lambda **kw: MontgomeryReducer("general32", 17, **kw),
-    lambda **kw: BarrettReducer.latency_of("general32", **kw),
-    lambda **kw: SpecialReducer.latency_of(65, **kw), lambda **kw: SolinasReducer.latency_of(**kw),
-    lambda **kw: MontgomeryReducer.latency_of("general32", 17, **kw)])
+    lambda **kw: BarrettReducerPlan("general32", **kw).latency,
+    lambda **kw: SpecialReducerPlan(65, **kw).latency,
+    lambda **kw: SolinasReducerPlan(**kw).latency,
+    lambda **kw: MontgomeryReducerPlan("general32", 17, **kw).latency])
 @pytest.mark.parametrize("deep", [1, "yes", None])
 def test_deep_must_be_a_bool_even_when_not_pipelined(build, deep):
     with pytest.raises(TypeError, match=f"deep must be a bool, not {deep!r}"):
@@ -160,4 +170,4 @@ def test_deep_must_be_a_bool_even_when_not_pipelined(build, deep):
 
 def test_barrett_tiled_must_be_a_bool():
     with pytest.raises(TypeError, match="tiled must be a bool, not 0"):
-        BarrettReducer.latency_of("general32", tiled=0)
+        BarrettReducerPlan("general32", tiled=0)

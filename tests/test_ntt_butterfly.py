@@ -3,7 +3,7 @@
 import pytest
 from helpers import check_unit, rng_for
 
-from fhe_hw.arith import ModMul
+from fhe_hw.arith import ModMulPlan
 from fhe_hw.ntt import Butterfly
 from fhe_hw.params import MODULI, ntt_primes
 
@@ -77,7 +77,7 @@ def test_butterfly_rejects_bad_parameters():
 def test_narrow_tiles_reach_the_modmul_and_only_its_latency_changes():
     unit = Butterfly("solinas64", tile=9)
     # the butterfly adds its adder's cycle to the ModMul of the same tile width
-    assert unit.latency == ModMul.latency_of("solinas64", tile=9) + 1
+    assert unit.latency == ModMulPlan("solinas64", tile=9).latency + 1
     assert unit.latency == Butterfly("solinas64").latency + 2   # 64 tiles: two more levels
     ins, expected = vectors(unit, "solinas64", "tile9", count=200)
     check_unit(unit, ins, expected, label="Butterfly(solinas64, tile=9)")
@@ -90,7 +90,7 @@ def test_tile_is_refused_with_a_constant_twiddle():
 
 def test_karatsuba_reaches_the_modmul_and_only_its_latency_changes():
     unit = Butterfly("solinas64", karatsuba=True)
-    assert unit.latency == ModMul.latency_of("solinas64", karatsuba=True) + 1
+    assert unit.latency == ModMulPlan("solinas64", karatsuba=True).latency + 1
     assert unit.latency == Butterfly("solinas64").latency + 3
     ins, expected = vectors(unit, "solinas64", "karatsuba", count=200)
     check_unit(unit, ins, expected, label="Butterfly(solinas64, karatsuba=True)")

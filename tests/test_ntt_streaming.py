@@ -9,7 +9,7 @@ from ecp5_models import dp16kd_model, mult18x18d_model
 from helpers import rng_for
 from ntt_helpers import assert_equal, random_poly, transform, transforms_back_to_back
 
-from fhe_hw.arith import ModMul
+from fhe_hw.arith import ModMul, ModMulPlan
 from fhe_hw.flow.synth import OutOfContextPlatform
 from fhe_hw.lib.bram import dp16kd_shape
 from fhe_hw.model.ntt import ntt_radix2
@@ -423,9 +423,9 @@ def test_modmul_and_butterfly_latency_of_equal_the_built_units(modulus, reducer,
         mul = ModMul(modulus, reducer, **kw)
     except ValueError as e:         # a reducer that does not fit the modulus
         with pytest.raises(ValueError, match=re.escape(str(e))):
-            ModMul.latency_of(modulus, reducer, **kw)
+            ModMulPlan(modulus, reducer, **kw)
         return
-    assert ModMul.latency_of(modulus, reducer, **kw) == mul.latency == \
+    assert ModMulPlan(modulus, reducer, **kw).latency == mul.latency == \
         mult_stages + mul.reducer_unit.latency
     if pipelined:
         bf = Butterfly(modulus, scale_up=True, mult_stages=mult_stages, reducer=reducer)
@@ -443,4 +443,4 @@ def test_modmul_latency_of_rejects_what_the_constructor_rejects(args, kw):
     with pytest.raises((TypeError, ValueError)) as built:
         ModMul(*args, **kw)
     with pytest.raises(built.type, match=re.escape(str(built.value))):
-        ModMul.latency_of(*args, **kw)
+        ModMulPlan(*args, **kw)

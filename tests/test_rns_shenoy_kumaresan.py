@@ -9,7 +9,7 @@ from amaranth.hdl import Fragment
 from ecp5_models import dp16kd_model, mult18x18d_model
 from helpers import SEED, rng_for
 
-from fhe_hw.arith.montgomery_dyn import DynamicModMul
+from fhe_hw.arith.montgomery_dyn import DynamicModMul, DynamicModMulPlan
 from fhe_hw.flow.synth import OutOfContextPlatform
 from fhe_hw.model import rns as model
 from fhe_hw.params import RNSBase, ntt_primes
@@ -91,7 +91,7 @@ def test_deep_multiplier_rounds_only_where_the_rows_hide_their_latency(n, tp, de
     source, target, red = bases(32, 3, 2)
     unit = ShenoyKumaresan(source, target, red, n, tp)
     moduli = source + target + (red,)
-    assert unit.multiplier_latency == DynamicModMul.latency_of(moduli, unit.word, deep=deep)
+    assert unit.multiplier_latency == DynamicModMulPlan(moduli, unit.word, deep=deep).latency
     assert unit.rows >= unit.hidden_latency_rows or not deep
 
 

@@ -12,17 +12,29 @@ With ``deep`` (the default) they are registered and the selection by the sign of
 register of its own; otherwise subtractions and selection share one.
 """
 
+from dataclasses import dataclass, field
+
 from amaranth import Const, Module, Mux, unsigned
 
 from ..params import barrett_constants
-from .modadd import check_bool
-from .pipeline import FixedLatencyUnit, Multiplier, Stages
+from ..plan import Plan, param
+from .pipeline import (
+    FixedLatencyUnit,
+    Multiplier,
+    Stages,
+    deep_param,
+    modulus_param,
+    mult_stages_param,
+    pipelined_param,
+    tiled_param,
+)
 
-__all__ = ["BarrettReducer"]
+__all__ = ["BarrettReducer", "BarrettReducerPlan"]
 
 
-class BarrettReducer(FixedLatencyUnit):
-    """x mod p for any odd p of m bits and any 0 <= x < 2^(2m) ([Cao14] Algorithm 2).
+@dataclass(frozen=True)
+class BarrettReducerPlan(Plan):
+    """The parameters of :class:`BarrettReducer` and what they derive.
 
     Parameters
     ----------
@@ -43,65 +55,85 @@ class BarrettReducer(FixedLatencyUnit):
 
     Attributes
     ----------
+    constants : BarrettConstants
+        The constants baked into the unit (:func:`~fhe_hw.params.barrett_constants`).
+    multipliers : (Multiplier, Multiplier)
+        The plans of the multipliers t·μ and σ̂·p.
+    """
+
+    modulus: object = modulus_param("general32")
+    alpha: int | None = param(None, help="alpha > m (default m + 4)")
+    beta: int | None = param(None, help="beta < -2 (default -4)")
+    mult_stages: int | None = mult_stages_param()
+    tiled: bool = tiled_param()
+    pipelined: bool = pipelined_param()
+    deep: bool = deep_param()
+    constants: object = field(init=False, repr=False, compare=False)
+    multipliers: tuple = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        super().__post_init__()
+        c = barrett_constants(self.modulus, self.alpha, self.beta)
+        t_width = 2 * c.m - (c.m + c.beta)
+        sigma_width = t_width + c.mu_bits - (c.alpha - c.beta)
+        self._set(constants=c, multipliers=(
+            Multiplier(t_width, c.mu_bits, self.mult_stages, tiled=self.tiled),
+            Multiplier(sigma_width, c.m, self.mult_stages, tiled=self.tiled)))
+
+    @property
+    def latency(self):
+        """The two multipliers' stages plus 2 (pipelined and deep), 1 (pipelined) or 0."""
+        first, second = self.multipliers
+        final = (2 if self.deep else 1) if self.pipelined else 0
+        return first.stages + second.stages + final
+
+
+class BarrettReducer(FixedLatencyUnit):
+    """x mod p for any odd p of m bits and any 0 <= x < 2^(2m) ([Cao14] Algorithm 2).
+
+    Parameters
+    ----------
+    plan : BarrettReducerPlan
+        Or the arguments of one (``BarrettReducer("general32", mult_stages=4)``).
+
+    Attributes
+    ----------
     i : In(stream.Signature(unsigned(2m))), always ready
         x.
     o : Out(stream.Signature(unsigned(m))), always ready
         x mod p, one per cycle.
     latency : int
-        The two multipliers' stages plus 2 (pipelined and deep), 1 (pipelined) or 0
-        (:meth:`latency_of` without building).
+        As the plan says (without building).
     """
 
-    def __init__(self, modulus, alpha=None, beta=None, *, mult_stages=None, tiled=True,
-                 pipelined=True, deep=True):
-        self._latency = self.latency_of(modulus, alpha, beta, mult_stages=mult_stages,
-                                        tiled=tiled, pipelined=pipelined, deep=deep)
-        self._c = barrett_constants(modulus, alpha, beta)
-        self._muls = self._multipliers(self._c, mult_stages, tiled)
-        self._pipelined, self._deep = pipelined, deep
-        super().__init__(unsigned(2 * self._c.m), unsigned(self._c.m))
-
-    @staticmethod
-    def _multipliers(c, mult_stages, tiled):
-        """The plans of the multipliers t·μ and σ̂·p."""
-        t_width = 2 * c.m - (c.m + c.beta)
-        sigma_width = t_width + c.mu_bits - (c.alpha - c.beta)
-        return (Multiplier(t_width, c.mu_bits, mult_stages, tiled=tiled),
-                Multiplier(sigma_width, c.m, mult_stages, tiled=tiled))
-
-    @staticmethod
-    def latency_of(modulus, alpha=None, beta=None, *, mult_stages=None, tiled=True,
-                   pipelined=True, deep=True):
-        """The :attr:`latency` of the reducer with these parameters without building it; raises
-        the constructor's ``ValueError``/``TypeError`` for refused parameters."""
-        c = barrett_constants(modulus, alpha, beta)
-        first, second = BarrettReducer._multipliers(c, mult_stages, tiled)
-        deep = check_bool("deep", deep)
-        final = (2 if deep else 1) if check_bool("pipelined", pipelined) else 0
-        return first.stages + second.stages + final
+    def __init__(self, *args, **kw):
+        self.plan = plan = BarrettReducerPlan.coerce(*args, **kw)
+        self._latency = plan.latency
+        super().__init__(unsigned(2 * plan.constants.m), unsigned(plan.constants.m))
 
     @property
     def modulus(self):
-        return self._c.p
+        return self.plan.constants.p
 
     @property
     def constants(self):
         """The :class:`~fhe_hw.params.BarrettConstants` baked into the unit."""
-        return self._c
+        return self.plan.constants
 
     def elaborate(self, platform):
         mod = Module()
-        c, x = self._c, self.i.payload
+        p, x = self.plan, self.i.payload
+        c = p.constants
         m, low = c.m, c.m + 2
-        st = Stages(mod, self.i.valid, self._pipelined)
+        st = Stages(mod, self.i.valid, p.pipelined)
         st.ride(x=x[:low])
-        first, second = self._muls
+        first, second = p.multipliers
         q1 = first.build(st, x[m + c.beta:], Const(c.mu, c.mu_bits))
         st.ride(xp=(st["x"] - c.p)[:low])
         p2 = second.build(st, q1[c.alpha - c.beta:], Const(c.p, m))[:low]
         # y2 = y1 - p lies in [-p, p) and |y2| < 2^(low - 1): bit low - 1 is its sign.
         y1, y2 = st.cut((st["x"] - p2)[:low], (st["xp"] - p2)[:low],
-                        enable=self._pipelined and self._deep)
+                        enable=p.pipelined and p.deep)
         y, = st.cut(Mux(y2[low - 1], y1, y2)[:m])
         self._output(mod, st, y)
         return mod

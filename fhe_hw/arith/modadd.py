@@ -14,14 +14,17 @@ and the sign of one selects, one carry chain deep instead of two. :func:`add_par
 candidates side by side, the one with q through one carry-save layer.
 """
 
+from dataclasses import dataclass
+
 from amaranth import Cat, Const, Module, Mux, unsigned
 from amaranth.lib import data
 
 from ..params import check_bool, get_modulus
-from .pipeline import FixedLatencyUnit, Stages
+from ..plan import Plan
+from .pipeline import FixedLatencyUnit, Stages, modulus_param, pipelined_param
 
-__all__ = ["ModAdd", "ModSub", "add_select", "sub_select", "add_parallel", "sub_parallel",
-           "operand_layout", "check_bool"]
+__all__ = ["ModAdd", "ModSub", "ModAddPlan", "add_select", "sub_select", "add_parallel",
+           "sub_parallel", "operand_layout", "check_bool"]
 
 
 def operand_layout(width, *names):
@@ -69,8 +72,9 @@ def add_parallel(a, b, q, width):
     return Mux(f[n - 1], (a + b)[:width], f[:width])
 
 
-class ModAdd(FixedLatencyUnit):
-    """(a + b) mod q for a, b in [0, q) ([Kir25] Algorithm 5).
+@dataclass(frozen=True)
+class ModAddPlan(Plan):
+    """The parameters of :class:`ModAdd` and :class:`ModSub`.
 
     Parameters
     ----------
@@ -79,6 +83,27 @@ class ModAdd(FixedLatencyUnit):
         :class:`~fhe_hw.params.Modulus`; m is its bit length.
     pipelined : bool
         Register the result (latency 1); otherwise combinational (latency 0).
+    """
+
+    modulus: object = modulus_param("solinas64")
+    pipelined: bool = pipelined_param()
+
+    def __post_init__(self):
+        super().__post_init__()
+        get_modulus(self.modulus)
+
+    @property
+    def latency(self):
+        return int(self.pipelined)
+
+
+class ModAdd(FixedLatencyUnit):
+    """(a + b) mod q for a, b in [0, q) ([Kir25] Algorithm 5).
+
+    Parameters
+    ----------
+    plan : ModAddPlan
+        Or the arguments of one (``ModAdd("general32", pipelined=False)``).
 
     Attributes
     ----------
@@ -87,24 +112,17 @@ class ModAdd(FixedLatencyUnit):
     o : Out(stream.Signature(unsigned(m))), always ready
         The m-bit result, one per cycle.
     latency : int
-        Cycles from an input transfer to its result (:meth:`latency_of` without building).
+        Cycles from an input transfer to its result (the plan's, without building).
     modulus : int
         q.
     """
 
-    def __init__(self, modulus, *, pipelined=True):
-        self._latency = self.latency_of(modulus, pipelined=pipelined)
-        self._modulus = get_modulus(modulus)
-        self._pipelined = pipelined
+    def __init__(self, *args, **kw):
+        self.plan = plan = ModAddPlan.coerce(*args, **kw)
+        self._latency = plan.latency
+        self._modulus = get_modulus(plan.modulus)
         width = self._modulus.bits
         super().__init__(operand_layout(width, "a", "b"), unsigned(width))
-
-    @staticmethod
-    def latency_of(modulus, *, pipelined=True):
-        """The :attr:`latency` of ``ModAdd(modulus, pipelined=pipelined)`` without building it;
-        raises the constructor's ``ValueError``/``TypeError`` for refused parameters."""
-        get_modulus(modulus)
-        return int(check_bool("pipelined", pipelined))
 
     @property
     def modulus(self):
@@ -112,7 +130,7 @@ class ModAdd(FixedLatencyUnit):
 
     @property
     def pipelined(self):
-        return self._pipelined
+        return self.plan.pipelined
 
     def _result(self, a, b, q):
         return add_parallel(a, b, q, len(b))
@@ -120,7 +138,7 @@ class ModAdd(FixedLatencyUnit):
     def elaborate(self, platform):
         m = Module()
         result = self._result(self.i.payload.a, self.i.payload.b, self.modulus)
-        st = Stages(m, self.i.valid, self._pipelined)
+        st = Stages(m, self.i.valid, self.plan.pipelined)
         result, = st.cut(result[:self._modulus.bits])
         self._output(m, st, result)
         return m
@@ -129,7 +147,7 @@ class ModAdd(FixedLatencyUnit):
 class ModSub(ModAdd):
     """(a - b) mod q for a, b in [0, q) ([Kir25] Algorithm 6).
 
-    Parameters, ports and latency as :class:`ModAdd`.
+    Plan (:class:`ModAddPlan`), ports and latency as :class:`ModAdd`.
     """
 
     def _result(self, a, b, q):

@@ -4,28 +4,44 @@ prime per residue polynomial ([Kir25] §3.3). The arithmetic is that of :class:`
 :class:`.ModSub` (their ``_result`` is reused, not copied); only q moves into the payload.
 """
 
+from dataclasses import dataclass
+
 from amaranth import Module, unsigned
 
-from ..params import require_int
-from .modadd import ModAdd, ModSub, check_bool, operand_layout
-from .pipeline import FixedLatencyUnit, Stages
+from ..plan import Plan, param
+from .modadd import ModAdd, ModSub, operand_layout
+from .pipeline import FixedLatencyUnit, Stages, pipelined_param
 
-__all__ = ["DynamicModAdd", "DynamicModSub"]
+__all__ = ["DynamicModAdd", "DynamicModSub", "DynamicModAddPlan"]
+
+
+@dataclass(frozen=True)
+class DynamicModAddPlan(Plan):
+    """The parameters of :class:`DynamicModAdd` and :class:`DynamicModSub`: ``width`` (r: bits
+    of a, b and q, at least 2), ``pipelined`` (register the result: latency 1; else
+    combinational, latency 0)."""
+
+    width: int = param(help="bits of a, b and q", range=(2, None))
+    pipelined: bool = pipelined_param()
+
+    @property
+    def latency(self):
+        return int(self.pipelined)
 
 
 class DynamicModAdd(ModAdd):
     """(a + b) mod q for a, b in [0, q), q a run-time operand ([Kir25] Algorithm 5).
 
-    Parameters: ``width`` (r: bits of a, b and q), ``pipelined`` (register the result: latency
-    1; else combinational, latency 0). Ports: ``i`` — always-ready stream of ``{a, b, q}``
-    (r bits each, LSB-first); ``o`` — always-ready stream of the r-bit result.
+    Parameters: ``plan``, a :class:`DynamicModAddPlan` or its arguments
+    (``DynamicModAdd(32, pipelined=False)``). Ports: ``i`` — always-ready stream of
+    ``{a, b, q}`` (r bits each, LSB-first); ``o`` — always-ready stream of the r-bit result.
     """
 
-    def __init__(self, width, *, pipelined=True):
-        self._width = require_int("width", width, minimum=2)
-        self._pipelined = check_bool("pipelined", pipelined)
-        self._latency = int(pipelined)
-        FixedLatencyUnit.__init__(self, operand_layout(width, "a", "b", "q"), unsigned(width))
+    def __init__(self, *args, **kw):
+        self.plan = plan = DynamicModAddPlan.coerce(*args, **kw)
+        self._latency = plan.latency
+        FixedLatencyUnit.__init__(self, operand_layout(plan.width, "a", "b", "q"),
+                                  unsigned(plan.width))
 
     @property
     def modulus(self):
@@ -34,13 +50,13 @@ class DynamicModAdd(ModAdd):
 
     @property
     def width(self):
-        return self._width
+        return self.plan.width
 
     def elaborate(self, platform):
         m = Module()
         p = self.i.payload
-        st = Stages(m, self.i.valid, self._pipelined)
-        result, = st.cut(self._result(p.a, p.b, p.q)[:self._width])
+        st = Stages(m, self.i.valid, self.plan.pipelined)
+        result, = st.cut(self._result(p.a, p.b, p.q)[:self.plan.width])
         self._output(m, st, result)
         return m
 

@@ -6,18 +6,31 @@ DSP's operand and product registers, and each reducer's ``deep`` form, one carry
 register. On the ECP5-85F that is the difference between 81.5 MHz (4-stage untiled multiplier,
 2-stage Solinas reducer, latency 6) and 191 MHz (latency 10) for solinas64."""
 
+from dataclasses import dataclass, field
+
 from amaranth import Module, unsigned
 
-from ..params import get_modulus, require_int
-from .barrett import BarrettReducer
+from ..params import get_modulus
+from ..plan import Plan, param
+from .barrett import BarrettReducer, BarrettReducerPlan
 from .dsp import DSP_WIDTH
-from .modadd import check_bool, operand_layout
-from .montgomery import MontgomeryReducer
-from .pipeline import FixedLatencyUnit, Multiplier, Stages
-from .solinas import SolinasReducer
-from .special import MAX_M, SpecialReducer
+from .modadd import operand_layout
+from .montgomery import MontgomeryReducer, MontgomeryReducerPlan
+from .pipeline import (
+    FixedLatencyUnit,
+    Multiplier,
+    Stages,
+    deep_param,
+    karatsuba_param,
+    modulus_param,
+    mult_stages_param,
+    pipelined_param,
+    tiled_param,
+)
+from .solinas import SolinasReducer, SolinasReducerPlan
+from .special import MAX_M, SpecialReducer, SpecialReducerPlan
 
-__all__ = ["ModMul", "REDUCERS", "choose_reducer"]
+__all__ = ["ModMul", "ModMulPlan", "REDUCERS", "choose_reducer"]
 
 REDUCERS = ("auto", "barrett", "special", "solinas", "montgomery")
 
@@ -40,12 +53,14 @@ def choose_reducer(modulus):
     return "montgomery" if _two_adicity(mod.value) >= AUTO_MONTGOMERY_MIN_WORD else "barrett"
 
 
-class ModMul(FixedLatencyUnit):
-    """(a·b·s) mod q for a, b in [0, q), with s = :attr:`output_scale`.
+#: The reducer Component of each plan class.
+_REDUCER_UNITS = {BarrettReducerPlan: BarrettReducer, SpecialReducerPlan: SpecialReducer,
+                  SolinasReducerPlan: SolinasReducer, MontgomeryReducerPlan: MontgomeryReducer}
 
-    s is 1 for the Barrett, special and Solinas reducers and R^-1 = 2^(-wν) mod q for Montgomery;
-    engines that multiply by constants pass them through :meth:`premultiply` so that the product
-    comes out unscaled ([Kir25] §3.2.1: "handled through the pre-processing of the data").
+
+@dataclass(frozen=True)
+class ModMulPlan(Plan):
+    """The parameters of :class:`ModMul` and what they derive.
 
     Parameters
     ----------
@@ -83,82 +98,111 @@ class ModMul(FixedLatencyUnit):
 
     Attributes
     ----------
-    i : In(stream.Signature(...)), always ready
-        ``{a, b}``, m bits each, LSB-first.
-    o : Out(stream.Signature(unsigned(m))), always ready
-        The m-bit product, one per cycle.
-    latency : int
-        The multiplier's stages plus the reducer's latency (:meth:`latency_of` without
-        building; 10 for solinas64 at the defaults).
-    modulus : int
-        q.
-    reducer : str
+    kind : str
         The reducer chosen (never ``auto``).
+    multiplier : Multiplier
+        The operand multiplier's plan.
+    reducer_plan : Plan
+        The reducer's plan (:class:`BarrettReducerPlan`, :class:`SpecialReducerPlan`,
+        :class:`SolinasReducerPlan` or :class:`MontgomeryReducerPlan`).
     """
 
-    def __init__(self, modulus, reducer="auto", *, mult_stages=None, word=None, alpha=None,
-                 beta=None, pipelined=True, deep=True, tiled=True, tile=None, karatsuba=False):
-        self._latency = self.latency_of(modulus, reducer, mult_stages=mult_stages, word=word,
-                                        alpha=alpha, beta=beta, pipelined=pipelined, deep=deep,
-                                        tiled=tiled, tile=tile, karatsuba=karatsuba)
-        self._modulus = mod = get_modulus(modulus)
-        self._multiplier_plan = self._multiplier(mod, mult_stages, tiled, tile, karatsuba)
-        kind, cls, args, kwargs = self._reducer_plan(mod, reducer, mult_stages, word, alpha,
-                                                     beta, pipelined, deep, tiled)
-        self._kind, self._reducer = kind, cls(*args, **kwargs)
-        super().__init__(operand_layout(mod.bits, "a", "b"), unsigned(mod.bits))
+    modulus: object = modulus_param("solinas64")
+    reducer: str = param("auto", help="one of " + ", ".join(REDUCERS))
+    mult_stages: int | None = mult_stages_param()
+    word: int | None = param(None, help="Montgomery word (default: the largest w <= 17 with "
+                             "q = 1 mod 2^w)", kw_only=True)
+    alpha: int | None = field(default=None, kw_only=True)
+    beta: int | None = field(default=None, kw_only=True)
+    pipelined: bool = pipelined_param()
+    deep: bool = deep_param()
+    tiled: bool = tiled_param()
+    tile: int | None = param(None, help="slice width of the operand multiplier, 2..18 bits "
+                             "(default 17 tiled: one MULT18X18D each; narrower suits an ASIC)",
+                             range=(2, DSP_WIDTH), kw_only=True)
+    karatsuba: bool = karatsuba_param()
+    kind: str = field(init=False, repr=False, compare=False)
+    multiplier: object = field(init=False, repr=False, compare=False)
+    reducer_plan: Plan = field(init=False, repr=False, compare=False)
 
-    @staticmethod
-    def _reducer_plan(modulus, reducer, mult_stages, word, alpha, beta, pipelined, deep, tiled):
-        """The reducer kind and its class with constructor arguments ``(kind, cls, args,
-        kwargs)``; raises ``ValueError``/``TypeError`` for refused parameters."""
-        mod = get_modulus(modulus)
-        if reducer not in REDUCERS:
-            raise ValueError(f"reducer must be one of {', '.join(REDUCERS)}, not {reducer!r}")
-        check_bool("pipelined", pipelined)
-        kind = choose_reducer(mod) if reducer == "auto" else reducer
-        if word is not None and kind != "montgomery":
+    def __post_init__(self):
+        super().__post_init__()
+        mod = get_modulus(self.modulus)
+        multiplier = Multiplier(mod.bits, mod.bits, self.mult_stages, tiled=self.tiled,
+                                chunk=self.tile, karatsuba=self.karatsuba)
+        kind, reducer_plan = self._reducer(mod)
+        self._set(kind=kind, multiplier=multiplier, reducer_plan=reducer_plan)
+
+    def _reducer(self, mod):
+        """The reducer kind and plan; raises ``ValueError``/``TypeError`` for refused
+        parameters."""
+        if self.reducer not in REDUCERS:
+            raise ValueError(f"reducer must be one of {', '.join(REDUCERS)}, not "
+                             f"{self.reducer!r}")
+        kind = choose_reducer(mod) if self.reducer == "auto" else self.reducer
+        if self.word is not None and kind != "montgomery":
             raise ValueError(f"word applies to the Montgomery reducer only, not to {kind} "
                              f"(modulus {mod})")
-        if (alpha, beta) != (None, None) and kind != "barrett":
+        if (self.alpha, self.beta) != (None, None) and kind != "barrett":
             raise ValueError(f"alpha and beta apply to the Barrett reducer only, not to {kind} "
                              f"(modulus {mod})")
+        stages = {"pipelined": self.pipelined, "deep": self.deep}
         if kind == "special":
             if not mod.is_special:
                 raise ValueError(f"reducer 'special' needs a modulus 2^(m-1)+1, not {mod}")
             if mod.bits > MAX_M:
                 raise ValueError(f"modulus must have at most {MAX_M} bits for the special "
                                  f"reducer, not {mod.bits}")
-            return kind, SpecialReducer, (mod.bits,), {"pipelined": pipelined, "deep": deep}
+            return kind, SpecialReducerPlan(mod.bits, **stages)
         if kind == "solinas":
-            return kind, SolinasReducer, (mod,), {"pipelined": pipelined, "deep": deep}
+            return kind, SolinasReducerPlan(mod, **stages)
         if kind == "montgomery":
+            word = self.word
             if word is None:
                 word = min(AUTO_MONTGOMERY_WORD, _two_adicity(mod.value))
-            return kind, MontgomeryReducer, (mod, word), {"pipelined": pipelined, "deep": deep}
-        return kind, BarrettReducer, (mod, alpha, beta), {"mult_stages": mult_stages,
-                                                          "tiled": tiled, "pipelined": pipelined,
-                                                          "deep": deep}
+            return kind, MontgomeryReducerPlan(mod, word, **stages)
+        return kind, BarrettReducerPlan(mod, self.alpha, self.beta, mult_stages=self.mult_stages,
+                                        tiled=self.tiled, **stages)
 
-    @staticmethod
-    def latency_of(modulus, reducer="auto", *, mult_stages=None, word=None, alpha=None,
-                   beta=None, pipelined=True, deep=True, tiled=True, tile=None,
-                   karatsuba=False):
-        """The :attr:`latency` of the ModMul with these parameters without building it;
-        raises the constructor's ``ValueError``/``TypeError`` for refused parameters."""
-        stages = ModMul._multiplier(modulus, mult_stages, tiled, tile, karatsuba).stages
-        _, cls, args, kwargs = ModMul._reducer_plan(modulus, reducer, mult_stages, word, alpha,
-                                                    beta, pipelined, deep, tiled)
-        return stages + cls.latency_of(*args, **kwargs)
+    @property
+    def latency(self):
+        """The multiplier's stages plus the reducer's latency (10 for solinas64 at the
+        defaults)."""
+        return self.multiplier.stages + self.reducer_plan.latency
 
-    @staticmethod
-    def _multiplier(modulus, mult_stages, tiled, tile, karatsuba=False):
-        """The operand multiplier (a plan: nothing is built until :meth:`Multiplier.build`)."""
-        width = get_modulus(modulus).bits
-        if tile is not None:
-            require_int("tile", tile, minimum=2, maximum=DSP_WIDTH)
-        return Multiplier(width, width, mult_stages, tiled=tiled, chunk=tile,
-                          karatsuba=karatsuba)
+
+class ModMul(FixedLatencyUnit):
+    """(a·b·s) mod q for a, b in [0, q), with s = :attr:`output_scale`.
+
+    s is 1 for the Barrett, special and Solinas reducers and R^-1 = 2^(-wν) mod q for Montgomery;
+    engines that multiply by constants pass them through :meth:`premultiply` so that the product
+    comes out unscaled ([Kir25] §3.2.1: "handled through the pre-processing of the data").
+
+    Parameters
+    ----------
+    plan : ModMulPlan
+        Or the arguments of one (``ModMul("solinas64", tiled=False)``).
+
+    Attributes
+    ----------
+    i : In(stream.Signature(...)), always ready
+        ``{a, b}``, m bits each, LSB-first.
+    o : Out(stream.Signature(unsigned(m))), always ready
+        The m-bit product, one per cycle.
+    latency : int
+        The multiplier's stages plus the reducer's latency (the plan's, without building).
+    modulus : int
+        q.
+    reducer : str
+        The reducer chosen (never ``auto``).
+    """
+
+    def __init__(self, *args, **kw):
+        self.plan = plan = ModMulPlan.coerce(*args, **kw)
+        self._latency = plan.latency
+        self._modulus = mod = get_modulus(plan.modulus)
+        self._reducer = _REDUCER_UNITS[type(plan.reducer_plan)](plan.reducer_plan)
+        super().__init__(operand_layout(mod.bits, "a", "b"), unsigned(mod.bits))
 
     @property
     def modulus(self):
@@ -167,7 +211,7 @@ class ModMul(FixedLatencyUnit):
     @property
     def reducer(self):
         """The reducer kind in use: ``barrett``, ``special``, ``solinas`` or ``montgomery``."""
-        return self._kind
+        return self.plan.kind
 
     @property
     def reducer_unit(self):
@@ -177,7 +221,7 @@ class ModMul(FixedLatencyUnit):
     @property
     def output_scale(self):
         """s in o = a·b·s mod q."""
-        return self._reducer.constants.R_inv if self._kind == "montgomery" else 1
+        return self._reducer.constants.R_inv if self.plan.kind == "montgomery" else 1
 
     def premultiply(self, constant):
         """The value to feed as ``b`` so that the output is constant·a mod q."""
@@ -187,7 +231,7 @@ class ModMul(FixedLatencyUnit):
         m = Module()
         m.submodules.reducer = red = self._reducer
         st = Stages(m, self.i.valid)
-        product = self._multiplier_plan.build(st, self.i.payload.a, self.i.payload.b)
+        product = self.plan.multiplier.build(st, self.i.payload.a, self.i.payload.b)
         m.d.comb += [red.i.payload.eq(product), red.i.valid.eq(st.valid),
                      self.o.payload.eq(red.o.payload), self.o.valid.eq(red.o.valid)]
         return m

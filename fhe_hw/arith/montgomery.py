@@ -25,15 +25,25 @@ arbitrary 2r-bit inputs), further conditional subtractions are added: the unit i
 2r-bit input.
 """
 
+from dataclasses import dataclass, field
+
 from amaranth import Cat, Const, Module, Mux, unsigned
 
 from ..params import montgomery_constants
-from .modadd import check_bool
-from .pipeline import FixedLatencyUnit, Stages, add_terms, tile_products
+from ..plan import Plan, param
+from .pipeline import (
+    FixedLatencyUnit,
+    Stages,
+    add_terms,
+    deep_param,
+    modulus_param,
+    pipelined_param,
+    tile_products,
+)
 
-__all__ = ["MontgomeryReducer", "montgomery_round_bounds", "montgomery_bounds",
-           "montgomery_round", "montgomery_corrections", "conditional_subtract",
-           "deep_round", "deep_round_latency", "deep_corrections"]
+__all__ = ["MontgomeryReducer", "MontgomeryReducerPlan", "montgomery_round_bounds",
+           "montgomery_bounds", "montgomery_round", "montgomery_corrections",
+           "conditional_subtract", "deep_round", "deep_round_latency", "deep_corrections"]
 
 #: Tile width of the round products q_H × T̃ (an unsigned 17 × 17 product is one MULT18X18D).
 TILE = 17
@@ -114,15 +124,16 @@ def deep_corrections(st, t, q, count, width):
     return result
 
 
-class MontgomeryReducer(FixedLatencyUnit):
-    """T·2^(-wν) mod q for any 0 <= T < 2^(2r) ([Kir25] Algorithm 7).
+@dataclass(frozen=True)
+class MontgomeryReducerPlan(Plan):
+    """The parameters of :class:`MontgomeryReducer` and what they derive.
 
     Parameters
     ----------
     modulus : str, int or Modulus
         q, odd, of r bits, with q ≡ 1 mod 2^word.
     word : int
-        w, the bits retired per round; ν = ⌈r/w⌉ rounds.
+        w >= 1, the bits retired per round; ν = ⌈r/w⌉ rounds.
     pipelined : bool
         Register the rounds and the final subtractions; otherwise combinational (latency 0).
     deep : bool
@@ -132,71 +143,94 @@ class MontgomeryReducer(FixedLatencyUnit):
 
     Attributes
     ----------
+    constants : MontgomeryConstants
+        The constants baked into the unit (:func:`~fhe_hw.params.montgomery_constants`).
+    bounds : list of int
+        The exclusive bounds of T before the rounds and after each, for every 2r-bit input.
+    corrections : int
+        The final conditional subtractions of q: 1 when every 2r-bit input is below
+        q·(R + 1), and 2 when w divides r so that larger inputs fit (products of residues
+        T < q² always need one).
+    """
+
+    modulus: object = modulus_param("general32", "odd q with q = 1 mod 2^word")
+    word: int = param(help="word size w", range=(1, None), cli_default=17)
+    pipelined: bool = pipelined_param()
+    deep: bool = deep_param()
+    constants: object = field(init=False, repr=False, compare=False)
+    bounds: list = field(init=False, repr=False, compare=False)
+    corrections: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        super().__post_init__()
+        c = montgomery_constants(self.modulus, self.word)
+        bounds = montgomery_round_bounds(c, 1 << (2 * c.r))
+        self._set(constants=c, bounds=bounds,
+                  corrections=montgomery_corrections(bounds[-1], c.q))
+
+    @property
+    def latency(self):
+        c = self.constants
+        if not self.pipelined:
+            return 0
+        if self.deep:
+            return c.nu * deep_round_latency(c.q_high.bit_length(), c.word) + 2
+        return c.nu + self.corrections
+
+
+class MontgomeryReducer(FixedLatencyUnit):
+    """T·2^(-wν) mod q for any 0 <= T < 2^(2r) ([Kir25] Algorithm 7).
+
+    Parameters
+    ----------
+    plan : MontgomeryReducerPlan
+        Or the arguments of one (``MontgomeryReducer("general32", 17)``).
+
+    Attributes
+    ----------
     i : In(stream.Signature(unsigned(2r))), always ready
         T.
     o : Out(stream.Signature(unsigned(r))), always ready
         The r-bit result, one per cycle.
     latency : int
-        As above (:meth:`latency_of` without building). ``corrections`` is 1 when every 2r-bit
-        input is below q·(R + 1), and 2 when w divides r so that larger inputs fit (products
-        of residues T < q² always need one).
+        As the plan says (without building).
     """
 
-    def __init__(self, modulus, word, *, pipelined=True, deep=True):
-        self._latency = self.latency_of(modulus, word, pipelined=pipelined, deep=deep)
-        self._c, self._bounds, self._corrections = self._derive(modulus, word)
-        self._pipelined, self._deep = pipelined, deep
-        super().__init__(unsigned(2 * self._c.r), unsigned(self._c.r))
-
-    @staticmethod
-    def _derive(modulus, word):
-        """The constants, the round bounds for every 2r-bit input and the corrections."""
-        c = montgomery_constants(modulus, word)
-        bounds = montgomery_round_bounds(c, 1 << (2 * c.r))
-        return c, bounds, montgomery_corrections(bounds[-1], c.q)
-
-    @staticmethod
-    def latency_of(modulus, word, *, pipelined=True, deep=True):
-        """The :attr:`latency` of ``MontgomeryReducer(modulus, word, pipelined=pipelined,
-        deep=deep)`` without building it; raises the constructor's ``ValueError``/``TypeError``
-        for refused parameters."""
-        c, _, corrections = MontgomeryReducer._derive(modulus, word)
-        deep = check_bool("deep", deep)
-        if not check_bool("pipelined", pipelined):
-            return 0
-        if deep:
-            return c.nu * deep_round_latency(c.q_high.bit_length(), c.word) + 2
-        return c.nu + corrections
+    def __init__(self, *args, **kw):
+        self.plan = plan = MontgomeryReducerPlan.coerce(*args, **kw)
+        self._latency = plan.latency
+        super().__init__(unsigned(2 * plan.constants.r), unsigned(plan.constants.r))
 
     @property
     def modulus(self):
-        return self._c.q
+        return self.plan.constants.q
 
     @property
     def constants(self):
         """The :class:`~fhe_hw.params.MontgomeryConstants` baked into the unit."""
-        return self._c
+        return self.plan.constants
 
     @property
     def corrections(self):
         """Number of final conditional subtractions of q."""
-        return self._corrections
+        return self.plan.corrections
 
     def elaborate(self, platform):
         mod = Module()
-        c, w = self._c, self._c.word
-        st = Stages(mod, self.i.valid, self._pipelined)
+        p = self.plan
+        c, w = p.constants, p.constants.word
+        st = Stages(mod, self.i.valid, p.pipelined)
         t = self.i.payload
         q_high = Const(c.q_high)
-        if self._pipelined and self._deep:
-            for bound in self._bounds[1:]:
+        if p.pipelined and p.deep:
+            for bound in p.bounds[1:]:
                 t = deep_round(st, t, q_high, len(q_high), w)[:(bound - 1).bit_length()]
-            t = deep_corrections(st, t, c.q, self._corrections, c.r)
+            t = deep_corrections(st, t, c.q, p.corrections, c.r)
         else:
-            for bound in self._bounds[1:]:
+            for bound in p.bounds[1:]:
                 t, = st.cut(montgomery_round(t, q_high, w)[:(bound - 1).bit_length()])
-            bound = self._bounds[-1]
-            for _ in range(self._corrections):
+            bound = p.bounds[-1]
+            for _ in range(p.corrections):
                 t, = st.cut(conditional_subtract(t, c.q, max(c.r, (bound - c.q - 1)
                                                               .bit_length())))
                 bound = max(c.q, bound - c.q)

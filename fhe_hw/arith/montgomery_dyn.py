@@ -18,11 +18,12 @@ second operand, :func:`~.montgomery.deep_corrections` with the run-time q); ``de
 does a round (negation, DSP, addition) per register.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from amaranth import Module, unsigned
 
 from ..params import check_bool, require_int
+from ..plan import Plan
 from .modadd import operand_layout
 from .montgomery import (
     conditional_subtract,
@@ -72,22 +73,66 @@ def common_montgomery_word(moduli, word=None):
 
 
 @dataclass(frozen=True)
-class DynamicModMulPlan:
-    """What :class:`DynamicModMul` derives from its parameters, without building it
-    (:meth:`DynamicModMul.plan`): the sorted ``moduli``, ``word``, ``width``, ``mult_stages``,
-    ``tiled``, ``deep``, ``nu``, the round ``bounds``, ``corrections``, :attr:`latency`,
-    :attr:`R` and :meth:`premultiply`. Engines that only need a multiplier's latency or
-    constants use it."""
+class DynamicModMulPlan(Plan):
+    """The parameters of :class:`DynamicModMul` and what they derive, without building it.
+    Engines that only need a multiplier's latency or constants use it.
+
+    Parameters
+    ----------
+    moduli : iterable of int
+        The moduli q may take; odd, q ≡ 1 mod 2^word. Stored sorted, without repeats.
+    word : int or None
+        w; default the largest w <= 17 all moduli allow (:func:`common_montgomery_word`);
+        stored resolved.
+    width : int or None
+        r; default the widest modulus; stored resolved.
+    mult_stages : int
+        Registers of the r×r multiplier (default 4).
+    tiled : bool
+        The r×r multiplier in 17-bit tiles, one DSP per partial product with its registers in
+        the DSP on an ECP5 (default True; see :class:`~fhe_hw.arith.pipeline.Multiplier`).
+    deep : bool
+        The fast rounds of the module docstring (default True).
+
+    Attributes
+    ----------
+    nu : int
+        ν = ⌈r/w⌉, the rounds.
+    bounds : tuple of int
+        The exclusive bounds of T before the rounds and after each, for the largest q_H.
+    corrections : int
+        The most final subtractions any modulus of the set needs for products up to 2^(2r).
+    """
 
     moduli: tuple
-    word: int
-    width: int
-    mult_stages: int
-    tiled: bool
-    deep: bool
-    nu: int
-    bounds: tuple
-    corrections: int
+    word: int | None = None
+    width: int | None = field(default=None, kw_only=True)
+    mult_stages: int = field(default=4, kw_only=True)
+    tiled: bool = field(default=True, kw_only=True)
+    deep: bool = field(default=True, kw_only=True)
+    nu: int = field(init=False, repr=False, compare=False)
+    bounds: tuple = field(init=False, repr=False, compare=False)
+    corrections: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        moduli = self.moduli
+        if isinstance(moduli, int) or not moduli:
+            raise ValueError(f"moduli must be a non-empty sequence of integers, not {moduli!r}")
+        moduli = tuple(sorted({require_int("modulus", q) for q in moduli}))
+        w = common_montgomery_word(moduli, self.word)
+        r = max(q.bit_length() for q in moduli)
+        r = r if self.width is None else require_int("width", self.width, minimum=r)
+        check_stages("mult_stages", self.mult_stages)
+        check_bool("tiled", self.tiled)
+        check_bool("deep", self.deep)
+        nu = -(-r // w)
+        q_high = max(q >> w for q in moduli)
+        bounds = montgomery_bounds(w, nu, q_high, 1 << (2 * r))
+        corrections = max(
+            montgomery_corrections(montgomery_bounds(w, nu, q >> w, 1 << (2 * r))[-1], q)
+            for q in moduli)
+        self._set(moduli=moduli, word=w, width=r, nu=nu, bounds=tuple(bounds),
+                  corrections=corrections)
 
     @property
     def latency(self):
@@ -119,19 +164,8 @@ class DynamicModMul(FixedLatencyUnit):
 
     Parameters
     ----------
-    moduli : iterable of int
-        The moduli q may take; odd, q ≡ 1 mod 2^word.
-    word : int or None
-        w; default the largest w <= 17 all moduli allow (:func:`common_montgomery_word`).
-    width : int or None
-        r; default the widest modulus.
-    mult_stages : int
-        Registers of the r×r multiplier (default 4).
-    tiled : bool
-        The r×r multiplier in 17-bit tiles, one DSP per partial product with its registers in
-        the DSP on an ECP5 (default True; see :class:`~fhe_hw.arith.pipeline.Multiplier`).
-    deep : bool
-        The fast rounds of the module docstring (default True).
+    plan : DynamicModMulPlan
+        Or the arguments of one (``DynamicModMul(moduli, 13, mult_stages=3)``).
 
     Attributes
     ----------
@@ -143,7 +177,7 @@ class DynamicModMul(FixedLatencyUnit):
         ``mult_stages + ν·deep_round_latency + 2`` (deep; 3 or 4 registers per round, 2 for
         the subtractions) or ``mult_stages + ν + corrections`` (one round and one final
         subtraction per register); ``corrections`` is the most any modulus of the set needs
-        for products up to 2^(2r). :meth:`plan` gives it without building.
+        for products up to 2^(2r). The plan gives it without building.
 
     Raises
     ------
@@ -151,77 +185,47 @@ class DynamicModMul(FixedLatencyUnit):
         On an empty set, a modulus that is even, wider than r or not ≡ 1 (mod 2^w).
     """
 
-    def __init__(self, moduli, word=None, *, width=None, mult_stages=4, tiled=True, deep=True):
-        plan = self._p = self.plan(moduli, word, width=width, mult_stages=mult_stages,
-                                   tiled=tiled, deep=deep)
+    def __init__(self, *args, **kw):
+        self.plan = plan = DynamicModMulPlan.coerce(*args, **kw)
         self._latency = plan.latency
         super().__init__(operand_layout(plan.width, "a", "b", "q"), unsigned(plan.width))
 
-    @staticmethod
-    def plan(moduli, word=None, *, width=None, mult_stages=4, tiled=True, deep=True):
-        """The :class:`DynamicModMulPlan` of ``DynamicModMul(moduli, word, width=width,
-        mult_stages=mult_stages, tiled=tiled, deep=deep)`` without building it; raises the
-        constructor's ``ValueError``/``TypeError`` for refused parameters."""
-        if isinstance(moduli, int) or not moduli:
-            raise ValueError(f"moduli must be a non-empty sequence of integers, not {moduli!r}")
-        moduli = tuple(sorted({require_int("modulus", q) for q in moduli}))
-        w = common_montgomery_word(moduli, word)
-        r = max(q.bit_length() for q in moduli)
-        r = r if width is None else require_int("width", width, minimum=r)
-        check_stages("mult_stages", mult_stages)
-        check_bool("tiled", tiled)
-        check_bool("deep", deep)
-        nu = -(-r // w)
-        q_high = max(q >> w for q in moduli)
-        bounds = montgomery_bounds(w, nu, q_high, 1 << (2 * r))
-        corrections = max(
-            montgomery_corrections(montgomery_bounds(w, nu, q >> w, 1 << (2 * r))[-1], q)
-            for q in moduli)
-        return DynamicModMulPlan(moduli, w, r, mult_stages, tiled, deep, nu, tuple(bounds),
-                                 corrections)
-
-    @staticmethod
-    def latency_of(moduli, word=None, *, width=None, mult_stages=4, tiled=True, deep=True):
-        """The :attr:`latency` of the DynamicModMul with these parameters without building it."""
-        return DynamicModMul.plan(moduli, word, width=width, mult_stages=mult_stages,
-                                  tiled=tiled, deep=deep).latency
-
     @property
     def moduli(self):
-        return self._p.moduli
+        return self.plan.moduli
 
     @property
     def word(self):
-        return self._p.word
+        return self.plan.word
 
     @property
     def width(self):
-        return self._p.width
+        return self.plan.width
 
     @property
     def nu(self):
-        return self._p.nu
+        return self.plan.nu
 
     @property
     def corrections(self):
-        return self._p.corrections
+        return self.plan.corrections
 
     @property
     def R(self):
         """The Montgomery factor 2^(w·ν) shared by all moduli."""
-        return self._p.R
+        return self.plan.R
 
     def output_scale(self, q):
         """s in o = a·b·s mod q: R^-1 mod q."""
-        return self._p.output_scale(q)
+        return self.plan.output_scale(q)
 
     def premultiply(self, constant, q):
         """The value to feed as ``b`` so that the output is constant·a mod q: constant·R mod q."""
-        return self._p.premultiply(constant, q)
+        return self.plan.premultiply(constant, q)
 
     def elaborate(self, platform):
         m = Module()
-        p = self._p
+        p = self.plan
         w, r = p.word, p.width
         st = Stages(m, self.i.valid)
         st.ride(q=self.i.payload.q)

@@ -6,16 +6,21 @@ Convention: ``latency`` is the number of clock cycles from an input transfer to 
 matching output ``valid``; a latency of 0 means the unit is combinational.
 """
 
+from dataclasses import MISSING
+
 from amaranth import Cat, Const, Mux, Shape, Signal
 from amaranth.lib import stream
 from amaranth.lib.wiring import In, Out
 
 from ..component import Component
-from ..params import check_bool, require_int
+from ..params import check_bool, modulus_spec, require_int
+from ..plan import param
 from .dsp import DSP_WIDTH, TileProduct
 
 __all__ = ["FixedLatencyUnit", "Stages", "Multiplier", "tile_products", "add_terms", "wrap_inc",
-           "check_stages", "check_mult_stages", "MAX_STAGES", "KEEP"]
+           "check_stages", "check_mult_stages", "MAX_STAGES", "KEEP", "modulus_param",
+           "pipelined_param", "deep_param", "mult_stages_param", "tiled_param",
+           "karatsuba_param"]
 
 
 #: The attributes of a register that is a deliberate copy of another (to split a large
@@ -50,6 +55,47 @@ def check_mult_stages(value):
     return value if value is None else check_stages("mult_stages", value)
 
 
+def modulus_param(cli_default=MISSING, help="modulus name or integer", **kw):
+    """The plan field ``modulus`` (a name of :data:`~fhe_hw.params.MODULI`, an integer or a
+    :class:`~fhe_hw.params.Modulus`), ``cli_default`` on the command line; ``kw`` go to
+    :func:`~fhe_hw.plan.param`."""
+    return param(help=help, parse=modulus_spec, cli_default=cli_default, **kw)
+
+
+def pipelined_param():
+    """The plan field ``pipelined``: register the stages (default True)."""
+    return param(True, help="register the stages (true/false)", kw_only=True)
+
+
+def deep_param():
+    """The plan field ``deep``: one carry chain per register (default True)."""
+    return param(True, help="one carry chain per register: faster clock, more cycles "
+                 "(true/false)", kw_only=True)
+
+
+def mult_stages_param():
+    """The plan field ``mult_stages`` of a unit with :class:`Multiplier` s: registers in each,
+    default None (the fast setting)."""
+    return param(None, help="registers in each multiplier (default: one per adder level, the "
+                 "product's and, tiled, the operands')", range=(0, MAX_STAGES), kw_only=True)
+
+
+def tiled_param():
+    """The plan field ``tiled`` of a unit with :class:`Multiplier` s (default True)."""
+    return param(True, help="multipliers in 17-bit tiles, one DSP per partial product "
+                 "(true/false)", kw_only=True)
+
+
+def karatsuba_param():
+    """The plan field ``karatsuba`` of a unit with an operand :class:`Multiplier` (default
+    False). Its command-line default None leaves the plan's own and keeps it out of the
+    parameters a generated file's header lists (and with them the synthesis cache keys of the
+    tables' rows)."""
+    return param(False, help="the operand multiplier as one level of Karatsuba, tiled only: 12 "
+                 "DSPs instead of 16 at 64 bits (true/false, default false)", cli_default=None,
+                 kw_only=True)
+
+
 class FixedLatencyUnit(Component):
     """Base of the fixed-latency units: ``i`` and ``o`` are always-ready streams of the given
     payload shapes. Subclasses set ``self._latency`` in ``__init__``."""
@@ -70,7 +116,7 @@ class FixedLatencyUnit(Component):
         ``RuntimeError`` unless the stages built have the :attr:`latency` the unit promised."""
         if st.latency != self._latency:
             raise RuntimeError(f"{type(self).__name__}: the built stages have latency "
-                               f"{st.latency}, latency_of() says {self._latency}")
+                               f"{st.latency}, its timing contract says {self._latency}")
         m.d.comb += [self.o.payload.eq(payload), self.o.valid.eq(st.valid)]
 
 

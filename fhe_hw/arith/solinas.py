@@ -16,18 +16,20 @@ Proved formally (:mod:`fhe_hw.sim.formal`, ``tests/test_formal.py``): the combin
 y < p with x - y a multiple of p for all 2^128 inputs (Yosys SAT, 9 s here).
 """
 
+from dataclasses import dataclass
+
 from amaranth import Cat, Module, Mux, unsigned
 
 from ..params import SOLINAS64, get_modulus
-from .modadd import check_bool
-from .pipeline import FixedLatencyUnit, Stages
+from ..plan import Plan
+from .pipeline import FixedLatencyUnit, Stages, deep_param, modulus_param, pipelined_param
 
-__all__ = ["SolinasReducer"]
+__all__ = ["SolinasReducer", "SolinasReducerPlan"]
 
 
-class SolinasReducer(FixedLatencyUnit):
-    """x mod (2^64 - 2^32 + 1) for any 128-bit x ([Cao14] Fig. 3c), with adders and a
-    multiplexer only.
+@dataclass(frozen=True)
+class SolinasReducerPlan(Plan):
+    """The parameters of :class:`SolinasReducer`.
 
     Parameters
     ----------
@@ -38,6 +40,31 @@ class SolinasReducer(FixedLatencyUnit):
     deep : bool
         One carry chain per stage: latency 4, the default; False: latency 2 (see the module
         docstring). No effect when not pipelined.
+    """
+
+    modulus: object = modulus_param(help="must be solinas64", default="solinas64")
+    pipelined: bool = pipelined_param()
+    deep: bool = deep_param()
+
+    def __post_init__(self):
+        super().__post_init__()
+        if get_modulus(self.modulus).value != SOLINAS64:
+            raise ValueError(f"modulus must be 2^64 - 2^32 + 1 (solinas64) for the Solinas "
+                             f"reducer, not {self.modulus!r}")
+
+    @property
+    def latency(self):
+        return (4 if self.deep else 2) if self.pipelined else 0
+
+
+class SolinasReducer(FixedLatencyUnit):
+    """x mod (2^64 - 2^32 + 1) for any 128-bit x ([Cao14] Fig. 3c), with adders and a
+    multiplexer only.
+
+    Parameters
+    ----------
+    plan : SolinasReducerPlan
+        Or the arguments of one (``SolinasReducer(deep=False)``).
 
     Attributes
     ----------
@@ -46,24 +73,13 @@ class SolinasReducer(FixedLatencyUnit):
     o : Out(stream.Signature(unsigned(64))), always ready
         x mod p, one per cycle.
     latency : int
-        4, 2 or 0, as above (:meth:`latency_of` without building).
+        4, 2 or 0, as the plan says (without building).
     """
 
-    def __init__(self, modulus="solinas64", *, pipelined=True, deep=True):
-        self._latency = self.latency_of(modulus, pipelined=pipelined, deep=deep)
-        self._pipelined, self._deep = pipelined, deep
+    def __init__(self, *args, **kw):
+        self.plan = plan = SolinasReducerPlan.coerce(*args, **kw)
+        self._latency = plan.latency
         super().__init__(unsigned(128), unsigned(64))
-
-    @staticmethod
-    def latency_of(modulus="solinas64", *, pipelined=True, deep=True):
-        """The :attr:`latency` of ``SolinasReducer(modulus, pipelined=pipelined, deep=deep)``
-        without building it; raises the constructor's ``ValueError``/``TypeError`` for refused
-        parameters."""
-        if get_modulus(modulus).value != SOLINAS64:
-            raise ValueError(f"modulus must be 2^64 - 2^32 + 1 (solinas64) for the Solinas "
-                             f"reducer, not {modulus!r}")
-        deep = check_bool("deep", deep)
-        return (4 if deep else 2) if check_bool("pipelined", pipelined) else 0
 
     @property
     def modulus(self):
@@ -73,8 +89,8 @@ class SolinasReducer(FixedLatencyUnit):
         m = Module()
         p, x = SOLINAS64, self.i.payload
         a, b, c, d = x[96:128], x[64:96], x[32:64], x[:32]
-        st = Stages(m, self.i.valid, self._pipelined)
-        deep = self._pipelined and self._deep
+        st = Stages(m, self.i.valid, self.plan.pipelined)
+        deep = self.plan.pipelined and self.plan.deep
         high, low, d = st.cut(b + c, a + b, d, enable=deep)
         r, = st.cut(Cat(d, high) - low)
         plus, minus, r = st.cut(r + p, r - p, r, enable=deep)

@@ -17,16 +17,47 @@ combinational unit outputs y < p with x - y a multiple of p for all 2^(2m) input
 x <= (p-1)^2.
 """
 
+from dataclasses import dataclass
+
 from amaranth import Module, Mux, unsigned
 
-from ..params import require_int
-from .modadd import check_bool
-from .pipeline import FixedLatencyUnit, Stages
+from ..plan import Plan, param
+from .pipeline import FixedLatencyUnit, Stages, deep_param, pipelined_param
 
-__all__ = ["SpecialReducer", "MAX_M"]
+__all__ = ["SpecialReducer", "SpecialReducerPlan", "MAX_M"]
 
 #: The widest special modulus 2^(m-1) + 1 taken (m bits; [Cao14] uses m up to 65).
 MAX_M = 4096
+
+
+@dataclass(frozen=True)
+class SpecialReducerPlan(Plan):
+    """The parameters of :class:`SpecialReducer`.
+
+    Parameters
+    ----------
+    m : int
+        Bit length of p, 3 to :data:`MAX_M`: 33 for 2^32 + 1, 65 for 2^64 + 1.
+    pipelined : bool
+        Register the stages; otherwise combinational (latency 0).
+    deep : bool
+        One carry chain per stage: latency 4, the default; False: latency 2 (see the module
+        docstring). No effect when not pipelined.
+    """
+
+    m: int = param(help="bit length of p (33: 2^32+1, 65: 2^64+1)", range=(3, MAX_M),
+                   cli_default=33)
+    pipelined: bool = pipelined_param()
+    deep: bool = deep_param()
+
+    @property
+    def latency(self):
+        return (4 if self.deep else 2) if self.pipelined else 0
+
+    @property
+    def modulus(self):
+        """p = 2^(m-1) + 1."""
+        return (1 << (self.m - 1)) + 1
 
 
 class SpecialReducer(FixedLatencyUnit):
@@ -35,13 +66,8 @@ class SpecialReducer(FixedLatencyUnit):
 
     Parameters
     ----------
-    m : int
-        Bit length of p, >= 3: 33 for 2^32 + 1, 65 for 2^64 + 1.
-    pipelined : bool
-        Register the stages; otherwise combinational (latency 0).
-    deep : bool
-        One carry chain per stage: latency 4, the default; False: latency 2 (see the module
-        docstring). No effect when not pipelined.
+    plan : SpecialReducerPlan
+        Or the arguments of one (``SpecialReducer(33, deep=False)``).
 
     Attributes
     ----------
@@ -50,38 +76,28 @@ class SpecialReducer(FixedLatencyUnit):
     o : Out(stream.Signature(unsigned(m))), always ready
         x mod p, one per cycle.
     latency : int
-        4, 2 or 0, as above (:meth:`latency_of` without building).
+        4, 2 or 0, as the plan says (without building).
     """
 
-    def __init__(self, m, *, pipelined=True, deep=True):
-        self._latency = self.latency_of(m, pipelined=pipelined, deep=deep)
-        self._m = m
-        self._pipelined, self._deep = pipelined, deep
-        super().__init__(unsigned(2 * m), unsigned(m))
-
-    @staticmethod
-    def latency_of(m, *, pipelined=True, deep=True):
-        """The :attr:`latency` of ``SpecialReducer(m, pipelined=pipelined, deep=deep)`` without
-        building it; raises the constructor's ``ValueError``/``TypeError`` for refused
-        parameters."""
-        require_int("m", m, minimum=3, maximum=MAX_M)
-        deep = check_bool("deep", deep)
-        return (4 if deep else 2) if check_bool("pipelined", pipelined) else 0
+    def __init__(self, *args, **kw):
+        self.plan = plan = SpecialReducerPlan.coerce(*args, **kw)
+        self._latency = plan.latency
+        super().__init__(unsigned(2 * plan.m), unsigned(plan.m))
 
     @property
     def m(self):
-        return self._m
+        return self.plan.m
 
     @property
     def modulus(self):
-        return (1 << (self._m - 1)) + 1
+        return self.plan.modulus
 
     def elaborate(self, platform):
         mod = Module()
-        m, p, x = self._m, self.modulus, self.i.payload
+        m, p, x = self.plan.m, self.plan.modulus, self.i.payload
         low, high, top = x[:m - 1], x[m - 1:2 * m - 2], x[2 * m - 2:]
-        st = Stages(mod, self.i.valid, self._pipelined)
-        deep = self._pipelined and self._deep
+        st = Stages(mod, self.i.valid, self.plan.pipelined)
+        deep = self.plan.pipelined and self.plan.deep
         diff, top = st.cut(low - high, top, enable=deep)
         y1, = st.cut(diff + top)
         plus, minus, y1 = st.cut(y1 + p, y1 - p, y1, enable=deep)

@@ -31,7 +31,7 @@ from amaranth import Cat, Module, Mux, Signal, unsigned
 from amaranth.lib import data, stream
 from amaranth.lib.wiring import In, Out
 
-from ..arith import ModMul
+from ..arith import ModMul, ModMulPlan
 from ..component import Component
 from ..model.bigint import block_config, cycles_eq12
 from ..ntt.parallel import ParallelNTT
@@ -148,8 +148,8 @@ class IntegerFFTMultiplier(Component):
                                                "auto", {})[1]
                        for name, inverse in (("fft", False), ("ifft", True))}
         stages = {"fft": sum(butterflies["fft"]),
-                  "pointwise": ModMul.latency_of(mod, _pointwise_reducer(mod),
-                                                 mult_stages=mult_stages),
+                  "pointwise": ModMulPlan(mod, _pointwise_reducer(mod),
+                                                 mult_stages=mult_stages).latency,
                   "ifft": sum(butterflies["ifft"]),
                   "adder_tree": cfg.tree_levels}
         return SimpleNamespace(cfg=cfg, max_words=max_words, stages=stages,

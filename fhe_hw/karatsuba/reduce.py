@@ -10,7 +10,7 @@ fold again. The result, below 2^(2m), goes to the Barrett reducer.
 
 from amaranth import Const, Module, unsigned
 
-from ..arith import BarrettReducer
+from ..arith import BarrettReducer, BarrettReducerPlan
 from ..arith.pipeline import FixedLatencyUnit, Multiplier, Stages, check_stages
 from ..params import get_modulus, require_int
 
@@ -62,7 +62,7 @@ class WideBarrettReducer(FixedLatencyUnit):
         folds, _ = fold_plan(q, in_bits)
         check_stages("mult_stages", mult_stages)
         return (len(folds) * (mult_stages + 1)
-                + BarrettReducer.latency_of(q, mult_stages=mult_stages))
+                + BarrettReducerPlan(q, mult_stages=mult_stages).latency)
 
     @property
     def modulus(self):

@@ -16,7 +16,7 @@ constants use a ModMul with a constant operand.
 
 from amaranth import Module
 
-from ..arith import ModMul
+from ..arith import ModMul, ModMulPlan
 from ..arith.modadd import add_select, check_bool, operand_layout, sub_select
 from ..arith.pipeline import FixedLatencyUnit, Stages
 from ..params import get_modulus, require_int
@@ -103,8 +103,8 @@ class Butterfly(FixedLatencyUnit):
             if multiplier != "auto":
                 raise ValueError(f"multiplier applies to constant twiddles only, not "
                                  f"{multiplier!r} with twiddle=None")
-            latency = ModMul.latency_of(mod, reducer, mult_stages=mult_stages, tiled=tiled,
-                                        tile=tile, karatsuba=karatsuba)
+            latency = ModMulPlan(mod, reducer, mult_stages=mult_stages, tiled=tiled,
+                                        tile=tile, karatsuba=karatsuba).latency
             return None, None, scale_up, latency
         if tile is not None:
             raise ValueError(f"tile applies to run-time twiddles only, not {tile!r} with a "

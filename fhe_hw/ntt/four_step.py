@@ -34,7 +34,7 @@ from amaranth.lib import data, stream
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from ..arith import ModMul
+from ..arith import ModMul, ModMulPlan
 from ..arith.modadd import check_bool
 from ..component import Component
 from ..lib.rom import rom_ports
@@ -64,7 +64,7 @@ def four_step_mul_latency(n, *, inverse=False, mult_stages=None, reducer="auto",
     four_step_fields(n)
     check_bool("inverse", inverse)
     solinas_ntt_params(n, root=root, omega=omega)
-    return ModMul.latency_of("solinas64", reducer, mult_stages=mult_stages, tiled=tiled)
+    return ModMulPlan("solinas64", reducer, mult_stages=mult_stages, tiled=tiled).latency
 
 
 def four_step_ntt_cycles(n, **params):

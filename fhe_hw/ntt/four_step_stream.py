@@ -37,7 +37,7 @@ from amaranth.lib import data, stream
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from ..arith import ModMul
+from ..arith import ModMul, ModMulPlan
 from ..arith.modadd import check_bool
 from ..arith.pipeline import wrap_inc
 from ..component import Component
@@ -71,7 +71,7 @@ def four_step_stream_plan(n=4096, *, lanes=16, m=64, m_units=1, inverse=False,
     check_bool("negacyclic", negacyclic)
     roots = solinas_ntt_params(n, negacyclic=negacyclic, root=root, psi=psi, omega=omega)
     plan = FourStepPlan(m, n1, lanes, m_units, omega=roots.omega, psi=roots.psi)
-    return plan, ModMul.latency_of("solinas64", reducer, mult_stages=mult_stages, tiled=tiled)
+    return plan, ModMulPlan("solinas64", reducer, mult_stages=mult_stages, tiled=tiled).latency
 
 
 def four_step_stream_cycles(n=4096, *, transforms=1, **params):

@@ -60,7 +60,14 @@ from amaranth import Cat, Const, Elaboratable, Module, Signal, unsigned
 from amaranth.lib import data, stream
 from amaranth.lib.wiring import In, Out
 
-from ..arith import ModMul, SolinasReducer, SpecialReducer
+from ..arith import (
+    ModMul,
+    ModMulPlan,
+    SolinasReducer,
+    SolinasReducerPlan,
+    SpecialReducer,
+    SpecialReducerPlan,
+)
 from ..arith.modadd import check_bool
 from ..arith.pipeline import KEEP, FixedLatencyUnit, Stages, check_mult_stages, wrap_inc
 from ..component import Component
@@ -178,8 +185,8 @@ class RingNormaliser(FixedLatencyUnit):
         if width > ring + 1:
             raise ValueError(f"width must be at most W + 1 = {ring + 1}, not {width!r}")
         if mod.is_special:
-            return SpecialReducer.latency_of(mod.bits, deep=False)
-        return 1 + SolinasReducer.latency_of(mod, deep=False)
+            return SpecialReducerPlan(mod.bits, deep=False).latency
+        return 1 + SolinasReducerPlan(mod, deep=False).latency
 
     @property
     def modulus(self):
@@ -314,7 +321,7 @@ class ConstMul(FixedLatencyUnit):
             kind, natural = "shift", ShiftMul.latency_of(mod, c)
         else:
             kind = "modmul"
-            natural = ModMul.latency_of(mod, reducer, mult_stages=mult_stages, tiled=tiled)
+            natural = ModMulPlan(mod, reducer, mult_stages=mult_stages, tiled=tiled).latency
         if latency is None:
             latency = natural
         require_int("latency", latency)

@@ -114,7 +114,7 @@ from amaranth.lib import data, stream
 from amaranth.lib.fifo import SyncFIFO
 from amaranth.lib.wiring import In, Out
 
-from ..arith import ModMul
+from ..arith import ModMul, ModMulPlan
 from ..arith.modadd import check_bool
 from ..arith.pipeline import KEEP, check_mult_stages
 from ..component import Component
@@ -162,7 +162,7 @@ def streaming_config(n, modulus="solinas64", *, butterflies=1, lanes=None, negac
     """Check :class:`StreamingNTT`'s parameters without building hardware and resolve them
     (:class:`StreamingConfig`: lanes default 2P, the butterfly and post-multiplier latencies
     from :meth:`Butterfly.latency_of <fhe_hw.ntt.Butterfly.latency_of>` and
-    :meth:`ModMul.latency_of <fhe_hw.arith.ModMul.latency_of>`). Raises ``TypeError``/
+    the :attr:`ModMulPlan.latency <fhe_hw.arith.ModMulPlan.latency>`). Raises ``TypeError``/
     ``ValueError`` for a parameter the engine refuses."""
     check_bool("tiled", tiled)
     require_power_of_two("n", n)
@@ -194,8 +194,8 @@ def streaming_config(n, modulus="solinas64", *, butterflies=1, lanes=None, negac
     bf_latency = Butterfly.latency_of(mod, scale_up=inverse and not negacyclic,
                                       mult_stages=mult_stages, reducer=reducer, tiled=tiled,
                                       karatsuba=karatsuba)
-    post_latency = ModMul.latency_of(mod, reducer, mult_stages=mult_stages, tiled=tiled,
-                                     karatsuba=karatsuba) \
+    post_latency = ModMulPlan(mod, reducer, mult_stages=mult_stages, tiled=tiled,
+                                     karatsuba=karatsuba).latency \
         if inverse and negacyclic else 0
     return StreamingConfig(mod, params, lanes, bf_latency, post_latency, read_stages,
                            write_stages)

@@ -29,7 +29,7 @@ from amaranth.lib import data, stream
 from amaranth.lib.wiring import In, Out
 
 from ..arith import ModAdd
-from ..arith.montgomery_dyn import DynamicModMul
+from ..arith.montgomery_dyn import DynamicModMul, DynamicModMulPlan
 from ..arith.pipeline import check_stages
 from ..component import Component
 from ..lib.delay import delay
@@ -89,8 +89,8 @@ class Kawamura(Component):
         c = KawamuraConstants.build(source, target, rho, delta, centred=centred)
         check_stages("mult_stages", mult_stages)
         # The multiplier latency adds to the engine's fill only.
-        return source, target, c, DynamicModMul.plan(source + target, word,
-                                                     mult_stages=mult_stages, deep=deep)
+        return source, target, c, DynamicModMulPlan(source + target, word,
+                                                    mult_stages=mult_stages, deep=deep)
 
     @staticmethod
     def latency_of(source, target, n, rho, delta=None, *, centred=False, word=None,

@@ -40,7 +40,7 @@ from amaranth.lib import data, stream
 from amaranth.lib.wiring import In, Out
 
 from ..arith import ModSub
-from ..arith.montgomery_dyn import DynamicModMul, common_montgomery_word
+from ..arith.montgomery_dyn import DynamicModMul, DynamicModMulPlan, common_montgomery_word
 from ..arith.pipeline import MAX_STAGES, check_stages
 from ..component import Component
 from ..lib.delay import delay
@@ -110,15 +110,15 @@ class MixedRadix(Component):
             if stages is None:
                 stages = 4
                 if architecture == "iterative":
-                    loop = MixedRadix._loop_length(DynamicModMul.latency_of(
-                        moduli, word, mult_stages=0, deep=rounds))
+                    loop = MixedRadix._loop_length(DynamicModMulPlan(
+                        moduli, word, mult_stages=0, deep=rounds).latency)
                     stages = (1 << (loop + 1).bit_length()) - loop  # >= 2, L a power of two
             if deep is not None or stages <= MAX_STAGES:
                 break
         check_stages("mult_stages", stages)
         # The multiplier's latency is in the loop and the fill.
-        return source, target, arch, c, DynamicModMul.plan(moduli, word, mult_stages=stages,
-                                                           deep=rounds)
+        return source, target, arch, c, DynamicModMulPlan(moduli, word, mult_stages=stages,
+                                                          deep=rounds)
 
     @staticmethod
     def _loop_length(multiplier_latency):

@@ -71,7 +71,7 @@ from amaranth.lib import data, stream
 from amaranth.lib.wiring import In, Out
 
 from ..arith.modadd import add_select, sub_parallel
-from ..arith.montgomery_dyn import DynamicModMul
+from ..arith.montgomery_dyn import DynamicModMul, DynamicModMulPlan
 from ..arith.pipeline import KEEP, check_stages
 from ..component import Component
 from ..lib.bram import RegisteredRAM
@@ -164,9 +164,9 @@ class CRTBaseExtension(Component):
         # conversion never hides it: its caller chooses.
         if deep is not None:
             check_bool("deep", deep)
-        mul = DynamicModMul.plan(moduli, word, mult_stages=mult_stages, deep=deep is not False)
+        mul = DynamicModMulPlan(moduli, word, mult_stages=mult_stages, deep=deep is not False)
         if deep is None and n // tp < cls._hidden_rows(mul.latency):
-            mul = DynamicModMul.plan(moduli, word, mult_stages=mult_stages, deep=False)
+            mul = DynamicModMulPlan(moduli, word, mult_stages=mult_stages, deep=False)
         lm = mul.latency
         return SimpleNamespace(
             arch=arch, c=c, source=source, target=target, mul=mul,

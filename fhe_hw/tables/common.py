@@ -8,12 +8,10 @@ from ..units import get_unit
 __all__ = ["synth_rows", "ecp5_facts", "latency"]
 
 
-def latency(row, result):
-    """The row's latency from the unit's timing contract, or the one the synthesized
-    component reported when its unit declares none."""
-
-    unit = get_unit(row.unit)
-    return unit.latency(row.params) if unit.latency_fn is not None else result.latency
+def latency(row):
+    """The row's latency from the unit's timing contract (every registered unit has one: its
+    plan's, or the ``latency`` function it was registered with)."""
+    return get_unit(row.unit).latency(row.params)
 
 
 def _one(job):

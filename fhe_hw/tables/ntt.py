@@ -40,7 +40,7 @@ def markdown(entries, results):
             cells.append([f"`{row.unit}`", _shown(row.params), entry.note, "", _cycles(row),
                           entry.not_routed, "", "", ""])
             continue
-        lat = latency(row, r)
+        lat = latency(row)
         cells.append([f"`{row.unit}`", _shown(row.params),
                       f"{entry.note}{_FLAGS.get(row.target, '')}", "" if lat is None else lat,
                       _cycles(row), r.lut, r.ff, r.dsp, f"{r.fmax_mhz:.1f}"])

@@ -30,7 +30,7 @@ def markdown(rows, results):
     """The table and its note (without the provenance line)."""
     body = markdown_table(
         ["unit", "params", "latency", "LUT", "FF", "of which port FF", "DSP", "Fmax (MHz)"],
-        [[*row_key(row).values(), latency(row, r), r.lut, r.ff,
+        [[*row_key(row).values(), latency(row), r.lut, r.ff,
           r.io_ff, r.dsp, f"{r.fmax_mhz:.1f}"] for row, r in zip(rows, results)])
     return body + ("\nOut of context with every port registered (the port FF); LUT = LUT4 + 2 "
                    "per CCU2C, DSP = MULT18X18D, Fmax from nextpnr.\n")
