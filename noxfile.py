@@ -115,8 +115,8 @@ def report(session):
     baselines (GMP, FLINT, NumPy, OpenFHE) and plots, written to build/report/ (report.md,
     report.json, PNGs). By default it synthesizes nothing: every configuration, the engines
     and their ModMuls, is read from docs/results' committed blocks, with their provenance; it
-    took 366 s on a shared 2-core machine at load average 17 to 20 (start-up, the software
-    baselines, the sections; the environment's set-up comes first).
+    took 57 s on an idle 2-core machine and 366 s on the same machine at load average 17 to 20
+    (start-up, the software baselines, the sections; the environment's set-up comes first).
     ``nox -s report -- --full`` synthesizes every configuration (hours)."""
     _install(session, "toolchain,bench,report")
     session.run("fhe-hw", "report", *session.posargs, env=ENV)
