@@ -189,7 +189,7 @@ def cmd_demo(args):
     from .demo import run_demo
 
     return run_demo(seed=args.seed, vectors=args.vectors, board=args.board,
-                    build=not args.no_build)
+                    build=not args.no_build, units=args.units)
 
 
 def add_params_parser(subparsers):
@@ -246,7 +246,11 @@ def add_demo_parser(subparsers):
                                           "its bitstream.")
     d.add_argument("--seed", type=integer, default=1, help="seed of the random vectors")
     d.add_argument("--vectors", type=int_in(0, 100_000), default=200,
-                   help="random vectors per fixed-latency unit, besides the edge values")
+                   help="random vectors per fixed-latency unit, besides the edge values (the "
+                        "board path sends at most 64 through its simulated UART)")
+    d.add_argument("--unit", action="append", metavar="UNIT", dest="units",
+                   help="simulate only this unit's configurations (repeatable; default: every "
+                        "unit the demo runs)")
     d.add_argument("--board", choices=BOARDS, default=DEFAULT_BOARD,
                    help="board of the bitstream build")
     d.add_argument("--no-build", action="store_true", help="skip the bitstream build")

@@ -141,21 +141,47 @@ def test_generate_rejects_bad_parameters_without_writing(tmp_path, capsys):
     assert "modulus must be 2^64 - 2^32 + 1" in capsys.readouterr().err
 
 
-def test_every_command_has_help():
-    for argv in (["--help"], ["params", "--help"], ["generate", "--help"], ["demo", "--help"],
+def test_every_command_has_help(capsys):
+    result = subprocess.run([sys.executable, "-m", "fhe_hw.cli", "--help"], capture_output=True,
+                            text=True)
+    assert result.returncode == 0 and "usage: fhe-hw" in result.stdout
+    for argv in (["params", "--help"], ["generate", "--help"], ["demo", "--help"],
                  ["generate", "mod-mul", "--help"]):
-        result = subprocess.run([sys.executable, "-m", "fhe_hw.cli", *argv], capture_output=True,
-                                text=True)
-        assert result.returncode == 0 and "usage: fhe-hw" in result.stdout
+        with pytest.raises(SystemExit) as e:
+            main(argv)
+        assert e.value.code == 0 and "usage: fhe-hw" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_demo_passes_with_few_vectors(capsys):
+    """Every configuration of the main job (minutes in pysim; each unit is also checked against
+    its model at a small configuration from reset in Icarus, tests/test_reset.py)."""
     code, out, _ = run(capsys, "demo", "--vectors", "20", "--no-build")
     assert code == 0 and "FAIL" not in out
     assert "19 of 19 configurations match their models" in out
     for family in ("mod-mul", "ntt", "shenoy-kumaresan", "karatsuba", "integer-fft-mul",
                    "large-int-mul", "transform-encrypt"):
         assert f"\n  {family} (" in out, family
+
+
+def test_demo_of_the_units_named_runs_their_configurations_and_the_board_path(capsys):
+    from fhe_hw.sim.vectors import demo_configurations
+
+    names = ("mod-add", "solinas-reducer")
+    want = sum(name in names for name, _, _ in demo_configurations())
+    code, out, _ = run(capsys, "demo", "--vectors", "20", "--no-build",
+                       *(word for name in names for word in ("--unit", name)))
+    assert code == 0 and "FAIL" not in out
+    assert f"{want} of {want} configurations match their models" in out and want >= 2
+    assert all(f"\n  {name} (" in out for name in names)
+    assert "simulated board top over UART bits (host driver): " in out
+
+
+def test_demo_refuses_a_unit_it_does_not_run_before_simulating(capsys):
+    code, out, err = run(capsys, "demo", "--no-build", "--unit", "nope")
+    assert code == 2 and out == ""
+    assert err.strip().startswith("fhe-hw demo: error: --unit must be one of ")
+    assert err.strip().endswith("not 'nope'") and len(err.strip().splitlines()) == 1
 
 
 def test_version_is_the_package_version(capsys):
