@@ -335,13 +335,17 @@ def to_verilog(component, unit_name, header=(), *, platform=None):
     and the signature's ``i__payload``, ``i__valid``, ``o__payload``, ... ; ``header`` lines
     (e.g. :meth:`Unit.summary`) come first as ``//`` comments. ``platform`` is what the
     units' ``elaborate`` receive (None: portable Verilog without vendor primitives)."""
+    return "".join(f"// {line}\n" for line in header) + _convert(component, unit_name, platform)
+
+
+def _convert(component, unit_name, platform):
+    """:func:`to_verilog` without the header (the tests' run-wide cache replaces this)."""
     from amaranth.back import verilog
 
     # Amaranth must use its bundled Yosys (>= 0.40), not an older one on PATH.
     os.environ.setdefault("AMARANTH_USE_YOSYS", "builtin")
-    text = verilog.convert(component, name=top_name(unit_name), platform=platform,
+    return verilog.convert(component, name=top_name(unit_name), platform=platform,
                            ports=port_values(component), emit_src=False)
-    return "".join(f"// {line}\n" for line in header) + text
 
 
 def port_values(component):

@@ -24,10 +24,16 @@ def test_fixed_latency_unit_matches_python_in_verilator(tmp_path):
     assert run.cycles == len(ins) + unit.latency
 
 
+@pytest.fixture(scope="module")
+def skid_model(tmp_path_factory):
+    """The skid buffer's Verilator model, built once for both runs."""
+    return cosim.build(SkidBuffer(unsigned(100)), "skid", tmp_path_factory.mktemp("skid"))
+
+
 @pytest.mark.parametrize("valid_prob,ready_prob", [(1, 1), (0.6, 0.4)])
-def test_stream_unit_in_verilator_agrees_with_pysim(tmp_path, valid_prob, ready_prob):
+def test_stream_unit_in_verilator_agrees_with_pysim(skid_model, valid_prob, ready_prob):
     beats = [rng_for("skid").getrandbits(100) for _ in range(300)]
-    model = cosim.build(SkidBuffer(unsigned(100)), "skid", tmp_path)
+    model = skid_model
     run = model.run({"i": beats}, {"o": len(beats)}, valid_prob=valid_prob, ready_prob=ready_prob)
     assert run.outputs["o"] == beats
     if valid_prob == 1 and ready_prob == 1:
