@@ -340,15 +340,15 @@ def test_progress_lines_arrive_as_points_finish(tmp_path, monkeypatch):
     path.write_text(json.dumps(dict(SPACE, vary={"lanes": [1, 2, 4]}, evaluator="test-slow")))
     monkeypatch.setattr(sys, "stderr", Stamped())
     assert main(["explore", str(path), "--jobs", "1", "--out", str(tmp_path / "out")]) == 0
-    lines = [(t, text) for t, text in Stamped.lines if "explore: tp=" in text]
-    assert [re.fullmatch(r"\[ +\d+ s\] explore: tp=(\d): ok in [\d.]+ s", text).group(1)
+    lines = [(t, text) for t, text in Stamped.lines if "explore: lanes=" in text]
+    assert [re.fullmatch(r"\[ +\d+ s\] explore: lanes=(\d): ok in [\d.]+ s", text).group(1)
             for _, text in lines] == ["1", "2", "4"]
     assert len(finished) == 3
     for (written, _), next_finish in zip(lines, finished[1:]):
         assert written < next_finish
     Stamped.lines = []
     assert main(["explore", str(path), "--jobs", "1", "--out", str(tmp_path / "out")]) == 0
-    assert sum("explore: tp=" in text and ": cached" in text for _, text in Stamped.lines) == 3
+    assert sum("explore: lanes=" in text and ": cached" in text for _, text in Stamped.lines) == 3
 
 
 def test_multiplier_tiles_count_variable_products_in_18_bit_tiles():

@@ -156,7 +156,8 @@ def test_generate_kawamura_centred_on_openfhes_primes(tmp_path, capsys):
                  "-o", str(out)]) == 0
     text = out.read_text()
     assert f"// source base (l residues): {list(source)}" in text
-    assert "// bases from: source_primes, target_primes (bits, l, k, prime_n unused)" in text
+    assert ("// bases from: source_primes, target_primes (prime_bits, source_limbs, target_limbs, "
+            "prime_n unused)") in text
     assert "// centred lift: (X - Q if 2X >= Q) mod p_j, exact except for ceil(Q/2) <= X < " \
            "Q/2 + D, D = l(eps + lambda)Q = 2^-14.42 Q" in text
 

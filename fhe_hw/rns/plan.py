@@ -14,7 +14,7 @@ from ..params import ntt_primes, require_power_of_two
 from ..plan import Plan, param
 from .common import MAX_BITS, MAX_N, MAX_RESIDUES, check_ring, default_bases
 
-__all__ = ["BaseConversionPlan", "DEFAULT_MULT_STAGES"]
+__all__ = ["BaseConversionPlan", "DEFAULT_MULT_STAGES", "check_primes"]
 
 #: Registers in each run-time-modulus multiplier when ``mult_stages`` is None:
 #: :class:`~fhe_hw.arith.montgomery_dyn.DynamicModMulPlan`'s default.
@@ -22,7 +22,7 @@ DEFAULT_MULT_STAGES = next(f.default for f in fields(DynamicModMulPlan)
                            if f.name == "mult_stages")
 
 
-def _user_primes(name, primes):
+def check_primes(name, primes):
     """``primes`` (a sequence of odd ints of 2 to :data:`MAX_BITS` bits, at most
     :data:`MAX_RESIDUES`) as a tuple; ``ValueError``/``TypeError`` naming ``name``."""
     if isinstance(primes, (int, str)) or not hasattr(primes, "__iter__"):
@@ -116,8 +116,8 @@ class BaseConversionPlan(Plan):
                               else ("source_primes", "target_primes"))
             raise ValueError(f"{missing} must be given too when {given} is")
         if self.source_primes is not None:
-            self._set(source_primes=_user_primes("source_primes", self.source_primes),
-                      target_primes=_user_primes("target_primes", self.target_primes))
+            self._set(source_primes=check_primes("source_primes", self.source_primes),
+                      target_primes=check_primes("target_primes", self.target_primes))
         self._set_bases(*self._bases(self._redundant_request()))
 
     def _redundant_request(self):

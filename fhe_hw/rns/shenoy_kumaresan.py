@@ -83,7 +83,7 @@ from ..model import rns as model
 from ..params import ShenoyKumaresanConstants
 from ..plan import param
 from .common import MAX_N, MAX_RESIDUES, check_choice, check_ring, lanes, wrap_inc
-from .plan import BaseConversionPlan, _user_primes
+from .plan import BaseConversionPlan, check_primes
 
 __all__ = ["CRTBaseExtension", "CRTBaseExtensionPlan", "ShenoyKumaresan", "ShenoyKumaresanPlan",
            "ARCHITECTURES"]
@@ -255,7 +255,7 @@ out_latency
     def _redundant_request(self):
         if self.redundant_prime is None:
             return True
-        return _user_primes("redundant_prime", (self.redundant_prime,))[0]
+        return check_primes("redundant_prime", (self.redundant_prime,))[0]
 
     def _set_bases(self, source, target, redundant):
         self._set(source=source, target=target, redundant=redundant,
