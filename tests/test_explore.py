@@ -220,7 +220,7 @@ def test_cli_explore_exits_non_zero_when_a_point_fails(tmp_path, capsys):
     assert main(["explore", str(path), "--no-synth", "--jobs", "1", "--out",
                  str(tmp_path / "out")]) == 1
     out, err = capsys.readouterr()
-    assert "tp must be at most n" in out
+    assert "lanes must be at most n" in out
     # each point reports as it finishes, with the elapsed time
     assert re.search(r"^\[ +\d+ s\] explore: n=16, lanes=16: ok in [\d.]+ s$", err, re.M), err
     assert re.search(r"^\[ +\d+ s\] explore: n=8, lanes=16: error: .*lanes must", err, re.M), err
@@ -271,7 +271,7 @@ def test_bad_point_is_recorded_not_fatal(tmp_path):
                        vary={"n": [8, 16], "lanes": [2, 16]}), jobs=1, out=tmp_path)
     bad = [r for r in s["records"] if not r["ok"]]
     assert len(bad) == 1 and bad[0]["params"] == dict(SPACE["fixed"], n=8, lanes=16)
-    assert "tp must be at most n" in bad[0]["error"]
+    assert "lanes must be at most n" in bad[0]["error"]
 
 
 def test_pareto_front_drops_dominated():
@@ -294,7 +294,7 @@ def test_cli_explore_yaml(tmp_path, capsys):
     path.write_text(json.dumps(dict(SPACE, vary={"lanes": [1, 2]})))  # JSON is YAML
     assert main(["explore", str(path), "--no-synth", "--jobs", "1", "--out",
                  str(tmp_path / "out")]) == 0
-    assert "| tp | cycles |" in capsys.readouterr().out
+    assert "| lanes | cycles |" in capsys.readouterr().out
 
 
 def test_each_point_is_elaborated_once_and_never_converted_to_verilog(tmp_path, monkeypatch):

@@ -5,7 +5,7 @@ delay lines and ROMs are :mod:`fhe_hw.lib`'s)."""
 from ..arith.pipeline import wrap_inc
 from ..params import ntt_primes, require_int, require_power_of_two
 
-__all__ = ["check_ring", "check_moduli", "check_choice", "wrap_inc", "lanes",
+__all__ = ["check_ring", "check_choice", "wrap_inc", "lanes",
            "default_bases", "polynomial_beats", "beats_to_polynomials", "MAX_BITS", "MAX_N",
            "MAX_RESIDUES"]
 
@@ -25,18 +25,6 @@ def check_ring(n, lanes=None):
         if lanes > n:
             raise ValueError(f"lanes must be at most n = {n}, not {lanes!r}")
     return n, lanes
-
-
-def check_moduli(name, moduli):
-    """A non-empty tuple of ints (``ValueError``/``TypeError`` otherwise)."""
-    if isinstance(moduli, (int, str)) or not hasattr(moduli, "__iter__"):
-        raise TypeError(f"{name} must be a sequence of integers, not {moduli!r}")
-    moduli = tuple(moduli)
-    if not moduli:
-        raise ValueError(f"{name} must have at least one modulus, not {moduli!r}")
-    for q in moduli:
-        require_int(f"{name} modulus", q, minimum=3)
-    return moduli
 
 
 def check_choice(name, value, choices):
