@@ -29,8 +29,8 @@ SKY130_TABLE = ([row for row in REDUCERS if row.params != {"modulus": "solinas64
                 # one base-extension lane: Shenoy-Kumaresan at TP = 1 (the ECP5 table's 32-bit
                 # primes and Montgomery word), N = 16 so that its buffers, flip-flops here, stay
                 # small beside the datapath
-                + [Row("shenoy-kumaresan", {"bits": 32, "n": 16, "l": 4, "k": 4, "tp": 1,
-                                            "prime_n": 2**16})])
+                + [Row("shenoy-kumaresan", {"prime_bits": 32, "n": 16, "source_limbs": 4,
+                                            "target_limbs": 4, "lanes": 1, "prime_n": 2**16})])
 ASIC_ONLY = [Row("parallel-ntt", {"k": k, "modulus": "solinas64"}) for k in (16, 32)]
 QFLOW_ROWS = [Row("special-reducer", {"m": 17}), Row("special-reducer", {"m": 33}),
               Row("solinas-reducer", {"modulus": "solinas64"})]

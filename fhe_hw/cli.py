@@ -131,10 +131,12 @@ def _rns_report(args):
     from .units import units
 
     n, bits, l, k = args.rns_n, args.rns_bits, args.source, args.target
-    common = {"bits": bits, "n": n, "l": l, "k": k}
+    common = {"prime_bits": bits, "n": n, "source_limbs": l, "target_limbs": k}
     report = {"RNS N": n}
     for name in ("shenoy-kumaresan", "fast-base-conversion", "mixed-radix", "kawamura"):
-        for label, value in units()[name].describe(common).items():
+        # the bases do not depend on mixed-radix's rounds; the shallow ones fit every word
+        params = {**common, "deep": False} if name == "mixed-radix" else common
+        for label, value in units()[name].describe(params).items():
             report[f"{name}: {label}"] = value
     source, target, redundant = default_bases(bits, n, l, k, redundant=True)
     if args.redundant is not None:

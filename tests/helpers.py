@@ -57,3 +57,35 @@ def alternating_slow(cases, flags=(True, False)):
     each flag is run, and the slow suite runs the other combinations."""
     return [pytest.param(*case, flag, marks=() if j == i % len(flags) else pytest.mark.slow)
             for i, case in enumerate(cases) for j, flag in enumerate(flags)]
+
+
+def sk(source, target, redundant, n, lanes, architecture="folded", targets_per_pass=1, *,
+       cls=None, **kw):
+    """A Shenoy–Kumaresan engine (or with ``cls`` its plan) on explicit bases."""
+    from fhe_hw.rns import ShenoyKumaresan
+    return (cls or ShenoyKumaresan)(source_primes=source, target_primes=target,
+                                    redundant_prime=redundant, n=n, lanes=lanes,
+                                    architecture=architecture, targets_per_pass=targets_per_pass,
+                                    **kw)
+
+
+def fbc(source, target, n, lanes, architecture="folded", targets_per_pass=1, *, cls=None, **kw):
+    """A fast base conversion engine (or with ``cls`` its plan) on explicit bases."""
+    from fhe_hw.rns import FastBaseConversion
+    return (cls or FastBaseConversion)(source_primes=source, target_primes=target, n=n,
+                                       lanes=lanes, architecture=architecture,
+                                       targets_per_pass=targets_per_pass, **kw)
+
+
+def kawamura(source, target, n, rho, delta=None, *, cls=None, **kw):
+    """A Cox-Rower engine (or with ``cls`` its plan) on explicit bases."""
+    from fhe_hw.rns import Kawamura
+    return (cls or Kawamura)(source_primes=source, target_primes=target, n=n, rho=rho,
+                             delta=delta, **kw)
+
+
+def mixed_radix(source, target, n, architecture="iterative", *, cls=None, **kw):
+    """A mixed-radix engine (or with ``cls`` its plan) on explicit bases."""
+    from fhe_hw.rns import MixedRadix
+    return (cls or MixedRadix)(source_primes=source, target_primes=target, n=n,
+                               architecture=architecture, **kw)

@@ -163,8 +163,9 @@ def test_explore_output_stays_inside_its_folder_for_a_climbing_name(tmp_path, mo
     work.mkdir()
     monkeypatch.chdir(work)
     space = {"name": "../../x", "unit": "shenoy-kumaresan",
-             "fixed": {"bits": 32, "n": 64, "l": 3, "k": 2, "architecture": "folded"},
-             "vary": {"tp": [1]}, "synth": False}
+             "fixed": {"prime_bits": 32, "n": 64, "source_limbs": 3, "target_limbs": 2,
+                       "architecture": "folded"},
+             "vary": {"lanes": [1]}, "synth": False}
     summary = E.explore(space, jobs=1, **({} if out is None else {"out": out}))
     root = work / ("build/explore" if out is None else out)
     assert summary["dir"] == str((root / "x").relative_to(work))

@@ -197,7 +197,7 @@ def test_params_and_generate_agree_on_the_rns_bases(capsys, n, l, k, bits):
                  "--source", str(l), "--target", str(k), "--json"])
     assert code == 0
     printed = json.loads(capsys.readouterr().out)
-    common = {"bits": bits, "n": n, "l": l, "k": k}
+    common = {"prime_bits": bits, "n": n, "source_limbs": l, "target_limbs": k}
     for name in ("shenoy-kumaresan", "fast-base-conversion", "mixed-radix", "kawamura"):
         component = units()[name].build(**common)      # what generate builds
         assert list(component.source) == printed[f"{name}: source base (l residues)"], name
@@ -208,8 +208,8 @@ def test_params_and_generate_agree_on_the_rns_bases(capsys, n, l, k, bits):
 
 def test_generated_verilog_starts_with_what_it_is(tmp_path, capsys):
     out = tmp_path / "sk.v"
-    assert main(["generate", "shenoy-kumaresan", "--n", "16", "--l", "2", "--k", "2", "--tp", "2",
-                 "-o", str(out)]) == 0
+    assert main(["generate", "shenoy-kumaresan", "--n", "16", "--source-limbs", "2",
+                 "--target-limbs", "2", "--lanes", "2", "-o", str(out)]) == 0
     head = out.read_text().splitlines()[:6]
     assert head[0].startswith(f"// fhe_hw {fhe_hw.__version__}: unit shenoy-kumaresan")
     assert head[2].startswith("// stream engine; cycles() of one operation: ")

@@ -52,7 +52,7 @@ BAD = [
     ("generate parallel-ntt --k 48", "--k"),
     ("generate butterfly --twiddle-up 3", "--twiddle-up"),
     ("generate shenoy-kumaresan --architecture serial", "--architecture"),
-    ("generate fast-base-conversion --tp 2048", "--tp"),
+    ("generate fast-base-conversion --lanes 2048", "--lanes"),
     ("generate mixed-radix --architecture serial", "--architecture"),
     ("generate cmnt-encrypt --group huge", "--group"),
     ("generate cmnt-encrypt --schedule fast", "--schedule"),

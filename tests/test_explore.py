@@ -10,14 +10,14 @@ from fhe_hw.flow import explore as E
 from fhe_hw.units import units
 
 SPACE = {"name": "sk", "unit": "shenoy-kumaresan",
-         "fixed": {"bits": 32, "n": 64, "l": 3, "k": 2},
-         "vary": {"tp": [1, 2, 4, 8], "architecture": ["folded", "pipelined"]},
+         "fixed": {"prime_bits": 32, "n": 64, "source_limbs": 3, "target_limbs": 2},
+         "vary": {"lanes": [1, 2, 4, 8], "architecture": ["folded", "pipelined"]},
          "synth": False, "objective": "area"}
 
 
 def test_points_cross_product():
     pts = E.points(E.load_space(SPACE))
-    assert len(pts) == 8 and {p["tp"] for p in pts} == {1, 2, 4, 8}
+    assert len(pts) == 8 and {p["lanes"] for p in pts} == {1, 2, 4, 8}
     assert all(p["n"] == 64 for p in pts)
 
 
@@ -27,8 +27,8 @@ def test_load_space_rejects_missing_unit():
 
 
 def test_load_space_rejects_empty_vary_list():
-    with pytest.raises(ValueError, match="vary.tp"):
-        E.load_space(dict(SPACE, vary={"tp": []}))
+    with pytest.raises(ValueError, match="vary.lanes"):
+        E.load_space(dict(SPACE, vary={"lanes": []}))
 
 
 def test_load_space_rejects_bad_objective():
@@ -58,14 +58,15 @@ REFUSED = [
     ('vary: {n: ["64"]}', "vary.n:", "integer"),
     ("vary: {n: [64.0]}", "vary.n:", "integer"),
     ("vary: {n: [true]}", "vary.n:", "integer"),
-    ("vary: {tp: []}", "vary.tp:", "non-empty list"),
-    ("vary: {tp: 4}", "vary.tp:", "non-empty list"),
-    ("vary: {tp: [3, 4]}", "vary.tp:", "power of two"),
+    ("vary: {lanes: []}", "vary.lanes:", "non-empty list"),
+    ("vary: {lanes: 4}", "vary.lanes:", "non-empty list"),
+    ("vary: {lanes: [3, 4]}", "vary.lanes:", "power of two"),
     ("vary: {architecture: [folded, nope]}", "vary.architecture:", "folded"),
     ("vary: {architecture: [1.5]}", "vary.architecture:", "str"),
     ("vary: {n: [64, 128]}", "vary.n:", "given twice (also in fixed)"),
     ("vary: {prime-n: [128], prime_n: [256]}", "vary.prime_n:", "given twice (also in vary)"),
-    ("fixed: {n: 63, bits: 32, l: 3, k: 2}", "fixed.n:", "power of two"),
+    ("fixed: {n: 63, prime_bits: 32, source_limbs: 3, target_limbs: 2}", "fixed.n:",
+     "power of two"),
     ("fixed: [1, 2]", "fixed:", "mapping"),
     ("unit: nosuch", "unit:", "shenoy-kumaresan"),
 ]
@@ -76,7 +77,8 @@ def test_cli_refuses_a_bad_space_up_front(tmp_path, capsys, line, key, reason):
     """One stderr line naming the file and the key, exit 2, no traceback, nothing written."""
     pytest.importorskip("yaml")
     path = tmp_path / "space.yaml"
-    fields = {"unit": "unit: shenoy-kumaresan", "fixed": "fixed: {bits: 32, n: 64, l: 3, k: 2}"}
+    fields = {"unit": "unit: shenoy-kumaresan",
+              "fixed": "fixed: {prime_bits: 32, n: 64, source_limbs: 3, target_limbs: 2}"}
     fields[line.split(":")[0]] = line
     path.write_text("\n".join(dict.fromkeys([*fields.values(), line])) + "\n")
     out = tmp_path / "out"
@@ -121,10 +123,12 @@ def test_values_take_the_options_types():
     """YAML integers and booleans as they are; other options parsed from their text as on the
     command line; names with - or _ alike."""
     space = E.load_space({"name": "k", "unit": "kawamura",
-                          "fixed": {"bits": 32, "n": 64, "l": 3, "k": 2, "delta": "1/8",
+                          "fixed": {"prime_bits": 32, "n": 64, "source_limbs": 3,
+                                    "target_limbs": 2, "delta": "1/8",
                                     "deep": False, "mult-stages": None}})
     from fractions import Fraction
-    assert space["fixed"] == {"bits": 32, "n": 64, "l": 3, "k": 2, "delta": Fraction(1, 8),
+    assert space["fixed"] == {"prime_bits": 32, "n": 64, "source_limbs": 3, "target_limbs": 2,
+                              "delta": Fraction(1, 8),
                               "deep": False, "mult_stages": None}
     with pytest.raises(ValueError, match=r"^space: fixed.deep: must be true or false, not 'no'"):
         E.load_space({"name": "k", "unit": "kawamura", "fixed": {"deep": "no"}})
@@ -147,7 +151,8 @@ def test_an_evaluator_path_is_refused_without_importing_it(tmp_path, capsys, mon
     monkeypatch.setattr(importlib, "import_module", guarded)
     for name in ("fhe_hw_canary:run", "os:system", "fhe_hw_canary"):
         path = tmp_path / "space.yaml"
-        path.write_text(f"unit: shenoy-kumaresan\nfixed: {{bits: 32, n: 64, l: 3, k: 2}}\n"
+        path.write_text(f"unit: shenoy-kumaresan\n"
+                        f"fixed: {{prime_bits: 32, n: 64, source_limbs: 3, target_limbs: 2}}\n"
                         f"evaluator: {name}\n")
         assert main(["explore", str(path), "--out", str(tmp_path / "out")]) == 2
         err = capsys.readouterr().err
@@ -172,7 +177,7 @@ def test_a_plugin_evaluator_is_loaded_by_its_entry_point_name_only(tmp_path, mon
         f"open({str(marker)!r}, 'w').close()\nrun = None\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     assert {"plug", "other"} <= set(E.evaluator_names())
-    s = E.explore(dict(SPACE, vary={"tp": [1]}, evaluator="plug"), jobs=1, out=tmp_path / "o")
+    s = E.explore(dict(SPACE, vary={"lanes": [1]}, evaluator="plug"), jobs=1, out=tmp_path / "o")
     assert [(r["ok"], r["cycles"]) for r in s["records"]] == [(True, 7)]
     assert not marker.exists()
 
@@ -182,15 +187,15 @@ def test_local_pool_runs_all_points(tmp_path):
     assert len(s["evaluated"]) == 8 and s["cached"] == 0
     assert all(r["ok"] for r in s["records"]), [r.get("error") for r in s["records"]]
     assert (tmp_path / "sk" / "pareto.md").exists()
-    front = {(r["params"]["tp"], r["params"]["architecture"]) for r in s["pareto"]}
-    assert front and front <= {(p["tp"], p["architecture"]) for p in E.points(E.load_space(
+    front = {(r["params"]["lanes"], r["params"]["architecture"]) for r in s["pareto"]}
+    assert front and front <= {(p["lanes"], p["architecture"]) for p in E.points(E.load_space(
         SPACE))}
 
 
 def test_cycles_are_the_units_cycles(tmp_path):
     from fhe_hw.units import get_unit
 
-    s = E.explore(dict(SPACE, vary={"tp": [2]}), jobs=1, out=tmp_path)
+    s = E.explore(dict(SPACE, vary={"lanes": [2]}), jobs=1, out=tmp_path)
     (r,) = s["records"]
     assert r["cycles"] == get_unit("shenoy-kumaresan").build(**r["params"]).cycles()
 
@@ -209,15 +214,16 @@ def test_cli_explore_exits_non_zero_when_a_point_fails(tmp_path, capsys):
     """A combination the unit refuses (tp above n for the smaller n) is that point's error."""
     pytest.importorskip("yaml")
     path = tmp_path / "space.yaml"
-    path.write_text(json.dumps(dict(SPACE, fixed={"bits": 32, "l": 3, "k": 2},
-                                    vary={"n": [8, 16], "tp": [2, 16]})))
+    path.write_text(json.dumps(dict(SPACE, fixed={"prime_bits": 32, "source_limbs": 3,
+                                                  "target_limbs": 2},
+                                    vary={"n": [8, 16], "lanes": [2, 16]})))
     assert main(["explore", str(path), "--no-synth", "--jobs", "1", "--out",
                  str(tmp_path / "out")]) == 1
     out, err = capsys.readouterr()
-    assert "tp must be at most n" in out
+    assert "lanes must be at most n" in out
     # each point reports as it finishes, with the elapsed time
-    assert re.search(r"^\[ +\d+ s\] explore: n=16, tp=16: ok in [\d.]+ s$", err, re.M), err
-    assert re.search(r"^\[ +\d+ s\] explore: n=8, tp=16: error: .*tp must", err, re.M), err
+    assert re.search(r"^\[ +\d+ s\] explore: n=16, lanes=16: ok in [\d.]+ s$", err, re.M), err
+    assert re.search(r"^\[ +\d+ s\] explore: n=8, lanes=16: error: .*lanes must", err, re.M), err
 
 
 def test_resume_after_limit_evaluates_only_the_rest(tmp_path):
@@ -247,7 +253,7 @@ def test_resume_after_interrupt(tmp_path):
 def test_an_edited_generator_evaluates_stored_points_again(tmp_path, monkeypatch):
     """A point is keyed by the Verilog and cycles() the generator gives now, not only by its
     parameters: after an edit that changes the design, nothing stored is served."""
-    space = dict(SPACE, vary={"tp": [1, 2]})
+    space = dict(SPACE, vary={"lanes": [1, 2]})
     assert E.explore(space, jobs=1, out=tmp_path)["cached"] == 0
     assert E.explore(space, jobs=1, out=tmp_path)["cached"] == 2
     from fhe_hw.units import get_unit
@@ -261,11 +267,11 @@ def test_an_edited_generator_evaluates_stored_points_again(tmp_path, monkeypatch
 
 
 def test_bad_point_is_recorded_not_fatal(tmp_path):
-    s = E.explore(dict(SPACE, fixed={"bits": 32, "l": 3, "k": 2},
-                       vary={"n": [8, 16], "tp": [2, 16]}), jobs=1, out=tmp_path)
+    s = E.explore(dict(SPACE, fixed={"prime_bits": 32, "source_limbs": 3, "target_limbs": 2},
+                       vary={"n": [8, 16], "lanes": [2, 16]}), jobs=1, out=tmp_path)
     bad = [r for r in s["records"] if not r["ok"]]
-    assert len(bad) == 1 and bad[0]["params"] == dict(SPACE["fixed"], n=8, tp=16)
-    assert "tp must be at most n" in bad[0]["error"]
+    assert len(bad) == 1 and bad[0]["params"] == dict(SPACE["fixed"], n=8, lanes=16)
+    assert "lanes must be at most n" in bad[0]["error"]
 
 
 def test_pareto_front_drops_dominated():
@@ -285,10 +291,10 @@ def test_dask_local_cluster(tmp_path):
 def test_cli_explore_yaml(tmp_path, capsys):
     pytest.importorskip("yaml")
     path = tmp_path / "space.yaml"
-    path.write_text(json.dumps(dict(SPACE, vary={"tp": [1, 2]})))  # JSON is YAML
+    path.write_text(json.dumps(dict(SPACE, vary={"lanes": [1, 2]})))  # JSON is YAML
     assert main(["explore", str(path), "--no-synth", "--jobs", "1", "--out",
                  str(tmp_path / "out")]) == 0
-    assert "| tp | cycles |" in capsys.readouterr().out
+    assert "| lanes | cycles |" in capsys.readouterr().out
 
 
 def test_each_point_is_elaborated_once_and_never_converted_to_verilog(tmp_path, monkeypatch):
@@ -302,7 +308,7 @@ def test_each_point_is_elaborated_once_and_never_converted_to_verilog(tmp_path, 
     def no_verilog(*a, **k):
         raise AssertionError("explore --no-synth generated Verilog")
     monkeypatch.setattr(fhe_hw.units, "to_verilog", no_verilog)
-    space = dict(SPACE, vary={"tp": [1, 2, 4]})
+    space = dict(SPACE, vary={"lanes": [1, 2, 4]})
     assert len(E.explore(space, jobs=1, out=tmp_path)["evaluated"]) == 3 and len(calls) == 3
     again = E.explore(space, jobs=1, out=tmp_path)
     assert again["cached"] == 3 and not again["evaluated"] and len(calls) == 6
@@ -328,21 +334,21 @@ def test_progress_lines_arrive_as_points_finish(tmp_path, monkeypatch):
     def slow(point):
         time.sleep(0.3)
         finished.append(time.monotonic())
-        return {"cycles": point.params["tp"], "area": 1}
+        return {"cycles": point.params["lanes"], "area": 1}
     monkeypatch.setitem(E._EVALUATORS, "test-slow", slow)
     path = tmp_path / "space.yaml"
-    path.write_text(json.dumps(dict(SPACE, vary={"tp": [1, 2, 4]}, evaluator="test-slow")))
+    path.write_text(json.dumps(dict(SPACE, vary={"lanes": [1, 2, 4]}, evaluator="test-slow")))
     monkeypatch.setattr(sys, "stderr", Stamped())
     assert main(["explore", str(path), "--jobs", "1", "--out", str(tmp_path / "out")]) == 0
-    lines = [(t, text) for t, text in Stamped.lines if "explore: tp=" in text]
-    assert [re.fullmatch(r"\[ +\d+ s\] explore: tp=(\d): ok in [\d.]+ s", text).group(1)
+    lines = [(t, text) for t, text in Stamped.lines if "explore: lanes=" in text]
+    assert [re.fullmatch(r"\[ +\d+ s\] explore: lanes=(\d): ok in [\d.]+ s", text).group(1)
             for _, text in lines] == ["1", "2", "4"]
     assert len(finished) == 3
     for (written, _), next_finish in zip(lines, finished[1:]):
         assert written < next_finish
     Stamped.lines = []
     assert main(["explore", str(path), "--jobs", "1", "--out", str(tmp_path / "out")]) == 0
-    assert sum("explore: tp=" in text and ": cached" in text for _, text in Stamped.lines) == 3
+    assert sum("explore: lanes=" in text and ": cached" in text for _, text in Stamped.lines) == 3
 
 
 def test_multiplier_tiles_count_variable_products_in_18_bit_tiles():
@@ -366,7 +372,7 @@ AREA_PARAMS = {"four-step-stream": {"n": 64, "lanes": 2, "m": 8},
                "ntt": {"n": 16}, "parallel-ntt": {"k": 8}, "shift-ntt": {"points": 8, "lanes": 2},
                "supersize-barrett": {"gamma": 200}, "karatsuba": {"recursions": 1},
                "karatsuba-relin": {"recursions": 1},
-               **{unit: {"n": 64, "l": 3, "k": 2} for unit in (
+               **{unit: {"n": 64, "source_limbs": 3, "target_limbs": 2} for unit in (
                    "kawamura", "mixed-radix", "shenoy-kumaresan", "fast-base-conversion")}}
 # One unit of each family in the fast suite (seconds each); every unit in the slow suite
 # (four-step-ntt exists for n = 4096 and 65536 only: minutes to elaborate).

@@ -172,7 +172,7 @@ def test_device_answers_a_frame_sent_without_a_leading_end():
 
 
 @pytest.mark.parametrize("unit_name,params", [
-    ("shenoy-kumaresan", {"n": 16, "l": 2, "k": 2, "tp": 2}),
+    ("shenoy-kumaresan", {"n": 16, "source_limbs": 2, "target_limbs": 2, "lanes": 2}),
 ])
 def test_base_extension_through_the_board_top_equals_the_golden_model(unit_name, params):
     unit = get_unit(unit_name).build(**params)

@@ -27,20 +27,13 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from helpers import SEED, around_half, centred_lift, rng_for
+from helpers import SEED, around_half, centred_lift, fbc, kawamura, mixed_radix, rng_for, sk
 from test_openfhe_interop import UNAVAILABLE
 
 from fhe_hw.bench import openfhe as O
 from fhe_hw.model import rns as model
 from fhe_hw.params import RNSBase, ShenoyKumaresanConstants, ntt_primes
-from fhe_hw.rns import (
-    FastBaseConversion,
-    Kawamura,
-    MixedRadix,
-    ShenoyKumaresan,
-    beats_to_polynomials,
-    polynomial_beats,
-)
+from fhe_hw.rns import beats_to_polynomials, polynomial_beats
 from fhe_hw.sim.pysim import run_stream
 
 SOURCE = Path(__file__).with_name("interop") / "openfhe_convert.cpp"
@@ -72,7 +65,7 @@ def case(l, k):
     primes = openfhe("primes", N, BITS, l + k)["primes"]
     source, target = tuple(primes[:l]), tuple(primes[l:])
     big_q = RNSBase(source).Q
-    unit = Kawamura(source, target, N, RHO, centred=True)
+    unit = kawamura(source, target, N, RHO, centred=True)
     w = openfhe_window(l, big_q)
     edges = [int(Fraction(big_q, 2) - w) - 1, int(Fraction(big_q, 2) + w) + 2]
     values = around_half(big_q, unit.constants.centred_distance, rng_for("openfhe", l, k), N,
@@ -100,7 +93,7 @@ def test_openfhe_picks_the_primes_the_model_tests_use(l, k):
 @pytest.mark.parametrize("l, k", CASES)
 def test_fast_base_conversion_gives_approx_switch_crt_basis(l, k):
     source, target, values, out = case(l, k)
-    unit = FastBaseConversion(source, target, N, TP, targets_per_pass=k)
+    unit = fbc(source, target, N, TP, targets_per_pass=k)
     polys = [[x % q for x in values] for q in source]
     beats = polynomial_beats(polys, TP) * unit.passes
     run = run_stream(unit, {"i": beats}, {"o": unit.output_beats}, seed=SEED)
@@ -111,7 +104,7 @@ def test_fast_base_conversion_gives_approx_switch_crt_basis(l, k):
 @pytest.mark.parametrize("l, k", CASES)
 def test_centred_kawamura_gives_switch_crt_basis(l, k):
     source, target, values, out = case(l, k)
-    unit = Kawamura(source, target, N, RHO, centred=True)
+    unit = kawamura(source, target, N, RHO, centred=True)
     big_q, window = RNSBase(source).Q, unit.centred_window
     w = openfhe_window(l, big_q)
     run = run_stream(unit, {"i": [[x % q for q in source] for x in values]}, {"o": N},
@@ -153,7 +146,7 @@ def exact_against_openfhe(l, big_q, values, hardware, out, target):
 @pytest.mark.parametrize("l, k, architecture", [(3, 2, "iterative"), (4, 4, "pipelined")])
 def test_centred_mixed_radix_gives_switch_crt_basis(l, k, architecture):
     source, target, values, out = case(l, k)
-    unit = MixedRadix(source[::-1], target, N, architecture, centred=True)
+    unit = mixed_radix(source[::-1], target, N, architecture, centred=True)
     run = run_stream(unit, {"i": [[x % q for q in unit.source] for x in values]}, {"o": N},
                      seed=SEED)
     exact_against_openfhe(l, RNSBase(source).Q, values, run.outputs["o"], out, target)
@@ -163,7 +156,7 @@ def test_centred_mixed_radix_gives_switch_crt_basis(l, k, architecture):
 def test_shenoy_kumaresan_gives_switch_crt_basis_from_the_centred_redundant_residue(l, k):
     source, target, values, out = case(l, k)
     big_q, red = RNSBase(source).Q, ntt_primes(BITS, N, l + k + 1)[0]
-    unit = ShenoyKumaresan(source, target, red, N, TP, targets_per_pass=k)
+    unit = sk(source, target, red, N, TP, targets_per_pass=k)
     polys = [[x % q for x in values] for q in source]
     redundant = [centred_lift(x, big_q) % red for x in values]
     beats = polynomial_beats(polys + [redundant], TP) * unit.passes

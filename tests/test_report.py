@@ -224,7 +224,7 @@ def test_cpu_vs_hardware_divides_each_configurations_cycles_by_its_own_fmax(monk
     assert ntt["OpenFHE 1 thread µs"] == pytest.approx(80.0)
     assert ntt["OpenFHE 2 threads / hardware"] == pytest.approx(40.0 / (cycles / 100))
     sk = rows["exact base conversion N=2^14, 7 → 7"]
-    assert sk["our configuration"].endswith("tp=8, architecture=folded")
+    assert sk["our configuration"].endswith("lanes=8, architecture=folded")
     assert sk["hardware µs"] == 129024 / 50.0 and sk["OpenFHE 2 threads µs"].startswith("wrong")
     assert sk["OpenFHE 2 threads / hardware"] is None
     # Each row asked for the result of its own configuration, nothing borrowed; the NTT's

@@ -1,4 +1,4 @@
-"""The Cox-Rower's centred mode (``Kawamura(..., centred=True)``, ``--centred true``): α rounded
+"""The Cox-Rower's centred mode (``kawamura(..., centred=True)``, ``--centred true``): α rounded
 to nearest gives the centred lift (X, or X − Q when 2X >= Q) mod p_j of every X outside
 ⌈Q/2⌉ <= X < Q/2 + D, D = l·(ε + λ)·Q (docs/rns.md), checked against Python big integers in
 the model and in pysim at and around ⌈Q/2⌉ and Q/2 + D, with OpenFHE's 60-bit primes for
@@ -11,7 +11,7 @@ from math import log2
 from pathlib import Path
 
 import pytest
-from helpers import SEED, around_half, centred_lift, rng_for
+from helpers import SEED, around_half, centred_lift, kawamura, mixed_radix, rng_for, sk
 
 from fhe_hw.cli import main
 from fhe_hw.markdown import table
@@ -23,9 +23,8 @@ from fhe_hw.params import (
     ntt_primes,
 )
 from fhe_hw.rns import (
-    Kawamura,
-    MixedRadix,
-    ShenoyKumaresan,
+    KawamuraPlan,
+    MixedRadixPlan,
     beats_to_polynomials,
     polynomial_beats,
 )
@@ -101,7 +100,7 @@ def test_model_is_the_centred_lift_outside_the_window(pool, l, k, rho):
 def test_hardware_is_the_centred_lift_outside_the_window(l, k):
     """pysim, OpenFHE's 60-bit primes, ρ = 16: every word outside the window is the centred
     lift's; ⌈Q/2⌉ gives X mod p_j."""
-    unit = Kawamura(*bases(OPENFHE_60, l, k), N, 16, centred=True)
+    unit = kawamura(*bases(OPENFHE_60, l, k), N, 16, centred=True)
     c = unit.constants
     values = around_half(c.source.Q, c.centred_distance, rng_for("centred-hw", l, k), N)
     beats = [list(c.source.residues(x)) for x in values]
@@ -117,10 +116,10 @@ def test_hardware_is_the_centred_lift_outside_the_window(l, k):
 
 def test_centred_needs_delta_one_half_and_the_bound():
     source, target = bases(OPENFHE_60, 3, 2)
-    assert Kawamura.latency_of(source, target, N, 16, Fraction(1, 2), centred=True) == \
-        Kawamura.latency_of(source, target, N, 16, centred=True)
+    half = kawamura(source, target, N, 16, Fraction(1, 2), centred=True, cls=KawamuraPlan)
+    assert half.latency == kawamura(source, target, N, 16, centred=True, cls=KawamuraPlan).latency
     with pytest.raises(ValueError, match="delta must be 1/2"):
-        Kawamura(source, target, N, 16, Fraction(1, 8), centred=True)
+        kawamura(source, target, N, 16, Fraction(1, 8), centred=True)
     with pytest.raises(ValueError, match="error bound"):      # 3·(2^-2) > 1/2
         KawamuraConstants.build(source, target, 2, centred=True)
     with pytest.raises(TypeError, match="centred"):
@@ -157,7 +156,8 @@ def test_generate_kawamura_centred_on_openfhes_primes(tmp_path, capsys):
                  "-o", str(out)]) == 0
     text = out.read_text()
     assert f"// source base (l residues): {list(source)}" in text
-    assert "// bases from: source_primes, target_primes (bits, l, k, prime_n unused)" in text
+    assert ("// bases from: source_primes, target_primes (prime_bits, source_limbs, target_limbs, "
+            "prime_n unused)") in text
     assert "// centred lift: (X - Q if 2X >= Q) mod p_j, exact except for ceil(Q/2) <= X < " \
            "Q/2 + D, D = l(eps + lambda)Q = 2^-14.42 Q" in text
 
@@ -233,9 +233,9 @@ def test_mixed_radix_hardware_is_the_centred_lift_at_no_cycle_more(architecture,
     cycle count is the uncentred engine's (4 → 4 pipelined runs in the OpenFHE interop
     test)."""
     source, target = ascending(OPENFHE_60, l, k)
-    unit = MixedRadix(source, target, N, architecture, centred=True)
-    assert unit.centred and unit.cycles() == MixedRadix.cycles_of(source, target, N,
-                                                                  architecture)
+    unit = mixed_radix(source, target, N, architecture, centred=True)
+    assert unit.centred and unit.cycles() == mixed_radix(
+        source, target, N, architecture, cls=MixedRadixPlan).cycles()
     big_q = unit.constants.source.Q
     values = edges(big_q, rng_for("mrc-centred-hw", architecture, l, k), N)
     beats = [[x % q for q in source] for x in values]
@@ -249,7 +249,7 @@ def test_mixed_radix_hardware_is_the_centred_lift_at_no_cycle_more(architecture,
 
 def test_mixed_radix_targets_above_the_source_in_hardware():
     source, target = tuple(POOL_32[5:8][::-1]), tuple(POOL_32[:3])
-    unit = MixedRadix(source, target, N, "iterative", centred=True)
+    unit = mixed_radix(source, target, N, "iterative", centred=True)
     big_q = unit.constants.source.Q
     values = edges(big_q, rng_for("mrc-centred-above"), N)
     run = run_stream(unit, {"i": [[x % q for q in source] for x in values]}, {"o": N},
@@ -260,9 +260,9 @@ def test_mixed_radix_targets_above_the_source_in_hardware():
 def test_mixed_radix_centred_is_validated():
     source, target = ascending(OPENFHE_60, 3, 2)
     with pytest.raises(TypeError, match="centred"):
-        MixedRadix(source, target, N, centred=1)
+        mixed_radix(source, target, N, centred=1)
     with pytest.raises(TypeError, match="centred"):
-        MixedRadix.cycles_of(source, target, N, centred="yes")
+        mixed_radix(source, target, N, centred="yes", cls=MixedRadixPlan).cycles()
     with pytest.raises(ValueError, match="centred needs odd"):
         MixedRadixConstants.build((4, 5), (7,), centred=True)
 
@@ -310,7 +310,7 @@ def test_shenoy_kumaresan_hardware_gives_the_centred_lift(architecture):
     the big-integer centred lift at the edges and at seeded values, in cycles()."""
     source, target = bases(OPENFHE_60, 3, 2)
     red = ntt_primes(60, N, 9)[0]        # below both bases
-    unit = ShenoyKumaresan(source, target, red, N, 4, architecture, targets_per_pass=1)
+    unit = sk(source, target, red, N, 4, architecture, targets_per_pass=1)
     big_q = unit.constants.source.Q
     values = edges(big_q, rng_for("sk-centred-hw", architecture), N)
     polys = [[x % q for x in values] for q in source]

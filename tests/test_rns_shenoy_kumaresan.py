@@ -7,13 +7,18 @@ import random
 import pytest
 from amaranth.hdl import Fragment
 from ecp5_models import dp16kd_model, mult18x18d_model
-from helpers import SEED, rng_for
+from helpers import SEED, rng_for, sk
 
 from fhe_hw.arith.montgomery_dyn import DynamicModMul, DynamicModMulPlan
 from fhe_hw.flow.synth import OutOfContextPlatform
 from fhe_hw.model import rns as model
 from fhe_hw.params import RNSBase, ntt_primes
-from fhe_hw.rns import ShenoyKumaresan, beats_to_polynomials, default_bases, polynomial_beats
+from fhe_hw.rns import (
+    ShenoyKumaresanPlan,
+    beats_to_polynomials,
+    default_bases,
+    polynomial_beats,
+)
 from fhe_hw.sim.icarus import run_from_reset
 from fhe_hw.sim.pysim import run_stream
 from fhe_hw.sim.vectors import documented_cycles, small_params, vectors_for
@@ -30,7 +35,7 @@ def bases(bits, l, k):
 def run(unit, *, key=(), valid_prob=1.0, ready_prob=1.0):
     """Extend random coefficients (coefficient 0 is A = 0, the last A = Q − 1); check every
     target residue against A mod p_j and the golden model; return the StreamRun."""
-    n, tp = unit.n, unit.tp
+    n, tp = unit.n, unit.lanes
     rng = rng_for("sk", *key)
     base = RNSBase(unit.source)
     values = [0] + [rng.randrange(base.Q) for _ in range(n - 2)] + [base.Q - 1][:n - 1]
@@ -54,7 +59,7 @@ def run(unit, *, key=(), valid_prob=1.0, ready_prob=1.0):
     ("folded", model.iterations_sk_folded), ("pipelined", model.iterations_sk_pipelined)])
 def test_cycles_equal_table_4_5_for_the_papers_architecture(architecture, iterations):
     source, target, red = bases(32, 2, 2)
-    unit = ShenoyKumaresan(source, target, red, 128, 2, architecture)
+    unit = sk(source, target, red, 128, 2, architecture)
     assert unit.rows >= unit.hidden_latency_rows
     result = run(unit, key=(architecture,))
     assert result.cycles == unit.cycles() == iterations(128, 2, 2) == unit.paper_iterations()
@@ -64,24 +69,24 @@ def test_cycles_equal_table_4_5_for_the_papers_architecture(architecture, iterat
 @pytest.mark.parametrize("n,tp", [(8, 8), (8, 4), (16, 4)], ids=["tp=n", "two-rows", "short-rows"])
 def test_cycles_formula_holds_when_rows_are_too_few_to_hide_the_pipeline(architecture, n, tp):
     source, target, red = bases(32, 3, 2)
-    unit = ShenoyKumaresan(source, target, red, n, tp, architecture)
+    unit = sk(source, target, red, n, tp, architecture)
     assert unit.cycles() > unit.paper_iterations()
     assert run(unit, key=(architecture, n, tp)).cycles == unit.cycles() == \
-        ShenoyKumaresan.cycles_of(source, target, red, n, tp, architecture)
+        sk(source, target, red, n, tp, architecture, cls=ShenoyKumaresanPlan).cycles()
 
 
 @pytest.mark.parametrize("bits", [60, 64])
 @pytest.mark.parametrize("architecture", ["folded", "pipelined"])
 def test_wide_primes_extend_exactly(bits, architecture):
     source, target, red = bases(bits, 3, 2)
-    unit = ShenoyKumaresan(source, target, red, 16, 2, architecture)
+    unit = sk(source, target, red, 16, 2, architecture)
     assert run(unit, key=(bits, architecture)).cycles == unit.cycles()
 
 
 @pytest.mark.parametrize("architecture", ["folded", "pipelined"])
 def test_random_valid_and_ready_keep_results_exact(architecture):
     source, target, red = bases(64, 2, 3)
-    unit = ShenoyKumaresan(source, target, red, 16, 4, architecture)
+    unit = sk(source, target, red, 16, 4, architecture)
     run(unit, key=("vr", architecture), valid_prob=0.6, ready_prob=0.4)
 
 
@@ -89,7 +94,7 @@ def test_random_valid_and_ready_keep_results_exact(architecture):
                                        (4096, 64, False)])
 def test_deep_multiplier_rounds_only_where_the_rows_hide_their_latency(n, tp, deep):
     source, target, red = bases(32, 3, 2)
-    unit = ShenoyKumaresan(source, target, red, n, tp)
+    unit = sk(source, target, red, n, tp)
     moduli = source + target + (red,)
     assert unit.multiplier_latency == DynamicModMulPlan(moduli, unit.word, deep=deep).latency
     assert unit.rows >= unit.hidden_latency_rows or not deep
@@ -97,7 +102,7 @@ def test_deep_multiplier_rounds_only_where_the_rows_hide_their_latency(n, tp, de
 
 def test_one_pass_for_all_targets_reaches_the_io_bound():
     source, target, red = bases(32, 3, 3)
-    unit = ShenoyKumaresan(source, target, red, 256, 4, targets_per_pass=3)
+    unit = sk(source, target, red, 256, 4, targets_per_pass=3)
     assert unit.passes == 1
     assert run(unit, key=("t=k",)).cycles == unit.cycles() == unit.io_bound() == 7 * 64
     assert unit.arithmetic_units == {"MM": 5 * 4, "MA": 6 * 4, "A": 0}
@@ -105,7 +110,7 @@ def test_one_pass_for_all_targets_reaches_the_io_bound():
 
 def test_partial_last_pass_under_back_pressure():
     source, target, red = bases(32, 2, 3)
-    unit = ShenoyKumaresan(source, target, red, 16, 2, targets_per_pass=2)
+    unit = sk(source, target, red, 16, 2, targets_per_pass=2)
     assert unit.passes == 2
     assert run(unit, key=("t=2",)).cycles == unit.cycles()
     run(unit, key=("t=2 vr",), valid_prob=0.7, ready_prob=0.5)
@@ -119,7 +124,7 @@ def test_a_pass_outputs_after_its_last_input_and_folded_waits_for_its_outputs(ar
     (§3.3.3) takes no input while it outputs. Transfers recorded under random valid/ready,
     at N/TP = 64 (the pipeline hidden: the gate holds the outputs) and at N/TP = 2."""
     source, target, red = bases(32, 2, 4)
-    unit = ShenoyKumaresan(source, target, red, n, tp, architecture)
+    unit = sk(source, target, red, n, tp, architecture)
     xfers = {"i": [], "o": []}
 
     async def monitor(ctx):
@@ -154,20 +159,20 @@ def count_instances(unit, cls):
 @pytest.mark.parametrize("architecture,per_lane", [("folded", 3), ("pipelined", 5)])
 def test_instantiated_multipliers_are_3_or_5_per_lane_as_table_3_2(architecture, per_lane):
     source, target, red = bases(32, 2, 2)
-    unit = ShenoyKumaresan(source, target, red, 64, 4, architecture)
+    unit = sk(source, target, red, 64, 4, architecture)
     assert count_instances(unit, DynamicModMul) == per_lane * 4 == unit.arithmetic_units["MM"]
 
 
 def test_multi_target_instantiates_t_plus_2_multipliers_per_lane():
     source, target, red = bases(32, 2, 3)
-    unit = ShenoyKumaresan(source, target, red, 64, 2, targets_per_pass=3)
+    unit = sk(source, target, red, 64, 2, targets_per_pass=3)
     assert count_instances(unit, DynamicModMul) == (3 + 2) * 2 == unit.arithmetic_units["MM"]
 
 
 def test_arithmetic_units_follow_table_3_2():
     source, target, red = bases(32, 2, 2)
-    folded = ShenoyKumaresan(source, target, red, 64, 8)
-    pipelined = ShenoyKumaresan(source, target, red, 64, 8, "pipelined")
+    folded = sk(source, target, red, 64, 8)
+    pipelined = sk(source, target, red, 64, 8, "pipelined")
     assert folded.arithmetic_units == {**model.arithmetic_units("sk_folded", 2, 8)}
     assert pipelined.arithmetic_units == {**model.arithmetic_units("sk_pipelined", 2, 8)}
 
@@ -178,15 +183,16 @@ def test_arithmetic_units_follow_table_3_2():
 def test_cycles_reproduce_table_4_6(n, tp, l, bits, architecture, column):
     table = {(2**16, 17): (628736, 661504), (2**14, 7): (29184, 32256), (2**12, 4): (1344, 1536)}
     source, target, red = default_bases(bits, n, l, l, redundant=True)
-    unit = ShenoyKumaresan(source, target, red, n, tp, architecture)
+    unit = sk(source, target, red, n, tp, architecture)
     assert unit.cycles() == table[n, l][column]
 
 
 def test_generate_entry_builds_from_prime_counts():
     from fhe_hw.units import get_unit
-    unit = get_unit("shenoy-kumaresan").build(n=1024, l=4, k=4, tp=4, bits=32,
-                                              architecture="folded", targets_per_pass=1)
-    assert (len(unit.source), len(unit.target), unit.tp) == (4, 4, 4)
+    unit = get_unit("shenoy-kumaresan").build(n=1024, source_limbs=4, target_limbs=4, lanes=4,
+                                              prime_bits=32, architecture="folded",
+                                              targets_per_pass=1)
+    assert (len(unit.source), len(unit.target), unit.lanes) == (4, 4, 4)
     assert all(q % 2048 == 1 for q in unit.source + unit.target + (unit.redundant,))
 
 
@@ -195,60 +201,60 @@ def test_generate_entry_builds_from_prime_counts():
 def test_rejects_non_coprime_bases():
     source, target, red = bases(32, 2, 2)
     with pytest.raises(ValueError, match="coprime"):
-        ShenoyKumaresan(source, (target[0], source[0]), red, 16, 2)
+        sk(source, (target[0], source[0]), red, 16, 2)
 
 
 def test_rejects_redundant_not_above_l():
     source, target, _ = bases(32, 3, 2)
     with pytest.raises(ValueError, match="greater than l = 3"):
-        ShenoyKumaresan(source, target, 3, 16, 2)
+        sk(source, target, 3, 16, 2)
 
 
-def test_rejects_tp_not_power_of_two():
-    with pytest.raises(ValueError, match="tp must be a power of two, not 3"):
-        ShenoyKumaresan(*bases(32, 2, 2), 16, 3)
+def test_rejects_lanes_not_power_of_two():
+    with pytest.raises(ValueError, match="lanes must be a power of two, not 3"):
+        sk(*bases(32, 2, 2), 16, 3)
 
 
-def test_rejects_tp_above_n():
-    with pytest.raises(ValueError, match="tp must be at most n = 16, not 32"):
-        ShenoyKumaresan(*bases(32, 2, 2), 16, 32)
+def test_rejects_lanes_above_n():
+    with pytest.raises(ValueError, match="lanes must be at most n = 16, not 32"):
+        sk(*bases(32, 2, 2), 16, 32)
 
 
 def test_rejects_n_not_power_of_two():
     with pytest.raises(ValueError, match="n must be a power of two"):
-        ShenoyKumaresan(*bases(32, 2, 2), 24, 2)
+        sk(*bases(32, 2, 2), 24, 2)
 
 
 def test_rejects_moduli_without_a_common_montgomery_word():
     source, target, red = bases(32, 2, 2)
     with pytest.raises(ValueError, match="q ≡ 1 \\(mod 2\\^word\\)"):
-        ShenoyKumaresan(source, target, red, 16, 2, word=16)
+        sk(source, target, red, 16, 2, word=16)
 
 
 def test_rejects_unknown_architecture():
     with pytest.raises(ValueError, match="architecture must be one of"):
-        ShenoyKumaresan(*bases(32, 2, 2), 16, 2, "systolic")
+        sk(*bases(32, 2, 2), 16, 2, "systolic")
 
 
 def test_rejects_multi_target_pipelined():
     with pytest.raises(ValueError, match="targets_per_pass must be 1 for the pipelined"):
-        ShenoyKumaresan(*bases(32, 2, 2), 16, 2, "pipelined", targets_per_pass=2)
+        sk(*bases(32, 2, 2), 16, 2, "pipelined", targets_per_pass=2)
 
 
 def test_rejects_targets_per_pass_of_zero():
     with pytest.raises(ValueError, match="targets_per_pass must be"):
-        ShenoyKumaresan(*bases(32, 2, 2), 16, 2, targets_per_pass=0)
+        sk(*bases(32, 2, 2), 16, 2, targets_per_pass=0)
 
 
 def test_rejects_redundant_modulus_shared_with_the_source():
     source, target, _ = bases(32, 2, 2)
     with pytest.raises(ValueError, match="coprime|distinct|disjoint"):
-        ShenoyKumaresan(source, target, source[0], 16, 2)
+        sk(source, target, source[0], 16, 2)
 
 
 def test_rejects_more_targets_per_pass_than_targets():
     with pytest.raises(ValueError, match="targets_per_pass must be at most k = 2"):
-        ShenoyKumaresan(*bases(32, 2, 2), 16, 2, targets_per_pass=3)
+        sk(*bases(32, 2, 2), 16, 2, targets_per_pass=3)
 
 
 @pytest.mark.parametrize("name", ["shenoy-kumaresan", "fast-base-conversion"])

@@ -4,16 +4,19 @@ iteration counts of all engines at [Kir25] Table 4.6's parameter sets."""
 from fractions import Fraction
 
 import pytest
+from helpers import kawamura, mixed_radix, sk
 
 from fhe_hw.model import rns as model
-from fhe_hw.rns import Kawamura, MixedRadix, ShenoyKumaresan, default_bases
+from fhe_hw.rns import default_bases
 from fhe_hw.units import get_unit, to_verilog, top_name
 
-TINY = {"bits": 32, "n": 16, "l": 2, "k": 2}
-UNITS = {"shenoy-kumaresan": ("ShenoyKumaresan", {"tp": 2}),
-         "fast-base-conversion": ("FastBaseConversion", {"tp": 2}),
+TINY = {"prime_bits": 32, "n": 16, "source_limbs": 2, "target_limbs": 2}
+#: mixed-radix: the primes of N = 16 allow a 5-bit Montgomery word, whose deep rounds would need
+#: more multiplier registers than the limit to make the iterative loop a power of two
+UNITS = {"shenoy-kumaresan": ("ShenoyKumaresan", {"lanes": 2}),
+         "fast-base-conversion": ("FastBaseConversion", {"lanes": 2}),
          "kawamura": ("Kawamura", {"rho": 8}),
-         "mixed-radix": ("MixedRadix", {})}
+         "mixed-radix": ("MixedRadix", {"deep": False})}
 
 #: [Kir25] Table 4.6: (N, TP, l) -> iterations of SK pipelined, SK folded, Cox-Rower,
 #: MRC pipelined, MRC iterative.
@@ -39,16 +42,16 @@ def test_generate_writes_verilog_with_stream_ports(name):
 
 
 def test_generate_rejects_bad_parameters_before_building():
-    with pytest.raises(ValueError, match="tp must be a power of two, not 3"):
-        get_unit("shenoy-kumaresan").build(**TINY, tp=3)
+    with pytest.raises(ValueError, match="lanes must be a power of two, not 3"):
+        get_unit("shenoy-kumaresan").build(**TINY, lanes=3)
 
 
 @pytest.mark.parametrize("params", list(TABLE_4_6), ids=lambda p: f"N={p[0]},TP={p[1]},l={p[2]}")
 def test_shenoy_kumaresan_cycles_reproduce_table_4_6(params):
     n, tp, l = params
     source, target, red = default_bases(32, n, l, l, redundant=True)
-    pipelined = ShenoyKumaresan(source, target, red, n, tp, "pipelined")
-    folded = ShenoyKumaresan(source, target, red, n, tp, "folded")
+    pipelined = sk(source, target, red, n, tp, "pipelined")
+    folded = sk(source, target, red, n, tp, "folded")
     assert (pipelined.cycles(), folded.cycles()) == TABLE_4_6[params][:2]
     assert pipelined.cycles() == model.iterations_sk_pipelined(n, l, tp)
     assert folded.cycles() == model.iterations_sk_folded(n, l, tp)
@@ -57,7 +60,7 @@ def test_shenoy_kumaresan_cycles_reproduce_table_4_6(params):
 @pytest.mark.parametrize("params", list(TABLE_4_6), ids=lambda p: f"N={p[0]},TP={p[1]},l={p[2]}")
 def test_cox_rower_iterations_reproduce_table_4_6_plus_its_fill_latency(params):
     n, _, l = params
-    unit = Kawamura(*default_bases(32, n, l, l, source_high=True), n, 16, Fraction(1, 8))
+    unit = kawamura(*default_bases(32, n, l, l, source_high=True), n, 16, Fraction(1, 8))
     assert unit.paper_iterations() == TABLE_4_6[params][2]
     assert unit.cycles() == unit.paper_iterations() + unit.latency - l
 
@@ -66,8 +69,8 @@ def test_cox_rower_iterations_reproduce_table_4_6_plus_its_fill_latency(params):
 def test_mixed_radix_iterations_reproduce_table_4_6_plus_its_fill_latency(params):
     n, _, l = params
     source, target = default_bases(32, n, l, l)
-    pipelined = MixedRadix(source, target, n, "pipelined")
-    iterative = MixedRadix(source, target, n, "iterative")
+    pipelined = mixed_radix(source, target, n, "pipelined")
+    iterative = mixed_radix(source, target, n, "iterative")
     assert (pipelined.paper_iterations(), iterative.paper_iterations()) == TABLE_4_6[params][3:]
     assert pipelined.cycles() == n + (l + 1) * (1 + pipelined.multiplier_latency) + 2
     assert iterative.cycles() == n * (l + 1) + iterative.loop_length + 2
@@ -77,6 +80,6 @@ def test_mixed_radix_iterations_reproduce_table_4_6_plus_its_fill_latency(params
 def test_one_pass_variant_reaches_the_io_bound_at_table_4_6_sizes(params):
     n, tp, l = params
     source, target, red = default_bases(32, n, l, l, redundant=True)
-    unit = ShenoyKumaresan(source, target, red, n, tp, targets_per_pass=l)
+    unit = sk(source, target, red, n, tp, targets_per_pass=l)
     assert unit.cycles() == unit.io_bound() == n // tp * (2 * l + 1)
     assert unit.arithmetic_units["MM"] == (l + 2) * tp

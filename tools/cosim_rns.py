@@ -3,7 +3,7 @@
     python tools/cosim_rns.py            # [Kir25] Table 4.10 set: Shenoy-Kumaresan folded,
                                          # N = 2^16, l = k = 17, TP = 32, 60-bit primes
     python tools/cosim_rns.py --quick    # < 60 s smoke: all four engines at N = 256, l = k = 2
-    python tools/cosim_rns.py --engine kawamura --engine mixed-radix [--n ..] [--l ..] ...
+    python tools/cosim_rns.py --engine kawamura --engine mixed-radix [--n ..] [--source-limbs ..]
     python tools/cosim_rns.py --engine all
 
 Checks every target residue against exact CRT arithmetic and a prefix against the golden
@@ -25,11 +25,14 @@ from fhe_hw.sim.cosim import finish, judge
 #: pass, the others with 32-bit primes to keep the Verilator builds short; all widths and
 #: targets_per_pass = 1 are covered in pysim).
 QUICK = [
-    {"engine": "shenoy-kumaresan", "n": 256, "l": 2, "k": 2, "tp": 2, "bits": 60,
-     "targets_per_pass": 2},
-    {"engine": "fast-base-conversion", "n": 256, "l": 2, "k": 2, "tp": 2, "bits": 32},
-    {"engine": "kawamura", "n": 256, "l": 2, "k": 2, "tp": 1, "bits": 32},
-    {"engine": "mixed-radix", "n": 256, "l": 2, "k": 2, "tp": 1, "bits": 32},
+    {"engine": "shenoy-kumaresan", "n": 256, "source_limbs": 2, "target_limbs": 2, "lanes": 2,
+     "prime_bits": 60, "targets_per_pass": 2},
+    {"engine": "fast-base-conversion", "n": 256, "source_limbs": 2, "target_limbs": 2,
+     "lanes": 2, "prime_bits": 32},
+    {"engine": "kawamura", "n": 256, "source_limbs": 2, "target_limbs": 2, "lanes": 1,
+     "prime_bits": 32},
+    {"engine": "mixed-radix", "n": 256, "source_limbs": 2, "target_limbs": 2, "lanes": 1,
+     "prime_bits": 32},
 ]
 
 
@@ -39,10 +42,11 @@ def main(argv=None):
     ap.add_argument("--engine", action="append", choices=ENGINES + ("all",),
                     help="engine(s) to run (default shenoy-kumaresan)")
     ap.add_argument("--n", type=int, default=2**16)
-    ap.add_argument("--l", type=int, default=17)
-    ap.add_argument("--k", type=int, default=None)
-    ap.add_argument("--tp", type=int, default=32)
-    ap.add_argument("--bits", type=int, default=60)
+    ap.add_argument("--source-limbs", type=int, default=17, help="l, source residues")
+    ap.add_argument("--target-limbs", type=int, default=None,
+                    help="k, target residues (default: --source-limbs)")
+    ap.add_argument("--lanes", type=int, default=32, help="coefficients per beat (TP)")
+    ap.add_argument("--prime-bits", type=int, default=60)
     ap.add_argument("--architecture", default=None)
     ap.add_argument("--targets-per-pass", type=int, default=1)
     ap.add_argument("--seed", type=int, default=1)
@@ -55,8 +59,9 @@ def main(argv=None):
         engines = args.engine or ["shenoy-kumaresan"]
         if "all" in engines:
             engines = list(ENGINES)
-        runs = [{"engine": e, "n": args.n, "l": args.l, "k": args.k, "tp": args.tp,
-                 "bits": args.bits, "architecture": args.architecture,
+        runs = [{"engine": e, "n": args.n, "source_limbs": args.source_limbs,
+                 "target_limbs": args.target_limbs, "lanes": args.lanes,
+                 "prime_bits": args.prime_bits, "architecture": args.architecture,
                  "targets_per_pass": args.targets_per_pass, "opt": args.opt} for e in engines]
     results, status, start = [], 0, time.monotonic()
     for run in runs:

@@ -4,9 +4,9 @@ A space file (YAML, read with ``yaml.safe_load``: data only, nothing in it runs 
 
     name: sk-tp                      # results go to build/explore/<name>/ (default: file name)
     unit: shenoy-kumaresan           # a registered unit (fhe-hw generate --help lists them)
-    fixed: {bits: 32, n: 4096, l: 30, k: 30, prime_n: 65536}
+    fixed: {prime_bits: 32, n: 4096, source_limbs: 30, target_limbs: 30, prime_n: 65536}
     vary:                            # the cross product of these lists is the space
-      tp: [1, 2, 4, 8]
+      lanes: [1, 2, 4, 8]
       architecture: [folded, pipelined]
     synth: true                      # false: no synthesis (cycles and the multiplier area)
     flow: ecp5-splitnets             # a target of fhe_hw.flow.synth.TARGETS (default ecp5)
@@ -19,7 +19,7 @@ not false), ``flow`` a synthesis target even when not synthesizing, the paramete
 of the unit, each value of the option's type (booleans are YAML booleans, integers YAML
 integers; other options are parsed from their text as on the command line), and each value
 accepted by the unit's parameter checks in at least one point (a combination the unit refuses,
-such as ``tp`` above ``n`` for one ``n`` of several, is recorded as that point's error).
+such as ``lanes`` above ``n`` for one ``n`` of several, is recorded as that point's error).
 
 Each point runs in a worker: build the unit (its parameters are checked), elaborate it once to
 Amaranth's netlist (no Yosys), and key it (:func:`point_key`: unit, resolved parameters, synth

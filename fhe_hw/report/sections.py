@@ -26,7 +26,7 @@ from ..ntt import FourStepNTT, StreamingNTT, four_step_stream_plan
 from ..ntt.configs import REPORT_STREAMING, STREAMING_TABLE
 from ..ntt.four_step_plan import FourStepPlan, control_cycles, control_trace
 from ..params import ntt_primes
-from ..rns import Kawamura, MixedRadix, ShenoyKumaresan, default_bases
+from ..rns import Kawamura, MixedRadix, ShenoyKumaresan, ShenoyKumaresanPlan, default_bases
 from ..rns.configs import ITERATION_SETS, SYNTH_TABLE, sk
 from ..rns.configs import REPORT_ROWS as RNS_ROWS
 from ..rns.configs import TARGET as RNS_TARGET
@@ -426,12 +426,14 @@ def rns_iterations(ctx):
     findings = []
     for (n, tp, l), paper in P.P003_T4_6.rows.items():
         source, target, red = default_bases(32, n, l, l, redundant=True)
-        ks, kt = default_bases(32, n, l, l, source_high=True)
-        units = {"SK pipelined": ShenoyKumaresan(source, target, red, n, tp, "pipelined"),
-                 "SK folded": ShenoyKumaresan(source, target, red, n, tp, "folded"),
-                 "Cox-Rower": Kawamura(ks, kt, n, 16, _kawamura_delta(l)),
-                 "MRC pipelined": MixedRadix(source, target, n, "pipelined"),
-                 "MRC iterative": MixedRadix(source, target, n, "iterative")}
+        bases = {"source_primes": source, "target_primes": target}
+        sk_params = {**bases, "n": n, "lanes": tp, "redundant_prime": red}
+        units = {"SK pipelined": ShenoyKumaresan(**sk_params, architecture="pipelined"),
+                 "SK folded": ShenoyKumaresan(**sk_params, architecture="folded"),
+                 "Cox-Rower": Kawamura(prime_bits=32, n=n, source_limbs=l, target_limbs=l,
+                                       rho=16, delta=_kawamura_delta(l)),
+                 "MRC pipelined": MixedRadix(**bases, n=n, architecture="pipelined"),
+                 "MRC iterative": MixedRadix(**bases, n=n, architecture="iterative")}
         for arch, unit in units.items():
             c = unit.cycles()
             r = ratio(c, paper[arch])
@@ -474,8 +476,8 @@ def rns_utilization(ctx):
         cc = u.cycles() // len(u.target)
         time_us = cc / r.fmax_mhz if r else None
         atp = time_us * atp_area(r.lut, r.ff, r.dsp, r.bram) / 1e6 if r else None
-        p = ref.get((32, params["tp"])) if params["architecture"] == "folded" else None
-        row = [params["architecture"], params["tp"]]
+        p = ref.get((32, params["lanes"])) if params["architecture"] == "folded" else None
+        row = [params["architecture"], params["lanes"]]
         row += [r.lut, r.ff, r.dsp, r.bram, r.fmax_mhz] if r else [None] * 5
         row += [cc, time_us, atp]
         if p:
@@ -483,13 +485,13 @@ def rns_utilization(ctx):
                     p["time_us"], p["atp_1e6"], ratio(cc, p["cc"]), ratio(time_us,
                                                                          p["time_us"]),
                     ratio(atp, p["atp_1e6"])]
-            _find(findings, _slower(f"SK folded TP={params['tp']} time per residue",
+            _find(findings, _slower(f"SK folded TP={params['lanes']} time per residue",
                                     ratio(time_us, p["time_us"])),
-                  _slower(f"SK folded TP={params['tp']} ATP", ratio(atp, p["atp_1e6"])))
+                  _slower(f"SK folded TP={params['lanes']} ATP", ratio(atp, p["atp_1e6"])))
         else:
             row += [None] * 11
         t.rows.append(row)
-        series[f"ours ({params['architecture']})"].append((params["tp"], atp))
+        series[f"ours ({params['architecture']})"].append((params["lanes"], atp))
     t.notes += ["CC = cycles() / k (one new residue, as the paper's Time); Time = CC / Fmax; "
                 "ATP = Time·(LUT + FF/2 + 100·DSP + 300·BRAM) ([Kir25] §4.2). Paper BRAM is "
                 "36-kbit BRAM36, ours 18-kbit DP16KD; paper FF and LUT are Xilinx 6-LUTs, ours "
@@ -515,8 +517,8 @@ def rns_openfhe(ctx):
     for table in (P.P003_T4_10, P.P003_T4_11):
         n = table.extra["n"]
         for l, p in table.rows.items():
-            source, target, red = default_bases(60, n, l, l, redundant=True)
-            c = ShenoyKumaresan(source, target, red, n, 32, "folded").cycles()
+            c = ShenoyKumaresanPlan(prime_bits=60, n=n, source_limbs=l, target_limbs=l,
+                                    lanes=32, architecture="folded").cycles()
             us = c * 5e-3
             formula = n * (l + 2) * l / 32 * 5e-3
             r = ratio(us, p["ours_us"])
@@ -631,7 +633,8 @@ def _openfhe(ctx):
 def _conversion_beside(unit, n, l):
     """The fastest (fewest ``cycles()``) row of the synthesized RNS table (every row of it fits
     the ECP5-85F) for ``unit`` at N, l = k, or None."""
-    rows = [r for r in SYNTH_TABLE if r.unit == unit and (r.params["n"], r.params["l"]) == (n, l)]
+    rows = [r for r in SYNTH_TABLE
+            if r.unit == unit and (r.params["n"], r.params["source_limbs"]) == (n, l)]
     return min(rows, key=lambda r: get_unit(r.unit).cycles(r.params), default=None)
 
 
@@ -768,10 +771,11 @@ def _limit_engines():
     for row in SYNTH_TABLE:
         if row.unit in ("shenoy-kumaresan", "fast-base-conversion"):
             p = row.params
-            prime = ntt_primes(p["bits"], p.get("prime_n") or p["n"], 1)[0]
+            prime = ntt_primes(p["prime_bits"], p.get("prime_n") or p["n"], 1)[0]
             method = "fast" if row.unit == "fast-base-conversion" else "shenoy-kumaresan"
             out.append((row, Row("mod-mul", {"modulus": prime}),
-                        p["n"] * rns_products(method, p["l"], p["k"])))
+                        p["n"] * rns_products(method, p["source_limbs"],
+                                                              p["target_limbs"])))
     return out
 
 

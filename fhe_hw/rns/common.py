@@ -5,7 +5,7 @@ delay lines and ROMs are :mod:`fhe_hw.lib`'s)."""
 from ..arith.pipeline import wrap_inc
 from ..params import ntt_primes, require_int, require_power_of_two
 
-__all__ = ["check_ring", "check_moduli", "check_choice", "wrap_inc", "lanes",
+__all__ = ["check_ring", "check_choice", "wrap_inc", "lanes",
            "default_bases", "polynomial_beats", "beats_to_polynomials", "MAX_BITS", "MAX_N",
            "MAX_RESIDUES"]
 
@@ -16,27 +16,15 @@ MAX_N = 1 << 17
 MAX_RESIDUES = 64
 
 
-def check_ring(n, tp=None):
-    """Validate the ring degree N (a power of two up to :data:`MAX_N`) and the throughput TP
-    (a power of two, TP <= N)."""
+def check_ring(n, lanes=None):
+    """Validate the ring degree N (a power of two up to :data:`MAX_N`) and the ``lanes``
+    (coefficients per beat, TP in [Kir25]: a power of two, at most N)."""
     require_power_of_two("n", n, maximum=MAX_N)
-    if tp is not None:
-        require_power_of_two("tp", tp)
-        if tp > n:
-            raise ValueError(f"tp must be at most n = {n}, not {tp!r}")
-    return n, tp
-
-
-def check_moduli(name, moduli):
-    """A non-empty tuple of ints (``ValueError``/``TypeError`` otherwise)."""
-    if isinstance(moduli, (int, str)) or not hasattr(moduli, "__iter__"):
-        raise TypeError(f"{name} must be a sequence of integers, not {moduli!r}")
-    moduli = tuple(moduli)
-    if not moduli:
-        raise ValueError(f"{name} must have at least one modulus, not {moduli!r}")
-    for q in moduli:
-        require_int(f"{name} modulus", q, minimum=3)
-    return moduli
+    if lanes is not None:
+        require_power_of_two("lanes", lanes)
+        if lanes > n:
+            raise ValueError(f"lanes must be at most n = {n}, not {lanes!r}")
+    return n, lanes
 
 
 def check_choice(name, value, choices):
@@ -50,18 +38,20 @@ def lanes(value, width, count):
     return [value[i * width:(i + 1) * width] for i in range(count)]
 
 
-def default_bases(bits, n, l, k, *, redundant=False, source_high=False):
-    """Source (l), target (k) and, if asked, redundant NTT primes of ``bits`` bits with
+def default_bases(prime_bits, n, source_limbs, target_limbs, *, redundant=False,
+                  source_high=False):
+    """Source (l = ``source_limbs``), target (k = ``target_limbs``) and, if asked, redundant NTT
+    primes of ``prime_bits`` bits with
     q ≡ 1 (mod 2n) (:func:`fhe_hw.params.ntt_primes`), all distinct, each base ascending.
     The source is the l smallest (mixed radix wants source < target, eq. 2.30), or the l largest
     with ``source_high`` (closest to 2^r, as Kawamura's bound wants); the redundant prime is the
     largest. Sizes beyond :data:`MAX_BITS`, :data:`MAX_N` and :data:`MAX_RESIDUES` are refused
     (``ValueError``) before any prime is searched."""
-    require_int("bits", bits, minimum=8, maximum=MAX_BITS)
+    require_int("prime_bits", prime_bits, minimum=8, maximum=MAX_BITS)
     check_ring(n)
-    require_int("l", l, minimum=1, maximum=MAX_RESIDUES)
-    require_int("k", k, minimum=1, maximum=MAX_RESIDUES)
-    primes = ntt_primes(bits, n, l + k + int(redundant))
+    l = require_int("source_limbs", source_limbs, minimum=1, maximum=MAX_RESIDUES)
+    k = require_int("target_limbs", target_limbs, minimum=1, maximum=MAX_RESIDUES)
+    primes = ntt_primes(prime_bits, n, l + k + int(redundant))
     red = primes.pop() if redundant else None
     if source_high:
         source, target = primes[k:], primes[:k]
@@ -70,13 +60,14 @@ def default_bases(bits, n, l, k, *, redundant=False, source_high=False):
     return (tuple(source), tuple(target), red) if redundant else (tuple(source), tuple(target))
 
 
-def polynomial_beats(polys, tp):
-    """Residue polynomials (each N coefficients) as ``ArrayLayout(r, tp)`` beats, residue-major:
-    N/TP beats per polynomial, coefficient c in beat c // TP, lane c % TP."""
-    return [list(poly[x:x + tp]) for poly in polys for x in range(0, len(poly), tp)]
+def polynomial_beats(polys, lanes):
+    """Residue polynomials (each N coefficients) as ``ArrayLayout(r, lanes)`` beats,
+    residue-major: N/lanes beats per polynomial, coefficient c in beat c // lanes, lane
+    c % lanes."""
+    return [list(poly[x:x + lanes]) for poly in polys for x in range(0, len(poly), lanes)]
 
 
-def beats_to_polynomials(beats, n, tp):
+def beats_to_polynomials(beats, n, lanes):
     """Inverse of :func:`polynomial_beats`: the polynomials of N coefficients."""
     flat = [c for beat in beats for c in beat]
     return [flat[x:x + n] for x in range(0, len(flat), n)]

@@ -15,11 +15,12 @@ __all__ = ["TARGET", "SYNTH_TABLE", "REPORT_ROWS", "ITERATION_SETS", "SMOKE", "s
 TARGET = "ecp5-splitnets-map"
 
 
-def sk(tp, architecture="folded", n=4096, l=30, targets_per_pass=1):
-    """Shenoy–Kumaresan parameters with 32-bit primes ≡ 1 mod 2^17 (``prime_n`` = 2^16: the
-    Montgomery word is then 17, two rounds of 15×17 bits, 6 MULT18X18D per multiplier)."""
-    params = {"bits": 32, "n": n, "l": l, "k": l, "tp": tp, "architecture": architecture,
-              "prime_n": 2**16}
+def sk(lanes, architecture="folded", n=4096, l=30, targets_per_pass=1):
+    """Shenoy–Kumaresan parameters with l = k limbs of 32-bit primes ≡ 1 mod 2^17
+    (``prime_n`` = 2^16: the Montgomery word is then 17, two rounds of 15×17 bits, 6 MULT18X18D
+    per multiplier)."""
+    params = {"prime_bits": 32, "n": n, "source_limbs": l, "target_limbs": l, "lanes": lanes,
+              "architecture": architecture, "prime_n": 2**16}
     if targets_per_pass != 1:
         params["targets_per_pass"] = targets_per_pass
     return params
@@ -37,12 +38,12 @@ def sk(tp, architecture="folded", n=4096, l=30, targets_per_pass=1):
 SYNTH_TABLE = (
     [Row("shenoy-kumaresan", sk(tp), TARGET) for tp in (1, 4, 8)]
     + [Row("shenoy-kumaresan", sk(tp, "pipelined"), TARGET) for tp in (1, 4)]
-    + [Row("kawamura", {"bits": 32, "n": 4096, "l": 4, "k": 4, "rho": 8, "prime_n": 2**16},
-           TARGET),
-       Row("mixed-radix", {"bits": 32, "n": 4096, "l": 4, "k": 4, "architecture": "iterative",
-                           "prime_n": 2**16}, TARGET),
-       Row("fast-base-conversion", {"bits": 32, "n": 4096, "l": 30, "k": 30, "tp": 4,
-                                    "prime_n": 2**16}, TARGET)]
+    + [Row("kawamura", {"prime_bits": 32, "n": 4096, "source_limbs": 4, "target_limbs": 4,
+                        "rho": 8, "prime_n": 2**16}, TARGET),
+       Row("mixed-radix", {"prime_bits": 32, "n": 4096, "source_limbs": 4, "target_limbs": 4,
+                           "architecture": "iterative", "prime_n": 2**16}, TARGET),
+       Row("fast-base-conversion", {"prime_bits": 32, "n": 4096, "source_limbs": 30,
+                                    "target_limbs": 30, "lanes": 4, "prime_n": 2**16}, TARGET)]
     + [Row("shenoy-kumaresan", sk(tp, n=16384, l=7), TARGET) for tp in (1, 4, 8)]
     + [Row("shenoy-kumaresan", sk(4, l=4, targets_per_pass=4), TARGET),
        Row("fast-base-conversion", sk(4, l=4, targets_per_pass=2), TARGET)]
@@ -51,7 +52,7 @@ SYNTH_TABLE = (
 #: The report's rows: the table's Shenoy–Kumaresan rows at [Kir25] Table 4.9's N = 2^12, l = 30.
 REPORT_ROWS = [row for row in SYNTH_TABLE
                if row.unit == "shenoy-kumaresan" and row.params["n"] == 4096
-               and row.params["l"] == 30]
+               and row.params["source_limbs"] == 30]
 
 #: [Kir25] Table 4.6's parameter sets (N, TP, l); the paper's counts are
 #: :data:`fhe_hw.tables.paper.P003_T4_6`.
@@ -61,6 +62,7 @@ ITERATION_SETS = ((2**16, 32, 17), (2**14, 32, 7), (2**12, 64, 4))
 SMOKE = [SYNTH_TABLE[0]]
 
 #: The board-fit sweep (``fhe-hw table board-fits``): Shenoy–Kumaresan folded, t = 1, at
-#: N = 64, l = k = 2 with 32-bit primes behind the host link, TP grown until a board is full.
-BOARD_SWEEP = (Row("shenoy-kumaresan", {"bits": 32, "n": 64, "l": 2, "k": 2,
-                                        "architecture": "folded"}), "tp", (1, 2, 4, 8, 16))
+#: N = 64, l = k = 2 with 32-bit primes behind the host link, lanes grown until a board is full.
+BOARD_SWEEP = (Row("shenoy-kumaresan", {"prime_bits": 32, "n": 64, "source_limbs": 2,
+                                        "target_limbs": 2, "architecture": "folded"}),
+               "lanes", (1, 2, 4, 8, 16))

@@ -16,7 +16,7 @@ from fractions import Fraction
 from ..model import rns as model
 from ..params import RNSBase
 from ..sim import SimulationMismatch, cosim
-from .common import beats_to_polynomials, default_bases, polynomial_beats
+from .common import beats_to_polynomials, polynomial_beats
 from .fast_base_conv import FastBaseConversion
 from .kawamura import Kawamura
 from .mixed_radix import MixedRadix
@@ -26,26 +26,28 @@ __all__ = ["ENGINES", "make_engine", "cosim_base_extension", "cosim_shenoy_kumar
 
 ENGINES = ("shenoy-kumaresan", "fast-base-conversion", "kawamura", "mixed-radix")
 
+#: The engines that stream residue polynomials, ``lanes`` coefficients per beat, P passes
+#: over the source; the others take one coefficient's residues per beat.
+_POLYNOMIAL = ("shenoy-kumaresan", "fast-base-conversion")
 
-def make_engine(engine, n, l, k, tp, bits, architecture=None, targets_per_pass=1, *, rho=16,
-                delta=None):
+
+def make_engine(engine, n, source_limbs, target_limbs, lanes, prime_bits, architecture=None,
+                targets_per_pass=1, *, rho=16, delta=None):
     """Build ``engine`` (one of :data:`ENGINES`) on :func:`~fhe_hw.rns.default_bases` primes.
-    ``architecture`` ``None`` picks the engine's default; ``tp``/``targets_per_pass`` apply to
-    the polynomial-streaming engines, ``rho``/``delta`` to Kawamura (δ default 1/8)."""
+    ``architecture`` ``None`` picks the engine's default; ``lanes``/``targets_per_pass`` apply
+    to the polynomial-streaming engines, ``rho``/``delta`` to Kawamura (δ default 1/8)."""
+    common = {"prime_bits": prime_bits, "n": n, "source_limbs": source_limbs,
+              "target_limbs": target_limbs}
+    arch = {} if architecture is None else {"architecture": architecture}
     if engine == "shenoy-kumaresan":
-        source, target, red = default_bases(bits, n, l, k, redundant=True)
-        return ShenoyKumaresan(source, target, red, n, tp, architecture or "folded",
-                               targets_per_pass)
+        return ShenoyKumaresan(**common, lanes=lanes, targets_per_pass=targets_per_pass, **arch)
     if engine == "fast-base-conversion":
-        source, target = default_bases(bits, n, l, k)
-        return FastBaseConversion(source, target, n, tp, architecture or "folded",
-                                  targets_per_pass)
+        return FastBaseConversion(**common, lanes=lanes, targets_per_pass=targets_per_pass,
+                                  **arch)
     if engine == "kawamura":
-        source, target = default_bases(bits, n, l, k, source_high=True)
-        return Kawamura(source, target, n, rho, Fraction(1, 8) if delta is None else delta)
+        return Kawamura(**common, rho=rho, delta=Fraction(1, 8) if delta is None else delta)
     if engine == "mixed-radix":
-        source, target = default_bases(bits, n, l, k)
-        return MixedRadix(source, target, n, architecture or "iterative")
+        return MixedRadix(**common, **arch)
     raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
 
 
@@ -74,12 +76,13 @@ def _fbc_exact(unit, values):
     return out
 
 
-def cosim_base_extension(engine="shenoy-kumaresan", n=2**16, l=17, k=None, tp=32, bits=60,
-                         architecture=None, targets_per_pass=1, *, seed=1, workdir=None,
-                         model_coefficients=256, valid_prob=1.0, ready_prob=1.0, opt="-O3",
-                         log=print):
-    """Co-simulate ``engine`` (default: [Kir25] Table 4.10's OpenFHE set, N = 2^16, l = k = 17,
-    TP = 32, 60-bit primes) with Verilator and check it (see the module docstring).
+def cosim_base_extension(engine="shenoy-kumaresan", n=2**16, source_limbs=17, target_limbs=None,
+                         lanes=32, prime_bits=60, architecture=None, targets_per_pass=1, *,
+                         seed=1, workdir=None, model_coefficients=256, valid_prob=1.0,
+                         ready_prob=1.0, opt="-O3", log=print):
+    """Co-simulate ``engine`` (default: [Kir25] Table 4.10's OpenFHE set, N = 2^16,
+    l = k = 17, TP = 32 lanes, 60-bit primes) with Verilator and check it (see the module
+    docstring).
 
     Returns a dict: measured ``cycles``, ``expected_cycles`` (the engine's ``cycles()``, only
     comparable when ``valid_prob = ready_prob = 1``), ``paper_iterations`` ([Kir25] Table 4.5; for
@@ -87,31 +90,33 @@ def cosim_base_extension(engine="shenoy-kumaresan", n=2**16, l=17, k=None, tp=32
     Raises :class:`~fhe_hw.sim.SimulationMismatch` on a mismatch (seed and first mismatching
     coefficient given).
     """
-    k = l if k is None else k
+    l = source_limbs
+    k = l if target_limbs is None else target_limbs
     t0 = time.time()
-    unit = make_engine(engine, n, l, k, tp, bits, architecture, targets_per_pass)
+    unit = make_engine(engine, n, l, k, lanes, prime_bits, architecture, targets_per_pass)
     sim = cosim.build(unit, engine, workdir, seed=seed, opt=opt)
     t_build = time.time() - t0
     rng = random.Random(seed)
     values = _values(engine, unit, rng)
     polys = [[a % q for a in values] for q in unit.source]
-    if engine in ("shenoy-kumaresan", "fast-base-conversion"):
+    polynomial = engine in _POLYNOMIAL
+    if polynomial:
         extra = [[a % unit.redundant for a in values]] if engine == "shenoy-kumaresan" else []
-        beats = polynomial_beats(polys + extra, tp) * unit.passes
+        beats = polynomial_beats(polys + extra, lanes) * unit.passes
         n_out = unit.output_beats
     else:
         beats = [list(col) for col in zip(*polys, strict=True)]
         n_out = n
-    arch = getattr(unit, "architecture", "cox-rower")
-    shown_tp = tp if hasattr(unit, "tp") else "-"
-    log(f"{engine} cosim: N={n} l={l} k={k} TP={shown_tp} "
-        f"{bits}-bit {arch} t={targets_per_pass}: built in {t_build:.0f} s, {len(beats)} input "
-        f"beats")
+    arch = "cox-rower" if engine == "kawamura" else unit.architecture
+    shown_lanes = lanes if polynomial else "-"
+    log(f"{engine} cosim: N={n} l={l} k={k} lanes={shown_lanes} "
+        f"{prime_bits}-bit {arch} t={targets_per_pass}: built in {t_build:.0f} s, {len(beats)} "
+        f"input beats")
     t1 = time.time()
     run = sim.run({"i": beats}, {"o": n_out}, valid_prob=valid_prob, ready_prob=ready_prob)
     t_run = time.time() - t1
-    if engine in ("shenoy-kumaresan", "fast-base-conversion"):
-        got = beats_to_polynomials(run.outputs["o"], n, tp)
+    if polynomial:
+        got = beats_to_polynomials(run.outputs["o"], n, lanes)
     else:
         got = [list(col) for col in zip(*run.outputs["o"], strict=True)]
     exact = _fbc_exact(unit, values) if engine == "fast-base-conversion" else values
@@ -135,21 +140,21 @@ def cosim_base_extension(engine="shenoy-kumaresan", n=2**16, l=17, k=None, tp=32
             want = model.mixed_radix(col, c)
         if tuple(got[j][x] for j in range(k)) != want:
             raise SimulationMismatch(f"{engine}: model mismatch at coefficient {x} (seed {seed})")
-    paper = unit.paper_iterations() if hasattr(unit, "paper_iterations") else None
-    result = {"engine": engine, "n": n, "l": l, "k": k, "tp": tp, "bits": bits,
-              "architecture": arch, "targets_per_pass": targets_per_pass,
-              "valid_prob": valid_prob, "ready_prob": ready_prob, "cycles": run.cycles,
-              "expected_cycles": unit.cycles(), "paper_iterations": paper,
-              "multipliers": unit.arithmetic_units["MM"], "build_seconds": round(t_build, 1),
-              "run_seconds": round(t_run, 1)}
+    paper = None if engine == "fast-base-conversion" else unit.paper_iterations()
+    result = {"engine": engine, "n": n, "source_limbs": l, "target_limbs": k, "lanes": lanes,
+              "prime_bits": prime_bits, "architecture": arch,
+              "targets_per_pass": targets_per_pass, "valid_prob": valid_prob,
+              "ready_prob": ready_prob, "cycles": run.cycles, "expected_cycles": unit.cycles(),
+              "paper_iterations": paper, "multipliers": unit.arithmetic_units["MM"],
+              "build_seconds": round(t_build, 1), "run_seconds": round(t_run, 1)}
     log(f"  cycles {run.cycles} (cycles() {unit.cycles()}, Table 4.5 {paper}), "
         f"run {t_run:.1f} s")
     return result
 
 
-def cosim_shenoy_kumaresan(n=2**16, l=17, k=None, tp=32, bits=60, architecture="folded",
-                           targets_per_pass=1, **kwargs):
+def cosim_shenoy_kumaresan(n=2**16, source_limbs=17, target_limbs=None, lanes=32, prime_bits=60,
+                           architecture="folded", targets_per_pass=1, **kwargs):
     """:func:`cosim_base_extension` of :class:`~fhe_hw.rns.ShenoyKumaresan` (default: the
     Table 4.10 set, folded)."""
-    return cosim_base_extension("shenoy-kumaresan", n, l, k, tp, bits, architecture,
-                                targets_per_pass, **kwargs)
+    return cosim_base_extension("shenoy-kumaresan", n, source_limbs, target_limbs, lanes,
+                                prime_bits, architecture, targets_per_pass, **kwargs)

@@ -8,58 +8,69 @@ which schemes such as BEHZ tolerate or remove later. The engine is
 stage just reads the accumulator banks.
 """
 
-from ..params import check_bool
-from .shenoy_kumaresan import CRTBaseExtension
+from dataclasses import dataclass
 
-__all__ = ["FastBaseConversion"]
+from ..arith.pipeline import deep_param
+from ..params import FastBaseConversionConstants
+from .shenoy_kumaresan import CRTBaseExtension, CRTBaseExtensionPlan
+
+__all__ = ["FastBaseConversion", "FastBaseConversionPlan"]
+
+
+@dataclass(frozen=True)
+class FastBaseConversionPlan(CRTBaseExtensionPlan):
+    """The parameters of :class:`FastBaseConversion` and what they derive, without building it.
+
+    Parameters
+    ----------
+    prime_bits, n, source_limbs, target_limbs, word, mult_stages, prime_n, source_primes, \
+target_primes, lanes, architecture, targets_per_pass
+        As :class:`~fhe_hw.rns.shenoy_kumaresan.CRTBaseExtensionPlan` (without the redundant
+        prime).
+    deep : bool
+        The multipliers' deep rounds, one carry chain per register (default True; a shallow
+        round puts a negation, a combinational MULT18X18D and a 40-bit add in one cycle). The
+        engine never hides the multiplier's latency, so each pass's offset grows by twice the
+        deep rounds' extra registers (its two multipliers are in series).
+
+    Attributes
+    ----------
+    source, target, width, constants, multiplier, rows, passes, acc_latency, issue_latency, \
+out_latency
+        As :class:`~fhe_hw.rns.shenoy_kumaresan.CRTBaseExtensionPlan`; ``constants`` are
+        :class:`~fhe_hw.params.FastBaseConversionConstants`.
+    """
+
+    deep: bool = deep_param()
+
+    _redundant_path = False
+
+    def _set_bases(self, source, target):
+        super()._set_bases(source, target)
+        self._set(constants=FastBaseConversionConstants.build(source, target))
+
+    def _deep_rounds(self, moduli):
+        return self.deep
 
 
 class FastBaseConversion(CRTBaseExtension):
     """Fast base conversion ([Kir25] Algorithm 1) of polynomial residues.
 
-    Parameters: ``source``, ``target`` (pairwise coprime, odd, q ≡ 1 mod 2^word), ``n`` (N),
-    ``tp`` (TP lanes), ``architecture`` (``"folded"``: a pass's outputs after its input, no
-    overlap; ``"pipelined"``: the next pass's input overlaps the outputs), ``targets_per_pass``
-    (t, folded only beyond 1), ``word``, ``mult_stages`` — as
-    :class:`~fhe_hw.rns.ShenoyKumaresan`; ``deep`` (default True): the multipliers' deep
-    rounds, one carry chain per register (a shallow round puts a negation, a combinational
-    MULT18X18D and a 40-bit add in one cycle). The engine never hides the multiplier's
-    latency, so each pass's offset grows by twice the deep rounds' extra registers (its two
-    multipliers are in series).
+    Parameters: a :class:`FastBaseConversionPlan` or its arguments, as
+    :class:`~fhe_hw.rns.ShenoyKumaresan`'s without ``redundant_prime`` and with ``deep``.
 
-    Ports: ``i`` — ``data.ArrayLayout(r, tp)`` beats, per pass the l source residue polynomials
-    (q_0 first, N/TP beats each); P = ⌈k/t⌉ passes. ``o`` — the k polynomials a'_{p_j}
-    = ``|A + α·Q|_{p_j}`` (p_0 first), same layout.
+    Ports: ``i`` — ``data.ArrayLayout(r, lanes)`` beats, per pass the l source residue
+    polynomials (q_0 first, N/lanes beats each); P = ⌈k/t⌉ passes. ``o`` — the k polynomials
+    a'_{p_j} = ``|A + α·Q|_{p_j}`` (p_0 first), same layout.
 
     Cycles: :meth:`cycles`; a pass's outputs need its last residue's accumulations, so each pass
-    adds the accumulate + read latency (:meth:`pass_offset`) to its l·N/TP input beats.
-    Arithmetic: (t + 1)·TP multipliers, t·TP modular adders.
+    adds the accumulate + read latency (:meth:`pass_offset`) to its l·N/lanes input beats.
+    Arithmetic: (t + 1)·lanes multipliers, t·lanes modular adders.
 
     Raises ``ValueError`` as :class:`~fhe_hw.rns.ShenoyKumaresan` (without the q_l checks).
     """
 
-    _redundant_path = False
-
-    def __init__(self, source, target, n, tp, architecture="folded", targets_per_pass=1, *,
-                 word=None, mult_stages=4, deep=True):
-        super().__init__(source, target, None, n, tp, architecture, targets_per_pass,
-                         word=word, mult_stages=mult_stages, deep=check_bool("deep", deep))
-
-    @staticmethod
-    def latency_of(source, target, n, tp, architecture="folded", targets_per_pass=1, *,
-                   word=None, mult_stages=4, deep=True):
-        """``None``: a stream engine, timed by :meth:`cycles_of`. Raises the constructor's
-        ``ValueError``/``TypeError`` for refused parameters without building anything."""
-        FastBaseConversion._plan(source, target, None, n, tp, architecture, targets_per_pass,
-                                 word, mult_stages, check_bool("deep", deep))
-
-    @staticmethod
-    def cycles_of(source, target, n, tp, architecture="folded", targets_per_pass=1, *,
-                  word=None, mult_stages=4, deep=True):
-        """:meth:`cycles` of the engine with these parameters without building it."""
-        return FastBaseConversion._cycles(FastBaseConversion._plan(
-            source, target, None, n, tp, architecture, targets_per_pass, word, mult_stages,
-            check_bool("deep", deep)))
+    plan_class = FastBaseConversionPlan
 
     @property
     def error_bound(self):

@@ -24,35 +24,120 @@ coefficient, one output beat its k target residues. The whole datapath stalls (c
 while the output cannot move.
 """
 
+from dataclasses import dataclass, field
+from fractions import Fraction
+from math import log2
+
 from amaranth import Array, Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, stream
 from amaranth.lib.wiring import In, Out
 
 from ..arith import ModAdd
 from ..arith.montgomery_dyn import DynamicModMul, DynamicModMulPlan
-from ..arith.pipeline import check_stages
+from ..arith.pipeline import deep_param
+from ..cliargs import fraction
 from ..component import Component
 from ..lib.delay import delay
 from ..lib.stream import stall_on_backpressure
 from ..model import rns as model
 from ..params import KawamuraConstants
-from .common import check_moduli, check_ring, lanes, wrap_inc
+from ..plan import param
+from .common import lanes, wrap_inc
+from .plan import BaseConversionPlan
 
-__all__ = ["Kawamura"]
+__all__ = ["Kawamura", "KawamuraPlan"]
+
+
+@dataclass(frozen=True)
+class KawamuraPlan(BaseConversionPlan):
+    """The parameters of :class:`Kawamura` and what they derive, without building it.
+
+    Parameters
+    ----------
+    prime_bits, n, source_limbs, target_limbs, word, mult_stages, prime_n, source_primes, \
+target_primes
+        As :class:`~fhe_hw.rns.plan.BaseConversionPlan`; the generated source base is the l
+        largest primes (r bits, close to 2^r, as the error bound wants).
+    rho : int
+        ρ, the bits of ξ kept by TRUNC.
+    delta : Fraction, int, float or None
+        δ, the Cox unit's initial offset, rounded up to ρ fractional bits; default 1/8, or
+        1/2 when centred.
+    centred : bool
+        δ = 1/2: α rounded to nearest, so that the output is the centred lift of every
+        0 <= X < Q, X − Q when 2X >= Q, as OpenFHE's ``SwitchCRTBasis`` returns it, except
+        ⌈Q/2⌉ <= X < Q/2 + D (:attr:`Kawamura.centred_window`).
+    deep : bool
+        The multipliers' deep rounds, one carry chain per register: the default, a faster
+        clock for a longer fill; False: one round per register.
+
+    Attributes
+    ----------
+    source, target, width
+        As :class:`~fhe_hw.rns.plan.BaseConversionPlan`.
+    constants : KawamuraConstants
+        The Cox-Rower's constants; refuses l·(ε_Q + λ_Q) > δ (1/2 when centred) or δ >= 1
+        ([Kir25] eqs 2.17–2.18).
+    multiplier : DynamicModMulPlan
+        The Rowers' multipliers.
+    """
+
+    rho: int = param(16, help="bits of xi kept by TRUNC", range=(1, None))
+    delta: object = param(None, parse=fraction, help="initial Cox offset, e.g. 1/8 (default "
+                          "1/8; 1/2 with --centred true)")
+    centred: bool = param(False, help="alpha rounded to nearest: the centred lift (X - Q when "
+                          "2X >= Q) as OpenFHE's SwitchCRTBasis, exact except within D above "
+                          "Q/2 (docs/rns.md) (true/false)")
+    deep: bool = deep_param()
+    constants: KawamuraConstants = field(init=False, repr=False, compare=False)
+    multiplier: DynamicModMulPlan = field(init=False, repr=False, compare=False)
+
+    _source_high = True
+
+    def __post_init__(self):
+        super().__post_init__()
+        delta = self.delta
+        if delta is None and not self.centred:
+            delta = Fraction(1, 8)
+        c = KawamuraConstants.build(self.source, self.target, self.rho, delta,
+                                    centred=self.centred)
+        # The multiplier latency adds to the engine's fill only.
+        self._set(constants=c, multiplier=self._multiplier(self.source + self.target,
+                                                           self.deep))
+
+    @property
+    def latency(self):
+        """Cycles from a coefficient's input transfer to its output transfer: the ξ product, l
+        broadcast iterations (skipping one ξ slot unless the multiplier latency is a multiple
+        of l + 1), the last product, the α adder, the accumulator and the skid buffer."""
+        lm, l = self.multiplier.latency, len(self.source)
+        last = lm + l + (0 if lm % (l + 1) == 0 else 1)
+        return last + lm + 3
+
+    def cycles(self):
+        """Exact cycles from the first input transfer to the last output transfer for N
+        coefficients with always-valid input and always-ready output:
+        (N − 1)·(l + 1) + :attr:`latency` + 1 = N·(l+1) + (latency − l)."""
+        return (self.n - 1) * (len(self.source) + 1) + self.latency + 1
+
+    def describe(self):
+        bases = super().describe()
+        if self.centred:
+            c = self.constants
+            share = c.centred_distance / c.source.Q
+            bases["centred lift"] = (f"(X - Q if 2X >= Q) mod p_j, exact except for "
+                                     f"ceil(Q/2) <= X < Q/2 + D, D = l(eps + lambda)Q = "
+                                     f"2^{log2(share):.2f} Q")
+        return bases
 
 
 class Kawamura(Component):
     """Cox-Rower base extension ([Kir25] Algorithm 3, §4.1.1) of N coefficients.
 
-    Parameters: ``source`` (l moduli, r bits, close to 2^r), ``target`` (k moduli), ``n`` (N,
-    the number of coefficients per conversion, power of two), ``rho`` (ρ, bits of ξ kept by
-    TRUNC), ``delta`` (δ, the Cox unit's initial offset; ``Fraction``, int or float, rounded up
-    to ρ fractional bits); ``centred`` (δ = 1/2: α rounded to nearest, so that the output is
-    the centred lift of every 0 <= X < Q, X − Q when 2X >= Q, as OpenFHE's
-    ``SwitchCRTBasis`` returns it, except ⌈Q/2⌉ <= X < Q/2 + D, :attr:`centred_window`);
-    ``word`` (Montgomery word shared by all moduli), ``mult_stages``, ``deep`` (the
-    multipliers' deep rounds, one carry chain per register: the default, a faster clock for a
-    longer fill; False: one round per register).
+    Parameters: a :class:`KawamuraPlan` or its arguments (``prime_bits``, ``n``,
+    ``source_limbs``, ``target_limbs``, ``rho``, ``delta``, ``centred``; keywords ``word``,
+    ``mult_stages``, ``deep``, ``prime_n``, ``source_primes``, ``target_primes``): l source
+    moduli (r bits, close to 2^r), k target moduli, N coefficients per conversion, ρ, δ.
 
     Ports: ``i`` — stream of ``data.ArrayLayout(r, l)``: the residues (a_{q_0}, ...,
     a_{q_{l-1}}) of one coefficient, 0 <= A < :attr:`max_input` (Q when centred); ``o`` —
@@ -63,63 +148,19 @@ class Kawamura(Component):
     Arithmetic: max(l, k) Rowers: that many run-time-modulus multipliers and 2·k modular adders,
     plus the Cox unit's ρ-bit adder.
 
-    Raises ``ValueError`` when l·(ε_Q + λ_Q) > δ (1/2 when centred) or δ >= 1 ([Kir25] eqs
-    2.17–2.18), for non-coprime moduli, N not a power of two, or moduli without a common
-    Montgomery word.
+    Raises (through the plan) ``ValueError`` when l·(ε_Q + λ_Q) > δ (1/2 when centred) or
+    δ >= 1 ([Kir25] eqs 2.17–2.18), for non-coprime moduli, N not a power of two, or moduli
+    without a common Montgomery word.
     """
 
-    def __init__(self, source, target, n, rho, delta=None, *, centred=False, word=None,
-                 mult_stages=4, deep=True):
-        source, target, self._c, proto = self._plan(source, target, n, rho, delta, centred,
-                                                    word, mult_stages, deep)
-        self._source, self._target, self._n = source, target, n
-        self._width = max(q.bit_length() for q in source + target)
-        self._proto, self._mult_stages = proto, mult_stages
+    def __init__(self, *args, **kw):
+        self.plan = p = KawamuraPlan.coerce(*args, **kw)
+        self._source, self._target, self._n, self._c = p.source, p.target, p.n, p.constants
+        self._width, self._proto = p.width, p.multiplier
         super().__init__({
-            "i": In(stream.Signature(data.ArrayLayout(self._width, len(source)))),
-            "o": Out(stream.Signature(data.ArrayLayout(self._width, len(target)))),
+            "i": In(stream.Signature(data.ArrayLayout(self._width, len(p.source)))),
+            "o": Out(stream.Signature(data.ArrayLayout(self._width, len(p.target)))),
         })
-
-    @staticmethod
-    def _plan(source, target, n, rho, delta, centred, word, mult_stages, deep):
-        """``(source, target, constants, multiplier plan)``; raises ``ValueError``/``TypeError``
-        for refused parameters."""
-        source, target = check_moduli("source", source), check_moduli("target", target)
-        check_ring(n)
-        c = KawamuraConstants.build(source, target, rho, delta, centred=centred)
-        check_stages("mult_stages", mult_stages)
-        # The multiplier latency adds to the engine's fill only.
-        return source, target, c, DynamicModMulPlan(source + target, word,
-                                                    mult_stages=mult_stages, deep=deep)
-
-    @staticmethod
-    def latency_of(source, target, n, rho, delta=None, *, centred=False, word=None,
-                   mult_stages=4, deep=True):
-        """:attr:`latency` of the engine with these parameters without building it: the ξ
-        product, l broadcast iterations (skipping one ξ slot unless the multiplier latency is a
-        multiple of l + 1), the last product, the α adder, the accumulator and the skid
-        buffer. Raises the constructor's ``ValueError``/``TypeError`` for refused parameters."""
-        source, _, _, mul = Kawamura._plan(source, target, n, rho, delta, centred, word,
-                                           mult_stages, deep)
-        return Kawamura._latency_from(mul.latency, len(source))
-
-    @staticmethod
-    def _latency_from(lm, l):
-        last = lm + l + (0 if lm % (l + 1) == 0 else 1)
-        return last + lm + 3
-
-    @staticmethod
-    def cycles_of(source, target, n, rho, delta=None, *, centred=False, word=None,
-                  mult_stages=4, deep=True):
-        """:meth:`cycles` of the engine with these parameters without building it:
-        (N − 1)·(l + 1) + latency + 1."""
-        latency = Kawamura.latency_of(source, target, n, rho, delta, centred=centred, word=word,
-                                      mult_stages=mult_stages, deep=deep)
-        return Kawamura._cycles_from(n, len(source), latency)
-
-    @staticmethod
-    def _cycles_from(n, l, latency):
-        return (n - 1) * (l + 1) + latency + 1
 
     @property
     def source(self):
@@ -187,15 +228,12 @@ class Kawamura(Component):
 
     @property
     def latency(self):
-        """Cycles from a coefficient's input transfer to its output transfer
-        (:meth:`latency_of`)."""
-        return self._latency_from(self._proto.latency, len(self._source))
+        """:attr:`KawamuraPlan.latency`."""
+        return self.plan.latency
 
     def cycles(self):
-        """Exact cycles from the first input transfer to the last output transfer for N
-        coefficients with always-valid input and always-ready output:
-        (N − 1)·(l + 1) + :attr:`latency` + 1 = N·(l+1) + (latency − l)."""
-        return self._cycles_from(self._n, len(self._source), self.latency)
+        """:meth:`KawamuraPlan.cycles`: exact cycles of N coefficients."""
+        return self.plan.cycles()
 
     def elaborate(self, platform):
         m, core = Module(), Module()
@@ -231,7 +269,7 @@ class Kawamura(Component):
         inputs = lanes(self.i.payload.as_value(), r, l)
         for x in range(self.rowers):
             core.submodules[f"mul{x}"] = unit = DynamicModMul(mul.moduli, mul.word, width=r,
-                                                              mult_stages=self._mult_stages,
+                                                              mult_stages=mul.mult_stages,
                                                               deep=mul.deep)
             muls.append(unit)
             qx = self._source[x] if x < l else self._source[0]

@@ -35,38 +35,130 @@ input beat holds the l source residues of one coefficient, one output beat its k
 residues. The datapath stalls (clock enable) while the output cannot move.
 """
 
+from dataclasses import dataclass, field
+
 from amaranth import Array, Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, stream
 from amaranth.lib.wiring import In, Out
 
 from ..arith import ModSub
 from ..arith.montgomery_dyn import DynamicModMul, DynamicModMulPlan, common_montgomery_word
-from ..arith.pipeline import MAX_STAGES, check_stages
+from ..arith.pipeline import MAX_STAGES, deep_param
 from ..component import Component
 from ..lib.delay import delay
 from ..lib.stream import stall_on_backpressure
 from ..model import rns as model
-from ..params import MixedRadixConstants, check_bool
-from .common import check_choice, check_moduli, check_ring, lanes
+from ..params import MixedRadixConstants
+from ..plan import param
+from .common import check_choice, lanes
+from .plan import DEFAULT_MULT_STAGES, BaseConversionPlan
 
-__all__ = ["MixedRadix", "ARCHITECTURES"]
+__all__ = ["MixedRadix", "MixedRadixPlan", "ARCHITECTURES"]
 
 ARCHITECTURES = ("iterative", "pipelined")
+
+
+def _loop_length(multiplier_latency):
+    """L: one trip around the iterative loop (entry register, subtracter, multiplier)."""
+    return 2 + multiplier_latency
+
+
+@dataclass(frozen=True)
+class MixedRadixPlan(BaseConversionPlan):
+    """The parameters of :class:`MixedRadix` and what they derive, without building it.
+
+    Parameters
+    ----------
+    prime_bits, n, source_limbs, target_limbs, word, prime_n, source_primes, target_primes
+        As :class:`~fhe_hw.rns.plan.BaseConversionPlan`; the source base must be ascending
+        (eq. 2.30), as the generated one is.
+    architecture : str
+        ``"iterative"`` (Fig. 4.3) or ``"pipelined"`` (Fig. 4.4).
+    centred : bool
+        The centred lift, X − Q when 2X >= Q, as OpenFHE's ``SwitchCRTBasis`` returns it,
+        exactly; no cycle more (see the module docstring).
+    mult_stages : int or None
+        Registers per multiplier; default None: :data:`~fhe_hw.rns.plan.DEFAULT_MULT_STAGES`
+        pipelined, and for the iterative loop the smallest >= 2 that makes the loop length a
+        power of two (more than :data:`~fhe_hw.arith.pipeline.MAX_STAGES` is refused: with a
+        small Montgomery word, take ``deep=False``).
+    deep : bool
+        The multipliers' rounds with one carry chain per register (default True), or the
+        shallow ones (False: fewer registers, so a shorter loop).
+
+    Attributes
+    ----------
+    source, target, width
+        As :class:`~fhe_hw.rns.plan.BaseConversionPlan`.
+    constants : MixedRadixConstants
+        The constants of Algorithm 4.
+    multiplier : DynamicModMulPlan
+        The columns' multipliers, ``mult_stages`` resolved.
+    loop_length : int
+        L, cycles of one trip around the iterative loop.
+    """
+
+    architecture: str = param("iterative", help="iterative or pipelined")
+    centred: bool = param(False, help="the centred lift (X - Q when 2X >= Q) as OpenFHE's "
+                          "SwitchCRTBasis, exact, no extra cycle (true/false)")
+    mult_stages: int | None = param(
+        None, help=f"registers per multiplier (default: {DEFAULT_MULT_STAGES} pipelined; "
+        f"iterative, the fewest >= 2 that make the loop length a power of two)",
+        range=(0, MAX_STAGES), kw_only=True)
+    deep: bool = deep_param()
+    constants: MixedRadixConstants = field(init=False, repr=False, compare=False)
+    multiplier: DynamicModMulPlan = field(init=False, repr=False, compare=False)
+    loop_length: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        super().__post_init__()
+        check_choice("architecture", self.architecture, ARCHITECTURES)
+        c = MixedRadixConstants.build(self.source, self.target, centred=self.centred)
+        moduli = self.source + self.target
+        stages = self.mult_stages
+        if stages is None and self.architecture == "iterative":
+            word = common_montgomery_word(moduli, self.word)
+            loop = _loop_length(DynamicModMulPlan(moduli, word, mult_stages=0,
+                                                  deep=self.deep).latency)
+            stages = (1 << (loop + 1).bit_length()) - loop  # >= 2, L a power of two
+            if stages > MAX_STAGES:
+                raise ValueError(f"deep must be False for an iterative loop with a {word}-bit "
+                                 f"Montgomery word, not True: its deep rounds need {stages} "
+                                 f"multiplier registers (mult_stages at most {MAX_STAGES}) to "
+                                 f"make the loop length a power of two")
+        # The multiplier's latency is in the loop and the fill.
+        mul = self._multiplier(moduli, self.deep, stages)
+        self._set(constants=c, multiplier=mul, loop_length=_loop_length(mul.latency))
+
+    @property
+    def latency(self):
+        """None: a stream engine, timed by :meth:`cycles`."""
+        return None
+
+    def cycles(self):
+        """Exact cycles from the first input transfer to the last output transfer for N
+        coefficients (always-valid input, always-ready output; centred or not the same):
+        N + latency pipelined, (l+1)·max(N, L) + min(N, L) + 2 iterative."""
+        n, l, lm = self.n, len(self.source), self.multiplier.latency
+        if self.architecture == "pipelined":
+            return n + (l + 1) * (1 + lm) + 2
+        L = self.loop_length
+        return (l + 1) * max(n, L) + min(n, L) + 2
+
+    def describe(self):
+        bases = super().describe()
+        if self.centred:
+            bases["centred lift"] = "(X - Q if 2X >= Q) mod p_j, exact"
+        return bases
 
 
 class MixedRadix(Component):
     """Garner mixed-radix base extension ([Kir25] Algorithm 4, §4.1.2) of N coefficients.
 
-    Parameters: ``source`` (l moduli in ascending order, eq. 2.30), ``target`` (k moduli),
-    ``n`` (N coefficients per conversion, power of two), ``architecture`` (``"iterative"``,
-    Fig. 4.3, or ``"pipelined"``, Fig. 4.4), ``word`` (Montgomery word shared by all moduli),
-    ``mult_stages`` (registers per multiplier; default 4 pipelined, and for the iterative loop
-    the smallest >= 2 that makes the loop length a power of two), ``deep`` (the multipliers'
-    rounds with one carry chain per register, True, or the shallow ones, False; the default
-    None takes the deep rounds unless the iterative loop would then need more than
-    :data:`~fhe_hw.arith.pipeline.MAX_STAGES` multiplier registers to reach a power of two,
-    as with small Montgomery words); ``centred`` (the centred lift, X − Q when 2X >= Q, as
-    OpenFHE's ``SwitchCRTBasis`` returns it, exactly; no cycle more, see the module docstring).
+    Parameters: a :class:`MixedRadixPlan` or its arguments (``prime_bits``, ``n``,
+    ``source_limbs``, ``target_limbs``, ``architecture``, ``centred``; keywords ``word``,
+    ``mult_stages``, ``deep``, ``prime_n``, ``source_primes``, ``target_primes``): l source
+    moduli in ascending order (eq. 2.30), k target moduli, N coefficients per conversion.
 
     Ports: ``i`` — stream of ``data.ArrayLayout(r, l)``: the residues of one coefficient (any
     0 <= A < Q); ``o`` — ``data.ArrayLayout(r, k)``: its target residues (of A − Q when
@@ -75,77 +167,22 @@ class MixedRadix(Component):
     Cycles: :meth:`cycles` — N + latency pipelined; (l+1)·max(N, L) + min(N, L) + 2 iterative
     (= N·(l+1) + L + 2 for N >= L), [Kir25] Table 4.5 plus a constant.
 
-    Raises ``ValueError`` for unordered or non-coprime moduli, N not a power of two, moduli
-    without a common Montgomery word, an unknown architecture; ``TypeError`` for a
-    ``centred`` or ``deep`` that is not a bool.
+    Raises (through the plan) ``ValueError`` for unordered or non-coprime moduli, N not a power
+    of two, moduli without a common Montgomery word, an unknown architecture, an iterative loop
+    that would need more than :data:`~fhe_hw.arith.pipeline.MAX_STAGES` multiplier registers;
+    ``TypeError`` for a ``centred`` or ``deep`` that is not a bool.
     """
 
-    def __init__(self, source, target, n, architecture="iterative", *, word=None,
-                 mult_stages=None, deep=None, centred=False):
-        source, target, self._arch, self._c, proto = self._plan(source, target, n, architecture,
-                                                                word, mult_stages, deep, centred)
-        self._source, self._target, self._n = source, target, n
-        self._width = max(q.bit_length() for q in source + target)
-        self._proto, self._mult_stages = proto, proto.mult_stages
+    def __init__(self, *args, **kw):
+        self.plan = p = MixedRadixPlan.coerce(*args, **kw)
+        self._source, self._target, self._n = p.source, p.target, p.n
+        self._arch, self._c, self._width, self._proto = (p.architecture, p.constants, p.width,
+                                                         p.multiplier)
+        self._mult_stages = p.multiplier.mult_stages
         super().__init__({
-            "i": In(stream.Signature(data.ArrayLayout(self._width, len(source)))),
-            "o": Out(stream.Signature(data.ArrayLayout(self._width, len(target)))),
+            "i": In(stream.Signature(data.ArrayLayout(self._width, len(p.source)))),
+            "o": Out(stream.Signature(data.ArrayLayout(self._width, len(p.target)))),
         })
-
-    @staticmethod
-    def _plan(source, target, n, architecture, word, mult_stages, deep=None, centred=False):
-        """``(source, target, architecture, constants, multiplier plan)``, the defaults of
-        ``mult_stages`` and ``deep`` resolved; raises ``ValueError``/``TypeError`` for refused
-        parameters."""
-        source, target = check_moduli("source", source), check_moduli("target", target)
-        check_ring(n)
-        arch = check_choice("architecture", architecture, ARCHITECTURES)
-        c = MixedRadixConstants.build(source, target, centred=centred)
-        moduli = source + target
-        word = common_montgomery_word(moduli, word)
-        if deep is not None:
-            check_bool("deep", deep)
-        for rounds in ((True, False) if deep is None else (deep,)):
-            stages = mult_stages
-            if stages is None:
-                stages = 4
-                if architecture == "iterative":
-                    loop = MixedRadix._loop_length(DynamicModMulPlan(
-                        moduli, word, mult_stages=0, deep=rounds).latency)
-                    stages = (1 << (loop + 1).bit_length()) - loop  # >= 2, L a power of two
-            if deep is not None or stages <= MAX_STAGES:
-                break
-        check_stages("mult_stages", stages)
-        # The multiplier's latency is in the loop and the fill.
-        return source, target, arch, c, DynamicModMulPlan(moduli, word, mult_stages=stages,
-                                                          deep=rounds)
-
-    @staticmethod
-    def _loop_length(multiplier_latency):
-        return 2 + multiplier_latency
-
-    @staticmethod
-    def _cycles_from(arch, n, l, multiplier_latency):
-        if arch == "pipelined":
-            return n + (l + 1) * (1 + multiplier_latency) + 2
-        L = MixedRadix._loop_length(multiplier_latency)
-        return (l + 1) * max(n, L) + min(n, L) + 2
-
-    @staticmethod
-    def latency_of(source, target, n, architecture="iterative", *, word=None,
-                   mult_stages=None, deep=None, centred=False):
-        """``None``: a stream engine, timed by :meth:`cycles_of`. Raises the constructor's
-        ``ValueError``/``TypeError`` for refused parameters without building anything."""
-        MixedRadix._plan(source, target, n, architecture, word, mult_stages, deep, centred)
-
-    @staticmethod
-    def cycles_of(source, target, n, architecture="iterative", *, word=None, mult_stages=None,
-                  deep=None, centred=False):
-        """:meth:`cycles` of the engine with these parameters without building it (centred or
-        not: the same)."""
-        source, _, arch, _, mul = MixedRadix._plan(source, target, n, architecture, word,
-                                                mult_stages, deep, centred)
-        return MixedRadix._cycles_from(arch, n, len(source), mul.latency)
 
     source = property(lambda self: self._source)
     target = property(lambda self: self._target)
@@ -159,11 +196,9 @@ class MixedRadix(Component):
     multiplier_latency = property(lambda self: self._proto.latency)
     centred = property(lambda self: self._c.centred)
 
-    @property
-    def loop_length(self):
-        """L: cycles of one trip around the iterative loop (entry register, subtracter,
-        multiplier)."""
-        return self._loop_length(self._proto.latency)
+    loop_length = property(lambda self: self.plan.loop_length,
+                           doc="L: cycles of one trip around the iterative loop")
+    latency = property(lambda self: None, doc="None: a stream engine, timed by :meth:`cycles`")
 
     @property
     def arithmetic_units(self):
@@ -182,9 +217,8 @@ class MixedRadix(Component):
         return model.iterations_mrc_iterative(self._n, l)
 
     def cycles(self):
-        """Exact cycles from the first input transfer to the last output transfer for N
-        coefficients (always-valid input, always-ready output)."""
-        return self._cycles_from(self._arch, self._n, len(self._source), self._proto.latency)
+        """:meth:`MixedRadixPlan.cycles`: exact cycles of N coefficients."""
+        return self.plan.cycles()
 
     # --- hardware ---------------------------------------------------------------------------
 

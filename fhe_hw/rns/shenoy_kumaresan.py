@@ -63,6 +63,7 @@ on registers only, never on ``o.ready``. None of this adds a cycle where N/TP hi
 and the skid buffer one to the output's.
 """
 
+from dataclasses import dataclass, field
 from math import ceil
 from types import SimpleNamespace
 
@@ -72,22 +73,20 @@ from amaranth.lib.wiring import In, Out
 
 from ..arith.modadd import add_select, sub_parallel
 from ..arith.montgomery_dyn import DynamicModMul, DynamicModMulPlan
-from ..arith.pipeline import KEEP, check_stages
+from ..arith.pipeline import KEEP
 from ..component import Component
 from ..lib.bram import RegisteredRAM
 from ..lib.delay import delay
 from ..lib.rom import Rom
 from ..lib.stream import CreditQueue, SkidBuffer
 from ..model import rns as model
-from ..params import (
-    FastBaseConversionConstants,
-    ShenoyKumaresanConstants,
-    check_bool,
-    require_int,
-)
-from .common import check_choice, check_moduli, check_ring, lanes, wrap_inc
+from ..params import ShenoyKumaresanConstants
+from ..plan import param
+from .common import MAX_N, MAX_RESIDUES, check_choice, check_ring, lanes, wrap_inc
+from .plan import BaseConversionPlan, check_primes
 
-__all__ = ["CRTBaseExtension", "ShenoyKumaresan", "ARCHITECTURES"]
+__all__ = ["CRTBaseExtension", "CRTBaseExtensionPlan", "ShenoyKumaresan", "ShenoyKumaresanPlan",
+           "ARCHITECTURES"]
 
 ARCHITECTURES = ("folded", "pipelined")
 
@@ -102,27 +101,218 @@ READ_LATENCY = 3
 _OUT_LATENCY = CreditQueue.LATENCY + 1
 
 
-class CRTBaseExtension(Component):
-    """Shared Sum / Post-Sum engine of :class:`ShenoyKumaresan` and
-    :class:`~fhe_hw.rns.fast_base_conv.FastBaseConversion` (see the module docstring).
+@dataclass(frozen=True)
+class CRTBaseExtensionPlan(BaseConversionPlan):
+    """The parameters of the Sum / Post-Sum engine (:class:`CRTBaseExtension`) that
+    :class:`ShenoyKumaresanPlan` and
+    :class:`~fhe_hw.rns.fast_base_conv.FastBaseConversionPlan` share, and what they derive.
 
-    Streams: ``i`` — ``data.ArrayLayout(r, tp)`` beats, P times the source residue polynomials
-    (q_0 first, N/TP beats each, coefficient c in row c // TP, lane c % TP), followed in each
-    pass by the redundant residue polynomial when there is one; ``o`` — the same layout, the
-    target residue polynomials p_0, p_1, ..., p_{k-1}, N/TP beats each. r is the widest modulus.
+    Parameters
+    ----------
+    prime_bits, n, source_limbs, target_limbs, word, mult_stages, prime_n, source_primes, \
+target_primes
+        As :class:`~fhe_hw.rns.plan.BaseConversionPlan`.
+    lanes : int
+        Coefficients per beat (TP in [Kir25]), a power of two up to ``n``.
+    architecture : str
+        ``"folded"`` (Fig. 3.5: a pass's outputs after its input, no overlap) or
+        ``"pipelined"`` (Fig. 3.4: the next pass's input overlaps the outputs).
+    targets_per_pass : int
+        t target residues per pass over the source, 1 to k (folded only beyond 1; the
+        thesis's design is t = 1).
+
+    Attributes
+    ----------
+    constants
+        The constants of Table 3.1 (:class:`~fhe_hw.params.ShenoyKumaresanConstants` or
+        :class:`~fhe_hw.params.FastBaseConversionConstants`).
+    multiplier : DynamicModMulPlan
+        The plan of every multiplier of the engine.
+    rows : int
+        R = N / lanes beats per residue polynomial.
+    passes : int
+        P = ⌈k / targets_per_pass⌉.
+    acc_latency, issue_latency, out_latency : int
+        Cycles from an accepted beat to its bank write, from a Post-Sum issue to its queue
+        write, and from a queue write to ``o``.
     """
 
+    lanes: int = param(4, help="coefficients per beat (TP)", range=(1, MAX_N))
+    architecture: str = param("folded", help="folded or pipelined")
+    targets_per_pass: int = param(1, help="target residues per pass over the source",
+                                  range=(1, MAX_RESIDUES))
+    constants: object = field(init=False, repr=False, compare=False)
+    multiplier: DynamicModMulPlan = field(init=False, repr=False, compare=False)
+    rows: int = field(init=False, repr=False, compare=False)
+    passes: int = field(init=False, repr=False, compare=False)
+    acc_latency: int = field(init=False, repr=False, compare=False)
+    issue_latency: int = field(init=False, repr=False, compare=False)
+    out_latency: int = field(init=False, repr=False, compare=False)
+
+    #: The redundant residue q_l and the Post-Sum Process (Shenoy–Kumaresan).
     _redundant_path = True
 
-    def __init__(self, source, target, redundant, n, tp, architecture="folded",
-                 targets_per_pass=1, *, word=None, mult_stages=4, deep=None):
-        self._p = p = self._plan(source, target, redundant, n, tp, architecture,
-                                 targets_per_pass, word, mult_stages, deep)
-        self._arch, self._c, self._source, self._target = p.arch, p.c, p.source, p.target
-        self._redundant = redundant if self._redundant_path else None
+    def __post_init__(self):
+        super().__post_init__()
+        check_ring(self.n, self.lanes)
+        check_choice("architecture", self.architecture, ARCHITECTURES)
+        k, t = len(self.target), self.targets_per_pass
+        if t > k:
+            raise ValueError(f"targets_per_pass must be at most k = {k}, not {t!r}")
+        if self.architecture == "pipelined" and t != 1:
+            raise ValueError(f"targets_per_pass must be 1 for the pipelined architecture (its "
+                             f"Post-Sum overlaps the next pass's first residue polynomial), not "
+                             f"{t!r}; use architecture='folded'")
+        moduli = self.source + self.target + self._redundant_moduli()
+        mul = self._multiplier(moduli, self._deep_rounds(moduli))
+        lm = mul.latency
+        self._set(multiplier=mul, rows=self.n // self.lanes, passes=ceil(k / t),
+                  acc_latency=_acc_latency_of(lm),
+                  issue_latency=_issue_latency_of(lm) if self._redundant_path else READ_LATENCY,
+                  out_latency=_OUT_LATENCY)
+
+    def _redundant_moduli(self):
+        return ()
+
+    def _deep_rounds(self, moduli):
+        """Whether the multipliers (of ``moduli``) have the deep rounds, one carry chain per
+        register."""
+        raise NotImplementedError
+
+    @property
+    def latency(self):
+        """None: a stream engine, timed by :meth:`cycles`."""
+        return None
+
+    @property
+    def hidden_latency_rows(self):
+        """Smallest N/lanes for which :meth:`cycles` has no pipeline fill/drain term."""
+        return self.acc_latency + self.issue_latency + self.out_latency
+
+    def pass_offset(self):
+        """O: cycles from a pass's first input transfer to its first output transfer (always
+        valid input, always ready output) = (input beats of the pass) + E, with
+        E = max(0, accumulate latency + Post-Sum latency − R) for Shenoy–Kumaresan (0 when
+        N/lanes is large enough to hide the pipeline) and the whole latency for fast base
+        conversion, whose outputs need the last residue's accumulations."""
+        lat = self.acc_latency + self.issue_latency + self.out_latency
+        if self._redundant_path:
+            return len(self.source) * self.rows + max(self.rows, lat)
+        return len(self.source) * self.rows + lat
+
+    def cycles(self):
+        """Exact cycles of one conversion from the first input transfer to the last output
+        transfer, with always-valid input and always-ready output.
+
+        Folded: P·O + k·N/TP (each pass: its input, then its t·N/TP outputs; the next pass's
+        input starts after the last output). Pipelined (t = 1): (P − 1)·Δ + O + N/TP with pass
+        spacing Δ = max(input beats of a pass, l·N/TP + accumulate latency + 1). For
+        N/TP ≥ accumulate + Post-Sum latency (:attr:`hidden_latency_rows`) this is exactly
+        [Kir25] Table 4.5: l·(N(l+1)/TP + N/TP) folded, N(l+1)l/TP + N/TP pipelined (k = l).
+        """
+        O, R, P, k = self.pass_offset(), self.rows, self.passes, len(self.target)
+        if self.architecture == "folded":
+            return P * O + k * R
+        l = len(self.source)
+        inputs = (l + int(self._redundant_path)) * R
+        delta = max(inputs, l * R + self.acc_latency + 1)
+        return (P - 1) * delta + O + R
+
+
+@dataclass(frozen=True)
+class ShenoyKumaresanPlan(CRTBaseExtensionPlan):
+    """The parameters of :class:`ShenoyKumaresan` and what they derive, without building it.
+
+    Parameters
+    ----------
+    prime_bits, n, source_limbs, target_limbs, word, mult_stages, prime_n, source_primes, \
+target_primes, lanes, architecture, targets_per_pass
+        As :class:`CRTBaseExtensionPlan`.
+    redundant_prime : int or None
+        The redundant modulus q_l > l, coprime to both bases; default the generated base's
+        largest prime, or with the user's bases the largest prime ≡ 1 mod 2n of their widest
+        prime's bits not in them.
+
+    Attributes
+    ----------
+    source, target, width, constants, multiplier, rows, passes, acc_latency, issue_latency, \
+out_latency
+        As :class:`CRTBaseExtensionPlan`; ``constants`` are
+        :class:`~fhe_hw.params.ShenoyKumaresanConstants`.
+    redundant : int
+        q_l, resolved.
+
+    The multipliers' rounds are the deep ones (one carry chain per register: a faster clock,
+    more cycles of latency) where the rows of a residue polynomial hide their latency, so that
+    :meth:`cycles` is unchanged ([Kir25] Tables 4.5/4.6), the shallow ones otherwise.
+    """
+
+    redundant_prime: int | None = param(None, help="the redundant modulus q_l (default: the "
+                                        "largest prime 1 mod 2n of the bases' bits not in "
+                                        "them)", kw_only=True)
+    redundant: int = field(init=False, repr=False, compare=False)
+
+    def _redundant_request(self):
+        if self.redundant_prime is None:
+            return True
+        return check_primes("redundant_prime", (self.redundant_prime,))[0]
+
+    def _set_bases(self, source, target, redundant):
+        self._set(source=source, target=target, redundant=redundant,
+                  width=max(q.bit_length() for q in source + target + (redundant,)),
+                  constants=ShenoyKumaresanConstants.build(source, target, redundant))
+
+    def _redundant_moduli(self):
+        return (self.redundant,)
+
+    def _deep_rounds(self, moduli):
+        return self.n // self.lanes >= self._hidden_rows(self._multiplier(moduli).latency)
+
+    @staticmethod
+    def _hidden_rows(lm):
+        """:attr:`hidden_latency_rows` with multiplier latency ``lm``."""
+        return _acc_latency_of(lm) + _issue_latency_of(lm) + _OUT_LATENCY
+
+    def describe(self):
+        return {**super().describe(), "redundant modulus q_l": self.redundant}
+
+
+def _acc_latency_of(lm):
+    """Accept -> bank write of a Sum item (see elaborate): stage 0, the constants' register,
+    two multipliers, the bank read (READ_LATENCY: registered port, output register, fabric
+    register), the sum register."""
+    return READ_LATENCY + 3 + 2 * lm
+
+
+def _issue_latency_of(lm):
+    """Shenoy–Kumaresan's Post-Sum issue -> queue write (see elaborate)."""
+    return READ_LATENCY + 2 + 2 * lm
+
+
+class CRTBaseExtension(Component):
+    """Shared Sum / Post-Sum engine of :class:`ShenoyKumaresan` and
+    :class:`~fhe_hw.rns.fast_base_conv.FastBaseConversion` (see the module docstring); takes
+    the engine's plan (:attr:`plan_class`) or its arguments.
+
+    Streams: ``i`` — ``data.ArrayLayout(r, lanes)`` beats, P times the source residue
+    polynomials (q_0 first, N/lanes beats each, coefficient c in row c // lanes, lane
+    c % lanes), followed in each pass by the redundant residue polynomial when there is one;
+    ``o`` — the same layout, the target residue polynomials p_0, p_1, ..., p_{k-1}, N/lanes
+    beats each. r is the widest modulus.
+    """
+
+    #: The plan class of the engine.
+    plan_class = CRTBaseExtensionPlan
+
+    def __init__(self, *args, **kw):
+        self.plan = p = self.plan_class.coerce(*args, **kw)
+        self._redundant_path = p._redundant_path
+        self._arch, self._c, self._source, self._target = (p.architecture, p.constants,
+                                                           p.source, p.target)
+        self._redundant = p.redundant if self._redundant_path else None
         self._width = p.width
-        self._proto, self._word, self._mult_stages = p.mul, p.mul.word, mult_stages
-        self._n, self._tp, self._t = n, tp, targets_per_pass
+        self._proto, self._word = p.multiplier, p.multiplier.word
+        self._n, self._tp, self._t = p.n, p.lanes, p.targets_per_pass
         self._rows, self._passes = p.rows, p.passes
         self._acc_latency, self._issue_latency = p.acc_latency, p.issue_latency
         self._out_latency = p.out_latency
@@ -130,101 +320,25 @@ class CRTBaseExtension(Component):
         # + the queue's latency at the earliest, and its credit is back for the issue decision
         # of the cycle after; two beats more keep the Post-Sum issuing every cycle
         self._queue_depth = self._issue_latency + CreditQueue.LATENCY + 2
-        layout = data.ArrayLayout(self._width, tp)
+        layout = data.ArrayLayout(self._width, p.lanes)
         super().__init__({"i": In(stream.Signature(layout)), "o": Out(stream.Signature(layout))})
-
-    @classmethod
-    def _plan(cls, source, target, redundant, n, tp, architecture, targets_per_pass, word,
-              mult_stages, deep=None):
-        """What the engine derives from its parameters, without building it; raises
-        ``ValueError``/``TypeError`` for refused parameters. ``deep``: the multipliers' deep
-        rounds (True/False), or None for the deep ones exactly where the rows of a residue
-        polynomial hide their latency (Shenoy–Kumaresan)."""
-        source, target = check_moduli("source", source), check_moduli("target", target)
-        check_ring(n, tp)
-        arch = check_choice("architecture", architecture, ARCHITECTURES)
-        if cls._redundant_path:
-            c = ShenoyKumaresanConstants.build(source, target, redundant)
-        else:
-            c = FastBaseConversionConstants.build(source, target)
-        k = len(target)
-        require_int("targets_per_pass", targets_per_pass, minimum=1)
-        if targets_per_pass > k:
-            raise ValueError(f"targets_per_pass must be at most k = {k}, not {targets_per_pass!r}")
-        if architecture == "pipelined" and targets_per_pass != 1:
-            raise ValueError(f"targets_per_pass must be 1 for the pipelined architecture (its "
-                             f"Post-Sum overlaps the next pass's first residue polynomial), not "
-                             f"{targets_per_pass!r}; use architecture='folded'")
-        check_stages("mult_stages", mult_stages)
-        source, target = tuple(source), tuple(target)
-        moduli = source + target + ((redundant,) if cls._redundant_path else ())
-        # Shenoy–Kumaresan (deep None): the deep multiplier rounds (faster clock, more cycles
-        # of latency) where the rows of a residue polynomial hide the latency, so that cycles()
-        # is unchanged ([Kir25] Tables 4.5/4.6), the shallow ones otherwise. Fast base
-        # conversion never hides it: its caller chooses.
-        if deep is not None:
-            check_bool("deep", deep)
-        mul = DynamicModMulPlan(moduli, word, mult_stages=mult_stages, deep=deep is not False)
-        if deep is None and n // tp < cls._hidden_rows(mul.latency):
-            mul = DynamicModMulPlan(moduli, word, mult_stages=mult_stages, deep=False)
-        lm = mul.latency
-        return SimpleNamespace(
-            arch=arch, c=c, source=source, target=target, mul=mul,
-            width=max(q.bit_length() for q in moduli), rows=n // tp,
-            passes=ceil(k / targets_per_pass),
-            # accept -> bank write of a Sum item; Post-Sum issue -> queue write (see
-            # elaborate)
-            acc_latency=cls._acc_latency_of(lm),
-            issue_latency=cls._issue_latency_of(lm) if cls._redundant_path else READ_LATENCY,
-            out_latency=_OUT_LATENCY)
-
-    @staticmethod
-    def _acc_latency_of(lm):
-        """Accept -> bank write of a Sum item (see elaborate): stage 0, the constants' register,
-        two multipliers, the bank read (READ_LATENCY: registered port, output register, fabric
-        register), the sum register."""
-        return READ_LATENCY + 3 + 2 * lm
-
-    @staticmethod
-    def _issue_latency_of(lm):
-        """Shenoy–Kumaresan's Post-Sum issue -> queue write (see elaborate)."""
-        return READ_LATENCY + 2 + 2 * lm
-
-    @classmethod
-    def _hidden_rows(cls, lm):
-        """:attr:`hidden_latency_rows` of Shenoy–Kumaresan with multiplier latency ``lm``."""
-        return cls._acc_latency_of(lm) + cls._issue_latency_of(lm) + _OUT_LATENCY
-
-    @classmethod
-    def _pass_offset(cls, p):
-        lat = p.acc_latency + p.issue_latency + p.out_latency
-        if cls._redundant_path:
-            return len(p.source) * p.rows + max(p.rows, lat)
-        return len(p.source) * p.rows + lat
-
-    @classmethod
-    def _cycles(cls, p):
-        O, R, P, k = cls._pass_offset(p), p.rows, p.passes, len(p.target)
-        if p.arch == "folded":
-            return P * O + k * R
-        l = len(p.source)
-        inputs = (l + int(cls._redundant_path)) * R
-        delta = max(inputs, l * R + p.acc_latency + 1)
-        return (P - 1) * delta + O + R
 
     # --- parameters -----------------------------------------------------------------------
 
     source = property(lambda self: self._source)
     target = property(lambda self: self._target)
     n = property(lambda self: self._n)
-    tp = property(lambda self: self._tp)
+    lanes = property(lambda self: self._tp, doc="coefficients per beat (TP)")
     architecture = property(lambda self: self._arch)
     targets_per_pass = property(lambda self: self._t)
     word = property(lambda self: self._word, doc="Montgomery word w shared by all moduli")
     width = property(lambda self: self._width, doc="lane width r (bits of the widest modulus)")
     constants = property(lambda self: self._c)
     passes = property(lambda self: self._passes, doc="P = ⌈k / targets_per_pass⌉")
-    rows = property(lambda self: self._rows, doc="R = N / TP beats per residue polynomial")
+    rows = property(lambda self: self._rows, doc="R = N / lanes beats per residue polynomial")
+    latency = property(lambda self: None, doc="None: a stream engine, timed by :meth:`cycles`")
+    hidden_latency_rows = property(lambda self: self.plan.hidden_latency_rows,
+                                   doc=CRTBaseExtensionPlan.hidden_latency_rows.__doc__)
 
     @property
     def multiplier_latency(self):
@@ -240,12 +354,12 @@ class CRTBaseExtension(Component):
 
     @property
     def input_beats(self):
-        """Input beats of one conversion: P·(l [+ 1])·N/TP."""
+        """Input beats of one conversion: P·(l [+ 1])·N/lanes."""
         return self._passes * self.input_residues * self._rows
 
     @property
     def output_beats(self):
-        """Output beats of one conversion: k·N/TP."""
+        """Output beats of one conversion: k·N/lanes."""
         return len(self._target) * self._rows
 
     @property
@@ -258,29 +372,12 @@ class CRTBaseExtension(Component):
         return {"MM": mm, "MA": (t + 3) * tp, "A": 0}
 
     def pass_offset(self):
-        """O: cycles from a pass's first input transfer to its first output transfer (always
-        valid input, always ready output) = (input beats of the pass) + E, with
-        E = max(0, accumulate latency + Post-Sum latency − R) for Shenoy–Kumaresan (0 when
-        N/TP is large enough to hide the pipeline) and the whole latency for fast base
-        conversion, whose outputs need the last residue's accumulations."""
-        return self._pass_offset(self._p)
+        """:meth:`CRTBaseExtensionPlan.pass_offset`."""
+        return self.plan.pass_offset()
 
     def cycles(self):
-        """Exact cycles of one conversion from the first input transfer to the last output
-        transfer, with always-valid input and always-ready output.
-
-        Folded: P·O + k·N/TP (each pass: its input, then its t·N/TP outputs; the next pass's
-        input starts after the last output). Pipelined (t = 1): (P − 1)·Δ + O + N/TP with pass
-        spacing Δ = max(input beats of a pass, l·N/TP + accumulate latency + 1). For
-        N/TP ≥ accumulate + Post-Sum latency (:attr:`hidden_latency_rows`) this is exactly
-        [Kir25] Table 4.5: l·(N(l+1)/TP + N/TP) folded, N(l+1)l/TP + N/TP pipelined (k = l).
-        """
-        return self._cycles(self._p)
-
-    @property
-    def hidden_latency_rows(self):
-        """Smallest N/TP for which :meth:`cycles` has no pipeline fill/drain term."""
-        return self._acc_latency + self._issue_latency + self._out_latency
+        """:meth:`CRTBaseExtensionPlan.cycles`: exact cycles of one conversion."""
+        return self.plan.cycles()
 
     # --- constants ---------------------------------------------------------------------------
 
@@ -318,7 +415,7 @@ class CRTBaseExtension(Component):
 
     def _mul(self, m, name):
         unit = DynamicModMul(self._proto.moduli, self._word, width=self._width,
-                             mult_stages=self._mult_stages, deep=self._proto.deep)
+                             mult_stages=self._proto.mult_stages, deep=self._proto.deep)
         m.submodules[name] = unit
         return unit
 
@@ -698,19 +795,21 @@ class CRTBaseExtension(Component):
 class ShenoyKumaresan(CRTBaseExtension):
     """Shenoy–Kumaresan base extension of polynomial residues ([Kir25] Algorithm 2, §3.3).
 
-    Parameters: ``source`` (q_0..q_{l-1}), ``target`` (p_0..p_{k-1}), ``redundant`` (q_l > l),
-    pairwise coprime, all odd with q ≡ 1 (mod 2^word); ``n`` (N, power of two); ``tp`` (TP lanes,
-    power of two <= N); ``architecture`` (``"folded"``, Fig. 3.5, or ``"pipelined"``, Fig. 3.4);
-    ``targets_per_pass`` (t target residues per pass over the source, folded only beyond 1;
-    the thesis's design is t = 1); ``word`` (Montgomery word, default the largest <= 17 all
-    moduli allow); ``mult_stages`` (registers per multiplier, default 4).
+    Parameters: a :class:`ShenoyKumaresanPlan`, or its arguments (``prime_bits``, ``n``,
+    ``source_limbs``, ``target_limbs``, ``lanes``, ``architecture``, ``targets_per_pass``;
+    keywords ``word``, ``mult_stages``, ``prime_n``, ``source_primes``, ``target_primes``,
+    ``redundant_prime``): the source base q_0..q_{l-1}, the target base p_0..p_{k-1} and the
+    redundant q_l > l, pairwise coprime, all odd with q ≡ 1 (mod 2^word); N (a power of two);
+    TP = ``lanes`` (a power of two <= N); ``architecture`` (``"folded"``, Fig. 3.5, or
+    ``"pipelined"``, Fig. 3.4); t = ``targets_per_pass`` target residues per pass over the
+    source (folded only beyond 1; the thesis's design is t = 1).
 
-    Ports: ``i`` — stream of ``data.ArrayLayout(r, tp)`` beats: per pass, the l source residue
-    polynomials (q_0 first) then the redundant one (q_l), N/TP beats each (coefficient c in row
-    c // TP, lane c % TP); a conversion is P = ⌈k/t⌉ passes, so the host streams the source P
-    times (as the thesis re-reads it from HBM for every target residue). ``o`` — the target
-    residue polynomials p_0..p_{k-1} in the same layout. The engine extends the integer the
-    redundant residues pin: A mod p_j given A mod q_l, and the centred lift (A − Q when
+    Ports: ``i`` — stream of ``data.ArrayLayout(r, lanes)`` beats: per pass, the l source
+    residue polynomials (q_0 first) then the redundant one (q_l), N/TP beats each (coefficient
+    c in row c // TP, lane c % TP); a conversion is P = ⌈k/t⌉ passes, so the host streams the
+    source P times (as the thesis re-reads it from HBM for every target residue). ``o`` — the
+    target residue polynomials p_0..p_{k-1} in the same layout. The engine extends the integer
+    the redundant residues pin: A mod p_j given A mod q_l, and the centred lift (A − Q when
     2A >= Q, OpenFHE's ``SwitchCRTBasis``) given the centred lift's residue (docs/rns.md).
 
     Cycles: :meth:`cycles` (= [Kir25] Table 4.5 when N/TP >= :attr:`hidden_latency_rows`).
@@ -718,30 +817,12 @@ class ShenoyKumaresan(CRTBaseExtension):
     (t+3)·TP modular adders/subtracters; Table 3.2 for t = 1). Memory: t + 2 banks of N words
     (acc per target slot, acc_l, a_ql; Fig. 3.7) and the Table 3.1 constants in two ROMs.
 
-    Raises ``ValueError`` for non-coprime moduli, q_l <= l, N or TP not a power of two,
-    TP > N, moduli without a common Montgomery word, ``targets_per_pass`` outside 1..k (or > 1
-    pipelined), an unknown architecture.
+    Raises (through the plan) ``ValueError`` for non-coprime moduli, q_l <= l, N or TP not a
+    power of two, TP > N, moduli without a common Montgomery word, ``targets_per_pass`` outside
+    1..k (or > 1 pipelined), an unknown architecture.
     """
 
-    def __init__(self, source, target, redundant, n, tp, architecture="folded",
-                 targets_per_pass=1, *, word=None, mult_stages=4):
-        super().__init__(source, target, redundant, n, tp, architecture, targets_per_pass,
-                         word=word, mult_stages=mult_stages)
-
-    @staticmethod
-    def latency_of(source, target, redundant, n, tp, architecture="folded", targets_per_pass=1,
-                   *, word=None, mult_stages=4):
-        """``None``: a stream engine, timed by :meth:`cycles_of`. Raises the constructor's
-        ``ValueError``/``TypeError`` for refused parameters without building anything."""
-        ShenoyKumaresan._plan(source, target, redundant, n, tp, architecture, targets_per_pass,
-                              word, mult_stages)
-
-    @staticmethod
-    def cycles_of(source, target, redundant, n, tp, architecture="folded", targets_per_pass=1,
-                  *, word=None, mult_stages=4):
-        """:meth:`cycles` of the engine with these parameters without building it."""
-        return ShenoyKumaresan._cycles(ShenoyKumaresan._plan(
-            source, target, redundant, n, tp, architecture, targets_per_pass, word, mult_stages))
+    plan_class = ShenoyKumaresanPlan
 
     redundant = property(lambda self: self._redundant)
 

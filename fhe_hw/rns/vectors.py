@@ -11,9 +11,9 @@ __all__ = ["DEMO"]
 
 #: The demo's base extension: Shenoy–Kumaresan, N = 256, 3 → 3 residues of 60-bit primes.
 DEMO = [("shenoy-kumaresan", "N=256, l=k=3, 60-bit, TP=4",
-         {"bits": 60, "n": 256, "l": 3, "k": 3, "tp": 4})]
+         {"prime_bits": 60, "n": 256, "source_limbs": 3, "target_limbs": 3, "lanes": 4})]
 
-_SMALL = {"n": 16, "l": 2, "k": 2}
+_SMALL = {"n": 16, "source_limbs": 2, "target_limbs": 2}
 
 
 def _values(rng, n, top):
@@ -25,7 +25,7 @@ def _residues(values, moduli):
     return [[a % m for a in values] for m in moduli]
 
 
-@register_vectors("shenoy-kumaresan", small={**_SMALL, "tp": 2})
+@register_vectors("shenoy-kumaresan", small={**_SMALL, "lanes": 2})
 def _shenoy_kumaresan_vectors(unit, rng, count):
     """The source residues and the redundant one, once per pass, in; the target residues out
     ([Kir25] Alg. 2 through :func:`fhe_hw.model.rns.shenoy_kumaresan`). ``count`` is unused:
@@ -34,11 +34,11 @@ def _shenoy_kumaresan_vectors(unit, rng, count):
     polys = _residues(values, unit.source)
     red = [a % unit.redundant for a in values]
     golden = model.extend_polynomial(model.shenoy_kumaresan, polys, unit.constants, red)
-    return Vectors({"i": polynomial_beats(polys + [red], unit.tp) * unit.passes},
-                   {"o": polynomial_beats([list(p) for p in golden], unit.tp)}, {})
+    return Vectors({"i": polynomial_beats(polys + [red], unit.lanes) * unit.passes},
+                   {"o": polynomial_beats([list(p) for p in golden], unit.lanes)}, {})
 
 
-@register_vectors("fast-base-conversion", small={**_SMALL, "tp": 2})
+@register_vectors("fast-base-conversion", small={**_SMALL, "lanes": 2})
 def _fast_base_conversion_vectors(unit, rng, count):
     """The source residues, once per pass, in; |A + α·Q|_p out ([Kir25] Alg. 1 through
     :func:`fhe_hw.model.rns.fast_base_conversion`)."""
@@ -46,8 +46,8 @@ def _fast_base_conversion_vectors(unit, rng, count):
     columns = zip(*polys, strict=True)
     golden = [model.fast_base_conversion(list(col), unit.constants) for col in columns]
     targets = [list(p) for p in zip(*golden, strict=True)]
-    return Vectors({"i": polynomial_beats(polys, unit.tp) * unit.passes},
-                   {"o": polynomial_beats(targets, unit.tp)}, {})
+    return Vectors({"i": polynomial_beats(polys, unit.lanes) * unit.passes},
+                   {"o": polynomial_beats(targets, unit.lanes)}, {})
 
 
 def _per_coefficient(unit, top, extend):
@@ -66,7 +66,9 @@ def _kawamura_vectors(unit, rng, count):
     return _per_coefficient(unit, unit.max_input, model.kawamura)(rng)
 
 
-@register_vectors("mixed-radix", small=_SMALL)
+#: mixed-radix: the primes of N = 16 allow a 5-bit Montgomery word, whose deep rounds would need
+#: more multiplier registers than the limit to make the iterative loop a power of two
+@register_vectors("mixed-radix", small={**_SMALL, "deep": False})
 def _mixed_radix_vectors(unit, rng, count):
     """One coefficient's l residues a beat in, its k target residues a beat out ([Kir25]
     Alg. 4 through :func:`fhe_hw.model.rns.mixed_radix`)."""

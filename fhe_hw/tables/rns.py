@@ -40,21 +40,23 @@ def iteration_rows():
     for n, tp, l in ITERATION_SETS:
         paper = P003_T4_6.rows[(n, tp, l)]
         source, target, red = default_bases(32, n, l, l, redundant=True)
-        ks, kt = default_bases(32, n, l, l, source_high=True)
+        bases = {"source_primes": source, "target_primes": target}
+        sk = {**bases, "n": n, "lanes": tp, "redundant_prime": red}
         units = {
-            "SK pipelined": ShenoyKumaresan(source, target, red, n, tp, "pipelined"),
-            "SK folded": ShenoyKumaresan(source, target, red, n, tp, "folded"),
-            "Cox-Rower": Kawamura(ks, kt, n, 16, _kawamura_delta(l)),
-            "MRC pipelined": MixedRadix(source, target, n, "pipelined"),
-            "MRC iterative": MixedRadix(source, target, n, "iterative"),
+            "SK pipelined": ShenoyKumaresan(**sk, architecture="pipelined"),
+            "SK folded": ShenoyKumaresan(**sk, architecture="folded"),
+            "Cox-Rower": Kawamura(prime_bits=32, n=n, source_limbs=l, target_limbs=l, rho=16,
+                                  delta=_kawamura_delta(l)),
+            "MRC pipelined": MixedRadix(**bases, n=n, architecture="pipelined"),
+            "MRC iterative": MixedRadix(**bases, n=n, architecture="iterative"),
         }
         for arch, unit in units.items():
             rows.append((f"N=2^{n.bit_length() - 1}, TP={tp}, l={l}", arch, unit.cycles(),
                          unit.paper_iterations(), paper[arch], unit.arithmetic_units["MM"]))
-        multi = ShenoyKumaresan(source, target, red, n, tp, "folded", targets_per_pass=l)
+        multi = ShenoyKumaresan(**sk, architecture="folded", targets_per_pass=l)
         rows.append((f"N=2^{n.bit_length() - 1}, TP={tp}, l={l}", f"SK folded, t = k = {l}",
                      multi.cycles(), multi.io_bound(), None, multi.arithmetic_units["MM"]))
-        fbc = FastBaseConversion(source, target, n, tp, targets_per_pass=l)
+        fbc = FastBaseConversion(**bases, n=n, lanes=tp, targets_per_pass=l)
         rows.append((f"N=2^{n.bit_length() - 1}, TP={tp}, l={l}", f"fast base conv., t = {l}",
                      fbc.cycles(), None, None, fbc.arithmetic_units["MM"]))
     return rows
@@ -76,7 +78,7 @@ def row_key(row):
     """The cells that identify ``row`` in the synthesis table (``unit``, ``params``)."""
     return {"unit": f"`{row.unit}`",
             "params": ", ".join(f"{k}={v}" for k, v in row.params.items()
-                                if k not in ("bits", "prime_n"))}
+                                if k not in ("prime_bits", "prime_n"))}
 
 
 def synth_markdown(results):
