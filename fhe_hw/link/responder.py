@@ -39,13 +39,9 @@ class ResponseTransmitter(Component):
         m = Module()
         response, words, n_rom = self.response, self.words, len(self._descriptor)
         status, payload = Signal(8), Signal(Payload)
-        with m.If(response.respond):
-            m.d.sync += [status.eq(response.status), payload.eq(response.payload)]
         fields = Signal(self._fields.size)          # shifted out a byte at a time
         n_fields = self._fields.size // 8
         field_idx = Signal(range(n_fields))
-        with m.If(response.snapshot):
-            m.d.sync += fields.eq(Value.cast(self.fields))
         rom, = rom_ports(m, "identify_rom", 8, self._descriptor, port_names=["rom_r"])
         rom_idx = Signal(range(n_rom))
         m.submodules.slip = slip = SlipTx()
@@ -58,8 +54,11 @@ class ResponseTransmitter(Component):
             m.d.comb += [send.eq(1), byte.eq(value), last.eq(is_last)]
 
         with m.FSM() as fsm:
-            with m.State("IDLE"):
+            with m.State("IDLE"):                  # the executor acts only now
+                with m.If(response.snapshot):
+                    m.d.sync += fields.eq(Value.cast(self.fields))
                 with m.If(response.respond):
+                    m.d.sync += [status.eq(response.status), payload.eq(response.payload)]
                     m.next = "SEQ"
             for state, value, after in (("SEQ", response.seq, "CMD"),
                                         ("CMD", response.cmd, "STATUS")):
