@@ -312,7 +312,7 @@ def add_build_parser(subparsers):
     add_verbose(common)
     common.add_argument("--board", choices=BOARDS, default=DEFAULT_BOARD, help="target board")
     common.add_argument("--baud", type=BAUD, default=115200, help="UART baud rate")
-    common.add_argument("--depth", type=int_in(1, 1 << 16), default=256,
+    common.add_argument("--depth", type=int_in(1, 0xFFFF), default=256,
                         help="words per operand/result memory")
     common.add_argument("--build-dir", type=output_dir,
                         help="build directory (default build/boards/...)")
