@@ -18,12 +18,12 @@ UNITS = units()
 
 #: The units registered as (plan, component) pairs.
 CONVERTED = {"mod-add", "mod-sub", "barrett-reducer", "special-reducer", "solinas-reducer",
-             "montgomery-reducer", "mod-mul"}
+             "montgomery-reducer", "mod-mul", "integer-fft-mul", "supersize-barrett",
+             "cmnt-encrypt", "cnt-encrypt"}
 #: The units still registered as a factory with Option lists and latency/cycles functions.
 NOT_YET_CONVERTED = {"butterfly", "parallel-ntt", "shift-ntt", "ntt", "four-step-ntt",
                      "four-step-stream", "karatsuba", "karatsuba-relin", "shenoy-kumaresan",
-                     "fast-base-conversion", "kawamura", "mixed-radix", "integer-fft-mul",
-                     "supersize-barrett", "cmnt-encrypt", "cnt-encrypt", "carry-resolver",
+                     "fast-base-conversion", "kawamura", "mixed-radix", "carry-resolver",
                      "large-int-mul", "transform-encrypt"}
 
 
@@ -81,10 +81,14 @@ def test_component_takes_its_plan_or_the_plans_arguments(name, params):
 def test_plan_timing_is_pure_and_builds_no_hardware(name, params, monkeypatch):
     forbid_hardware(monkeypatch)
     plan = UNITS[name].make_plan(params)
-    assert plan.cycles() == 1 + plan.latency
-    assert plan.cycles(count=5) == 5 + plan.latency
+    if plan.latency is None:            # a stream engine: its own run keywords
+        assert isinstance(plan.cycles(), int) and plan.cycles() >= 1
+    else:
+        assert plan.cycles() == 1 + plan.latency
+        assert plan.cycles(count=5) == 5 + plan.latency
+    first = next(iter(plan.params()))
     with pytest.raises(dataclasses.FrozenInstanceError):
-        plan.pipelined = not plan.pipelined
+        setattr(plan, first, getattr(plan, first))
 
 
 @pytest.mark.parametrize("name", sorted(CONVERTED))
