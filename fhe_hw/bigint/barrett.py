@@ -97,7 +97,7 @@ class SuperSizeBarrettPlan(SequencerPlan):
 
     def __post_init__(self):
         super().__post_init__()
-        cfg = self.block()
+        cfg = self.block_config()
         d, gamma = cfg.d, self.gamma
         if gamma <= d:
             raise ValueError(f"gamma must be more than d = {d} bits ([Cao13] eq. 10), "

@@ -95,7 +95,7 @@ class _EncryptPlan(SequencerPlan):
     def _start(self, getter):
         """The sizes of the group and the multiplier's block configuration, checked."""
         sizes = _sizes(self.group, getter)
-        cfg = self.block()
+        cfg = self.block_config()
         if sizes.key_bits <= cfg.d:
             raise ValueError(f"key_bits must be more than d = {cfg.d}, not {sizes.key_bits!r}")
         return sizes, cfg

@@ -93,8 +93,9 @@ class SequencerPlan(Plan):
     program: SequencerProgram = field(init=False, repr=False, compare=False)
     multiplier: IntegerFFTMultiplierPlan = field(init=False, repr=False, compare=False)
 
-    def block(self):
-        """The multiplier's block configuration for the plan's fields (checked)."""
+    def block_config(self):
+        """The multiplier's block configuration for the plan's fields (checked), which the
+        program is written for."""
         return block_fields_config(self.modulus, self.n, self.digit_bits, self.bus_width)
 
     def _sequence(self, program):
@@ -108,8 +109,6 @@ class SequencerPlan(Plan):
                                        words * program.d,
                                        addr_width=max(aw, (words * 4).bit_length()),
                                        mult_stages=self.mult_stages)
-        if mul.config.d != program.d or mul.config.words != program.words_per_block:
-            raise ValueError(f"program must be made for d = {mul.config.d}, not {program.d}")
         WordALU.check(program.d, mul.addr_width, program.max_alu_words())
         self._set(program=program, multiplier=mul)
 
