@@ -16,7 +16,7 @@ def test_generate_writes_the_unit_with_its_ram_ports(tmp_path, name):
     extra = {"supersize-barrett": ["--gamma", "200"],
              "cmnt-encrypt": ["--group", "10,12,80,2", "--schedule", "factored"],
              "cnt-encrypt": ["--group", "30,30,90,2"]}.get(name, [])
-    assert main(["generate", name, "--modulus", "fermat64", "--k", "8", "--b", "24",
+    assert main(["generate", name, "--modulus", "fermat64", "--n", "8", "--digit-bits", "24",
                  *extra, "-o", str(out)]) == 0
     text = out.read_text()
     assert f"module fhe_hw_{name.replace('-', '_')}(" in text
@@ -27,8 +27,9 @@ def test_generate_writes_the_unit_with_its_ram_ports(tmp_path, name):
 
 
 @pytest.mark.parametrize("argv,message", [
-    (["integer-fft-mul", "--modulus", "fermat32", "--k", "64", "--b", "14"], "b must satisfy"),
-    (["integer-fft-mul", "--bus-width", "20"], "d must be"),
+    (["integer-fft-mul", "--modulus", "fermat32", "--n", "64", "--digit-bits", "14"],
+     "--digit-bits must satisfy"),
+    (["integer-fft-mul", "--bus-width", "20"], "--bus-width must be digit_bits"),
     (["supersize-barrett", "--gamma", "10"], "gamma must be more than d"),
     (["cmnt-encrypt", "--schedule", "fast"], "schedule must be"),
 ])

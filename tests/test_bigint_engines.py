@@ -5,7 +5,7 @@ cycles against cycles(), with scaled-down sizes and a k = 8 transform so pysim s
 import pytest
 from helpers import rng_for
 
-from fhe_hw.bigint import CMNTEncrypt, CNTEncrypt, SuperSizeBarrett
+from fhe_hw.bigint import CMNTEncrypt, CMNTEncryptPlan, CNTEncrypt, SuperSizeBarrett
 from fhe_hw.bigint.run import run_engine
 from fhe_hw.model.bigint import (
     EncryptionSizes,
@@ -20,7 +20,7 @@ from fhe_hw.model.bigint import (
 )
 from fhe_hw.units import get_unit
 
-MULT = dict(modulus="fermat64", k=8, b=24, bus_width=24)      # kb/2d = 4
+MULT = dict(modulus="fermat64", n=8, digit_bits=24, bus_width=24)      # kb/2d = 4
 CFG = block_config("fermat64", 8, 24, 24)
 
 
@@ -37,9 +37,9 @@ def test_barrett_matches_model_steps_and_python_mod():
     run = run_engine(unit, unit.ram_image(x, A0))
     steps = supersize_barrett_steps(x, supersize_barrett_constants(A0, 420, CFG.d), CFG)
     assert unit.result(run.ram) == steps.y == x % A0
-    sig_addr, _ = unit.plan.regions["SIG"]
+    sig_addr, _ = unit.program.regions["SIG"]
     sigma = sum(v << (24 * i) for i, v in
-                enumerate(run.ram[sig_addr:sig_addr + unit.plan.regions["SIG"][1]]))
+                enumerate(run.ram[sig_addr:sig_addr + unit.program.regions["SIG"][1]]))
     assert sigma == steps.sigma, "Step-2 product in RAM equals the model's sigma"
     assert run.result == (steps.y2 >= 0), "the subtraction module's select signal"
     assert run.cycles == unit.cycles() == contract_cycles("supersize-barrett", gamma=200,
@@ -75,7 +75,7 @@ def test_cmnt_encryption_matches_model(schedule):
 
 def test_factored_schedule_has_theta_big_products_instead_of_theta_squared():
     sizes = EncryptionSizes(10, 12, 80, 3)
-    big = {s: sum(1 for op in CMNTEncrypt(sizes, s, **MULT).plan.ops
+    big = {s: sum(1 for op in CMNTEncryptPlan(sizes, s, **MULT).program.ops
                   if op[0] == "mul" and min(op[2], op[4]) > 1) for s in ("paper", "factored")}
     # besides the two Barrett passes
     assert big == {"paper": 9 + 2, "factored": 3 + 2}
@@ -94,7 +94,7 @@ def test_cnt_encryption_matches_model():
 
 
 def test_cmnt_with_solinas64_small_transform():
-    mult = dict(modulus="solinas64", k=8, b=28, bus_width=28)
+    mult = dict(modulus="solinas64", n=8, digit_bits=28, bus_width=28)
     sizes = EncryptionSizes(8, 8, 64, 2)
     inst = random_cmnt_instance(sizes, rng_for("solinas"))
     unit = CMNTEncrypt(sizes, "factored", **mult)
@@ -111,7 +111,8 @@ def test_cmnt_with_solinas64_small_transform():
     (lambda: CMNTEncrypt("huge", **MULT), "group must be"),
     (lambda: CMNTEncrypt(EncryptionSizes(10, 12, 12, 2), **MULT), "key_bits must"),
     (lambda: CNTEncrypt(EncryptionSizes(10, 12, 80, 0), **MULT), "count must be"),
-    (lambda: CMNTEncrypt("toy", modulus="fermat32", k=64, b=14), "b must satisfy"),
+    (lambda: CMNTEncrypt("toy", modulus="fermat32", n=64, digit_bits=14),
+     "digit_bits must satisfy"),
 ])
 def test_bad_engine_parameters_raise(build, match):
     with pytest.raises(ValueError, match=match):

@@ -5,7 +5,7 @@
 import pytest
 from helpers import rng_for
 
-from fhe_hw.bigint import IntegerFFTMultiplier
+from fhe_hw.bigint import IntegerFFTMultiplier, IntegerFFTMultiplierPlan
 from fhe_hw.bigint.run import run_harness, run_multiplies, run_multiply
 from fhe_hw.model.bigint import block_config, block_multiply, block_multiply_trace
 
@@ -101,16 +101,19 @@ def test_cycles_is_eq12_plus_four_register_cycles():
 
 @pytest.mark.parametrize("modulus,k,b,d", SMALL)
 def test_the_counts_without_building_use_the_built_units_depths(modulus, k, b, d):
-    """cycles_of and cycles_eq12_of (the report's, which builds nothing) take each transform's
-    butterfly-stage depths and the point-wise ModMul's latency from the plan: they are the
-    built units' own."""
+    """The plan's cycles and cycles_eq12 (the report's, which builds nothing) take each
+    transform's butterfly-stage depths and the point-wise ModMul's latency: they are the built
+    units' own."""
     unit = _unit(modulus, k, b, d)
-    depths = unit._p.butterflies
+    depths = unit.plan.butterflies
     assert depths == {"fft": unit._fwd[0].stage_latencies, "ifft": unit._inv.stage_latencies}
-    assert unit._p.stages["pointwise"] == unit._pw[0].latency
-    kw = dict(max_bits=1024, addr_width=10, x_words=8, y_words=3)
-    assert IntegerFFTMultiplier.cycles_of(modulus, k, b, d, **kw) == unit.cycles(8, 3)
-    assert IntegerFFTMultiplier.cycles_eq12_of(modulus, k, b, d, **kw) == unit.cycles_eq12(8, 3)
+    assert unit.plan.stages["pointwise"] == unit._pw[0].latency
+    plan = IntegerFFTMultiplierPlan(modulus, n=k, digit_bits=b, bus_width=d, max_bits=1024,
+                                    addr_width=10)
+    assert plan == unit.plan
+    assert plan.cycles(8, 3) == unit.cycles(8, 3) == unit.cycles(x_words=8, y_words=3)
+    assert plan.cycles_eq12(8, 3) == unit.cycles_eq12(8, 3)
+    assert plan.cycles() == unit.cycles(unit.max_words, unit.max_words)
 
 
 def test_operand_longer_than_max_or_empty_raises_the_error_flag_after_two_cycles():
@@ -128,12 +131,15 @@ def test_operand_longer_than_max_or_empty_raises_the_error_flag_after_two_cycles
 
 
 @pytest.mark.parametrize("kwargs,match", [
-    (dict(modulus="fermat32", k=64, b=14), "b must satisfy"),
-    (dict(modulus="solinas64", k=128, b=30), "b must satisfy"),
-    (dict(modulus="fermat32", k=16, b=12, bus_width=36), "d must be"),
-    (dict(modulus="fermat32", k=8, b=12, bus_width=24), "kb/2d must be at least 4"),
-    (dict(modulus="fermat32", k=16, b=12, max_bits=0), "max_bits must be"),
-    (dict(modulus=2**32, k=16, b=8), "must be"),
+    (dict(modulus="fermat32", n=64, digit_bits=14), "^digit_bits must satisfy .* at most 13 "),
+    (dict(modulus="solinas64", n=128, digit_bits=30), "^digit_bits must satisfy"),
+    (dict(modulus="fermat32", n=16, digit_bits=12, bus_width=36), "^bus_width must be digit_bits"),
+    (dict(modulus="fermat32", n=8, digit_bits=12, bus_width=24), "^bus_width must leave .* >= 4 "),
+    (dict(modulus="fermat32", n=16, digit_bits=12, max_bits=0), "^max_bits must be"),
+    (dict(modulus="fermat32", n=256, digit_bits=4), "^n must divide q - 1 .* at most 128, "),
+    (dict(modulus="fermat32", n=12, digit_bits=4), "^n must be a power of two"),
+    (dict(modulus=257), "^n and digit_bits must be given"),
+    (dict(modulus=2**32, n=16, digit_bits=8), "must be"),
 ])
 def test_bad_parameters_raise_before_any_hardware_is_built(kwargs, match):
     with pytest.raises(ValueError, match=match):

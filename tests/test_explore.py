@@ -201,7 +201,7 @@ def test_cycles_are_the_units_cycles(tmp_path):
 
 
 def test_integer_fft_mul_cycles_come_from_the_contract(tmp_path):
-    space = {"name": "fft", "unit": "integer-fft-mul", "fixed": {"k": 8, "b": 12},
+    space = {"name": "fft", "unit": "integer-fft-mul", "fixed": {"n": 8, "digit_bits": 12},
              "vary": {"max_bits": [960, 1920]}, "synth": False, "objective": "area"}
     s = E.explore(space, jobs=1, out=tmp_path)
     assert all(r["ok"] for r in s["records"]), [r.get("error") for r in s["records"]]

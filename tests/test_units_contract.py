@@ -12,7 +12,7 @@ from fhe_hw.units import register, units
 UNITS = units()
 
 #: A small Integer-FFT multiplier (kb/2d = 4) for the super-size engines.
-MULT = dict(modulus="fermat64", k=8, b=24, bus_width=24)
+MULT = dict(modulus="fermat64", n=8, digit_bits=24, bus_width=24)
 
 #: Configurations besides the CLI defaults ({}), per unit.
 CONFIGS = {

@@ -2,11 +2,11 @@
 `nox -s cosim`).
 
     python tools/cosim_bigint.py               # toy group of [Cao14] Table 1 (phi = 160,000 bits,
-                                               # theta = 12), solinas64 k = 128 b = 28
+                                               # theta = 12), solinas64 n = 128, digit_bits = 28
                                                # (kb/2d = 8), factored schedule
     python tools/cosim_bigint.py --schedule paper factored
     python tools/cosim_bigint.py --quick       # smoke: phi = 1,000, theta = 2, fermat64
-                                               # k = 8 b = 24, factored schedule
+                                               # n = 8, digit_bits = 24, factored schedule
     python tools/cosim_bigint.py --key-bits 20000 --count 4   # a scaled toy group
 
 The scenario is :func:`fhe_hw.bigint.cosim.cosim_cmnt`: each run generates the Verilog of
@@ -35,8 +35,8 @@ def main(argv=None):
     ap.add_argument("--schedule", nargs="+", choices=("paper", "factored"),
                     default=["factored"])
     ap.add_argument("--modulus", default="solinas64")
-    ap.add_argument("--k", type=int, default=128)
-    ap.add_argument("--b", type=int, default=28)
+    ap.add_argument("--n", type=int, default=128, help="transform size")
+    ap.add_argument("--digit-bits", type=int, default=28)
     ap.add_argument("--key-bits", type=int, help="scale phi down (default: the toy group's)")
     ap.add_argument("--count", type=int, help="scale theta down")
     ap.add_argument("--seed", type=int, default=1)
@@ -45,11 +45,11 @@ def main(argv=None):
     args = ap.parse_args(argv)
     warnings.filterwarnings("ignore", message=".*created but never used")
     sizes = cmnt_group("toy")
-    mult = dict(modulus=args.modulus, k=args.k, b=args.b)
+    mult = dict(modulus=args.modulus, n=args.n, digit_bits=args.digit_bits)
     schedules = args.schedule
     if args.quick:
         sizes = replace(sizes, key_bits=1000, count=2)
-        mult, schedules = dict(modulus="fermat64", k=8, b=24), ["factored"]
+        mult, schedules = dict(modulus="fermat64", n=8, digit_bits=24), ["factored"]
     if args.key_bits or args.count:
         sizes = replace(sizes, key_bits=args.key_bits or sizes.key_bits,
                         count=args.count or sizes.count)

@@ -17,13 +17,13 @@ MAX_BITS = 1 << 20
 TARGET = "ecp5-splitnets"
 
 MULTIPLIERS = {
-    "fermat32": dict(modulus="fermat32", k=64, b=8),
-    "fermat64": dict(modulus="fermat64", k=128, b=24),
-    "solinas64": dict(modulus="solinas64", k=128, b=28),
-    "general32": dict(modulus="general32", k=64, b=12),
-    "fermat32-k16": dict(modulus="fermat32", k=16, b=14),
-    "fermat64-k8": dict(modulus="fermat64", k=8, b=24, bus_width=24),
-    "solinas64-k8": dict(modulus="solinas64", k=8, b=28, bus_width=28),
+    "fermat32": dict(modulus="fermat32", n=64, digit_bits=8),
+    "fermat64": dict(modulus="fermat64", n=128, digit_bits=24),
+    "solinas64": dict(modulus="solinas64", n=128, digit_bits=28),
+    "general32": dict(modulus="general32", n=64, digit_bits=12),
+    "fermat32-k16": dict(modulus="fermat32", n=16, digit_bits=14),
+    "fermat64-k8": dict(modulus="fermat64", n=8, digit_bits=24, bus_width=24),
+    "solinas64-k8": dict(modulus="solinas64", n=8, digit_bits=28, bus_width=28),
 }
 
 

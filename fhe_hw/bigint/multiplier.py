@@ -25,6 +25,7 @@ architecture"). The product is written as (n1 + n2)·kb/2d words from ``z_addr``
 :func:`fhe_hw.model.bigint.block_multiply_trace`'s RAM image.
 """
 
+from dataclasses import dataclass, field
 from types import SimpleNamespace
 
 from amaranth import Cat, Module, Mux, Signal, unsigned
@@ -32,13 +33,17 @@ from amaranth.lib import data, stream
 from amaranth.lib.wiring import In, Out
 
 from ..arith import ModMul, ModMulPlan
+from ..arith.pipeline import modulus_param, mult_stages_param
 from ..component import Component
-from ..model.bigint import block_config, cycles_eq12
+from ..model.bigint import BlockConfig, block_config, cycles_eq12
 from ..ntt.parallel import ParallelNTT
-from ..params import require_int
+from ..params import b_bound_holds, get_modulus, max_digit_bits, require_int, require_power_of_two
+from ..plan import Plan, param
 from .ram import memory_members
 
-__all__ = ["IntegerFFTMultiplier", "multiplier_cycles", "MIN_WORDS_PER_BLOCK", "MAX_OPERAND_BITS",
+__all__ = ["IntegerFFTMultiplier", "IntegerFFTMultiplierPlan", "multiplier_cycles",
+           "block_fields_config", "modulus_field", "n_field", "digit_bits_field",
+           "bus_width_field", "MIN_WORDS_PER_BLOCK", "MAX_OPERAND_BITS",
            "MAX_ADDR_WIDTH"]
 
 #: The longest operand (bits) and the widest RAM address the big-integer engines take: beyond
@@ -83,15 +88,196 @@ def _countdown(m, left, last, pen, step, reload, reload_last, reload_pen):
             m.d.sync += [left.eq(left - 1), last.eq(pen), pen.eq(left == 2)]
 
 
+# The command-line default is a reduced transform (fermat32, n = 8, digit_bits = 12), quicker
+# to generate and synthesize; the plans' defaults are [Cao14] Table 2's solinas64, n = 128,
+# digit_bits = 28 (the 001 Table 2 rows are e.g. --modulus solinas64 --n 128 --digit-bits 28,
+# see fhe_hw/bigint/configs.py).
+_REDUCED = "a reduced transform, quicker to generate and synthesize"
+
+
+def block_fields_config(modulus, n, digit_bits, bus_width):
+    """The :class:`~fhe_hw.model.bigint.BlockConfig` of the multiplier fields of a plan (the
+    model's ``block_config(modulus, k, b, d)``), after checking them in the plans' message style,
+    naming ``n``, ``digit_bits`` and ``bus_width``; ``n`` and ``digit_bits`` default to the
+    modulus's [Cao14] Table 2 entry."""
+    m = get_modulus(modulus)
+    n = m.table_k if n is None else n
+    digit_bits = m.table_b if digit_bits is None else digit_bits
+    if n is None or digit_bits is None:
+        raise ValueError(f"n and digit_bits must be given for a modulus without a [Cao14] "
+                         f"Table 2 entry, not n = {n!r}, digit_bits = {digit_bits!r}")
+    require_power_of_two("n", n, minimum=2)
+    if m.max_k() % n:
+        raise ValueError(f"n must divide q - 1 for every prime factor q of the modulus "
+                         f"{m.value}, at most {m.max_k()}, not {n!r}")
+    require_int("digit_bits", digit_bits, minimum=1, maximum=m.bits)
+    if not b_bound_holds(m.value, n, digit_bits):
+        raise ValueError(f"digit_bits must satisfy n(2^digit_bits-1)^2/2 < p, at most "
+                         f"{max_digit_bits(m.value, n)} for n = {n} and p = {m.value}, not "
+                         f"{digit_bits!r}")
+    if bus_width is not None:
+        ratio = require_int("bus_width", bus_width, minimum=1) // digit_bits
+        if bus_width % digit_bits or ratio & (ratio - 1) or (n // 2) % ratio:
+            raise ValueError(f"bus_width must be digit_bits = {digit_bits} times a power of two "
+                             f"dividing n/2 = {n // 2}, not {bus_width!r}")
+    return block_config(modulus, n, digit_bits, bus_width)
+
+
+def modulus_field():
+    """The plan field ``modulus`` of the big-integer engines' multiplier (command-line default
+    fermat32, a reduced transform)."""
+    return modulus_param("fermat32", help=f"fermat32, fermat64, solinas64 or general32 "
+                         f"(default fermat32, {_REDUCED}; the classes' default: solinas64)",
+                         default="solinas64")
+
+
+def n_field():
+    """The plan field ``n``, the transform size k of [Cao13] (command-line default 8)."""
+    return param(None, help=f"transform size (default 8, {_REDUCED}; the classes' default: the "
+                 f"modulus's [Cao14] Table 2 k, 64 or 128)", cli_default=8, range=(2, None))
+
+
+def digit_bits_field():
+    """The plan field ``digit_bits``, the digit width b of [Cao13] (command-line default 12)."""
+    return param(None, help=f"digit bits (default 12, {_REDUCED}; the classes' default: the "
+                 f"modulus's [Cao14] Table 2 b, 8, 24, 28 or 12)", cli_default=12,
+                 range=(1, None))
+
+
+def bus_width_field():
+    """The plan field ``bus_width``, the RAM word bits d of [Cao13]."""
+    return param(None, help="RAM word bits d (default n*digit_bits/16: kb/2d = 8)",
+                 range=(1, None))
+
+
+@dataclass(frozen=True)
+class IntegerFFTMultiplierPlan(Plan):
+    """The parameters of :class:`IntegerFFTMultiplier` and what they derive.
+
+    Parameters
+    ----------
+    modulus : str, int or Modulus
+        The transform's modulus p: ``fermat32``, ``fermat64``, ``solinas64``, ``general32``, or
+        any modulus :func:`fhe_hw.model.bigint.block_config` accepts.
+    n : int or None
+        Transform size k of [Cao13] (a power of two dividing q - 1 for every prime q | p);
+        default the modulus's [Cao14] Table 2 entry.
+    digit_bits : int or None
+        Digit width b of [Cao13], with n(2^b - 1)^2/2 < p; default the Table 2 entry.
+    bus_width : int or None
+        RAM word bits d = digit_bits·2^t with 2^t dividing n/2; default n·digit_bits/16, so
+        that a block is kb/2d = 8 words as in [Cao13] §5 (digit_bits when n < 16). At least 4
+        words per block.
+    max_bits : int
+        Longest operand in bits (sets the counter widths), at most :data:`MAX_OPERAND_BITS`.
+    addr_width : int
+        RAM word-address bits, at most :data:`MAX_ADDR_WIDTH`, enough for a few ``max_bits``
+        operands.
+    mult_stages : int or None
+        Registers in every multiplier; default None, :class:`~fhe_hw.arith.ModMul`'s fast
+        setting.
+
+    Attributes
+    ----------
+    config : BlockConfig
+        The block configuration (its ``k``, ``b`` and ``d`` are n, digit_bits and bus_width
+        resolved; ``words`` = kb/2d).
+    max_words : int
+        ⌈max_bits/d⌉, the longest operand in words.
+    butterflies : dict
+        The butterfly-stage depths of the forward (``fft``) and inverse (``ifft``) transforms.
+    stages : dict
+        Per-part pipeline depths: forward NTT, point-wise ModMul, inverse NTT, adder tree.
+    pipeline : int
+        Their sum, L: cycles from a block pair entering the forward NTTs to its adder-tree sums.
+    """
+
+    modulus: object = modulus_field()
+    n: int | None = n_field()
+    digit_bits: int | None = digit_bits_field()
+    bus_width: int | None = bus_width_field()
+    max_bits: int = param(4096, help="longest operand in bits", range=(1, MAX_OPERAND_BITS))
+    addr_width: int = param(24, help="RAM word-address bits", range=(1, MAX_ADDR_WIDTH),
+                            kw_only=True)
+    mult_stages: int | None = mult_stages_param()
+    config: BlockConfig = field(init=False, repr=False, compare=False)
+    max_words: int = field(init=False, repr=False, compare=False)
+    butterflies: dict = field(init=False, repr=False, compare=False)
+    stages: dict = field(init=False, repr=False, compare=False)
+    pipeline: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        super().__post_init__()
+        cfg = block_fields_config(self.modulus, self.n, self.digit_bits, self.bus_width)
+        if cfg.words < MIN_WORDS_PER_BLOCK:
+            raise ValueError(f"bus_width must leave n*digit_bits/(2*bus_width) >= "
+                             f"{MIN_WORDS_PER_BLOCK} words per block, not {cfg.words} (n = "
+                             f"{cfg.k}, digit_bits = {cfg.b}, bus_width = {cfg.d})")
+        max_words = -(-self.max_bits // cfg.d)
+        if max_words * 4 > 1 << self.addr_width:
+            raise ValueError(f"addr_width must address a few max_bits operands, not "
+                             f"{self.addr_width!r} for {max_words} words")
+        mod = cfg.ntt.modulus
+        # each transform's butterfly-stage depths (ParallelNTT's defaults, as built)
+        butterflies = {name: ParallelNTT._plan(cfg.k, mod, inverse, False, self.mult_stages,
+                                               "auto", "auto", {})[1]
+                       for name, inverse in (("fft", False), ("ifft", True))}
+        stages = {"fft": sum(butterflies["fft"]),
+                  "pointwise": ModMulPlan(mod, _pointwise_reducer(mod),
+                                          mult_stages=self.mult_stages).latency,
+                  "ifft": sum(butterflies["ifft"]),
+                  "adder_tree": cfg.tree_levels}
+        self._set(config=cfg, max_words=max_words, butterflies=butterflies, stages=stages,
+                  pipeline=sum(stages.values()))
+
+    @property
+    def latency(self):
+        """``None``: a command engine, timed by :meth:`cycles`."""
+        return None
+
+    def _operands(self, x_words, y_words):
+        """``(x_words, y_words)``, ``max_words`` for None; raises ``ValueError`` for lengths the
+        hardware rejects."""
+        words = []
+        for name, v in (("x_words", x_words), ("y_words", y_words)):
+            v = self.max_words if v is None else require_int(name, v, minimum=1)
+            if v > self.max_words:
+                raise ValueError(f"{name} must be at most max_words = {self.max_words}, "
+                                 f"not {v!r}")
+            words.append(v)
+        return words
+
+    def cycles(self, x_words=None, y_words=None):
+        """Exact cycles of one multiplication of an x of ``x_words`` and a y of ``y_words``
+        words (default ``max_words``, the longest operands the unit takes), see
+        :func:`multiplier_cycles`; raises ``ValueError`` for lengths the hardware rejects."""
+        x_words, y_words = self._operands(x_words, y_words)
+        return multiplier_cycles(x_words, y_words, self.config.words, self.pipeline)
+
+    def cycles_eq12(self, x_words=None, y_words=None):
+        """[Cao13] eq. (12) for the same operands as :meth:`cycles`, with its 2·log2(k)·P_fft
+        the sum of the forward and inverse NTTs' butterfly-stage depths (the paper's form when
+        all stages are equal; the inverse's last stage, with the up-multiplier, can be a cycle
+        deeper), P_pw = the ModMul latency and P_ar = the adder-tree levels. :meth:`cycles` is
+        this plus 4 (see :func:`multiplier_cycles`)."""
+        x_words, y_words = self._operands(x_words, y_words)
+        cfg = self.config
+        depths = self.butterflies["fft"] + self.butterflies["ifft"]
+        p_fft, excess = divmod(sum(depths), len(depths))
+        return excess + cycles_eq12(x_words * cfg.d, y_words * cfg.d, cfg.k, cfg.b, cfg.d,
+                                    p_fft=p_fft, p_pw=self.stages["pointwise"],
+                                    p_ar=cfg.tree_levels)
+
+    def product_words(self, x_words, y_words):
+        """Words of a product at ``z_addr``: (n1 + n2)·kb/2d."""
+        W = self.config.words
+        return (-(-x_words // W) - (-y_words // W)) * W
+
+
 class IntegerFFTMultiplier(Component):
     """Super-size multiplier z = x·y with the Integer-FFT block core ([Cao13] §3, Fig. 1(ii)).
 
-    Parameters: ``modulus`` (``fermat32``, ``fermat64``, ``solinas64``, ``general32``, or any
-    modulus :func:`fhe_hw.model.bigint.block_config` accepts); ``k`` and ``b`` (default the
-    [Cao14] Table 2 entry); ``bus_width`` d (default kb/16, so kb/2d = 8 as in [Cao13] §5);
-    ``max_bits`` (generate-time maximum operand length, sets the counter widths);
-    ``addr_width`` (RAM word-address bits, default 24); ``mult_stages`` (pipeline registers of
-    every multiplier; default None, :class:`~fhe_hw.arith.ModMul`'s fast setting).
+    Parameters: an :class:`IntegerFFTMultiplierPlan`, or its arguments.
 
     Ports: ``i`` — stream of commands ``{x_addr, x_words, y_addr, y_words, z_addr}`` (word
     addresses and operand lengths in d-bit words, run-time); ``o`` — stream of one beat per
@@ -102,85 +288,30 @@ class IntegerFFTMultiplier(Component):
     Run-time errors: a command with ``x_words`` or ``y_words`` of 0 or above ``max_words``
     (= ⌈max_bits/d⌉) touches no memory and answers with ``error = 1`` after 2 cycles.
 
-    Cycles: :meth:`cycles` (exact, checked in simulation); :meth:`cycles_eq12` gives 000
-    eq. (12) with this unit's pipeline depths. Raises ``ValueError``/``TypeError`` for bad
-    parameters (b over the bound k(2^b-1)^2/2 < p, k not dividing q - 1, d not b·2^t,
-    kb/2d < 4, ...) before any hardware is built.
+    Cycles: :meth:`cycles` (exact, checked in simulation); :meth:`cycles_eq12` gives [Cao13]
+    eq. (12) with this unit's pipeline depths. The plan raises ``ValueError``/``TypeError`` for
+    bad parameters (digit_bits over the bound n(2^b-1)^2/2 < p, n not dividing q - 1,
+    bus_width not digit_bits·2^t, fewer than 4 words per block, ...) before any hardware is
+    built.
     """
 
-    def __init__(self, modulus="solinas64", k=None, b=None, bus_width=None, max_bits=4096, *,
-                 addr_width=24, mult_stages=None):
-        self._p = p = self._plan(modulus, k, b, bus_width, max_bits, addr_width, mult_stages)
-        self._cfg = cfg = p.cfg
-        self._max_words, self._max_bits, self._addr_width = p.max_words, max_bits, addr_width
+    def __init__(self, *args, **kw):
+        self.plan = p = IntegerFFTMultiplierPlan.coerce(*args, **kw)
+        self._cfg = cfg = p.config
+        self._max_words, self._addr_width = p.max_words, p.addr_width
         mod = cfg.ntt.modulus
-        self._fwd = [ParallelNTT(cfg.k, mod, mult_stages=mult_stages) for _ in range(2)]
-        self._inv = ParallelNTT(cfg.k, mod, inverse=True, mult_stages=mult_stages)
-        self._pw = [ModMul(mod, _pointwise_reducer(mod), mult_stages=mult_stages)
+        self._fwd = [ParallelNTT(cfg.k, mod, mult_stages=p.mult_stages) for _ in range(2)]
+        self._inv = ParallelNTT(cfg.k, mod, inverse=True, mult_stages=p.mult_stages)
+        self._pw = [ModMul(mod, _pointwise_reducer(mod), mult_stages=p.mult_stages)
                     for _ in range(cfg.k)]
-        self._pipeline = p.pipeline
         lw = self._max_words.bit_length()
         self._cmd_layout = data.StructLayout({
-            "x_addr": unsigned(addr_width), "x_words": unsigned(lw),
-            "y_addr": unsigned(addr_width), "y_words": unsigned(lw),
-            "z_addr": unsigned(addr_width)})
+            "x_addr": unsigned(p.addr_width), "x_words": unsigned(lw),
+            "y_addr": unsigned(p.addr_width), "y_words": unsigned(lw),
+            "z_addr": unsigned(p.addr_width)})
         super().__init__({"i": In(stream.Signature(self._cmd_layout)),
                           "o": Out(stream.Signature(unsigned(1))),
-                          **memory_members(addr_width, cfg.d)})
-
-    @staticmethod
-    def _plan(modulus, k, b, bus_width, max_bits, addr_width, mult_stages):
-        """The block configuration, ``max_words``, the per-part pipeline ``stages`` and their
-        sum ``pipeline``; raises ``ValueError``/``TypeError`` for refused parameters."""
-        cfg = block_config(modulus, k, b, bus_width)
-        if cfg.words < MIN_WORDS_PER_BLOCK:
-            raise ValueError(f"kb/2d must be at least {MIN_WORDS_PER_BLOCK}, not {cfg.words} "
-                             f"(k = {cfg.k}, b = {cfg.b}, d = {cfg.d})")
-        require_int("max_bits", max_bits, minimum=1, maximum=MAX_OPERAND_BITS)
-        require_int("addr_width", addr_width, minimum=1, maximum=MAX_ADDR_WIDTH)
-        max_words = -(-max_bits // cfg.d)
-        if max_words * 4 > 1 << addr_width:
-            raise ValueError(f"addr_width must address a few max_bits operands, not "
-                             f"{addr_width!r} for {max_words} words")
-        mod = cfg.ntt.modulus
-        # each transform's butterfly-stage depths (ParallelNTT's defaults, as built)
-        butterflies = {name: ParallelNTT._plan(cfg.k, mod, inverse, False, mult_stages, "auto",
-                                               "auto", {})[1]
-                       for name, inverse in (("fft", False), ("ifft", True))}
-        stages = {"fft": sum(butterflies["fft"]),
-                  "pointwise": ModMulPlan(mod, _pointwise_reducer(mod),
-                                                 mult_stages=mult_stages).latency,
-                  "ifft": sum(butterflies["ifft"]),
-                  "adder_tree": cfg.tree_levels}
-        return SimpleNamespace(cfg=cfg, max_words=max_words, stages=stages,
-                               pipeline=sum(stages.values()), butterflies=butterflies)
-
-    @staticmethod
-    def _cycles_from(p, x_words, y_words):
-        for name, v in (("x_words", x_words), ("y_words", y_words)):
-            require_int(name, v, minimum=1)
-            if v > p.max_words:
-                raise ValueError(f"{name} must be at most max_words = {p.max_words}, "
-                                 f"not {v!r}")
-        return multiplier_cycles(x_words, y_words, p.cfg.words, p.pipeline)
-
-    @staticmethod
-    def latency_of(modulus="solinas64", k=None, b=None, bus_width=None, max_bits=4096, *,
-                   addr_width=24, mult_stages=None):
-        """``None``: a command engine, timed by :meth:`cycles_of`. Raises the constructor's
-        ``ValueError``/``TypeError`` for refused parameters without building anything."""
-        IntegerFFTMultiplier._plan(modulus, k, b, bus_width, max_bits, addr_width, mult_stages)
-
-    @staticmethod
-    def cycles_of(modulus="solinas64", k=None, b=None, bus_width=None, max_bits=4096, *,
-                  addr_width=24, mult_stages=None, x_words=None, y_words=None):
-        """:meth:`cycles` of one multiplication on the multiplier with these parameters,
-        without building it; ``x_words``/``y_words`` default to ``max_words`` (the longest
-        operands the unit takes)."""
-        p = IntegerFFTMultiplier._plan(modulus, k, b, bus_width, max_bits, addr_width,
-                                       mult_stages)
-        return IntegerFFTMultiplier._cycles_from(p, p.max_words if x_words is None else x_words,
-                                                 p.max_words if y_words is None else y_words)
+                          **memory_members(p.addr_width, cfg.d)})
 
     # --- parameters ------------------------------------------------------------------------
     @property
@@ -193,11 +324,13 @@ class IntegerFFTMultiplier(Component):
         return self._cfg.ntt.p
 
     @property
-    def k(self):
+    def n(self):
+        """The transform size (k of [Cao13])."""
         return self._cfg.k
 
     @property
-    def b(self):
+    def digit_bits(self):
+        """The digit width (b of [Cao13])."""
         return self._cfg.b
 
     @property
@@ -211,7 +344,7 @@ class IntegerFFTMultiplier(Component):
 
     @property
     def max_bits(self):
-        return self._max_bits
+        return self.plan.max_bits
 
     @property
     def max_words(self):
@@ -224,12 +357,12 @@ class IntegerFFTMultiplier(Component):
     @property
     def pipeline_latency(self):
         """Cycles from a block pair entering the forward NTTs to its adder-tree sums."""
-        return self._pipeline
+        return self.plan.pipeline
 
     @property
     def stage_latencies(self):
         """Per-part pipeline depths: forward NTT, point-wise ModMul, inverse NTT, adder tree."""
-        return dict(self._p.stages)
+        return dict(self.plan.stages)
 
     def command(self, x_addr, x_words, y_addr, y_words, z_addr):
         """A command payload (dict) for the ``i`` stream."""
@@ -238,40 +371,21 @@ class IntegerFFTMultiplier(Component):
 
     def product_words(self, x_words, y_words):
         """Words written at ``z_addr``: (n1 + n2)·kb/2d."""
-        W = self._cfg.words
-        return (-(-x_words // W) - (-y_words // W)) * W
+        return self.plan.product_words(x_words, y_words)
 
-    def cycles(self, x_words, y_words):
-        """Exact cycles of one multiplication (see :func:`multiplier_cycles`); raises
-        ``ValueError`` for lengths the hardware rejects."""
-        return self._cycles_from(self._p, x_words, y_words)
+    @property
+    def latency(self):
+        """``None``: a command engine, timed by :meth:`cycles`."""
+        return self.plan.latency
 
-    def cycles_eq12(self, x_words, y_words):
-        """[Cao13] eq. (12) for the same operands, with its 2·log2(k)·P_fft the sum of the
-        forward and inverse NTTs' butterfly-stage depths (the paper's form when all stages are
-        equal; the inverse's last stage, with the up-multiplier, can be a cycle deeper), P_pw =
-        the ModMul latency and P_ar = the adder-tree levels. :meth:`cycles` is this plus 4
-        (see :func:`multiplier_cycles`)."""
-        return self._eq12_from(self._p, x_words, y_words)
+    def cycles(self, x_words=None, y_words=None):
+        """Exact cycles of one multiplication (:meth:`IntegerFFTMultiplierPlan.cycles`)."""
+        return self.plan.cycles(x_words, y_words)
 
-    @staticmethod
-    def _eq12_from(p, x_words, y_words):
-        cfg = p.cfg
-        stages = p.butterflies["fft"] + p.butterflies["ifft"]
-        p_fft, excess = divmod(sum(stages), len(stages))
-        return excess + cycles_eq12(x_words * cfg.d, y_words * cfg.d, cfg.k, cfg.b, cfg.d,
-                                    p_fft=p_fft, p_pw=p.stages["pointwise"],
-                                    p_ar=cfg.tree_levels)
-
-    @staticmethod
-    def cycles_eq12_of(modulus="solinas64", k=None, b=None, bus_width=None, max_bits=4096, *,
-                       addr_width=24, mult_stages=None, x_words=None, y_words=None):
-        """:meth:`cycles_eq12` of the multiplier with these parameters, without building it
-        (operands as in :meth:`cycles_of`)."""
-        p = IntegerFFTMultiplier._plan(modulus, k, b, bus_width, max_bits, addr_width,
-                                       mult_stages)
-        return IntegerFFTMultiplier._eq12_from(p, p.max_words if x_words is None else x_words,
-                                               p.max_words if y_words is None else y_words)
+    def cycles_eq12(self, x_words=None, y_words=None):
+        """[Cao13] eq. (12) for the same operands
+        (:meth:`IntegerFFTMultiplierPlan.cycles_eq12`)."""
+        return self.plan.cycles_eq12(x_words, y_words)
 
     # --- hardware --------------------------------------------------------------------------
     def elaborate(self, platform):

@@ -78,4 +78,4 @@ def run_multiply(unit, x, y, *, x_words=None, y_words=None, fill=None, **kw):
 def run_engine(unit, ram, **kw):
     """One run of a :class:`~fhe_hw.bigint.sequencer.Sequencer` engine (Barrett, CMNT, CNT)
     on the RAM image ``ram``; returns an :class:`EngineRun` with the whole RAM."""
-    return run_harness(unit, ram, 0, (0, unit.plan.depth), **kw)
+    return run_harness(unit, ram, 0, (0, unit.program.depth), **kw)

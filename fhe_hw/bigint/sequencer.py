@@ -4,10 +4,12 @@ share the RAM's three read ports and one write port; "these two primitives share
 architecture but with different FSM controller logic (i.e., different accumulation and
 multiplication schedule procedure)".
 
-Here the schedule is a program computed in Python at elaboration time (a :class:`Plan`: RAM
-regions and a list of multiplier / ALU operations) and baked into a ROM; the controller fetches
-an operation, issues it to its unit, waits for the unit's done beat and moves on. The same plan
-gives the memory image the host loads and the exact cycle count, so they cannot drift apart.
+Here the schedule is a program computed in Python before any hardware (a
+:class:`SequencerProgram`: RAM regions and a list of multiplier / ALU operations) and baked
+into a ROM; the controller fetches an operation, issues it to its unit, waits for the unit's
+done beat and moves on. The same program gives the memory image the host loads and the exact
+cycle count, so they cannot drift apart. An engine's plan (a :class:`SequencerPlan`) holds its
+program and the plan of the multiplier that runs it.
 """
 
 from dataclasses import dataclass, field
@@ -19,12 +21,13 @@ from amaranth.lib.wiring import In, Out
 from ..component import Component
 from ..lib.rom import rom_ports
 from ..payload import pack
-from .multiplier import IntegerFFTMultiplier
+from ..plan import Plan
+from .multiplier import IntegerFFTMultiplier, IntegerFFTMultiplierPlan, block_fields_config
 from .ram import READ_PORTS, from_words, memory_members, to_words
 from .wordalu import ALUOp, WordALU, alu_cycles
 
-__all__ = ["Plan", "Sequencer", "words_for", "ram_image", "region_value", "share_memory_ports",
-           "ProgramROM", "run_program"]
+__all__ = ["SequencerProgram", "SequencerPlan", "Sequencer", "words_for", "ram_image",
+           "region_value", "share_memory_ports", "ProgramROM", "run_program"]
 
 
 def words_for(bits, d):
@@ -32,7 +35,7 @@ def words_for(bits, d):
 
 
 @dataclass
-class Plan:
+class SequencerProgram:
     """RAM regions (name -> (word address, words)) and the operations of one engine run.
 
     ``ops`` entries are ``("mul", x_addr, x_words, y_addr, y_words, z_addr)`` or
@@ -70,86 +73,109 @@ class Plan:
         return max([op[2]["n"] for op in self.ops if op[0] == "alu"] + [1])
 
 
-class Sequencer(Component):
-    """Runs a :class:`Plan` on one :class:`~fhe_hw.bigint.IntegerFFTMultiplier` and one
-    :class:`~fhe_hw.bigint.wordalu.WordALU` ([Cao13] Fig. 6(i)).
+@dataclass(frozen=True)
+class SequencerPlan(Plan):
+    """Base of the plans of the engines that run a :class:`SequencerProgram` on one
+    :class:`~fhe_hw.bigint.IntegerFFTMultiplier` and one
+    :class:`~fhe_hw.bigint.wordalu.WordALU`: a subclass declares the multiplier's fields
+    (``modulus``, ``n``, ``digit_bits``, ``bus_width``, ``mult_stages``), writes its program in
+    ``__post_init__`` and hands it to :meth:`_sequence`.
 
-    Parameters: ``plan``; ``modulus``, ``k``, ``b``, ``bus_width``, ``mult_stages`` (the
-    multiplier's). Ports: ``i`` — start stream (1-bit payload, ignored); ``o`` — done stream
-    (payload: the ALU's last ``ge`` flag); ``rd_x``, ``rd_y``, ``rd_z``, ``wr`` — RAM ports.
-    Cycles: :meth:`cycles` = 2 + Σ (1 + cycles of each operation), exact.
+    Attributes
+    ----------
+    program : SequencerProgram
+        The RAM regions and the operations.
+    multiplier : IntegerFFTMultiplierPlan
+        The multiplier's plan, its ``max_bits`` the program's longest operand and its
+        ``addr_width`` enough for the RAM and a few such operands.
     """
 
-    def __init__(self, plan, modulus="solinas64", k=None, b=None, bus_width=None, *,
-                 mult_stages=None):
-        self._aw, mul_kw, _ = self._check(plan, modulus, k, b, bus_width, mult_stages)
-        self._plan = plan
-        d = plan.d
-        self._mul = IntegerFFTMultiplier(modulus, k, b, bus_width, mult_stages=mult_stages,
-                                         **mul_kw)
-        self._alu = WordALU(d, self._mul.addr_width, plan.max_alu_words())
+    program: SequencerProgram = field(init=False, repr=False, compare=False)
+    multiplier: IntegerFFTMultiplierPlan = field(init=False, repr=False, compare=False)
+
+    def block_config(self):
+        """The multiplier's block configuration for the plan's fields (checked), which the
+        program is written for."""
+        return block_fields_config(self.modulus, self.n, self.digit_bits, self.bus_width)
+
+    def _sequence(self, program):
+        """Store ``program`` and the plan of the multiplier that runs it; raises
+        ``ValueError``/``TypeError`` for refused parameters."""
+        if not program.ops:
+            raise ValueError("program must have at least one operation, not 0")
+        aw = max(1, (program.depth - 1).bit_length())
+        words = program.max_operand_words()
+        mul = IntegerFFTMultiplierPlan(self.modulus, self.n, self.digit_bits, self.bus_width,
+                                       words * program.d,
+                                       addr_width=max(aw, (words * 4).bit_length()),
+                                       mult_stages=self.mult_stages)
+        WordALU.check(program.d, mul.addr_width, program.max_alu_words())
+        self._set(program=program, multiplier=mul)
+
+    @property
+    def latency(self):
+        """``None``: a start/done engine, timed by :meth:`cycles`."""
+        return None
+
+    def op_cycles(self, op):
+        """Cycles of one operation of the program on its unit."""
+        if op[0] == "mul":
+            return self.multiplier.cycles(op[2], op[4])
+        return alu_cycles(op[2]["n"])
+
+    def cycles(self):
+        """Exact cycles of one run, start transfer to done transfer inclusive: 2 + Σ (1 +
+        cycles of each operation)."""
+        return 2 + sum(1 + self.op_cycles(op) for op in self.program.ops)
+
+
+class Sequencer(Component):
+    """Runs the :class:`SequencerProgram` of a :class:`SequencerPlan` on one
+    :class:`~fhe_hw.bigint.IntegerFFTMultiplier` and one
+    :class:`~fhe_hw.bigint.wordalu.WordALU` ([Cao13] Fig. 6(i)).
+
+    Parameters: ``plan``. Ports: ``i`` — start stream (1-bit payload, ignored); ``o`` — done
+    stream (payload: the ALU's last ``ge`` flag); ``rd_x``, ``rd_y``, ``rd_z``, ``wr`` — RAM
+    ports. Cycles: :meth:`cycles`, the plan's, exact.
+    """
+
+    def __init__(self, plan):
+        self.plan = plan
+        program = plan.program
+        self._mul = IntegerFFTMultiplier(plan.multiplier)
+        self._alu = WordALU(program.d, self._mul.addr_width, program.max_alu_words())
         self._entry = data.StructLayout({"is_mul": 1,
                                          "mul": self._mul.i.payload.shape(),
                                          "alu": self._alu.command_layout})
         super().__init__({"i": In(stream.Signature(unsigned(1))),
                           "o": Out(stream.Signature(unsigned(1))),
-                          **memory_members(self._mul.addr_width, d)})
-
-    @staticmethod
-    def _check(plan, modulus, k, b, bus_width, mult_stages):
-        """``(RAM address bits, the multiplier's max_bits/addr_width, its plan)``; raises the
-        constructor's ``ValueError``/``TypeError`` for refused parameters."""
-        if not plan.ops:
-            raise ValueError("plan must have at least one operation, not 0")
-        aw = max(1, (plan.depth - 1).bit_length())
-        mul_kw = {"max_bits": plan.max_operand_words() * plan.d,
-                  "addr_width": max(aw, (plan.max_operand_words() * 4).bit_length())}
-        mul = IntegerFFTMultiplier._plan(modulus, k, b, bus_width, mul_kw["max_bits"],
-                                         mul_kw["addr_width"], mult_stages)
-        if mul.cfg.d != plan.d or mul.cfg.words != plan.words_per_block:
-            raise ValueError(f"plan must be made for d = {mul.cfg.d}, not {plan.d}")
-        WordALU.check(plan.d, mul_kw["addr_width"], plan.max_alu_words())
-        return aw, mul_kw, mul
-
-    @staticmethod
-    def cycles_of_plan(plan, modulus="solinas64", k=None, b=None, bus_width=None, *,
-                       mult_stages=None):
-        """:meth:`cycles` of a Sequencer with these parameters without building it."""
-        mul = Sequencer._check(plan, modulus, k, b, bus_width, mult_stages)[2]
-        return Sequencer._cycles_from(
-            plan, lambda x_words, y_words: IntegerFFTMultiplier._cycles_from(mul, x_words,
-                                                                             y_words))
-
-    @staticmethod
-    def _op_cycles(op, mul_cycles):
-        if op[0] == "mul":
-            return mul_cycles(op[2], op[4])
-        return alu_cycles(op[2]["n"])
-
-    @staticmethod
-    def _cycles_from(plan, mul_cycles):
-        return 2 + sum(1 + Sequencer._op_cycles(op, mul_cycles) for op in plan.ops)
+                          **memory_members(self._mul.addr_width, program.d)})
 
     @property
-    def plan(self):
-        return self._plan
+    def program(self):
+        return self.plan.program
 
     @property
     def multiplier(self):
         return self._mul
 
+    @property
+    def latency(self):
+        """``None``: a start/done engine, timed by :meth:`cycles`."""
+        return self.plan.latency
+
     def op_cycles(self, op):
-        return self._op_cycles(op, self._mul.cycles)
+        return self.plan.op_cycles(op)
 
     def cycles(self):
         """Exact cycles of one run, start transfer to done transfer inclusive."""
-        return self._cycles_from(self._plan, self._mul.cycles)
+        return self.plan.cycles()
 
     def _rom(self):
         words = []
         zero_mul = dict.fromkeys(self._mul.i.payload.shape().members, 0)
         zero_alu = dict.fromkeys(self._alu.command_layout.members, 0)
-        for op in self._plan.ops:
+        for op in self.program.ops:
             if op[0] == "mul":
                 words.append(pack(self._entry, {"is_mul": 1, "mul": self._mul.command(*op[1:]),
                                                    "alu": zero_alu}))
@@ -167,7 +193,7 @@ class Sequencer(Component):
         m.d.comb += [mul.i.payload.eq(rom.entry.mul), alu.i.payload.eq(rom.entry.alu)]
         run_program(m, self.i, self.o, rom, start=0,
                     units=[(rom.entry.is_mul, mul), (~rom.entry.is_mul, alu)],
-                    last=rom.pc == len(self._plan.ops) - 1, flag=alu)
+                    last=rom.pc == len(self.program.ops) - 1, flag=alu)
         return m
 
 
@@ -247,20 +273,20 @@ def run_program(m, i, o, rom, *, start, units, last, flag):
                 m.next = "IDLE"
 
 
-def ram_image(plan, values):
-    """The RAM words for ``values`` (region name -> non-negative int) laid out by ``plan``;
+def ram_image(program, values):
+    """The RAM words for ``values`` (region name -> non-negative int) laid out by ``program``;
     other words are zero. Raises ``ValueError`` when a value does not fit its region."""
-    ram = [0] * plan.depth
+    ram = [0] * program.depth
     for name, value in values.items():
-        addr, words = plan.regions[name]
-        if value < 0 or value >> (words * plan.d):
-            raise ValueError(f"{name} must fit {words} words of {plan.d} bits, not a "
+        addr, words = program.regions[name]
+        if value < 0 or value >> (words * program.d):
+            raise ValueError(f"{name} must fit {words} words of {program.d} bits, not a "
                              f"{value.bit_length()}-bit value")
-        ram[addr:addr + words] = to_words(value, plan.d, words)
+        ram[addr:addr + words] = to_words(value, program.d, words)
     return ram
 
 
-def region_value(plan, ram, name, words=None):
+def region_value(program, ram, name, words=None):
     """The integer stored in region ``name`` (its first ``words`` words) of ``ram``."""
-    addr, size = plan.regions[name]
-    return from_words(ram[addr:addr + (words or size)], plan.d)
+    addr, size = program.regions[name]
+    return from_words(ram[addr:addr + (words or size)], program.d)

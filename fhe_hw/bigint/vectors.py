@@ -17,12 +17,13 @@ from .ram import RAMHarness, to_words
 
 __all__ = ["DEMO"]
 
-#: A k = 8 transform over 2^64 + 1 with 24-bit words (kb/2d = 4), as in the engine tests.
-_SMALL_MULT = {"modulus": "fermat64", "k": 8, "b": 24, "bus_width": 24}
+#: An n = 8 transform over 2^64 + 1 with 24-bit digits and words (kb/2d = 4), as in the engine
+#: tests.
+_SMALL_MULT = {"modulus": "fermat64", "n": 8, "digit_bits": 24, "bus_width": 24}
 
 
-#: The demo's big-integer product: a reduced Integer-FFT multiplier (k = 8 over 2^64 + 1).
-DEMO = [("integer-fft-mul", "k=8, fermat64, 3x2 words",
+#: The demo's big-integer product: a reduced Integer-FFT multiplier (n = 8 over 2^64 + 1).
+DEMO = [("integer-fft-mul", "n=8, fermat64, 3x2 words",
          {**_SMALL_MULT, "max_bits": 96, "addr_width": 8})]
 
 
@@ -51,8 +52,8 @@ def _multiplier_vectors(unit, rng, count):
 
 def _engine(unit, ram, value, flag):
     """One run of a sequencer engine on ``ram``: its cycles, ``flag`` and region Y = value."""
-    addr, words = unit.plan.regions["Y"]
-    out = [unit.cycles(), int(flag), *to_words(value, unit.plan.d, words)]
+    addr, words = unit.program.regions["Y"]
+    out = [unit.cycles(), int(flag), *to_words(value, unit.program.d, words)]
     return Vectors({"i": [0]}, {"o": out}, None, _harness(ram, (addr, words)))
 
 
@@ -63,7 +64,7 @@ def _barrett_vectors(unit, rng, count):
     gamma, x_bits = unit.gamma, unit.x_bits
     A0 = rng.getrandbits(gamma) | 1 << (gamma - 1) | 1
     x = (1 << x_bits) - 1
-    steps = supersize_barrett_steps(x, supersize_barrett_constants(A0, x_bits, unit.plan.d))
+    steps = supersize_barrett_steps(x, supersize_barrett_constants(A0, x_bits, unit.program.d))
     return _engine(unit, unit.ram_image(x, A0), steps.y, steps.y2 >= 0)
 
 

@@ -18,7 +18,7 @@ model (:mod:`fhe_hw.encrypt.timing`) walks the same lists, and the host fills th
 
 from dataclasses import dataclass
 
-from ..bigint.sequencer import Plan, words_for
+from ..bigint.sequencer import SequencerProgram, words_for
 from ..bigint.wordalu import ALUOp
 from ..model.bigint import supersize_barrett_constants
 
@@ -88,14 +88,14 @@ class Sum:
 
 @dataclass
 class Program:
-    """The RAM regions (:class:`~fhe_hw.bigint.sequencer.Plan`, words of W bits), the
+    """The RAM regions (:class:`~fhe_hw.bigint.sequencer.SequencerProgram`, words of W bits), the
     :class:`Sum` list, the operations (``("sum", index)`` or ``("alu", op, fields)``) of the
     key-preparation program (``ops[:key_ops]``) and of the encryption (the rest), the key
     spectra (``spectra``: names in key-memory order), the accumulators' count, and the S
     stage (``None`` for CNT)."""
 
     plan: object
-    regions: Plan
+    regions: SequencerProgram
     sums: list
     ops: list
     key_ops: int
@@ -128,7 +128,7 @@ class _Builder:
     def __init__(self, p):
         self.p, self.L = p, p.lanes
         self.B = p.n // p.lanes
-        self.regions = Plan(p.word_bits, 1)
+        self.regions = SequencerProgram(p.word_bits, 1)
         self.sums, self.ops, self.spectra = [], [], []
         self.accumulators = 1
 
@@ -185,7 +185,7 @@ class _Builder:
                          a=(dst + at, 0 if k == 0 else dst_words - at), b=(t, self.B))
 
     def alu(self, op, n, **kw):
-        self.regions.alu(op, n, **kw)            # Plan.alu clips the operand lengths to n
+        self.regions.alu(op, n, **kw)    # SequencerProgram.alu clips the operand lengths to n
         self.ops.append(self.regions.ops.pop())
 
 

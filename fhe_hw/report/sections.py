@@ -11,7 +11,7 @@ import json
 from .. import builddir
 from ..arith.configs import MODMULS, REDUCERS
 from ..bench.openfhe import BASE_SETS, NTT_SIZES, OPERATIONS, PRODUCT_SIZES
-from ..bigint import CMNTEncrypt, CNTEncrypt, IntegerFFTMultiplier
+from ..bigint import CMNTEncryptPlan, CNTEncryptPlan, IntegerFFTMultiplierPlan
 from ..bigint.configs import MULTIPLIERS, REPORT_MODMULS, REPORT_SMALL
 from ..encrypt import ENCRYPTION, KEY_PREPARATION, TransformEncrypt
 from ..flow.rows import Row, shown
@@ -19,7 +19,6 @@ from ..flow.synth import ECP5_85F_DSP, atp_area
 from ..karatsuba import KaratsubaMultiplier
 from ..karatsuba.configs import REPORT_ROWS as KARATSUBA_ROWS
 from ..largeint import LargeIntegerMultiplier
-from ..model.bigint import block_config
 from ..model.ntt import modular_products as ntt_products
 from ..model.rns import modular_products as rns_products
 from ..ntt import FourStepNTT, StreamingNTT, four_step_stream_plan
@@ -61,7 +60,7 @@ def _triple(row):
 
 #: [Cao13] Table 4's Integer-FFT configurations (k, b; d = kb/16, kb/2d = 8), from
 #: fhe_hw.bigint.configs.
-_BIGINT = {m: (MULTIPLIERS[m]["k"], MULTIPLIERS[m]["b"])
+_BIGINT = {m: (MULTIPLIERS[m]["n"], MULTIPLIERS[m]["digit_bits"])
            for m in ("fermat32", "general32", "fermat64", "solinas64")}
 #: The reduced transform that fits the LFE5U-85F's 156 MULT18X18D (the documented table's row).
 _BIGINT_SMALL = _triple(REPORT_SMALL)
@@ -86,11 +85,9 @@ def supersize_multiplier(ctx):
     findings = []
     for m, (k, b) in _BIGINT.items():
         # from the plan, not a built multiplier (building its k-point transforms takes minutes)
-        d = block_config(m, k, b).d
-        w = -(-_TOY_BITS // d)
-        cyc = IntegerFFTMultiplier.cycles_of(m, k, b, max_bits=_TOY_BITS, x_words=w, y_words=w)
-        eq12 = IntegerFFTMultiplier.cycles_eq12_of(m, k, b, max_bits=_TOY_BITS, x_words=w,
-                                                   y_words=w)
+        plan = IntegerFFTMultiplierPlan(m, k, b, max_bits=_TOY_BITS)
+        d = plan.config.d
+        cyc, eq12 = plan.cycles(), plan.cycles_eq12()       # x = y = max_words = ⌈φ/d⌉
         mm = ctx.synth("mod-mul", {"modulus": m})
         dsp = k * mm.dsp if mm else None
         t.rows.append([m, f"{k}, {b}, {d}", cyc, eq12, dsp,
@@ -120,7 +117,7 @@ def supersize_multiplier(ctx):
     k, b = _BIGINT["solinas64"]
     paper_cycles = round(t5["toy"] * t4["solinas64"]["fmax_mhz"] * 1e6)
     for schedule in ("paper", "factored"):
-        cyc = CMNTEncrypt.cycles_of("toy", schedule, modulus="solinas64", k=k, b=b)
+        cyc = CMNTEncryptPlan("toy", schedule, modulus="solinas64", n=k, digit_bits=b).cycles()
         e.rows.append([f"solinas64 k={k} b={b}", schedule, cyc, paper_cycles,
                        ratio(cyc, paper_cycles)])
         _find(findings, _slower(f"CMNT toy encryption cycles, {schedule} schedule",
@@ -213,9 +210,9 @@ def transform_encryption(ctx):
             at_paper = c / paper_mhz / 1e3
             mhz = clocks.get((scheme, group))
             at_ours = c / mhz / 1e3 if mhz else None
-            schoolbook = (CMNTEncrypt.cycles_of(group, "factored", modulus=SOLINAS, k=k, b=b)
-                          if scheme == "cmnt" else
-                          CNTEncrypt.cycles_of(group, modulus=SOLINAS, k=k, b=b))
+            mult = dict(modulus=SOLINAS, n=k, digit_bits=b)
+            schoolbook = (CMNTEncryptPlan(group, "factored", **mult) if scheme == "cmnt" else
+                          CNTEncryptPlan(group, **mult)).cycles()
             t.rows.append([scheme.upper(), group, c, key, paper, ratio(c, paper), schoolbook,
                            g_ms,
                            at_paper, ratio(g_ms, at_paper) if g_ms else None, mhz, at_ours,

@@ -1,5 +1,5 @@
 """``fhe-hw table bigint``: projected time per CMNT encryption ([Cao13] Table 6) from the validated
-``CMNTEncrypt.cycles()`` formula and the measured Fmax of the multiplier configuration that
+``CMNTEncryptPlan.cycles()`` formula and the measured Fmax of the multiplier configuration that
 places and routes on ECP5-85F, beside the paper's numbers and GMP (gmpy2) on this machine.
 
 Rows: :mod:`fhe_hw.bigint.configs` (:data:`~fhe_hw.bigint.configs.PROJECTED` configurations,
@@ -11,7 +11,7 @@ group (19 Mbit keys, minutes per run) is left "not run".
 import warnings
 
 from ..bench.baselines import gmp_cmnt_encrypt
-from ..bigint import CMNTEncrypt
+from ..bigint import CMNTEncryptPlan
 from ..bigint.configs import GROUPS, MULTIPLIERS, PROJECTED, TABLE_ROWS
 from ..markdown import table as markdown_table
 from .common import ecp5_facts, synth_rows
@@ -30,7 +30,7 @@ GMP_GROUPS = ("toy", "small", "medium")
 
 def _config(name):
     p = MULTIPLIERS[name]
-    return f"{p['modulus']} k={p['k']} b={p['b']}"
+    return f"{p['modulus']} k={p['n']} b={p['digit_bits']}"
 
 
 def markdown(fmax, gmp):
@@ -40,7 +40,7 @@ def markdown(fmax, gmp):
         first = True
         for name in PROJECTED:
             for schedule in ("paper", "factored"):
-                cyc = CMNTEncrypt(group, schedule, **MULTIPLIERS[name]).cycles()
+                cyc = CMNTEncryptPlan(group, schedule, **MULTIPLIERS[name]).cycles()
                 mhz = fmax.get(name)
                 time = f"{cyc / (mhz * 1e6):.4g} s" if mhz else "Fmax not measured"
                 paper, soft = (f"{t} s" for t in PAPER[group]) if first else ("", "")
