@@ -132,7 +132,7 @@ def test_solinas_reducer_rejects_another_modulus():
 
 
 def test_special_reducer_rejects_tiny_m():
-    with pytest.raises(ValueError, match="m must be at least 3"):
+    with pytest.raises(ValueError, match="modulus_bits must be at least 3"):
         SpecialReducer(2)
 
 

@@ -13,7 +13,7 @@ from fhe_hw.cli import main
 
 @pytest.fixture(scope="module")
 def special17(tmp_path_factory):
-    return harden_qflow(SpecialReducer(17), "special-reducer", params={"m": 17},
+    return harden_qflow(SpecialReducer(17), "special-reducer", params={"modulus_bits": 17},
                         build_dir=tmp_path_factory.mktemp("special17"), timeout_s=900)
 
 
@@ -53,7 +53,7 @@ def test_summary_counts_cells_die_and_post_route_fmax(special17):
 
 def test_qflow_json_holds_the_summary(special17):
     saved = json.loads(Path(special17.build_dir, "qflow.json").read_text())
-    assert saved["clean"] is True and saved["lvs_errors"] == 0 and saved["params"] == {"m": 17}
+    assert saved["clean"] is True and saved["lvs_errors"] == 0 and saved["params"] == {"modulus_bits": 17}
 
 
 def test_steps_must_be_a_prefix_of_the_flow(tmp_path):
@@ -68,6 +68,6 @@ def test_flow_order():
 
 
 def test_harden_command_rejects_a_pdk_other_than_osu018_for_qflow(capsys):
-    assert main(["harden", "special-reducer", "--m", "17", "--flow", "qflow",
+    assert main(["harden", "special-reducer", "--modulus-bits", "17", "--flow", "qflow",
                  "--pdk", "sky130A"]) == 2
     assert "pdk must be osu018" in capsys.readouterr().err

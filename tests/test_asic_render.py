@@ -156,8 +156,8 @@ def fake_qflow(monkeypatch, gds_bytes=None):
 
 def test_harden_qflow_writes_the_picture_beside_the_gds(tmp_path, monkeypatch, capsys):
     fake_qflow(monkeypatch)
-    assert main(["harden", "special-reducer", "--m", "17", "--build-dir", str(tmp_path),
-                 "--json", str(tmp_path / "summary.json")]) == 0
+    assert main(["harden", "special-reducer", "--modulus-bits", "17", "--build-dir",
+                 str(tmp_path), "--json", str(tmp_path / "summary.json")]) == 0
     captured = capsys.readouterr()
     png = tmp_path / "layout" / "fhe_hw_special_reducer.png"
     assert png_size(png) == (1200, 600)
@@ -171,7 +171,8 @@ def test_harden_qflow_writes_the_picture_beside_the_gds(tmp_path, monkeypatch, c
 def test_a_picture_that_fails_costs_neither_the_gds_nor_the_exit_status(
         tmp_path, monkeypatch, capsys):
     fake_qflow(monkeypatch, gds_bytes=b"not a GDS")
-    assert main(["harden", "special-reducer", "--m", "17", "--build-dir", str(tmp_path)]) == 0
+    assert main(["harden", "special-reducer", "--modulus-bits", "17",
+                 "--build-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     gds = tmp_path / "layout" / "fhe_hw_special_reducer.gds"
     assert gds.read_bytes() == b"not a GDS"

@@ -126,14 +126,14 @@ def test_missing_pdk_raises_runtime_error_naming_pdk_root(tmp_path, monkeypatch)
 
 def test_asic_synth_command_prints_a_table_and_writes_json_and_markdown(tmp_path, capsys):
     out_json, out_md = tmp_path / "r.json", tmp_path / "r.md"
-    code = main(["asic-synth", "special-reducer", "--m", "33", "--clock-ns", "5",
+    code = main(["asic-synth", "special-reducer", "--modulus-bits", "33", "--clock-ns", "5",
                  "--build-dir", str(tmp_path / "b"), "--json", str(out_json),
                  "--markdown", str(out_md)])
     assert code == 0
     out = capsys.readouterr().out
-    assert "| `special-reducer` | m=33, pipelined=True, deep=True |" in out
+    assert "| `special-reducer` | modulus_bits=33, pipelined=True, deep=True |" in out
     assert "critical path" in out
     saved = json.loads(out_json.read_text())
     assert saved["clock_ns"] == 5
-    assert saved["params"] == {"m": 33, "pipelined": True, "deep": True}
+    assert saved["params"] == {"modulus_bits": 33, "pipelined": True, "deep": True}
     assert out_md.read_text() in out

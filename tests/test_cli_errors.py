@@ -46,7 +46,7 @@ BAD = [
     ("generate four-step-ntt --psi 3", "--psi"),
     ("generate ntt --n 16 --modulus general32 --root wang-huang", "--root wang-huang is"),
     (f"generate ntt --modulus {COMPOSITE_196}", "--modulus"),
-    ("generate special-reducer --m 2", "--m"),
+    ("generate special-reducer --modulus-bits 2", "--modulus-bits"),
     ("generate montgomery-reducer --word 21", "--modulus must satisfy q ≡ 1 (mod 2^word)"),
     ("generate shift-ntt --points 12", "--points"),
     ("generate parallel-ntt --k 48", "--k"),

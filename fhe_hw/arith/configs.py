@@ -16,8 +16,8 @@ __all__ = ["REDUCER_TABLE", "REDUCERS", "MODMULS", "ENGINE_MODMULS", "SMOKE", "B
 REDUCER_TABLE = [
     Row("barrett-reducer", {"modulus": "general32"}),
     Row("barrett-reducer", {"modulus": "solinas64"}),
-    Row("special-reducer", {"m": 33}),
-    Row("special-reducer", {"m": 65}),
+    Row("special-reducer", {"modulus_bits": 33}),
+    Row("special-reducer", {"modulus_bits": 65}),
     Row("solinas-reducer", {"modulus": "solinas64"}),
     Row("montgomery-reducer", {"modulus": "general32", "word": 17}),
     Row("mod-mul", {"modulus": "fermat32"}),

@@ -36,8 +36,8 @@ class SpecialReducerPlan(Plan):
 
     Parameters
     ----------
-    m : int
-        Bit length of p, 3 to :data:`MAX_M`: 33 for 2^32 + 1, 65 for 2^64 + 1.
+    modulus_bits : int
+        m, the bit length of p, 3 to :data:`MAX_M`: 33 for 2^32 + 1, 65 for 2^64 + 1.
     pipelined : bool
         Register the stages; otherwise combinational (latency 0).
     deep : bool
@@ -45,8 +45,8 @@ class SpecialReducerPlan(Plan):
         docstring). No effect when not pipelined.
     """
 
-    m: int = param(help="bit length of p (33: 2^32+1, 65: 2^64+1)", range=(3, MAX_M),
-                   cli_default=33)
+    modulus_bits: int = param(help="bit length m of p = 2^(m-1)+1 (33: 2^32+1, 65: 2^64+1)",
+                              range=(3, MAX_M), cli_default=33)
     pipelined: bool = pipelined_param()
     deep: bool = deep_param()
 
@@ -57,7 +57,7 @@ class SpecialReducerPlan(Plan):
     @property
     def modulus(self):
         """p = 2^(m-1) + 1."""
-        return (1 << (self.m - 1)) + 1
+        return (1 << (self.modulus_bits - 1)) + 1
 
 
 class SpecialReducer(FixedLatencyUnit):
@@ -82,11 +82,11 @@ class SpecialReducer(FixedLatencyUnit):
     def __init__(self, *args, **kw):
         self.plan = plan = SpecialReducerPlan.coerce(*args, **kw)
         self._latency = plan.latency
-        super().__init__(unsigned(2 * plan.m), unsigned(plan.m))
+        super().__init__(unsigned(2 * plan.modulus_bits), unsigned(plan.modulus_bits))
 
     @property
-    def m(self):
-        return self.plan.m
+    def modulus_bits(self):
+        return self.plan.modulus_bits
 
     @property
     def modulus(self):
@@ -94,7 +94,7 @@ class SpecialReducer(FixedLatencyUnit):
 
     def elaborate(self, platform):
         mod = Module()
-        m, p, x = self.plan.m, self.plan.modulus, self.i.payload
+        m, p, x = self.plan.modulus_bits, self.plan.modulus, self.i.payload
         low, high, top = x[:m - 1], x[m - 1:2 * m - 2], x[2 * m - 2:]
         st = Stages(mod, self.i.valid, self.plan.pipelined)
         deep = self.plan.pipelined and self.plan.deep

@@ -19,8 +19,8 @@ DEMO = [
     ("mod-add", "general32", {"modulus": "general32"}),
     ("mod-sub", "solinas64", {"modulus": "solinas64"}),
     ("barrett-reducer", "general32", {"modulus": "general32"}),
-    ("special-reducer", "m=33", {"m": 33}),
-    ("special-reducer", "m=65", {"m": 65}),
+    ("special-reducer", "modulus_bits=33", {"modulus_bits": 33}),
+    ("special-reducer", "modulus_bits=65", {"modulus_bits": 65}),
     ("solinas-reducer", "solinas64", {}),
     ("montgomery-reducer", "60-bit, w=17", {"modulus": RNS_PRIME, "word": 17}),
 ] + [("mod-mul", name, {"modulus": name}) for name in MODULI]
@@ -56,14 +56,14 @@ def _mod_mul(unit, v):
     x, red = v["a"] * v["b"], unit.reducer_unit
     return {"barrett": lambda: R.barrett_reduce(x, red.constants),
             "montgomery": lambda: R.montgomery_reduce(x, red.constants),
-            "special": lambda: R.special_reduce(x, red.m),
+            "special": lambda: R.special_reduce(x, red.modulus_bits),
             "solinas": lambda: R.solinas_reduce(x)}[unit.reducer]()
 
 
 _fixed_latency("mod-add", _pairs, lambda u, v: R.mod_add(v["a"], v["b"], u.modulus))
 _fixed_latency("mod-sub", _pairs, lambda u, v: R.mod_sub(v["a"], v["b"], u.modulus))
 _fixed_latency("barrett-reducer", _wide, lambda u, x: R.barrett_reduce(x, u.constants))
-_fixed_latency("special-reducer", _wide, lambda u, x: R.special_reduce(x, u.m))
+_fixed_latency("special-reducer", _wide, lambda u, x: R.special_reduce(x, u.modulus_bits))
 _fixed_latency("solinas-reducer", _wide, lambda u, x: R.solinas_reduce(x))
 _fixed_latency("montgomery-reducer", _wide, lambda u, x: R.montgomery_reduce(x, u.constants))
 _fixed_latency("mod-mul", _pairs, _mod_mul)
