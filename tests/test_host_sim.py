@@ -58,7 +58,8 @@ def test_status_counts_cycles_from_first_input_to_last_output(barrett_uart):
 
 def test_write_then_read_returns_the_words_of_an_odd_width_memory():
     unit = SpecialReducer(33)   # 66-bit input words: 9 bytes with 6 spare bits
-    host = Host(SimTransport(_top(unit, "special-reducer", {"modulus_bits": 33}, depth=8), level="byte"))
+    top = _top(unit, "special-reducer", {"modulus_bits": 33}, depth=8)
+    host = Host(SimTransport(top, level="byte"))
     words = [(1 << 66) - 1, 0, 1 << 65, 12345]
     host.write("i", 2, words)
     assert host.read("i", 2, 4) == words

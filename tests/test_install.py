@@ -64,10 +64,11 @@ def test_the_installed_package_is_not_the_checkout(installed, outside):
 
 def test_generate_synth_and_program_dry_run_from_outside(installed, outside):
     work, env = outside
-    _run(installed, ["generate", "special-reducer", "--modulus-bits", "17", "-o", "special.v"], work, env)
+    _run(installed, ["generate", "special-reducer", "--modulus-bits", "17", "-o", "special.v"],
+         work, env)
     assert (work / "special.v").read_text().startswith("// fhe_hw ")
-    done = _run(installed, ["synth", "special-reducer", "--modulus-bits", "17", "--json", "r.json"], work,
-                env)
+    done = _run(installed, ["synth", "special-reducer", "--modulus-bits", "17", "--json",
+                            "r.json"], work, env)
     assert (work / "r.json").exists() and "Fmax" in done.stdout
     done = _run(installed, ["build", "mod-add", "--board", "icebreaker", "--program",
                             "--dry-run"], work, env)
@@ -78,6 +79,6 @@ def test_asic_synth_with_a_relative_pdk_root(installed, outside):
     work, env = outside
     assert PDK.exists(), "the shared sky130 data is beside the checkout"
     env["PDK_ROOT"] = os.path.relpath(PDK, work)
-    done = _run(installed, ["asic-synth", "special-reducer", "--modulus-bits", "17", "--json", "a.json"],
-                work, env)
+    done = _run(installed, ["asic-synth", "special-reducer", "--modulus-bits", "17", "--json",
+                            "a.json"], work, env)
     assert (work / "a.json").exists() and "sky130" in done.stdout + done.stderr
