@@ -205,7 +205,11 @@ def _check_intact_and_working(host, operands, results, rng):
     return status
 
 
-@pytest.mark.parametrize("level,count", [("byte", 1000), ("uart", 48)])
+# The fast suite sends a third of the items; the slow suite all of them (minutes of pysim).
+@pytest.mark.parametrize("level,count", [
+    ("byte", 300), ("uart", 24),
+    pytest.param("byte", 1000, marks=pytest.mark.slow),
+    pytest.param("uart", 48, marks=pytest.mark.slow)])
 def test_malformed_frames_are_answered_as_the_protocol_says_and_change_nothing(level, count):
     rng = random.Random(f"{SEED}:fuzz:{level}")
     top = _top()

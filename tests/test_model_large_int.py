@@ -58,7 +58,8 @@ def test_the_bound_is_the_largest_digit_width_that_stays_below_p():
         plan(1.5)
 
 
-@pytest.mark.parametrize("n", WANG_HUANG_SIZES[1:4])
+@pytest.mark.parametrize("n", [pytest.param(n, marks=[pytest.mark.slow] * (n > 8192))
+                               for n in WANG_HUANG_SIZES[1:4]])
 def test_the_intermediate_sizes_are_the_dft_with_the_wang_huang_root(n):
     rng = random.Random(n)
     x = [rng.randrange(P) for _ in range(n)]
@@ -68,6 +69,7 @@ def test_the_intermediate_sizes_are_the_dft_with_the_wang_huang_root(n):
     assert wang_huang_ntt(spectrum, inverse=True) == x
 
 
+@pytest.mark.slow
 def test_65536_points_is_the_existing_eq7_model():
     rng = random.Random(7)
     x = [rng.randrange(P) for _ in range(65536)]
@@ -106,7 +108,8 @@ def test_the_inverse_transform_gives_the_acyclic_convolution_of_the_digits():
     assert trace.product == a * b and len(trace.product_digits) == 80
 
 
-@pytest.mark.parametrize("max_bits", [24 * 2048, 24 * 4096 - 5])
+@pytest.mark.parametrize("max_bits", [24 * 2048,
+                                      pytest.param(24 * 4096 - 5, marks=pytest.mark.slow)])
 def test_products_equal_python_including_the_all_ones_carry_worst_case(max_bits):
     rng = random.Random(max_bits)
     ones = (1 << max_bits) - 1
