@@ -54,7 +54,7 @@ class SStageUnit(Component):
         m = Module()
         c, L, d = self._cfg, self._L, self._d
         th, kw, zeros = c.terms, c.key_words, c.s_words - c.key_words
-        m.submodules.resolver = res = CarryResolver(L, d, sample_bits=self._sample_bits,
+        m.submodules.resolver = res = CarryResolver(L, d, coeff_bits=self._sample_bits,
                                                     beats=c.s_words)
         aw = len(self.rd.addr)
         term = Signal(range(th + 1))

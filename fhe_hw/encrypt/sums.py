@@ -66,23 +66,24 @@ class SumEngine(Component):
 
     Parameters: ``program``; ``addr_width`` (RAM address bits); ``spacings`` (each sum's
     job spacing), ``inverse_spacing`` (cycles between inverse transforms); the engines'
-    ``m``, ``m_units``, ``mult_stages``, ``tiled``. Ports: ``i`` — stream of commands
+    ``inner_n``, ``inner_units``, ``mult_stages``, ``tiled``. Ports: ``i`` — stream of commands
     (:attr:`command_layout`); ``o`` — one done beat per command; ``rd_x`` (S stage), ``rd_y``
     (feeder), ``wr`` — RAM ports of W = lanes·d bits;
     ``key_rd``, ``key_wr`` — the key memory (one spectrum beat of lanes·64 bits per word, read
     data one cycle after the address)."""
 
-    def __init__(self, program, *, addr_width, spacings, inverse_spacing, m=64, m_units=2,
-                 mult_stages=None, tiled=True):
+    def __init__(self, program, *, addr_width, spacings, inverse_spacing, inner_n=64,
+                 inner_units=2, mult_stages=None, tiled=True):
         p = program.plan
         self._program, self._L, self._d, self._B = program, p.lanes, p.digit_bits, p.n // p.lanes
-        kw = dict(lanes=p.lanes, m=m, m_units=m_units, mult_stages=mult_stages, tiled=tiled)
+        kw = dict(lanes=p.lanes, m=inner_n, m_units=inner_units, mult_stages=mult_stages,
+                  tiled=tiled)
         self._fwd = StreamingFourStepNTT(p.n, **kw)
         self._inv = StreamingFourStepNTT(p.n, inverse=True, **kw)
         self._muls = [ModMul("solinas64", mult_stages=mult_stages, tiled=tiled)
                       for _ in range(p.lanes)]
         self._mul_latency = self._muls[0].latency
-        self._carry = CarryResolver(p.lanes, p.digit_bits, sample_bits=_WORD, beats=self._B)
+        self._carry = CarryResolver(p.lanes, p.digit_bits, coeff_bits=_WORD, beats=self._B)
         self._sstage = (SStageUnit(program.s_stage, p.lanes, p.digit_bits, addr_width)
                         if program.s_stage else None)
         self._inverse_spacing = inverse_spacing

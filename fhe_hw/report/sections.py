@@ -13,12 +13,12 @@ from ..arith.configs import MODMULS, REDUCERS
 from ..bench.openfhe import BASE_SETS, NTT_SIZES, OPERATIONS, PRODUCT_SIZES
 from ..bigint import CMNTEncrypt, CNTEncrypt, IntegerFFTMultiplier
 from ..bigint.configs import MULTIPLIERS, REPORT_MODMULS, REPORT_SMALL
-from ..encrypt import ENCRYPTION, KEY_PREPARATION, TransformEncrypt
+from ..encrypt import ENCRYPTION, KEY_PREPARATION, TransformEncryptPlan
 from ..flow.rows import Row, shown
 from ..flow.synth import ECP5_85F_DSP, atp_area
 from ..karatsuba import KaratsubaMultiplier
 from ..karatsuba.configs import REPORT_ROWS as KARATSUBA_ROWS
-from ..largeint import LargeIntegerMultiplier
+from ..largeint import LargeIntegerMultiplierPlan
 from ..model.bigint import block_config
 from ..model.ntt import modular_products as ntt_products
 from ..model.rns import modular_products as rns_products
@@ -205,7 +205,7 @@ def transform_encryption(ctx):
     k, b = _BIGINT["solinas64"]
     for scheme in ("cmnt", "cnt"):
         for group in ("toy", "small", "medium", "large"):
-            both = TransformEncrypt.cycles_per_program_of(scheme, group, lanes=16)
+            both = TransformEncryptPlan(scheme, group, lanes=16).cycles_per_program()
             c, key = both[ENCRYPTION], both[KEY_PREPARATION]
             paper = P.table6_cycles(scheme, group)
             g = gmp.get((scheme, group))
@@ -386,12 +386,13 @@ def _four_step_and_multiplier(ctx, ref):
                                             f"{lanes} lanes, m_units={m_units}", r))
     gmp = [b["median_s"] * 1e6 for b in ctx.baseline("GMP 786432") if "median_s" in b]
     for lanes in (16, 8):
-        for engines, m_units in ((2, 1), (1, 1), (2, 2), (1, 2)):
-            c = LargeIntegerMultiplier.cycles_of(lanes=lanes, engines=engines, m_units=m_units)
+        for engines, inner_units in ((2, 1), (1, 1), (2, 2), (1, 2)):
+            c = LargeIntegerMultiplierPlan(lanes=lanes, engines=engines,
+                                           inner_units=inner_units).cycles()
             us = c / 100.0
             g = gmp[0] if gmp else None
             config = (f"{engines} forward engine{'s' * (engines > 1)}, "
-                      f"m_units={m_units}")
+                      f"inner_units={inner_units}")
             t.rows.append([f"large-int-mul 786432 bits, {config}", lanes,
                            "first digit in to last digit out", c, None, None, us,
                            "GMP 786432 x 786432 bits" if g else None, g,
