@@ -161,7 +161,7 @@ class TransformEncrypt(Component):
     Ports: ``i`` — start stream, payload 1 bit (:data:`KEY_PREPARATION` or
     :data:`ENCRYPTION`); ``o`` — done stream (payload: the reduction's select flag); ``rd_x``,
     ``rd_y``, ``rd_z``, ``wr`` — the RAM (:mod:`fhe_hw.bigint.ram`) of lanes·d-bit words laid
-    out by :attr:`program`; ``key_rd``, ``key_wr`` — the key memory, one spectrum beat
+    out by :attr:`program`; ``rd_key``, ``wr_key`` — the key memory, one spectrum beat
     (lanes·64 bits) per word, :attr:`key_words` words, read data a cycle after the address.
 
     Cycles: :meth:`cycles` (``KEY_PREPARATION`` or ``ENCRYPTION``) from the start transfer to
@@ -181,12 +181,12 @@ class TransformEncrypt(Component):
         self._entry = data.StructLayout({"end": 1, "is_sum": 1,
                                          "sum": self._sums.command_layout,
                                          "alu": self._alu.command_layout})
-        key = self._sums.key_rd
+        key = self._sums.rd_key
         super().__init__({"i": In(stream.Signature(unsigned(1))),
                           "o": Out(stream.Signature(unsigned(1))),
                           **memory_members(aw, W),
-                          "key_rd": Out(read_port_signature(len(key.addr), len(key.data))),
-                          "key_wr": Out(write_port_signature(len(key.addr), len(key.data)))})
+                          "rd_key": Out(read_port_signature(len(key.addr), len(key.data))),
+                          "wr_key": Out(write_port_signature(len(key.addr), len(key.data)))})
 
     def cycles(self, program=ENCRYPTION):
         """Cycles of one run of ``program`` (:data:`KEY_PREPARATION` or :data:`ENCRYPTION`),
@@ -228,10 +228,10 @@ class TransformEncrypt(Component):
 
         # RAM: the ALU's three read ports; the sum engine's S stage on rd_x, feeder on rd_y
         share_memory_ports(m, self, alu, sums)
-        for name in ("key_rd", "key_wr"):
+        for name in ("rd_key", "wr_key"):
             mine, theirs = getattr(self, name), getattr(sums, name)
             m.d.comb += [mine.addr.eq(theirs.addr), mine.en.eq(theirs.en)]
-        m.d.comb += [self.key_wr.data.eq(sums.key_wr.data), sums.key_rd.data.eq(self.key_rd.data)]
+        m.d.comb += [self.wr_key.data.eq(sums.wr_key.data), sums.rd_key.data.eq(self.rd_key.data)]
         m.d.comb += [sums.i.payload.eq(entry.sum), alu.i.payload.eq(entry.alu)]
 
         run_program(m, self.i, self.o, rom,
