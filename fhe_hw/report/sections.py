@@ -16,7 +16,7 @@ from ..bigint.configs import MULTIPLIERS, REPORT_MODMULS, REPORT_SMALL
 from ..encrypt import ENCRYPTION, KEY_PREPARATION, TransformEncryptPlan
 from ..flow.rows import Row, shown
 from ..flow.synth import ECP5_85F_DSP, atp_area
-from ..karatsuba import KaratsubaMultiplier
+from ..karatsuba import KaratsubaMultiplierPlan
 from ..karatsuba.configs import REPORT_ROWS as KARATSUBA_ROWS
 from ..largeint import LargeIntegerMultiplierPlan
 from ..model.bigint import block_config
@@ -554,12 +554,12 @@ def karatsuba(ctx):
                "ours / paper", "paper Fmax MHz", "paper DSP"])
     findings, series = [], {"ours at 250 MHz": [], "paper 004": []}
     for r in (1, 2, 3, 4, 5):
-        u = KaratsubaMultiplier(r, coeff_bits=125 + 9 - r)
+        u = KaratsubaMultiplierPlan(r, coeff_bits=125 + 9 - r)
         c = u.cycles(3 ** (9 - r))
         us = c / clock
         p, p2 = ref.get(r), P.P004_T2.rows.get(r)
         rr = ratio(us, p["hw_us"]) if p else None
-        t.rows.append([r, u.multipliers, c, us, p["hw_us"] if p else None, rr,
+        t.rows.append([r, u.layout.multipliers, c, us, p["hw_us"] if p else None, rr,
                        p2["fmax_mhz"] if p2 else None, p2["dsp"] if p2 else None])
         series["ours at 250 MHz"].append((r, us))
         if p:
@@ -571,7 +571,7 @@ def karatsuba(ctx):
               ["r", "LUT", "FF", "DSP", "Fmax MHz", "µs at our Fmax"])
     for unit, params, flow in _kara_rows():
         res = ctx.synth(unit, params, flow)
-        c = KaratsubaMultiplier(**get_unit(unit).resolve(params)).cycles(3 ** 8)
+        c = get_unit(unit).cycles(params, products=3 ** 8)
         s.rows.append([1, *((res.lut, res.ff, res.dsp, res.fmax_mhz, c / res.fmax_mhz)
                             if res else [None] * 5)])
     s.notes.append("r ≥ 2 needs more than the ECP5-85F's 156 MULT18X18D (4 per 27×27).")
