@@ -153,11 +153,6 @@ class TransformEncrypt(Component):
     2^64 - 2^32 + 1 transforms ([Wang13] §III-A) and the sums accumulated in the transform
     domain.
 
-    Parameters
-    ----------
-    plan : TransformEncryptPlan
-        Or the arguments of one (``TransformEncrypt("cnt", group, lanes=2, inner_n=4)``).
-
     Ports: ``i`` — start stream, payload 1 bit (:data:`KEY_PREPARATION` or
     :data:`ENCRYPTION`); ``o`` — done stream (payload: the reduction's select flag); ``rd_x``,
     ``rd_y``, ``rd_z``, ``wr`` — the RAM (:mod:`fhe_hw.bigint.ram`) of lanes·d-bit words laid
@@ -166,6 +161,11 @@ class TransformEncrypt(Component):
 
     Cycles: :meth:`cycles` (``KEY_PREPARATION`` or ``ENCRYPTION``) from the start transfer to
     the done transfer, both included, exact (:mod:`fhe_hw.encrypt.timing`).
+
+    Parameters
+    ----------
+    plan : TransformEncryptPlan
+        Or the arguments of one (``TransformEncrypt("cnt", group, lanes=2, inner_n=4)``).
     """
 
     def __init__(self, *args, **kw):

@@ -107,11 +107,6 @@ class KaratsubaRelinearizer(KaratsubaEngine):
     """Σ_{i<words} C[i]·γ[i] for groups of ``words`` polynomial pairs of ``size =
     leaf·2^recursions`` coefficients, exact over the integers.
 
-    Parameters
-    ----------
-    plan : KaratsubaRelinearizerPlan
-        Or the arguments of one (``KaratsubaRelinearizer(1, 2, 2, 16, 8, 8)``).
-
     Ports: ``i`` — stream of ``{"c": digit, "gamma": digit}``, the pairs (C[0], γ[0]), (C[1],
     γ[1]), ... of a group one after the other, each coefficient as ``digits`` beats, least
     significant digit first (:meth:`input_beats`); ``o`` — ``size`` beats of two lanes of
@@ -123,6 +118,11 @@ class KaratsubaRelinearizer(KaratsubaEngine):
 
     Raises ``TypeError``/``ValueError`` for non-integer or out-of-range parameters, or when
     max(coeff_bits, word_bits) + recursions does not fit the carrier.
+
+    Parameters
+    ----------
+    plan : KaratsubaRelinearizerPlan
+        Or the arguments of one (``KaratsubaRelinearizer(1, 2, 2, 16, 8, 8)``).
     """
 
     _a_name, _b_name = "c", "gamma"
