@@ -3,7 +3,7 @@ ciphertext equals Python's ``%`` and the golden model (fhe_hw.model.transform_en
 simulated cycles of the key preparation and the encryption equal ``cycles()`` — for random
 keys and messages and the extreme ones (all-ones keys and coefficients, the largest noise of
 either sign), at scaled-down sizes that exercise every cut of the operands (whole, both in
-equal blocks, the key integers in blocks), the S stage's flush beats, one and two m-units and
+equal blocks, the key integers in blocks), the S stage's flush beats, one and two inner units and
 2 and 4 lanes. The toy groups run in Verilator (tools/cosim_encrypt.py)."""
 
 from types import SimpleNamespace
@@ -11,9 +11,9 @@ from types import SimpleNamespace
 import pytest
 from helpers import rng_for
 
-from fhe_hw.encrypt import ENCRYPTION, KEY_PREPARATION, TransformEncrypt
+from fhe_hw.encrypt import ENCRYPTION, KEY_PREPARATION, TransformEncrypt, TransformEncryptPlan
 from fhe_hw.encrypt.cosim import python_ciphertext
-from fhe_hw.encrypt.estimate import EstimatedGroup, blocks, sky130_estimate
+from fhe_hw.encrypt.estimate import blocks, sky130_estimate
 from fhe_hw.encrypt.run import run_encryptions
 from fhe_hw.encrypt.timing import (
     EngineTiming,
@@ -37,10 +37,11 @@ from fhe_hw.ntt.four_step_plan import spaced_trace
 
 E = EncryptionSizes
 CONFIGS = {
-    "cmnt-whole-flush": ("cmnt", E(12, 20, 230, 2), dict(lanes=2, m=4)),
-    "cmnt-equal-blocks": ("cmnt", E(10, 20, 700, 2), dict(lanes=2, m=4, max_n=32)),
-    "cnt-key-blocks": ("cnt", E(40, 40, 1200, 3), dict(lanes=2, m=4, max_n=32)),
-    "cmnt-4-lanes-one-m-unit": ("cmnt", E(12, 20, 500, 3), dict(lanes=4, m=4, m_units=1)),
+    "cmnt-whole-flush": ("cmnt", E(12, 20, 230, 2), dict(lanes=2, inner_n=4)),
+    "cmnt-equal-blocks": ("cmnt", E(10, 20, 700, 2), dict(lanes=2, inner_n=4, max_n=32)),
+    "cnt-key-blocks": ("cnt", E(40, 40, 1200, 3), dict(lanes=2, inner_n=4, max_n=32)),
+    "cmnt-4-lanes-one-inner-unit": ("cmnt", E(12, 20, 500, 3),
+                                    dict(lanes=4, inner_n=4, inner_units=1)),
 }
 
 
@@ -64,18 +65,18 @@ def test_ciphertexts_equal_python_and_cycles_equal_cycles(name):
                  _extreme(scheme, sizes, 1)]
     runs = run_encryptions(unit, instances, seed=3)
     for inst, run in zip(instances, runs):
-        assert run.ciphertext == python_ciphertext(scheme, inst) == encrypt(scheme, inst,
-                                                                             unit.plan)
+        assert run.ciphertext == python_ciphertext(scheme, inst) == encrypt(
+            scheme, inst, unit.plan.encrypt_plan)
         assert run.key_cycles == unit.cycles(KEY_PREPARATION)
         assert run.cycles == unit.cycles(ENCRYPTION)
-    assert unit.cycles() == TransformEncrypt.cycles_of(scheme, sizes, **params)
+    assert unit.cycles() == TransformEncryptPlan(scheme, sizes, **params).cycles()
 
 
 def test_the_configurations_cover_every_cut_and_the_flush():
     kinds = set()
     for scheme, sizes, params in CONFIGS.values():
         unit = TransformEncrypt(scheme, sizes, **params)
-        b = unit.plan.main
+        b = unit.plan.encrypt_plan.main
         kinds.add("whole" if b.x_blocks == b.y_blocks == 1 else
                   "equal" if b.x_block == b.y_block else "key blocks")
         s = unit.program.s_stage
@@ -86,11 +87,11 @@ def test_the_configurations_cover_every_cut_and_the_flush():
     assert kinds == {"whole", "equal", "key blocks", "flush", "accumulators"}
 
 
-def test_cycles_per_program_of_is_cycles_of_each_program():
+def test_cycles_per_program_is_cycles_of_each_program():
     scheme, sizes, params = CONFIGS["cnt-key-blocks"]
-    both = TransformEncrypt.cycles_per_program_of(scheme, sizes, **params)
-    assert both == {which: TransformEncrypt.cycles_of(scheme, sizes, program=which, **params)
-                    for which in (KEY_PREPARATION, ENCRYPTION)}
+    plan = TransformEncryptPlan(scheme, sizes, **params)
+    both = plan.cycles_per_program()
+    assert both == {which: plan.cycles(program=which) for which in (KEY_PREPARATION, ENCRYPTION)}
     assert both[KEY_PREPARATION] != both[ENCRYPTION]
 
 
@@ -104,7 +105,8 @@ def test_a_sum_without_the_s_stage_takes_the_cycles_of_its_job_by_job_walk(schem
     S-stage sums take (and every sum took before; the simulations above check its counts):
     the done cycle and every job's first input transfer, at paper groups at 16 lanes and at
     the scaled-down configurations."""
-    prog, timing = TransformEncrypt.check(scheme, sizes, **params)
+    plan = TransformEncryptPlan(scheme, sizes, **params)
+    prog, timing = plan.program, plan.timing
     plain = [i for i, s in enumerate(prog.sums) if not s.s_stage]
     assert plain
     for i in plain:
@@ -118,8 +120,8 @@ def test_a_sum_without_the_s_stage_takes_the_cycles_of_its_job_by_job_walk(schem
 @pytest.mark.parametrize("scheme", ["cmnt", "cnt"])
 def test_the_sky130_estimate_adds_the_blocks_and_takes_the_slowest_clock(scheme):
     """Made-up block results (area 1000·i + 7 µm², clock 50 + i MHz for the i-th block): the
-    estimate's logic area is Σ count·area, its clock the smallest, its cycles cycles_of."""
-    group = EstimatedGroup.of(scheme, "toy")
+    estimate's logic area is Σ count·area, its clock the smallest, its cycles the plan's."""
+    group = TransformEncryptPlan(scheme, "toy")
     listed = blocks(group)
     results = {(name, tuple(sorted(params.items()))): SimpleNamespace(
                    area_um2=1000.0 * i + 7, fmax_mhz=50.0 + i,
@@ -130,8 +132,8 @@ def test_the_sky130_estimate_adds_the_blocks_and_takes_the_slowest_clock(scheme)
     assert e.logic_um2 == sum(count * (1000.0 * i + 7)
                               for i, (_, _, count, _) in enumerate(listed))
     assert e.fmax_mhz == 50.0
-    assert e.cycles == TransformEncrypt.cycles_of(scheme, "toy")
-    assert e.key_cycles == TransformEncrypt.cycles_of(scheme, "toy", program=KEY_PREPARATION)
+    assert e.cycles == TransformEncryptPlan(scheme, "toy").cycles()
+    assert e.key_cycles == TransformEncryptPlan(scheme, "toy").cycles(program=KEY_PREPARATION)
     assert e.encryption_ms == e.cycles / 50.0 / 1e3
     assert [row[2] for row in e.rows] == [count for _, _, count, _ in listed]
 
@@ -139,7 +141,7 @@ def test_the_sky130_estimate_adds_the_blocks_and_takes_the_slowest_clock(scheme)
 @pytest.mark.parametrize("scheme, goal", [("cmnt", 135_657), ("cnt", 123_007)])
 def test_the_toy_groups_meet_table_6_at_16_lanes(scheme, goal):
     """[Cao13]/[Cao14] Table 6's toy encryption times at 166.45 MHz, in cycles."""
-    assert TransformEncrypt.cycles_of(scheme, "toy", lanes=16) <= goal
+    assert TransformEncryptPlan(scheme, "toy", lanes=16).cycles() <= goal
 
 
 @pytest.mark.parametrize("scheme", ["cmnt", "cnt"])
@@ -150,7 +152,7 @@ def test_every_transform_of_the_toy_schedules_passes_the_engine_as_if_alone(sche
     unit = TransformEncrypt(scheme, "toy", lanes=16)
     starts = []
     program_cycles(unit.program, unit.timing, unit.program.encrypt_ops, trace=starts)
-    plan, latency = four_step_stream_plan(unit.plan.n, lanes=16, m=64, m_units=2)
+    plan, latency = four_step_stream_plan(unit.plan.encrypt_plan.n, lanes=16, m=64, m_units=2)
     trace = spaced_trace(plan, latency, [s - starts[0] for s in starts])
     assert trace["stalls"] == 0
     u = trace["unload_starts"]
@@ -168,17 +170,17 @@ def test_lone_spacing_is_the_engines_back_to_back_rate_or_more():
     (dict(scheme="rsa"), ValueError, "scheme"),
     (dict(group=3), TypeError, "group"),
     (dict(group="huge"), ValueError, "group"),
-    (dict(lanes=8, m=4), ValueError, "lanes"),
-    (dict(m=128), ValueError, "m"),
-    (dict(m_units=3), ValueError, "m_units"),
-    (dict(max_n=8, m=4), ValueError, "max_n"),
+    (dict(lanes=8, inner_n=4), ValueError, "lanes"),
+    (dict(inner_n=128), ValueError, "inner_n"),
+    (dict(inner_units=3), ValueError, "inner_units"),
+    (dict(max_n=8, inner_n=4), ValueError, "max_n"),
     (dict(scheme="cnt", group=E(100, 10, 200, 1 << 50)), ValueError, "no digit width"),
     (dict(group=E(100, 10, 200, 2)), ValueError, "B_ij .* must fit one word"),
 ])
 def test_refused_parameters_raise_before_hardware(params, error, match):
-    args = dict(scheme="cmnt", group=E(12, 20, 230, 2), lanes=2, m=4)
+    args = dict(scheme="cmnt", group=E(12, 20, 230, 2), lanes=2, inner_n=4)
     args.update(params)
     with pytest.raises(error, match=match):
-        TransformEncrypt.cycles_of(**args)
+        TransformEncryptPlan(**args)
     with pytest.raises(error, match=match):
         TransformEncrypt(**args)

@@ -367,8 +367,8 @@ def test_multiplier_tiles_count_variable_products_in_18_bit_tiles():
 
 # Parameters that elaborate in seconds for the units whose defaults take longer.
 AREA_PARAMS = {"four-step-stream": {"n": 64, "lanes": 2, "m": 8},
-               "large-int-mul": {"max_bits": 384, "m": 8, "lanes": 2},
-               "transform-encrypt": {"lanes": 1, "m": 2, "m_units": 1},
+               "large-int-mul": {"max_bits": 384, "inner_n": 8, "lanes": 2},
+               "transform-encrypt": {"lanes": 1, "inner_n": 2, "inner_units": 1},
                "ntt": {"n": 16}, "parallel-ntt": {"k": 8}, "shift-ntt": {"points": 8, "lanes": 2},
                "supersize-barrett": {"gamma": 200}, "karatsuba": {"recursions": 1},
                "karatsuba-relin": {"recursions": 1},

@@ -7,7 +7,7 @@ import pytest
 from amaranth.sim import Simulator
 from helpers import SEED, rng_for
 
-from fhe_hw.karatsuba import KaratsubaMultiplier
+from fhe_hw.karatsuba import KaratsubaMultiplier, KaratsubaMultiplierPlan
 from fhe_hw.model.karatsuba import karatsuba_precompute, leaf_schedule, schoolbook
 from fhe_hw.sim.pysim import run_stream
 from fhe_hw.units import get_unit, to_verilog
@@ -167,16 +167,15 @@ def test_carry_save_accumulation_at_the_carrier_bound(digit_bits, coeff_bits, di
 def test_pipelining_costs_four_plus_leaf_digits_plus_r_cycles_of_latency_not_period(r, leaf):
     fast = dict(leaf=leaf, coeff_bits=125, pipelined=True)
     slow = dict(leaf=leaf, coeff_bits=125, pipelined=False)
-    assert (KaratsubaMultiplier.latency_of(r, **fast)
-            - KaratsubaMultiplier.latency_of(r, **slow)) == 4 + leaf * 5 + r
-    assert (KaratsubaMultiplier.cycles_of(r, **fast, products=5)
-            - KaratsubaMultiplier.cycles_of(r, **slow, products=5)) == 4 + leaf * 5 + r
+    assert (KaratsubaMultiplierPlan(r, **fast).latency
+            - KaratsubaMultiplierPlan(r, **slow).latency) == 4 + leaf * 5 + r
+    assert (KaratsubaMultiplierPlan(r, **fast).cycles(products=5)
+            - KaratsubaMultiplierPlan(r, **slow).cycles(products=5)) == 4 + leaf * 5 + r
 
 
 @pytest.mark.parametrize("value", [1, 0, "true", None])
 def test_rejects_a_pipelined_flag_that_is_not_a_bool(value):
-    for check in (KaratsubaMultiplier, KaratsubaMultiplier.latency_of,
-                  KaratsubaMultiplier.cycles_of):
+    for check in (KaratsubaMultiplier, KaratsubaMultiplierPlan):
         with pytest.raises(TypeError, match="pipelined must be a bool"):
             check(1, coeff_bits=8, digit_bits=6, pipelined=value)
 
@@ -219,7 +218,7 @@ def digits_to_coeffs(trace, index, start, count, digits, width):
 def test_leaf_operands_match_the_models_precompute():
     r, leaf = 3, 5
     unit = KaratsubaMultiplier(r, leaf, coeff_bits=8, digit_bits=6)
-    plan = unit.plan
+    plan = unit.plan.layout
     p, q = random_pairs(unit, 1, ("probe-pre",))[0]
     probes = [s for pair in unit.core.channel_probes for s in pair]
     entry = unit.ENTRY_LATENCY
@@ -236,7 +235,7 @@ def test_leaf_operands_match_the_models_precompute():
 def test_leaf_products_leave_the_sub_multipliers_as_scheduled():
     r, leaf = 3, 5
     unit = KaratsubaMultiplier(r, leaf, coeff_bits=8, digit_bits=6)
-    plan, sched = unit.plan, unit.schedule
+    plan, sched = unit.plan.layout, unit.schedule
     p, q = random_pairs(unit, 1, ("probe-mult",))[0]
     probes = [s for pair in unit.core.product_probes for s in pair]
     last = max(s.slot + sched.delay[s.channel] for s in leaf_schedule(r)) + 1

@@ -4,7 +4,7 @@ pysim against schoolbook sums and, through the host split, fhe_hw.model.karatsub
 import pytest
 from helpers import SEED, rng_for
 
-from fhe_hw.karatsuba import KaratsubaRelinearizer
+from fhe_hw.karatsuba import KaratsubaRelinearizer, KaratsubaRelinearizerPlan
 from fhe_hw.karatsuba.host import Pysim, relinearize_split
 from fhe_hw.model.karatsuba import relinearize, schoolbook
 from fhe_hw.sim.pysim import run_stream
@@ -76,10 +76,10 @@ def test_unpipelined_relinearizer_sums_and_counts():
     run, got = simulate(unit, groups)
     for n, group in enumerate(groups):
         assert got[n] == expected(group), f"group {n} (seed {SEED})"
-    assert run.cycles == unit.cycles(2) == KaratsubaRelinearizer.cycles_of(
-        2, 2, coeff_bits=10, word_bits=4, digit_bits=5, pipelined=False, groups=2)
-    assert unit.latency + 4 + 5 * 3 + 2 == KaratsubaRelinearizer.latency_of(
-        2, 2, coeff_bits=10, word_bits=4, digit_bits=5)
+    assert run.cycles == unit.cycles(2) == KaratsubaRelinearizerPlan(
+        2, 2, coeff_bits=10, word_bits=4, digit_bits=5, pipelined=False).cycles(groups=2)
+    assert unit.latency + 4 + 5 * 3 + 2 == KaratsubaRelinearizerPlan(
+        2, 2, coeff_bits=10, word_bits=4, digit_bits=5).latency
 
 
 def test_rejects_a_pipelined_flag_that_is_not_a_bool():

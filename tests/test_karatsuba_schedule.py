@@ -1,4 +1,4 @@
-"""Karatsuba-r plan (fhe_hw.karatsuba.schedule): the pre-crossbar schedule, widths from the
+"""Karatsuba-r layout (fhe_hw.karatsuba.schedule): the pre-crossbar schedule, widths from the
 model's bounds, multiplier counts and per-product cycles against [Mig16] §III-B and Table III."""
 
 from fractions import Fraction
@@ -8,7 +8,7 @@ import pytest
 from fhe_hw.karatsuba import KaratsubaMultiplier
 from fhe_hw.karatsuba.schedule import (
     CrossbarSchedule,
-    KaratsubaPlan,
+    KaratsubaLayout,
     check_schedule,
     crossbar_schedule,
 )
@@ -37,7 +37,7 @@ def test_multipliers_are_half_the_channels_from_three_recursions(r):
 
 @pytest.mark.parametrize("r", [3, 4, 5])
 def test_utilization_matches_the_paper(r):
-    plan = KaratsubaPlan(r, 5, 125, 125, 27, 5)
+    plan = KaratsubaLayout(r, 5, 125, 125, 27, 5)
     assert Fraction(3 ** r, plan.schedule.lines * plan.schedule.period) == \
         multiplier_utilization(r)
 
@@ -67,9 +67,9 @@ def test_check_schedule_rejects_a_period_shorter_than_the_input():
 
 @pytest.mark.parametrize("r", [1, 2, 3, 4, 5])
 def test_multiplier_count_is_the_models(r):
-    plan = KaratsubaPlan(r, 5, 125, 125, 27, 5)
+    plan = KaratsubaLayout(r, 5, 125, 125, 27, 5)
     assert plan.multipliers == hardware_multipliers(r) == 100 * 2 ** (r - 1) // 4
-    small = KaratsubaPlan(r, 3, 8, 8, 6, 2)
+    small = KaratsubaLayout(r, 3, 8, 8, 6, 2)
     assert small.multipliers == hardware_multipliers(r, count=2, leaf=3) == 6 << (r - 1)
 
 
@@ -81,7 +81,7 @@ def test_period_gives_the_papers_accelerator_time(r, cycles):
 
 
 def test_widths_cover_the_worst_case_leaf_and_output():
-    plan = KaratsubaPlan(3, 5, 131, 131, 27, 5)
+    plan = KaratsubaLayout(3, 5, 131, 131, 27, 5)
     top = (1 << 131) - 1
     assert plan.leaf_bits == (5 * 4 ** 3 * top * top).bit_length()
     assert plan.out_bits == (40 * top * top).bit_length()
@@ -94,7 +94,7 @@ def test_beat_delay_waits_for_the_odd_coefficient(leaf, expected):
 
 
 def test_post_units_align_their_inputs():
-    plan = KaratsubaPlan(3, 5, 8, 8, 6, 2)
+    plan = KaratsubaLayout(3, 5, 8, 8, 6, 2)
     for u in plan.post_units:
         assert min(u.pass_delay, u.sum_delay) == 0
     assert len(plan.post_units) == 7

@@ -67,7 +67,7 @@ def test_cycles_equal_simulation(products):
 
 @pytest.mark.parametrize("kw, error", [
     ({"lanes": 0}, ValueError), ({"lanes": 65}, ValueError), ({"digit_bits": 7}, ValueError),
-    ({"digit_bits": 33}, ValueError), ({"digit_bits": 24, "sample_bits": 20}, ValueError),
+    ({"digit_bits": 33}, ValueError), ({"digit_bits": 24, "coeff_bits": 20}, ValueError),
     ({"beats": 0}, ValueError), ({"lanes": 2.0}, TypeError), ({"beats": True}, TypeError),
 ])
 def test_bad_parameters_are_refused_before_hardware_is_built(kw, error):

@@ -6,7 +6,7 @@ parameters raise before hardware is built."""
 import pytest
 from helpers import rng_for
 
-from fhe_hw.largeint import LargeIntegerMultiplier
+from fhe_hw.largeint import LargeIntegerMultiplier, LargeIntegerMultiplierPlan
 from fhe_hw.largeint.vectors import operand_beats
 from fhe_hw.model.large_int import from_digits, multiply
 from fhe_hw.sim.icarus import require_iverilog, run_from_reset
@@ -30,37 +30,41 @@ def _edge_pairs(unit, rng):
             (rng.getrandbits(unit.operand_bits), rng.getrandbits(unit.operand_bits))]
 
 
-# (m, lanes, digit_bits, engines, max_bits, m_units): n = 16 (n1 = 1), 64 (n1 = 4), 4 (m = 2)
+# (inner_n, lanes, digit_bits, engines, max_bits, inner_units): n = 16 (n1 = 1), 64 (n1 = 4),
+# 4 (inner_n = 2)
 CONFIGS = [(4, 2, 8, 1, 64, 1), (4, 2, 8, 2, 64, 1), (4, 4, 8, 1, 256, 1),
            (4, 2, 12, 2, 256, 1), (4, 2, 8, 1, 256, 2), (4, 4, 8, 2, 256, 2),
            (2, 1, 8, 1, 16, 1), (2, 2, 16, 2, 64, 1), (4, 2, 8, 1, 64, 2)]
 
 
-@pytest.mark.parametrize("m, lanes, d, engines, bits, m_units", CONFIGS)
-def test_one_product_equals_python_in_cycles(m, lanes, d, engines, bits, m_units):
-    unit = LargeIntegerMultiplier(bits, d, lanes=lanes, engines=engines, m=m, m_units=m_units)
+@pytest.mark.parametrize("inner_n, lanes, d, engines, bits, inner_units", CONFIGS)
+def test_one_product_equals_python_in_cycles(inner_n, lanes, d, engines, bits, inner_units):
+    unit = LargeIntegerMultiplier(bits, d, lanes=lanes, engines=engines, inner_n=inner_n,
+                                  inner_units=inner_units)
     top = (1 << unit.operand_bits) - 1
     got, run = _products(unit, [(top, top)])
     assert got == [top * top]
     assert run.cycles == unit.cycles() == get_unit("large-int-mul").cycles(
-        {"max_bits": bits, "digit_bits": d, "lanes": lanes, "engines": engines, "m": m,
-         "m_units": m_units})
+        {"max_bits": bits, "digit_bits": d, "lanes": lanes, "engines": engines,
+         "inner_n": inner_n, "inner_units": inner_units})
 
 
-@pytest.mark.parametrize("m, lanes, d, engines, bits, m_units", CONFIGS[:6])
-def test_products_back_to_back_equal_python(m, lanes, d, engines, bits, m_units):
-    unit = LargeIntegerMultiplier(bits, d, lanes=lanes, engines=engines, m=m, m_units=m_units)
-    pairs = _edge_pairs(unit, rng_for("large-int-mul", m, lanes, d, engines, m_units))
+@pytest.mark.parametrize("inner_n, lanes, d, engines, bits, inner_units", CONFIGS[:6])
+def test_products_back_to_back_equal_python(inner_n, lanes, d, engines, bits, inner_units):
+    unit = LargeIntegerMultiplier(bits, d, lanes=lanes, engines=engines, inner_n=inner_n,
+                                  inner_units=inner_units)
+    pairs = _edge_pairs(unit, rng_for("large-int-mul", inner_n, lanes, d, engines, inner_units))
     got, _ = _products(unit, pairs)
     assert got == [a * b for a, b in pairs]
 
 
-@pytest.mark.parametrize("engines, m_units", [(1, 1), (2, 1), (1, 2)])
-def test_random_valid_and_ready_keep_every_product(engines, m_units):
-    unit = LargeIntegerMultiplier(256, 8, lanes=2, engines=engines, m=4, m_units=m_units)
-    rng = rng_for("large-int-mul-bp", engines, m_units)
+@pytest.mark.parametrize("engines, inner_units", [(1, 1), (2, 1), (1, 2)])
+def test_random_valid_and_ready_keep_every_product(engines, inner_units):
+    unit = LargeIntegerMultiplier(256, 8, lanes=2, engines=engines, inner_n=4,
+                                  inner_units=inner_units)
+    rng = rng_for("large-int-mul-bp", engines, inner_units)
     pairs = _edge_pairs(unit, rng)[:3]
-    got, _ = _products(unit, pairs, valid_prob=0.6, ready_prob=0.5, seed=engines + m_units)
+    got, _ = _products(unit, pairs, valid_prob=0.6, ready_prob=0.5, seed=engines + inner_units)
     assert got == [a * b for a, b in pairs]
 
 
@@ -74,46 +78,46 @@ def test_the_model_at_small_transforms_equals_python():
 def test_paper_size_cycles_meet_the_goal_with_two_forward_engines():
     """786,432-bit operands: two forward engines stay within 45,000 cycles; one time-shared
     engine takes one transform's unload more (the Verilator run checks both counts)."""
-    two = LargeIntegerMultiplier.cycles_of(engines=2)
-    one = LargeIntegerMultiplier.cycles_of(engines=1)
+    two = LargeIntegerMultiplierPlan(engines=2).cycles()
+    one = LargeIntegerMultiplierPlan(engines=1).cycles()
     assert two <= 45_000 < one
-    # the time-shared engine: B waits 2n/16 = 8192 cycles for the m-unit; two engines: B starts
+    # the time-shared engine: B waits 2n/16 = 8192 cycles for the inner unit; two engines: B starts
     # n/32 = 2048 beats after A
     assert one - two == 8192 - 2048
 
 
-def test_paper_size_cycles_meet_the_goal_with_two_m_units():
+def test_paper_size_cycles_meet_the_goal_with_two_inner_units():
     """With P1 and P2 on their own units, one time-shared forward engine meets the goal too,
     and the 8-lane multiplier stays within twice it."""
-    assert LargeIntegerMultiplier.cycles_of(engines=1, m_units=2) <= 45_000
-    assert LargeIntegerMultiplier.cycles_of(engines=2, m_units=2) <= 45_000
-    assert LargeIntegerMultiplier.cycles_of(lanes=8, engines=1, m_units=2) <= 90_000
+    assert LargeIntegerMultiplierPlan(engines=1, inner_units=2).cycles() <= 45_000
+    assert LargeIntegerMultiplierPlan(engines=2, inner_units=2).cycles() <= 45_000
+    assert LargeIntegerMultiplierPlan(lanes=8, engines=1, inner_units=2).cycles() <= 90_000
 
 
 @pytest.mark.parametrize("kw, error, match", [
     ({"max_bits": 786433}, ValueError, "at most 786432 bits fit 65536 points"),
-    ({"max_bits": 513 * 8, "digit_bits": 8, "m": 4}, ValueError, "fit 1024 points"),
+    ({"max_bits": 513 * 8, "digit_bits": 8, "inner_n": 4}, ValueError, "fit 1024 points"),
     ({"digit_bits": 25}, ValueError, "too wide"),
-    ({"digit_bits": 7, "max_bits": 64, "m": 4}, ValueError, "digit_bits must be at least 8"),
+    ({"digit_bits": 7, "max_bits": 64, "inner_n": 4}, ValueError, "digit_bits must be at least 8"),
     ({"engines": 3}, ValueError, "engines must be at most 2"),
     ({"lanes": 3}, ValueError, "lanes"),
     ({"lanes": 128}, ValueError, "lanes"),
-    ({"m": 128}, ValueError, "m must be at most 64"),
+    ({"inner_n": 128}, ValueError, "inner_n must be at most 64"),
     ({"max_bits": 1.5}, TypeError, "max_bits"),
     ({"engines": True}, TypeError, "engines"),
-    ({"m_units": 3}, ValueError, "m_units must be at most 2"),
+    ({"inner_units": 3}, ValueError, "inner_units must be at most 2"),
 ])
 def test_bad_parameters_are_refused_before_hardware_is_built(kw, error, match):
     with pytest.raises(error, match=match):
         LargeIntegerMultiplier(**kw)
     with pytest.raises(error, match=match):
-        LargeIntegerMultiplier.cycles_of(**kw)
+        LargeIntegerMultiplierPlan(**kw)
 
 
 # The paper's 4096-point transform takes minutes in Icarus: the fast suite runs 16 points.
 @pytest.mark.parametrize("kw, n", [
     pytest.param({"max_bits": 49152, "lanes": 4}, 4096, marks=pytest.mark.slow),
-    ({"max_bits": 64, "digit_bits": 8, "m": 4, "lanes": 2}, 16)], ids=["4096", "16"])
+    ({"max_bits": 64, "digit_bits": 8, "inner_n": 4, "lanes": 2}, 16)], ids=["4096", "16"])
 def test_the_largest_operands_from_reset_in_icarus(tmp_path, kw, n):
     """The largest operands of an n-point transform (n/2 digits: 49,152 bits of 24-bit digits
     at 4096 points), all ones (every carry chain at its longest), in Icarus from reset with

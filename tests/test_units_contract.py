@@ -38,8 +38,8 @@ CONFIGS = {
     "four-step-stream": [{"n": 32, "m": 4, "lanes": 2, "inverse": True},
                          {"n": 32, "m": 4, "lanes": 2, "inverse": True, "negacyclic": True},
                          {"n": 65536, "lanes": 8, "mult_stages": 3}],
-    "carry-resolver": [{"lanes": 3, "digit_bits": 8, "sample_bits": 20, "beats": 4}],
-    "large-int-mul": [{"max_bits": 256, "digit_bits": 8, "m": 4, "lanes": 4, "engines": 2},
+    "carry-resolver": [{"lanes": 3, "digit_bits": 8, "coeff_bits": 20, "beats": 4}],
+    "large-int-mul": [{"max_bits": 256, "digit_bits": 8, "inner_n": 4, "lanes": 4, "engines": 2},
                       {"lanes": 8, "engines": 2, "mult_stages": 3}],
     "shenoy-kumaresan": [{"n": 16, "lanes": 2, "architecture": "pipelined"},
                          {"n": 64, "targets_per_pass": 2, "mult_stages": 2}],
@@ -62,8 +62,8 @@ CONFIGS = {
                      dict(MULT, group=EncryptionSizes(10, 12, 80, 3))],
     "cnt-encrypt": [dict(MULT, group=EncryptionSizes(30, 30, 90, 4))],
     "transform-encrypt": [{"scheme": "cnt", "group": EncryptionSizes(40, 40, 300, 3),
-                           "m_units": 1},
-                          {"group": "toy", "lanes": 16, "m": 64}],
+                           "inner_units": 1},
+                          {"group": "toy", "lanes": 16, "inner_n": 64}],
 }
 
 #: Run descriptions the contract's cycles() and the component's cycles() both take.
@@ -98,7 +98,7 @@ REFUSED = [
     ("cnt-encrypt", {"group": "huge"}, ValueError),
     ("transform-encrypt", {"scheme": "rsa"}, ValueError),
     ("transform-encrypt", {"lanes": 8}, ValueError),
-    ("transform-encrypt", {"m_units": 3}, ValueError),
+    ("transform-encrypt", {"inner_units": 3}, ValueError),
 ]
 
 

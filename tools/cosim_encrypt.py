@@ -26,7 +26,7 @@ def main(argv=None):
                     help="default: both")
     ap.add_argument("--group", default="toy")
     ap.add_argument("--lanes", type=int, default=8)
-    ap.add_argument("--m-units", type=int, default=2, choices=(1, 2))
+    ap.add_argument("--inner-units", type=int, default=2, choices=(1, 2))
     ap.add_argument("--encryptions", type=int, default=3)
     add_build_arguments(ap)
     ap.add_argument("--out", default="build/cosim/transform-encrypt.json")
@@ -34,9 +34,10 @@ def main(argv=None):
     results, status, start = [], 0, time.monotonic()
     for scheme in args.scheme or ["cmnt", "cnt"]:
         try:
-            result = cosim_encrypt(scheme, args.group, lanes=args.lanes, m_units=args.m_units,
-                                   encryptions=args.encryptions, seed=args.seed, opt=args.opt,
-                                   split=args.split, jobs=args.jobs)
+            result = cosim_encrypt(scheme, args.group, lanes=args.lanes,
+                                   inner_units=args.inner_units, encryptions=args.encryptions,
+                                   seed=args.seed, opt=args.opt, split=args.split,
+                                   jobs=args.jobs)
             result["ok"] = True
         except SimulationMismatch as e:
             result = {"test": "transform-encrypt", "scheme": scheme, "ok": False,

@@ -27,8 +27,8 @@ def main(argv=None):
     ap.add_argument("--digit-bits", type=int, default=24)
     ap.add_argument("--lanes", type=int, action="append", help="digits per beat (default 8)")
     ap.add_argument("--engines", type=int, action="append", help="forward engines (default 1, 2)")
-    ap.add_argument("--m-units", type=int, default=1, choices=(1, 2),
-                    help="the engines' m-point units (default 1)")
+    ap.add_argument("--inner-units", type=int, default=1, choices=(1, 2),
+                    help="the engines' inner units (default 1)")
     add_build_arguments(ap)
     ap.add_argument("--out", default="build/cosim/large-int.json")
     args = ap.parse_args(argv)
@@ -37,7 +37,7 @@ def main(argv=None):
         for engines in args.engines or [1, 2]:
             try:
                 result = cosim_large_int_mul(args.max_bits, args.digit_bits, lanes=lanes,
-                                             engines=engines, m_units=args.m_units,
+                                             engines=engines, inner_units=args.inner_units,
                                              seed=args.seed, opt=args.opt, split=args.split,
                                              jobs=args.jobs)
                 result["ok"] = True

@@ -26,12 +26,13 @@ def python_ciphertext(scheme, inst):
     return (inst.M + 2 * inst.R + 2 * total) % inst.A0
 
 
-def cosim_encrypt(scheme="cmnt", group="toy", *, lanes=8, m=64, m_units=2, encryptions=3,
-                  seed=1, opt="-O1", split=None, jobs=2, log=print):
+def cosim_encrypt(scheme="cmnt", group="toy", *, lanes=8, inner_n=64, inner_units=2,
+                  encryptions=3, seed=1, opt="-O1", split=None, jobs=2, log=print):
     """``encryptions`` random instances (each with its own key) through one Verilator build.
     Returns a result dict; raises :class:`~fhe_hw.sim.SimulationMismatch` on a wrong
     ciphertext or a cycle count other than ``cycles()``."""
-    unit = TransformEncrypt(scheme, group, lanes=lanes, m=m, m_units=m_units)
+    unit = TransformEncrypt(scheme, group, lanes=lanes, inner_n=inner_n,
+                            inner_units=inner_units)
     sizes = group_sizes(scheme, group)
     rng = random.Random(f"{seed}:{scheme}:{sizes}:{lanes}")
     make = random_cmnt_instance if scheme == "cmnt" else random_cnt_instance
@@ -43,17 +44,17 @@ def cosim_encrypt(scheme="cmnt", group="toy", *, lanes=8, m=64, m_units=2, encry
     key_cycles, cycles = unit.cycles(KEY_PREPARATION), unit.cycles(ENCRYPTION)
     for k, (inst, run) in enumerate(zip(instances, runs)):
         want = python_ciphertext(scheme, inst)
-        if not run.ciphertext == want == encrypt(scheme, inst, unit.plan):
+        if not run.ciphertext == want == encrypt(scheme, inst, unit.plan.encrypt_plan):
             raise SimulationMismatch(f"{scheme} {group}: encryption {k} differs from Python's % "
                                      f"(seed {seed})")
         check_cycles(f"{scheme} {group}: key preparation {k}", run.key_cycles, key_cycles)
         check_cycles(f"{scheme} {group}: encryption {k}", run.cycles, cycles)
-    p = unit.plan
+    p = unit.plan.encrypt_plan
     log(f"transform-encrypt {scheme} {group}: d={p.digit_bits}, n={p.n}, lanes={lanes}, "
-        f"m_units={m_units}: {encryptions} encryptions equal Python's %; key preparation "
+        f"inner_units={inner_units}: {encryptions} encryptions equal Python's %; key preparation "
         f"{key_cycles} and encryption {cycles} cycles (= cycles()); build and runs "
         f"{seconds:.0f} s")
     return {"test": "transform-encrypt", "scheme": scheme, "group": str(group),
-            "digit_bits": p.digit_bits, "n": p.n, "lanes": lanes, "m_units": m_units,
+            "digit_bits": p.digit_bits, "n": p.n, "lanes": lanes, "inner_units": inner_units,
             "encryptions": encryptions, "key_cycles": key_cycles, "cycles": cycles,
             "expected_cycles": cycles, "seconds": round(seconds)}

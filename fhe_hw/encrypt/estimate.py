@@ -8,46 +8,25 @@ from dataclasses import dataclass
 
 from ..bigint.wordalu import WordALU
 from ..largeint.estimate import SRAM_UM2_PER_BIT
-from ..ntt import four_step_stream_plan
 from .sstage import SStageUnit
-from .unit import ENCRYPTION, KEY_PREPARATION, TransformEncrypt, cycles_per_program
+from .unit import ENCRYPTION, KEY_PREPARATION
 
-__all__ = ["EstimatedGroup", "blocks", "EncryptEstimate", "sky130_estimate"]
+__all__ = ["blocks", "EncryptEstimate", "sky130_estimate"]
 
 _WORD = 64
 
 
-@dataclass(frozen=True)
-class EstimatedGroup:
-    """One group's checked configuration, derived once for :func:`blocks` and
-    :func:`sky130_estimate`: the (program, timing) pair of :meth:`TransformEncrypt.check`, the
-    transform engines' plan, and the unit's parameters."""
-
-    program: object
-    timing: object
-    plan: object
-    lanes: int
-    m: int
-    m_units: int
-
-    @classmethod
-    def of(cls, scheme="cmnt", group="toy", *, lanes=16, m=64, m_units=2):
-        """Check the parameters (``ValueError``/``TypeError`` as :class:`TransformEncrypt`)."""
-        prog, timing = TransformEncrypt.check(scheme, group, lanes=lanes, m=m, m_units=m_units)
-        plan, _ = four_step_stream_plan(prog.plan.n, lanes=lanes, m=m, m_units=m_units)
-        return cls(prog, timing, plan, lanes, m, m_units)
-
-
 def blocks(g):
-    """The datapath blocks of the :class:`EstimatedGroup` ``g``: [(name, params, count,
-    factory)] — registered units (``factory`` None: built by the unit registry) and the unit's
-    own S stage and word ALU (built by ``factory()``)."""
-    prog, plan, lanes, m, m_units = g.program, g.plan, g.lanes, g.m, g.m_units
+    """The datapath blocks of the :class:`~fhe_hw.encrypt.TransformEncryptPlan` ``g``:
+    [(name, params, count, factory)] — registered units (``factory`` None: built by the unit
+    registry) and the unit's own S stage and word ALU (built by ``factory()``)."""
+    prog, plan, lanes = g.program, g.engine, g.lanes
     p = prog.plan
     outer = plan.n1 > 1
     aw = max(1, (prog.regions.depth - 1).bit_length())
-    out = [("mod-mul", {"modulus": "solinas64"}, 2 * lanes * (m_units + outer) + lanes, None),
-           ("shift-ntt", {"points": m, "lanes": lanes}, 2 * m_units, None)]
+    out = [("mod-mul", {"modulus": "solinas64"}, 2 * lanes * (g.inner_units + outer) + lanes,
+            None),
+           ("shift-ntt", {"points": g.inner_n, "lanes": lanes}, 2 * g.inner_units, None)]
     if outer:
         out.append(("shift-ntt", {"points": plan.n1, "lanes": plan.outer_lanes},
                     2 * plan.groups, None))
@@ -91,7 +70,7 @@ class EncryptEstimate:
 
 def sky130_estimate(results, g):
     """Combine ``results`` ({(name, frozen params): AsicSynthResult} of :func:`blocks`) for the
-    :class:`EstimatedGroup` ``g`` into an :class:`EncryptEstimate`."""
+    :class:`~fhe_hw.encrypt.TransformEncryptPlan` ``g`` into an :class:`EncryptEstimate`."""
     prog, timing = g.program, g.timing
     rows = []
     for name, params, count, _ in blocks(g):
@@ -100,9 +79,9 @@ def sky130_estimate(results, g):
         rows.append((name, params, count, r.area_um2, r.fmax_mhz,
                      f"{path.get('startpoint_register')} → {path.get('endpoint_register')}, "
                      f"{path['levels']} levels"))
-    engines = 2 * sum(g.plan.storage_bits().values())
+    engines = 2 * sum(g.engine.storage_bits().values())
     beats = timing.beats
-    cycles = cycles_per_program(prog, timing)
+    cycles = g.cycles_per_program()
     bits = engines + (2 + prog.accumulators) * beats * _WORD * g.lanes
     return EncryptEstimate(
         rows, sum(row[2] * row[3] for row in rows), bits, bits * SRAM_UM2_PER_BIT,

@@ -35,12 +35,12 @@ class WithKeyMemory(Component):
         m = Module()
         unit = self._unit
         m.submodules.unit = unit
-        m.submodules.keys = keys = memory.Memory(shape=unsigned(len(unit.key_rd.data)),
+        m.submodules.keys = keys = memory.Memory(shape=unsigned(len(unit.rd_key.data)),
                                                  depth=unit.key_words, init=[])
         rp, wp = keys.read_port(), keys.write_port()
-        m.d.comb += [rp.addr.eq(unit.key_rd.addr), rp.en.eq(unit.key_rd.en),
-                     unit.key_rd.data.eq(rp.data), wp.addr.eq(unit.key_wr.addr),
-                     wp.en.eq(unit.key_wr.en), wp.data.eq(unit.key_wr.data)]
+        m.d.comb += [rp.addr.eq(unit.rd_key.addr), rp.en.eq(unit.rd_key.en),
+                     unit.rd_key.data.eq(rp.data), wp.addr.eq(unit.wr_key.addr),
+                     wp.en.eq(unit.wr_key.en), wp.data.eq(unit.wr_key.data)]
         connect(m, flipped(self.i), unit.i)
         connect(m, unit.o, flipped(self.o))
         for name in (*READ_PORTS, "wr"):

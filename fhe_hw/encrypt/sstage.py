@@ -40,7 +40,7 @@ class SStageUnit(Component):
         self._cfg, self._L, self._d = cfg, lanes, digit_bits
         width = lanes * digit_bits
         terms = range(cfg.terms + 1)
-        self._sample_bits = cfg.coeff_bits + digit_bits + cfg.terms.bit_length()
+        self._acc_bits = cfg.coeff_bits + digit_bits + cfg.terms.bit_length()
         super().__init__({"start": In(1), "fed": In(terms), "produced": Out(terms),
                           "rd": Out(read_port_signature(addr_width, width)),
                           "wr": Out(write_port_signature(addr_width, width))})
@@ -54,7 +54,7 @@ class SStageUnit(Component):
         m = Module()
         c, L, d = self._cfg, self._L, self._d
         th, kw, zeros = c.terms, c.key_words, c.s_words - c.key_words
-        m.submodules.resolver = res = CarryResolver(L, d, sample_bits=self._sample_bits,
+        m.submodules.resolver = res = CarryResolver(L, d, coeff_bits=self._acc_bits,
                                                     beats=c.s_words)
         aw = len(self.rd.addr)
         term = Signal(range(th + 1))
@@ -116,7 +116,7 @@ class SStageUnit(Component):
         mac2, first2, sample2, zero2 = Signal(), Signal(), Signal(), Signal()
         m.d.sync += [mac2.eq(mac1), first2.eq(first1), sample2.eq((mac1 & last1) | zero1),
                      zero2.eq(zero1)]
-        acc = [Signal(self._sample_bits, name=f"acc{t}") for t in range(L)]
+        acc = [Signal(self._acc_bits, name=f"acc{t}") for t in range(L)]
         with m.If(mac2):
             m.d.sync += [a.eq(Mux(first2, 0, a) + p) for a, p in zip(acc, prod)]
         # cycle +3: a word's samples (or a flush beat) into the resolver

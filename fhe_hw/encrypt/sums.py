@@ -66,23 +66,24 @@ class SumEngine(Component):
 
     Parameters: ``program``; ``addr_width`` (RAM address bits); ``spacings`` (each sum's
     job spacing), ``inverse_spacing`` (cycles between inverse transforms); the engines'
-    ``m``, ``m_units``, ``mult_stages``, ``tiled``. Ports: ``i`` — stream of commands
+    ``inner_n``, ``inner_units``, ``mult_stages``, ``tiled``. Ports: ``i`` — stream of commands
     (:attr:`command_layout`); ``o`` — one done beat per command; ``rd_x`` (S stage), ``rd_y``
     (feeder), ``wr`` — RAM ports of W = lanes·d bits;
-    ``key_rd``, ``key_wr`` — the key memory (one spectrum beat of lanes·64 bits per word, read
+    ``rd_key``, ``wr_key`` — the key memory (one spectrum beat of lanes·64 bits per word, read
     data one cycle after the address)."""
 
-    def __init__(self, program, *, addr_width, spacings, inverse_spacing, m=64, m_units=2,
-                 mult_stages=None, tiled=True):
+    def __init__(self, program, *, addr_width, spacings, inverse_spacing, inner_n=64,
+                 inner_units=2, mult_stages=None, tiled=True):
         p = program.plan
         self._program, self._L, self._d, self._B = program, p.lanes, p.digit_bits, p.n // p.lanes
-        kw = dict(lanes=p.lanes, m=m, m_units=m_units, mult_stages=mult_stages, tiled=tiled)
+        kw = dict(lanes=p.lanes, m=inner_n, m_units=inner_units, mult_stages=mult_stages,
+                  tiled=tiled)
         self._fwd = StreamingFourStepNTT(p.n, **kw)
         self._inv = StreamingFourStepNTT(p.n, inverse=True, **kw)
         self._muls = [ModMul("solinas64", mult_stages=mult_stages, tiled=tiled)
                       for _ in range(p.lanes)]
         self._mul_latency = self._muls[0].latency
-        self._carry = CarryResolver(p.lanes, p.digit_bits, sample_bits=_WORD, beats=self._B)
+        self._carry = CarryResolver(p.lanes, p.digit_bits, coeff_bits=_WORD, beats=self._B)
         self._sstage = (SStageUnit(program.s_stage, p.lanes, p.digit_bits, addr_width)
                         if program.s_stage else None)
         self._inverse_spacing = inverse_spacing
@@ -109,8 +110,8 @@ class SumEngine(Component):
             "rd_x": Out(read_port_signature(addr_width, width)),
             "rd_y": Out(read_port_signature(addr_width, width)),
             "wr": Out(write_port_signature(addr_width, width)),
-            "key_rd": Out(read_port_signature(key_aw, _WORD * p.lanes)),
-            "key_wr": Out(write_port_signature(key_aw, _WORD * p.lanes)),
+            "rd_key": Out(read_port_signature(key_aw, _WORD * p.lanes)),
+            "wr_key": Out(write_port_signature(key_aw, _WORD * p.lanes)),
         })
 
     @property
@@ -331,8 +332,8 @@ class SumEngine(Component):
         # issue: X buffer and key spectrum reads
         xr = self._xbuf.read_port()
         m.d.comb += [xr.addr.eq(Cat(k, rs)),
-                     self.key_rd.addr.eq(Cat(k, cur.spectrum)),
-                     self.key_rd.en.eq(run & ~cur.store)]
+                     self.rd_key.addr.eq(Cat(k, cur.spectrum)),
+                     self.rd_key.en.eq(run & ~cur.store)]
         # what travels beside the data: one MAC beat's flags and its accumulator address
         tag = Signal(data.StructLayout({"valid": 1, "store": 1, "final": 1, "first": 1,
                                         "beat": len(k), "acc": len(cur.acc)}))
@@ -342,14 +343,14 @@ class SumEngine(Component):
         valid1, store1 = t1.valid, t1.store
         # +1: key store, or the ModMul operands
         spec1 = register_delay(m, cur.spectrum, 1, "mac_spectrum")
-        m.d.sync += [self.key_wr.en.eq(valid1 & store1),
-                     self.key_wr.addr.eq(Cat(t1.beat, spec1)),
-                     self.key_wr.data.eq(xr.data)]
+        m.d.sync += [self.wr_key.en.eq(valid1 & store1),
+                     self.wr_key.addr.eq(Cat(t1.beat, spec1)),
+                     self.wr_key.data.eq(xr.data)]
         mul_valid = Signal()
         m.d.sync += mul_valid.eq(valid1 & ~store1)
         for j, mul in enumerate(self._muls):
             m.d.sync += [mul.i.payload.a.eq(xr.data[_WORD * j:_WORD * (j + 1)]),
-                         mul.i.payload.b.eq(self.key_rd.data[_WORD * j:_WORD * (j + 1)])]
+                         mul.i.payload.b.eq(self.rd_key.data[_WORD * j:_WORD * (j + 1)])]
             m.d.comb += mul.i.valid.eq(mul_valid)
         # key preparation done: the last store's write
         t2 = register_delay(m, t1, 1, "mac_tag2")

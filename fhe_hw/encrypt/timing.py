@@ -27,12 +27,12 @@ _CHECKED = 4
 
 
 @cache
-def lone_spacing(n, lanes, m, m_units, mult_stages, tiled, inverse):
+def lone_spacing(n, lanes, inner_n, inner_units, mult_stages, tiled, inverse):
     """The least spacing s (a multiple of n/(8·lanes) above the engine's back-to-back
     increment) at which transforms started s cycles apart keep that spacing at the unload
     and never wait for the load: each passes the engine as if alone."""
-    kw = dict(lanes=lanes, m=m, m_units=m_units, mult_stages=mult_stages, tiled=tiled,
-              inverse=inverse)
+    kw = dict(lanes=lanes, m=inner_n, m_units=inner_units, mult_stages=mult_stages,
+              tiled=tiled, inverse=inverse)
     plan, latency = four_step_stream_plan(n, **kw)
     beats = plan.beats
     s = max(beats, four_step_stream_cycles(n, transforms=2, **kw)
@@ -59,15 +59,16 @@ class EngineTiming:
     mul_latency: int
 
     @classmethod
-    def of(cls, n, lanes, m, m_units, mult_stages, tiled):
-        kw = dict(lanes=lanes, m=m, m_units=m_units, mult_stages=mult_stages, tiled=tiled)
+    def of(cls, n, lanes, inner_n, inner_units, mult_stages, tiled):
+        kw = dict(lanes=lanes, m=inner_n, m_units=inner_units, mult_stages=mult_stages,
+                  tiled=tiled)
         _, latency = four_step_stream_plan(n, **kw)
         beats = n // lanes
         return cls(beats,
                    four_step_stream_cycles(n, **kw) - beats,
                    four_step_stream_cycles(n, inverse=True, **kw) - beats,
-                   lone_spacing(n, lanes, m, m_units, mult_stages, tiled, False),
-                   lone_spacing(n, lanes, m, m_units, mult_stages, tiled, True),
+                   lone_spacing(n, lanes, inner_n, inner_units, mult_stages, tiled, False),
+                   lone_spacing(n, lanes, inner_n, inner_units, mult_stages, tiled, True),
                    latency)
 
 

@@ -15,10 +15,14 @@ does, and issues each to the :class:`~fhe_hw.encrypt.sums.SumEngine` or to the
 :class:`~fhe_hw.bigint.wordalu.WordALU`.
 """
 
+from dataclasses import dataclass, field
+
 from amaranth import Module, Mux, unsigned
 from amaranth.lib import data, stream
 from amaranth.lib.wiring import In, Out
 
+from ..arith.pipeline import mult_stages_param, tiled_param
+from ..bigint import parse_group
 from ..bigint.ram import memory_members, read_port_signature, write_port_signature
 from ..bigint.sequencer import ProgramROM, run_program, share_memory_ports
 from ..bigint.wordalu import ALUOp, WordALU
@@ -27,15 +31,121 @@ from ..model.bigint import EncryptionSizes, group_sizes
 from ..model.large_int import MAX_N
 from ..model.transform_encrypt import SCHEMES, plan
 from ..ntt import four_step_stream_plan
-from ..params import require_int
+from ..params import require_int, require_power_of_two
 from ..payload import pack
+from ..plan import Plan, param
 from .program import build_program
 from .sums import SumEngine
 from .timing import EngineTiming, program_cycles, spacings
 
-__all__ = ["TransformEncrypt", "KEY_PREPARATION", "ENCRYPTION", "cycles_per_program"]
+__all__ = ["TransformEncrypt", "TransformEncryptPlan", "KEY_PREPARATION", "ENCRYPTION"]
 
 KEY_PREPARATION, ENCRYPTION = 0, 1
+
+
+@dataclass(frozen=True)
+class TransformEncryptPlan(Plan):
+    """The parameters of :class:`TransformEncrypt` and what they derive.
+
+    Parameters
+    ----------
+    scheme : str
+        ``cmnt`` or ``cnt``.
+    group : str or EncryptionSizes
+        A group name of [Cao14] Table 1 / [Cao13] Table 2, or
+        :class:`~fhe_hw.model.bigint.EncryptionSizes` for scaled-down tests (default ``toy``).
+    lanes : int
+        Digits per word and samples per transform beat, a power of two up to ``inner_n``
+        (default 16, the paper's rate).
+    inner_n : int
+        The engines' inner shift-only unit size, a power of two from 2 to 64 (default 64); n is
+        chosen from inner_n² to ``max_n``.
+    inner_units : int
+        The engines' inner units: 1 or 2 (default 2).
+    max_n : int or None
+        The largest transform (default min(65536, 64·inner_n²)).
+    mult_stages : int or None
+        The ModMuls' (default None: their fast setting).
+    tiled : bool
+        The ModMuls' (default True).
+
+    Attributes
+    ----------
+    program : fhe_hw.encrypt.program.Program
+        The two programs and the RAM layout.
+    timing : fhe_hw.encrypt.timing.EngineTiming
+        The engines' timing constants.
+    engine : fhe_hw.ntt.four_step_plan.FourStepPlan
+        The transform engines' plan.
+    encrypt_plan : fhe_hw.model.transform_encrypt.EncryptPlan
+        ``program.plan``: the scheme's sizes, the digit width and n.
+    latency : None
+        A start/done engine: :meth:`cycles` counts a program.
+    """
+
+    scheme: str = param("cmnt", help="cmnt or cnt")
+    group: object = param("toy", help="toy/small/medium/large or coeff,noise,key,count "
+                          "(default 12,20,200,2, a scaled-down group, quicker to generate; the "
+                          "class's default is the paper's toy group, which needs --inner-n 64)",
+                          parse=parse_group, cli_default=EncryptionSizes(12, 20, 200, 2))
+    lanes: int = param(16, help="digits per word and beat, a power of two up to inner-n "
+                       "(default 2; the class's default is the paper's rate, 16)",
+                       cli_default=2, kw_only=True)
+    inner_n: int = param(64, help="the engines' inner shift unit size, a power of two 2..64 "
+                         "(default 4: 16-point transforms; the class's default: 64)",
+                         range=(2, 64), cli_default=4, kw_only=True)
+    inner_units: int = param(2, help="the engines' inner units: 1 or 2", range=(1, 2),
+                             kw_only=True)
+    max_n: int | None = param(None, help="the largest transform (default "
+                              "min(65536, 64*inner_n^2))", kw_only=True)
+    mult_stages: int | None = mult_stages_param()
+    tiled: bool = tiled_param()
+    program: object = field(init=False, repr=False, compare=False)
+    timing: object = field(init=False, repr=False, compare=False)
+    engine: object = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.scheme not in SCHEMES:
+            raise ValueError(f"scheme must be one of {', '.join(SCHEMES)}, not {self.scheme!r}")
+        if not isinstance(self.group, (str, EncryptionSizes)):
+            raise TypeError(f"group must be a group name or EncryptionSizes, not "
+                            f"{self.group!r}")
+        m = require_power_of_two("inner_n", self.inner_n, minimum=2, maximum=64)
+        require_int("lanes", self.lanes, minimum=1, maximum=m)
+        top = min(MAX_N, 64 * m * m)
+        max_n = top if self.max_n is None else require_int("max_n", self.max_n, minimum=m * m,
+                                                           maximum=top)
+        p = plan(self.scheme, group_sizes(self.scheme, self.group), lanes=self.lanes,
+                 min_n=min(max(m * m, 4 * self.lanes), max_n), max_n=max_n)
+        engine, _ = four_step_stream_plan(p.n, **self.engine_params())
+        timing = EngineTiming.of(p.n, self.lanes, self.inner_n, self.inner_units,
+                                 self.mult_stages, self.tiled)
+        self._set(program=build_program(p), timing=timing, engine=engine)
+
+    def engine_params(self):
+        """The keyword arguments of the transform engines
+        (:class:`~fhe_hw.ntt.StreamingFourStepNTT`) but ``n``."""
+        return dict(lanes=self.lanes, m=self.inner_n, m_units=self.inner_units,
+                    mult_stages=self.mult_stages, tiled=self.tiled)
+
+    @property
+    def encrypt_plan(self):
+        return self.program.plan
+
+    @property
+    def latency(self):
+        """``None``: a start/done engine, timed by :meth:`cycles`."""
+        return None
+
+    def cycles(self, program=ENCRYPTION):
+        """Cycles of one run of ``program`` (:data:`KEY_PREPARATION` or :data:`ENCRYPTION`),
+        start transfer to done transfer inclusive (:mod:`fhe_hw.encrypt.timing`)."""
+        return program_cycles(self.program, self.timing, _ops(self.program, program))
+
+    def cycles_per_program(self):
+        """{:data:`KEY_PREPARATION`: cycles, :data:`ENCRYPTION`: cycles}."""
+        return {which: self.cycles(which) for which in (KEY_PREPARATION, ENCRYPTION)}
 
 
 class TransformEncrypt(Component):
@@ -43,107 +153,64 @@ class TransformEncrypt(Component):
     2^64 - 2^32 + 1 transforms ([Wang13] §III-A) and the sums accumulated in the transform
     domain.
 
-    Parameters: ``scheme`` ("cmnt" or "cnt"); ``group`` (a group name of [Cao14] Table 1 /
-    [Cao13] Table 2, or :class:`~fhe_hw.model.bigint.EncryptionSizes` for scaled-down tests);
-    ``lanes`` (digits per word and samples per transform beat, a power of two up to m); the
-    engines' ``m`` (2 to 64; n is chosen from m² to ``max_n``, default min(65536, 64·m²)),
-    ``m_units``, ``mult_stages``, ``tiled``. The digit width and n come from
-    :func:`fhe_hw.model.transform_encrypt.plan` (:attr:`plan`). ``TypeError``/``ValueError``
-    for anything else, before hardware is built.
-
     Ports: ``i`` — start stream, payload 1 bit (:data:`KEY_PREPARATION` or
     :data:`ENCRYPTION`); ``o`` — done stream (payload: the reduction's select flag); ``rd_x``,
     ``rd_y``, ``rd_z``, ``wr`` — the RAM (:mod:`fhe_hw.bigint.ram`) of lanes·d-bit words laid
-    out by :attr:`program`; ``key_rd``, ``key_wr`` — the key memory, one spectrum beat
+    out by :attr:`program`; ``rd_key``, ``wr_key`` — the key memory, one spectrum beat
     (lanes·64 bits) per word, :attr:`key_words` words, read data a cycle after the address.
 
     Cycles: :meth:`cycles` (``KEY_PREPARATION`` or ``ENCRYPTION``) from the start transfer to
     the done transfer, both included, exact (:mod:`fhe_hw.encrypt.timing`).
+
+    Parameters
+    ----------
+    plan : TransformEncryptPlan
+        Or the arguments of one (``TransformEncrypt("cnt", group, lanes=2, inner_n=4)``).
     """
 
-    def __init__(self, scheme="cmnt", group="toy", *, lanes=16, m=64, m_units=2, max_n=None,
-                 mult_stages=None, tiled=True):
-        self._program, self._timing = self.check(
-            scheme, group, lanes=lanes, m=m, m_units=m_units, max_n=max_n,
-            mult_stages=mult_stages, tiled=tiled)
-        prog = self._program
+    def __init__(self, *args, **kw):
+        self.plan = p = TransformEncryptPlan.coerce(*args, **kw)
+        prog = p.program
         aw = max(1, (prog.regions.depth - 1).bit_length())
-        self._sums = SumEngine(prog, addr_width=aw, spacings=spacings(prog, self._timing),
-                               inverse_spacing=self._timing.spacing_inverse, m=m,
-                               m_units=m_units, mult_stages=mult_stages, tiled=tiled)
+        self._sums = SumEngine(prog, addr_width=aw, spacings=spacings(prog, p.timing),
+                               inverse_spacing=p.timing.spacing_inverse, inner_n=p.inner_n,
+                               inner_units=p.inner_units, mult_stages=p.mult_stages,
+                               tiled=p.tiled)
         W = prog.plan.word_bits
         self._alu = WordALU(W, aw, prog.max_alu_words())
         self._entry = data.StructLayout({"end": 1, "is_sum": 1,
                                          "sum": self._sums.command_layout,
                                          "alu": self._alu.command_layout})
-        key = self._sums.key_rd
+        key = self._sums.rd_key
         super().__init__({"i": In(stream.Signature(unsigned(1))),
                           "o": Out(stream.Signature(unsigned(1))),
                           **memory_members(aw, W),
-                          "key_rd": Out(read_port_signature(len(key.addr), len(key.data))),
-                          "key_wr": Out(write_port_signature(len(key.addr), len(key.data)))})
-
-    @staticmethod
-    def check(scheme="cmnt", group="toy", *, lanes=16, m=64, m_units=2, max_n=None,
-              mult_stages=None, tiled=True):
-        """Validate the parameters without building hardware; return (the
-        :class:`~fhe_hw.encrypt.program.Program`, the
-        :class:`~fhe_hw.encrypt.timing.EngineTiming`)."""
-        if scheme not in SCHEMES:
-            raise ValueError(f"scheme must be one of {', '.join(SCHEMES)}, not {scheme!r}")
-        if not isinstance(group, (str, EncryptionSizes)):
-            raise TypeError(f"group must be a group name or EncryptionSizes, not {group!r}")
-        require_int("m", m, minimum=2, maximum=64)
-        require_int("lanes", lanes, minimum=1, maximum=m)
-        top = min(MAX_N, 64 * m * m)
-        max_n = top if max_n is None else require_int("max_n", max_n, minimum=m * m, maximum=top)
-        p = plan(scheme, group_sizes(scheme, group), lanes=lanes,
-                 min_n=min(max(m * m, 4 * lanes), max_n), max_n=max_n)
-        four_step_stream_plan(p.n, lanes=lanes, m=m, m_units=m_units, mult_stages=mult_stages,
-                              tiled=tiled)
-        return build_program(p), EngineTiming.of(p.n, lanes, m, m_units, mult_stages, tiled)
-
-    @classmethod
-    def latency_of(cls, scheme="cmnt", group="toy", **params):
-        """``None``: a start/done engine, timed by :meth:`cycles_of`. Raises what the
-        constructor raises for refused parameters, without building hardware."""
-        cls.check(scheme, group, **params)
-
-    @classmethod
-    def cycles_of(cls, scheme="cmnt", group="toy", *, program=ENCRYPTION, **params):
-        """:meth:`cycles` without building the unit."""
-        prog, timing = cls.check(scheme, group, **params)
-        return program_cycles(prog, timing, _ops(prog, program))
-
-    @classmethod
-    def cycles_per_program_of(cls, scheme="cmnt", group="toy", **params):
-        """{:data:`KEY_PREPARATION`: cycles, :data:`ENCRYPTION`: cycles}: :meth:`cycles_of` of
-        both programs from one parameter check."""
-        return cycles_per_program(*cls.check(scheme, group, **params))
+                          "rd_key": Out(read_port_signature(len(key.addr), len(key.data))),
+                          "wr_key": Out(write_port_signature(len(key.addr), len(key.data)))})
 
     def cycles(self, program=ENCRYPTION):
         """Cycles of one run of ``program`` (:data:`KEY_PREPARATION` or :data:`ENCRYPTION`),
         start transfer to done transfer inclusive."""
-        return program_cycles(self._program, self._timing, _ops(self._program, program))
+        return self.plan.cycles(program)
 
-    program = property(lambda self: self._program)
-    plan = property(lambda self: self._program.plan)
-    timing = property(lambda self: self._timing)
+    program = property(lambda self: self.plan.program)
+    timing = property(lambda self: self.plan.timing)
     sum_engine = property(lambda self: self._sums)
+    latency = property(lambda self: self.plan.latency)
 
     @property
     def key_words(self):
         """Words of the key memory: one per spectrum beat."""
-        return len(self._program.spectra) * self._timing.beats
+        return len(self.program.spectra) * self.timing.beats
 
     def _rom(self):
         zero_sum = dict.fromkeys(self._sums.command_layout.members, 0)
         zero_alu = dict.fromkeys(self._alu.command_layout.members, 0)
         commands = self._sums.commands()
         words = []
-        ops = self._program.ops
+        ops = self.program.ops
         for k, op in enumerate(ops):
-            end = int(k == self._program.key_ops - 1 or k == len(ops) - 1)
+            end = int(k == self.program.key_ops - 1 or k == len(ops) - 1)
             if op[0] == "sum":
                 entry = {"end": end, "is_sum": 1, "sum": commands[op[1]], "alu": zero_alu}
             else:
@@ -161,23 +228,16 @@ class TransformEncrypt(Component):
 
         # RAM: the ALU's three read ports; the sum engine's S stage on rd_x, feeder on rd_y
         share_memory_ports(m, self, alu, sums)
-        for name in ("key_rd", "key_wr"):
+        for name in ("rd_key", "wr_key"):
             mine, theirs = getattr(self, name), getattr(sums, name)
             m.d.comb += [mine.addr.eq(theirs.addr), mine.en.eq(theirs.en)]
-        m.d.comb += [self.key_wr.data.eq(sums.key_wr.data), sums.key_rd.data.eq(self.key_rd.data)]
+        m.d.comb += [self.wr_key.data.eq(sums.wr_key.data), sums.rd_key.data.eq(self.rd_key.data)]
         m.d.comb += [sums.i.payload.eq(entry.sum), alu.i.payload.eq(entry.alu)]
 
         run_program(m, self.i, self.o, rom,
-                    start=Mux(self.i.payload[0], self._program.key_ops, 0),
+                    start=Mux(self.i.payload[0], self.program.key_ops, 0),
                     units=[(entry.is_sum, sums), (~entry.is_sum, alu)], last=entry.end, flag=alu)
         return m
-
-
-def cycles_per_program(program, timing):
-    """{:data:`KEY_PREPARATION`: cycles, :data:`ENCRYPTION`: cycles} of a checked
-    (``program``, ``timing``) pair (:meth:`TransformEncrypt.check`)."""
-    return {which: program_cycles(program, timing, _ops(program, which))
-            for which in (KEY_PREPARATION, ENCRYPTION)}
 
 
 def _ops(program, which):

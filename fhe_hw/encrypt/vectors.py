@@ -13,18 +13,19 @@ from .run import WithKeyMemory, host_beats
 
 __all__ = ["DEMO"]
 
-_SMALL = {"group": EncryptionSizes(12, 20, 200, 2), "lanes": 2, "m": 4}
+_SMALL = {"group": EncryptionSizes(12, 20, 200, 2), "lanes": 2, "inner_n": 4}
 
-#: The demo's encryption: a scaled-down CMNT group on 16-point transforms of m = 4.
-DEMO = [("transform-encrypt", "cmnt 12,20,200,2, m=4, 2 lanes", {"scheme": "cmnt", **_SMALL})]
+#: The demo's encryption: a scaled-down CMNT group on 16-point transforms of inner_n = 4.
+DEMO = [("transform-encrypt", "cmnt 12,20,200,2, inner_n=4, 2 lanes",
+         {"scheme": "cmnt", **_SMALL})]
 
 
-@register_vectors("transform-encrypt", small={"scheme": "cnt", "lanes": 2, "m": 4,
+@register_vectors("transform-encrypt", small={"scheme": "cnt", "lanes": 2, "inner_n": 4,
                                               "group": EncryptionSizes(40, 40, 300, 3)})
 def _encrypt_vectors(unit, rng, count):
     """One key preparation and one encryption of random inputs, against
     :func:`fhe_hw.model.transform_encrypt.encrypt_steps`. ``count`` is unused."""
-    p = unit.plan
+    p = unit.plan.encrypt_plan
     make = random_cmnt_instance if p.scheme == "cmnt" else random_cnt_instance
     inst = make(p.sizes, rng)
     trace = encrypt_steps(p.scheme, inst, p)

@@ -33,33 +33,33 @@ __all__ = ["KaratsubaCore", "KaratsubaEngine"]
 
 class KaratsubaCore(Elaboratable):
     """The lock-step datapath of a Karatsuba engine, described by a
-    :class:`~fhe_hw.karatsuba.schedule.KaratsubaPlan`.
+    :class:`~fhe_hw.karatsuba.schedule.KaratsubaLayout`.
 
     ``modulus`` adds a :class:`~fhe_hw.karatsuba.reduce.WideBarrettReducer` on the output
-    beats (one reducer shared by the two lanes when digits >= 2). ``plan.words`` > 1 accumulates
+    beats (one reducer shared by the two lanes when digits >= 2). ``layout.words`` > 1 accumulates
     that many consecutive products and emits only their sum (relinearization).
 
     The core has no flow control of its own: the shell applies a clock enable to all of it and
     drives ``enable`` (default 1) with it too, for the DSP primitives of the sub-multipliers,
     which its ``EnableInserter`` does not reach. Shell-facing signals (label 0 for the inputs,
-    registered first when ``plan.pipelined``): ``in_take`` (the operand digits ``in_a``,
+    registered first when ``layout.pipelined``): ``in_take`` (the operand digits ``in_a``,
     ``in_b`` are consumed, else zeros enter), ``in_tag`` (the current period carries a valid
     product); ``out_valid`` (an output beat is in ``out_payload``, two lanes of ``out_bits``),
     ``out_end`` (the last beat of a valid product is there). Probes for tests:
-    ``channel_probes`` (the 2^r pre-computation channels, label ``plan.precompute_time``),
-    ``line_probes`` (sub-multiplier inputs, ``plan.line_time``), ``product_probes``
-    (sub-multiplier outputs, ``plan.line_out_time``), ``result_probe`` (the chunk-serial
-    product, ``plan.product_time``).
+    ``channel_probes`` (the 2^r pre-computation channels, label ``layout.precompute_time``),
+    ``line_probes`` (sub-multiplier inputs, ``layout.line_time``), ``product_probes``
+    (sub-multiplier outputs, ``layout.line_out_time``), ``result_probe`` (the chunk-serial
+    product, ``layout.product_time``).
     """
 
-    def __init__(self, plan, *, modulus=None, mult_stages=4):
-        self.plan = plan
-        db, k = plan.digit_bits, plan.chunk_bits
-        self.final_time = self.final_time_of(plan, modulus, mult_stages)
+    def __init__(self, layout, *, modulus=None, mult_stages=4):
+        self.layout = layout
+        db, k = layout.digit_bits, layout.chunk_bits
+        self.final_time = self.final_time_of(layout, modulus, mult_stages)
         self.reducer = None
-        self.out_bits = plan.out_bits
+        self.out_bits = layout.out_bits
         if modulus is not None:
-            self.reducer = WideBarrettReducer(modulus, plan.out_bits, mult_stages=mult_stages)
+            self.reducer = WideBarrettReducer(modulus, layout.out_bits, mult_stages=mult_stages)
             self.out_bits = self.reducer.modulus.bit_length()
         self.enable = Signal(init=1)
         self.in_take, self.in_tag = Signal(), Signal()
@@ -71,24 +71,24 @@ class KaratsubaCore(Elaboratable):
             return [(Signal(w, name=f"{tag}{i}_0"), Signal(w, name=f"{tag}{i}_1"))
                     for i in range(n)]
 
-        self.channel_probes = pairs(1 << plan.recursions, db, "probe_ch")
-        self.line_probes = pairs(plan.schedule.lines, db, "probe_line")
-        self.product_probes = pairs(plan.schedule.lines, k, "probe_prod")
+        self.channel_probes = pairs(1 << layout.recursions, db, "probe_ch")
+        self.line_probes = pairs(layout.schedule.lines, db, "probe_line")
+        self.product_probes = pairs(layout.schedule.lines, k, "probe_prod")
         self.result_probe = (Signal(k, name="probe_z0"), Signal(k, name="probe_z1"))
 
     @staticmethod
-    def final_time_of(plan, modulus=None, mult_stages=4):
+    def final_time_of(layout, modulus=None, mult_stages=4):
         """The label at which the core's output beats leave: the product's beat time, plus
         the reducer and its registers with a ``modulus``. Raises ``ValueError``/``TypeError``
         for a modulus or ``mult_stages`` the reducer refuses."""
         if modulus is None:
-            return plan.beat_time
-        reducer = WideBarrettReducer.latency_of(modulus, plan.out_bits, mult_stages=mult_stages)
-        return plan.beat_time + reducer + (2 if plan.digits > 1 else 1)
+            return layout.beat_time
+        reducer = WideBarrettReducer.latency_of(modulus, layout.out_bits, mult_stages=mult_stages)
+        return layout.beat_time + reducer + (2 if layout.digits > 1 else 1)
 
     def elaborate(self, platform):
         m = Module()
-        P = self.plan
+        P = self.layout
         r, D, db, k, T, n = (P.recursions, P.digits, P.digit_bits, P.chunk_bits, P.period,
                              P.size)
         t = Timing(m, T)
@@ -125,7 +125,7 @@ class KaratsubaCore(Elaboratable):
                          self.product_probes[ln][0].eq(mult.z[0]),
                          self.product_probes[ln][1].eq(mult.z[1])]
             if P.line_time + mult.latency != P.line_out_time:
-                raise RuntimeError(f"serial multiplier {ln}: latency {mult.latency}, the plan "
+                raise RuntimeError(f"serial multiplier {ln}: latency {mult.latency}, the layout "
                                    f"says {P.line_out_time - P.line_time}")
             line_out.append(mult.z)
 
@@ -140,7 +140,7 @@ class KaratsubaCore(Elaboratable):
             m.d.comb += [unit.s[i].eq(s[i]) for i in range(2)]
             if u.time + unit.latency != u.out_time:
                 raise RuntimeError(f"post-computation {u.level}_{u.x}: latency {unit.latency}, "
-                                   f"the plan says {u.out_time - u.time}")
+                                   f"the layout says {u.out_time - u.time}")
             streams[u.x] = unit.z
         z = streams[0]
         m.d.comb += [self.result_probe[i].eq(z[i]) for i in range(2)]
@@ -190,7 +190,7 @@ class KaratsubaCore(Elaboratable):
 
     def _reduce(self, m, t, beat):
         """Reduce both lanes: one reducer fed lane 0 then lane 1 (digits >= 2), or two."""
-        P, red = self.plan, self.reducer
+        P, red = self.layout, self.reducer
         tb, L = P.beat_time, red.latency
         lanes = [Signal(self.out_bits, name=f"reduced{i}") for i in range(2)]
         if P.digits > 1:
@@ -243,19 +243,15 @@ class KaratsubaEngine(Component):
     #: FIFO's register and the register between the control and the core.
     ENTRY_LATENCY = 2
 
-    def __init__(self, plan, *, modulus=None, mult_stages=4):
-        self._plan = plan
+    def __init__(self, layout, *, modulus=None, mult_stages=4):
+        self._layout = layout
         self._modulus_arg, self._mult_stages = modulus, mult_stages
-        self.core = KaratsubaCore(plan, modulus=modulus, mult_stages=mult_stages)
-        self._in_layout = data.StructLayout({self._a_name: plan.digit_bits,
-                                             self._b_name: plan.digit_bits})
+        self.core = KaratsubaCore(layout, modulus=modulus, mult_stages=mult_stages)
+        self._in_layout = data.StructLayout({self._a_name: layout.digit_bits,
+                                             self._b_name: layout.digit_bits})
         self._out_layout = data.ArrayLayout(self.core.out_bits, 2)
         super().__init__({"i": In(stream.Signature(self._in_layout)),
                           "o": Out(stream.Signature(self._out_layout))})
-
-    @property
-    def plan(self):
-        return self._plan
 
     @property
     def output_bits(self):
@@ -266,26 +262,27 @@ class KaratsubaEngine(Component):
     def latency(self):
         """Cycles from the first input transfer of a product to the transfer of its first
         output beat (always-valid input, always-ready output): :meth:`latency_from`."""
-        return self.latency_from(self._plan, self._modulus_arg, self._mult_stages)
+        return self.latency_from(self._layout, self._modulus_arg, self._mult_stages)
 
     @staticmethod
-    def latency_from(plan, modulus=None, mult_stages=4):
-        """:attr:`latency` of an engine on ``plan`` without building it: :attr:`ENTRY_LATENCY`,
+    def latency_from(layout, modulus=None, mult_stages=4):
+        """:attr:`latency` of an engine on ``layout`` without building it: :attr:`ENTRY_LATENCY`,
         the core's final time and the output FIFO's register."""
-        final = KaratsubaCore.final_time_of(plan, modulus, mult_stages)
+        final = KaratsubaCore.final_time_of(layout, modulus, mult_stages)
         return KaratsubaEngine.ENTRY_LATENCY + final + 1
 
     @staticmethod
-    def cycles_from(plan, latency, operations=1):
+    def cycles_from(layout, latency, operations=1):
         """Cycles from the first input transfer to the last output transfer of ``operations``
         products (or accumulated word products) with always-valid input and always-ready
         output: (operations - 1)·period + latency + (size - 1)·digits + 1."""
         require_int("operations", operations, minimum=1)
-        return (operations - 1) * plan.period + latency + (plan.size - 1) * plan.digits + 1
+        return ((operations - 1) * layout.period + latency
+                + (layout.size - 1) * layout.digits + 1)
 
     def elaborate(self, platform):
         m = Module()
-        P, core = self._plan, self.core
+        P, core = self._layout, self.core
         T = P.period
         m.submodules.in_fifo = fin = SyncFIFO(width=len(self.i.payload.as_value()),
                                               depth=self.FIFO_DEPTH)

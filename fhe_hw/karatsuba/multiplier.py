@@ -6,7 +6,10 @@ coeff_bits=131)``: 125-bit coefficients after the 6 software recursions of §III
 131 bits, and with 3 more additions in hardware they need 134 of the 135 carrier bits.
 """
 
-from ..params import check_bool, get_modulus, require_int
+from dataclasses import dataclass, field
+
+from ..params import get_modulus, parse_integer, require_int
+from ..plan import Plan, param
 from .core import KaratsubaEngine
 from .schedule import (
     MAX_COEFF_BITS,
@@ -14,10 +17,51 @@ from .schedule import (
     MAX_DIGITS,
     MAX_LEAF,
     MAX_RECURSIONS,
-    KaratsubaPlan,
+    KaratsubaLayout,
 )
 
-__all__ = ["KaratsubaMultiplier", "carrier_digits", "encode_operands", "decode_products"]
+__all__ = ["KaratsubaMultiplier", "KaratsubaMultiplierPlan", "carrier_digits",
+           "encode_operands", "decode_products"]
+
+
+def optional_int(text):
+    """An integer (ASCII decimal digits or 0x hex), or ``none`` for the default."""
+    if str(text).lower() in ("", "none"):
+        return None
+    return parse_integer(text)
+
+
+optional_int.__name__ = "integer"     # argparse: "invalid integer value: 'x'"
+
+
+# The plan fields that KaratsubaRelinearizerPlan shares.
+
+def recursions_param():
+    """The plan field ``recursions`` (required in Python, 3 on the command line)."""
+    return param(help="Karatsuba recursions in hardware (1..5)", range=(1, MAX_RECURSIONS),
+                 cli_default=3)
+
+
+def leaf_param():
+    """The plan field ``leaf`` (default 5)."""
+    return param(5, help="coefficients of the schoolbook sub-polynomials", range=(1, MAX_LEAF))
+
+
+def digit_bits_param():
+    """The plan field ``digit_bits`` (default 27)."""
+    return param(27, help="datapath / DSP multiplier width", range=(1, MAX_DIGIT_BITS))
+
+
+def digits_param():
+    """The plan field ``digits`` (default None: the fewest that fit)."""
+    return param(None, help="digits per coefficient carrier (default: fit)", parse=optional_int,
+                 range=(1, MAX_DIGITS), kw_only=True)
+
+
+def pipelined_param():
+    """The plan field ``pipelined`` (default True)."""
+    return param(True, help="registers that keep each path to one carry chain (true/false)",
+                 kw_only=True)
 
 
 def carrier_digits(bits, recursions, digit_bits, digits=None):
@@ -73,22 +117,21 @@ def decode_products(beats, size):
     return products
 
 
-class KaratsubaMultiplier(KaratsubaEngine):
-    """Product of two polynomials of ``size = leaf·2^recursions`` coefficients with
-    ``recursions`` Karatsuba recursions in hardware ([Mig16] §III): exact over the integers, or
-    modulo ``modulus``.
+@dataclass(frozen=True)
+class KaratsubaMultiplierPlan(Plan):
+    """The parameters of :class:`KaratsubaMultiplier` and what they derive.
 
     Parameters
     ----------
     recursions : int
-        r >= 1: Karatsuba-r; 2^(r-1) serial polynomial multipliers.
+        r, 1 to 5: Karatsuba-r; 2^(r-1) serial polynomial multipliers.
     leaf : int
         Coefficients of the schoolbook sub-polynomials (default 5 = ρ + 1).
     coeff_bits : int
         Bits of the input coefficients (default 125).
     digit_bits : int
         Width of the datapath and of the DSP multipliers (default 27).
-    modulus : int or None
+    modulus : int, str or None
         If given, output coefficients are reduced modulo q by folds and a Barrett reducer
         (:class:`~fhe_hw.karatsuba.reduce.WideBarrettReducer`).
     digits : int or None
@@ -97,13 +140,71 @@ class KaratsubaMultiplier(KaratsubaEngine):
     mult_stages : int
         Multiplier pipelining of the reducer (default 4).
     pipelined : bool
-        The registers that keep every path of the datapath to one carry chain or one DSP (a
-        register of the operand digits between the input FIFO and the pre-computation, a
-        fan-out chain of the a digit through the leaf·digits digit multipliers, the DSPs'
-        operand registers, a second adder-tree stage, the resolution of each leaf product, the
-        accumulation window's sums, a register between the two subtractions of each
-        post-computation): 4 + leaf·digits + r cycles of latency more than ``False``, the same
-        period (default True).
+        The registers that keep every path of the datapath to one carry chain or one DSP
+        (see :class:`KaratsubaMultiplier`; default True).
+
+    Attributes
+    ----------
+    layout : KaratsubaLayout
+        The engine's schedule, widths and time labels.
+    q : int or None
+        The modulus as an integer.
+    latency : int
+        Cycles from a product's first input transfer to its first output beat.
+    """
+
+    recursions: int = recursions_param()
+    leaf: int = leaf_param()
+    coeff_bits: int = param(125, help="input coefficient bits", range=(1, MAX_COEFF_BITS))
+    digit_bits: int = digit_bits_param()
+    modulus: object = param(None, help="reduce outputs mod q (integer; default: none, no "
+                            "reduction)", parse=optional_int)
+    digits: int | None = digits_param()
+    mult_stages: int = field(default=4, kw_only=True)
+    pipelined: bool = pipelined_param()
+    layout: KaratsubaLayout = field(init=False, repr=False, compare=False)
+    q: int | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        super().__post_init__()
+        digits = carrier_digits(self.coeff_bits, self.recursions, self.digit_bits, self.digits)
+        q = None if self.modulus is None else int(get_modulus(self.modulus))
+        self._set(layout=KaratsubaLayout(self.recursions, self.leaf, self.coeff_bits,
+                                         self.coeff_bits, self.digit_bits, digits,
+                                         pipelined=self.pipelined), q=q)
+        KaratsubaEngine.latency_from(self.layout, q, self.mult_stages)     # the reducer's checks
+
+    @property
+    def latency(self):
+        """Cycles from a product's first input transfer to its first output beat (always-valid
+        input, always-ready output): :meth:`KaratsubaEngine.latency_from
+        <fhe_hw.karatsuba.core.KaratsubaEngine.latency_from>`."""
+        return KaratsubaEngine.latency_from(self.layout, self.q, self.mult_stages)
+
+    def cycles(self, products=1):
+        """Cycles from the first input transfer to the last output transfer for ``products``
+        products with always-valid input and always-ready output:
+        (products - 1)·period + latency + (size - 1)·digits + 1."""
+        require_int("products", products, minimum=1)
+        return KaratsubaEngine.cycles_from(self.layout, self.latency, products)
+
+
+class KaratsubaMultiplier(KaratsubaEngine):
+    """Product of two polynomials of ``size = leaf·2^recursions`` coefficients with
+    ``recursions`` Karatsuba recursions in hardware ([Mig16] §III): exact over the integers, or
+    modulo ``modulus``.
+
+    Parameters
+    ----------
+    plan : KaratsubaMultiplierPlan
+        Or the arguments of one (``KaratsubaMultiplier(3, coeff_bits=131)``). Its
+        ``pipelined`` selects the registers that keep every path of the datapath to one carry
+        chain or one DSP (a register of the operand digits between the input FIFO and the
+        pre-computation, a fan-out chain of the a digit through the leaf·digits digit
+        multipliers, the DSPs' operand registers, a second adder-tree stage, the resolution of
+        each leaf product, the accumulation window's sums, a register between the two
+        subtractions of each post-computation): 4 + leaf·digits + r cycles of latency more than
+        ``False``, the same period (default True).
 
     Attributes
     ----------
@@ -117,8 +218,8 @@ class KaratsubaMultiplier(KaratsubaEngine):
     output_bits : int
         The exact product bound size·(2^coeff_bits - 1)^2 in bits, or the modulus's bits.
     latency : int
-        Cycles from a product's first input transfer to its first output beat
-        (:meth:`latency_of` without building).
+        Cycles from a product's first input transfer to its first output beat (the plan's,
+        without building).
     period : int
         Cycles between products: ``schedule.period·leaf·digits`` (size·digits for r >= 3, the
         paper's "fully pipelined" rate; 1.5x and 1.25x that for r = 1, 2, whose leaves need
@@ -139,80 +240,42 @@ class KaratsubaMultiplier(KaratsubaEngine):
 
     _a_name, _b_name = "p", "q"
 
-    def __init__(self, recursions, leaf=5, coeff_bits=125, digit_bits=27, modulus=None, *,
-                 digits=None, mult_stages=4, pipelined=True):
-        plan, modulus = self._plan_of(recursions, leaf, coeff_bits, digit_bits, modulus, digits,
-                                      pipelined)
-        self._modulus = modulus
-        self._coeff_bits = coeff_bits
-        super().__init__(plan, modulus=modulus, mult_stages=mult_stages)
+    def __init__(self, *args, **kw):
+        self.plan = p = KaratsubaMultiplierPlan.coerce(*args, **kw)
+        super().__init__(p.layout, modulus=p.q, mult_stages=p.mult_stages)
 
-    @staticmethod
-    def _plan_of(recursions, leaf, coeff_bits, digit_bits, modulus, digits, pipelined):
-        """The :class:`~fhe_hw.karatsuba.schedule.KaratsubaPlan` and the integer modulus;
-        raises ``ValueError``/``TypeError`` for refused parameters."""
-        require_int("recursions", recursions, minimum=1, maximum=MAX_RECURSIONS)
-        require_int("leaf", leaf, minimum=1, maximum=MAX_LEAF)
-        require_int("coeff_bits", coeff_bits, minimum=1, maximum=MAX_COEFF_BITS)
-        require_int("digit_bits", digit_bits, minimum=1, maximum=MAX_DIGIT_BITS)
-        check_bool("pipelined", pipelined)
-        digits = carrier_digits(coeff_bits, recursions, digit_bits, digits)
-        if modulus is not None:
-            modulus = int(get_modulus(modulus))
-        return KaratsubaPlan(recursions, leaf, coeff_bits, coeff_bits, digit_bits, digits,
-                             pipelined=pipelined), modulus
-
-    @staticmethod
-    def latency_of(recursions, leaf=5, coeff_bits=125, digit_bits=27, modulus=None, *,
-                   digits=None, mult_stages=4, pipelined=True):
-        """:attr:`latency` of the multiplier with these parameters without building it; raises
-        the constructor's ``ValueError``/``TypeError`` for refused parameters."""
-        plan, modulus = KaratsubaMultiplier._plan_of(recursions, leaf, coeff_bits, digit_bits,
-                                                     modulus, digits, pipelined)
-        return KaratsubaEngine.latency_from(plan, modulus, mult_stages)
-
-    @staticmethod
-    def cycles_of(recursions, leaf=5, coeff_bits=125, digit_bits=27, modulus=None, *,
-                  digits=None, mult_stages=4, pipelined=True, products=1):
-        """:meth:`cycles` of the multiplier with these parameters without building it."""
-        plan, modulus = KaratsubaMultiplier._plan_of(recursions, leaf, coeff_bits, digit_bits,
-                                                     modulus, digits, pipelined)
-        require_int("products", products, minimum=1)
-        return KaratsubaEngine.cycles_from(
-            plan, KaratsubaEngine.latency_from(plan, modulus, mult_stages), products)
-
-    recursions = property(lambda self: self._plan.recursions)
-    leaf = property(lambda self: self._plan.leaf)
-    coeff_bits = property(lambda self: self._coeff_bits)
-    digit_bits = property(lambda self: self._plan.digit_bits)
-    digits = property(lambda self: self._plan.digits)
-    modulus = property(lambda self: self._modulus)
-    pipelined = property(lambda self: self._plan.pipelined)
-    size = property(lambda self: self._plan.size, doc="coefficients per operand polynomial")
-    period = property(lambda self: self._plan.period, doc="cycles between products")
-    schedule = property(lambda self: self._plan.schedule, doc="the pre-crossbar schedule")
+    recursions = property(lambda self: self.plan.recursions)
+    leaf = property(lambda self: self.plan.leaf)
+    coeff_bits = property(lambda self: self.plan.coeff_bits)
+    digit_bits = property(lambda self: self.plan.digit_bits)
+    digits = property(lambda self: self.plan.layout.digits)
+    modulus = property(lambda self: self.plan.q)
+    pipelined = property(lambda self: self.plan.pipelined)
+    size = property(lambda self: self.plan.layout.size,
+                    doc="coefficients per operand polynomial")
+    period = property(lambda self: self.plan.layout.period, doc="cycles between products")
+    schedule = property(lambda self: self.plan.layout.schedule, doc="the pre-crossbar schedule")
 
     @property
     def lines(self):
         """Serial polynomial multipliers (2^(r-1))."""
-        return self._plan.schedule.lines
+        return self.plan.layout.schedule.lines
 
     @property
     def multipliers(self):
         """digit_bits x digit_bits multipliers of the Karatsuba datapath: 2^(r-1)·leaf·digits,
         the model's :func:`~fhe_hw.model.karatsuba.hardware_multipliers`."""
-        return self._plan.multipliers
+        return self.plan.layout.multipliers
 
     def cycles(self, products=1):
         """Cycles from the first input transfer to the last output transfer for ``products``
         products with always-valid input and always-ready output:
         (products - 1)·period + latency + (size - 1)·digits + 1."""
-        require_int("products", products, minimum=1)
-        return self.cycles_from(self._plan, self.latency, products)
+        return self.plan.cycles(products)
 
     def input_beats(self, pairs):
         """The ``i`` beats for a list of (P, Q) pairs (see the class docstring)."""
-        return encode_operands(pairs, self.size, self._coeff_bits, self._coeff_bits,
+        return encode_operands(pairs, self.size, self.coeff_bits, self.coeff_bits,
                                self.digit_bits, self.digits)
 
     def products(self, beats):

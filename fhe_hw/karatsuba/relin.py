@@ -17,31 +17,95 @@ polynomial's full carriers through the 27-bit input, so the key bandwidth alone 
 the cycles of one product. The accumulator costs one period of chunk-serial storage.
 """
 
-from ..params import check_bool, require_int
-from .core import KaratsubaEngine
-from .multiplier import carrier_digits, decode_products, encode_operands
-from .schedule import (
-    MAX_COEFF_BITS,
-    MAX_DIGIT_BITS,
-    MAX_LEAF,
-    MAX_RECURSIONS,
-    MAX_WORDS,
-    KaratsubaPlan,
-)
+from dataclasses import dataclass, field
 
-__all__ = ["KaratsubaRelinearizer"]
+from ..params import require_int
+from ..plan import Plan, param
+from .core import KaratsubaEngine
+from .multiplier import (
+    carrier_digits,
+    decode_products,
+    digit_bits_param,
+    digits_param,
+    encode_operands,
+    leaf_param,
+    pipelined_param,
+    recursions_param,
+)
+from .schedule import MAX_COEFF_BITS, MAX_WORDS, KaratsubaLayout
+
+__all__ = ["KaratsubaRelinearizer", "KaratsubaRelinearizerPlan"]
+
+
+@dataclass(frozen=True)
+class KaratsubaRelinearizerPlan(Plan):
+    """The parameters of :class:`KaratsubaRelinearizer` and what they derive.
+
+    Parameters
+    ----------
+    recursions : int
+        r, 1 to 5.
+    words : int
+        ℓ, word polynomials (products) per group, 1 to 64.
+    leaf : int
+        Coefficients of the schoolbook sub-polynomials (default 5).
+    coeff_bits : int
+        Bits of the key coefficients (default 125).
+    word_bits : int
+        Bits of the word coefficients (default 27 = w).
+    digit_bits : int
+        Width of the datapath and of the DSP multipliers (default 27).
+    digits : int or None
+        Digits per carrier (default the fewest that fit max(coeff_bits, word_bits) +
+        recursions bits).
+    pipelined : bool
+        As :class:`~fhe_hw.karatsuba.KaratsubaMultiplier`'s: 4 + leaf·digits + r cycles of
+        latency more than ``False`` (default True).
+
+    Attributes
+    ----------
+    layout : KaratsubaLayout
+        The engine's schedule, widths and time labels.
+    latency : int
+        Cycles from a group's first input transfer to its first output beat.
+    """
+
+    recursions: int = recursions_param()
+    words: int = param(help="word polynomials per group (l)", range=(1, MAX_WORDS),
+                       cli_default=5)
+    leaf: int = leaf_param()
+    coeff_bits: int = param(125, help="key coefficient bits", range=(1, MAX_COEFF_BITS))
+    word_bits: int = param(27, help="word coefficient bits (w)", range=(1, MAX_COEFF_BITS))
+    digit_bits: int = digit_bits_param()
+    digits: int | None = digits_param()
+    pipelined: bool = pipelined_param()
+    layout: KaratsubaLayout = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        super().__post_init__()
+        digits = carrier_digits(max(self.coeff_bits, self.word_bits), self.recursions,
+                                self.digit_bits, self.digits)
+        self._set(layout=KaratsubaLayout(self.recursions, self.leaf, self.word_bits,
+                                         self.coeff_bits, self.digit_bits, digits,
+                                         words=self.words, pipelined=self.pipelined))
+
+    @property
+    def latency(self):
+        """Cycles from a group's first input transfer to its first output beat (always-valid
+        input, always-ready output)."""
+        return KaratsubaEngine.latency_from(self.layout)
+
+    def cycles(self, groups=1):
+        """Cycles from the first input transfer to the last output transfer for ``groups``
+        groups with always-valid input and always-ready output:
+        (groups·words - 1)·period + latency + (size - 1)·digits + 1."""
+        require_int("groups", groups, minimum=1)
+        return KaratsubaEngine.cycles_from(self.layout, self.latency, groups * self.words)
 
 
 class KaratsubaRelinearizer(KaratsubaEngine):
     """Σ_{i<words} C[i]·γ[i] for groups of ``words`` polynomial pairs of ``size =
     leaf·2^recursions`` coefficients, exact over the integers.
-
-    Parameters: ``recursions`` (>= 1), ``words`` (ℓ >= 1, products per group), ``leaf``
-    (default 5), ``coeff_bits`` (bits of the key coefficients, default 125), ``word_bits`` (bits
-    of the word coefficients, default 27 = w), ``digit_bits`` (default 27), keyword ``digits``
-    (carrier; default the fewest that fit max(coeff_bits, word_bits) + recursions bits),
-    keyword ``pipelined`` (default ``True``, as :class:`~fhe_hw.karatsuba.KaratsubaMultiplier`:
-    4 + leaf·digits + r cycles of latency more than ``False``).
 
     Ports: ``i`` — stream of ``{"c": digit, "gamma": digit}``, the pairs (C[0], γ[0]), (C[1],
     γ[1]), ... of a group one after the other, each coefficient as ``digits`` beats, least
@@ -54,72 +118,41 @@ class KaratsubaRelinearizer(KaratsubaEngine):
 
     Raises ``TypeError``/``ValueError`` for non-integer or out-of-range parameters, or when
     max(coeff_bits, word_bits) + recursions does not fit the carrier.
+
+    Parameters
+    ----------
+    plan : KaratsubaRelinearizerPlan
+        Or the arguments of one (``KaratsubaRelinearizer(1, 2, 2, 16, 8, 8)``).
     """
 
     _a_name, _b_name = "c", "gamma"
 
-    def __init__(self, recursions, words, leaf=5, coeff_bits=125, word_bits=27, digit_bits=27, *,
-                 digits=None, pipelined=True):
-        plan = self._plan_of(recursions, words, leaf, coeff_bits, word_bits, digit_bits, digits,
-                             pipelined)
-        self._coeff_bits, self._word_bits = coeff_bits, word_bits
-        super().__init__(plan)
+    def __init__(self, *args, **kw):
+        self.plan = p = KaratsubaRelinearizerPlan.coerce(*args, **kw)
+        super().__init__(p.layout)
 
-    @staticmethod
-    def _plan_of(recursions, words, leaf, coeff_bits, word_bits, digit_bits, digits, pipelined):
-        """The :class:`~fhe_hw.karatsuba.schedule.KaratsubaPlan`; raises
-        ``ValueError``/``TypeError`` for refused parameters."""
-        require_int("recursions", recursions, minimum=1, maximum=MAX_RECURSIONS)
-        require_int("words", words, minimum=1, maximum=MAX_WORDS)
-        require_int("leaf", leaf, minimum=1, maximum=MAX_LEAF)
-        require_int("coeff_bits", coeff_bits, minimum=1, maximum=MAX_COEFF_BITS)
-        require_int("word_bits", word_bits, minimum=1, maximum=MAX_COEFF_BITS)
-        require_int("digit_bits", digit_bits, minimum=1, maximum=MAX_DIGIT_BITS)
-        check_bool("pipelined", pipelined)
-        digits = carrier_digits(max(coeff_bits, word_bits), recursions, digit_bits, digits)
-        return KaratsubaPlan(recursions, leaf, word_bits, coeff_bits, digit_bits, digits,
-                             words=words, pipelined=pipelined)
-
-    @staticmethod
-    def latency_of(recursions, words, leaf=5, coeff_bits=125, word_bits=27, digit_bits=27, *,
-                   digits=None, pipelined=True):
-        """:attr:`latency` of the relinearizer with these parameters without building it;
-        raises the constructor's ``ValueError``/``TypeError`` for refused parameters."""
-        return KaratsubaEngine.latency_from(KaratsubaRelinearizer._plan_of(
-            recursions, words, leaf, coeff_bits, word_bits, digit_bits, digits, pipelined))
-
-    @staticmethod
-    def cycles_of(recursions, words, leaf=5, coeff_bits=125, word_bits=27, digit_bits=27, *,
-                  digits=None, pipelined=True, groups=1):
-        """:meth:`cycles` of the relinearizer with these parameters without building it."""
-        plan = KaratsubaRelinearizer._plan_of(recursions, words, leaf, coeff_bits, word_bits,
-                                              digit_bits, digits, pipelined)
-        require_int("groups", groups, minimum=1)
-        return KaratsubaEngine.cycles_from(plan, KaratsubaEngine.latency_from(plan),
-                                           groups * words)
-
-    recursions = property(lambda self: self._plan.recursions)
-    words = property(lambda self: self._plan.words)
-    leaf = property(lambda self: self._plan.leaf)
-    coeff_bits = property(lambda self: self._coeff_bits)
-    word_bits = property(lambda self: self._word_bits)
-    digit_bits = property(lambda self: self._plan.digit_bits)
-    digits = property(lambda self: self._plan.digits)
-    size = property(lambda self: self._plan.size, doc="coefficients per operand polynomial")
-    period = property(lambda self: self._plan.period, doc="cycles between word products")
-    pipelined = property(lambda self: self._plan.pipelined)
+    recursions = property(lambda self: self.plan.recursions)
+    words = property(lambda self: self.plan.words)
+    leaf = property(lambda self: self.plan.leaf)
+    coeff_bits = property(lambda self: self.plan.coeff_bits)
+    word_bits = property(lambda self: self.plan.word_bits)
+    digit_bits = property(lambda self: self.plan.digit_bits)
+    digits = property(lambda self: self.plan.layout.digits)
+    size = property(lambda self: self.plan.layout.size,
+                    doc="coefficients per operand polynomial")
+    period = property(lambda self: self.plan.layout.period, doc="cycles between word products")
+    pipelined = property(lambda self: self.plan.pipelined)
 
     @property
     def multipliers(self):
         """digit_bits x digit_bits multipliers: 2^(r-1)·leaf·digits."""
-        return self._plan.multipliers
+        return self.plan.layout.multipliers
 
     def cycles(self, groups=1):
         """Cycles from the first input transfer to the last output transfer for ``groups``
         groups with always-valid input and always-ready output:
         (groups·words - 1)·period + latency + (size - 1)·digits + 1."""
-        require_int("groups", groups, minimum=1)
-        return self.cycles_from(self._plan, self.latency, groups * self.words)
+        return self.plan.cycles(groups)
 
     def input_beats(self, groups):
         """The ``i`` beats for a list of groups, each a pair (words C[0..ℓ-1], keys
@@ -131,7 +164,7 @@ class KaratsubaRelinearizer(KaratsubaEngine):
                 raise ValueError(f"each group must hold words = {self.words} word and key "
                                  f"polynomials, not {len(words)} and {len(keys)}")
             pairs.extend(zip(words, keys))
-        return encode_operands(pairs, self.size, self._word_bits, self._coeff_bits,
+        return encode_operands(pairs, self.size, self.word_bits, self.coeff_bits,
                                self.digit_bits, self.digits, names=("c", "gamma"))
 
     def products(self, beats):

@@ -1,4 +1,4 @@
-"""The static plan of a Karatsuba-r engine ([Mig16] §III): the pre-crossbar
+"""The static layout of a Karatsuba-r engine ([Mig16] §III): the pre-crossbar
 schedule that packs the 3^r leaves onto 2^(r-1) serial polynomial multipliers (§III-A1, Fig. 3;
 §III-B2, Fig. 5), the bit widths derived from the golden model's bounds, and the time label of
 every stage (see :mod:`fhe_hw.karatsuba.serial`), from which ``cycles()`` follows.
@@ -36,7 +36,7 @@ from ..params import check_bool, require_int
 from .postcompute import PostComputeUnit
 from .submultiplier import SerialPolyMultiplier, beat_delay
 
-__all__ = ["CrossbarSchedule", "crossbar_schedule", "check_schedule", "KaratsubaPlan",
+__all__ = ["CrossbarSchedule", "crossbar_schedule", "check_schedule", "KaratsubaLayout",
            "MAX_RECURSIONS"]
 
 #: The most recursions a hardware unit takes: [Mig16] builds 3, 4 and 5; each more triples
@@ -139,7 +139,7 @@ class PostUnitPlan:
     out_time: int
 
 
-class KaratsubaPlan:
+class KaratsubaLayout:
     """Sizes, widths and time labels of a Karatsuba-r engine multiplying operands of
     ``a_bits`` and ``b_bits`` bits (and accumulating ``words`` products for relinearization).
 
@@ -150,8 +150,11 @@ class KaratsubaPlan:
     (``leaf_bits``); the final product coefficients are at most words·n·A·B (``out_bits``).
     The chunk-serial post-computation computes modulo 2^(digits·chunk_bits), which exceeds both.
 
-    ``pipelined`` (default ``True``) selects the sub-multipliers' and post-computations' extra
-    registers (:class:`~fhe_hw.karatsuba.submultiplier.SerialPolyMultiplier`,
+    The units' plans (:class:`~fhe_hw.karatsuba.multiplier.KaratsubaMultiplierPlan`,
+    :class:`~fhe_hw.karatsuba.relin.KaratsubaRelinearizerPlan`) derive it from their
+    parameters. ``pipelined`` (default ``True``) selects the sub-multipliers' and
+    post-computations' extra registers
+    (:class:`~fhe_hw.karatsuba.submultiplier.SerialPolyMultiplier`,
     :class:`~fhe_hw.karatsuba.postcompute.PostComputeUnit`); the time labels follow.
     """
 

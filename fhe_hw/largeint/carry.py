@@ -1,12 +1,12 @@
 """Carry resolution of [Wang13] §III-A step 4 in hardware: the samples of the inverse
-transform (the convolution of two digit vectors, each below 2^sample_bits) in, the d-bit digits
+transform (the convolution of two digit vectors, each below 2^coeff_bits) in, the d-bit digits
 of the product out, ``lanes`` per beat, least significant first.
 
 The model (:func:`fhe_hw.model.large_int.resolve_carries`) ripples one carry from sample to
 sample. A beat of 16 samples cannot ripple 16 additions of 64 bits in one cycle, so the unit
 splits the work:
 
-1. *chunks*: sample i is cut into q = ⌈sample_bits / d⌉ chunks of d bits; chunk k of sample i
+1. *chunks*: sample i is cut into q = ⌈coeff_bits / d⌉ chunks of d bits; chunk k of sample i
    belongs to digit i + k. Digit lane i adds the chunks that belong to it,
    t_i = Σ_k chunk_k(s_(i-k)), taking the last q - 1 samples of the previous beat (none at the
    first beat of a product). t_i < q·2^d.
@@ -27,6 +27,8 @@ gives when the carry out of the last digit is 0, as it is for every product whos
 meets :func:`fhe_hw.model.large_int.plan`'s bound.
 """
 
+from dataclasses import dataclass
+
 from amaranth import Cat, Const, Module, Mux, Signal, unsigned
 from amaranth.lib import data, stream
 from amaranth.lib.wiring import In, Out
@@ -34,9 +36,59 @@ from amaranth.lib.wiring import In, Out
 from ..arith.pipeline import wrap_inc
 from ..component import Component
 from ..lib.stream import stall_on_backpressure
+from ..model.large_int import DIGIT_BITS
 from ..params import require_int
+from ..plan import Plan, param
 
-__all__ = ["CarryResolver"]
+__all__ = ["CarryResolver", "CarryResolverPlan"]
+
+#: Cycles from an input transfer to the output transfer of the same beat while ``o`` is ready:
+#: four stages and the skid buffer of :func:`~fhe_hw.lib.stream.stall_on_backpressure`.
+LATENCY = 5
+
+
+@dataclass(frozen=True)
+class CarryResolverPlan(Plan):
+    """The parameters of :class:`CarryResolver`.
+
+    Parameters
+    ----------
+    lanes : int
+        Samples (and digits) per beat, 1 to 64 (default 16).
+    digit_bits : int
+        The digit width d, 8 to 32 (default 24).
+    coeff_bits : int
+        Bits of an input sample, d to 128 (default 64, the 2^64 - 2^32 + 1 transforms').
+    beats : int
+        Beats per product, 1 to 2^20 (default 1): a product has ``lanes·beats`` samples and as
+        many digits.
+
+    Attributes
+    ----------
+    latency : int
+        :data:`LATENCY`, 5 cycles from an input transfer to the output transfer of the same
+        beat while ``o`` is ready.
+    """
+
+    lanes: int = param(16, help="samples per beat (1..64)", range=(1, 64))
+    digit_bits: int = param(DIGIT_BITS, help="digit width d (8..32)", range=(8, 32))
+    coeff_bits: int = param(64, help="sample width (d..128)", range=(None, 128), kw_only=True)
+    beats: int = param(1, help="beats per product (1..2^20)", range=(1, 1 << 20), kw_only=True)
+
+    def __post_init__(self):
+        super().__post_init__()
+        require_int("coeff_bits", self.coeff_bits, minimum=self.digit_bits, maximum=128)
+
+    @property
+    def latency(self):
+        return LATENCY
+
+    def cycles(self, products=1):
+        """Cycles from the first input transfer to the last output transfer of ``products``
+        back-to-back products, input always valid and output always ready:
+        ``beats·products + 5``."""
+        require_int("products", products, minimum=1)
+        return self.beats * products + LATENCY
 
 
 class _Core(Component):
@@ -44,11 +96,11 @@ class _Core(Component):
     ``i`` (always-ready stream of ``lanes`` samples), ``o`` (always-ready stream of ``lanes``
     digits, registered, four cycles later)."""
 
-    def __init__(self, lanes, digit_bits, sample_bits, beats):
-        self._lanes, self._d, self._w, self._beats = lanes, digit_bits, sample_bits, beats
-        self._q = -(-sample_bits // digit_bits)
+    def __init__(self, lanes, digit_bits, coeff_bits, beats):
+        self._lanes, self._d, self._w, self._beats = lanes, digit_bits, coeff_bits, beats
+        self._q = -(-coeff_bits // digit_bits)
         super().__init__({
-            "i": In(stream.Signature(data.ArrayLayout(unsigned(sample_bits), lanes),
+            "i": In(stream.Signature(data.ArrayLayout(unsigned(coeff_bits), lanes),
                                      always_ready=True)),
             "o": Out(stream.Signature(data.ArrayLayout(unsigned(digit_bits), lanes),
                                       always_ready=True)),
@@ -129,83 +181,50 @@ class CarryResolver(Component):
     """[Wang13] §III-A step 4: convolution samples in, product digits out, ``lanes`` of each per
     beat, least significant first.
 
-    Parameters: ``lanes`` (samples per beat, 1 to 64), ``digit_bits`` (d, 8 to 32),
-    ``sample_bits`` (width of a sample, d to 128; 64 for the 2^64 - 2^32 + 1 transforms),
-    ``beats`` (beats per product, 1 to 2^20; a product has ``lanes·beats`` samples and as many
-    digits). ``TypeError``/``ValueError`` for anything else.
+    Parameters
+    ----------
+    plan : CarryResolverPlan
+        Or the arguments of one (``CarryResolver(4, 24, beats=3)``).
 
-    Ports: ``i`` — stream of ``data.ArrayLayout(unsigned(sample_bits), lanes)``, the samples
-    in index order; ``o`` — stream of ``data.ArrayLayout(unsigned(digit_bits), lanes)``, the
-    digits of Σ s_i·2^(d·i) mod 2^(d·lanes·beats) in the same order. Products follow each
-    other back to back; the carry out of a product's last digit is dropped (0 for a product
-    that fits its digits).
-
-    Timing: :attr:`LATENCY` = 5 cycles from an input transfer to the output transfer of the
-    same beat while ``o`` is ready (four stages and the skid buffer of
-    :func:`~fhe_hw.lib.stream.stall_on_backpressure`); one beat per cycle; :meth:`cycles` =
-    ``beats·products + 5`` from the first input to the last output.
+    Attributes
+    ----------
+    i : In(stream.Signature(data.ArrayLayout(unsigned(coeff_bits), lanes)))
+        The samples in index order.
+    o : Out(stream.Signature(data.ArrayLayout(unsigned(digit_bits), lanes)))
+        The digits of Σ s_i·2^(d·i) mod 2^(d·lanes·beats) in the same order. Products follow
+        each other back to back; the carry out of a product's last digit is dropped (0 for a
+        product that fits its digits).
+    latency : int
+        :attr:`LATENCY` = 5 cycles from an input transfer to the output transfer of the same
+        beat while ``o`` is ready (four stages and the skid buffer of
+        :func:`~fhe_hw.lib.stream.stall_on_backpressure`); one beat per cycle; :meth:`cycles`
+        = ``beats·products + 5`` from the first input to the last output.
     """
 
-    LATENCY = 5
+    LATENCY = LATENCY
 
-    def __init__(self, lanes=16, digit_bits=24, *, sample_bits=64, beats=1):
-        self.check(lanes, digit_bits, sample_bits=sample_bits, beats=beats)
-        self._lanes, self._d, self._w, self._beats = lanes, digit_bits, sample_bits, beats
+    def __init__(self, *args, **kw):
+        self.plan = p = CarryResolverPlan.coerce(*args, **kw)
         super().__init__({
-            "i": In(stream.Signature(data.ArrayLayout(unsigned(sample_bits), lanes))),
-            "o": Out(stream.Signature(data.ArrayLayout(unsigned(digit_bits), lanes))),
+            "i": In(stream.Signature(data.ArrayLayout(unsigned(p.coeff_bits), p.lanes))),
+            "o": Out(stream.Signature(data.ArrayLayout(unsigned(p.digit_bits), p.lanes))),
         })
-
-    @staticmethod
-    def check(lanes=16, digit_bits=24, *, sample_bits=64, beats=1):
-        """Validate the parameters without building hardware (see the class)."""
-        require_int("lanes", lanes, minimum=1, maximum=64)
-        require_int("digit_bits", digit_bits, minimum=8, maximum=32)
-        require_int("sample_bits", sample_bits, minimum=digit_bits, maximum=128)
-        require_int("beats", beats, minimum=1, maximum=1 << 20)
-
-    @classmethod
-    def latency_of(cls, lanes=16, digit_bits=24, *, sample_bits=64, beats=1):
-        """:attr:`LATENCY` once the parameters are accepted (the constructor's errors else)."""
-        cls.check(lanes, digit_bits, sample_bits=sample_bits, beats=beats)
-        return cls.LATENCY
-
-    @classmethod
-    def cycles_of(cls, lanes=16, digit_bits=24, *, sample_bits=64, beats=1, products=1):
-        """:meth:`cycles` without building the unit."""
-        cls.check(lanes, digit_bits, sample_bits=sample_bits, beats=beats)
-        require_int("products", products, minimum=1)
-        return beats * products + cls.LATENCY
 
     def cycles(self, products=1):
         """Cycles from the first input transfer to the last output transfer of ``products``
         back-to-back products, input always valid and output always ready."""
-        return self.cycles_of(self._lanes, self._d, sample_bits=self._w, beats=self._beats,
-                              products=products)
+        return self.plan.cycles(products)
 
-    @property
-    def lanes(self):
-        return self._lanes
-
-    @property
-    def digit_bits(self):
-        return self._d
-
-    @property
-    def latency(self):
-        return self.LATENCY
-
-    @property
-    def sample_bits(self):
-        return self._w
-
-    @property
-    def beats(self):
-        return self._beats
+    lanes = property(lambda self: self.plan.lanes)
+    digit_bits = property(lambda self: self.plan.digit_bits)
+    coeff_bits = property(lambda self: self.plan.coeff_bits)
+    beats = property(lambda self: self.plan.beats)
+    latency = property(lambda self: self.plan.latency)
 
     def elaborate(self, platform):
         m = Module()
-        core = _Core(self._lanes, self._d, self._w, self._beats)
+        p = self.plan
+        core = _Core(p.lanes, p.digit_bits, p.coeff_bits, p.beats)
         advance = stall_on_backpressure(m, core, core.o.valid, core.o.payload, self.o)
         m.d.comb += [self.i.ready.eq(advance), core.i.valid.eq(self.i.valid & advance),
                      core.i.payload.eq(self.i.payload)]

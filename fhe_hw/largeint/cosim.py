@@ -15,7 +15,7 @@ from .vectors import operand_beats
 __all__ = ["cosim_large_int_mul"]
 
 
-def cosim_large_int_mul(max_bits=786432, digit_bits=24, *, lanes=16, engines=1, m_units=1,
+def cosim_large_int_mul(max_bits=786432, digit_bits=24, *, lanes=16, engines=1, inner_units=1,
                         seed=1, opt="-O3", split=None, jobs=2, log=print):
     """One product per operand kind (random × random, all ones × all ones, a one-digit
     operand × a random full-size one), each run from reset with ``i`` always valid and ``o``
@@ -23,7 +23,7 @@ def cosim_large_int_mul(max_bits=786432, digit_bits=24, *, lanes=16, engines=1, 
     result dict; raises :class:`~fhe_hw.sim.SimulationMismatch` on a wrong product or a cycle
     count other than ``cycles()``."""
     unit = LargeIntegerMultiplier(max_bits, digit_bits, lanes=lanes, engines=engines,
-                                  m_units=m_units)
+                                  inner_units=inner_units)
     t = time.monotonic()
     model = build(unit, "large-int-mul", opt=opt, split=split, jobs=jobs)
     build_seconds = time.monotonic() - t
@@ -43,11 +43,11 @@ def cosim_large_int_mul(max_bits=786432, digit_bits=24, *, lanes=16, engines=1, 
         runs[name] = run.cycles
     seconds = time.monotonic() - t
     log(f"large-int-mul {bits} bits, n={unit.n}, lanes={lanes}, engines={engines}, "
-        f"m_units={m_units}: "
+        f"inner_units={inner_units}: "
         f"{', '.join(runs)} equal a*b in {unit.cycles()} cycles (= cycles()); "
         f"build {build_seconds:.0f} s, runs {seconds:.1f} s")
     return {"test": "large-int-mul", "operand_bits": bits, "digit_bits": digit_bits,
-            "n": unit.n, "lanes": lanes, "engines": engines, "m_units": m_units,
+            "n": unit.n, "lanes": lanes, "engines": engines, "inner_units": inner_units,
             "cases": list(runs),
             "cycles": unit.cycles(), "expected_cycles": unit.cycles(),
             "build_seconds": round(build_seconds), "run_seconds": round(seconds, 2)}

@@ -7,7 +7,7 @@ the slowest block's."""
 
 from dataclasses import dataclass
 
-from .multiplier import LargeIntegerMultiplier
+from .multiplier import LargeIntegerMultiplierPlan
 
 __all__ = ["SRAM_UM2_PER_BIT", "SRAM_SOURCE", "blocks", "Sky130Estimate", "sky130_estimate"]
 
@@ -19,19 +19,21 @@ SRAM_SOURCE = ("OpenRAM 1024 x 32 single-port sky130 macro, 534,277 µm² "
                "(github.com/vsdip/vsdsram_sky130)")
 
 
-def blocks(max_bits=786432, *, lanes=16, engines=1, m=64, m_units=1):
+def blocks(max_bits=786432, *, lanes=16, engines=1, inner_n=64, inner_units=1):
     """The datapath blocks of ``LargeIntegerMultiplier(max_bits, lanes=lanes, engines=engines,
-    m=m, m_units=m_units)``: [(registered unit, its parameters, how many)] — per engine and
-    m-unit ``lanes`` twiddle ModMuls and an m-point ShiftNTT for P1/P2, and for n > m²
+    inner_n=inner_n, inner_units=inner_units)``: [(registered unit, its parameters, how many)]
+    — per engine and inner unit ``lanes`` twiddle ModMuls and an inner_n-point ShiftNTT for
+    P1/P2, and for n > inner_n²
     ``lanes`` ModMuls more with the n1-point ShiftNTTs of P3; ``lanes`` point-wise ModMuls;
     one CarryResolver."""
-    unit_plan, plan, _ = LargeIntegerMultiplier.check(max_bits, lanes=lanes, engines=engines,
-                                                      m=m, m_units=m_units)
+    unit_plan = LargeIntegerMultiplierPlan(max_bits, lanes=lanes, engines=engines,
+                                           inner_n=inner_n, inner_units=inner_units)
+    plan = unit_plan.engine
     transforms = engines + 1
     outer = plan.n1 > 1
     out = [("mod-mul", {"modulus": "solinas64"},
-            transforms * lanes * (m_units + outer) + lanes),
-           ("shift-ntt", {"points": m, "lanes": lanes}, transforms * m_units)]
+            transforms * lanes * (inner_units + outer) + lanes),
+           ("shift-ntt", {"points": inner_n, "lanes": lanes}, transforms * inner_units)]
     if outer:
         out.append(("shift-ntt", {"points": plan.n1, "lanes": plan.outer_lanes},
                     transforms * plan.groups))
@@ -62,10 +64,12 @@ class Sky130Estimate:
         return self.cycles / self.fmax_mhz
 
 
-def sky130_estimate(results, max_bits=786432, *, lanes=16, engines=1, m=64, m_units=1):
+def sky130_estimate(results, max_bits=786432, *, lanes=16, engines=1, inner_n=64,
+                    inner_units=1):
     """Combine ``results`` ({(unit, frozen params): AsicSynthResult} of :func:`blocks`) into a
     :class:`Sky130Estimate`."""
-    config = dict(lanes=lanes, engines=engines, m=m, m_units=m_units)
+    config = dict(lanes=lanes, engines=engines, inner_n=inner_n, inner_units=inner_units)
+    plan = LargeIntegerMultiplierPlan(max_bits, **config)
     rows = []
     for unit, params, count in blocks(max_bits, **config):
         r = results[unit, tuple(sorted(params.items()))]
@@ -73,7 +77,7 @@ def sky130_estimate(results, max_bits=786432, *, lanes=16, engines=1, m=64, m_un
         rows.append((unit, params, count, r.area_um2, r.fmax_mhz,
                      f"{path.get('startpoint_register')} → {path.get('endpoint_register')}, "
                      f"{path['levels']} levels"))
-    bits = sum(LargeIntegerMultiplier.storage_bits_of(max_bits, **config).values())
+    bits = sum(plan.storage_bits().values())
     return Sky130Estimate(rows, sum(row[2] * row[3] for row in rows), bits,
                           bits * SRAM_UM2_PER_BIT, min(row[4] for row in rows),
-                          LargeIntegerMultiplier.cycles_of(max_bits, **config))
+                          plan.cycles())

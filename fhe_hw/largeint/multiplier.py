@@ -28,142 +28,197 @@ The golden model is :func:`fhe_hw.model.large_int.multiply_steps`, which follows
 steps.
 """
 
+from dataclasses import dataclass, field
+
 from amaranth import Cat, Module, Mux, Signal, unsigned
 from amaranth.lib import data, stream
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out, connect, flipped
 
 from ..arith import ModMul
-from ..arith.pipeline import wrap_inc
+from ..arith.pipeline import mult_stages_param, tiled_param, wrap_inc
 from ..component import Component
 from ..model.large_int import DIGIT_BITS, MAX_BITS, MAX_N, plan
 from ..ntt import StreamingFourStepNTT, four_step_stream_cycles, four_step_stream_plan
 from ..ntt.streaming import output_fifo
-from ..params import SOLINAS64, require_int
-from .carry import CarryResolver
+from ..params import SOLINAS64, require_power_of_two
+from ..plan import Plan, param
+from .carry import CarryResolver, CarryResolverPlan
 
-__all__ = ["LargeIntegerMultiplier"]
+__all__ = ["LargeIntegerMultiplier", "LargeIntegerMultiplierPlan"]
 
 _WORD = 64
 _OPERAND_REGISTERS = 2      # engine output -> ModMul operand (spectrum read / register, register)
 
 
+@dataclass(frozen=True)
+class LargeIntegerMultiplierPlan(Plan):
+    """The parameters of :class:`LargeIntegerMultiplier` and what they derive.
+
+    Parameters
+    ----------
+    max_bits : int
+        The operand size the transform is sized for: n is the smallest power of two holding
+        2·⌈max_bits/d⌉ digits, at least inner_n², at most min(65536, 64·inner_n²) (default
+        786432, the paper's: n = 65536).
+    digit_bits : int
+        d, 8 to 32 (default 24); (n/2)·(2^d - 1)^2 must stay below p.
+    lanes : int
+        Digits per beat, a power of two up to ``inner_n`` (default 16, the paper's).
+    engines : int
+        Forward engines: 1 (one for both operands, time-shared) or 2 (one each).
+    inner_n : int
+        The engines' inner shift-only unit size, a power of two from 2 to 64 (default 64;
+        small values for tests).
+    inner_units : int
+        The engines' inner units: 1 (P1 and P2 share one), or 2 (one each, see
+        :class:`~fhe_hw.ntt.StreamingFourStepNTT`).
+    mult_stages : int or None
+        The ModMuls' (default None: their fast setting).
+    tiled : bool
+        The ModMuls' (default True).
+
+    Attributes
+    ----------
+    sizes : fhe_hw.model.large_int.LargeIntPlan
+        The digits and the transform size n.
+    engine : fhe_hw.ntt.four_step_plan.FourStepPlan
+        The engines' plan.
+    mul_latency : int
+        The point-wise ModMuls' latency.
+    n : int
+        The transform size.
+    latency : None
+        A stream engine: :meth:`cycles` counts a product.
+    """
+
+    max_bits: int = param(MAX_BITS, help="operand size the transform is sized for, in bits "
+                          "(default 49152: n = 4096, quicker to generate; the class's default is "
+                          "the paper's 786432: n = 65536)", cli_default=49152)
+    digit_bits: int = param(DIGIT_BITS, help="digit width d (8..32; (n/2)(2^d-1)^2 < p)")
+    lanes: int = param(16, help="digits per beat, a power of two up to inner-n (default 4, "
+                       "quicker to generate; the class's default is the paper's 16)",
+                       cli_default=4, kw_only=True)
+    engines: int = param(1, help="forward engines: 1 (time-shared) or 2", range=(1, 2),
+                         kw_only=True)
+    inner_n: int = param(64, help="the engines' inner shift unit size (power of two, 2..64)",
+                         range=(2, 64), kw_only=True)
+    inner_units: int = param(1, help="the engines' inner units: 1 (P1 and P2 share it) or 2",
+                             range=(1, 2), kw_only=True)
+    mult_stages: int | None = mult_stages_param()
+    tiled: bool = tiled_param()
+    sizes: object = field(init=False, repr=False, compare=False)
+    engine: object = field(init=False, repr=False, compare=False)
+    mul_latency: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        super().__post_init__()
+        m = require_power_of_two("inner_n", self.inner_n, minimum=2, maximum=64)
+        sizes = plan(self.max_bits, self.digit_bits, min_n=min(m * m, MAX_N),
+                     max_n=min(MAX_N, 64 * m * m))
+        CarryResolverPlan(self.lanes, self.digit_bits, coeff_bits=_WORD)
+        engine, mul_latency = four_step_stream_plan(sizes.n, **self.engine_params())
+        self._set(sizes=sizes, engine=engine, mul_latency=mul_latency)
+
+    def engine_params(self):
+        """The keyword arguments of the engines (:class:`~fhe_hw.ntt.StreamingFourStepNTT`)."""
+        return dict(lanes=self.lanes, m=self.inner_n, m_units=self.inner_units,
+                    mult_stages=self.mult_stages, tiled=self.tiled)
+
+    @property
+    def n(self):
+        return self.sizes.n
+
+    @property
+    def latency(self):
+        """``None``: a stream engine has no fixed latency (:meth:`cycles` counts a product)."""
+        return None
+
+    def cycles(self):
+        """Cycles of one product from A's first input transfer to the product's last output
+        transfer, ``i`` always valid and ``o`` always ready: the forward engine's output of
+        FFT(B) starts at f = (forward cycles of 2 transforms) - n/lanes (``engines=1``) or
+        (forward cycles of 1) - n/(2·lanes) (``engines=2``); then the ModMul and its
+        registers (latency + 3 to the inverse engine), the inverse engine's one-transform
+        cycles and the CarryResolver's 5."""
+        n, kw = self.n, self.engine_params()
+        if self.engines == 1:
+            first_b = four_step_stream_cycles(n, transforms=2, **kw) - n // self.lanes
+        else:
+            first_b = four_step_stream_cycles(n, **kw) - n // (2 * self.lanes)
+        return (first_b + _OPERAND_REGISTERS + self.mul_latency + 1
+                + four_step_stream_cycles(n, **kw) + CarryResolverPlan().latency)
+
+    def storage_bits(self):
+        """Bits of memory: the engines'
+        (:meth:`~fhe_hw.ntt.four_step_plan.FourStepPlan.storage_bits`) and, with one forward
+        engine, the spectrum buffer's n words (``{"ram": ..., "rom": ...}``)."""
+        each = self.engine.storage_bits()
+        return {"ram": (self.engines + 1) * each["ram"] + (_WORD * self.n if self.engines == 1
+                                                           else 0),
+                "rom": (self.engines + 1) * each["rom"]}
+
+
 class LargeIntegerMultiplier(Component):
     """a·b for 0 <= a, b < 2^(d·n/2) through n-point transforms ([Wang13] §III-A).
 
-    Parameters: ``max_bits`` (the operand size the plan is made for: n is the smallest power
-    of two holding 2·⌈max_bits/d⌉ digits, at least m², at most min(65536, 64·m²));
-    ``digit_bits`` (d, 8 to 32; (n/2)·(2^d - 1)^2 must stay below p); ``lanes`` (digits per
-    beat, a power of two up to m); ``engines`` (1: one forward engine for both operands, 2: one
-    each); ``m`` (the engines' inner shift unit, a power of two from 2 to 64: small values for
-    tests); ``m_units`` (1, or 2: P1 and P2 of every engine on their own m-point units, see
-    :class:`~fhe_hw.ntt.StreamingFourStepNTT`); ``mult_stages``, ``tiled`` (the ModMuls').
-    ``TypeError``/``ValueError`` for anything else, before hardware is built.
+    Parameters
+    ----------
+    plan : LargeIntegerMultiplierPlan
+        Or the arguments of one (``LargeIntegerMultiplier(256, 8, inner_n=4, lanes=4)``).
 
-    Ports: ``i`` — stream of ``data.ArrayLayout(unsigned(d), lanes)``: A's n/2 digits
-    (:attr:`operand_beats` beats), then B's, least significant first; ``o`` — stream of
-    ``data.ArrayLayout(unsigned(d), lanes)``: the n digits of a·b (:attr:`output_beats`
-    beats), least significant first. Products may follow each other on ``i``.
+    Attributes
+    ----------
+    i : In(stream.Signature(data.ArrayLayout(unsigned(d), lanes)))
+        A's n/2 digits (:attr:`operand_beats` beats), then B's, least significant first.
+        Products may follow each other.
+    o : Out(stream.Signature(data.ArrayLayout(unsigned(d), lanes)))
+        The n digits of a·b (:attr:`output_beats` beats), least significant first.
+    n, lanes, engines, digit_bits : int
+        The plan's.
 
-    Cycles: :meth:`cycles` from A's first input transfer to the product's last output transfer
-    with ``i`` always valid and ``o`` always ready: the forward engine's output of FFT(B)
-    starts at f = (forward cycles of 2 transforms) - n/lanes (``engines=1``) or (forward
-    cycles of 1) - n/(2·lanes) (``engines=2``); then the ModMul and its registers
-    (latency + 3 to the inverse engine), the inverse engine's one-transform cycles and the
-    CarryResolver's 5.
+    :meth:`cycles` counts a product from A's first input transfer to its last output transfer
+    (:meth:`LargeIntegerMultiplierPlan.cycles`).
     """
 
-    def __init__(self, max_bits=MAX_BITS, digit_bits=DIGIT_BITS, *, lanes=16, engines=1, m=64,
-                 m_units=1, mult_stages=None, tiled=True):
-        self._plan, _, self._mul_latency = self.check(max_bits, digit_bits, lanes=lanes,
-                                                      engines=engines, m=m, m_units=m_units,
-                                                      mult_stages=mult_stages, tiled=tiled)
-        self._lanes, self._engines = lanes, engines
-        self._params = dict(lanes=lanes, engines=engines, m=m, m_units=m_units,
-                            mult_stages=mult_stages, tiled=tiled)
-        n = self._plan.n
-        kw = {k: v for k, v in self._params.items() if k != "engines"}
-        self._forward = [StreamingFourStepNTT(n, **kw) for _ in range(engines)]
-        self._inverse = StreamingFourStepNTT(n, inverse=True, **kw)
+    def __init__(self, *args, **kw):
+        self.plan = p = LargeIntegerMultiplierPlan.coerce(*args, **kw)
+        engine = p.engine_params()
+        self._forward = [StreamingFourStepNTT(p.n, **engine) for _ in range(p.engines)]
+        self._inverse = StreamingFourStepNTT(p.n, inverse=True, **engine)
         # solinas64 takes the Solinas reducer: output_scale 1, plain point-wise products
-        self._muls = [ModMul("solinas64", mult_stages=mult_stages, tiled=tiled)
-                      for _ in range(lanes)]
-        self._carry = CarryResolver(lanes, digit_bits, sample_bits=_WORD, beats=n // lanes)
-        layout = data.ArrayLayout(unsigned(digit_bits), lanes)
+        self._muls = [ModMul("solinas64", mult_stages=p.mult_stages, tiled=p.tiled)
+                      for _ in range(p.lanes)]
+        self._carry = CarryResolver(p.lanes, p.digit_bits, coeff_bits=_WORD,
+                                    beats=p.n // p.lanes)
+        layout = data.ArrayLayout(unsigned(p.digit_bits), p.lanes)
         super().__init__({"i": In(stream.Signature(layout)), "o": Out(stream.Signature(layout))})
-
-    @staticmethod
-    def check(max_bits=MAX_BITS, digit_bits=DIGIT_BITS, *, lanes=16, engines=1, m=64,
-              m_units=1, mult_stages=None, tiled=True):
-        """Validate the parameters without building hardware; return (the
-        :class:`~fhe_hw.model.large_int.LargeIntPlan`, the engines'
-        :class:`~fhe_hw.ntt.four_step_plan.FourStepPlan`, the ModMuls' latency)."""
-        require_int("m", m, minimum=2, maximum=64)
-        sizes = plan(max_bits, digit_bits, min_n=min(m * m, MAX_N), max_n=min(MAX_N, 64 * m * m))
-        CarryResolver.check(lanes, digit_bits, sample_bits=_WORD, beats=1)
-        require_int("engines", engines, minimum=1, maximum=2)
-        return (sizes, *four_step_stream_plan(sizes.n, lanes=lanes, m=m, m_units=m_units,
-                                              mult_stages=mult_stages, tiled=tiled))
-
-    @classmethod
-    def latency_of(cls, **params):
-        """``None``: a stream engine has no fixed latency (:meth:`cycles` counts a product).
-        Raises what the constructor raises for refused ``params``."""
-        cls.check(**params)
-
-    @classmethod
-    def cycles_of(cls, max_bits=MAX_BITS, digit_bits=DIGIT_BITS, *, lanes=16, engines=1, m=64,
-                  m_units=1, mult_stages=None, tiled=True):
-        """:meth:`cycles` without building the unit."""
-        sizes, _, mul_latency = cls.check(max_bits, digit_bits, lanes=lanes, engines=engines,
-                                          m=m, m_units=m_units, mult_stages=mult_stages,
-                                          tiled=tiled)
-        n = sizes.n
-        kw = dict(lanes=lanes, m=m, m_units=m_units, mult_stages=mult_stages, tiled=tiled)
-        if engines == 1:
-            first_b = four_step_stream_cycles(n, transforms=2, **kw) - n // lanes
-        else:
-            first_b = four_step_stream_cycles(n, **kw) - n // (2 * lanes)
-        return (first_b + _OPERAND_REGISTERS + mul_latency + 1
-                + four_step_stream_cycles(n, **kw) + CarryResolver.LATENCY)
 
     def cycles(self):
         """Cycles of one product, first input transfer to last output transfer (``i`` always
         valid, ``o`` always ready)."""
-        return self.cycles_of(self._plan.max_bits, self._plan.digit_bits, **self._params)
-
-    @classmethod
-    def storage_bits_of(cls, max_bits=MAX_BITS, digit_bits=DIGIT_BITS, *, lanes=16, engines=1,
-                        m=64, **engine):
-        """Bits of memory without building the unit: the engines'
-        (:meth:`~fhe_hw.ntt.four_step_plan.FourStepPlan.storage_bits`) and, with one forward
-        engine, the spectrum buffer's n words (``{"ram": ..., "rom": ...}``)."""
-        sizes, engine_plan, _ = cls.check(max_bits, digit_bits, lanes=lanes, engines=engines, m=m,
-                                          **engine)
-        each = engine_plan.storage_bits()
-        return {"ram": (engines + 1) * each["ram"] + (_WORD * sizes.n if engines == 1 else 0),
-                "rom": (engines + 1) * each["rom"]}
+        return self.plan.cycles()
 
     def storage_bits(self):
-        """:meth:`storage_bits_of` this unit."""
-        return self.storage_bits_of(self._plan.max_bits, self._plan.digit_bits, **self._params)
+        """:meth:`LargeIntegerMultiplierPlan.storage_bits` of this unit."""
+        return self.plan.storage_bits()
 
-    plan = property(lambda self: self._plan)
-    n = property(lambda self: self._plan.n)
-    lanes = property(lambda self: self._lanes)
-    engines = property(lambda self: self._engines)
-    digit_bits = property(lambda self: self._plan.digit_bits)
+    n = property(lambda self: self.plan.n)
+    lanes = property(lambda self: self.plan.lanes)
+    engines = property(lambda self: self.plan.engines)
+    digit_bits = property(lambda self: self.plan.digit_bits)
     modulus = property(lambda self: SOLINAS64)
+    latency = property(lambda self: self.plan.latency)
 
     @property
     def operand_beats(self):
         """Beats of one operand on ``i``: n / (2·lanes)."""
-        return self.n // (2 * self._lanes)
+        return self.n // (2 * self.lanes)
 
     @property
     def output_beats(self):
         """Beats of one product on ``o``: n / lanes."""
-        return self.n // self._lanes
+        return self.n // self.lanes
 
     @property
     def operand_bits(self):
@@ -194,9 +249,9 @@ class LargeIntegerMultiplier(Component):
         for k, engine in enumerate(self._forward):
             count = Signal(range(2 * half), name=f"pad{k}_beat")
             digits = count < half
-            mine = digits & ((operand == k) if self._engines == 2 else 1)
+            mine = digits & ((operand == k) if self.engines == 2 else 1)
             m.d.comb += engine.i.valid.eq(Mux(digits, self.i.valid & mine, 1))
-            for j in range(self._lanes):
+            for j in range(self.lanes):
                 m.d.comb += engine.i.payload[j].eq(Mux(digits, self.i.payload[j], 0))
             with m.If(engine.i.valid & engine.i.ready):
                 m.d.sync += count.eq(wrap_inc(count, 2 * half - 1))
@@ -211,10 +266,10 @@ class LargeIntegerMultiplier(Component):
         """The FFT(A)[k], FFT(B)[k] pairs: returns (``go``, to be driven by the product FIFO's
         issue; ``want``: a pair is available; the pair of a ``go`` one cycle later, FFT(A)'s
         and FFT(B)'s words as lists over the lanes)."""
-        L = self._lanes
+        L = self.lanes
         go_signal = Signal()
         want = Signal()
-        if self._engines == 2:
+        if self.engines == 2:
             fa, fb = (e.o for e in self._forward)
             m.d.comb += [want.eq(fa.valid & fb.valid), fa.ready.eq(go_signal),
                          fb.ready.eq(go_signal)]
@@ -249,8 +304,8 @@ class LargeIntegerMultiplier(Component):
     def _products(self, m, operands):
         """FFT(A)·FFT(B) beat by beat into the inverse engine through an output FIFO."""
         go_signal, want, xs, ys = operands
-        latency = _OPERAND_REGISTERS + self._mul_latency
-        go, fifo = output_fifo(m, self._inverse.i, _WORD * self._lanes, latency, want)
+        latency = _OPERAND_REGISTERS + self.plan.mul_latency
+        go, fifo = output_fifo(m, self._inverse.i, _WORD * self.lanes, latency, want)
         m.d.comb += go_signal.eq(go)
         go1, go2 = Signal(), Signal()
         m.d.sync += [go1.eq(go), go2.eq(go1)]

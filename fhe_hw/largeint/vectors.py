@@ -7,9 +7,10 @@ from ..sim.vectors import Vectors, register_vectors
 
 __all__ = ["DEMO", "operand_beats"]
 
-#: The demo's configuration: 256-bit operands in 8-bit digits, 64-point transforms of m = 4.
-DEMO = [("large-int-mul", "m=4, 256-bit operands, 8-bit digits",
-         {"max_bits": 256, "digit_bits": 8, "m": 4, "lanes": 4})]
+#: The demo's configuration: 256-bit operands in 8-bit digits, 64-point transforms of
+#: inner_n = 4.
+DEMO = [("large-int-mul", "inner_n=4, 256-bit operands, 8-bit digits",
+         {"max_bits": 256, "digit_bits": 8, "inner_n": 4, "lanes": 4})]
 
 
 def operand_beats(unit, *operands):
@@ -18,7 +19,8 @@ def operand_beats(unit, *operands):
                             unit.lanes)
 
 
-@register_vectors("large-int-mul", small={"max_bits": 64, "digit_bits": 8, "m": 4, "lanes": 2})
+@register_vectors("large-int-mul",
+                  small={"max_bits": 64, "digit_bits": 8, "inner_n": 4, "lanes": 2})
 def _large_int_mul_vectors(unit, rng, count):
     """One product: A with every digit 2^d - 1 (the longest carry chains) times a random B of
     the full width with its top digit 2^d - 1. ``count`` is unused."""
@@ -31,11 +33,11 @@ def _large_int_mul_vectors(unit, rng, count):
 
 @register_vectors("carry-resolver", small={"lanes": 4, "beats": 2})
 def _carry_vectors(unit, rng, count):
-    """``count`` products (at least 3): all samples 2^sample_bits - 1 (carries through every
+    """``count`` products (at least 3): all samples 2^coeff_bits - 1 (carries through every
     digit and out of the product, which the unit drops), a single carry rippling through
     all-ones digits, and random samples; the digits of Σ s_i·2^(d·i) mod 2^(d·digits)."""
     lanes, d, beats = unit.lanes, unit.digit_bits, unit.beats
-    size, w = lanes * beats, unit.sample_bits
+    size, w = lanes * beats, unit.coeff_bits
     products = [[(1 << w) - 1] * size, [1 << d] + [(1 << d) - 1] * (size - 1)]
     products += [[rng.getrandbits(w) for _ in range(size)] for _ in range(max(count, 3) - 2)]
     digits = [to_digits(sum(s << (d * i) for i, s in enumerate(samples)) % (1 << (d * size)),

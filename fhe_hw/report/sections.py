@@ -13,12 +13,12 @@ from ..arith.configs import MODMULS, REDUCERS
 from ..bench.openfhe import BASE_SETS, NTT_SIZES, OPERATIONS, PRODUCT_SIZES
 from ..bigint import CMNTEncryptPlan, CNTEncryptPlan, IntegerFFTMultiplierPlan
 from ..bigint.configs import MULTIPLIERS, REPORT_MODMULS, REPORT_SMALL
-from ..encrypt import ENCRYPTION, KEY_PREPARATION, TransformEncrypt
+from ..encrypt import ENCRYPTION, KEY_PREPARATION, TransformEncryptPlan
 from ..flow.rows import Row, shown
 from ..flow.synth import ECP5_85F_DSP, atp_area
-from ..karatsuba import KaratsubaMultiplier
+from ..karatsuba import KaratsubaMultiplierPlan
 from ..karatsuba.configs import REPORT_ROWS as KARATSUBA_ROWS
-from ..largeint import LargeIntegerMultiplier
+from ..largeint import LargeIntegerMultiplierPlan
 from ..model.ntt import modular_products as ntt_products
 from ..model.rns import modular_products as rns_products
 from ..ntt import FourStepNTT, StreamingNTT, four_step_stream_plan
@@ -202,7 +202,7 @@ def transform_encryption(ctx):
     k, b = _BIGINT["solinas64"]
     for scheme in ("cmnt", "cnt"):
         for group in ("toy", "small", "medium", "large"):
-            both = TransformEncrypt.cycles_per_program_of(scheme, group, lanes=16)
+            both = TransformEncryptPlan(scheme, group, lanes=16).cycles_per_program()
             c, key = both[ENCRYPTION], both[KEY_PREPARATION]
             paper = P.table6_cycles(scheme, group)
             g = gmp.get((scheme, group))
@@ -383,12 +383,13 @@ def _four_step_and_multiplier(ctx, ref):
                                             f"{lanes} lanes, m_units={m_units}", r))
     gmp = [b["median_s"] * 1e6 for b in ctx.baseline("GMP 786432") if "median_s" in b]
     for lanes in (16, 8):
-        for engines, m_units in ((2, 1), (1, 1), (2, 2), (1, 2)):
-            c = LargeIntegerMultiplier.cycles_of(lanes=lanes, engines=engines, m_units=m_units)
+        for engines, inner_units in ((2, 1), (1, 1), (2, 2), (1, 2)):
+            c = LargeIntegerMultiplierPlan(lanes=lanes, engines=engines,
+                                           inner_units=inner_units).cycles()
             us = c / 100.0
             g = gmp[0] if gmp else None
             config = (f"{engines} forward engine{'s' * (engines > 1)}, "
-                      f"m_units={m_units}")
+                      f"inner_units={inner_units}")
             t.rows.append([f"large-int-mul 786432 bits, {config}", lanes,
                            "first digit in to last digit out", c, None, None, us,
                            "GMP 786432 x 786432 bits" if g else None, g,
@@ -552,12 +553,12 @@ def karatsuba(ctx):
                "ours / paper", "paper Fmax MHz", "paper DSP"])
     findings, series = [], {"ours at 250 MHz": [], "paper 004": []}
     for r in (1, 2, 3, 4, 5):
-        u = KaratsubaMultiplier(r, coeff_bits=125 + 9 - r)
+        u = KaratsubaMultiplierPlan(r, coeff_bits=125 + 9 - r)
         c = u.cycles(3 ** (9 - r))
         us = c / clock
         p, p2 = ref.get(r), P.P004_T2.rows.get(r)
         rr = ratio(us, p["hw_us"]) if p else None
-        t.rows.append([r, u.multipliers, c, us, p["hw_us"] if p else None, rr,
+        t.rows.append([r, u.layout.multipliers, c, us, p["hw_us"] if p else None, rr,
                        p2["fmax_mhz"] if p2 else None, p2["dsp"] if p2 else None])
         series["ours at 250 MHz"].append((r, us))
         if p:
@@ -569,7 +570,7 @@ def karatsuba(ctx):
               ["r", "LUT", "FF", "DSP", "Fmax MHz", "µs at our Fmax"])
     for unit, params, flow in _kara_rows():
         res = ctx.synth(unit, params, flow)
-        c = KaratsubaMultiplier(**get_unit(unit).resolve(params)).cycles(3 ** 8)
+        c = get_unit(unit).cycles(params, products=3 ** 8)
         s.rows.append([1, *((res.lut, res.ff, res.dsp, res.fmax_mhz, c / res.fmax_mhz)
                             if res else [None] * 5)])
     s.notes.append("r ≥ 2 needs more than the ECP5-85F's 156 MULT18X18D (4 per 27×27).")

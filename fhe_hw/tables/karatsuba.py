@@ -10,7 +10,6 @@ nextpnr gave up.
 """
 
 from ..flow.synth import ECP5_85F_DSP
-from ..karatsuba import KaratsubaMultiplier, KaratsubaRelinearizer
 from ..karatsuba.configs import RECURSIONS, TOTAL, multiplier_params, relin_params
 from ..karatsuba.configs import row as table_row
 from ..markdown import table as markdown_table
@@ -34,8 +33,8 @@ def projection(r, fmax_mhz):
     """Accelerator cycles and times for one degree-2559 product (A) and one relinearization
     (B, l = 5 words): 3^(9-r) accelerator calls back to back, from ``cycles()``."""
     calls = 3 ** (TOTAL - r)
-    a = KaratsubaMultiplier(**_kw(multiplier_params(r))).cycles(calls)
-    b = KaratsubaRelinearizer(**_kw(relin_params(r))).cycles(calls)
+    a = get_unit("karatsuba").cycles(multiplier_params(r), products=calls)
+    b = get_unit("karatsuba-relin").cycles(relin_params(r), groups=calls)
     out = {"calls": calls, "a_cycles": a, "b_cycles": b, "model_cycles": hardware_cycles(r)}
     for key, mhz in (("paper_clock", PAPER_MHZ), ("fmax", fmax_mhz)):
         out[key] = None if mhz is None else (a / mhz, b / mhz)
@@ -88,20 +87,15 @@ def markdown(rows):
     return "\n".join(lines) + "\n"
 
 
-def _kw(params):
-    """Factory keywords of ``params`` (the registry's option defaults applied)."""
-    return get_unit("karatsuba-relin" if "words" in params else "karatsuba").resolve(params)
-
-
 def generate(args, progress):
     recursions = args.recursions or list(RECURSIONS)
     rows = [table_row(r) for r in recursions]
     results = synth_rows(rows, args, progress, pnr=not args.no_pnr)
     table = []
     for config, r in zip(rows, results):
-        unit = KaratsubaMultiplier(**_kw(config.params))
-        item = {"r": config.params["recursions"], "coeff_bits": unit.coeff_bits,
-                "multipliers": unit.multipliers, "lut": r.lut, "ff": r.ff, "dsp": r.dsp,
+        plan = get_unit("karatsuba").make_plan(config.params)
+        item = {"r": plan.recursions, "coeff_bits": plan.coeff_bits,
+                "multipliers": plan.layout.multipliers, "lut": r.lut, "ff": r.ff, "dsp": r.dsp,
                 "bram": r.bram, "fmax_mhz": r.fmax_mhz, "pnr": r.pnr}
         item["projection"] = projection(item["r"], r.fmax_mhz)
         table.append(item)

@@ -7,7 +7,7 @@ here and are given by ``cycles()`` only, marked so. A run that differs writes no
 
 from ..asic import synthesize_blocks
 from ..asic.configs import SKY130_CLOCK_NS
-from ..largeint import LargeIntegerMultiplier
+from ..largeint import LargeIntegerMultiplierPlan
 from ..largeint.cosim import cosim_large_int_mul
 from ..largeint.estimate import SRAM_SOURCE, SRAM_UM2_PER_BIT, blocks, sky130_estimate
 from ..markdown import table as markdown_table
@@ -38,7 +38,7 @@ def large_int_markdown(results):
         cells.append([bits, r["n"], lanes, engines, ", ".join(r["cases"]), r["cycles"],
                       r["expected_cycles"], r["expected_cycles"] / PAPER_MHZ])
     for bits, lanes, engines in COUNTED:
-        c = LargeIntegerMultiplier.cycles_of(bits, lanes=lanes, engines=engines)
+        c = LargeIntegerMultiplierPlan(bits, lanes=lanes, engines=engines).cycles()
         cells.append([bits, 65536, lanes, engines, "not simulated (too large for Verilator "
                       "here)", "", c, c / PAPER_MHZ])
     return markdown_table(["operand bits", "n", "lanes", "forward engines",
@@ -61,7 +61,7 @@ def _generate(args, progress):
     return large_int_markdown(results), facts
 
 
-#: The sky130 estimate's configurations: (lanes, forward engines, m-units per engine) at
+#: The sky130 estimate's configurations: (lanes, forward engines, inner units per engine) at
 #: 786,432 bits.
 ESTIMATED = [(16, 1, 1), (16, 2, 1), (16, 1, 2)]
 
@@ -71,10 +71,10 @@ def _shown(params):
 
 
 def estimate_markdown(estimates):
-    """The ``large-int-asic`` block from {(lanes, engines, m_units): Sky130Estimate}."""
+    """The ``large-int-asic`` block from {(lanes, engines, inner_units): Sky130Estimate}."""
     cells = []
-    for (lanes, engines, m_units), e in estimates.items():
-        config = f"lanes={lanes}, engines={engines}, m_units={m_units}"
+    for (lanes, engines, inner_units), e in estimates.items():
+        config = f"lanes={lanes}, engines={engines}, inner_units={inner_units}"
         for unit, params, count, area, fmax, path in e.rows:
             cells.append([config, f"`{unit}` {_shown(params)}", count, f"{area:,.0f}",
                           f"{count * area / 1e6:.2f}", f"{fmax:.1f}", f"`{path}`"])
@@ -99,16 +99,17 @@ def estimate_note(not_counted):
 
 def _generate_estimate(args, progress):
     wanted = {(unit, tuple(sorted(params.items()))): (unit, params, None)
-              for lanes, engines, m_units in ESTIMATED
-              for unit, params, _ in blocks(lanes=lanes, engines=engines, m_units=m_units)}
+              for lanes, engines, inner_units in ESTIMATED
+              for unit, params, _ in blocks(lanes=lanes, engines=engines,
+                                            inner_units=inner_units)}
     results, tools = synthesize_blocks(wanted, SKY130_CLOCK_NS, progress)
     estimates = {config: sky130_estimate(results, lanes=config[0], engines=config[1],
-                                         m_units=config[2])
+                                         inner_units=config[2])
                  for config in ESTIMATED}
     facts = {"tools": tools,
-             "json": {f"lanes={l}, engines={e}, m_units={u}": {"total_mm2": x.total_mm2,
-                                                                "fmax_mhz": x.fmax_mhz,
-                                                                "cycles": x.cycles}
+             "json": {f"lanes={l}, engines={e}, inner_units={u}": {"total_mm2": x.total_mm2,
+                                                                    "fmax_mhz": x.fmax_mhz,
+                                                                    "cycles": x.cycles}
                       for (l, e, u), x in estimates.items()}}
     return estimate_markdown(estimates), facts
 

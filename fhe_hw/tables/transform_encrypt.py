@@ -1,7 +1,8 @@
 """``fhe-hw table encrypt-plans``: CMNT and CNT encryption through transforms for every group
 of [Cao14] Table 1 and [Cao13] Table 2 — the plan (:func:`fhe_hw.model.transform_encrypt.plan`
 at :data:`LANES` lanes) and the exact cycles of
-:class:`~fhe_hw.encrypt.TransformEncrypt` (``cycles_of``, two m-units), beside [Cao13] Table 6's
+:class:`~fhe_hw.encrypt.TransformEncrypt` (its plan's ``cycles_per_program()``, two inner
+units), beside [Cao13] Table 6's
 cycles (its times × its 166.45 MHz). The point-wise and S-stage beats are the work floor of any
 unit with :data:`LANES` multipliers.
 
@@ -11,8 +12,8 @@ projected encryption time at the slowest block's clock."""
 
 from ..asic import synthesize_blocks
 from ..asic.configs import SKY130_CLOCK_NS
-from ..encrypt import ENCRYPTION, KEY_PREPARATION, TransformEncrypt
-from ..encrypt.estimate import EstimatedGroup, blocks, sky130_estimate
+from ..encrypt import ENCRYPTION, KEY_PREPARATION, TransformEncryptPlan
+from ..encrypt.estimate import blocks, sky130_estimate
 from ..largeint.estimate import SRAM_UM2_PER_BIT
 from ..markdown import table as markdown_table
 from ..model.transform_encrypt import SCHEMES, plan
@@ -37,13 +38,13 @@ def markdown(progress=lambda line: None):
     cells = []
     for scheme in SCHEMES:
         for group in GROUPS:
-            progress(f"{scheme} {group}: plan and cycles_of")
+            progress(f"{scheme} {group}: plan and cycles")
             p = plan(scheme, group, lanes=LANES)
             b, t = p.main, p.transforms
             paper = table6_cycles(scheme, group)
             pointwise = sum(x.products for x in p.blockings) * p.n // LANES
             s_stage = -(-p.s_stage_macs // LANES)
-            both = TransformEncrypt.cycles_per_program_of(scheme, group, lanes=LANES)
+            both = TransformEncryptPlan(scheme, group, lanes=LANES).cycles_per_program()
             cycles, key = both[ENCRYPTION], both[KEY_PREPARATION]
             cells.append([scheme.upper(), group, p.digit_bits, f"{p.n:,}",
                           _cut(b.x_block, b.x_blocks), _cut(b.y_block, b.y_blocks),
@@ -97,7 +98,7 @@ def estimate_markdown(estimates):
 
 
 def _generate_estimate(args, progress):
-    groups = {(s, g): EstimatedGroup.of(s, g, lanes=LANES) for s, g in ESTIMATED}
+    groups = {(s, g): TransformEncryptPlan(s, g, lanes=LANES) for s, g in ESTIMATED}
     wanted = {(name, tuple(sorted(params.items()))): (name, params, factory)
               for group in groups.values() for name, params, _, factory in blocks(group)}
     results, tools = synthesize_blocks(wanted, SKY130_CLOCK_NS, progress)
