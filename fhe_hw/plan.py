@@ -122,6 +122,11 @@ class Plan:
                             f"contract")
         return count + self.latency
 
+    def describe(self):
+        """``{label: value}`` of what the unit bakes in besides its parameters (the root of
+        unity an NTT resolved, say): a generated file's header shows it; ``{}`` here."""
+        return {}
+
     def params(self):
         """``{name: value}`` of the plan's :func:`param` fields."""
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if _is_param(f)}

@@ -156,7 +156,10 @@ class Unit:
 
     def describe(self, params=None):
         """``{label: value}`` of what the unit bakes in besides its parameters (for example the
-        RNS bases it was built for); ``{}`` for most units."""
+        RNS bases it was built for); ``{}`` for most units. A plan unit's is its plan's
+        :meth:`~fhe_hw.plan.Plan.describe`."""
+        if self.plan is not None:
+            return dict(self.make_plan(params).describe())
         return dict(self.describe_fn(self.resolve(params))) if self.describe_fn else {}
 
     def summary(self, params=None):
@@ -188,16 +191,16 @@ def register(name, description=None, *options, latency=None, cycles=None, descri
     timing contract (see :class:`Unit`): ``latency(**params)`` (required) and, for stream
     engines, ``cycles(params, **kw)``.
 
-    Either way, ``describe(params)``, if given, returns what else the unit bakes in that a user
-    must know (``{label: value}``, e.g. the RNS bases)."""
+    ``describe(params)`` (a factory only; a plan unit's is the plan's ``describe()``), if given,
+    returns what else the unit bakes in that a user must know (``{label: value}``, e.g. the
+    RNS bases)."""
     if plan is not None or component is not None:
-        if plan is None or component is None or options or latency or cycles:
+        if plan is None or component is None or options or latency or cycles or describe:
             raise TypeError(f"unit {name!r}: a plan unit takes plan and component, and no "
-                            f"options, latency or cycles")
+                            f"options, latency, cycles or describe (the plan's describe())")
         if name in _REGISTRY:
             raise ValueError(f"unit name must be unique, not {name!r} again")
-        _REGISTRY[name] = Unit(name, component, description, plan_options(plan),
-                               describe_fn=describe, plan=plan)
+        _REGISTRY[name] = Unit(name, component, description, plan_options(plan), plan=plan)
         return None
     if not callable(latency):
         raise TypeError(f"unit {name!r}: latency must be a function of its parameters, "

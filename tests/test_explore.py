@@ -363,7 +363,7 @@ def test_multiplier_tiles_count_variable_products_in_18_bit_tiles():
 AREA_PARAMS = {"four-step-stream": {"n": 64, "lanes": 2, "m": 8},
                "large-int-mul": {"max_bits": 384, "m": 8, "lanes": 2},
                "transform-encrypt": {"lanes": 1, "m": 2, "m_units": 1},
-               "ntt": {"n": 16}, "parallel-ntt": {"k": 8}, "shift-ntt": {"points": 8, "lanes": 2},
+               "ntt": {"n": 16}, "parallel-ntt": {"n": 8}, "shift-ntt": {"n": 8, "lanes": 2},
                "supersize-barrett": {"gamma": 200}, "karatsuba": {"recursions": 1},
                "karatsuba-relin": {"recursions": 1},
                **{unit: {"n": 64, "l": 3, "k": 2} for unit in (

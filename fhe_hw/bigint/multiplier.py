@@ -34,7 +34,7 @@ from amaranth.lib.wiring import In, Out
 from ..arith import ModMul, ModMulPlan
 from ..component import Component
 from ..model.bigint import block_config, cycles_eq12
-from ..ntt.parallel import ParallelNTT
+from ..ntt.parallel import ParallelNTT, ParallelNTTPlan
 from ..params import require_int
 from .ram import memory_members
 
@@ -144,8 +144,8 @@ class IntegerFFTMultiplier(Component):
                              f"{addr_width!r} for {max_words} words")
         mod = cfg.ntt.modulus
         # each transform's butterfly-stage depths (ParallelNTT's defaults, as built)
-        butterflies = {name: ParallelNTT._plan(cfg.k, mod, inverse, False, mult_stages, "auto",
-                                               "auto", {})[1]
+        butterflies = {name: list(ParallelNTTPlan(cfg.k, mod, inverse=inverse,
+                                                  mult_stages=mult_stages).stage_latencies)
                        for name, inverse in (("fft", False), ("ifft", True))}
         stages = {"fft": sum(butterflies["fft"]),
                   "pointwise": ModMulPlan(mod, _pointwise_reducer(mod),

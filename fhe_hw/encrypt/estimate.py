@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from ..bigint.wordalu import WordALU
 from ..largeint.estimate import SRAM_UM2_PER_BIT
-from ..ntt import four_step_stream_plan
+from ..ntt import StreamingFourStepNTTPlan
 from .sstage import SStageUnit
 from .unit import ENCRYPTION, KEY_PREPARATION, TransformEncrypt, cycles_per_program
 
@@ -34,7 +34,8 @@ class EstimatedGroup:
     def of(cls, scheme="cmnt", group="toy", *, lanes=16, m=64, m_units=2):
         """Check the parameters (``ValueError``/``TypeError`` as :class:`TransformEncrypt`)."""
         prog, timing = TransformEncrypt.check(scheme, group, lanes=lanes, m=m, m_units=m_units)
-        plan, _ = four_step_stream_plan(prog.plan.n, lanes=lanes, m=m, m_units=m_units)
+        plan = StreamingFourStepNTTPlan(prog.plan.n, lanes=lanes, inner_n=m,
+                                        inner_units=m_units).four_step
         return cls(prog, timing, plan, lanes, m, m_units)
 
 
@@ -47,9 +48,9 @@ def blocks(g):
     outer = plan.n1 > 1
     aw = max(1, (prog.regions.depth - 1).bit_length())
     out = [("mod-mul", {"modulus": "solinas64"}, 2 * lanes * (m_units + outer) + lanes, None),
-           ("shift-ntt", {"points": m, "lanes": lanes}, 2 * m_units, None)]
+           ("shift-ntt", {"n": m, "lanes": lanes}, 2 * m_units, None)]
     if outer:
-        out.append(("shift-ntt", {"points": plan.n1, "lanes": plan.outer_lanes},
+        out.append(("shift-ntt", {"n": plan.n1, "lanes": plan.outer_lanes},
                     2 * plan.groups, None))
     out.append(("carry-resolver", {"lanes": lanes, "digit_bits": p.digit_bits}, 1, None))
     if prog.s_stage is not None:

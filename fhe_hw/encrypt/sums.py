@@ -76,7 +76,8 @@ class SumEngine(Component):
                  mult_stages=None, tiled=True):
         p = program.plan
         self._program, self._L, self._d, self._B = program, p.lanes, p.digit_bits, p.n // p.lanes
-        kw = dict(lanes=p.lanes, m=m, m_units=m_units, mult_stages=mult_stages, tiled=tiled)
+        kw = dict(lanes=p.lanes, inner_n=m, inner_units=m_units, mult_stages=mult_stages,
+                  tiled=tiled)
         self._fwd = StreamingFourStepNTT(p.n, **kw)
         self._inv = StreamingFourStepNTT(p.n, inverse=True, **kw)
         self._muls = [ModMul("solinas64", mult_stages=mult_stages, tiled=tiled)

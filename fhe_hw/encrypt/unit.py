@@ -26,7 +26,7 @@ from ..component import Component
 from ..model.bigint import EncryptionSizes, group_sizes
 from ..model.large_int import MAX_N
 from ..model.transform_encrypt import SCHEMES, plan
-from ..ntt import four_step_stream_plan
+from ..ntt import StreamingFourStepNTTPlan
 from ..params import require_int
 from ..payload import pack
 from .program import build_program
@@ -99,8 +99,8 @@ class TransformEncrypt(Component):
         max_n = top if max_n is None else require_int("max_n", max_n, minimum=m * m, maximum=top)
         p = plan(scheme, group_sizes(scheme, group), lanes=lanes,
                  min_n=min(max(m * m, 4 * lanes), max_n), max_n=max_n)
-        four_step_stream_plan(p.n, lanes=lanes, m=m, m_units=m_units, mult_stages=mult_stages,
-                              tiled=tiled)
+        StreamingFourStepNTTPlan(p.n, lanes=lanes, inner_n=m, inner_units=m_units,
+                                 mult_stages=mult_stages, tiled=tiled)
         return build_program(p), EngineTiming.of(p.n, lanes, m, m_units, mult_stages, tiled)
 
     @classmethod

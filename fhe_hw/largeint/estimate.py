@@ -31,9 +31,9 @@ def blocks(max_bits=786432, *, lanes=16, engines=1, m=64, m_units=1):
     outer = plan.n1 > 1
     out = [("mod-mul", {"modulus": "solinas64"},
             transforms * lanes * (m_units + outer) + lanes),
-           ("shift-ntt", {"points": m, "lanes": lanes}, transforms * m_units)]
+           ("shift-ntt", {"n": m, "lanes": lanes}, transforms * m_units)]
     if outer:
-        out.append(("shift-ntt", {"points": plan.n1, "lanes": plan.outer_lanes},
+        out.append(("shift-ntt", {"n": plan.n1, "lanes": plan.outer_lanes},
                     transforms * plan.groups))
     out.append(("carry-resolver", {"lanes": lanes, "digit_bits": unit_plan.digit_bits}, 1))
     return out

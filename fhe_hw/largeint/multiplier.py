@@ -37,7 +37,7 @@ from ..arith import ModMul
 from ..arith.pipeline import wrap_inc
 from ..component import Component
 from ..model.large_int import DIGIT_BITS, MAX_BITS, MAX_N, plan
-from ..ntt import StreamingFourStepNTT, four_step_stream_cycles, four_step_stream_plan
+from ..ntt import StreamingFourStepNTT, StreamingFourStepNTTPlan
 from ..ntt.streaming import output_fifo
 from ..params import SOLINAS64, require_int
 from .carry import CarryResolver
@@ -46,6 +46,12 @@ __all__ = ["LargeIntegerMultiplier"]
 
 _WORD = 64
 _OPERAND_REGISTERS = 2      # engine output -> ModMul operand (spectrum read / register, register)
+
+
+def _engine_options(lanes, m, m_units, mult_stages, tiled):
+    """The keywords of the engines' :class:`~fhe_hw.ntt.StreamingFourStepNTTPlan` besides n."""
+    return dict(lanes=lanes, inner_n=m, inner_units=m_units, mult_stages=mult_stages,
+                tiled=tiled)
 
 
 class LargeIntegerMultiplier(Component):
@@ -82,7 +88,7 @@ class LargeIntegerMultiplier(Component):
         self._params = dict(lanes=lanes, engines=engines, m=m, m_units=m_units,
                             mult_stages=mult_stages, tiled=tiled)
         n = self._plan.n
-        kw = {k: v for k, v in self._params.items() if k != "engines"}
+        kw = _engine_options(lanes, m, m_units, mult_stages, tiled)
         self._forward = [StreamingFourStepNTT(n, **kw) for _ in range(engines)]
         self._inverse = StreamingFourStepNTT(n, inverse=True, **kw)
         # solinas64 takes the Solinas reducer: output_scale 1, plain point-wise products
@@ -102,8 +108,9 @@ class LargeIntegerMultiplier(Component):
         sizes = plan(max_bits, digit_bits, min_n=min(m * m, MAX_N), max_n=min(MAX_N, 64 * m * m))
         CarryResolver.check(lanes, digit_bits, sample_bits=_WORD, beats=1)
         require_int("engines", engines, minimum=1, maximum=2)
-        return (sizes, *four_step_stream_plan(sizes.n, lanes=lanes, m=m, m_units=m_units,
-                                              mult_stages=mult_stages, tiled=tiled))
+        engine = StreamingFourStepNTTPlan(sizes.n, **_engine_options(lanes, m, m_units,
+                                                                      mult_stages, tiled))
+        return sizes, engine.four_step, engine.mul_latency
 
     @classmethod
     def latency_of(cls, **params):
@@ -119,13 +126,14 @@ class LargeIntegerMultiplier(Component):
                                           m=m, m_units=m_units, mult_stages=mult_stages,
                                           tiled=tiled)
         n = sizes.n
-        kw = dict(lanes=lanes, m=m, m_units=m_units, mult_stages=mult_stages, tiled=tiled)
+        forward = StreamingFourStepNTTPlan(n, **_engine_options(lanes, m, m_units, mult_stages,
+                                                                 tiled))
         if engines == 1:
-            first_b = four_step_stream_cycles(n, transforms=2, **kw) - n // lanes
+            first_b = forward.cycles(2) - n // lanes
         else:
-            first_b = four_step_stream_cycles(n, **kw) - n // (2 * lanes)
+            first_b = forward.cycles() - n // (2 * lanes)
         return (first_b + _OPERAND_REGISTERS + mul_latency + 1
-                + four_step_stream_cycles(n, **kw) + CarryResolver.LATENCY)
+                + forward.cycles() + CarryResolver.LATENCY)
 
     def cycles(self):
         """Cycles of one product, first input transfer to last output transfer (``i`` always

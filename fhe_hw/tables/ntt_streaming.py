@@ -14,13 +14,6 @@ from .pages import TableSpec
 __all__ = ["TABLE", "markdown", "row_key"]
 
 
-def _cycles(row):
-    unit = get_unit(row.unit)
-    if unit.cycles_fn is not None:
-        return unit.cycles(row.params)
-    return unit.build(**row.params).cycles()
-
-
 def _tag(row):
     """`` (tiled, karatsuba)``: the ModMul options written after the Fmax."""
     tag = ", ".join(name for name in ("tiled", "karatsuba") if row.params.get(name))
@@ -40,7 +33,7 @@ def row_key(row):
 def markdown(rows, results):
     cells = []
     for row, r in zip(rows, results):
-        cycles = _cycles(row)
+        cycles = get_unit(row.unit).cycles(row.params)
         cells.append([row.params["n"], row.params["butterflies"], row.params["modulus"],
                       row.params.get("read_stages", READ_STAGES), cycles,
                       r.lut, r.ff, r.dsp, r.bram, f"{r.fmax_mhz}{_tag(row)}",
