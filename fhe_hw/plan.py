@@ -14,9 +14,9 @@ and imports nothing of this module, so that the command line starts without the 
 checks), so a parameter is declared once.
 
 Migration note: the units registered with ``plan=`` and ``component=`` follow this pattern
-(the arithmetic family, :mod:`fhe_hw.arith`); the other families still register a factory with
-:class:`~fhe_hw.units.Option` lists and ``latency``/``cycles`` functions. The registry takes
-both until every family has its plans.
+(the arithmetic and NTT families, :mod:`fhe_hw.arith` and :mod:`fhe_hw.ntt`); the other
+families still register a factory with :class:`~fhe_hw.units.Option` lists and
+``latency``/``cycles`` functions. The registry takes both until every family has its plans.
 """
 
 import dataclasses

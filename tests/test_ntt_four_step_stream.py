@@ -38,9 +38,9 @@ def _accesses(p):
             yield 3, [p.p3_write_index(s, c, j) for j in range(L)]
 
 
-@pytest.mark.parametrize("p", PLANS, ids=lambda p: f"m{p.m}-n1_{p.n1}-L{p.lanes}")
+@pytest.mark.parametrize("p", PLANS, ids=lambda p: f"m{p.inner_n}-n1_{p.n1}-L{p.lanes}")
 def test_every_beat_puts_lane_j_in_bank_j_xor_one_fold(p):
-    if p.n > 4096 and p.m < 64:
+    if p.n > 4096 and p.inner_n < 64:
         pytest.skip("covered by the smaller plans")
     banks = {0: p.bank0, 1: p.bank1, 2: p.bank2, 3: p.bank3}
     for buf, indices in _accesses(p):
@@ -48,9 +48,9 @@ def test_every_beat_puts_lane_j_in_bank_j_xor_one_fold(p):
         assert [banks[buf](i) for i in indices] == [j ^ fold for j in range(p.lanes)], buf
 
 
-@pytest.mark.parametrize("p", PLANS, ids=lambda p: f"m{p.m}-n1_{p.n1}-L{p.lanes}")
+@pytest.mark.parametrize("p", PLANS, ids=lambda p: f"m{p.inner_n}-n1_{p.n1}-L{p.lanes}")
 def test_bank_and_address_are_one_to_one_and_every_pass_covers_its_buffer(p):
-    size = {0: p.n, 1: p.m * p.m, 2: p.n, 3: p.n}
+    size = {0: p.n, 1: p.inner_n * p.inner_n, 2: p.n, 3: p.n}
     maps = {0: (p.bank0, p.address0), 1: (p.bank1, p.address1), 2: (p.bank2, p.address2),
             3: (p.bank3, p.address3)}
     for buf, (bank, address) in maps.items():
@@ -65,7 +65,7 @@ def test_bank_and_address_are_one_to_one_and_every_pass_covers_its_buffer(p):
     # the load, P1's reads, P2's writes, P3 and the unload each touch every word once per
     # transform (B1 once per block)
     assert sorted(seen[0]) == sorted(list(range(p.n)) * 2)
-    assert sorted(seen[1]) == sorted(list(range(p.m * p.m)) * 2 * p.n1)
+    assert sorted(seen[1]) == sorted(list(range(p.inner_n * p.inner_n)) * 2 * p.n1)
 
 
 def _run(unit, xs, **kw):

@@ -11,7 +11,7 @@ from ..units import get_unit
 from .common import ecp5_facts, synth_rows
 from .pages import TableSpec
 
-__all__ = ["TABLE", "markdown", "row_key"]
+__all__ = ["TABLE", "TABLES", "markdown", "row_key"]
 
 
 def _tag(row):
@@ -49,3 +49,4 @@ def generate(args, progress):
 
 
 TABLE = TableSpec("ntt-streaming", "ntt.md", "streaming NTT on ECP5-85F", generate)
+TABLES = {TABLE.name: TABLE}
