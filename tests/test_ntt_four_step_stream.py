@@ -162,7 +162,7 @@ def test_a_given_psi_gives_the_negacyclic_inverse_at_that_root():
     ({"root": "OpenFHE"}, "root must be one of generator, openfhe, wang-huang"),
 ])
 def test_a_bad_root_is_refused_naming_it(kw, match):
-    params = {"n": 32, "m": 4, "lanes": 2, **kw}
+    params = {"n": 32, "inner_n": 4, "lanes": 2, **kw}
     with pytest.raises(ValueError, match=match):
         StreamingFourStepNTT(**params)
     with pytest.raises(ValueError, match=match):
