@@ -27,7 +27,7 @@ from ..model.bigint import EncryptionSizes, group_sizes
 from ..model.large_int import MAX_N
 from ..model.transform_encrypt import SCHEMES, plan
 from ..ntt import StreamingFourStepNTTPlan
-from ..params import require_int
+from ..params import require_int, require_power_of_two
 from ..payload import pack
 from .program import build_program
 from .sums import SumEngine
@@ -93,7 +93,10 @@ class TransformEncrypt(Component):
             raise ValueError(f"scheme must be one of {', '.join(SCHEMES)}, not {scheme!r}")
         if not isinstance(group, (str, EncryptionSizes)):
             raise TypeError(f"group must be a group name or EncryptionSizes, not {group!r}")
-        require_int("m", m, minimum=2, maximum=64)
+        # m and m_units, checked here under this unit's own names (the engines' are inner_n
+        # and inner_units)
+        require_power_of_two("m", m, minimum=2, maximum=64)
+        require_int("m_units", m_units, minimum=1, maximum=2)
         require_int("lanes", lanes, minimum=1, maximum=m)
         top = min(MAX_N, 64 * m * m)
         max_n = top if max_n is None else require_int("max_n", max_n, minimum=m * m, maximum=top)

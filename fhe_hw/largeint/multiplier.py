@@ -39,7 +39,7 @@ from ..component import Component
 from ..model.large_int import DIGIT_BITS, MAX_BITS, MAX_N, plan
 from ..ntt import StreamingFourStepNTT, StreamingFourStepNTTPlan
 from ..ntt.streaming import output_fifo
-from ..params import SOLINAS64, require_int
+from ..params import SOLINAS64, require_int, require_power_of_two
 from .carry import CarryResolver
 
 __all__ = ["LargeIntegerMultiplier"]
@@ -104,7 +104,10 @@ class LargeIntegerMultiplier(Component):
         """Validate the parameters without building hardware; return (the
         :class:`~fhe_hw.model.large_int.LargeIntPlan`, the engines'
         :class:`~fhe_hw.ntt.four_step_plan.FourStepPlan`, the ModMuls' latency)."""
-        require_int("m", m, minimum=2, maximum=64)
+        # m and m_units, checked here under this unit's own names (the engines' are inner_n
+        # and inner_units)
+        require_power_of_two("m", m, minimum=2, maximum=64)
+        require_int("m_units", m_units, minimum=1, maximum=2)
         sizes = plan(max_bits, digit_bits, min_n=min(m * m, MAX_N), max_n=min(MAX_N, 64 * m * m))
         CarryResolver.check(lanes, digit_bits, sample_bits=_WORD, beats=1)
         require_int("engines", engines, minimum=1, maximum=2)
