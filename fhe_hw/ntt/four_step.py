@@ -129,6 +129,16 @@ class FourStepNTT(Component):
     The transform is cyclic (the paper's eqs 7–8); use :class:`~fhe_hw.ntt.StreamingFourStepNTT`
     or :class:`~fhe_hw.ntt.StreamingNTT` for a negacyclic one.
 
+    Co-simulated with Verilator against the model, with the exact cycle count, at n = 4096
+    (forward and inverse, also under back-pressure, and forward with OpenFHE's rule for the
+    root: a ``slow`` test) and n = 65536 (``fhe-hw table ntt-four-step``).
+
+    Cycles: :meth:`cycles` = :func:`~fhe_hw.ntt.schedule.four_step_cycles` (n, ModMul latency),
+    first input to last output with always-valid input and always-ready output: 2105 for
+    n = 4096 and 41038 for n = 65536 with the default ModMul (latency 10). The next transform
+    loads once the last output read has been issued. Storage: 8 banks of n/8 words, twiddle
+    ROMs of 8·64·8 (4096) or 8·(64·8 + 4096·2) (65536) words.
+
     Parameters
     ----------
     plan : FourStepNTTPlan
@@ -140,16 +150,6 @@ class FourStepNTT(Component):
         n/8 beats per transform, words in natural index order (lane 0 first) in and out:
         X = ``ntt4096(x, omega=ω)`` / ``ntt65536(x, omega=ω)`` (:mod:`fhe_hw.model.ntt`,
         ω = :attr:`omega`).
-
-    Co-simulated with Verilator against the model, with the exact cycle count, at n = 4096
-    (forward and inverse, also under back-pressure, and forward with OpenFHE's rule for the
-    root: a ``slow`` test) and n = 65536 (``fhe-hw table ntt-four-step``).
-
-    Cycles: :meth:`cycles` = :func:`~fhe_hw.ntt.schedule.four_step_cycles` (n, ModMul latency),
-    first input to last output with always-valid input and always-ready output: 2105 for
-    n = 4096 and 41038 for n = 65536 with the default ModMul (latency 10). The next transform
-    loads once the last output read has been issued. Storage: 8 banks of n/8 words, twiddle
-    ROMs of 8·64·8 (4096) or 8·(64·8 + 4096·2) (65536) words.
     """
 
     def __init__(self, *args, **kw):

@@ -199,6 +199,12 @@ class StreamingFourStepNTT(Component):
     transforms back to back: X_k = Σ_i x_i·ω_n^(ik), negacyclic X_k = Σ_i x_i·ψ^i·ω_n^(ik)
     with ψ^2 = ω_n.
 
+    Cycles: :meth:`cycles` (``transforms``) from the first input transfer to the last output
+    transfer with input always valid and output always ready
+    (:func:`~fhe_hw.ntt.four_step_plan.control_cycles`). Storage: B0, B2 (and B3 when n > m²)
+    of 2n words, B1 of 2m² words; twiddle ROMs of m²/lanes (P2) and n/lanes (P3) words per
+    lane.
+
     Parameters
     ----------
     plan : StreamingFourStepNTTPlan
@@ -209,12 +215,6 @@ class StreamingFourStepNTT(Component):
     i, o : stream.Signature(data.ArrayLayout(unsigned(64), lanes))
         n/lanes beats per transform, word t·lanes + j in lane j of beat t; inputs in [0, p),
         outputs in [0, p).
-
-    Cycles: :meth:`cycles` (``transforms``) from the first input transfer to the last output
-    transfer with input always valid and output always ready
-    (:func:`~fhe_hw.ntt.four_step_plan.control_cycles`). Storage: B0, B2 (and B3 when n > m²)
-    of 2n words, B1 of 2m² words; twiddle ROMs of m²/lanes (P2) and n/lanes (P3) words per
-    lane.
     """
 
     def __init__(self, *args, **kw):

@@ -609,6 +609,12 @@ class ShiftNTT(Component):
     A_j = Σ_i x_i·ω^(ij) mod p with ω = 2^(192/n) (8 for 64 points, 4096 for 16), or the
     inverse a_i = n^-1·Σ_j A_j·ω^(-ij), using only rotations and carry-save additions.
 
+    The unit takes one beat per cycle and gives one, one transform per n/lanes cycles (the
+    paper's 64-point unit with 8 lanes: every 8 cycles; the 16-point unit with 16 lanes:
+    every cycle); its cycle count is :meth:`cycles`, the plan's. The results are those of
+    :func:`fhe_hw.model.ntt.shift_ntt` with ``omega=`` :attr:`root`
+    (:func:`~fhe_hw.model.ntt.shift_ntt64`, :func:`~fhe_hw.model.ntt.shift_ntt16`).
+
     Parameters
     ----------
     plan : ShiftNTTPlan
@@ -622,12 +628,6 @@ class ShiftNTT(Component):
     o : Out(stream.Signature(data.ArrayLayout(64, lanes)))
         The results in natural order, each in [0, p). Both streams have backpressure:
         ``i.ready`` is low only while an output beat is waiting for ``o.ready``.
-
-    Throughput: one beat per cycle in and out, one transform per n/lanes cycles (the paper's
-    64-point unit with 8 lanes: every 8 cycles; the 16-point unit with 16 lanes: every
-    cycle). Latency and cycle count: :meth:`cycles` (:meth:`ShiftNTTPlan.cycles`). Same
-    results as :func:`fhe_hw.model.ntt.shift_ntt` with ``omega=``:attr:`root`
-    (:func:`~fhe_hw.model.ntt.shift_ntt64`, :func:`~fhe_hw.model.ntt.shift_ntt16`).
     """
 
     def __init__(self, *args, **kw):

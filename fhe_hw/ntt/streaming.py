@@ -358,6 +358,14 @@ class StreamingNTT(Component):
     """Memory-based in-place radix-2 NTT with P butterflies per cycle ([Cao14] §3.2, [Wang13] §IV).
     The four-step engine for solinas64 is :class:`~fhe_hw.ntt.FourStepNTT`.
 
+    The cycles of a transform are :meth:`cycles` (:func:`~fhe_hw.ntt.schedule.cycles`; the
+    plan's, without building the engine). Storage: 2P banks of n/(2P) words (:attr:`banks`), one
+    twiddle ROM of n words with P read ports, n post-twiddles for the negacyclic inverse (a
+    ROM of n/lanes words per lane); on an ECP5 all of them DP16KDs with their own output
+    register (:mod:`fhe_hw.lib.bram`), at most 16384 words each: ``ValueError`` when
+    elaborated for one with n above that (n = 32768 and 65536, which would not fit the
+    LFE5U-85F's block RAM anyway: the twiddle ROM and the banks alone are 4n·64 bits).
+
     Parameters
     ----------
     plan : StreamingNTTPlan
@@ -370,14 +378,6 @@ class StreamingNTT(Component):
         first). Forward: natural order in, bit-reversed spectrum out; inverse: the reverse,
         scaled by n^-1 (exactly :func:`fhe_hw.model.ntt.ntt_radix2` with :attr:`params`, from
         :func:`fhe_hw.params.ntt_params`).
-
-    Cycles: :meth:`cycles` (:func:`~fhe_hw.ntt.schedule.cycles`; without building the engine:
-    :meth:`StreamingNTTPlan.cycles`). Storage: 2P banks of n/(2P) words (:attr:`banks`), one
-    twiddle ROM of n words with P read ports, n post-twiddles for the negacyclic inverse (a
-    ROM of n/lanes words per lane); on an ECP5 all of them DP16KDs with their own output
-    register (:mod:`fhe_hw.lib.bram`), at most 16384 words each: ``ValueError`` when
-    elaborated for one with n above that (n = 32768 and 65536, which would not fit the
-    LFE5U-85F's block RAM anyway: the twiddle ROM and the banks alone are 4n·64 bits).
     """
 
     def __init__(self, *args, **kw):
