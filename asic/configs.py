@@ -31,7 +31,7 @@ SKY130_TABLE = ([row for row in REDUCERS if row.params != {"modulus": "solinas64
                 # small beside the datapath
                 + [Row("shenoy-kumaresan", {"prime_bits": 32, "n": 16, "source_limbs": 4,
                                             "target_limbs": 4, "lanes": 1, "prime_n": 2**16})])
-ASIC_ONLY = [Row("parallel-ntt", {"k": k, "modulus": "solinas64"}) for k in (16, 32)]
+ASIC_ONLY = [Row("parallel-ntt", {"n": n, "modulus": "solinas64"}) for n in (16, 32)]
 QFLOW_ROWS = [Row("special-reducer", {"modulus_bits": 17}),
               Row("special-reducer", {"modulus_bits": 33}),
               Row("solinas-reducer", {"modulus": "solinas64"})]

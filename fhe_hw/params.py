@@ -160,15 +160,15 @@ class Modulus:
         """Largest power of two dividing q_i - 1 for every prime factor q_i of p."""
         return min(1 << (((q - 1) & -(q - 1)).bit_length() - 1) for q in self.factors)
 
-    def check_k(self, k):
+    def check_k(self, k, name="k"):
         """Raise ``ValueError`` unless k is a power of two dividing q_i - 1 for every prime q_i | p
-        ([Cao14] §2.2)."""
-        require_power_of_two("k", k, minimum=2)
+        ([Cao14] §2.2); the message calls k ``name``."""
+        require_power_of_two(name, k, minimum=2)
         for q in sorted(self.factors):
             if (q - 1) % k:
                 raise ValueError(
-                    f"k must divide q - 1 for every prime factor q of the modulus {self.value}; "
-                    f"k = {k} does not divide {q} - 1 = {q - 1}")
+                    f"{name} must divide q - 1 for every prime factor q of the modulus "
+                    f"{self.value}; {name} = {k} does not divide {q} - 1 = {q - 1}")
         return k
 
     def require_prime(self, what="modulus"):

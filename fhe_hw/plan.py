@@ -14,9 +14,9 @@ and imports nothing of this module, so that the command line starts without the 
 checks), so a parameter is declared once.
 
 Migration note: the units registered with ``plan=`` and ``component=`` follow this pattern
-(the arithmetic family, :mod:`fhe_hw.arith`); the other families still register a factory with
-:class:`~fhe_hw.units.Option` lists and ``latency``/``cycles`` functions. The registry takes
-both until every family has its plans.
+(the arithmetic and NTT families, :mod:`fhe_hw.arith` and :mod:`fhe_hw.ntt`); the other
+families still register a factory with :class:`~fhe_hw.units.Option` lists and
+``latency``/``cycles`` functions. The registry takes both until every family has its plans.
 """
 
 import dataclasses
@@ -123,8 +123,9 @@ class Plan:
         return count + self.latency
 
     def describe(self):
-        """``{label: value}`` of what the unit bakes in besides its parameters (for example the
-        RNS bases it was built for); ``{}`` for most units."""
+        """``{label: value}`` of what the unit bakes in besides its parameters (the RNS bases it
+        was built for, the root of unity an NTT resolved): a generated file's header shows it;
+        ``{}`` for most units."""
         return {}
 
     def params(self):

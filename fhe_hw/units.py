@@ -10,8 +10,8 @@ plans, :mod:`fhe_hw.plan`):
 
 * ``register(name, plan=ModMulPlan, component=ModMul, description=...)``: a (plan, component)
   pair. The options come from the plan's fields, the timing contract from the plan's
-  ``latency`` and ``cycles()``, and the component is built from the plan (the arithmetic
-  family).
+  ``latency``, ``cycles()`` and ``describe()``, and the component is built from the plan (the
+  arithmetic and NTT families).
 * ``@register(name, description, *options, latency=..., cycles=...)`` on a factory: the options
   listed as :class:`Option` and the contract as functions of the factory's keywords (the
   families not yet converted).

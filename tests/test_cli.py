@@ -245,11 +245,11 @@ def test_params_prints_the_four_step_units_roots(capsys):
 def test_generate_four_step_units_take_the_root_and_name_it(tmp_path):
     want = P.convention_root(P.SOLINAS64, 64, "openfhe")        # psi of n = 32
     out = tmp_path / "fs.v"
-    assert main(["generate", "four-step-stream", "--n", "32", "--m", "4", "--lanes", "2",
+    assert main(["generate", "four-step-stream", "--n", "32", "--inner-n", "4", "--lanes", "2",
                  "--negacyclic", "true", "--root", "openfhe", "-o", str(out)]) == 0
     assert f"// root of unity: psi = {want}" in out.read_text().splitlines()[:6]
     w = pow(P.wang_huang_root(8), 3, P.SOLINAS64)
-    assert main(["generate", "shift-ntt", "--points", "8", "--omega", str(w), "-o",
+    assert main(["generate", "shift-ntt", "--n", "8", "--omega", str(w), "-o",
                  str(out)]) == 0
     assert f"// root of unity: omega = {w}" in out.read_text().splitlines()[:6]
 

@@ -32,7 +32,7 @@ from fhe_hw.model.bigint import (
     random_cnt_instance,
 )
 from fhe_hw.model.transform_encrypt import encrypt
-from fhe_hw.ntt import four_step_stream_plan
+from fhe_hw.ntt import StreamingFourStepNTTPlan
 from fhe_hw.ntt.four_step_plan import spaced_trace
 
 E = EncryptionSizes
@@ -152,7 +152,9 @@ def test_every_transform_of_the_toy_schedules_passes_the_engine_as_if_alone(sche
     unit = TransformEncrypt(scheme, "toy", lanes=16)
     starts = []
     program_cycles(unit.program, unit.timing, unit.program.encrypt_ops, trace=starts)
-    plan, latency = four_step_stream_plan(unit.plan.encrypt_plan.n, lanes=16, m=64, m_units=2)
+    engine = StreamingFourStepNTTPlan(unit.plan.encrypt_plan.n, lanes=16, inner_n=64,
+                                      inner_units=2)
+    plan, latency = engine.four_step, engine.mul_latency
     trace = spaced_trace(plan, latency, [s - starts[0] for s in starts])
     assert trace["stalls"] == 0
     u = trace["unload_starts"]

@@ -366,10 +366,10 @@ def test_multiplier_tiles_count_variable_products_in_18_bit_tiles():
 
 
 # Parameters that elaborate in seconds for the units whose defaults take longer.
-AREA_PARAMS = {"four-step-stream": {"n": 64, "lanes": 2, "m": 8},
+AREA_PARAMS = {"four-step-stream": {"n": 64, "lanes": 2, "inner_n": 8},
                "large-int-mul": {"max_bits": 384, "inner_n": 8, "lanes": 2},
                "transform-encrypt": {"lanes": 1, "inner_n": 2, "inner_units": 1},
-               "ntt": {"n": 16}, "parallel-ntt": {"k": 8}, "shift-ntt": {"points": 8, "lanes": 2},
+               "ntt": {"n": 16}, "parallel-ntt": {"n": 8}, "shift-ntt": {"n": 8, "lanes": 2},
                "supersize-barrett": {"gamma": 200}, "karatsuba": {"recursions": 1},
                "karatsuba-relin": {"recursions": 1},
                **{unit: {"n": 64, "source_limbs": 3, "target_limbs": 2} for unit in (

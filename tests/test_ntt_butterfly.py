@@ -4,7 +4,7 @@ import pytest
 from helpers import check_unit, rng_for
 
 from fhe_hw.arith import ModMulPlan
-from fhe_hw.ntt import Butterfly
+from fhe_hw.ntt import Butterfly, ButterflyPlan
 from fhe_hw.params import MODULI, ntt_primes
 
 MODULI_ALL = [*MODULI, ntt_primes(60, 1 << 16, 1)[0]]
@@ -47,8 +47,8 @@ def test_butterfly_latency_is_the_multiplier_plus_the_adder():
     assert unit.latency == unit._mul.latency + 1 == 2 + 4 + 1
     # With the up-multiplier, x_up ∓ p takes a register after the products (fast_add).
     unit = Butterfly("solinas64", mult_stages=2, scale_up=True)
-    assert unit.latency == unit._mul.latency + 2 == Butterfly.latency_of(
-        "solinas64", mult_stages=2, scale_up=True)
+    assert unit.latency == unit._mul.latency + 2 == ButterflyPlan(
+        "solinas64", mult_stages=2, scale_up=True).latency
 
 
 @pytest.mark.parametrize("modulus", MODULI_ALL, ids=str)
@@ -57,8 +57,8 @@ def test_slow_add_computes_the_same_one_cycle_earlier_with_the_up_multiplier(mod
     unit = Butterfly(modulus, scale_up=scale_up, fast_add=False)
     fast = Butterfly(modulus, scale_up=scale_up)
     assert not unit.fast_add and fast.fast_add
-    assert unit.latency == fast.latency - scale_up == Butterfly.latency_of(
-        modulus, scale_up=scale_up, fast_add=False)
+    assert unit.latency == fast.latency - scale_up == ButterflyPlan(
+        modulus, scale_up=scale_up, fast_add=False).latency
     ins, expected = vectors(unit, modulus, "slow add", scale_up, count=300)
     check_unit(unit, ins, expected, label=f"Butterfly({modulus}, fast_add=False)")
 
@@ -69,7 +69,7 @@ def test_butterfly_rejects_bad_parameters():
     with pytest.raises(TypeError, match="tiled must be a bool"):
         Butterfly("solinas64", tiled=1)
     with pytest.raises(TypeError, match="fast_add must be a bool"):
-        Butterfly.latency_of("solinas64", fast_add=None)
+        ButterflyPlan("solinas64", fast_add=None)
     with pytest.raises(ValueError, match="modulus must be odd"):
         Butterfly(2**32)
 

@@ -7,7 +7,7 @@ from ntt_helpers import assert_equal, random_poly
 from fhe_hw.arith import ModMul
 from fhe_hw.model.ntt import dft, ntt4096, wang_huang_root
 from fhe_hw.ntt import FourStepNTT
-from fhe_hw.ntt.four_step import four_step_mul_latency, four_step_ntt_cycles
+from fhe_hw.ntt.four_step import FourStepNTTPlan
 from fhe_hw.ntt.schedule import four_step_cycles
 from fhe_hw.params import SOLINAS64, convention_root
 from fhe_hw.units import get_unit
@@ -97,7 +97,7 @@ def test_root_conventions_and_describe():
 ])
 def test_a_bad_root_is_refused_before_hardware_is_built(params, match):
     params = {"n": 4096, **params}
-    for fn in (FourStepNTT, four_step_mul_latency, four_step_ntt_cycles):
+    for fn in (FourStepNTT, FourStepNTTPlan):
         with pytest.raises(ValueError, match=match):
             fn(**params)
     with pytest.raises(ValueError, match=match):
@@ -147,7 +147,7 @@ BAD = [({"n": 1024}, ValueError, "n must be 4096 or 65536 for the four-step mode
     ({"reducer": "nope"}, ValueError, "reducer must be one of")])
 def test_engine_and_its_pure_functions_reject_bad_parameters(params, error, match):
     params = {"n": 4096, **params}
-    for fn in (FourStepNTT, four_step_mul_latency, four_step_ntt_cycles):
+    for fn in (FourStepNTT, FourStepNTTPlan):
         with pytest.raises(error, match=match):
             fn(**params)
 

@@ -8,7 +8,7 @@ from helpers import rng_for
 
 from fhe_hw.model.ntt import dft, idft, wang_huang_ntt, wang_huang_root
 from fhe_hw.ntt.four_step_plan import FourStepPlan, _ControlModel, control_cycles
-from fhe_hw.ntt.four_step_stream import StreamingFourStepNTT, four_step_stream_cycles
+from fhe_hw.ntt.four_step_stream import StreamingFourStepNTT, StreamingFourStepNTTPlan
 from fhe_hw.params import SOLINAS64 as P
 from fhe_hw.sim.icarus import require_iverilog, run_from_reset
 from fhe_hw.sim.pysim import run_stream
@@ -26,7 +26,7 @@ def _accesses(p):
         yield 0, [p.load_index(t, j) for j in range(L)]
         yield (3 if p.n1 > 1 else 2), [p.unload_index(t, j) for j in range(L)]
     for a in range(p.n1):
-        for q in range(p.m):
+        for q in range(p.inner_n):
             for c in range(p.m_beats):
                 yield 0, [p.p1_read_index(a, q, c, j) for j in range(L)]
                 yield 1, [p.p1_write_index(q, c, j) for j in range(L)]
@@ -38,9 +38,9 @@ def _accesses(p):
             yield 3, [p.p3_write_index(s, c, j) for j in range(L)]
 
 
-@pytest.mark.parametrize("p", PLANS, ids=lambda p: f"m{p.m}-n1_{p.n1}-L{p.lanes}")
+@pytest.mark.parametrize("p", PLANS, ids=lambda p: f"m{p.inner_n}-n1_{p.n1}-L{p.lanes}")
 def test_every_beat_puts_lane_j_in_bank_j_xor_one_fold(p):
-    if p.n > 4096 and p.m < 64:
+    if p.n > 4096 and p.inner_n < 64:
         pytest.skip("covered by the smaller plans")
     banks = {0: p.bank0, 1: p.bank1, 2: p.bank2, 3: p.bank3}
     for buf, indices in _accesses(p):
@@ -48,9 +48,9 @@ def test_every_beat_puts_lane_j_in_bank_j_xor_one_fold(p):
         assert [banks[buf](i) for i in indices] == [j ^ fold for j in range(p.lanes)], buf
 
 
-@pytest.mark.parametrize("p", PLANS, ids=lambda p: f"m{p.m}-n1_{p.n1}-L{p.lanes}")
+@pytest.mark.parametrize("p", PLANS, ids=lambda p: f"m{p.inner_n}-n1_{p.n1}-L{p.lanes}")
 def test_bank_and_address_are_one_to_one_and_every_pass_covers_its_buffer(p):
-    size = {0: p.n, 1: p.m * p.m, 2: p.n, 3: p.n}
+    size = {0: p.n, 1: p.inner_n * p.inner_n, 2: p.n, 3: p.n}
     maps = {0: (p.bank0, p.address0), 1: (p.bank1, p.address1), 2: (p.bank2, p.address2),
             3: (p.bank3, p.address3)}
     for buf, (bank, address) in maps.items():
@@ -65,7 +65,7 @@ def test_bank_and_address_are_one_to_one_and_every_pass_covers_its_buffer(p):
     # the load, P1's reads, P2's writes, P3 and the unload each touch every word once per
     # transform (B1 once per block)
     assert sorted(seen[0]) == sorted(list(range(p.n)) * 2)
-    assert sorted(seen[1]) == sorted(list(range(p.m * p.m)) * 2 * p.n1)
+    assert sorted(seen[1]) == sorted(list(range(p.inner_n * p.inner_n)) * 2 * p.n1)
 
 
 def _run(unit, xs, **kw):
@@ -90,11 +90,11 @@ def test_transforms_back_to_back_equal_the_dft_and_cycles(m, n1, lanes, inverse,
     n = n1 * m * m
     rng = rng_for("four-step-stream", m, n1, lanes, inverse, m_units)
     xs = [[P - 1] * n, [rng.randrange(P) for _ in range(n)], [rng.randrange(P) for _ in range(n)]]
-    unit = StreamingFourStepNTT(n, lanes=lanes, m=m, m_units=m_units, inverse=inverse)
+    unit = StreamingFourStepNTT(n, lanes=lanes, inner_n=m, inner_units=m_units, inverse=inverse)
     got, run = _run(unit, xs)
     assert got == _expected(xs, n, inverse)
-    assert run.cycles == unit.cycles(3) == four_step_stream_cycles(
-        n, lanes=lanes, m=m, m_units=m_units, transforms=3)
+    assert run.cycles == unit.cycles(3) == StreamingFourStepNTTPlan(
+        n, lanes=lanes, inner_n=m, inner_units=m_units).cycles(transforms=3)
 
 
 def _negacyclic(xs, n, inverse):
@@ -113,12 +113,13 @@ def test_negacyclic_transforms_back_to_back_and_cycles(m, n1, lanes, inverse, m_
     n = n1 * m * m
     rng = rng_for("four-step-stream-neg", m, n1, lanes, inverse, m_units)
     xs = [[P - 1] * n, [rng.randrange(P) for _ in range(n)]]
-    unit = StreamingFourStepNTT(n, lanes=lanes, m=m, m_units=m_units, inverse=inverse,
+    unit = StreamingFourStepNTT(n, lanes=lanes, inner_n=m, inner_units=m_units, inverse=inverse,
                                 negacyclic=True)
     got, run = _run(unit, xs)
     assert got == _negacyclic(xs, n, inverse)
-    assert run.cycles == unit.cycles(2) == four_step_stream_cycles(
-        n, lanes=lanes, m=m, m_units=m_units, inverse=inverse, negacyclic=True, transforms=2)
+    assert run.cycles == unit.cycles(2) == StreamingFourStepNTTPlan(
+        n, lanes=lanes, inner_n=m, inner_units=m_units, inverse=inverse,
+        negacyclic=True).cycles(transforms=2)
 
 
 def _least_primitive_root(order):
@@ -132,7 +133,7 @@ def test_openfhes_root_gives_the_dft_at_that_root():
     """n = 128 = 8·4^2, the smallest size at which OpenFHE's rule and the Wang–Huang root
     differ; the hardware equals the O(n^2) DFT at the least primitive 128th root."""
     n, w = 128, _least_primitive_root(128)
-    unit = StreamingFourStepNTT(n, lanes=4, m=4, root="openfhe")
+    unit = StreamingFourStepNTT(n, lanes=4, inner_n=4, root="openfhe")
     assert unit.omega == w != wang_huang_root(n) and unit.psi is None
     xs = [[rng_for("four-step-stream-openfhe").randrange(P) for _ in range(n)]]
     got, run = _run(unit, xs)
@@ -144,7 +145,7 @@ def test_a_given_psi_gives_the_negacyclic_inverse_at_that_root():
     """The inverse negacyclic transform with ψ = OpenFHE's least primitive 128th root (n = 64):
     x_i = ψ^-i·n^-1·Σ_k X_k·ψ^(-2ik), the twist ROM and the shift units from ψ."""
     n, psi = 64, _least_primitive_root(128)
-    unit = StreamingFourStepNTT(n, lanes=4, m=4, inverse=True, negacyclic=True, psi=psi)
+    unit = StreamingFourStepNTT(n, lanes=4, inner_n=4, inverse=True, negacyclic=True, psi=psi)
     assert (unit.psi, unit.omega) == (psi, psi * psi % P)
     assert psi != wang_huang_root(2 * n)
     X = [rng_for("four-step-stream-psi").randrange(P) for _ in range(n)]
@@ -161,7 +162,7 @@ def test_a_given_psi_gives_the_negacyclic_inverse_at_that_root():
     ({"root": "OpenFHE"}, "root must be one of generator, openfhe, wang-huang"),
 ])
 def test_a_bad_root_is_refused_naming_it(kw, match):
-    params = {"n": 32, "m": 4, "lanes": 2, **kw}
+    params = {"n": 32, "inner_n": 4, "lanes": 2, **kw}
     with pytest.raises(ValueError, match=match):
         StreamingFourStepNTT(**params)
     with pytest.raises(ValueError, match=match):
@@ -171,7 +172,7 @@ def test_a_bad_root_is_refused_naming_it(kw, match):
 @pytest.mark.parametrize("m, n1, lanes", [(4, 2, 2), (4, 1, 2)])
 def test_one_transform_takes_cycles_1(m, n1, lanes):
     n = n1 * m * m
-    unit = StreamingFourStepNTT(n, lanes=lanes, m=m)
+    unit = StreamingFourStepNTT(n, lanes=lanes, inner_n=m)
     x = [rng_for("one", m, n1).randrange(P) for _ in range(n)]
     got, run = _run(unit, [x])
     assert got == _expected([x], n, False) and run.cycles == unit.cycles(1)
@@ -184,7 +185,7 @@ def test_random_valid_and_ready_keep_every_result(m, n1, lanes, m_units):
     n = n1 * m * m
     rng = rng_for("four-step-stream-bp", m, n1, lanes, m_units)
     xs = [[rng.randrange(P) for _ in range(n)] for _ in range(3)]
-    unit = StreamingFourStepNTT(n, lanes=lanes, m=m, m_units=m_units)
+    unit = StreamingFourStepNTT(n, lanes=lanes, inner_n=m, inner_units=m_units)
     got, _ = _run(unit, xs, valid_prob=0.5, ready_prob=0.4, seed=m * n1 + lanes)
     assert got == _expected(xs, n, False)
 
@@ -207,7 +208,7 @@ def test_one_m_8_transform_from_reset_in_icarus(tmp_path):
     """The 4096-point check above at n = m² = 64 (m = 8, 2 lanes): one transform in Icarus
     from reset with every register at x equals the DFT; cycles = cycles()."""
     require_iverilog()
-    unit = StreamingFourStepNTT(64, lanes=2, m=8)
+    unit = StreamingFourStepNTT(64, lanes=2, inner_n=8)
     x = [P - 1] + [rng_for("four-step-stream-icarus-8").randrange(P) for _ in range(63)]
     run = run_from_reset(unit, "four-step-stream", {"i": [x[t:t + 2] for t in range(0, 64, 2)]},
                          {"o": 32}, tmp_path)
@@ -219,7 +220,7 @@ def test_two_m_units_from_reset_in_icarus(tmp_path):
     """P1 and P2 on their own m-units (m = 4, n1 = 4, 2 lanes), two transforms from reset with
     every register at x: equal to the DFT; cycles = cycles(2)."""
     require_iverilog()
-    unit = StreamingFourStepNTT(64, lanes=2, m=4, m_units=2)
+    unit = StreamingFourStepNTT(64, lanes=2, inner_n=4, inner_units=2)
     rng = rng_for("four-step-stream-icarus-2")
     xs = [[P - 1] * 64, [rng.randrange(P) for _ in range(64)]]
     run = run_from_reset(unit, "four-step-stream", {"i": [x[t:t + 2] for x in xs
@@ -243,7 +244,7 @@ def test_two_m_units_count_the_first_in_last_out_goals():
     <= 17,000 cycles at 16 lanes and <= 34,000 at 8; back to back n/lanes plus the B2 loop's
     latencies (P2 of transform t + 2 waits for P3 to drain t)."""
     for lanes, goal in ((16, 17000), (8, 34000)):
-        plan = FourStepPlan(64, 16, lanes, m_units=2)
+        plan = FourStepPlan(64, 16, lanes, inner_units=2)
         c = [control_cycles(plan, 10, t) for t in (1, 2, 3)]
         assert c[0] <= goal
         assert c[1] - c[0] == c[2] - c[1] < 65536 // lanes + 256
@@ -270,10 +271,10 @@ def test_stepping_over_quiet_cycles_gives_what_stepping_each_cycle_gives(m, n1, 
 @pytest.mark.parametrize("kw, error", [
     ({"n": 4096 * 3}, ValueError), ({"n": 4096 * 128}, ValueError), ({"n": 100}, ValueError),
     ({"n": 4096, "lanes": 128}, ValueError), ({"n": 4096, "lanes": 3}, ValueError),
-    ({"n": 48, "m": 4}, ValueError), ({"n": 4096, "m": 128}, ValueError),
+    ({"n": 48, "inner_n": 4}, ValueError), ({"n": 4096, "inner_n": 128}, ValueError),
     ({"n": 4096, "inverse": 1}, TypeError), ({"n": 4096.0}, TypeError),
-    ({"n": 4096, "negacyclic": "yes"}, TypeError), ({"n": 4096, "m_units": 3}, ValueError),
-    ({"n": 4096, "m_units": 2.0}, TypeError),
+    ({"n": 4096, "negacyclic": "yes"}, TypeError), ({"n": 4096, "inner_units": 3}, ValueError),
+    ({"n": 4096, "inner_units": 2.0}, TypeError),
 ])
 def test_bad_parameters_are_refused_before_hardware_is_built(kw, error):
     with pytest.raises(error):

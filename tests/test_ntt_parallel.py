@@ -4,8 +4,7 @@ import pytest
 from helpers import SEED, rng_for
 
 from fhe_hw.model.ntt import dft, ntt_radix2, stage_twiddles
-from fhe_hw.ntt import ParallelNTT
-from fhe_hw.ntt.parallel import parallel_ntt_cycles
+from fhe_hw.ntt import ParallelNTT, ParallelNTTPlan
 from fhe_hw.ntt.shift import shift_exponents
 from fhe_hw.params import MODULI, ntt_params
 from fhe_hw.sim.pysim import run_fixed_latency, run_stream
@@ -15,8 +14,8 @@ NAMES = list(MODULI)
 
 
 def vectors(unit, count, *key):
-    p, k = unit.modulus, unit.k
-    rng = rng_for("parallel", unit.k, unit.modulus, unit.inverse, unit.negacyclic, *key)
+    p, k = unit.modulus, unit.n
+    rng = rng_for("parallel", unit.n, unit.modulus, unit.inverse, unit.negacyclic, *key)
     edge = [[0] * k, [p - 1] * k, [1] + [0] * (k - 1), [(1 << (p.bit_length() - 1)) - 1] * k]
     return edge + [[rng.randrange(p) for _ in range(k)] for _ in range(count)]
 
@@ -116,7 +115,7 @@ def test_cycles_equal_the_formula(name):
     xs = vectors(unit, 5, "cycles")
     run = run_stream(unit, {"i": xs}, {"o": len(xs)})
     assert run.cycles == unit.cycles(len(xs)) == len(xs) + unit.latency == \
-        get_unit("parallel-ntt").cycles({"k": 8, "modulus": name, "inverse": True},
+        get_unit("parallel-ntt").cycles({"n": 8, "modulus": name, "inverse": True},
                                         transforms=len(xs))
     assert unit.latency == sum(unit.stage_latencies)
 
@@ -127,20 +126,20 @@ def test_latency_is_stages_times_butterfly_latency():
 
 
 def test_parallel_ntt_cycles_formula():
-    assert parallel_ntt_cycles(24, 10) == 34
+    assert ParallelNTTPlan(8, "solinas64").cycles(10) == 10 + 3 * (1 + 3 + 1)
 
 
-def test_rejects_k_not_a_power_of_two():
-    with pytest.raises(ValueError, match="k must be a power of two"):
+def test_rejects_n_not_a_power_of_two():
+    with pytest.raises(ValueError, match="n must be a power of two"):
         ParallelNTT(6, "fermat32")
 
 
-def test_rejects_k_not_dividing_q_minus_1():
-    with pytest.raises(ValueError, match="k must divide q - 1"):
+def test_rejects_n_not_dividing_q_minus_1():
+    with pytest.raises(ValueError, match="n must divide q - 1"):
         ParallelNTT(256, "fermat32")
 
 
-def test_rejects_negacyclic_k_too_large():
+def test_rejects_negacyclic_n_too_large():
     with pytest.raises(ValueError, match="2k \\| q - 1"):
         ParallelNTT(128, "fermat32", negacyclic=True)
 

@@ -5,7 +5,7 @@ from helpers import SEED, check_unit, rng_for
 
 from fhe_hw.model.ntt import dft, idft, normalise, shift_ntt, wang_huang_root
 from fhe_hw.ntt import Butterfly, ConstMul, RingNormaliser, ShiftMul, ShiftNTT
-from fhe_hw.ntt.shift import shift_exponents, shift_ntt_cycles, shift_ring
+from fhe_hw.ntt.shift import ShiftNTTPlan, shift_exponents, shift_ring
 from fhe_hw.params import MODULI, SOLINAS64, convention_root, ntt_params
 from fhe_hw.sim.pysim import run_stream
 from fhe_hw.units import get_unit
@@ -196,14 +196,14 @@ def edge_and_random(points, key, count):
 
 def beats_of(unit, vectors):
     lanes = unit.lanes
-    return [x[b:b + lanes] for x in vectors for b in range(0, unit.points, lanes)]
+    return [x[b:b + lanes] for x in vectors for b in range(0, unit.n, lanes)]
 
 
 def run_shift_ntt(unit, vectors, **kw):
     beats = beats_of(unit, vectors)
     run = run_stream(unit, {"i": beats}, {"o": len(beats)}, seed=SEED, **kw)
     flat = [v for beat in run.outputs["o"] for v in beat]
-    return [flat[n:n + unit.points] for n in range(0, len(flat), unit.points)], run
+    return [flat[t:t + unit.n] for t in range(0, len(flat), unit.n)], run
 
 
 def check_shift_ntt(unit, vectors, label, **kw):
@@ -222,7 +222,7 @@ def test_shift_ntt16_matches_the_model_one_transform_per_cycle():
     vectors = edge_and_random(16, (16,), 4)
     run = check_shift_ntt(unit, vectors, "ShiftNTT(16)")
     assert run.cycles == unit.cycles(len(vectors)) == len(vectors) + 7 == \
-        get_unit("shift-ntt").cycles({"points": 16}, transforms=len(vectors))
+        get_unit("shift-ntt").cycles({"n": 16}, transforms=len(vectors))
 
 
 @pytest.mark.parametrize("inverse", [False, True])
@@ -231,7 +231,7 @@ def test_multi_beat_shift_ntt_matches_the_model(inverse):
     vectors = edge_and_random(8, (8, 2, inverse), 4)
     run = check_shift_ntt(unit, vectors, f"ShiftNTT(8, 2, inverse={inverse})")
     assert run.cycles == unit.cycles(len(vectors)) == 4 * len(vectors) + 3 + 7 == \
-        get_unit("shift-ntt").cycles({"points": 8, "lanes": 2, "inverse": inverse},
+        get_unit("shift-ntt").cycles({"n": 8, "lanes": 2, "inverse": inverse},
                                      transforms=len(vectors))
 
 
@@ -302,17 +302,17 @@ def test_shift_ntt_refuses_a_root_that_is_not_primitive(kw, message):
     with pytest.raises(ValueError, match=message):
         ShiftNTT(8, 8, **kw)
     with pytest.raises(ValueError, match=message):
-        get_unit("shift-ntt").latency({"points": 8, **kw})
+        get_unit("shift-ntt").latency({"n": 8, **kw})
 
 
 def test_shift_ntt_cycles_formula():
-    assert shift_ntt_cycles(64) == 8 + 7 + 7
-    assert shift_ntt_cycles(64, 8, transforms=10) == 80 + 7 + 7
-    assert shift_ntt_cycles(16, transforms=10) == 10 + 7
+    assert ShiftNTTPlan(64).cycles() == 8 + 7 + 7
+    assert ShiftNTTPlan(64, 8).cycles(transforms=10) == 80 + 7 + 7
+    assert ShiftNTTPlan(16).cycles(transforms=10) == 10 + 7
 
 
-def test_shift_ntt_rejects_points_that_are_not_shift_sizes():
-    with pytest.raises(ValueError, match="points must be one of 2, 4, 8, 16, 32, 64, not 128"):
+def test_shift_ntt_rejects_sizes_that_are_not_shift_sizes():
+    with pytest.raises(ValueError, match="n must be one of 2, 4, 8, 16, 32, 64, not 128"):
         ShiftNTT(128)
 
 
@@ -321,8 +321,8 @@ def test_shift_ntt_rejects_lanes_not_a_power_of_two():
         ShiftNTT(64, 3)
 
 
-def test_shift_ntt_rejects_lanes_above_points():
-    with pytest.raises(ValueError, match="lanes must divide points = 16, not 32"):
+def test_shift_ntt_rejects_lanes_above_n():
+    with pytest.raises(ValueError, match="lanes must divide n = 16, not 32"):
         ShiftNTT(16, 32)
 
 
@@ -333,4 +333,4 @@ def test_shift_ntt_rejects_a_non_bool_inverse():
 
 def test_shift_ntt_cycles_rejects_zero_transforms():
     with pytest.raises(ValueError, match="transforms must be"):
-        shift_ntt_cycles(16, transforms=0)
+        ShiftNTTPlan(16).cycles(transforms=0)

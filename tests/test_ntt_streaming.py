@@ -13,9 +13,9 @@ from fhe_hw.arith import ModMul, ModMulPlan
 from fhe_hw.flow.synth import OutOfContextPlatform
 from fhe_hw.lib.bram import dp16kd_shape
 from fhe_hw.model.ntt import ntt_radix2
-from fhe_hw.ntt import Butterfly, StreamingNTT
+from fhe_hw.ntt import Butterfly, ButterflyPlan, StreamingNTT
 from fhe_hw.ntt.schedule import MAX_N, MIN_N
-from fhe_hw.ntt.streaming import streaming_ntt_cycles
+from fhe_hw.ntt.streaming import StreamingNTTPlan
 from fhe_hw.params import MODULI, ntt_params, ntt_primes
 from fhe_hw.sim.icarus import require_iverilog, run_from_reset
 from fhe_hw.sim.pysim import run_fixed_latency
@@ -125,7 +125,7 @@ def test_karatsuba_engine_matches_model_three_cycles_later_per_stage(inverse, ne
 def _depth_matches_model(knob, depth, added, key, **kw):
     """A 64-point engine with ``knob`` (read_stages or write_stages) = ``depth``: ``added``
     cycles more than with 0, its output equal to the model for the input of ``key``, and its
-    simulated cycles equal to cycles(), streaming_ntt_cycles() and the unit contract's."""
+    simulated cycles equal to cycles(), the plan's cycles() and the unit contract's."""
     n, depth_kw = 64, {knob: depth}
     unit = StreamingNTT(n, "solinas64", **depth_kw, **kw)
     assert getattr(unit, knob) == depth
@@ -134,8 +134,9 @@ def _depth_matches_model(knob, depth, added, key, **kw):
     got, run = transform(unit, x)
     inverse, negacyclic = kw["inverse"], kw["negacyclic"]
     assert_equal(got, ntt_radix2(x, unit.params, inverse, negacyclic), f"{knob}={depth}")
-    assert run.cycles == unit.cycles() == streaming_ntt_cycles(
-        n, "solinas64", **depth_kw, **kw) == get_unit("ntt").cycles({"n": n, **depth_kw, **kw})
+    assert run.cycles == unit.cycles() == StreamingNTTPlan(
+        n, "solinas64", **depth_kw, **kw).cycles() == get_unit("ntt").cycles({"n": n, **depth_kw,
+                                                                              **kw})
 
 
 @pytest.mark.parametrize("read_stages", [0, 1, 2, 3, 4])
@@ -350,7 +351,7 @@ def test_rejects_non_bool_tiled():
     (1.0, TypeError, "read_stages must be an integer"),
     (None, TypeError, "read_stages must be an integer")])
 def test_rejects_bad_read_stages_before_building(read_stages, error, match):
-    for fn in (StreamingNTT, streaming_ntt_cycles):
+    for fn in (StreamingNTT, StreamingNTTPlan):
         with pytest.raises(error, match=match):
             fn(64, read_stages=read_stages)
 
@@ -361,7 +362,7 @@ def test_rejects_bad_read_stages_before_building(read_stages, error, match):
     (True, TypeError, "write_stages must be an integer"),
     (None, TypeError, "write_stages must be an integer")])
 def test_rejects_bad_write_stages_before_building(write_stages, error, match):
-    for fn in (StreamingNTT, streaming_ntt_cycles):
+    for fn in (StreamingNTT, StreamingNTTPlan):
         with pytest.raises(error, match=match):
             fn(64, write_stages=write_stages)
 
@@ -385,7 +386,7 @@ def test_contract_cycles_equal_the_built_engine(params):
 def test_pure_cycles_take_the_reducer_too():
     kw = dict(butterflies=2, negacyclic=True, inverse=True, reducer="barrett")
     built = StreamingNTT(256, "solinas64", **kw)
-    assert streaming_ntt_cycles(256, "solinas64", **kw) == built.cycles() != \
+    assert StreamingNTTPlan(256, "solinas64", **kw).cycles() == built.cycles() != \
         StreamingNTT(256, "solinas64", butterflies=2, negacyclic=True, inverse=True).cycles()
 
 
@@ -429,8 +430,8 @@ def test_modmul_and_butterfly_latency_of_equal_the_built_units(modulus, reducer,
         mult_stages + mul.reducer_unit.latency
     if pipelined:
         bf = Butterfly(modulus, scale_up=True, mult_stages=mult_stages, reducer=reducer)
-        assert Butterfly.latency_of(modulus, scale_up=True, mult_stages=mult_stages,
-                                    reducer=reducer) == bf.latency
+        assert ButterflyPlan(modulus, scale_up=True, mult_stages=mult_stages,
+                             reducer=reducer).latency == bf.latency
 
 
 @pytest.mark.parametrize("args,kw", [

@@ -55,7 +55,7 @@ def main(argv=None):
                          "65536) and --lanes (default 16 and 8)")
     ap.add_argument("--lanes", type=int, action="append",
                     help="samples per beat of the streaming four-step engine")
-    ap.add_argument("--m-units", type=int, default=1, choices=(1, 2),
+    ap.add_argument("--inner-units", type=int, default=1, choices=(1, 2),
                     help="m-point units of the streaming four-step engine (default 1)")
     add_build_arguments(ap, opt="-O3")
     ap.add_argument("--out", default="build/cosim/ntt.json")
@@ -84,7 +84,7 @@ def main(argv=None):
                                        karatsuba=args.karatsuba)
                 result["ok"] = True
             elif kind == "four-step-stream":
-                result = cosim_four_step_stream(n, P, m_units=args.m_units, inverse=inv,
+                result = cosim_four_step_stream(n, P, inner_units=args.inner_units, inverse=inv,
                                                 seed=args.seed, engines=engines)
                 result["ok"] = True
             else:

@@ -36,7 +36,7 @@ from ..arith import ModMul, ModMulPlan
 from ..arith.pipeline import modulus_param, mult_stages_param
 from ..component import Component
 from ..model.bigint import BlockConfig, block_config, cycles_eq12
-from ..ntt.parallel import ParallelNTT
+from ..ntt.parallel import ParallelNTT, ParallelNTTPlan
 from ..params import b_bound_holds, get_modulus, max_digit_bits, require_int, require_power_of_two
 from ..plan import Plan, param
 from .ram import memory_members
@@ -219,8 +219,8 @@ class IntegerFFTMultiplierPlan(Plan):
                              f"{self.addr_width!r} for {max_words} words")
         mod = cfg.ntt.modulus
         # each transform's butterfly-stage depths (ParallelNTT's defaults, as built)
-        butterflies = {name: ParallelNTT._plan(cfg.k, mod, inverse, False, self.mult_stages,
-                                               "auto", "auto", {})[1]
+        butterflies = {name: list(ParallelNTTPlan(cfg.k, mod, inverse=inverse,
+                                                  mult_stages=self.mult_stages).stage_latencies)
                        for name, inverse in (("fft", False), ("ifft", True))}
         stages = {"fft": sum(butterflies["fft"]),
                   "pointwise": ModMulPlan(mod, _pointwise_reducer(mod),

@@ -26,9 +26,9 @@ def blocks(g):
     aw = max(1, (prog.regions.depth - 1).bit_length())
     out = [("mod-mul", {"modulus": "solinas64"}, 2 * lanes * (g.inner_units + outer) + lanes,
             None),
-           ("shift-ntt", {"points": g.inner_n, "lanes": lanes}, 2 * g.inner_units, None)]
+           ("shift-ntt", {"n": g.inner_n, "lanes": lanes}, 2 * g.inner_units, None)]
     if outer:
-        out.append(("shift-ntt", {"points": plan.n1, "lanes": plan.outer_lanes},
+        out.append(("shift-ntt", {"n": plan.n1, "lanes": plan.outer_lanes},
                     2 * plan.groups, None))
     out.append(("carry-resolver", {"lanes": lanes, "digit_bits": p.digit_bits}, 1, None))
     if prog.s_stage is not None:

@@ -76,7 +76,7 @@ class SumEngine(Component):
                  inner_units=2, mult_stages=None, tiled=True):
         p = program.plan
         self._program, self._L, self._d, self._B = program, p.lanes, p.digit_bits, p.n // p.lanes
-        kw = dict(lanes=p.lanes, m=inner_n, m_units=inner_units, mult_stages=mult_stages,
+        kw = dict(lanes=p.lanes, inner_n=inner_n, inner_units=inner_units, mult_stages=mult_stages,
                   tiled=tiled)
         self._fwd = StreamingFourStepNTT(p.n, **kw)
         self._inv = StreamingFourStepNTT(p.n, inverse=True, **kw)

@@ -15,7 +15,7 @@ from functools import cache
 
 from ..bigint.wordalu import alu_cycles
 from ..largeint.carry import CarryResolver
-from ..ntt import four_step_stream_cycles, four_step_stream_plan
+from ..ntt import StreamingFourStepNTTPlan
 from ..ntt.four_step_plan import spaced_trace
 from .sstage import SStageUnit
 from .sums import MAC_WRITE_LATENCY
@@ -31,12 +31,11 @@ def lone_spacing(n, lanes, inner_n, inner_units, mult_stages, tiled, inverse):
     """The least spacing s (a multiple of n/(8·lanes) above the engine's back-to-back
     increment) at which transforms started s cycles apart keep that spacing at the unload
     and never wait for the load: each passes the engine as if alone."""
-    kw = dict(lanes=lanes, m=inner_n, m_units=inner_units, mult_stages=mult_stages,
-              tiled=tiled, inverse=inverse)
-    plan, latency = four_step_stream_plan(n, **kw)
+    engine = StreamingFourStepNTTPlan(n, lanes=lanes, inner_n=inner_n, inner_units=inner_units,
+                                      mult_stages=mult_stages, tiled=tiled, inverse=inverse)
+    plan, latency = engine.four_step, engine.mul_latency
     beats = plan.beats
-    s = max(beats, four_step_stream_cycles(n, transforms=2, **kw)
-            - four_step_stream_cycles(n, **kw))
+    s = max(beats, engine.cycles(2) - engine.cycles())
     while True:
         trace = spaced_trace(plan, latency, [t * s for t in range(_CHECKED)])
         u = trace["unload_starts"]
@@ -60,13 +59,14 @@ class EngineTiming:
 
     @classmethod
     def of(cls, n, lanes, inner_n, inner_units, mult_stages, tiled):
-        kw = dict(lanes=lanes, m=inner_n, m_units=inner_units, mult_stages=mult_stages,
-                  tiled=tiled)
-        _, latency = four_step_stream_plan(n, **kw)
+        kw = dict(lanes=lanes, inner_n=inner_n, inner_units=inner_units,
+                  mult_stages=mult_stages, tiled=tiled)
+        forward = StreamingFourStepNTTPlan(n, **kw)
+        latency = forward.mul_latency
         beats = n // lanes
         return cls(beats,
-                   four_step_stream_cycles(n, **kw) - beats,
-                   four_step_stream_cycles(n, inverse=True, **kw) - beats,
+                   forward.cycles() - beats,
+                   StreamingFourStepNTTPlan(n, inverse=True, **kw).cycles() - beats,
                    lone_spacing(n, lanes, inner_n, inner_units, mult_stages, tiled, False),
                    lone_spacing(n, lanes, inner_n, inner_units, mult_stages, tiled, True),
                    latency)

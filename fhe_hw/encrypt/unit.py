@@ -30,7 +30,7 @@ from ..component import Component
 from ..model.bigint import EncryptionSizes, group_sizes
 from ..model.large_int import MAX_N
 from ..model.transform_encrypt import SCHEMES, plan
-from ..ntt import four_step_stream_plan
+from ..ntt import StreamingFourStepNTTPlan
 from ..params import require_int, require_power_of_two
 from ..payload import pack
 from ..plan import Plan, param
@@ -118,7 +118,7 @@ class TransformEncryptPlan(Plan):
                                                            maximum=top)
         p = plan(self.scheme, group_sizes(self.scheme, self.group), lanes=self.lanes,
                  min_n=min(max(m * m, 4 * self.lanes), max_n), max_n=max_n)
-        engine, _ = four_step_stream_plan(p.n, **self.engine_params())
+        engine = StreamingFourStepNTTPlan(p.n, **self.engine_params()).four_step
         timing = EngineTiming.of(p.n, self.lanes, self.inner_n, self.inner_units,
                                  self.mult_stages, self.tiled)
         self._set(program=build_program(p), timing=timing, engine=engine)
@@ -126,7 +126,7 @@ class TransformEncryptPlan(Plan):
     def engine_params(self):
         """The keyword arguments of the transform engines
         (:class:`~fhe_hw.ntt.StreamingFourStepNTT`) but ``n``."""
-        return dict(lanes=self.lanes, m=self.inner_n, m_units=self.inner_units,
+        return dict(lanes=self.lanes, inner_n=self.inner_n, inner_units=self.inner_units,
                     mult_stages=self.mult_stages, tiled=self.tiled)
 
     @property

@@ -33,9 +33,9 @@ def blocks(max_bits=786432, *, lanes=16, engines=1, inner_n=64, inner_units=1):
     outer = plan.n1 > 1
     out = [("mod-mul", {"modulus": "solinas64"},
             transforms * lanes * (inner_units + outer) + lanes),
-           ("shift-ntt", {"points": inner_n, "lanes": lanes}, transforms * inner_units)]
+           ("shift-ntt", {"n": inner_n, "lanes": lanes}, transforms * inner_units)]
     if outer:
-        out.append(("shift-ntt", {"points": plan.n1, "lanes": plan.outer_lanes},
+        out.append(("shift-ntt", {"n": plan.n1, "lanes": plan.outer_lanes},
                     transforms * plan.groups))
     out.append(("carry-resolver", {"lanes": lanes, "digit_bits": unit_plan.digit_bits}, 1))
     return out

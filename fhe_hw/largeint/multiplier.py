@@ -39,7 +39,7 @@ from ..arith import ModMul
 from ..arith.pipeline import mult_stages_param, tiled_param, wrap_inc
 from ..component import Component
 from ..model.large_int import DIGIT_BITS, MAX_BITS, MAX_N, plan
-from ..ntt import StreamingFourStepNTT, four_step_stream_cycles, four_step_stream_plan
+from ..ntt import StreamingFourStepNTT, StreamingFourStepNTTPlan
 from ..ntt.streaming import output_fifo
 from ..params import SOLINAS64, require_power_of_two
 from ..plan import Plan, param
@@ -117,12 +117,13 @@ class LargeIntegerMultiplierPlan(Plan):
         sizes = plan(self.max_bits, self.digit_bits, min_n=min(m * m, MAX_N),
                      max_n=min(MAX_N, 64 * m * m))
         CarryResolverPlan(self.lanes, self.digit_bits, coeff_bits=_WORD)
-        engine, mul_latency = four_step_stream_plan(sizes.n, **self.engine_params())
+        engine = StreamingFourStepNTTPlan(sizes.n, **self.engine_params())
+        engine, mul_latency = engine.four_step, engine.mul_latency
         self._set(sizes=sizes, engine=engine, mul_latency=mul_latency)
 
     def engine_params(self):
         """The keyword arguments of the engines (:class:`~fhe_hw.ntt.StreamingFourStepNTT`)."""
-        return dict(lanes=self.lanes, m=self.inner_n, m_units=self.inner_units,
+        return dict(lanes=self.lanes, inner_n=self.inner_n, inner_units=self.inner_units,
                     mult_stages=self.mult_stages, tiled=self.tiled)
 
     @property
@@ -141,13 +142,14 @@ class LargeIntegerMultiplierPlan(Plan):
         (forward cycles of 1) - n/(2·lanes) (``engines=2``); then the ModMul and its
         registers (latency + 3 to the inverse engine), the inverse engine's one-transform
         cycles and the CarryResolver's 5."""
-        n, kw = self.n, self.engine_params()
+        n = self.n
+        forward = StreamingFourStepNTTPlan(n, **self.engine_params())
         if self.engines == 1:
-            first_b = four_step_stream_cycles(n, transforms=2, **kw) - n // self.lanes
+            first_b = forward.cycles(transforms=2) - n // self.lanes
         else:
-            first_b = four_step_stream_cycles(n, **kw) - n // (2 * self.lanes)
+            first_b = forward.cycles() - n // (2 * self.lanes)
         return (first_b + _OPERAND_REGISTERS + self.mul_latency + 1
-                + four_step_stream_cycles(n, **kw) + CarryResolverPlan().latency)
+                + forward.cycles() + CarryResolverPlan().latency)
 
     def storage_bits(self):
         """Bits of memory: the engines'

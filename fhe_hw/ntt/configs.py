@@ -74,22 +74,22 @@ class NttRow(NamedTuple):
 #: (splitnets): ``ecp5-splitnets``; (static placer): nextpnr's electrostatic
 #: placer and router2 after splitnets.
 NTT_TABLE = [
-    NttRow(Row("shift-ntt", {"points": 64, "lanes": 8}, "ecp5-splitnets"),
+    NttRow(Row("shift-ntt", {"n": 64, "lanes": 8}, "ecp5-splitnets"),
            "shift-only radix-64 unit ([Wang13] §IV-A)",
            "does not fit (nextpnr: TRELLIS_COMB 108,261 / 83,640 = 129 %)"),
-    NttRow(Row("shift-ntt", {"points": 64, "lanes": 2}, "ecp5-splitnets-static"),
+    NttRow(Row("shift-ntt", {"n": 64, "lanes": 2}, "ecp5-splitnets-static"),
            "shift-only radix-64 unit, 2 lanes (a quarter of the paper's rate)",
            "fits, not routed: Yosys 53,087 LUT (51,837 LUT4 + 2 x 625 CCU2C), 23,323 FF, 0 DSP; "
            "static placer + router2: 100k overused wires at iteration 2, about 4 min per "
            "iteration, stopped"),
-    NttRow(Row("shift-ntt", {"points": 64, "lanes": 1}, "ecp5-splitnets-static"),
+    NttRow(Row("shift-ntt", {"n": 64, "lanes": 1}, "ecp5-splitnets-static"),
            "shift-only radix-64 unit, 1 lane (an eighth of the paper's rate)",
            "fits, not routed: Yosys 49,507 LUT (48,879 LUT4 + 2 x 314 CCU2C), 21,430 FF, 0 DSP; "
            "static placer + router2: 70k overused wires at iteration 3, about 7 min per "
            "iteration, stopped"),
-    NttRow(Row("shift-ntt", {"points": 16, "lanes": 16}, "ecp5-splitnets-static"),
+    NttRow(Row("shift-ntt", {"n": 16, "lanes": 16}, "ecp5-splitnets-static"),
            "shift-only radix-16 unit ([Wang13] §IV-B)"),
-    NttRow(Row("parallel-ntt", {"k": 16, "modulus": "fermat32"}, "ecp5-splitnets"),
+    NttRow(Row("parallel-ntt", {"n": 16, "modulus": "fermat32"}, "ecp5-splitnets"),
            "fully parallel, all shifts"),
 ]
 

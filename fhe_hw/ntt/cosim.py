@@ -26,7 +26,7 @@ __all__ = ["cosim_shift_ntt", "cosim_parallel_ntt", "cosim_ntt", "cosim_four_ste
            "schoolbook_negacyclic", "Engines", "WANG_HUANG_CYCLES"]
 
 
-def cosim_shift_ntt(points=64, lanes=None, *, inverse=False, transforms=256, seed=1,
+def cosim_shift_ntt(n=64, lanes=None, *, inverse=False, transforms=256, seed=1,
                     valid_prob=1.0, ready_prob=1.0, workdir=None):
     """Co-simulate :class:`ShiftNTT` with Verilator (:mod:`fhe_hw.sim.cosim`) on ``transforms``
     random transforms (the first three are all 0, all p - 1 and all 2^64 - 1) and check every
@@ -34,51 +34,51 @@ def cosim_shift_ntt(points=64, lanes=None, *, inverse=False, transforms=256, see
     always-ready output, the cycle count against :meth:`ShiftNTT.cycles`. Returns a dict with
     the run's numbers; raises :class:`~fhe_hw.sim.SimulationMismatch` on the first mismatch
     (naming the seed)."""
-    unit = ShiftNTT(points, lanes, inverse=inverse)
+    unit = ShiftNTT(n, lanes, inverse=inverse)
     rng = random.Random(seed)
-    vectors = [[0] * points, [SOLINAS64 - 1] * points, [(1 << 64) - 1] * points]
-    vectors += [[rng.randrange(1 << 64) for _ in range(points)]
+    vectors = [[0] * n, [SOLINAS64 - 1] * n, [(1 << 64) - 1] * n]
+    vectors += [[rng.randrange(1 << 64) for _ in range(n)]
                 for _ in range(max(0, transforms - 3))]
     vectors = vectors[:transforms]
-    beats = [x[b:b + unit.lanes] for x in vectors for b in range(0, points, unit.lanes)]
+    beats = [x[b:b + unit.lanes] for x in vectors for b in range(0, n, unit.lanes)]
     model = build(unit, "shift-ntt", workdir)
     run = model.run({"i": beats}, {"o": len(beats)}, valid_prob=valid_prob,
                     ready_prob=ready_prob)
     flat = [v for beat in run.outputs["o"] for v in beat]
-    for n, x in enumerate(vectors):
-        want, have = shift_ntt(x, inverse), flat[n * points:(n + 1) * points]
+    for t, x in enumerate(vectors):
+        want, have = shift_ntt(x, inverse), flat[t * n:(t + 1) * n]
         if want != have:
             raise SimulationMismatch(
-                f"ShiftNTT({points}, {unit.lanes}, inverse={inverse}) transform {n} (seed "
+                f"ShiftNTT({n}, {unit.lanes}, inverse={inverse}) transform {t} (seed "
                 f"{seed}) differs from the model at output {_first_mismatch(have, want)}")
     expected = unit.cycles(len(vectors))
     if valid_prob == 1.0 and ready_prob == 1.0:
-        check_cycles(f"ShiftNTT({points}, {unit.lanes})", run.cycles, expected)
-    return {"points": points, "lanes": unit.lanes, "inverse": inverse,
+        check_cycles(f"ShiftNTT({n}, {unit.lanes})", run.cycles, expected)
+    return {"n": n, "lanes": unit.lanes, "inverse": inverse,
             "transforms": len(vectors), "cycles": run.cycles, "cycles_formula": expected}
 
 
-def cosim_parallel_ntt(k, modulus, *, inverse=False, negacyclic=False, transforms=64, seed=1,
+def cosim_parallel_ntt(n, modulus, *, inverse=False, negacyclic=False, transforms=64, seed=1,
                        workdir=None):
     """Co-simulate :class:`ParallelNTT` with Verilator (:mod:`fhe_hw.sim.cosim`) on ``transforms``
     vectors (all 0, all p - 1, then random residues), check each against
     :func:`fhe_hw.model.ntt.ntt_radix2` and the cycle count against :meth:`ParallelNTT.cycles`.
     Returns a dict with the run's numbers; raises :class:`~fhe_hw.sim.SimulationMismatch` on a
     mismatch."""
-    unit = ParallelNTT(k, modulus, inverse=inverse, negacyclic=negacyclic)
+    unit = ParallelNTT(n, modulus, inverse=inverse, negacyclic=negacyclic)
     p, rng = unit.modulus, random.Random(seed)
-    vectors = ([[0] * k, [p - 1] * k] +
-               [[rng.randrange(p) for _ in range(k)] for _ in range(transforms)])[:transforms]
+    vectors = ([[0] * n, [p - 1] * n] +
+               [[rng.randrange(p) for _ in range(n)] for _ in range(transforms)])[:transforms]
     model = build(unit, "parallel-ntt", workdir)
     run = model.run({"i": vectors}, {"o": len(vectors)})
-    for n, (x, have) in enumerate(zip(vectors, run.outputs["o"])):
+    for t, (x, have) in enumerate(zip(vectors, run.outputs["o"])):
         want = ntt_radix2(x, unit.params, inverse, negacyclic)
         if want != have:
             raise SimulationMismatch(
-                f"ParallelNTT({k}, {modulus}, inverse={inverse}, negacyclic={negacyclic}) vector "
-                f"{n} (seed {seed}) differs from the model")
-    check_cycles(f"ParallelNTT({k}, {modulus})", run.cycles, unit.cycles(len(vectors)))
-    return {"k": k, "modulus": str(modulus), "inverse": inverse, "negacyclic": negacyclic,
+                f"ParallelNTT({n}, {modulus}, inverse={inverse}, negacyclic={negacyclic}) vector "
+                f"{t} (seed {seed}) differs from the model")
+    check_cycles(f"ParallelNTT({n}, {modulus})", run.cycles, unit.cycles(len(vectors)))
+    return {"n": n, "modulus": str(modulus), "inverse": inverse, "negacyclic": negacyclic,
             "transforms": len(vectors), "cycles": run.cycles, "latency": unit.latency}
 
 
@@ -174,7 +174,7 @@ def cosim_ntt(n, butterflies=4, modulus="solinas64", *, negacyclic=False, invers
     return result
 
 
-def cosim_four_step_stream(n, lanes=16, *, m_units=1, inverse=False, transforms=3, seed=1,
+def cosim_four_step_stream(n, lanes=16, *, inner_units=1, inverse=False, transforms=3, seed=1,
                            engines=None, opt="-O3", log=print):
     """Co-simulate ``transforms`` back-to-back transforms of :class:`StreamingFourStepNTT` (the
     first all p - 1, then random) and check each against
@@ -183,7 +183,7 @@ def cosim_four_step_stream(n, lanes=16, *, m_units=1, inverse=False, transforms=
     mismatch."""
     engines = engines or Engines(opt)
     unit, sim = engines.get("four-step-stream", lambda: StreamingFourStepNTT(
-        n, lanes=lanes, m_units=m_units, inverse=inverse), n, lanes, m_units, inverse)
+        n, lanes=lanes, inner_units=inner_units, inverse=inverse), n, lanes, inner_units, inverse)
     rng = random.Random(f"{seed}:{n}:{lanes}:{inverse}")
     xs = [[SOLINAS64 - 1] * n] + [[rng.randrange(SOLINAS64) for _ in range(n)]
                                   for _ in range(transforms - 1)]
@@ -197,20 +197,20 @@ def cosim_four_step_stream(n, lanes=16, *, m_units=1, inverse=False, transforms=
             bad = _first_mismatch(got[k * n:(k + 1) * n], want)
             if bad is not None:
                 raise SimulationMismatch(
-                    f"four-step-stream n={n} lanes={lanes} m_units={m_units} inv={inverse}: "
-                    f"transform {k}, first mismatch at index {bad} (seed {seed})")
+                    f"four-step-stream n={n} lanes={lanes} inner_units={inner_units} "
+                    f"inv={inverse}: transform {k}, first mismatch at index {bad} (seed {seed})")
         check_cycles(f"four-step-stream n={n} lanes={lanes}, {count} transforms", run.cycles,
                      unit.cycles(count))
         runs[count] = run.cycles
     seconds = time.monotonic() - t
-    trace = control_trace(unit.plan, unit.mul_latency)
-    result = {"test": "four-step-stream", "n": n, "lanes": lanes, "m_units": m_units,
+    trace = control_trace(unit.four_step, unit.mul_latency)
+    result = {"test": "four-step-stream", "n": n, "lanes": lanes, "inner_units": inner_units,
               "inverse": inverse,
               "cycles_1": runs[1], "cycles_T": runs[transforms], "transforms": transforms,
               "per_transform": (runs[transforms] - runs[1]) // max(1, transforms - 1),
               "in_banks": trace["in_banks"], "run_seconds": round(seconds, 2)}
-    log(f"four-step-stream n={n} lanes={lanes} m_units={m_units} inv={inverse}: one transform "
-        f"{runs[1]} cycles "
+    log(f"four-step-stream n={n} lanes={lanes} inner_units={inner_units} inv={inverse}: one "
+        f"transform {runs[1]} cycles "
         f"(= cycles()), {transforms} back to back {runs[transforms]} (+{result['per_transform']}"
         f" each), in the banks {trace['in_banks']}; runs {seconds:.1f} s")
     return result

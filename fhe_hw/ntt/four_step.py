@@ -29,16 +29,20 @@ Cycle count (always-valid input, always-ready output), first input to last outpu
 for T transforms of B beats per phase and L_mul the twiddle ModMul's latency.
 """
 
+from dataclasses import dataclass, field
+
 from amaranth import Array, Cat, Const, Module, Mux, Signal, unsigned
 from amaranth.lib import data, stream
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from ..arith import ModMul, ModMulPlan
-from ..arith.modadd import check_bool
+from ..arith.pipeline import mult_stages_param, tiled_param
 from ..component import Component
 from ..lib.rom import rom_ports
-from ..params import SOLINAS64, require_int, solinas_ntt_params
+from ..params import SOLINAS64, NTTParams, solinas_ntt_params
+from ..plan import Plan, param
+from .roots import omega_param, root_description, root_param
 from .schedule import (
     FOUR_STEP_LANES,
     FOUR_STEP_PHASES,
@@ -52,41 +56,79 @@ from .schedule import (
 from .shift import ShiftNTT
 from .streaming import output_fifo
 
-__all__ = ["FourStepNTT", "four_step_mul_latency", "four_step_ntt_cycles"]
+__all__ = ["FourStepNTT", "FourStepNTTPlan"]
 
 
-def four_step_mul_latency(n, *, inverse=False, mult_stages=None, reducer="auto", tiled=True,
-                          root=None, omega=None):
-    """Check :class:`FourStepNTT`'s parameters without building hardware and return the latency
-    of its twiddle ModMul. Raises ``TypeError``/``ValueError`` for a parameter the engine
-    refuses."""
-    require_int("n", n)
-    four_step_fields(n)
-    check_bool("inverse", inverse)
-    solinas_ntt_params(n, root=root, omega=omega)
-    return ModMulPlan("solinas64", reducer, mult_stages=mult_stages, tiled=tiled).latency
+@dataclass(frozen=True)
+class FourStepNTTPlan(Plan):
+    """The parameters of :class:`FourStepNTT` and what they derive.
 
+    Parameters
+    ----------
+    n : int
+        The transform size, 4096 or 65536.
+    inverse : bool
+        The inverse transform (n^-1 folded in by the shift units).
+    mult_stages : int or None
+        Registers in the 8 twiddle :class:`~fhe_hw.arith.ModMul` s' multipliers (default None,
+        ModMul's own).
+    tiled : bool
+        The twiddle ModMuls' tiled multipliers (default True).
+    root : str or None
+        The root-of-unity convention (:func:`~fhe_hw.params.solinas_ntt_params`; default
+        ``wang-huang``), unless ``omega`` gives the root.
+    omega : int or None
+        Any primitive n-th root: the twiddle ROMs hold its powers and the shift units take its
+        powers of order 64 and 16, which are powers of two.
+    reducer : str
+        The twiddle ModMuls' reducer (default ``auto``).
 
-def four_step_ntt_cycles(n, **params):
-    """:meth:`FourStepNTT.cycles` for ``FourStepNTT(n, **params)``, without building it."""
-    return four_step_cycles(n, four_step_mul_latency(n, **params))
+    Attributes
+    ----------
+    roots : NTTParams
+        The transform's ω.
+    mul_latency : int
+        The twiddle ModMuls' latency.
+    """
+
+    n: int = param(help="transform size: 4096 or 65536", cli_default=4096)
+    inverse: bool = param(False, help="inverse transform (n^-1 folded in)", kw_only=True)
+    mult_stages: int | None = mult_stages_param()
+    tiled: bool = tiled_param()
+    root: str | None = root_param(solinas=True)
+    omega: int | None = omega_param()
+    reducer: str = field(default="auto", kw_only=True)
+    roots: NTTParams = field(init=False, repr=False, compare=False)
+    mul_latency: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        super().__post_init__()
+        four_step_fields(self.n)
+        roots = solinas_ntt_params(self.n, root=self.root, omega=self.omega)
+        latency = ModMulPlan("solinas64", self.reducer, mult_stages=self.mult_stages,
+                             tiled=self.tiled).latency
+        self._set(roots=roots, mul_latency=latency)
+
+    @property
+    def latency(self):
+        """None: a stream engine (:meth:`cycles`)."""
+        return None
+
+    def cycles(self):
+        """Exact cycles of one transform, first input to last output
+        (:func:`~fhe_hw.ntt.schedule.four_step_cycles`)."""
+        return four_step_cycles(self.n, self.mul_latency)
+
+    def describe(self):
+        """The root of unity of the transform."""
+        return root_description(self.roots)
 
 
 class FourStepNTT(Component):
     """Four-step NTT over 2^64 - 2^32 + 1 for n = 4096 or 65536 ([Wang13] eqs 7–8, Figs 3–4).
-
-    Parameters: ``n`` (4096 or 65536); ``inverse`` (inverse transform, n^-1 folded in by the
-    shift units); ``mult_stages``, ``reducer`` and ``tiled`` (passed to the 8 twiddle
-    :class:`~fhe_hw.arith.ModMul`; the defaults None and True are ModMul's own); the root ω:
-    ``omega`` (any primitive n-th root: the twiddle ROMs hold its powers and the shift units
-    take its powers of order 64 and 16, which are powers of two) or the one the convention
-    ``root`` picks (:func:`~fhe_hw.params.solinas_ntt_params`; default ``"wang-huang"``). The
-    transform is cyclic (the paper's eqs 7–8); use :class:`~fhe_hw.ntt.StreamingFourStepNTT`
+    The transform is cyclic (the paper's eqs 7–8); use :class:`~fhe_hw.ntt.StreamingFourStepNTT`
     or :class:`~fhe_hw.ntt.StreamingNTT` for a negacyclic one.
 
-    Ports: ``i`` and ``o`` — streams of ``data.ArrayLayout(unsigned(64), 8)``, n/8 beats per
-    transform, words in natural index order (lane 0 first) in and out: X = ``ntt4096(x,
-    omega=ω)`` / ``ntt65536(x, omega=ω)`` (:mod:`fhe_hw.model.ntt`, ω = :attr:`omega`).
     Co-simulated with Verilator against the model, with the exact cycle count, at n = 4096
     (forward and inverse, also under back-pressure, and forward with OpenFHE's rule for the
     root: a ``slow`` test) and n = 65536 (``fhe-hw table ntt-four-step``).
@@ -97,22 +139,30 @@ class FourStepNTT(Component):
     loads once the last output read has been issued. Storage: 8 banks of n/8 words, twiddle
     ROMs of 8·64·8 (4096) or 8·(64·8 + 4096·2) (65536) words.
 
-    Raises ``TypeError``/``ValueError`` for a bad parameter (n other than 4096 or 65536, a
-    non-bool ``inverse`` or ``tiled``, a bad ``mult_stages`` or ``reducer``, an ``omega`` that
-    is not a primitive n-th root or a ``root`` that is no convention).
+    Parameters
+    ----------
+    plan : FourStepNTTPlan
+        Or the arguments of one (``FourStepNTT(4096, inverse=True)``).
+
+    Attributes
+    ----------
+    i, o : stream.Signature(data.ArrayLayout(unsigned(64), 8))
+        n/8 beats per transform, words in natural index order (lane 0 first) in and out:
+        X = ``ntt4096(x, omega=ω)`` / ``ntt65536(x, omega=ω)`` (:mod:`fhe_hw.model.ntt`,
+        ω = :attr:`omega`).
     """
 
-    def __init__(self, n, *, inverse=False, mult_stages=None, reducer="auto", tiled=True,
-                 root=None, omega=None):
-        four_step_mul_latency(n, inverse=inverse, mult_stages=mult_stages, reducer=reducer,
-                              tiled=tiled, root=root, omega=omega)
-        self._n, self._inverse = n, inverse
-        self._omega = solinas_ntt_params(n, root=root, omega=omega).omega
+    def __init__(self, *args, **kw):
+        self.plan = plan = FourStepNTTPlan.coerce(*args, **kw)
+        n = plan.n
+        self._n, self._inverse = n, plan.inverse
+        self._omega = plan.roots.omega
         self._phases = FOUR_STEP_PHASES[n]
-        self._units = {pts: ShiftNTT(pts, FOUR_STEP_LANES, inverse=inverse,
+        self._units = {pts: ShiftNTT(pts, FOUR_STEP_LANES, inverse=plan.inverse,
                                      omega=pow(self._omega, n // pts, SOLINAS64))
                        for pts in sorted({p for _, _, p in self._phases})}
-        self._muls = [ModMul("solinas64", reducer, mult_stages=mult_stages, tiled=tiled)
+        self._muls = [ModMul("solinas64", plan.reducer, mult_stages=plan.mult_stages,
+                             tiled=plan.tiled)
                       for _ in range(FOUR_STEP_LANES)]
         layout = data.ArrayLayout(unsigned(64), FOUR_STEP_LANES)
         super().__init__({"i": In(stream.Signature(layout)), "o": Out(stream.Signature(layout))})
@@ -151,9 +201,9 @@ class FourStepNTT(Component):
         return self._muls[0].latency
 
     def cycles(self):
-        """Exact cycles of one transform, first input to last output
-        (:func:`~fhe_hw.ntt.schedule.four_step_cycles`)."""
-        return four_step_cycles(self._n, self.mul_latency)
+        """Exact cycles of one transform, first input to last output (the plan's
+        :meth:`~FourStepNTTPlan.cycles`)."""
+        return self.plan.cycles()
 
     def twiddle_roms(self):
         """Per phase with twiddles, per lane: the ROM contents (premultiplied)."""

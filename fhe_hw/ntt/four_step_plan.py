@@ -13,7 +13,7 @@ output index k + m²·k1' with k = k2 + m·k1:
 * P2, per block a and k2: Y_a[k2 + m·k1] = Σ_a2 (y[a][a2][k2]·ω_m²^(a2·k2))·ω_m^(a2·k1);
 * P3 (n1 > 1), per k: X[k + m²·k1'] = Σ_a (Y_a[k]·ω_n^(a·k))·ω_n1^(a·k1').
 
-P1 and P2 run on one m-point shift unit at ``lanes`` samples per beat (``m_units`` = 1) or
+P1 and P2 run on one m-point shift unit at ``lanes`` samples per beat (``inner_units`` = 1) or
 each on its own (2), P3 on n1-point shift units. Each pass reads one buffer and writes the
 next: B0 (the input, written by the load), B1 (P1 to P2, one block), B2 (P2 to P3, or to the
 unload when n1 = 1) and B3 (P3 to the unload). Every buffer is ``lanes`` banks; lane j of an
@@ -35,37 +35,37 @@ def _log2(x):
 
 @dataclass(frozen=True)
 class FourStepPlan:
-    """Sizes and index maps for n = n1·m² points at ``lanes`` samples per beat (m: 2 to 64,
-    n1: 1 to 64, lanes: 1 to m, all powers of two), with P1 and P2 on one m-point unit
-    (``m_units`` = 1) or on one each (2); ``ValueError``/``TypeError`` otherwise. ``omega``: the
+    """Sizes and index maps for n = n1·m² points at ``lanes`` samples per beat (m = ``inner_n``:
+    2 to 64, n1: 1 to 64, lanes: 1 to m, all powers of two), with P1 and P2 on one m-point unit
+    (``inner_units`` = 1) or on one each (2); ``ValueError``/``TypeError`` otherwise. ``omega``: the
     transform's primitive n-th root and ``psi`` the negacyclic twist's primitive 2n-th root
     (ψ^2 = ω; default: the Wang–Huang family's, :func:`~fhe_hw.params.wang_huang_root`); the
     engine checks them (:func:`~fhe_hw.params.solinas_ntt_params`)."""
 
-    m: int
+    inner_n: int
     n1: int
     lanes: int
-    m_units: int = 1
+    inner_units: int = 1
     omega: int = None
     psi: int = None
 
     def __post_init__(self):
-        require_power_of_two("m", self.m, minimum=2, maximum=64)
+        require_power_of_two("inner_n", self.inner_n, minimum=2, maximum=64)
         require_power_of_two("n1", self.n1, maximum=64)
-        require_power_of_two("lanes", self.lanes, maximum=self.m)
-        require_int("m_units", self.m_units, minimum=1, maximum=2)
+        require_power_of_two("lanes", self.lanes, maximum=self.inner_n)
+        require_int("inner_units", self.inner_units, minimum=1, maximum=2)
 
     # --- sizes ---------------------------------------------------------------------------------
 
     @property
     def n(self):
-        return self.n1 * self.m * self.m
+        return self.n1 * self.inner_n * self.inner_n
 
     @property
     def unit_passes(self):
         """The passes each m-unit runs, 0 for P1 and 1 for P2: ((0, 1),) with one m-unit,
         ((0,), (1,)) with two."""
-        return ((0, 1),) if self.m_units == 1 else ((0,), (1,))
+        return ((0, 1),) if self.inner_units == 1 else ((0,), (1,))
 
     @property
     def beats(self):
@@ -75,12 +75,12 @@ class FourStepPlan:
     @property
     def m_beats(self):
         """Beats of one m-point transform."""
-        return self.m // self.lanes
+        return self.inner_n // self.lanes
 
     @property
     def block_beats(self):
         """Beats of one P1 or P2 job (a block of m² words)."""
-        return self.m * self.m // self.lanes
+        return self.inner_n * self.inner_n // self.lanes
 
     @property
     def outer_lanes(self):
@@ -101,9 +101,10 @@ class FourStepPlan:
         """Bits of memory of the engine: ``{"ram": the four buffers' two slots each (B3 only
         when n1 > 1), "rom": the P2 and P3 twiddle ROMs}`` (64-bit words; the output FIFO's
         few beats are flip-flops)."""
-        words = 2 * self.n + 2 * self.m * self.m + 2 * self.n + (2 * self.n if self.n1 > 1 else 0)
+        block = self.inner_n * self.inner_n
+        words = 2 * self.n + 2 * block + 2 * self.n + (2 * self.n if self.n1 > 1 else 0)
         return {"ram": 64 * words,
-                "rom": 64 * (self.m * self.m + (self.n if self.n1 > 1 else 0))}
+                "rom": 64 * (self.inner_n * self.inner_n + (self.n if self.n1 > 1 else 0))}
 
     # --- bank maps: bank(index) and address(index) of each buffer ------------------------------
 
@@ -112,14 +113,14 @@ class FourStepPlan:
 
     def bank0(self, i):
         """B0 (the input x_i): i's low bits XOR the b2 bits the P1 lanes vary."""
-        return self._low(i ^ (i >> _log2(self.n1 * self.m)))
+        return self._low(i ^ (i >> _log2(self.n1 * self.inner_n)))
 
     def address0(self, i):
         return i >> _log2(self.lanes)
 
     def bank1(self, y):
         """B1 (y = a2·m + k2 of one block): (a2 XOR k2)'s low bits."""
-        return self._low(y ^ (y >> _log2(self.m)))
+        return self._low(y ^ (y >> _log2(self.inner_n)))
 
     def address1(self, y):
         return y >> _log2(self.lanes)
@@ -127,7 +128,7 @@ class FourStepPlan:
     def bank2(self, z):
         """B2 (z = a·m² + k2 + m·k1): k1's low bits, XOR k2's when the unload reads it (n1 = 1),
         else XOR a's low bits placed above the P3 transforms of a beat."""
-        lm = _log2(self.m)
+        lm = _log2(self.inner_n)
         if self.n1 == 1:
             return self._low(z ^ (z >> lm))
         a = (z >> (2 * lm)) & (self.outer_lanes - 1)
@@ -136,13 +137,13 @@ class FourStepPlan:
     def address2(self, z):
         if self.n1 == 1:
             return z >> _log2(self.lanes)
-        lm = _log2(self.m)
-        return ((z >> (lm + _log2(self.lanes))) << lm) | (z & (self.m - 1))
+        lm = _log2(self.inner_n)
+        return ((z >> (lm + _log2(self.lanes))) << lm) | (z & (self.inner_n - 1))
 
     def bank3(self, x):
         """B3 (x = k + m²·k1', the output index): x's low bits XOR the P3 group bits (k1's low
         bits) XOR k1''s low bits placed above them."""
-        lm = _log2(self.m)
+        lm = _log2(self.inner_n)
         k1p = (x >> (2 * lm)) & (self.outer_lanes - 1)
         return self._low(x ^ ((x >> lm) & (self.groups - 1)) ^ (k1p << _log2(self.groups)))
 
@@ -158,26 +159,26 @@ class FourStepPlan:
     def p1_read_index(self, a, a2, c, j):
         """P1 beat c of the transform (a, a2): b2 = c·lanes + j."""
         b2 = (c << _log2(self.lanes)) + j
-        return a + (a2 << _log2(self.n1)) + (b2 << _log2(self.n1 * self.m))
+        return a + (a2 << _log2(self.n1)) + (b2 << _log2(self.n1 * self.inner_n))
 
     def p1_write_index(self, a2, c, j):
         """P1 output beat c of (a, a2): k2 = c·lanes + j."""
-        return (a2 << _log2(self.m)) + (c << _log2(self.lanes)) + j
+        return (a2 << _log2(self.inner_n)) + (c << _log2(self.lanes)) + j
 
     def p2_read_index(self, k2, c, j):
         """P2 beat c of the transform (a, k2): a2 = c·lanes + j."""
-        return (((c << _log2(self.lanes)) + j) << _log2(self.m)) + k2
+        return (((c << _log2(self.lanes)) + j) << _log2(self.inner_n)) + k2
 
     def p2_write_index(self, a, k2, c, j):
         """P2 output beat c of (a, k2): k1 = c·lanes + j."""
-        lm = _log2(self.m)
+        lm = _log2(self.inner_n)
         return (a << (2 * lm)) + k2 + (((c << _log2(self.lanes)) + j) << lm)
 
     def _p3_fields(self, s, c, j):
         """P3 beat (s, c), lane j -> (k, outer index a or k1'). With n1 <= lanes, s = (k2, h)
         and lane j = a·groups + u holds transform k = k2 + m·(h·groups + u); with n1 > lanes,
         s = k and lane j of beat c holds a = c·lanes + j."""
-        lm, lg = _log2(self.m), _log2(self.groups)
+        lm, lg = _log2(self.inner_n), _log2(self.groups)
         if self.n1 <= self.lanes:
             k2, h = s
             u, outer = j & (self.groups - 1), j >> lg
@@ -186,11 +187,11 @@ class FourStepPlan:
 
     def p3_read_index(self, s, c, j):
         k, a = self._p3_fields(s, c, j)
-        return (a << (2 * _log2(self.m))) + k
+        return (a << (2 * _log2(self.inner_n))) + k
 
     def p3_write_index(self, s, c, j):
         k, k1p = self._p3_fields(s, c, j)
-        return k + (k1p << (2 * _log2(self.m)))
+        return k + (k1p << (2 * _log2(self.inner_n)))
 
     def unload_index(self, t, j):
         """Unload beat t: X_(t·lanes + j), natural order (from B3, or B2 when n1 = 1)."""
@@ -203,7 +204,7 @@ class FourStepPlan:
     def p3_step(self, beat):
         """Beat ``beat`` of a P3 pass: (s, c) with s = (k2, h) when n1 <= lanes, else k."""
         if self.n1 <= self.lanes:
-            per_k2 = self.m // self.groups
+            per_k2 = self.inner_n // self.groups
             return (beat >> _log2(per_k2), beat & (per_k2 - 1)), 0
         return beat >> _log2(self.outer_beats), beat & (self.outer_beats - 1)
 

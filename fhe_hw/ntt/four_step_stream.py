@@ -7,7 +7,7 @@ Architecture
 The passes of :mod:`fhe_hw.ntt.four_step_plan` run on three units: the load (the input stream
 into buffer B0), the *m-unit* (``lanes`` twiddle :class:`~fhe_hw.arith.ModMul` and one
 m-point :class:`~fhe_hw.ntt.shift.ShiftNTT`, shared by P1, B0 → B1, and P2, B1 → B2, one
-block of m² words per job; with ``m_units=2`` one such unit for P1 and one for P2), the *P3
+block of m² words per job; with ``inner_units=2`` one such unit for P1 and one for P2), the *P3
 unit* (n1 > 1: ``lanes`` twiddle ModMuls and n1-point
 ShiftNTTs, B2 → B3) and the unload (B3, or B2 when n1 = 1, in natural order through an
 output FIFO). Each buffer has two slots, so that a pass fills one while the next drains the
@@ -32,58 +32,134 @@ the shift unit (beats per transform + 6), write register 1
 (:func:`~fhe_hw.ntt.four_step_plan.pass_latencies`).
 """
 
+from dataclasses import dataclass, field
+
 from amaranth import Array, Cat, Const, Module, Mux, Signal, Value, unsigned
 from amaranth.lib import data, stream
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from ..arith import ModMul, ModMulPlan
-from ..arith.modadd import check_bool
-from ..arith.pipeline import wrap_inc
+from ..arith.pipeline import mult_stages_param, tiled_param, wrap_inc
 from ..component import Component
 from ..lib.delay import register_delay
 from ..lib.rom import rom_ports
-from ..params import SOLINAS64, require_int, require_power_of_two, solinas_ntt_params
+from ..params import SOLINAS64, NTTParams, require_int, require_power_of_two, solinas_ntt_params
+from ..plan import Plan, param
 from .four_step_plan import FourStepPlan, control_cycles, pass_latencies
+from .roots import omega_param, psi_param, root_description, root_param
 from .shift import ShiftNTT
 from .streaming import output_fifo
 
-__all__ = ["StreamingFourStepNTT", "four_step_stream_plan", "four_step_stream_cycles"]
+__all__ = ["StreamingFourStepNTT", "StreamingFourStepNTTPlan"]
 
 _WORD = 64
 _UNLOAD_LATENCY = 2          # unload read -> FIFO write (bank read, crossbar register)
 
 
-def four_step_stream_plan(n=4096, *, lanes=16, m=64, m_units=1, inverse=False,
-                          negacyclic=False, mult_stages=None, reducer="auto", tiled=True,
-                          root=None, psi=None, omega=None):
-    """Check :class:`StreamingFourStepNTT`'s parameters without building hardware; return
-    (its :class:`~fhe_hw.ntt.four_step_plan.FourStepPlan`, the twiddle ModMul's latency).
-    ``TypeError``/``ValueError`` for a parameter the engine refuses."""
-    require_int("n", n, minimum=1)
-    require_power_of_two("m", m, minimum=2, maximum=64)
-    n1 = n // (m * m)
-    if n % (m * m) or not 1 <= n1 <= 64 or n1 & (n1 - 1):
-        raise ValueError(f"n must be n1·m² = n1·{m * m} (m = {m}) with n1 a power of two from "
-                         f"1 to 64, not {n!r}")
-    FourStepPlan(m, n1, lanes, m_units)
-    check_bool("inverse", inverse)
-    check_bool("negacyclic", negacyclic)
-    roots = solinas_ntt_params(n, negacyclic=negacyclic, root=root, psi=psi, omega=omega)
-    plan = FourStepPlan(m, n1, lanes, m_units, omega=roots.omega, psi=roots.psi)
-    return plan, ModMulPlan("solinas64", reducer, mult_stages=mult_stages, tiled=tiled).latency
+@dataclass(frozen=True)
+class StreamingFourStepNTTPlan(Plan):
+    """The parameters of :class:`StreamingFourStepNTT` and what they derive.
 
+    Parameters
+    ----------
+    n : int
+        n1·m², n1 a power of two from 1 to 64 (4096 and 65536 with m = 64).
+    lanes : int
+        Samples per beat, a power of two up to m; 16 and 8 are [Wang13]'s radix-16 and
+        radix-64 rates.
+    inner_n : int
+        m, the inner shift unit's size, a power of two from 2 to 64; smaller values give small
+        engines for tests.
+    inner_units : int
+        1: P1 and P2 share one m-point unit; 2: one each, twice the m-point logic for about
+        n/lanes fewer cycles per transform.
+    inverse : bool
+        The inverse transform (n^-1 folded into the shift units).
+    negacyclic : bool
+        The transform mod x^n + 1 (forward: x_i·ψ^i in P1's twiddles; inverse: ψ^-i on the
+        unload).
+    mult_stages : int or None
+        Registers in the twiddle :class:`~fhe_hw.arith.ModMul` s' multipliers.
+    tiled : bool
+        The twiddle ModMuls' tiled multipliers (default True).
+    root : str or None
+        The root-of-unity convention (:func:`~fhe_hw.params.solinas_ntt_params`; default
+        ``wang-huang``), unless ``psi`` (negacyclic: a primitive 2n-th root, ω_n = ψ^2) or
+        ``omega`` (cyclic: a primitive n-th root) gives the root: any such root (the twiddle
+        and twist ROMs hold its powers; the shift units take its powers of order m and n1,
+        which are powers of two).
+    psi, omega : int or None
+        The root itself.
+    reducer : str
+        The twiddle ModMuls' reducer (default ``auto``).
 
-def four_step_stream_cycles(n=4096, *, transforms=1, **params):
-    """:meth:`StreamingFourStepNTT.cycles` without building the engine."""
-    plan, latency = four_step_stream_plan(n, **params)
-    twist = _twist_latency(params.get("inverse"), params.get("negacyclic"), latency)
-    return control_cycles(plan, latency, transforms, twist_latency=twist)
+    Attributes
+    ----------
+    roots : NTTParams
+        The transform's ω (and ψ).
+    four_step : FourStepPlan
+        The sizes, bank maps, index maps and twiddles
+        (:class:`~fhe_hw.ntt.four_step_plan.FourStepPlan`).
+    mul_latency : int
+        The twiddle ModMuls' latency.
+    twist_latency : int
+        Cycles the inverse negacyclic twist adds to the unload: its ModMul's latency, else 0.
+    """
 
+    n: int = param(4096, help="transform size n1*m^2 (4096 = 64^2, 65536 = 16*64^2)")
+    lanes: int = param(16, help="samples per cycle (a power of two up to m)", kw_only=True)
+    inner_n: int = param(64, help="inner shift unit size m (power of two, 2..64)", kw_only=True)
+    inner_units: int = param(1, help="m-point units: 1 (P1 and P2 share it) or 2 (one each: "
+                             "about n/lanes fewer cycles per transform)", kw_only=True)
+    inverse: bool = param(False, help="inverse transform (n^-1 folded in)", kw_only=True)
+    negacyclic: bool = param(False, help="transform mod x^n + 1 (forward: x_i*psi^i in P1's "
+                             "twiddles; inverse: psi^-i on the unload)", kw_only=True)
+    mult_stages: int | None = mult_stages_param()
+    tiled: bool = tiled_param()
+    root: str | None = root_param(solinas=True)
+    psi: int | None = psi_param()
+    omega: int | None = omega_param()
+    reducer: str = field(default="auto", kw_only=True)
+    roots: NTTParams = field(init=False, repr=False, compare=False)
+    four_step: FourStepPlan = field(init=False, repr=False, compare=False)
+    mul_latency: int = field(init=False, repr=False, compare=False)
+    twist_latency: int = field(init=False, repr=False, compare=False)
 
-def _twist_latency(inverse, negacyclic, mul_latency):
-    """Cycles the inverse negacyclic twist adds to the unload: its ModMul's latency."""
-    return mul_latency if negacyclic and inverse else 0
+    def __post_init__(self):
+        super().__post_init__()
+        n, m = self.n, self.inner_n
+        require_int("n", n, minimum=1)
+        require_power_of_two("inner_n", m, minimum=2, maximum=64)
+        n1 = n // (m * m)
+        if n % (m * m) or not 1 <= n1 <= 64 or n1 & (n1 - 1):
+            raise ValueError(f"n must be n1·m² = n1·{m * m} (m = inner_n = {m}) with n1 a power "
+                             f"of two from 1 to 64, not {n!r}")
+        FourStepPlan(m, n1, self.lanes, self.inner_units)
+        roots = solinas_ntt_params(n, negacyclic=self.negacyclic, root=self.root, psi=self.psi,
+                                   omega=self.omega)
+        latency = ModMulPlan("solinas64", self.reducer, mult_stages=self.mult_stages,
+                             tiled=self.tiled).latency
+        self._set(roots=roots, mul_latency=latency,
+                  four_step=FourStepPlan(m, n1, self.lanes, self.inner_units, omega=roots.omega,
+                                         psi=roots.psi),
+                  twist_latency=latency if self.negacyclic and self.inverse else 0)
+
+    @property
+    def latency(self):
+        """None: a stream engine (:meth:`cycles`)."""
+        return None
+
+    def cycles(self, transforms=1):
+        """Exact cycles of ``transforms`` back-to-back transforms, first input transfer to last
+        output transfer, input always valid and output always ready
+        (:func:`~fhe_hw.ntt.four_step_plan.control_cycles`)."""
+        return control_cycles(self.four_step, self.mul_latency, transforms,
+                              twist_latency=self.twist_latency)
+
+    def describe(self):
+        """The root of unity of the transform."""
+        return root_description(self.roots)
 
 
 class _Buffer:
@@ -123,49 +199,43 @@ class StreamingFourStepNTT(Component):
     transforms back to back: X_k = Σ_i x_i·ω_n^(ik), negacyclic X_k = Σ_i x_i·ψ^i·ω_n^(ik)
     with ψ^2 = ω_n.
 
-    Parameters: ``n`` (n1·m², n1 a power of two from 1 to 64: 4096 and 65536 with m = 64);
-    ``lanes`` (samples per beat, a power of two up to m; 16 and 8 are [Wang13]'s radix-16 and
-    radix-64 rates); ``m`` (the inner shift unit's size, a power of two from 2 to 64; smaller
-    values give small engines for tests); ``m_units`` (1: P1 and P2 share one m-point unit; 2:
-    one each, twice the m-point logic for about n/lanes fewer cycles per transform);
-    ``inverse`` (n^-1 folded into the shift units);
-    ``mult_stages``, ``reducer``, ``tiled`` (the twiddle :class:`~fhe_hw.arith.ModMul`'s); the
-    root: ``psi`` (negacyclic: a primitive 2n-th root, ω_n = ψ^2) or ``omega`` (cyclic: a
-    primitive n-th root), any such root (the twiddle and twist ROMs hold its powers; the shift
-    units take its powers of order m and n1, which are powers of two), else the one the
-    convention ``root`` picks (:func:`~fhe_hw.params.solinas_ntt_params`; default
-    ``"wang-huang"``).
-
-    Ports: ``i`` and ``o`` — streams of ``data.ArrayLayout(unsigned(64), lanes)``, n/lanes beats
-    per transform, word t·lanes + j in lane j of beat t; inputs in [0, p), outputs in [0, p).
-
     Cycles: :meth:`cycles` (``transforms``) from the first input transfer to the last output
     transfer with input always valid and output always ready
     (:func:`~fhe_hw.ntt.four_step_plan.control_cycles`). Storage: B0, B2 (and B3 when n > m²)
     of 2n words, B1 of 2m² words; twiddle ROMs of m²/lanes (P2) and n/lanes (P3) words per
     lane.
+
+    Parameters
+    ----------
+    plan : StreamingFourStepNTTPlan
+        Or the arguments of one (``StreamingFourStepNTT(65536, lanes=8)``).
+
+    Attributes
+    ----------
+    i, o : stream.Signature(data.ArrayLayout(unsigned(64), lanes))
+        n/lanes beats per transform, word t·lanes + j in lane j of beat t; inputs in [0, p),
+        outputs in [0, p).
     """
 
-    def __init__(self, n=4096, *, lanes=16, m=64, m_units=1, inverse=False, negacyclic=False,
-                 mult_stages=None, reducer="auto", tiled=True, root=None, psi=None, omega=None):
-        self._plan, latency = four_step_stream_plan(n, lanes=lanes, m=m, m_units=m_units,
-                                                    inverse=inverse, negacyclic=negacyclic,
-                                                    mult_stages=mult_stages, reducer=reducer,
-                                                    tiled=tiled, root=root, psi=psi,
-                                                    omega=omega)
-        self._inverse, self._negacyclic = inverse, negacyclic
-        self._twist = _twist_latency(inverse, negacyclic, latency)
-        p = self._plan
-        self._mul_latency = latency
-        self._m_units = [([ModMul("solinas64", reducer, mult_stages=mult_stages, tiled=tiled)
-                           for _ in range(lanes)],
-                          ShiftNTT(p.m, lanes, inverse=inverse, omega=p.unit_root(p.m)))
-                         for _ in range(m_units)]
-        self._twist_muls = [ModMul("solinas64", reducer, mult_stages=mult_stages, tiled=tiled)
-                            for _ in range(lanes if self._twist else 0)]
+    def __init__(self, *args, **kw):
+        self.plan = plan = StreamingFourStepNTTPlan.coerce(*args, **kw)
+        self._inverse, self._negacyclic = plan.inverse, plan.negacyclic
+        self._twist = plan.twist_latency
+        p = self._four_step = plan.four_step
+        lanes, inverse = plan.lanes, plan.inverse
+        self._mul_latency = plan.mul_latency
+
+        def mul():
+            return ModMul("solinas64", plan.reducer, mult_stages=plan.mult_stages,
+                          tiled=plan.tiled)
+
+        self._inner_units = [([mul() for _ in range(lanes)],
+                              ShiftNTT(p.inner_n, lanes, inverse=inverse,
+                                       omega=p.unit_root(p.inner_n)))
+                             for _ in range(plan.inner_units)]
+        self._twist_muls = [mul() for _ in range(lanes if self._twist else 0)]
         if p.n1 > 1:
-            self._p3_muls = [ModMul("solinas64", reducer, mult_stages=mult_stages, tiled=tiled)
-                             for _ in range(lanes)]
+            self._p3_muls = [mul() for _ in range(lanes)]
             self._p3_units = [ShiftNTT(p.n1, p.outer_lanes, inverse=inverse,
                                        omega=p.unit_root(p.n1))
                               for _ in range(p.groups)]
@@ -174,11 +244,11 @@ class StreamingFourStepNTT(Component):
 
     @property
     def n(self):
-        return self._plan.n
+        return self._four_step.n
 
     @property
     def lanes(self):
-        return self._plan.lanes
+        return self._four_step.lanes
 
     @property
     def inverse(self):
@@ -189,8 +259,9 @@ class StreamingFourStepNTT(Component):
         return self._negacyclic
 
     @property
-    def plan(self):
-        return self._plan
+    def four_step(self):
+        """The :class:`~fhe_hw.ntt.four_step_plan.FourStepPlan`: sizes, bank and index maps."""
+        return self._four_step
 
     @property
     def modulus(self):
@@ -199,17 +270,17 @@ class StreamingFourStepNTT(Component):
     @property
     def omega(self):
         """ω_n, the transform's root."""
-        return self._plan.root
+        return self._four_step.root
 
     @property
     def psi(self):
         """ψ (negacyclic), the twist's primitive 2n-th root; else None."""
-        return self._plan.twist_root if self._negacyclic else None
+        return self._four_step.twist_root if self._negacyclic else None
 
     @property
     def input_beats(self):
         """Beats of one transform on ``i`` (and on ``o``): n / lanes."""
-        return self._plan.beats
+        return self._four_step.beats
 
     output_beats = input_beats
 
@@ -219,19 +290,19 @@ class StreamingFourStepNTT(Component):
 
     def cycles(self, transforms=1):
         """Exact cycles of ``transforms`` back-to-back transforms, first input transfer to last
-        output transfer, input always valid and output always ready."""
-        return control_cycles(self._plan, self.mul_latency, transforms,
-                              twist_latency=self._twist)
+        output transfer, input always valid and output always ready (the plan's
+        :meth:`~StreamingFourStepNTTPlan.cycles`)."""
+        return self.plan.cycles(transforms)
 
     def storage_bits(self):
         """Bits of memory (:meth:`~fhe_hw.ntt.four_step_plan.FourStepPlan.storage_bits`)."""
-        return self._plan.storage_bits()
+        return self._four_step.storage_bits()
 
     # --- elaborate ---------------------------------------------------------------------------
 
     def elaborate(self, platform):
         m = Module()
-        p = self._plan
+        p = self._four_step
         L = p.lanes
         b0 = _Buffer(m, "b0", L, p.beats)
         b1 = _Buffer(m, "b1", L, p.block_beats)
@@ -239,8 +310,8 @@ class StreamingFourStepNTT(Component):
         b3 = _Buffer(m, "b3", L, p.beats) if p.n1 > 1 else None
         self._load(m, b0)
         for u, kinds in enumerate(p.unit_passes):
-            name = "m" if p.m_units == 1 else f"m{u + 1}"
-            self._m_pass(m, (b0, b1, b2), *self._m_units[u], name, kinds)
+            name = "m" if p.inner_units == 1 else f"m{u + 1}"
+            self._m_pass(m, (b0, b1, b2), *self._inner_units[u], name, kinds)
         if b3 is not None:
             self._p3_pass(m, b2, b3)
         self._unload(m, b3 if b3 is not None else b2)
@@ -249,12 +320,12 @@ class StreamingFourStepNTT(Component):
     def _lanes_to_banks(self, index_of, bank_of):
         """For an access whose lane j reads or writes index_of(j): (fold, [index of the lane
         that bank k holds, for each bank k]), lane j being in bank j ^ fold."""
-        fold = Value.cast(bank_of(index_of(0)))[:max(1, self._plan.lanes.bit_length() - 1)]
+        fold = Value.cast(bank_of(index_of(0)))[:max(1, self._four_step.lanes.bit_length() - 1)]
         return fold, lambda k: index_of(Const(k, len(fold)) ^ fold)
 
     def _load(self, m, b0):
         """Input beats into B0: registered, written the next cycle."""
-        p, L = self._plan, self._plan.lanes
+        p, L = self._four_step, self._four_step.lanes
         beat = Signal(range(p.beats))
         slot = Signal()
         go = Signal()
@@ -282,7 +353,7 @@ class StreamingFourStepNTT(Component):
         """``words`` and ``twiddles`` (lists over the lanes, registered here) into the
         ModMuls, whose products feed the shift ``units``: lane j of unit u is engine lane
         ``unit_lanes(u, j)``. Returns the units' output words by engine lane."""
-        L = self._plan.lanes
+        L = self._four_step.lanes
         for j, mul in enumerate(muls):
             m.d.sync += [mul.i.payload.a.eq(words[j]), mul.i.payload.b.eq(twiddles[j])]
             m.d.comb += mul.i.valid.eq(valid)
@@ -310,7 +381,7 @@ class StreamingFourStepNTT(Component):
         each cycle with ``advance`` while ``run``: it decides while idle or on its last beat
         (the slot full, and ``also``), takes the slots in turn and empties its slot after the
         last read. Returns (slot, beat, start: a job decided this cycle, end: its last beat)."""
-        beats = self._plan.beats
+        beats = self._four_step.beats
         slot, nxt = Signal(), Signal()
         beat = Signal(range(beats))
         end = advance & (beat == beats - 1)
@@ -331,7 +402,7 @@ class StreamingFourStepNTT(Component):
         """An m-unit (``muls`` and ``unit``, submodules ``name``_...) running the ``kinds`` of
         jobs, (0, 1) or one of them: P1 (0: B0 -> B1) and P2 (1: B1 -> B2), one block each."""
         b0, b1, b2 = bufs
-        p, L = self._plan, self._plan.lanes
+        p, L = self._four_step, self._four_step.lanes
         n1 = p.n1
         do1, do2 = 0 in kinds, 1 in kinds
         pos_p1 = [Signal(name="p1_t"), Signal(range(n1), name="p1_a"), Signal(name="p1_b")]
@@ -401,7 +472,7 @@ class StreamingFourStepNTT(Component):
                 m.d.comb += b1.rports[k].addr.eq(b1.address(j_b, p.address1(idx1(k))))
             roms = [self._twiddle_rom(m, f"p2_twiddle{j}",
                                       [p.p2_twiddle(qq, cc, j, self._inverse)
-                                       for qq in range(p.m) for cc in range(p.m_beats)],
+                                       for qq in range(p.inner_n) for cc in range(p.m_beats)],
                                       muls[j]) for j in range(L)]
             for rom in roms:
                 m.d.comb += rom.addr.eq(bb)
@@ -454,7 +525,7 @@ class StreamingFourStepNTT(Component):
 
     def _p3_pass(self, m, b2, b3):
         """P3 (n1 > 1): B2 -> B3 through the outer twiddles and n1-point shift units."""
-        p, L = self._plan, self._plan.lanes
+        p, L = self._four_step, self._four_step.lanes
         run = Signal()
         slot, beat, start, end = self._drain_job(m, b2, run, run, also=b3.occ < 2)
         m.d.comb += b3.fill_start.eq(start)
@@ -494,7 +565,7 @@ class StreamingFourStepNTT(Component):
 
     def _unload(self, m, buf):
         """Natural-order reads of B3 (or B2) into the output FIFO."""
-        p, L = self._plan, self._plan.lanes
+        p, L = self._four_step, self._four_step.lanes
         bank, address = (p.bank3, p.address3) if p.n1 > 1 else (p.bank2, p.address2)
         run = Signal()
         go, fifo = output_fifo(m, self.o, _WORD * L, _UNLOAD_LATENCY + self._twist, run)

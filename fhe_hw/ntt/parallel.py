@@ -19,138 +19,182 @@ Twiddles, butterfly pairs and data order come from :mod:`fhe_hw.model.ntt`
 gives the bit-reversed spectrum, the inverse the reverse.
 """
 
+from dataclasses import dataclass, field
+
 from amaranth import Module
 from amaranth.lib import data
 
-from ..arith.modadd import check_bool
-from ..arith.pipeline import FixedLatencyUnit, check_mult_stages
+from ..arith.pipeline import FixedLatencyUnit, modulus_param, mult_stages_param
 from ..model.ntt import negacyclic_post_twiddles, stage_pairs, stage_twiddles
-from ..params import ntt_params, require_int
-from .butterfly import Butterfly
+from ..params import NTTParams, get_modulus, ntt_params, require_int
+from ..plan import Plan, param
+from .butterfly import Butterfly, ButterflyPlan, add_latency
+from .roots import omega_param, psi_param, root_description, root_param
 from .shift import MULTIPLIERS, ConstMul
 
-__all__ = ["ParallelNTT", "parallel_ntt_cycles"]
+__all__ = ["ParallelNTT", "ParallelNTTPlan"]
 
 
-def parallel_ntt_cycles(latency, transforms=1):
-    """Cycles from the first input to the last output of ``transforms`` transforms, both
-    included, fed one per cycle into a pipeline of ``latency``: ``transforms + latency``."""
-    require_int("latency", latency, minimum=0)
-    require_int("transforms", transforms, minimum=1)
-    return transforms + latency
+@dataclass(frozen=True)
+class ParallelNTTPlan(Plan):
+    """The parameters of :class:`ParallelNTT` and what they derive.
+
+    Parameters
+    ----------
+    n : int
+        The transform size, a power of two >= 2 dividing q - 1 for each prime q | p ([Cao14]
+        Table 2 uses 64 for fermat32 and general32, 128 for fermat64 and solinas64).
+    modulus : str, int or Modulus
+        p.
+    inverse : bool
+        The inverse transform (n^-1 folded into the last stage's twiddles).
+    negacyclic : bool
+        The transform mod x^n + 1 (needs 2n | q - 1).
+    mult_stages : int or None
+        Registers in the constant-operand ModMuls' multipliers.
+    multiplier : str
+        ``auto`` (shifts where the twiddle allows), ``shift`` (shifts or ``ValueError``) or
+        ``modmul`` (multipliers only): see :class:`~fhe_hw.ntt.shift.ConstMul`.
+    root : str or None
+        The root-of-unity convention (:func:`fhe_hw.params.ntt_params`; default
+        ``generator``), unless ``psi`` (negacyclic) or ``omega`` (cyclic) gives the root.
+    psi, omega : int or None
+        The root itself.
+    reducer : str
+        The constant-operand ModMuls' reducer (default ``auto``).
+
+    Attributes
+    ----------
+    roots : NTTParams
+        ω, n^-1 and ψ the twiddles come from.
+    stage_latencies : tuple of int
+        Latency of each butterfly stage (its butterflies padded to the slowest), then of the
+        negacyclic inverse's post-multiplication by n^-1·ψ^-i.
+    """
+
+    n: int = param(help="transform size (power of two)", cli_default=64)
+    modulus: object = modulus_param("fermat32")
+    inverse: bool = param(False, help="inverse transform (n^-1 folded in)", kw_only=True)
+    negacyclic: bool = param(False, help="transform mod x^n + 1", kw_only=True)
+    mult_stages: int | None = mult_stages_param()
+    multiplier: str = param("auto", help="twiddle multipliers: auto, shift or modmul",
+                            kw_only=True)
+    root: str | None = root_param()
+    psi: int | None = psi_param()
+    omega: int | None = omega_param()
+    reducer: str = field(default="auto", kw_only=True)
+    roots: NTTParams = field(init=False, repr=False, compare=False)
+    stage_latencies: tuple = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.multiplier not in MULTIPLIERS:
+            raise ValueError(f"multiplier must be one of {', '.join(MULTIPLIERS)}, "
+                             f"not {self.multiplier!r}")
+        get_modulus(self.modulus).check_k(self.n, "n")
+        roots = ntt_params(self.modulus, self.n, negacyclic=self.negacyclic, root=self.root,
+                           psi=self.psi, omega=self.omega)
+        latencies = [max(ButterflyPlan(roots.modulus, twiddle=wd, twiddle_up=wu,
+                                       **self.multiplier_options).latency
+                         for wu, wd in stage_twiddles(s, roots, self.inverse, self.negacyclic))
+                     for s in range(roots.log_k)]
+        if self.inverse and self.negacyclic:
+            latencies.append(max(ConstMul.latency_of(roots.modulus, c, **self.multiplier_options)
+                                 for c in negacyclic_post_twiddles(roots)))
+        self._set(roots=roots, stage_latencies=tuple(latencies))
+
+    @property
+    def multiplier_options(self):
+        """The keywords every twiddle multiplier takes: ``multiplier``, ``mult_stages``,
+        ``reducer``."""
+        return dict(multiplier=self.multiplier, mult_stages=self.mult_stages,
+                    reducer=self.reducer)
+
+    @property
+    def latency(self):
+        """The sum of :attr:`stage_latencies`."""
+        return sum(self.stage_latencies)
+
+    def cycles(self, transforms=1):
+        """Cycles from the first input to the last output of ``transforms`` transforms, both
+        included, fed one per cycle: ``transforms + latency``."""
+        require_int("transforms", transforms, minimum=1)
+        return transforms + self.latency
+
+    def describe(self):
+        """The root of unity the twiddles come from."""
+        return root_description(self.roots)
 
 
 class ParallelNTT(FixedLatencyUnit):
-    """Fully parallel pipelined k-point NTT ([Cao14] §3.2): log2 k stages of k/2 constant-twiddle
-    butterflies, one transform per cycle.
+    """Fully parallel pipelined n-point NTT ([Cao14] §3.2): log2 n stages of n/2
+    constant-twiddle butterflies, one transform per cycle.
 
-    Parameters: ``k`` (power of two >= 2 dividing q - 1 for each prime q | p; [Cao14] Table 2 uses
-    64 for fermat32 and general32, 128 for fermat64 and solinas64); ``modulus`` (name, int or
-    :class:`~fhe_hw.params.Modulus`); ``inverse`` (bool); ``negacyclic`` (bool: transform mod
-    x^k + 1, needs 2k | q - 1); ``mult_stages``/``reducer`` (for constant-operand ModMuls);
-    ``multiplier`` (``"auto"``: shifts where the twiddle allows, ``"shift"``: shifts or
-    ``ValueError``, ``"modmul"``: multipliers only — see :class:`~fhe_hw.ntt.shift.ConstMul`);
-    the root of unity: ``psi`` (negacyclic) or ``omega`` (cyclic) given, else the convention
-    ``root`` picks (``"generator"``, the default, or ``"openfhe"``:
-    :func:`fhe_hw.params.ntt_params`).
+    Parameters
+    ----------
+    plan : ParallelNTTPlan
+        Or the arguments of one (``ParallelNTT(64, "fermat32", inverse=True)``).
 
-    Ports: ``i`` — always-ready stream of ``data.ArrayLayout(m, k)``, element i = a[i] of the
-    model's input list (natural order forward, bit-reversed spectrum inverse), each in [0, p);
-    ``o`` — always-ready stream of the same layout with the model's output list
-    (:func:`fhe_hw.model.ntt.ntt_radix2` with :attr:`params`, from
-    ``ntt_params(modulus, k, negacyclic=..., root=..., psi=..., omega=...)``).
-
-    Latency: the sum of the stage latencies (butterfly: twiddle multiplier + 1, + 2 in the
-    inverse's last stage, which has the x_up multiplier, see :class:`Butterfly`; a stage's
-    butterflies are padded to the slowest of them), plus the post-multiplication by
-    k^-1·ψ^-i for the negacyclic inverse; :attr:`stage_latencies` lists them. Throughput one
-    transform per cycle; :meth:`cycles`. Raises ``ValueError``/``TypeError`` for bad parameters.
+    Attributes
+    ----------
+    i : In(stream.Signature(data.ArrayLayout(m, n))), always ready
+        Element i = a[i] of the model's input list (natural order forward, bit-reversed
+        spectrum inverse), each in [0, p).
+    o : Out(stream.Signature(data.ArrayLayout(m, n))), always ready
+        The model's output list (:func:`fhe_hw.model.ntt.ntt_radix2` with :attr:`params`).
+    latency : int
+        The sum of the stage latencies (butterfly: twiddle multiplier + 1, + 2 in the
+        inverse's last stage, which has the x_up multiplier, see :class:`Butterfly`; a stage's
+        butterflies are padded to the slowest of them), plus the post-multiplication by
+        n^-1·ψ^-i for the negacyclic inverse; :attr:`stage_latencies` lists them. Throughput
+        one transform per cycle; :meth:`cycles`.
     """
 
-    def __init__(self, k, modulus, *, inverse=False, negacyclic=False, mult_stages=None,
-                 reducer="auto", multiplier="auto", root=None, psi=None, omega=None):
-        params, latencies = self._plan(k, modulus, inverse, negacyclic, mult_stages, reducer,
-                                       multiplier, dict(root=root, psi=psi, omega=omega))
-        self._params, self._stage_latencies = params, latencies
-        self._latency = sum(latencies)
-        self._inverse, self._negacyclic, self._multiplier = inverse, negacyclic, multiplier
-        kw = dict(multiplier=multiplier, mult_stages=mult_stages, reducer=reducer)
+    def __init__(self, *args, **kw):
+        self.plan = plan = ParallelNTTPlan.coerce(*args, **kw)
+        params, latencies = plan.roots, plan.stage_latencies
+        self._latency = plan.latency
+        kw = plan.multiplier_options
         self._stages = []                 # per stage: [(up index, down index, Butterfly)]
         for s in range(params.log_k):
-            pairs = stage_pairs(s, k, inverse)
-            twiddles = stage_twiddles(s, params, inverse, negacyclic)
-            units = [Butterfly(params.modulus, twiddle=wd, twiddle_up=wu, mult_latency=latencies[s]
-                               - Butterfly.add_latency(wu is not None), **kw)
+            pairs = stage_pairs(s, plan.n, plan.inverse)
+            twiddles = stage_twiddles(s, params, plan.inverse, plan.negacyclic)
+            units = [Butterfly(params.modulus, twiddle=wd, twiddle_up=wu,
+                               mult_latency=latencies[s] - add_latency(wu is not None), **kw)
                      for wu, wd in twiddles]
             self._stages.append([(i, j, u) for (i, j), u in zip(pairs, units)])
         self._post = []
-        if inverse and negacyclic:
+        if plan.inverse and plan.negacyclic:
             self._post = [ConstMul(params.modulus, c, latency=latencies[-1], **kw)
                           for c in negacyclic_post_twiddles(params)]
-        layout = data.ArrayLayout(params.modulus.bits, k)
+        layout = data.ArrayLayout(params.modulus.bits, plan.n)
         super().__init__(layout, layout)
 
-    @staticmethod
-    def _plan(k, modulus, inverse, negacyclic, mult_stages, reducer, multiplier, roots):
-        """The :class:`~fhe_hw.params.NTTParams` and the stage latencies (each stage's
-        butterflies padded to the slowest; the negacyclic inverse's post-multiplication last);
-        raises ``ValueError``/``TypeError`` for refused parameters."""
-        require_int("k", k)
-        check_bool("inverse", inverse)
-        check_bool("negacyclic", negacyclic)
-        check_mult_stages(mult_stages)
-        if multiplier not in MULTIPLIERS:
-            raise ValueError(f"multiplier must be one of {', '.join(MULTIPLIERS)}, "
-                             f"not {multiplier!r}")
-        params = ntt_params(modulus, k, negacyclic=negacyclic, **roots)
-        kw = dict(multiplier=multiplier, mult_stages=mult_stages, reducer=reducer)
-        latencies = [max(Butterfly.latency_of(params.modulus, twiddle=wd, twiddle_up=wu, **kw)
-                         for wu, wd in stage_twiddles(s, params, inverse, negacyclic))
-                     for s in range(params.log_k)]
-        if inverse and negacyclic:
-            latencies.append(max(ConstMul.latency_of(params.modulus, c, **kw)
-                                 for c in negacyclic_post_twiddles(params)))
-        return params, latencies
-
-    @staticmethod
-    def latency_of(k, modulus, *, inverse=False, negacyclic=False, mult_stages=None,
-                   reducer="auto", multiplier="auto", root=None, psi=None, omega=None):
-        """The :attr:`latency` of the ParallelNTT with these parameters without building it;
-        raises the constructor's ``ValueError``/``TypeError`` for refused parameters."""
-        return sum(ParallelNTT._plan(k, modulus, inverse, negacyclic, mult_stages, reducer,
-                                     multiplier, dict(root=root, psi=psi, omega=omega))[1])
-
-    @staticmethod
-    def cycles_of(k, modulus, *, transforms=1, **params):
-        """:meth:`cycles` of the ParallelNTT with these parameters without building it."""
-        latency = ParallelNTT.latency_of(k, modulus, **params)
-        return parallel_ntt_cycles(latency, transforms)
-
     @property
-    def k(self):
-        return self._params.k
+    def n(self):
+        return self.plan.n
 
     @property
     def modulus(self):
-        return self._params.p
+        return self.plan.roots.p
 
     @property
     def params(self):
-        """The :class:`~fhe_hw.params.NTTParams` (ω, k^-1, ψ) the twiddles come from."""
-        return self._params
+        """The :class:`~fhe_hw.params.NTTParams` (ω, n^-1, ψ) the twiddles come from."""
+        return self.plan.roots
 
     @property
     def inverse(self):
-        return self._inverse
+        return self.plan.inverse
 
     @property
     def negacyclic(self):
-        return self._negacyclic
+        return self.plan.negacyclic
 
     @property
     def stage_latencies(self):
         """Latency of each butterfly stage (and of the negacyclic post-multiplication)."""
-        return list(self._stage_latencies)
+        return list(self.plan.stage_latencies)
 
     @property
     def multiplier_kinds(self):
@@ -166,12 +210,12 @@ class ParallelNTT(FixedLatencyUnit):
         return kinds
 
     def cycles(self, transforms=1):
-        """:func:`parallel_ntt_cycles` of this unit: ``transforms + latency``."""
-        return parallel_ntt_cycles(self._latency, transforms)
+        """The plan's :meth:`~ParallelNTTPlan.cycles`: ``transforms + latency``."""
+        return self.plan.cycles(transforms)
 
     def elaborate(self, platform):
         m = Module()
-        values = [self.i.payload[n] for n in range(self.k)]
+        values = [self.i.payload[n] for n in range(self.n)]
         valid = self.i.valid
         for s, stage in enumerate(self._stages):
             out = list(values)

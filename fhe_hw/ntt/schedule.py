@@ -283,7 +283,7 @@ def four_step_cycles(n, mul_latency):
     always-ready output): 2·n/8 (load, unload) + Σ over phases (T·B + mul_latency + B + 9) + 3,
     where a phase runs T transforms of B beats; per phase the drain is the read, the crossbar
     register, the twiddle ModMul, the ShiftNTT (B + 6 from its last input to its last output,
-    :func:`~fhe_hw.ntt.shift.shift_ntt_cycles`), the write and two control cycles.
+    :meth:`~fhe_hw.ntt.shift.ShiftNTTPlan.cycles`), the write and two control cycles.
     4096: 1024 + 2·(512 + Lm + 17) + 3; 65536: 16384 + 2·(8192 + Lm + 17) + (8192 + Lm + 11)
     + 3."""
     four_step_fields(n)

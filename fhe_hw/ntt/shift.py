@@ -54,6 +54,7 @@ logarithm of the column height instead of with ``lanes``. The sum ps + sc is the
 the individual ps and sc words differ from :func:`~fhe_hw.model.ntt.shift_ntt_carry_save`.
 """
 
+from dataclasses import dataclass, field
 from functools import cache
 
 from amaranth import Cat, Const, Elaboratable, Module, Signal, unsigned
@@ -68,27 +69,28 @@ from ..arith import (
     SpecialReducer,
     SpecialReducerPlan,
 )
-from ..arith.modadd import check_bool
 from ..arith.pipeline import KEEP, FixedLatencyUnit, Stages, check_mult_stages, wrap_inc
 from ..component import Component
 from ..lib.stream import stall_on_backpressure
 from ..params import (
     SOLINAS64,
+    NTTParams,
     get_modulus,
     require_int,
     require_power_of_two,
     shift_exponent,
     solinas_ntt_params,
 )
+from ..plan import Plan, param
+from .roots import omega_param, root_description, root_param
 
 __all__ = ["shift_ring", "shift_exponents", "RingNormaliser", "ShiftMul", "ConstMul",
-           "MULTIPLIERS", "ShiftNTT", "shift_ntt_cycles", "SHIFT_NTT_POINTS",
-           "default_lanes"]
+           "MULTIPLIERS", "ShiftNTT", "ShiftNTTPlan", "SHIFT_NTT_SIZES"]
 
 #: ``multiplier=`` choices of :class:`ConstMul` (and of the constant-twiddle butterfly).
 MULTIPLIERS = ("auto", "shift", "modmul")
 #: Transform sizes of :class:`ShiftNTT` (ω_n = 2^(192/n) is a shift for these).
-SHIFT_NTT_POINTS = (2, 4, 8, 16, 32, 64)
+SHIFT_NTT_SIZES = (2, 4, 8, 16, 32, 64)
 _WORD = 64          # ShiftNTT samples are 64-bit words (residues or not: any x < 2^64)
 
 
@@ -376,35 +378,76 @@ class ConstMul(FixedLatencyUnit):
 
 # --- the radix-64 / radix-16 units -------------------------------------------------------------
 
-def default_lanes(points):
-    """Samples per beat of the paper's units: 8 for the 64-point unit, else ``points``."""
-    return 8 if points == 64 else points
+@dataclass(frozen=True)
+class ShiftNTTPlan(Plan):
+    """The parameters of :class:`ShiftNTT` and what they derive.
 
+    Parameters
+    ----------
+    n : int
+        The transform size: 2, 4, ..., 64 (the paper's units are 64 and 16).
+    lanes : int or None
+        Samples per beat, a power of two dividing ``n``; default None: 8 for 64 points (the
+        paper's radix-64 unit), else ``n``.
+    inverse : bool
+        The inverse transform (n^-1 folded into the rotations).
+    root : str or None
+        The root-of-unity convention (:func:`~fhe_hw.params.solinas_ntt_params`; default
+        ``wang-huang``, ω = 2^(192/n)), unless ``omega`` gives the root.
+    omega : int or None
+        Any primitive n-th root: each is 2^e for an e (:func:`~fhe_hw.params.shift_exponent`),
+        so the rotations are e·i·j bits.
 
-def _check_shape(points, lanes):
-    require_int("points", points)
-    if points not in SHIFT_NTT_POINTS:
-        raise ValueError(f"points must be one of {', '.join(map(str, SHIFT_NTT_POINTS))}, "
-                         f"not {points!r}")
-    lanes = default_lanes(points) if lanes is None else lanes
-    require_power_of_two("lanes", lanes)
-    if lanes > points:
-        raise ValueError(f"lanes must divide points = {points}, not {lanes!r}")
-    return lanes
+    Attributes
+    ----------
+    lanes_resolved : int
+        The samples per beat in use.
+    beats : int
+        Beats per transform, n / lanes.
+    roots : NTTParams
+        The transform's ω.
+    """
 
+    n: int = param(64, help="transform size: 64 or 16 (also 2..32)")
+    lanes: int | None = param(None, help="samples per beat (default 8 for 64 points, else n)")
+    inverse: bool = param(False, help="inverse transform (n^-1 folded in)", kw_only=True)
+    root: str | None = root_param(solinas=True)
+    omega: int | None = omega_param()
+    lanes_resolved: int = field(init=False, repr=False, compare=False)
+    beats: int = field(init=False, repr=False, compare=False)
+    roots: NTTParams = field(init=False, repr=False, compare=False)
 
-def shift_ntt_cycles(points, lanes=None, transforms=1):
-    """Exact cycles of :class:`ShiftNTT` from the first input transfer to the last output
-    transfer, both included, with always-valid input and always-ready output:
-    ``transforms·B + (B - 1) + 7`` with B = points/lanes beats per transform: the input beats,
-    the B - 1 cycles by which the last PE group trails the first, and 7 cycles from the last
-    beat's transfer to its output transfer (input register 1, PE accumulator 1, ps + sc 1,
-    :class:`RingNormaliser` 3, output skid buffer 1). 64 points, 8 lanes: 8·transforms + 14;
-    16 points, 16 lanes: transforms + 7."""
-    lanes = _check_shape(points, lanes)
-    require_int("transforms", transforms, minimum=1)
-    beats = points // lanes
-    return transforms * beats + beats - 1 + _PE_LATENCY
+    def __post_init__(self):
+        super().__post_init__()
+        if self.n not in SHIFT_NTT_SIZES:
+            raise ValueError(f"n must be one of {', '.join(map(str, SHIFT_NTT_SIZES))}, "
+                             f"not {self.n!r}")
+        lanes = (8 if self.n == 64 else self.n) if self.lanes is None else self.lanes
+        require_power_of_two("lanes", lanes)
+        if lanes > self.n:
+            raise ValueError(f"lanes must divide n = {self.n}, not {lanes!r}")
+        self._set(lanes_resolved=lanes, beats=self.n // lanes,
+                  roots=solinas_ntt_params(self.n, root=self.root, omega=self.omega))
+
+    @property
+    def latency(self):
+        """None: a stream engine (:meth:`cycles`)."""
+        return None
+
+    def cycles(self, transforms=1):
+        """Exact cycles of :class:`ShiftNTT` from the first input transfer to the last output
+        transfer, both included, with always-valid input and always-ready output:
+        ``transforms·B + (B - 1) + 7`` with B = n/lanes beats per transform: the input beats,
+        the B - 1 cycles by which the last PE group trails the first, and 7 cycles from the
+        last beat's transfer to its output transfer (input register 1, PE accumulator 1,
+        ps + sc 1, :class:`RingNormaliser` 3, output skid buffer 1). 64 points, 8 lanes:
+        8·transforms + 14; 16 points, 16 lanes: transforms + 7."""
+        require_int("transforms", transforms, minimum=1)
+        return transforms * self.beats + self.beats - 1 + _PE_LATENCY
+
+    def describe(self):
+        """The root of unity of the transform."""
+        return root_description(self.roots)
 
 
 # input register + accumulator + (ps + sc) + normaliser (3) + skid buffer; checked in __init__
@@ -458,9 +501,9 @@ class _ShiftCore(Elaboratable):
     selection and normalisers. ``valid``/``payload`` in, registered ``o_valid``/``o_payload``
     out."""
 
-    def __init__(self, points, lanes, inverse, step):
-        self.points, self.lanes, self.inverse, self.step = points, lanes, inverse, step
-        self.beats = points // lanes
+    def __init__(self, n, lanes, inverse, step):
+        self.n, self.lanes, self.inverse, self.step = n, lanes, inverse, step
+        self.beats = n // lanes
         self.valid = Signal()
         self.payload = Signal(data.ArrayLayout(_WORD, lanes))
         self.o_valid = Signal()
@@ -470,7 +513,7 @@ class _ShiftCore(Elaboratable):
     def _rotations(self, j):
         """(rotation of lane l's sample, Horner rotation of the fed-back pair, final rotation)
         for PE j, in bits of the 192-bit ring (``step``: 2^step = ω)."""
-        n, step = self.points, self.step
+        n, step = self.n, self.step
         sign, offset = (-1, n.bit_length() - 1) if self.inverse else (1, 0)
         lane = [(sign * step * l * j - offset) % 192 for l in range(self.lanes)]
         beat = sign * step * self.lanes * j
@@ -563,86 +606,66 @@ class _ShiftCore(Elaboratable):
 
 class ShiftNTT(Component):
     """The Wang–Huang shift-only transform over p = 2^64 - 2^32 + 1 ([Wang13] §IV-A/B, eqs 5–6):
-    A_j = Σ_i x_i·ω^(ij) mod p with ω = 2^(192/points) (8 for 64 points, 4096 for 16), or the
-    inverse a_i = points^-1·Σ_j A_j·ω^(-ij), using only rotations and carry-save additions.
+    A_j = Σ_i x_i·ω^(ij) mod p with ω = 2^(192/n) (8 for 64 points, 4096 for 16), or the
+    inverse a_i = n^-1·Σ_j A_j·ω^(-ij), using only rotations and carry-save additions.
 
-    Parameters: ``points`` (2, 4, ..., 64; the paper's units are 64 and 16); ``lanes`` (samples
-    per beat, a power of two dividing ``points``; default 8 for 64 points, else ``points``);
-    ``inverse`` (bool); the root ω: ``omega`` (any primitive points-th root: each is 2^e for an
-    e, :func:`~fhe_hw.params.shift_exponent`, so the rotations are e·i·j bits) or the one the
-    convention ``root`` picks (:func:`~fhe_hw.params.solinas_ntt_params`; default
-    ``"wang-huang"``, ω = 2^(192/points)).
+    The unit takes one beat per cycle and gives one, one transform per n/lanes cycles (the
+    paper's 64-point unit with 8 lanes: every 8 cycles; the 16-point unit with 16 lanes:
+    every cycle); its cycle count is :meth:`cycles`, the plan's. The results are those of
+    :func:`fhe_hw.model.ntt.shift_ntt` with ``omega=`` :attr:`root`
+    (:func:`~fhe_hw.model.ntt.shift_ntt64`, :func:`~fhe_hw.model.ntt.shift_ntt16`).
 
-    Ports: ``i`` — stream of ``data.ArrayLayout(64, lanes)``: beat b of a transform holds
-    x[b·lanes + l] in lane l (natural order; any 64-bit words, reduced or not); ``o`` — stream of
-    the same layout with the results in natural order, each in [0, p). Both have backpressure:
-    ``i.ready`` is low only while an output beat is waiting for ``o.ready``.
+    Parameters
+    ----------
+    plan : ShiftNTTPlan
+        Or the arguments of one (``ShiftNTT(16)``, ``ShiftNTT(64, 8, inverse=True)``).
 
-    Throughput: one beat per cycle in and out, one transform per points/lanes cycles (the
-    paper's 64-point unit with 8 lanes: every 8 cycles; the 16-point unit with 16 lanes: every
-    cycle). Latency and cycle count: :meth:`cycles` / :func:`shift_ntt_cycles`. Same results as
-    :func:`fhe_hw.model.ntt.shift_ntt` with ``omega=``:attr:`root`
-    (:func:`~fhe_hw.model.ntt.shift_ntt64`, :func:`~fhe_hw.model.ntt.shift_ntt16`). Raises
-    ``ValueError``/``TypeError`` for bad parameters (an ``omega`` that is not a primitive
-    points-th root names it).
+    Attributes
+    ----------
+    i : In(stream.Signature(data.ArrayLayout(64, lanes)))
+        Beat b of a transform holds x[b·lanes + l] in lane l (natural order; any 64-bit words,
+        reduced or not).
+    o : Out(stream.Signature(data.ArrayLayout(64, lanes)))
+        The results in natural order, each in [0, p). Both streams have backpressure:
+        ``i.ready`` is low only while an output beat is waiting for ``o.ready``.
     """
 
-    def __init__(self, points=64, lanes=None, *, inverse=False, root=None, omega=None):
-        self.latency_of(points, lanes, inverse=inverse, root=root, omega=omega)
-        self._lanes = _check_shape(points, lanes)
-        self._points = points
-        self._inverse = inverse
-        self._root = solinas_ntt_params(points, root=root, omega=omega).omega
-        self._core = _ShiftCore(points, self._lanes, inverse, shift_exponent(self._root))
+    def __init__(self, *args, **kw):
+        self.plan = plan = ShiftNTTPlan.coerce(*args, **kw)
+        self._core = _ShiftCore(plan.n, plan.lanes_resolved, plan.inverse,
+                                shift_exponent(plan.roots.omega))
         if _PE_LATENCY != 4 + self._core.normalisers[0].latency:
             raise RuntimeError(f"ShiftNTT: a normaliser's latency "
                                f"{self._core.normalisers[0].latency} does not make the "
                                f"processing element's {_PE_LATENCY} cycles")
-        layout = data.ArrayLayout(_WORD, self._lanes)
+        layout = data.ArrayLayout(_WORD, plan.lanes_resolved)
         super().__init__({"i": In(stream.Signature(layout)), "o": Out(stream.Signature(layout))})
 
     @property
-    def points(self):
-        return self._points
+    def n(self):
+        return self.plan.n
 
     @property
     def lanes(self):
-        return self._lanes
+        return self.plan.lanes_resolved
 
     @property
     def inverse(self):
-        return self._inverse
+        return self.plan.inverse
 
     @property
     def beats(self):
-        """Beats per transform (points / lanes)."""
-        return self._points // self._lanes
+        """Beats per transform (n / lanes)."""
+        return self.plan.beats
 
     @property
     def root(self):
-        """ω, the primitive points-th root of unity the transform uses (2^(192/points) by
-        default)."""
-        return self._root
-
-    @staticmethod
-    def latency_of(points=64, lanes=None, *, inverse=False, root=None, omega=None):
-        """``None``: a stream engine (its timing is :meth:`cycles_of`). Raises the constructor's
-        ``ValueError``/``TypeError`` for refused parameters."""
-        _check_shape(points, lanes)
-        check_bool("inverse", inverse)
-        solinas_ntt_params(points, root=root, omega=omega)
-
-    @staticmethod
-    def cycles_of(points=64, lanes=None, *, inverse=False, root=None, omega=None,
-                  transforms=1):
-        """:meth:`cycles` of the ShiftNTT with these parameters without building it."""
-        ShiftNTT.latency_of(points, lanes, inverse=inverse, root=root, omega=omega)
-        return shift_ntt_cycles(points, lanes, transforms)
+        """ω, the primitive n-th root of unity the transform uses (2^(192/n) by default)."""
+        return self.plan.roots.omega
 
     def cycles(self, transforms=1):
-        """:func:`shift_ntt_cycles` for this unit."""
-        return self.cycles_of(self._points, self._lanes, inverse=self._inverse,
-                              omega=self._root, transforms=transforms)
+        """The plan's :meth:`~ShiftNTTPlan.cycles`."""
+        return self.plan.cycles(transforms)
 
     def elaborate(self, platform):
         m = Module()

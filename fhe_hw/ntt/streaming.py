@@ -107,7 +107,7 @@ and the identity permutation; unload reads position j = lane j through the read 
 load puts input lane j where the permutation's output j would be.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from amaranth import Cat, Const, Module, Mux, Signal, unsigned
 from amaranth.lib import data, stream
@@ -115,14 +115,21 @@ from amaranth.lib.fifo import SyncFIFO
 from amaranth.lib.wiring import In, Out
 
 from ..arith import ModMul, ModMulPlan
-from ..arith.modadd import check_bool
-from ..arith.pipeline import KEEP, check_mult_stages
+from ..arith.pipeline import (
+    KEEP,
+    karatsuba_param,
+    modulus_param,
+    mult_stages_param,
+    tiled_param,
+)
 from ..component import Component
 from ..lib.bram import RegisteredRAM, RegisteredROM
 from ..lib.delay import register_delay
 from ..model.ntt import negacyclic_post_twiddles, stage_pairs, stage_twiddles
-from ..params import NTTParams, get_modulus, ntt_params, require_int, require_power_of_two
-from .butterfly import Butterfly
+from ..params import Modulus, NTTParams, get_modulus, ntt_params, require_power_of_two
+from ..plan import Plan, param
+from .butterfly import Butterfly, ButterflyPlan
+from .roots import omega_param, psi_param, root_description, root_param
 from .schedule import (
     MAX_N,
     MAX_READ_STAGES,
@@ -138,76 +145,141 @@ from .schedule import (
     twiddle_index,
 )
 
-__all__ = ["StreamingNTT", "StreamingConfig", "streaming_config", "streaming_ntt_cycles",
-           "output_fifo"]
+__all__ = ["StreamingNTT", "StreamingNTTPlan", "output_fifo"]
 
 
 @dataclass(frozen=True)
-class StreamingConfig:
-    """:class:`StreamingNTT`'s parameters, checked and resolved by :func:`streaming_config`."""
+class StreamingNTTPlan(Plan):
+    """The parameters of :class:`StreamingNTT` and what they derive.
 
-    modulus: object            # the fhe_hw.params.Modulus
-    params: NTTParams
-    lanes: int
-    butterfly_latency: int
-    post_latency: int          # the negacyclic inverse's post-multiplier, else 0
-    read_stages: int
-    write_stages: int
+    Parameters
+    ----------
+    n : int
+        The transform size, a power of two from 16 to 65536.
+    modulus : str, int or Modulus
+        With a primitive n-th root (a 2n-th for ``negacyclic``).
+    butterflies : int
+        P, butterflies per cycle: a power of two, at most n/2.
+    lanes : int or None
+        Coefficients per stream beat: a power of two, at most 2P; default None: 2P.
+    negacyclic : bool
+        The transform mod x^n + 1.
+    inverse : bool
+        The inverse transform (n^-1 folded in).
+    mult_stages : int or None
+        Registers in every :class:`~fhe_hw.arith.ModMul` 's multiplier (butterflies and
+        post-multipliers; default None, ModMul's own).
+    tiled : bool
+        ModMul's tiled multipliers (default True).
+    read_stages : int
+        Registers on the read path, 0 to 4 (default 3): the read addresses, which add one
+        cycle to the unload, then each bank's output, the read network's middle and a fabric
+        register after each bank, which add one cycle to every stage's drain and to the
+        unload (see the module docstring); 0 is the engine before they were added.
+    write_stages : int
+        A register on the write-back path, 0 or 1 (default 1), which adds one cycle to every
+        stage's drain.
+    karatsuba : bool
+        Each ModMul's operand multiplier as one level of Karatsuba, 12 MULT18X18D instead of
+        16 for solinas64 (default False).
+    root : str or None
+        The root-of-unity convention (:func:`fhe_hw.params.ntt_params`; default
+        ``generator``), unless ``psi`` (negacyclic) or ``omega`` (cyclic) gives the root.
+    psi, omega : int or None
+        The root itself.
+    reducer : str
+        The ModMuls' reducer (default ``auto``).
 
+    Attributes
+    ----------
+    modulus_resolved : Modulus
+        The modulus.
+    roots : NTTParams
+        The roots the engine computes with.
+    lanes_resolved : int
+        The coefficients per beat in use.
+    butterfly_latency : int
+        The butterflies' latency (:class:`~fhe_hw.ntt.butterfly.ButterflyPlan`).
+    post_latency : int
+        The negacyclic inverse's post-multiplier's latency, else 0.
+    """
 
-def streaming_config(n, modulus="solinas64", *, butterflies=1, lanes=None, negacyclic=False,
-                     inverse=False, mult_stages=None, reducer="auto", tiled=True,
-                     read_stages=READ_STAGES, write_stages=WRITE_STAGES, karatsuba=False,
-                     root=None, psi=None, omega=None):
-    """Check :class:`StreamingNTT`'s parameters without building hardware and resolve them
-    (:class:`StreamingConfig`: lanes default 2P, the butterfly and post-multiplier latencies
-    from :meth:`Butterfly.latency_of <fhe_hw.ntt.Butterfly.latency_of>` and
-    the :attr:`ModMulPlan.latency <fhe_hw.arith.ModMulPlan.latency>`). Raises ``TypeError``/
-    ``ValueError`` for a parameter the engine refuses."""
-    check_bool("tiled", tiled)
-    require_power_of_two("n", n)
-    if not MIN_N <= n <= MAX_N:
-        raise ValueError(f"n must be between {MIN_N} and {MAX_N}, not {n!r}")
-    require_power_of_two("butterflies", butterflies)
-    if butterflies > n // 2:
-        raise ValueError(f"butterflies must be at most n/2 = {n // 2}, not {butterflies!r}")
-    lanes = 2 * butterflies if lanes is None else lanes
-    require_power_of_two("lanes", lanes)
-    if lanes > 2 * butterflies:
-        raise ValueError(f"lanes must be at most 2·butterflies = {2 * butterflies} (one "
-                         f"coefficient per bank per cycle), not {lanes!r}")
-    check_bool("negacyclic", negacyclic)
-    check_bool("inverse", inverse)
-    mod = get_modulus(modulus)
-    try:
-        params = ntt_params(mod, n, negacyclic=negacyclic)
-    except ValueError as e:
-        order = 2 * n if negacyclic else n
-        kind = " (negacyclic)" if negacyclic else ""
-        raise ValueError(f"modulus must have a primitive {order}-th root of unity for n = "
-                         f"{n}{kind}, not {mod}: {e}") from None
-    if (root, psi, omega) != (None, None, None):
-        params = ntt_params(mod, n, negacyclic=negacyclic, root=root, psi=psi, omega=omega)
-    check_mult_stages(mult_stages)
-    require_int("read_stages", read_stages, minimum=0, maximum=MAX_READ_STAGES)
-    require_int("write_stages", write_stages, minimum=0, maximum=MAX_WRITE_STAGES)
-    bf_latency = Butterfly.latency_of(mod, scale_up=inverse and not negacyclic,
-                                      mult_stages=mult_stages, reducer=reducer, tiled=tiled,
-                                      karatsuba=karatsuba)
-    post_latency = ModMulPlan(mod, reducer, mult_stages=mult_stages, tiled=tiled,
-                                     karatsuba=karatsuba).latency \
-        if inverse and negacyclic else 0
-    return StreamingConfig(mod, params, lanes, bf_latency, post_latency, read_stages,
-                           write_stages)
+    n: int = param(help="transform size (power of two, 16..65536)", cli_default=1024)
+    modulus: object = modulus_param(default="solinas64")
+    butterflies: int = param(1, help="butterflies per cycle P (power of two)", kw_only=True)
+    lanes: int | None = param(None, help="coefficients per stream beat (default 2P)",
+                              kw_only=True)
+    negacyclic: bool = param(False, help="transform mod x^n + 1", kw_only=True)
+    inverse: bool = param(False, help="inverse transform (n^-1 folded in)", kw_only=True)
+    mult_stages: int | None = mult_stages_param()
+    tiled: bool = tiled_param()
+    read_stages: int = param(READ_STAGES, help="registers on the read path: 0, 1 (read "
+                             "addresses), 2 (and the bank outputs), 3 (and the read network's "
+                             "middle) or 4 (and a fabric register after each bank)",
+                             range=(0, MAX_READ_STAGES), kw_only=True)
+    write_stages: int = param(WRITE_STAGES, help="registers on the write-back path: 0 or 1 (the "
+                              "permuted butterfly results)", range=(0, MAX_WRITE_STAGES),
+                              kw_only=True)
+    karatsuba: bool = karatsuba_param()
+    root: str | None = root_param()
+    psi: int | None = psi_param()
+    omega: int | None = omega_param()
+    reducer: str = field(default="auto", kw_only=True)
+    modulus_resolved: Modulus = field(init=False, repr=False, compare=False)
+    roots: NTTParams = field(init=False, repr=False, compare=False)
+    lanes_resolved: int = field(init=False, repr=False, compare=False)
+    butterfly_latency: int = field(init=False, repr=False, compare=False)
+    post_latency: int = field(init=False, repr=False, compare=False)
 
+    def __post_init__(self):
+        super().__post_init__()
+        n, butterflies = self.n, self.butterflies
+        require_power_of_two("n", n)
+        if not MIN_N <= n <= MAX_N:
+            raise ValueError(f"n must be between {MIN_N} and {MAX_N}, not {n!r}")
+        require_power_of_two("butterflies", butterflies)
+        if butterflies > n // 2:
+            raise ValueError(f"butterflies must be at most n/2 = {n // 2}, not {butterflies!r}")
+        lanes = 2 * butterflies if self.lanes is None else self.lanes
+        require_power_of_two("lanes", lanes)
+        if lanes > 2 * butterflies:
+            raise ValueError(f"lanes must be at most 2·butterflies = {2 * butterflies} (one "
+                             f"coefficient per bank per cycle), not {lanes!r}")
+        mod = get_modulus(self.modulus)
+        try:
+            roots = ntt_params(mod, n, negacyclic=self.negacyclic)
+        except ValueError as e:
+            order = 2 * n if self.negacyclic else n
+            kind = " (negacyclic)" if self.negacyclic else ""
+            raise ValueError(f"modulus must have a primitive {order}-th root of unity for n = "
+                             f"{n}{kind}, not {mod}: {e}") from None
+        if (self.root, self.psi, self.omega) != (None, None, None):
+            roots = ntt_params(mod, n, negacyclic=self.negacyclic, root=self.root,
+                               psi=self.psi, omega=self.omega)
+        multiplier = dict(reducer=self.reducer, mult_stages=self.mult_stages, tiled=self.tiled,
+                          karatsuba=self.karatsuba)
+        bf_latency = ButterflyPlan(mod, scale_up=self.inverse and not self.negacyclic,
+                                   **multiplier).latency
+        post_latency = ModMulPlan(mod, **multiplier).latency \
+            if self.inverse and self.negacyclic else 0
+        self._set(modulus_resolved=mod, roots=roots, lanes_resolved=lanes,
+                  butterfly_latency=bf_latency, post_latency=post_latency)
 
-def streaming_ntt_cycles(n, modulus="solinas64", *, butterflies=1, **params):
-    """:meth:`StreamingNTT.cycles` of ``StreamingNTT(n, modulus, butterflies=butterflies,
-    **params)``, without building it."""
-    cfg = streaming_config(n, modulus, butterflies=butterflies, **params)
-    return cycles(n, butterflies, lanes=cfg.lanes, butterfly_latency=cfg.butterfly_latency,
-                  post_latency=cfg.post_latency, read_stages=cfg.read_stages,
-                  write_stages=cfg.write_stages)
+    @property
+    def latency(self):
+        """None: a stream engine (:meth:`cycles`)."""
+        return None
+
+    def cycles(self):
+        """Exact cycles of one transform, first input to last output
+        (:func:`~fhe_hw.ntt.schedule.cycles`)."""
+        return cycles(self.n, self.butterflies, lanes=self.lanes_resolved,
+                      butterfly_latency=self.butterfly_latency, post_latency=self.post_latency,
+                      read_stages=self.read_stages, write_stages=self.write_stages)
+
+    def describe(self):
+        """The root of unity of the transform."""
+        return root_description(self.roots)
 
 
 # --- Amaranth helpers -------------------------------------------------------------------------
@@ -284,71 +356,49 @@ def _permute(words, u_hot, index):
 
 class StreamingNTT(Component):
     """Memory-based in-place radix-2 NTT with P butterflies per cycle ([Cao14] §3.2, [Wang13] §IV).
-
-    Parameters: ``n`` (power of two, 16 to 65536); ``modulus`` (name, integer or Modulus with a
-    primitive n-th root, a 2n-th for ``negacyclic``); ``butterflies`` P (power of two, at most
-    n/2); ``lanes`` (coefficients per stream beat: a power of two, at most 2P; default 2P);
-    ``negacyclic`` (transform mod x^n + 1); ``inverse``; ``mult_stages``, ``reducer`` and
-    ``tiled`` (passed to every :class:`~fhe_hw.arith.ModMul`: butterflies and
-    post-multipliers; the defaults None and True are ModMul's own); ``karatsuba`` (the same,
-    default False: each ModMul's operand multiplier as one level of Karatsuba, 12 MULT18X18D
-    instead of 16 for solinas64); ``read_stages`` (0 to 4,
-    default 3: registers on the read path, see the module docstring: the read addresses, which
-    add one cycle to the unload, then each bank's output, the read network's middle and a
-    fabric register after each bank, which add one cycle to every stage's drain and to the
-    unload; 0 is the engine before they were
-    added); ``write_stages`` (0 or 1, default 1: a register on the write-back path, which adds
-    one cycle to every stage's drain); the root of unity: ``psi`` (negacyclic) or ``omega``
-    (cyclic) given, else the convention ``root`` picks (``"generator"``, the default, or
-    ``"openfhe"``: :func:`fhe_hw.params.ntt_params`).
     The four-step engine for solinas64 is :class:`~fhe_hw.ntt.FourStepNTT`.
 
-    Ports: ``i`` and ``o`` — streams of ``data.ArrayLayout(unsigned(m), lanes)`` (m = modulus
-    bits), n/lanes beats per transform, coefficients in index order (lane 0 first). Forward:
-    natural order in, bit-reversed spectrum out; inverse: the reverse, scaled by n^-1 (exactly
-    :func:`fhe_hw.model.ntt.ntt_radix2` with :attr:`params`, from
-    :func:`fhe_hw.params.ntt_params`).
-
-    Cycles: :meth:`cycles` (:func:`~fhe_hw.ntt.schedule.cycles`; without building the engine:
-    :func:`streaming_ntt_cycles`). Storage: 2P banks of n/(2P) words (:attr:`banks`), one
+    The cycles of a transform are :meth:`cycles` (:func:`~fhe_hw.ntt.schedule.cycles`; the
+    plan's, without building the engine). Storage: 2P banks of n/(2P) words (:attr:`banks`), one
     twiddle ROM of n words with P read ports, n post-twiddles for the negacyclic inverse (a
     ROM of n/lanes words per lane); on an ECP5 all of them DP16KDs with their own output
     register (:mod:`fhe_hw.lib.bram`), at most 16384 words each: ``ValueError`` when
     elaborated for one with n above that (n = 32768 and 65536, which would not fit the
     LFE5U-85F's block RAM anyway: the twiddle ROM and the banks alone are 4n·64 bits).
 
-    Raises ``TypeError``/``ValueError`` for a bad parameter (:func:`streaming_config`: n not a
-    power of two or out of range, P not a power of two or above n/2, lanes not a power of two or
-    above 2P, a modulus without the needed root, a ``psi``/``omega`` that is not a primitive
-    root of the order needed or a ``root`` that is no convention, a bad ``mult_stages``,
-    ``reducer``, ``read_stages``, ``write_stages`` or bool).
+    Parameters
+    ----------
+    plan : StreamingNTTPlan
+        Or the arguments of one (``StreamingNTT(1024, "solinas64", butterflies=4)``).
+
+    Attributes
+    ----------
+    i, o : stream.Signature(data.ArrayLayout(unsigned(m), lanes))
+        m = modulus bits, n/lanes beats per transform, coefficients in index order (lane 0
+        first). Forward: natural order in, bit-reversed spectrum out; inverse: the reverse,
+        scaled by n^-1 (exactly :func:`fhe_hw.model.ntt.ntt_radix2` with :attr:`params`, from
+        :func:`fhe_hw.params.ntt_params`).
     """
 
-    def __init__(self, n, modulus="solinas64", *, butterflies=1, lanes=None, negacyclic=False,
-                 inverse=False, mult_stages=None, reducer="auto", tiled=True,
-                 read_stages=READ_STAGES, write_stages=WRITE_STAGES, karatsuba=False,
-                 root=None, psi=None, omega=None):
-        cfg = streaming_config(n, modulus, butterflies=butterflies, lanes=lanes,
-                               negacyclic=negacyclic, inverse=inverse, mult_stages=mult_stages,
-                               reducer=reducer, tiled=tiled, read_stages=read_stages,
-                               write_stages=write_stages, karatsuba=karatsuba, root=root,
-                               psi=psi, omega=omega)
-        mod, lanes = cfg.modulus, cfg.lanes
-        self._read_stages, self._write_stages = read_stages, write_stages
-        self._negacyclic, self._inverse, self._params = negacyclic, inverse, cfg.params
+    def __init__(self, *args, **kw):
+        self.plan = plan = StreamingNTTPlan.coerce(*args, **kw)
+        mod, lanes, n, butterflies = plan.modulus_resolved, plan.lanes_resolved, plan.n, \
+            plan.butterflies
+        self._read_stages, self._write_stages = plan.read_stages, plan.write_stages
+        self._negacyclic, self._inverse, self._params = plan.negacyclic, plan.inverse, plan.roots
         self._mod, self._n, self._p, self._lanes = mod, n, butterflies, lanes
-        self._bfs = [Butterfly(mod, scale_up=inverse and not negacyclic,
-                               mult_stages=mult_stages, reducer=reducer, tiled=tiled,
-                               karatsuba=karatsuba)
+        multiplier = dict(mult_stages=plan.mult_stages, tiled=plan.tiled,
+                          karatsuba=plan.karatsuba)
+        self._bfs = [Butterfly(mod, scale_up=plan.inverse and not plan.negacyclic,
+                               reducer=plan.reducer, **multiplier)
                      for _ in range(butterflies)]
         # The banks; the output register (read_stages >= 2) is the RAM's own.
         self._banks = [RegisteredRAM(mod.bits, n // (2 * butterflies),
-                                     output_reg=_read_split(read_stages)[1] >= 1)
+                                     output_reg=_read_split(plan.read_stages)[1] >= 1)
                        for _ in range(2 * butterflies)]
-        self._post = [ModMul(mod, reducer, mult_stages=mult_stages, tiled=tiled,
-                             karatsuba=karatsuba)
+        self._post = [ModMul(mod, plan.reducer, **multiplier)
                       for _ in range(lanes)] \
-            if inverse and negacyclic else []
+            if plan.inverse and plan.negacyclic else []
         layout = data.ArrayLayout(unsigned(mod.bits), lanes)
         super().__init__({"i": In(stream.Signature(layout)), "o": Out(stream.Signature(layout))})
 
@@ -410,11 +460,9 @@ class StreamingNTT(Component):
         return self._post[0].latency if self._post else 0
 
     def cycles(self):
-        """Exact cycles of one transform, first input to last output
-        (:func:`~fhe_hw.ntt.schedule.cycles`)."""
-        return cycles(self._n, self._p, lanes=self._lanes,
-                      butterfly_latency=self.butterfly_latency, post_latency=self.post_latency,
-                      read_stages=self._read_stages, write_stages=self._write_stages)
+        """Exact cycles of one transform, first input to last output (the plan's
+        :meth:`~StreamingNTTPlan.cycles`)."""
+        return self.plan.cycles()
 
     @property
     def banks(self):

@@ -41,21 +41,21 @@ def _butterfly_vectors(unit, rng, count):
     return Vectors({"i": inputs}, {"o": expected}, {"count": len(inputs)})
 
 
-@register_vectors("parallel-ntt", small={"k": 8})
+@register_vectors("parallel-ntt", small={"n": 8})
 def _parallel_ntt_vectors(unit, rng, count):
     """All zeros, all p - 1, a unit impulse and random residues, one transform a beat."""
-    p, k = unit.modulus, unit.k
-    xs = [[0] * k, [p - 1] * k, [1] + [0] * (k - 1)]
-    xs += [[rng.randrange(p) for _ in range(k)] for _ in range(count)]
+    p, n = unit.modulus, unit.n
+    xs = [[0] * n, [p - 1] * n, [1] + [0] * (n - 1)]
+    xs += [[rng.randrange(p) for _ in range(n)] for _ in range(count)]
     want = [model.ntt_radix2(x, unit.params, unit.inverse, unit.negacyclic) for x in xs]
     return Vectors({"i": xs}, {"o": want}, {"transforms": len(xs)})
 
 
-@register_vectors("shift-ntt", small={"points": 8})
+@register_vectors("shift-ntt", small={"n": 8})
 def _shift_ntt_vectors(unit, rng, count):
     """All zeros, all p - 1, all 2^64 - 1 (unreduced inputs are allowed), a unit impulse and
     ``max(count, 1)`` random words, ``lanes`` samples a beat."""
-    n = unit.points
+    n = unit.n
     xs = [[0] * n, [SOLINAS64 - 1] * n, [(1 << 64) - 1] * n, [1] + [0] * (n - 1)]
     xs += [[rng.randrange(1 << 64) for _ in range(n)] for _ in range(max(count, 1))]
     want = [model.shift_ntt(x, unit.inverse, unit.root) for x in xs]
@@ -88,7 +88,7 @@ def _four_step_vectors(unit, rng, count):
     return _transform(lambda x: transform(x, unit.inverse, unit.omega), unit, rng)
 
 
-@register_vectors("four-step-stream", small={"n": 32, "m": 4, "lanes": 2})
+@register_vectors("four-step-stream", small={"n": 32, "inner_n": 4, "lanes": 2})
 def _four_step_stream_vectors(unit, rng, count):
     """:class:`~fhe_hw.ntt.StreamingFourStepNTT` against the O(n^2) DFT with the unit's root
     (:func:`fhe_hw.model.ntt.dft` / :func:`~fhe_hw.model.ntt.idft`), negacyclic with the

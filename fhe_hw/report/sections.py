@@ -21,7 +21,7 @@ from ..karatsuba.configs import REPORT_ROWS as KARATSUBA_ROWS
 from ..largeint import LargeIntegerMultiplierPlan
 from ..model.ntt import modular_products as ntt_products
 from ..model.rns import modular_products as rns_products
-from ..ntt import FourStepNTT, StreamingNTT, four_step_stream_plan
+from ..ntt import FourStepNTTPlan, StreamingFourStepNTTPlan, StreamingNTTPlan
 from ..ntt.configs import REPORT_STREAMING, STREAMING_TABLE
 from ..ntt.four_step_plan import FourStepPlan, control_cycles, control_trace
 from ..params import ntt_primes
@@ -304,9 +304,9 @@ def ntt_64k(ctx):
     fmax = synth.fmax_mhz if synth else None
     series = {"ours (streaming, P butterflies)": [], "paper 002 (one point)": []}
     findings = []
-    configs = [(f"streaming, P={p}", StreamingNTT(n, SOLINAS, butterflies=p), p)
+    configs = [(f"streaming, P={p}", StreamingNTTPlan(n, SOLINAS, butterflies=p), p)
                for p in (1, 2, 4, 8, 16, 32)]
-    configs.append(("four-step (ShiftNTT radix-16/64)", FourStepNTT(n), None))
+    configs.append(("four-step (ShiftNTT radix-16/64)", FourStepNTTPlan(n), None))
     for name, unit, p in configs:
         c = unit.cycles()
         t.rows.append([name, c, ref["cycles"], ratio(c, ref["cycles"]), c / 100.0,
@@ -330,7 +330,7 @@ def ntt_64k(ctx):
               ["n", "P", "cycles()", "LUT", "FF", "DSP", "BRAM", "Fmax MHz", "µs / transform"])
     for unit, params, flow in _ntt_rows():
         r = ctx.synth(unit, params, flow)
-        c = StreamingNTT(params["n"], SOLINAS, butterflies=params["butterflies"]).cycles()
+        c = StreamingNTTPlan(params["n"], SOLINAS, butterflies=params["butterflies"]).cycles()
         s.rows.append([params["n"], params["butterflies"], c, *(
             (r.lut, r.ff, r.dsp, r.bram, r.fmax_mhz, c / r.fmax_mhz) if r else [None] * 6)])
     sw = Table("Software on this machine (median)", "measured here",
@@ -364,9 +364,9 @@ def _four_step_and_multiplier(ctx, ref):
         ntt = None
     ntt = ntt if isinstance(ntt, float) else None
     for lanes in (16, 8):
-        for m_units in (1, 2):
-            plan = FourStepPlan(64, 16, lanes, m_units)
-            latency = four_step_stream_plan(65536, lanes=lanes)[1]
+        for inner_units in (1, 2):
+            plan = FourStepPlan(64, 16, lanes, inner_units)
+            latency = StreamingFourStepNTTPlan(65536, lanes=lanes).mul_latency
             one = control_cycles(plan, latency)
             counts = {"first input to last output": one,
                       "data in the banks": control_trace(plan, latency)["in_banks"],
@@ -374,13 +374,14 @@ def _four_step_and_multiplier(ctx, ref):
             for what, c in counts.items():
                 r = ratio(c, ref["cycles"]) if what == "data in the banks" else None
                 cpu = ntt if what != "data in the banks" else None
-                t.rows.append([f"four-step-stream n=65536, m_units={m_units}", lanes, what, c,
+                t.rows.append([f"four-step-stream n=65536, inner_units={inner_units}", lanes,
+                               what, c,
                                ref["cycles"] if r else None, r, c / 100.0,
                                "OpenFHE NTT 65536, 1 thread" if cpu else None, cpu,
                                ratio(cpu, c / 100.0) if cpu else None])
                 if r is not None:
                     _find(findings, _slower(f"64K NTT in the banks, four-step-stream at "
-                                            f"{lanes} lanes, m_units={m_units}", r))
+                                            f"{lanes} lanes, inner_units={inner_units}", r))
     gmp = [b["median_s"] * 1e6 for b in ctx.baseline("GMP 786432") if "median_s" in b]
     for lanes in (16, 8):
         for engines, inner_units in ((2, 1), (1, 1), (2, 2), (1, 2)):

@@ -1,8 +1,9 @@
 """The documented results tables and ``fhe-hw table NAME``.
 
-Each table is a module of this package with a ``TABLE`` (:class:`~.pages.TableSpec`): its
-name, the results page under ``docs/results/`` that holds its block, a title, and a
-``generate(args)`` that returns the block's Markdown (the rows come from the families'
+Each table is in a module of this package whose ``TABLES`` holds its tables by name (a module
+with one also calls it ``TABLE``), each a :class:`~.pages.TableSpec`: its name, the results
+page under ``docs/results/`` that holds its block, a title, and a ``generate(args)`` that
+returns the block's Markdown (the rows come from the families'
 ``configs`` modules, the synthesis from :mod:`fhe_hw.flow.synth`). :func:`~.pages.write_block`
 puts the block, ending with a provenance line, between the page's
 ``<!-- table:NAME:begin -->`` / ``<!-- table:NAME:end -->`` markers.
@@ -39,7 +40,7 @@ def get_table(name):
     if name not in MODULES:
         raise ValueError(f"table must be one of {', '.join(MODULES)}, not {name!r}")
     module = importlib.import_module(f".{MODULES[name]}", __name__)
-    return getattr(module, "TABLES", {}).get(name) or module.TABLE
+    return module.TABLES[name]
 
 
 def tables():

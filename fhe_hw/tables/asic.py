@@ -16,7 +16,7 @@ from ..markdown import table as markdown_table
 from ..units import get_unit, units
 from .pages import TableSpec
 
-__all__ = ["TABLE", "sky130_markdown", "scaling_note", "qflow_rows", "qflow_markdown"]
+__all__ = ["TABLE", "TABLES", "sky130_markdown", "scaling_note", "qflow_rows", "qflow_markdown"]
 
 NOT_RUN = ("k = 64 is not in the table: its Yosys run was still in ABC after 28 minutes on this "
            "shared 2-core machine and was stopped.")
@@ -77,7 +77,7 @@ def sky130_markdown(rows, missing, seconds):
 def scaling_note(rows):
     """How area grows with the modulus width, from the measured rows."""
     area = {(name, params.get("modulus")): r.area_um2 for name, params, _, r in rows
-            if set(params) <= {"modulus", "m", "word", "k"}}   # the default depth only
+            if set(params) <= {"modulus", "m", "word", "n"}}   # the default depth only
     parts = []
     for name in ("mod-mul", "butterfly"):
         a32, a64 = area.get((name, "fermat32")), area.get((name, "fermat64"))
@@ -88,7 +88,7 @@ def scaling_note(rows):
     if mm and red:
         parts.append(f"the Solinas reducer is {100 * red / mm:.0f}% of its 64-bit `mod-mul`, "
                      f"so the multiplier dominates")
-    ntt = sorted((params["k"], r) for name, params, _, r in rows if name == "parallel-ntt")
+    ntt = sorted((params["n"], r) for name, params, _, r in rows if name == "parallel-ntt")
     if len(ntt) >= 2:
         (k0, r0), (k1, r1) = ntt[0], ntt[-1]
         growth = (r1.area_um2 / r0.area_um2) / ((k1 * (k1.bit_length() - 1))
@@ -140,3 +140,4 @@ def generate(args, progress):
 
 TABLE = TableSpec("asic", "asic.md", "sky130 synthesis and OpenSTA (before placement)",
                   generate, logs="asic/synth")
+TABLES = {TABLE.name: TABLE}

@@ -7,7 +7,7 @@ from ..arith.configs import BOARD_BUILDS, BOARD_DEPTH
 from ..flow.build import build_board, markdown
 from .pages import TableSpec
 
-__all__ = ["TABLE"]
+__all__ = ["TABLE", "TABLES"]
 
 
 def generate(args, progress):
@@ -27,3 +27,4 @@ def generate(args, progress):
 
 TABLE = TableSpec("board-builds", "boards.md", "bitstreams behind the host link, per board",
                   generate, logs="boards")
+TABLES = {TABLE.name: TABLE}

@@ -18,7 +18,7 @@ from ..rns.configs import BOARD_SWEEP as RNS
 from ..units import get_unit
 from .pages import TableSpec
 
-__all__ = ["TABLE", "TIME_LIMIT_MIN", "sweeps", "sweep"]
+__all__ = ["TABLE", "TABLES", "TIME_LIMIT_MIN", "sweeps", "sweep"]
 
 #: Minutes one build may run before the sweep counts it as not fitting (``--time-limit``):
 #: nextpnr-himbaechel can search for a placement of an over-full Gowin design for hours.
@@ -83,3 +83,4 @@ def generate(args, progress):
 
 TABLE = TableSpec("board-fits", "boards.md", "largest configuration each board fits", generate,
                   logs="boards")
+TABLES = {TABLE.name: TABLE}

@@ -19,7 +19,7 @@ from .common import ecp5_facts, synth_rows
 from .pages import TableSpec
 from .paper import P004_T2, P004_T3
 
-__all__ = ["TABLE", "markdown", "projection", "row_key"]
+__all__ = ["TABLE", "TABLES", "markdown", "projection", "row_key"]
 
 PAPER_MHZ = P004_T3.extra["clock_mhz"]    # [Mig16] §III-D: the PCIe clock of Table III
 
@@ -104,3 +104,4 @@ def generate(args, progress):
 
 
 TABLE = TableSpec("karatsuba", "karatsuba.md", "Karatsuba-r multiplier on ECP5-85F", generate)
+TABLES = {TABLE.name: TABLE}

@@ -22,31 +22,24 @@ def _shown(params):
                      for k, v in params.items())
 
 
-def _cycles(row):
-    unit = get_unit(row.unit)
-    if unit.cycles_fn is not None:
-        return unit.cycles(row.params)
-    component = unit.build(**row.params)
-    return component.cycles() if hasattr(component, "cycles") else ""
-
-
-def markdown(entries, results):
+def markdown(entries, results, cycles=True):
     """``entries``: :class:`~fhe_hw.ntt.configs.NttRow`; ``results``: a SynthResult or None
-    (a row not rerun) for each."""
+    (a row not rerun) for each; ``cycles``: a column with each row's ``cycles()`` of one
+    transform (the registry's timing contract)."""
     cells = []
     for entry, r in zip(entries, results):
         row = entry.row
+        timing = [get_unit(row.unit).cycles(row.params)] if cycles else []
         if r is None:
-            cells.append([f"`{row.unit}`", _shown(row.params), entry.note, "", _cycles(row),
+            cells.append([f"`{row.unit}`", _shown(row.params), entry.note, "", *timing,
                           entry.not_routed, "", "", ""])
             continue
         lat = latency(row)
         cells.append([f"`{row.unit}`", _shown(row.params),
                       f"{entry.note}{_FLAGS.get(row.target, '')}", "" if lat is None else lat,
-                      _cycles(row), r.lut, r.ff, r.dsp, f"{r.fmax_mhz:.1f}"])
-    header = ["unit", "params", "what", "latency", "cycles()", "LUT", "FF", "DSP", "Fmax (MHz)"]
-    if not any(c[4] != "" for c in cells):      # units without a cycles()
-        header, cells = header[:4] + header[5:], [c[:4] + c[5:] for c in cells]
+                      *timing, r.lut, r.ff, r.dsp, f"{r.fmax_mhz:.1f}"])
+    header = ["unit", "params", "what", "latency", *["cycles()"] * cycles, "LUT", "FF", "DSP",
+              "Fmax (MHz)"]
     lines = [markdown_table(header, cells).rstrip("\n")]
     targets = {e.row.target for e in entries}
     notes = ["Out of context with every port registered; LUT = LUT4 + 2 per CCU2C, "
@@ -64,20 +57,20 @@ def markdown(entries, results):
     return "\n".join(lines) + "\n"
 
 
-def _generator(entries):
+def _generator(entries, cycles):
     def generate(args, progress):
         run = [e for e in entries if not e.not_routed]
         done = dict(zip(map(id, run), synth_rows([e.row for e in run], args, progress)))
         results = [done.get(id(e)) for e in entries]
         first = next(r for r in results if r is not None)
-        return markdown(entries, results), {
+        return markdown(entries, results, cycles), {
             **ecp5_facts(first), "json": [r.to_dict() for r in results if r is not None]}
     return generate
 
 
 TABLES = {t.name: t for t in (
     TableSpec("ntt", "ntt.md", "shift-only units, parallel NTT on ECP5-85F",
-              _generator(NTT_TABLE)),
+              _generator(NTT_TABLE, cycles=True)),
     TableSpec("butterflies", "ntt.md", "NTT butterflies on ECP5-85F",
-              _generator(BUTTERFLY_TABLE)),
+              _generator(BUTTERFLY_TABLE, cycles=False)),
 )}

@@ -11,14 +11,7 @@ from ..units import get_unit
 from .common import ecp5_facts, synth_rows
 from .pages import TableSpec
 
-__all__ = ["TABLE", "markdown", "row_key"]
-
-
-def _cycles(row):
-    unit = get_unit(row.unit)
-    if unit.cycles_fn is not None:
-        return unit.cycles(row.params)
-    return unit.build(**row.params).cycles()
+__all__ = ["TABLE", "TABLES", "markdown", "row_key"]
 
 
 def _tag(row):
@@ -40,7 +33,7 @@ def row_key(row):
 def markdown(rows, results):
     cells = []
     for row, r in zip(rows, results):
-        cycles = _cycles(row)
+        cycles = get_unit(row.unit).cycles(row.params)
         cells.append([row.params["n"], row.params["butterflies"], row.params["modulus"],
                       row.params.get("read_stages", READ_STAGES), cycles,
                       r.lut, r.ff, r.dsp, r.bram, f"{r.fmax_mhz}{_tag(row)}",
@@ -56,3 +49,4 @@ def generate(args, progress):
 
 
 TABLE = TableSpec("ntt-streaming", "ntt.md", "streaming NTT on ECP5-85F", generate)
+TABLES = {TABLE.name: TABLE}

@@ -23,7 +23,7 @@ from .common import ecp5_facts, synth_rows
 from .pages import TableSpec
 from .paper import P003_T4_6, P003_T4_8, P003_T4_9
 
-__all__ = ["TABLE", "iteration_rows", "iteration_markdown", "synth_markdown", "row_key"]
+__all__ = ["TABLE", "TABLES", "iteration_rows", "iteration_markdown", "synth_markdown", "row_key"]
 
 warnings.filterwarnings("ignore", category=UnusedElaboratable)
 
@@ -127,3 +127,4 @@ def generate(args, progress):
 
 TABLE = TableSpec("rns", "rns.md", "RNS base extension: iterations and ECP5-85F synthesis",
                   generate)
+TABLES = {TABLE.name: TABLE}
