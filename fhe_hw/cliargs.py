@@ -80,10 +80,13 @@ class RawDescriptionHelpFormatter(HelpFormatter, argparse.RawDescriptionHelpForm
 class Parser(argparse.ArgumentParser):
     """An ``ArgumentParser`` whose errors are one line (``prog: error: message``) and exit 2,
     without the usage block; ``--help`` shows the usage and every option's default
-    (:class:`HelpFormatter`, also in the sub-command parsers it makes)."""
+    (:class:`HelpFormatter`, also in the sub-command parsers it makes). Options are never
+    abbreviated: a renamed option (``--m``, now ``--inner-n``) is refused, not taken as the
+    prefix of another (``--mult-stages``)."""
 
-    def __init__(self, *args, formatter_class=HelpFormatter, **kwargs):
-        super().__init__(*args, formatter_class=formatter_class, **kwargs)
+    def __init__(self, *args, formatter_class=HelpFormatter, allow_abbrev=False, **kwargs):
+        super().__init__(*args, formatter_class=formatter_class, allow_abbrev=allow_abbrev,
+                         **kwargs)
 
     def error(self, message):
         print(f"{self.prog}: error: {message}", file=sys.stderr)

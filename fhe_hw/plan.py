@@ -11,12 +11,7 @@ A field declared with :func:`param` carries its command-line metadata (help text
 range); the unit registry (:func:`fhe_hw.units.register` with ``plan=``) derives the unit's
 ``--options`` from them (:func:`fhe_hw.units.plan_options`, which reads the fields' metadata
 and imports nothing of this module, so that the command line starts without the parameter
-checks), so a parameter is declared once.
-
-Migration note: the units registered with ``plan=`` and ``component=`` follow this pattern
-(the arithmetic and NTT families, :mod:`fhe_hw.arith` and :mod:`fhe_hw.ntt`); the other
-families still register a factory with :class:`~fhe_hw.units.Option` lists and
-``latency``/``cycles`` functions. The registry takes both until every family has its plans.
+checks), so a parameter is declared once. Every registered unit follows this pattern.
 """
 
 import dataclasses

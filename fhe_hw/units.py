@@ -5,25 +5,18 @@ builds one sub-command per unit with its options. Options are parsed to Python v
 ``type`` callable and passed on as keyword arguments, so bad values reach the unit's own
 validation and raise its ``ValueError`` before any hardware is built.
 
-A unit is registered one of two ways (migration note: both coexist until every family has its
-plans, :mod:`fhe_hw.plan`):
-
-* ``register(name, plan=ModMulPlan, component=ModMul, description=...)``: a (plan, component)
-  pair. The options come from the plan's fields, the timing contract from the plan's
-  ``latency``, ``cycles()`` and ``describe()``, and the component is built from the plan (the
-  arithmetic and NTT families).
-* ``@register(name, description, *options, latency=..., cycles=...)`` on a factory: the options
-  listed as :class:`Option` and the contract as functions of the factory's keywords (the
-  families not yet converted).
+A unit is registered as a (plan, component) pair, ``register(name, plan=ModMulPlan,
+component=ModMul, description=...)`` (:mod:`fhe_hw.plan`): its options come from the plan's
+fields, its timing contract from the plan's ``latency``, ``cycles()`` and ``describe()``, and the
+component is built from the plan.
 """
 
 import argparse
 import dataclasses
 import importlib
-import inspect
 import os
 import types
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from . import __version__
 from .cliargs import integer, shown_default
@@ -66,36 +59,24 @@ class Option:
 
 @dataclass(frozen=True)
 class Unit:
-    """A registered unit: its name, factory, options and its timing contract.
+    """A registered unit: its name, its component class (``factory``), its plan class and the
+    options derived from the plan's fields.
 
-    The timing contract is pure Python and builds no hardware:
-
-    * ``latency_fn(**params)`` returns the cycles from an input transfer to its output transfer
-      of a fixed-latency unit, or ``None`` for a stream engine whose timing depends on the data
-      it is given (its :meth:`cycles` then tells);
-    * ``cycles_fn(params, **kw)`` returns the exact cycles from the first input transfer to the
-      last output transfer, both included, of a run described by ``kw`` (every keyword
-      optional; the defaults describe one operation). Units without one get
-      ``count + latency`` for ``count`` back-to-back operations, as the simulators count them.
-
-    ``params`` are the factory's keyword arguments; :meth:`resolve` fills in the options'
-    defaults. Both functions raise ``ValueError``/``TypeError`` for parameters the factory
-    would refuse, so :meth:`build` checks them through the contract before building.
-
-    A unit registered as a (plan, component) pair has ``plan`` set: its ``factory`` is the
-    component, its ``options`` come from the plan's fields, and :meth:`latency`,
-    :meth:`cycles` and :meth:`build` go through :meth:`make_plan` (``latency_fn`` and
-    ``cycles_fn`` are None).
+    The timing contract is the plan's, pure Python, building no hardware: :meth:`latency`, the
+    cycles from an input transfer to its output transfer of a fixed-latency unit, or ``None``
+    for a stream engine whose timing depends on the run; :meth:`cycles`, the exact cycles from
+    the first input transfer to the last output transfer, both included, of a run described by
+    the plan's own keywords (the defaults describe one operation). ``params`` are the plan's
+    keyword arguments (:meth:`resolve` fills in the options' defaults); the plan raises
+    ``ValueError``/``TypeError`` for parameters it refuses, so :meth:`build` checks them before
+    any hardware exists.
     """
 
     name: str
-    factory: object
+    factory: type
     description: str
-    options: tuple = field(default=())
-    latency_fn: object = None
-    cycles_fn: object = None
-    describe_fn: object = None
-    plan: type = None
+    options: tuple
+    plan: type
 
     def make_plan(self, params=None):
         """The plan of ``params`` (see :meth:`resolve`) of a unit registered with a plan;
@@ -117,50 +98,28 @@ class Unit:
         return {k: v for k, v in merged.items() if v is not None}
 
     def build(self, **params):
-        """Construct the Component with ``params`` (see :meth:`resolve`), after checking them
-        through the timing contract (so refused parameters raise before any hardware exists)."""
-        if self.plan is not None:
-            return self.factory(self.make_plan(params))
-        self.latency(params)
-        return self.factory(**self.resolve(params))
+        """Construct the Component from the plan of ``params`` (see :meth:`resolve`), so that
+        refused parameters raise before any hardware exists."""
+        return self.factory(self.make_plan(params))
 
     def latency(self, params=None):
         """Latency in cycles for ``params``, or ``None`` for a stream engine."""
-        if self.plan is not None:
-            return self.make_plan(params).latency
-        return self.latency_fn(**self.resolve(params))
+        return self.make_plan(params).latency
 
     def cycles(self, params=None, **kw):
         """Exact cycles of the run ``kw`` (default: one operation) for ``params``."""
-        if self.plan is not None:
-            return self.make_plan(params).cycles(**kw)
-        resolved = self.resolve(params)
-        if self.cycles_fn is not None:
-            return self.cycles_fn(resolved, **kw)
-        count = kw.pop("count", 1)
-        if kw:
-            raise TypeError(f"{self.name}.cycles() takes only count, not {', '.join(kw)}")
-        latency = self.latency(resolved)
-        if latency is None:
-            raise TypeError(f"{self.name} is a stream engine without a cycles contract")
-        return count + latency
+        return self.make_plan(params).cycles(**kw)
 
     def factory_defaults(self):
-        """``{name: default}`` of the factory's keyword parameters that have a default (the
-        Python class's own, which an option's ``None`` default leaves in force): the plan's
-        field defaults for a unit registered with a plan."""
-        if self.plan is not None:
-            return plan_defaults(self.plan)
-        return {name: p.default for name, p in inspect.signature(self.factory).parameters.items()
-                if p.default is not inspect.Parameter.empty}
+        """``{name: default}`` of the plan's parameter fields that have a default (the Python
+        class's own, which an option's ``None`` default leaves in force)."""
+        return plan_defaults(self.plan)
 
     def describe(self, params=None):
         """``{label: value}`` of what the unit bakes in besides its parameters (for example the
-        RNS bases it was built for; a plan unit's :meth:`~fhe_hw.plan.Plan.describe`); ``{}``
-        for most units."""
-        if self.plan is not None:
-            return dict(self.make_plan(params).describe())
-        return dict(self.describe_fn(self.resolve(params))) if self.describe_fn else {}
+        RNS bases it was built for: the plan's :meth:`~fhe_hw.plan.Plan.describe`); ``{}`` for
+        most units."""
+        return dict(self.make_plan(params).describe())
 
     def summary(self, params=None):
         """Lines that say what a generated design is: unit, parameters, timing, what it bakes
@@ -178,43 +137,17 @@ class Unit:
 
 _REGISTRY = {}
 
-def register(name, description=None, *options, latency=None, cycles=None, describe=None, plan=None,
-             component=None):
-    """Register unit ``name``.
-
-    With ``plan`` and ``component`` (a :class:`~fhe_hw.plan.Plan` subclass and the Component
-    that takes it): registers the pair at once, its options derived from the plan's fields
-    (:func:`plan_options`), its timing contract the plan's; ``options``,
-    ``latency`` and ``cycles`` must not be given.
-
-    Otherwise a decorator: register ``factory(**params) -> Component`` as unit ``name`` with its
-    timing contract (see :class:`Unit`): ``latency(**params)`` (required) and, for stream
-    engines, ``cycles(params, **kw)``.
-
-    A factory's ``describe(params)``, if given, returns what else the unit bakes in that a user
-    must know (``{label: value}``, e.g. the bases of an NTT); a plan unit's is its plan's
-    :meth:`~fhe_hw.plan.Plan.describe`."""
-    if plan is not None or component is not None:
-        if plan is None or component is None or options or latency or cycles or describe:
-            raise TypeError(f"unit {name!r}: a plan unit takes plan and component, and no "
-                            f"options, latency, cycles or describe")
-        if name in _REGISTRY:
-            raise ValueError(f"unit name must be unique, not {name!r} again")
-        _REGISTRY[name] = Unit(name, component, description, plan_options(plan), plan=plan)
-        return None
-    if not callable(latency):
-        raise TypeError(f"unit {name!r}: latency must be a function of its parameters, "
-                        f"not {latency!r}")
-    if cycles is not None and not callable(cycles):
-        raise TypeError(f"unit {name!r}: cycles must be a function or None")
-
-    def decorate(factory):
-        if name in _REGISTRY:
-            raise ValueError(f"unit name must be unique, not {name!r} again")
-        _REGISTRY[name] = Unit(name, factory, description, tuple(options), latency, cycles,
-                               describe)
-        return factory
-    return decorate
+def register(name, *, plan, component, description):
+    """Register unit ``name``: the :class:`~fhe_hw.plan.Plan` subclass ``plan`` and the
+    Component class ``component`` that takes it, with its options derived from the plan's fields
+    (:func:`plan_options`) and its timing contract the plan's."""
+    if not (isinstance(plan, type) and dataclasses.is_dataclass(plan)):
+        raise TypeError(f"unit {name!r}: plan must be a Plan class, not {plan!r}")
+    if not isinstance(component, type):
+        raise TypeError(f"unit {name!r}: component must be a class, not {component!r}")
+    if name in _REGISTRY:
+        raise ValueError(f"unit name must be unique, not {name!r} again")
+    _REGISTRY[name] = Unit(name, component, description, plan_options(plan), plan)
 
 
 def _param_fields(plan_cls):

@@ -47,6 +47,9 @@ BAD = [
     ("generate ntt --n 16 --modulus general32 --root wang-huang", "--root wang-huang is"),
     (f"generate ntt --modulus {COMPOSITE_196}", "--modulus"),
     ("generate special-reducer --modulus-bits 2", "--modulus-bits"),
+    # a renamed option is refused, never taken as the prefix of another (--mult-stages)
+    ("generate four-step-stream --m 4", "unrecognized arguments: --m 4"),
+    ("generate special-reducer --m 33", "unrecognized arguments: --m 33"),
     ("generate montgomery-reducer --word 21", "--modulus must satisfy q ≡ 1 (mod 2^word)"),
     ("generate shift-ntt --n 12", "--n must be one of"),
     ("generate parallel-ntt --n 48", "--n must be a power of two"),

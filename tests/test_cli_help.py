@@ -2,6 +2,7 @@
 line defaults agree with their classes' or say why not; no reST markup reaches the terminal."""
 
 import argparse
+import dataclasses
 import re
 from fractions import Fraction
 
@@ -10,8 +11,10 @@ import pytest
 from fhe_hw import cli
 from fhe_hw.cli import main
 from fhe_hw.cliargs import shown_default
+from fhe_hw.component import Component
 from fhe_hw.model.bigint import EncryptionSizes
-from fhe_hw.units import Option, Unit, units
+from fhe_hw.plan import Plan, param
+from fhe_hw.units import Unit, plan_options, units
 
 UNITS = sorted(units())
 
@@ -133,14 +136,20 @@ def test_cli_default_is_the_class_default_or_the_help_says_why(name):
 def test_the_differences_are_found():
     """The check finds a silent difference, and the units' documented ones exist (the
     command line's smaller configurations: see each option's help and the unit's page)."""
-    def factory(size=64, mode="a"):
-        return size, mode
-    silent = Unit("x", factory, "x", (Option("size", int, 8, "the size"),
-                                      Option("mode", str, "a", "the mode")))
-    assert undocumented_differences(silent) == [("size", 8, 64)]
-    said = Unit("x", factory, "x", (Option("size", int, 8, "the size (default 8; the class's "
-                                           "default: 64)"),))
-    assert undocumented_differences(said) == []
+    @dataclasses.dataclass(frozen=True)
+    class Silent(Plan):
+        size: int = param(64, help="the size", cli_default=8)
+        mode: str = param("a", help="the mode")
+
+    @dataclasses.dataclass(frozen=True)
+    class Said(Plan):
+        size: int = param(64, help="the size (default 8; the class's default: 64)",
+                          cli_default=8)
+
+    def unit(plan):
+        return Unit("x", Component, "x", plan_options(plan), plan)
+    assert undocumented_differences(unit(Silent)) == [("size", 8, 64)]
+    assert undocumented_differences(unit(Said)) == []
     differing = {(name, opt.name) for name, unit in units().items()
                  for opt in unit.options
                  if opt.default is not None

@@ -6,6 +6,7 @@ refuses."""
 import pytest
 from amaranth.hdl import Elaboratable, Signal
 
+from fhe_hw.arith import ModAdd, ModAddPlan
 from fhe_hw.model.bigint import EncryptionSizes
 from fhe_hw.units import register, units
 
@@ -119,7 +120,6 @@ def no_hardware(monkeypatch):
 
 
 def test_no_hardware_fixture_catches_signals_and_components(no_hardware):
-    from fhe_hw.arith import ModAdd
     with pytest.raises(AssertionError, match="Signal"):
         Signal(8)
     with pytest.raises(AssertionError, match="Elaboratable"):
@@ -130,7 +130,6 @@ def test_no_hardware_fixture_catches_signals_and_components(no_hardware):
 def test_every_unit_declares_latency_and_cycles_at_its_defaults_without_hardware(
         name, no_hardware):
     unit = UNITS[name]
-    assert unit.plan is not None or callable(unit.latency_fn), f"{name} declares no latency"
     latency = unit.latency()
     assert latency is None or (isinstance(latency, int) and latency >= 0)
     cycles = unit.cycles()
@@ -185,9 +184,12 @@ def test_fixed_latency_units_take_only_count():
         UNITS["mod-add"].cycles(transforms=2)
 
 
-def test_register_requires_a_latency_function():
-    with pytest.raises(TypeError, match="latency"):
-        register("contract-test-unit", "no latency")
-    with pytest.raises(TypeError, match="latency must be a function"):
-        register("contract-test-unit", "not callable", latency=3)
+def test_register_requires_a_plan_and_a_component_class():
+    with pytest.raises(TypeError, match="plan must be a Plan class"):
+        register("contract-test-unit", plan=None, component=ModAdd, description="no plan")
+    with pytest.raises(TypeError, match="component must be a class"):
+        register("contract-test-unit", plan=ModAddPlan, component=lambda plan: None,
+                 description="a function")
+    with pytest.raises(ValueError, match="unique"):
+        register("mod-add", plan=ModAddPlan, component=ModAdd, description="again")
     assert "contract-test-unit" not in units()
