@@ -42,7 +42,21 @@ CONFIGS = {
     "cnt-key-blocks": ("cnt", E(40, 40, 1200, 3), dict(lanes=2, inner_n=4, max_n=32)),
     "cmnt-4-lanes-one-inner-unit": ("cmnt", E(12, 20, 500, 3),
                                     dict(lanes=4, inner_n=4, inner_units=1)),
+    "cmnt-4-lanes-small": ("cmnt", E(12, 20, 230, 2), dict(lanes=4, inner_n=4, inner_units=1)),
 }
+#: Simulated in the slow suite only (minutes of pysim); "cmnt-4-lanes-small" runs the same
+#: lanes and inner units in the fast suite.
+SLOW = {"cmnt-4-lanes-one-inner-unit"}
+
+
+def _cases():
+    """Each configuration with two encryptions back to back (a random one, then the all-ones
+    extreme with the most negative noise) in the fast suite, and with four in the slow suite
+    (a second random one and the other extreme)."""
+    for name in sorted(CONFIGS):
+        if name not in SLOW:
+            yield pytest.param(name, 2, id=f"{name}-2")
+        yield pytest.param(name, 4, marks=pytest.mark.slow, id=f"{name}-4")
 
 
 def _extreme(scheme, s, sign):
@@ -55,14 +69,14 @@ def _extreme(scheme, s, sign):
     return CNTInstance(1, R, [top] * s.count, [ones] * s.count, ones)
 
 
-@pytest.mark.parametrize("name", sorted(CONFIGS))
-def test_ciphertexts_equal_python_and_cycles_equal_cycles(name):
+@pytest.mark.parametrize("name, count", _cases())
+def test_ciphertexts_equal_python_and_cycles_equal_cycles(name, count):
     scheme, sizes, params = CONFIGS[name]
     unit = TransformEncrypt(scheme, sizes, **params)
     rng = rng_for("transform-encrypt-unit", name)
     make = random_cmnt_instance if scheme == "cmnt" else random_cnt_instance
     instances = [make(sizes, rng), _extreme(scheme, sizes, -1), make(sizes, rng),
-                 _extreme(scheme, sizes, 1)]
+                 _extreme(scheme, sizes, 1)][:count]
     runs = run_encryptions(unit, instances, seed=3)
     for inst, run in zip(instances, runs):
         assert run.ciphertext == python_ciphertext(scheme, inst) == encrypt(
