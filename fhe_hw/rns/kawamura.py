@@ -117,7 +117,7 @@ target_primes
     def cycles(self):
         """Exact cycles from the first input transfer to the last output transfer for N
         coefficients with always-valid input and always-ready output:
-        (N − 1)·(l + 1) + :attr:`latency` + 1 = N·(l+1) + (latency − l)."""
+        (N − 1)·(l + 1) + :attr:`~KawamuraPlan.latency` + 1 = N·(l+1) + (latency − l)."""
         return (self.n - 1) * (len(self.source) + 1) + self.latency + 1
 
     def describe(self):

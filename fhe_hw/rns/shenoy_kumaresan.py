@@ -223,6 +223,10 @@ target_primes
 class ShenoyKumaresanPlan(CRTBaseExtensionPlan):
     """The parameters of :class:`ShenoyKumaresan` and what they derive, without building it.
 
+    The multipliers' rounds are the deep ones (one carry chain per register: a faster clock,
+    more cycles of latency) where the rows of a residue polynomial hide their latency, so that
+    :meth:`cycles` is unchanged ([Kir25] Tables 4.5/4.6), the shallow ones otherwise.
+
     Parameters
     ----------
     prime_bits, n, source_limbs, target_limbs, word, mult_stages, prime_n, source_primes, \
@@ -242,9 +246,6 @@ out_latency
     redundant : int
         q_l, resolved.
 
-    The multipliers' rounds are the deep ones (one carry chain per register: a faster clock,
-    more cycles of latency) where the rows of a residue polynomial hide their latency, so that
-    :meth:`cycles` is unchanged ([Kir25] Tables 4.5/4.6), the shallow ones otherwise.
     """
 
     redundant_prime: int | None = param(None, help="the redundant modulus q_l (default: the "
