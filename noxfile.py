@@ -25,7 +25,12 @@ TEST_TOOLS = (("iverilog", "iverilog"), ("vvp", "iverilog"), ("verilator", "veri
 
 
 def _install(session, extras="test,toolchain"):
-    session.install("-e", f".[{extras}]")
+    """Install the package with ``extras``, its dependencies compiled to bytecode: every
+    process the suite starts (the pytest workers, the CLI and the explore pool's processes)
+    then reads them instead of compiling them again, even where ``PYTHONDONTWRITEBYTECODE`` is
+    set (pip compiles by default, uv when asked)."""
+    session.install("-e", f".[{extras}]", env={"UV_COMPILE_BYTECODE": "1"})
+    session.run_install("python", "-m", "compileall", "-q", "fhe_hw", silent=True)
 
 
 def _debian(session, tools):

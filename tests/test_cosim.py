@@ -41,7 +41,11 @@ def test_stream_unit_in_verilator_agrees_with_pysim(skid_model, valid_prob, read
                                         {"o": len(beats)}).cycles
 
 
+@pytest.mark.slow
 def test_shift_ntt_scenario_runs_in_verilator(tmp_path):
+    """The eight-point shift NTT's Verilator model (half a minute of C++ compilation) in the
+    slow suite; the fast suite simulates the same unit in pysim (tests/test_ntt_shift.py) and
+    runs the parallel NTT's scenario in Verilator below."""
     result = cosim_shift_ntt(8, transforms=12, seed=3, workdir=tmp_path)
     assert result["cycles"] == result["cycles_formula"] and result["transforms"] == 12
 

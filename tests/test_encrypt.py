@@ -38,15 +38,18 @@ from fhe_hw.ntt.four_step_plan import spaced_trace
 E = EncryptionSizes
 CONFIGS = {
     "cmnt-whole-flush": ("cmnt", E(12, 20, 230, 2), dict(lanes=2, inner_n=4)),
-    "cmnt-equal-blocks": ("cmnt", E(10, 20, 700, 2), dict(lanes=2, inner_n=4, max_n=32)),
-    "cnt-key-blocks": ("cnt", E(40, 40, 1200, 3), dict(lanes=2, inner_n=4, max_n=32)),
+    "cmnt-equal-blocks": ("cmnt", E(10, 20, 300, 2), dict(lanes=2, inner_n=4, max_n=16)),
+    "cnt-key-blocks": ("cnt", E(40, 40, 600, 2), dict(lanes=2, inner_n=4, max_n=16)),
+    "cmnt-4-lanes-small": ("cmnt", E(12, 20, 230, 2), dict(lanes=4, inner_n=4, inner_units=1)),
+    "cmnt-equal-blocks-700": ("cmnt", E(10, 20, 700, 2), dict(lanes=2, inner_n=4, max_n=32)),
+    "cnt-key-blocks-1200": ("cnt", E(40, 40, 1200, 3), dict(lanes=2, inner_n=4, max_n=32)),
     "cmnt-4-lanes-one-inner-unit": ("cmnt", E(12, 20, 500, 3),
                                     dict(lanes=4, inner_n=4, inner_units=1)),
-    "cmnt-4-lanes-small": ("cmnt", E(12, 20, 230, 2), dict(lanes=4, inner_n=4, inner_units=1)),
 }
-#: Simulated in the slow suite only (minutes of pysim); "cmnt-4-lanes-small" runs the same
-#: lanes and inner units in the fast suite.
-SLOW = {"cmnt-4-lanes-one-inner-unit"}
+#: Simulated in the slow suite only (a minute or more of pysim each): the same cuts, lanes and
+#: inner units as the fast suite's configurations, with longer keys, 32-point transforms and
+#: three key integers.
+SLOW = {"cmnt-equal-blocks-700", "cnt-key-blocks-1200", "cmnt-4-lanes-one-inner-unit"}
 
 
 def _cases():
@@ -69,7 +72,7 @@ def _extreme(scheme, s, sign):
     return CNTInstance(1, R, [top] * s.count, [ones] * s.count, ones)
 
 
-@pytest.mark.parametrize("name, count", _cases())
+@pytest.mark.parametrize("name, count", list(_cases()))
 def test_ciphertexts_equal_python_and_cycles_equal_cycles(name, count):
     scheme, sizes, params = CONFIGS[name]
     unit = TransformEncrypt(scheme, sizes, **params)

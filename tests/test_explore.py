@@ -9,16 +9,18 @@ from fhe_hw.cli import main
 from fhe_hw.flow import explore as E
 from fhe_hw.units import units
 
+#: Eight points of the smallest Shenoy-Kumaresan units (one or two lanes: an elaboration, which
+#: keys each point, costs about a second each).
 SPACE = {"name": "sk", "unit": "shenoy-kumaresan",
-         "fixed": {"prime_bits": 32, "n": 64, "source_limbs": 3, "target_limbs": 2},
-         "vary": {"lanes": [1, 2, 4, 8], "architecture": ["folded", "pipelined"]},
+         "fixed": {"prime_bits": 32, "n": 8, "target_limbs": 2},
+         "vary": {"lanes": [1, 2], "source_limbs": [2, 3], "architecture": ["folded", "pipelined"]},
          "synth": False, "objective": "area"}
 
 
 def test_points_cross_product():
     pts = E.points(E.load_space(SPACE))
-    assert len(pts) == 8 and {p["lanes"] for p in pts} == {1, 2, 4, 8}
-    assert all(p["n"] == 64 for p in pts)
+    assert len(pts) == 8 and {p["lanes"] for p in pts} == {1, 2}
+    assert all(p["n"] == 8 for p in pts)
 
 
 def test_load_space_rejects_missing_unit():
@@ -216,14 +218,14 @@ def test_cli_explore_exits_non_zero_when_a_point_fails(tmp_path, capsys):
     path = tmp_path / "space.yaml"
     path.write_text(json.dumps(dict(SPACE, fixed={"prime_bits": 32, "source_limbs": 3,
                                                   "target_limbs": 2},
-                                    vary={"n": [8, 16], "lanes": [2, 16]})))
+                                    vary={"n": [2, 4], "lanes": [1, 4]})))
     assert main(["explore", str(path), "--no-synth", "--jobs", "1", "--out",
                  str(tmp_path / "out")]) == 1
     out, err = capsys.readouterr()
     assert "lanes must be at most n" in out
     # each point reports as it finishes, with the elapsed time
-    assert re.search(r"^\[ +\d+ s\] explore: n=16, lanes=16: ok in [\d.]+ s$", err, re.M), err
-    assert re.search(r"^\[ +\d+ s\] explore: n=8, lanes=16: error: .*lanes must", err, re.M), err
+    assert re.search(r"^\[ +\d+ s\] explore: n=4, lanes=4: ok in [\d.]+ s$", err, re.M), err
+    assert re.search(r"^\[ +\d+ s\] explore: n=2, lanes=4: error: .*lanes must", err, re.M), err
 
 
 def test_resume_after_limit_evaluates_only_the_rest(tmp_path):
@@ -259,18 +261,20 @@ def test_an_edited_generator_evaluates_stored_points_again(tmp_path, monkeypatch
     from fhe_hw.units import get_unit
     unit = get_unit("shenoy-kumaresan")
     build = type(unit).build
-    # the "edited" generator builds the unit with one more base prime
-    monkeypatch.setattr(type(unit), "build",
-                        lambda self, **kw: build(self, **dict(kw, l=kw.get("l", 0) + 1)))
+    # the "edited" generator builds the unit with one more target prime
+    monkeypatch.setattr(type(unit), "build", lambda self, **kw: build(
+        self, **dict(kw, target_limbs=kw["target_limbs"] + 1)))
     again = E.explore(space, jobs=1, out=tmp_path)
     assert again["cached"] == 0 and len(again["evaluated"]) == 2
+    assert all(r["ok"] for r in again["records"]), [r.get("error") for r in again["records"]]
 
 
 def test_bad_point_is_recorded_not_fatal(tmp_path):
     s = E.explore(dict(SPACE, fixed={"prime_bits": 32, "source_limbs": 3, "target_limbs": 2},
-                       vary={"n": [8, 16], "lanes": [2, 16]}), jobs=1, out=tmp_path)
+                       vary={"n": [2, 4], "lanes": [1, 4]}), jobs=1, out=tmp_path)
     bad = [r for r in s["records"] if not r["ok"]]
-    assert len(bad) == 1 and bad[0]["params"] == dict(SPACE["fixed"], n=8, lanes=16)
+    assert len(bad) == 1 and bad[0]["params"] == dict(prime_bits=32, source_limbs=3,
+                                                      target_limbs=2, n=2, lanes=4)
     assert "lanes must be at most n" in bad[0]["error"]
 
 
@@ -308,7 +312,7 @@ def test_each_point_is_elaborated_once_and_never_converted_to_verilog(tmp_path, 
     def no_verilog(*a, **k):
         raise AssertionError("explore --no-synth generated Verilog")
     monkeypatch.setattr(fhe_hw.units, "to_verilog", no_verilog)
-    space = dict(SPACE, vary={"lanes": [1, 2, 4]})
+    space = dict(SPACE, vary={"lanes": [1], "source_limbs": [2, 3, 4]})
     assert len(E.explore(space, jobs=1, out=tmp_path)["evaluated"]) == 3 and len(calls) == 3
     again = E.explore(space, jobs=1, out=tmp_path)
     assert again["cached"] == 3 and not again["evaluated"] and len(calls) == 6
@@ -337,7 +341,8 @@ def test_progress_lines_arrive_as_points_finish(tmp_path, monkeypatch):
         return {"cycles": point.params["lanes"], "area": 1}
     monkeypatch.setitem(E._EVALUATORS, "test-slow", slow)
     path = tmp_path / "space.yaml"
-    path.write_text(json.dumps(dict(SPACE, vary={"lanes": [1, 2, 4]}, evaluator="test-slow")))
+    path.write_text(json.dumps(dict(SPACE, fixed=dict(SPACE["fixed"], source_limbs=2),
+                                      vary={"lanes": [1, 2, 4]}, evaluator="test-slow")))
     monkeypatch.setattr(sys, "stderr", Stamped())
     assert main(["explore", str(path), "--jobs", "1", "--out", str(tmp_path / "out")]) == 0
     lines = [(t, text) for t, text in Stamped.lines if "explore: lanes=" in text]

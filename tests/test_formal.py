@@ -16,7 +16,11 @@ def test_special_reducer_equals_x_mod_p_for_every_input(m):
     assert proof.counterexample is None
 
 
+@pytest.mark.slow
 def test_solinas_reducer_equals_x_mod_p_for_every_input():
+    """The 128-bit input space of the Solinas reducer (half a minute of SMT) in the slow suite;
+    the fast suite proves the special reducer above and simulates the Solinas reducer's edge
+    values (tests/test_arith_reducers.py) and its sky130 netlist (tests/test_asic_gatesim.py)."""
     proof = prove_solinas_reducer()
     assert proof.proved, proof.log[-2000:]
 

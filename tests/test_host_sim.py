@@ -176,8 +176,10 @@ def test_device_answers_a_frame_sent_without_a_leading_end():
     ("shenoy-kumaresan", {"n": 16, "source_limbs": 2, "target_limbs": 2, "lanes": 2}),
 ])
 def test_base_extension_through_the_board_top_equals_the_golden_model(unit_name, params):
+    """At the byte level (the UART's bits are simulated with the reducer above): a cycle of
+    this top costs the more, the larger its unit."""
     unit = get_unit(unit_name).build(**params)
-    host = Host(SimTransport(_top(unit, unit_name, params, depth=64), level="uart"))
+    host = Host(SimTransport(_top(unit, unit_name, params, depth=64), level="byte"))
     lines = []
     assert run_vectors(host, seed=SEED, out=lines.append) == 0, lines
     assert f"{unit.output_beats} of {unit.output_beats} results match" in lines[-1]
@@ -187,7 +189,7 @@ def test_base_extension_through_the_board_top_equals_the_golden_model(unit_name,
 
 @pytest.mark.parametrize("params", [
     {"n": 256, "butterflies": 2},
-    {"n": 256, "butterflies": 2, "negacyclic": True, "inverse": True},
+    {"n": 64, "butterflies": 2, "negacyclic": True, "inverse": True},
 ])
 def test_streaming_ntt_through_the_link_equals_the_golden_model(params):
     unit = get_unit("ntt").build(**params)

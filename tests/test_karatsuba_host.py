@@ -1,6 +1,7 @@
-"""The software side of the co-design (fhe_hw.karatsuba.host, [Mig16] Fig. 1, §III-D): the full
-degree-2559 product and relinearization with 6 software and 3 hardware recursions, on the
-hardware model; a reduced split on the pysim hardware. The Verilator runs of the full size are
+"""The software side of the co-design (fhe_hw.karatsuba.host, [Mig16] Fig. 1, §III-D): the
+product and relinearization with 3 hardware recursions and the rest in software, on the
+hardware model (the full degree 2559 with 6 software recursions in the slow suite); a reduced
+split on the pysim hardware. The Verilator runs of the full size are
 fhe_hw.karatsuba.host.cosim_full_product / cosim_relinearize (tools/cosim_karatsuba.py)."""
 
 import pytest
@@ -10,22 +11,29 @@ from fhe_hw.karatsuba.host import HardwareModel, Pysim, karatsuba_product, relin
 from fhe_hw.model.karatsuba import reduce_poly, relinearize, schoolbook
 
 
-def test_full_degree_2559_product_on_the_hardware_model():
-    rng = rng_for("host-2560")
-    p = [rng.getrandbits(125) for _ in range(2560)]
-    q = [rng.getrandbits(125) for _ in range(2560)]
+# [Mig16]'s full degree 2559 (nine recursions) in the slow suite; degree 319 (six) here.
+@pytest.mark.parametrize("n, recursions", [(320, 6),
+                                           pytest.param(2560, 9, marks=pytest.mark.slow)])
+def test_product_on_the_hardware_model(n, recursions):
+    rng = rng_for("host-2560" if n == 2560 else f"host-{n}")
+    p = [rng.getrandbits(125) for _ in range(n)]
+    q = [rng.getrandbits(125) for _ in range(n)]
     q[:5] = [(1 << 125) - 1] * 5
-    got = karatsuba_product(p, q, hw_recursions=3, total_recursions=9)
+    got = karatsuba_product(p, q, hw_recursions=3, total_recursions=recursions)
     assert got == schoolbook(p, q)
 
 
-def test_full_degree_2559_relinearization_on_the_hardware_model():
-    q, n = (1 << 125) - 159, 2515    # [Mig16] Table I: depth 4, log2 q = 125, n = 2515
-    rng = rng_for("host-relin")
+# [Mig16] Table I (depth 4, log2 q = 125, n = 2515, nine recursions) in the slow suite.
+@pytest.mark.parametrize("n, recursions", [(300, 6),
+                                           pytest.param(2515, 9, marks=pytest.mark.slow)])
+def test_relinearization_on_the_hardware_model(n, recursions):
+    q = (1 << 125) - 159
+    rng = rng_for("host-relin" if n == 2515 else f"host-relin-{n}")
     c = [rng.randrange(q) for _ in range(n)]
     gamma = [[rng.randrange(q) for _ in range(n)] for _ in range(5)]
-    got = relinearize_split(c, gamma, 27, q, n, 3, 9, backend=HardwareModel(digit_serial=False))
-    assert got == relinearize(c, gamma, 27, q, n, 9)
+    got = relinearize_split(c, gamma, 27, q, n, 3, recursions,
+                            backend=HardwareModel(digit_serial=False))
+    assert got == relinearize(c, gamma, 27, q, n, recursions)
 
 
 def test_split_product_through_pysim_hardware():

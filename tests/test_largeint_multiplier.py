@@ -53,7 +53,14 @@ def test_one_product_equals_python_in_cycles(inner_n, lanes, d, engines, bits, i
          "inner_n": inner_n, "inner_units": inner_units})
 
 
-@pytest.mark.parametrize("inner_n, lanes, d, engines, bits, inner_units", CONFIGS[:6])
+#: Back to back in the fast suite: engines 1 and 2, inner units 1 and 2, 8- and 16-bit digits
+#: at n = 16, and one 256-bit configuration (n1 = 4) with all of them at four lanes; the other
+#: 256-bit ones in the slow suite.
+BACK_TO_BACK = [*CONFIGS[:2], CONFIGS[5], *CONFIGS[7:],
+                *(pytest.param(*c, marks=pytest.mark.slow) for c in CONFIGS[2:5])]
+
+
+@pytest.mark.parametrize("inner_n, lanes, d, engines, bits, inner_units", BACK_TO_BACK)
 def test_products_back_to_back_equal_python(inner_n, lanes, d, engines, bits, inner_units):
     unit = LargeIntegerMultiplier(bits, d, lanes=lanes, engines=engines, inner_n=inner_n,
                                   inner_units=inner_units)
@@ -62,9 +69,11 @@ def test_products_back_to_back_equal_python(inner_n, lanes, d, engines, bits, in
     assert got == [a * b for a, b in pairs]
 
 
+# 64-bit products (n = 16) in the fast suite, 256-bit ones (n1 = 4) in the slow suite.
+@pytest.mark.parametrize("bits", [64, pytest.param(256, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("engines, inner_units", [(1, 1), (2, 1), (1, 2)])
-def test_random_valid_and_ready_keep_every_product(engines, inner_units):
-    unit = LargeIntegerMultiplier(256, 8, lanes=2, engines=engines, inner_n=4,
+def test_random_valid_and_ready_keep_every_product(engines, inner_units, bits):
+    unit = LargeIntegerMultiplier(bits, 8, lanes=2, engines=engines, inner_n=4,
                                   inner_units=inner_units)
     rng = rng_for("large-int-mul-bp", engines, inner_units)
     pairs = _edge_pairs(unit, rng)[:3]

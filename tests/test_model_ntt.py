@@ -376,6 +376,7 @@ def test_the_models_refuse_a_root_that_is_not_primitive(call, message):
         call()
 
 
+# [Wang13]'s 65,536 points in the slow suite: the 4096-point tests above make the same checks.
 @pytest.fixture(scope="module")
 def x65536_and_transform():
     r = rng("65536")
@@ -383,17 +384,20 @@ def x65536_and_transform():
     return x, N.ntt65536(x)
 
 
+@pytest.mark.slow
 def test_ntt65536_equals_the_dft_at_sampled_indices(x65536_and_transform):
     x, X = x65536_and_transform
     idx = rng("65536i").sample(range(65536), 3) + [0, 65535]
     assert [X[j] for j in idx] == N.dft(x, P, N.wang_huang_root(65536), idx)
 
 
+@pytest.mark.slow
 def test_ntt65536_equals_radix2_transform_with_the_same_root(x65536_and_transform):
     x, X = x65536_and_transform
     assert X == N.bit_reversed(N.ntt_radix2(x, N.wang_huang_params(65536)))
 
 
+@pytest.mark.slow
 def test_ntt65536_inverse_undoes_the_forward_transform(x65536_and_transform):
     x, X = x65536_and_transform
     assert N.ntt65536(X, inverse=True) == x

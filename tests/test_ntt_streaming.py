@@ -139,9 +139,15 @@ def _depth_matches_model(knob, depth, added, key, **kw):
                                                                               **kw})
 
 
-@pytest.mark.parametrize("read_stages", [0, 1, 2, 3, 4])
-@pytest.mark.parametrize("P,negacyclic,inverse", [(1, True, True), (4, False, True),
-                                                  (8, True, False)])
+READ_DEPTH_ENGINES = [(1, True, True), (4, False, True), (8, True, False)]
+
+
+# Every depth in the fast suite, each with one of the engines in turn; the other combinations in
+# the slow suite.
+@pytest.mark.parametrize("read_stages, P, negacyclic, inverse", [
+    pytest.param(depth, *engine, marks=() if k == depth % len(READ_DEPTH_ENGINES) else
+                 pytest.mark.slow)
+    for depth in range(5) for k, engine in enumerate(READ_DEPTH_ENGINES)])
 def test_every_read_depth_matches_model_in_cycles(read_stages, P, negacyclic, inverse):
     # 0 and 4 are the edge values. The address register adds one cycle to the unload; each
     # register after the banks one per stage (six of them) and one to the unload.
@@ -246,9 +252,13 @@ def test_no_bank_read_meets_a_write_of_its_address(n, P, inverse, negacyclic, re
     assert both[0] > 0          # the ports were used together: the check saw something
 
 
+# Four butterflies (eight bank pairs and two twiddle-ROM copies) at 64 points in the slow suite;
+# the fast suite's inverse negacyclic row has the same post-twiddle ROMs at two.
 @pytest.mark.parametrize("params", [{"n": 32, "butterflies": 2},
-                                    {"n": 64, "butterflies": 4, "inverse": True,
+                                    {"n": 32, "butterflies": 2, "inverse": True,
                                      "negacyclic": True},
+                                    pytest.param({"n": 64, "butterflies": 4, "inverse": True,
+                                                  "negacyclic": True}, marks=pytest.mark.slow),
                                     {"n": 32, "butterflies": 2, "karatsuba": True}])
 def test_ecp5_form_matches_the_model_from_reset_in_icarus(params, tmp_path):
     """The engine as the ECP5 flow elaborates it (DP16KD banks and ROMs with their output
