@@ -19,7 +19,8 @@ Data path
 * **MAC**: per pass, n/lanes beats: X buffer ⊙ key spectrum (``lanes``
   :class:`~fhe_hw.arith.ModMul`), added modulo p into an accumulator (written when
   ``first``), or the spectrum stored into the key memory (key preparation). Issue to
-  accumulator write: the ModMul's latency + 3 cycles.
+  accumulator write: the ModMul's latency + 3 cycles. A :class:`MacSequencer` (the
+  controller, on a ROM of the passes) issues the beats.
 * **Inverse feeder**: once the last MAC write is done, each accumulator (at least
   ``inverse_spacing`` cycles apart) into the inverse engine; its output goes through a
   :class:`~fhe_hw.largeint.CarryResolver` into the RAM (the first ``words`` words).
@@ -45,7 +46,7 @@ from ..params import SOLINAS64
 from ..payload import pack
 from .sstage import SStageUnit
 
-__all__ = ["SumEngine", "MAC_WRITE_LATENCY"]
+__all__ = ["SumEngine", "MacSequencer", "MAC_WRITE_LATENCY"]
 
 _WORD = 64
 #: MAC issue -> accumulator write: read 1, operand register 1, the ModMul, sum register 1
@@ -276,69 +277,38 @@ class SumEngine(Component):
     # --- MAC ------------------------------------------------------------------------------------
 
     def _mac(self, m, start, cmd, hold, set_hold):
-        """Passes over the X buffer; returns the register set after the last accumulator write
-        of the command."""
-        L, B = self._L, self._B
-        lay = self._pass_layout
-        rp, = self._rom(m, "passes", lay, self._passes, port_names=["rp"])
-        mp = Signal.like(cmd.pass_base)
-        left = Signal.like(cmd.passes)
-        run = Signal()
-        k = Signal(range(B))
-        rs = Signal()
-        cur = Signal(lay)
-        nxt = data.View(lay, rp.data)
-        m.d.comb += rp.addr.eq(Mux(run, mp + 1, mp))
-
-        def held(slot):
-            return Mux(slot, hold[1], hold[0])
-
-        clear = Signal()
-        final = Signal()
-        with m.FSM(name="mac"):
-            with m.State("IDLE"):
-                with m.If(start):
-                    m.d.sync += [mp.eq(cmd.pass_base), left.eq(cmd.passes)]
-                    m.next = "FETCH"
-            with m.State("FETCH"):
-                m.next = "READY"
-            with m.State("READY"):
-                with m.If(held(rs)):
-                    m.d.sync += [cur.eq(nxt), k.eq(0), run.eq(1)]
-                    m.next = "RUN"
-            with m.State("RUN"):
-                m.d.comb += [clear.eq((k == 0) & cur.last), final.eq((k == B - 1) & (left == 1))]
-                m.d.sync += k.eq(k + 1)
-                with m.If(k == B - 1):
-                    with m.If(cur.last):
-                        m.d.sync += rs.eq(~rs)
-                    m.d.sync += left.eq(left - 1)
-                    with m.If(left == 1):
-                        m.d.sync += run.eq(0)
-                        m.next = "IDLE"
-                    with m.Elif(held(rs ^ cur.last)):
-                        m.d.sync += [cur.eq(nxt), mp.eq(mp + 1)]
-                    with m.Else():
-                        m.d.sync += [mp.eq(mp + 1), run.eq(0)]
-                        m.next = "READY"
+        """Passes over the X buffer (:class:`MacSequencer` on the passes' ROM, then
+        :meth:`_mac_datapath`); returns the register set after the last accumulator write of
+        the command."""
+        rp, = self._rom(m, "passes", self._pass_layout, self._passes, port_names=["rp"])
+        m.submodules.mac = seq = MacSequencer(self._pass_layout, self._B, cmd.pass_base,
+                                              cmd.passes)
+        m.d.comb += [seq.start.eq(start), seq.base.eq(cmd.pass_base), seq.count.eq(cmd.passes),
+                     seq.hold.eq(hold), rp.addr.eq(seq.rom_addr), seq.rom_data.eq(rp.data)]
         # the hold flags: set by the capture, cleared when a job's last pass starts
         ws, set_now = set_hold
         for s in range(2):
             with m.If(set_now & (ws == s)):
                 m.d.sync += hold[s].eq(1)
-            with m.Elif(clear & (rs == s)):
+            with m.Elif(seq.clear & (seq.slot == s)):
                 m.d.sync += hold[s].eq(0)
+        return self._mac_datapath(m, start, seq)
 
-        # issue: X buffer and key spectrum reads
+    def _mac_datapath(self, m, start, seq):
+        """The MAC beats that ``seq`` (a :class:`MacSequencer`) issues: X buffer and key
+        spectrum reads, then the key store or the ModMuls and the accumulators; returns the
+        register set after the command's last accumulator write."""
+        L, B = self._L, self._B
+        cur = seq.entry
         xr = self._xbuf.read_port()
-        m.d.comb += [xr.addr.eq(Cat(k, rs)),
-                     self.rd_key.addr.eq(Cat(k, cur.spectrum)),
-                     self.rd_key.en.eq(run & ~cur.store)]
+        m.d.comb += [xr.addr.eq(Cat(seq.beat, seq.slot)),
+                     self.rd_key.addr.eq(Cat(seq.beat, cur.spectrum)),
+                     self.rd_key.en.eq(seq.run & ~cur.store)]
         # what travels beside the data: one MAC beat's flags and its accumulator address
         tag = Signal(data.StructLayout({"valid": 1, "store": 1, "final": 1, "first": 1,
-                                        "beat": len(k), "acc": len(cur.acc)}))
-        m.d.comb += [tag.valid.eq(run), tag.store.eq(cur.store), tag.final.eq(final),
-                     tag.first.eq(cur.first), tag.beat.eq(k), tag.acc.eq(cur.acc)]
+                                        "beat": len(seq.beat), "acc": len(cur.acc)}))
+        m.d.comb += [tag.valid.eq(seq.run), tag.store.eq(cur.store), tag.final.eq(seq.final),
+                     tag.first.eq(cur.first), tag.beat.eq(seq.beat), tag.acc.eq(cur.acc)]
         t1 = register_delay(m, tag, 1, "mac_tag")
         valid1, store1 = t1.valid, t1.store
         # +1: key store, or the ModMul operands
@@ -425,3 +395,66 @@ class SumEngine(Component):
             m.d.comb += [self.wr.en.eq(c_en), self.wr.addr.eq(out.dst + obeat),
                          self.wr.data.eq(carry.o.payload.as_value())]
 
+
+
+class MacSequencer(Component):
+    """The controller of the MAC of :class:`SumEngine`: walks a command's passes, ``beats`` MAC
+    beats each, over the X buffer's two slots.
+
+    Parameters: ``layout`` (a pass's ROM entry: ``spectrum``, ``acc``, ``first``, ``store``,
+    ``last``), ``beats`` (n/lanes), ``base``, ``count`` (signals of the command's widths).
+
+    Ports: ``start`` (in, one cycle: run passes ``base`` .. ``base + count - 1``); ``hold`` (in,
+    per slot: the X buffer holds a transform); ``rom_addr`` (out), ``rom_data`` (in, the entry
+    at the address one cycle later): the passes' ROM; ``run`` (out: a MAC beat issues),
+    ``beat`` and ``slot`` (out: its X buffer address), ``entry`` (out: its pass), ``final``
+    (out: the command's last beat), ``clear`` (out: a job's last pass starts, its slot is
+    released). A pass starts once its slot is held (READY), and the next follows without a gap
+    when its slot is held already."""
+
+    def __init__(self, layout, beats, base, count):
+        self._beats = beats
+        super().__init__({"start": In(1), "base": In(len(base)), "count": In(len(count)),
+                          "hold": In(2), "rom_addr": Out(len(base) + 1), "rom_data": In(layout),
+                          "run": Out(1), "beat": Out(range(beats)), "slot": Out(1),
+                          "entry": Out(layout), "final": Out(1), "clear": Out(1)})
+
+    def elaborate(self, platform):
+        m = Module()
+        B = self._beats
+        mp = Signal.like(self.base)
+        left = Signal.like(self.count)
+        run, k, rs, cur, nxt = self.run, self.beat, self.slot, self.entry, self.rom_data
+        m.d.comb += self.rom_addr.eq(Mux(run, mp + 1, mp))
+
+        def held(slot):
+            return Mux(slot, self.hold[1], self.hold[0])
+
+        with m.FSM(name="mac"):
+            with m.State("IDLE"):
+                with m.If(self.start):
+                    m.d.sync += [mp.eq(self.base), left.eq(self.count)]
+                    m.next = "FETCH"
+            with m.State("FETCH"):
+                m.next = "READY"
+            with m.State("READY"):
+                with m.If(held(rs)):
+                    m.d.sync += [cur.eq(nxt), k.eq(0), run.eq(1)]
+                    m.next = "RUN"
+            with m.State("RUN"):
+                m.d.comb += [self.clear.eq((k == 0) & cur.last),
+                             self.final.eq((k == B - 1) & (left == 1))]
+                m.d.sync += k.eq(k + 1)
+                with m.If(k == B - 1):
+                    with m.If(cur.last):
+                        m.d.sync += rs.eq(~rs)
+                    m.d.sync += left.eq(left - 1)
+                    with m.If(left == 1):
+                        m.d.sync += run.eq(0)
+                        m.next = "IDLE"
+                    with m.Elif(held(rs ^ cur.last)):
+                        m.d.sync += [cur.eq(nxt), mp.eq(mp + 1)]
+                    with m.Else():
+                        m.d.sync += [mp.eq(mp + 1), run.eq(0)]
+                        m.next = "READY"
+        return m

@@ -89,36 +89,51 @@ class KaratsubaCore(Elaboratable):
     def elaborate(self, platform):
         m = Module()
         P = self.layout
-        r, D, db, k, T, n = (P.recursions, P.digits, P.digit_bits, P.chunk_bits, P.period,
-                             P.size)
-        t = Timing(m, T)
+        t = Timing(m, P.period)
+        channels = self._precompute(m)
+        z = self._postcompute(m, self._multiply(m, channels))
+        tag_z = delay_line(m, self.in_tag, P.product_time, name="tag_delay")
+        emit = tag_z
+        if P.words > 1:
+            z, emit = self._accumulate(m, t, z, tag_z)
+        self._output(m, t, z, tag_z, emit)
+        return m
 
-        take, tag = self.in_take, self.in_tag
-
-        # --- pre-computation: r stages, 1 -> 2^r channels ------------------------------------
-        # (pipelined: through a register, so that the input FIFO's read and the flow control's
-        # take do not meet the first adders in one cycle)
-        operands = [Mux(take, self.in_a, 0), Mux(take, self.in_b, 0)]
+    def _precompute(self, m):
+        """The r pre-computation stages, 1 -> 2^r channels (label ``precompute_time``): a dict
+        channel -> (p, q) digits. The operands enter through ``layout.input_time`` registers
+        (pipelined: so that the input FIFO's read and the flow control's take do not meet the
+        first adders in one cycle); zeros enter unless ``in_take``."""
+        P = self.layout
+        r, n = P.recursions, P.size
+        operands = [Mux(self.in_take, self.in_a, 0), Mux(self.in_take, self.in_b, 0)]
         channels = {0: tuple(delay_line(m, operands, P.input_time, name="operands"))}
         for level in range(r):
             split = {}
             for x, (p, q) in channels.items():
-                stage = PreComputeStage(n >> level, D, db, T, P.input_time + level)
+                stage = PreComputeStage(n >> level, P.digits, P.digit_bits, P.period,
+                                        P.input_time + level)
                 m.submodules[f"pre{level}_{x}"] = stage
                 m.d.comb += [stage.p.eq(p), stage.q.eq(q)]
                 split[x] = (stage.pass_p, stage.pass_q)
                 split[x | 1 << (r - 1 - level)] = (stage.sum_p, stage.sum_q)
             channels = split
-
-        # --- pre-crossbar and the serial polynomial multipliers ----------------------------
-        m.submodules.crossbar = xbar = PreCrossbar(P.schedule, P.slot, db, T, P.precompute_time)
         for c, (p, q) in channels.items():
-            m.d.comb += [xbar.channels[c][0].eq(p), xbar.channels[c][1].eq(q),
-                         self.channel_probes[c][0].eq(p), self.channel_probes[c][1].eq(q)]
+            m.d.comb += [self.channel_probes[c][0].eq(p), self.channel_probes[c][1].eq(q)]
+        return channels
+
+    def _multiply(self, m, channels):
+        """The pre-crossbar and the serial polynomial multipliers: the products of the lines,
+        one (z0, z1) pair of chunk lanes per sub-multiplier (label ``line_out_time``)."""
+        P = self.layout
+        m.submodules.crossbar = xbar = PreCrossbar(P.schedule, P.slot, P.digit_bits, P.period,
+                                                   P.precompute_time)
+        for c, (p, q) in channels.items():
+            m.d.comb += [xbar.channels[c][0].eq(p), xbar.channels[c][1].eq(q)]
         line_out = []
         for ln, (a, b) in enumerate(xbar.lines):
-            mult = SerialPolyMultiplier(P.leaf, D, db, k, T, P.line_time, pipelined=P.pipelined,
-                                        enable=self.enable)
+            mult = SerialPolyMultiplier(P.leaf, P.digits, P.digit_bits, P.chunk_bits, P.period,
+                                        P.line_time, pipelined=P.pipelined, enable=self.enable)
             m.submodules[f"mult{ln}"] = mult
             m.d.comb += [mult.a.eq(a), mult.b.eq(b),
                          self.line_probes[ln][0].eq(a), self.line_probes[ln][1].eq(b),
@@ -128,11 +143,16 @@ class KaratsubaCore(Elaboratable):
                 raise RuntimeError(f"serial multiplier {ln}: latency {mult.latency}, the layout "
                                    f"says {P.line_out_time - P.line_time}")
             line_out.append(mult.z)
+        return line_out
 
-        # --- post-crossbar (alignment delays) and post-computations -------------------------
-        streams = {c: line_out[P.schedule.line[c]] for c in range(1 << r)}
+    def _postcompute(self, m, line_out):
+        """The post-crossbar (alignment delays) and the post-computations: the chunk-serial
+        product (two lanes, label ``product_time``)."""
+        P = self.layout
+        streams = {c: line_out[P.schedule.line[c]] for c in range(1 << P.recursions)}
         for u in P.post_units:
-            unit = PostComputeUnit(u.m, D, k, T, u.time, pipelined=P.pipelined)
+            unit = PostComputeUnit(u.m, P.digits, P.chunk_bits, P.period, u.time,
+                                   pipelined=P.pipelined)
             m.submodules[f"post{u.level}_{u.x}"] = unit
             x = delay_line(m, list(streams[u.x]), u.pass_delay, name=f"align{u.level}_{u.x}")
             s = delay_line(m, list(streams[u.y]), u.sum_delay, name=f"align{u.level}_{u.y}")
@@ -144,27 +164,32 @@ class KaratsubaCore(Elaboratable):
             streams[u.x] = unit.z
         z = streams[0]
         m.d.comb += [self.result_probe[i].eq(z[i]) for i in range(2)]
+        return z
 
-        # --- relinearization accumulator (chunk-serial, one period of storage) -------------
-        tz = P.product_time
-        tag_z = delay_line(m, tag, tz, name="tag_delay")
-        z_phase = t.phase(tz)
-        first_chunk = t.phase(tz, D) == 0
-        emit = tag_z
-        if P.words > 1:
-            pos = Signal(range(P.words))
-            with m.If((z_phase == P.data_cycles - 1) & tag_z):
-                m.d.sync += pos.eq(wrap_inc(pos, P.words - 1))
-            emit = tag_z & (pos == P.words - 1)
-            acc = [Signal(k, name=f"acc{i}") for i in range(2)]
-            old = delay_line(m, acc, T, name="accumulator")
-            for i in range(2):
-                total = serial_add(m, Mux(pos == 0, 0, old[i]), z[i], first_chunk,
-                                   name=f"acc_carry{i}")
-                m.d.comb += acc[i].eq(Mux(tag_z, total, old[i]))
-            z = acc
+    def _accumulate(self, m, t, z, tag_z):
+        """The relinearization accumulator (chunk-serial, one period of storage) of
+        ``layout.words`` consecutive products ``z`` (tagged ``tag_z``, label ``product_time``):
+        returns (the running sums, two lanes; emit: the last word's sum is there)."""
+        P = self.layout
+        tz, k = P.product_time, P.chunk_bits
+        pos = Signal(range(P.words))
+        with m.If((t.phase(tz) == P.data_cycles - 1) & tag_z):
+            m.d.sync += pos.eq(wrap_inc(pos, P.words - 1))
+        first_chunk = t.phase(tz, P.digits) == 0
+        acc = [Signal(k, name=f"acc{i}") for i in range(2)]
+        old = delay_line(m, acc, P.period, name="accumulator")
+        for i in range(2):
+            total = serial_add(m, Mux(pos == 0, 0, old[i]), z[i], first_chunk,
+                               name=f"acc_carry{i}")
+            m.d.comb += acc[i].eq(Mux(tag_z, total, old[i]))
+        return acc, tag_z & (pos == P.words - 1)
 
-        # --- beat assembly (label beat_time) and the optional reduction -------------------
+    def _output(self, m, t, z, tag_z, emit):
+        """Beat assembly (label ``beat_time``), the optional reduction and the output flags:
+        ``out_valid`` and ``out_end`` are registers (label ``final_time``), formed one label
+        earlier, so that the shell's flow control starts at flip-flops."""
+        P = self.layout
+        D, k, tz = P.digits, P.chunk_bits, P.product_time
         beat = []
         for i in range(2):
             shift = Signal(D * k, name=f"deser{i}")
@@ -174,19 +199,14 @@ class KaratsubaCore(Elaboratable):
             with m.If(t.phase(tz, D) == D - 1):
                 m.d.sync += reg.eq(full)
             beat.append(reg[:P.out_bits])
-        result = beat
-        if self.reducer is not None:
-            result = self._reduce(m, t, beat)
-        # out_valid and out_end are registers (label final_time), formed one label earlier, so
-        # that the shell's flow control starts at flip-flops.
+        result = beat if self.reducer is None else self._reduce(m, t, beat)
         early = self.final_time - 1
         flags = delay_line(m, Cat(tag_z, emit), early - tz, name="flag_delay")
         f_phase = t.phase(early)
         in_window = (f_phase < P.data_cycles) & (t.phase(early, D) == 0)
         m.d.sync += [self.out_valid.eq(flags[1] & in_window),
-                     self.out_end.eq(flags[0] & (f_phase == (n - 1) * D))]
+                     self.out_end.eq(flags[0] & (f_phase == (P.size - 1) * D))]
         m.d.comb += self.out_payload.eq(Cat(*result))
-        return m
 
     def _reduce(self, m, t, beat):
         """Reduce both lanes: one reducer fed lane 0 then lane 1 (digits >= 2), or two."""

@@ -109,27 +109,33 @@ class SerialPolyMultiplier(Elaboratable):
 
     def elaborate(self, platform):
         m = Module()
-        leaf, D, db, k = self.leaf, self.digits, self.digit_bits, self.chunk_bits
-        S = leaf * D
+        leaf, D = self.leaf, self.digits
         t = Timing(m, self.period)
+        row_time = self.time + leaf * D + self.row_delay_of(self.pipelined)
+        acc_time = row_time + D + self.pipelined * leaf * D
+        products = self._products(m, t, row_time)
+        outs = self._window(m, t, products, acc_time)
+        self._reorder(m, t, outs, acc_time)
+        return m
 
-        # 1. operand buffers: b serial-to-parallel, a delayed by one frame. When pipelined,
-        # digit multiplier q = j·digits + e works q cycles behind the first (a fan-out chain of
-        # a registers instead of one register driving every DSP), so its b digit changes q
-        # cycles later, when that digit has reached the oldest position of the shift register.
-        P = self.pipelined
+    def _products(self, m, t, row_time):
+        """Steps 1 and 2 (see the module docstring): the operand buffers and the ``leaf``
+        serial integer multipliers; returns each one's coefficient product, chunk-serially
+        (label ``acc_time``).
+
+        b is shifted in serial-to-parallel, a delayed by one frame. Each digit multiplier gets
+        a copy of the a digit (one shared fan-out register, or its own link of the chain when
+        pipelined: digit multiplier q = j·digits + e then works q cycles behind the first, so
+        its b digit changes q cycles later, when that digit has reached the oldest position of
+        the shift register) and forms the digit product on a tiled Multiplier
+        (:data:`MULTIPLIER_STAGES` registers). When pipelined the digit products of integer
+        multiplier j are realigned to skew j·digits + digits - 1 and its coefficient products
+        to the last one's. The lock-step datapath has no valid to carry along."""
+        leaf, D, db = self.leaf, self.digits, self.digit_bits
+        S, P = leaf * D, self.pipelined
         shift = Signal(S * db)
         m.d.sync += shift.eq(Cat(shift[db:], self.b))
         a = delay_line(m, self.a, S, name="a_fifo")
-
-        # 2. serial integer multipliers: rows on `digits` DSPs, LSD-first accumulation. Each
-        # digit multiplier gets a copy of the a digit (one shared fan-out register, or its own
-        # link of the chain when pipelined) and forms the digit product on a tiled Multiplier
-        # (MULTIPLIER_STAGES registers). When pipelined the digit products of integer
-        # multiplier j are realigned to skew j·digits + digits - 1 and its coefficient
-        # products to the last one's. The lock-step datapath has no valid to carry along.
-        row_time = self.time + S + self.row_delay_of(P)
-        acc_time = row_time + D + P * leaf * D
         products = []
         a_copy = a
         for j in range(leaf):
@@ -150,22 +156,30 @@ class SerialPolyMultiplier(Elaboratable):
             row_end = row_time + P * (j * D + D - 1)
             product = self._accumulate(m, t, j, digit_products, row_end)
             products.append(delay_line(m, product, P * (leaf - 1 - j) * D, name=f"align{j}"))
+        return products
 
-        # 3. the accumulation window: c_{i+j} += a_i·b_j, chunk-serially.
-        last_step = t.phase(acc_time, S) >= (leaf - 1) * D
+    def _window(self, m, t, products, acc_time):
+        """Step 3, the accumulation window: c_{i+j} += a_i·b_j, chunk-serially; returns the
+        ``leaf`` window outputs (label ``acc_time``)."""
+        leaf, D, k = self.leaf, self.digits, self.chunk_bits
+        last_step = t.phase(acc_time, leaf * D) >= (leaf - 1) * D
         window = [Signal(D * k, name=f"window{j}") for j in range(leaf - 1)]
         outs = []
         for j in range(leaf):
-            head = window[j][:k] if j < leaf - 1 else 0
             if j < leaf - 1:
-                outs.append(t.serial_add(head, products[j], acc_time, D, name=f"carry{j}"))
+                outs.append(t.serial_add(window[j][:k], products[j], acc_time, D,
+                                         name=f"carry{j}"))
             else:
                 outs.append(products[j])
         for j in range(leaf - 1):
             m.d.sync += window[j].eq(Cat(window[j][k:], Mux(last_step, 0, outs[j + 1])))
+        return outs
 
-        # 4. re-order the coefficients into beats (c_2b, c_2b+1) through delay taps, when
-        # pipelined from a register of the window's sums (its carry chains end there).
+    def _reorder(self, m, t, outs, acc_time):
+        """Step 4: the coefficients re-ordered into the beats (c_2b, c_2b+1) of ``z`` through
+        delay taps, when pipelined from a register of the window's sums (its carry chains end
+        there)."""
+        leaf, D = self.leaf, self.digits
         if self.pipelined:
             outs = delay_line(m, outs, 1, name="window_out")
         E = beat_delay(leaf)
@@ -189,7 +203,6 @@ class SerialPolyMultiplier(Elaboratable):
                         c = 2 * b + lane
                         value = taps[sources[c]] if c in sources else 0
                         m.d.sync += self.z[lane].eq(value)
-        return m
 
     def _accumulate(self, m, t, j, digit_products, row_end):
         """Integer multiplier j's accumulation u ← (u >> digit_bits) + row in carry-save form
