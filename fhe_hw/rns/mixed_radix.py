@@ -267,7 +267,7 @@ class _MixedRadixCore(Component):
 
 class MixedRadixPipeline(_MixedRadixCore):
     """The fully pipelined core (Fig. 4.4) of :class:`MixedRadix`; takes its plan. Stage s
-    (0..l-1) has the columns u > s and one per target, stage l the final |Q|_{p_j}·(−θ_j);
+    (0..l-1) has the columns u > s and one per target, stage l the final ``|Q|_{p_j}·(−θ_j)``;
     one coefficient per cycle (``i_ready`` is 1).
 
     Ports: :func:`~fhe_hw.rns.common.core_signature`.
