@@ -1,13 +1,17 @@
 """Pieces shared by the RNS base-extension engines of [Kir25]: parameter
-checks, lane slicing, default bases and the packing of residue polynomials into beats (the
-delay lines and ROMs are :mod:`fhe_hw.lib`'s)."""
+checks, lane slicing, default bases, the packing of residue polynomials into beats and the
+stalled core of the per-coefficient engines (the delay lines and ROMs are :mod:`fhe_hw.lib`'s)."""
+
+from amaranth import Signal
+from amaranth.lib.wiring import In, Out, Signature
 
 from ..arith.pipeline import wrap_inc
+from ..lib.stream import stall_on_backpressure
 from ..params import ntt_primes, require_int, require_power_of_two
 
 __all__ = ["check_ring", "check_choice", "wrap_inc", "lanes",
-           "default_bases", "polynomial_beats", "beats_to_polynomials", "MAX_BITS", "MAX_N",
-           "MAX_RESIDUES"]
+           "default_bases", "polynomial_beats", "beats_to_polynomials", "core_signature",
+           "stalled_core", "MAX_BITS", "MAX_N", "MAX_RESIDUES"]
 
 #: Upper bounds of the generated bases, beyond [Kir25]'s largest set (N = 2^16, l = k = 17,
 #: 60-bit primes): prime bits, ring degree N, residues per base.
@@ -71,3 +75,23 @@ def beats_to_polynomials(beats, n, lanes):
     """Inverse of :func:`polynomial_beats`: the polynomials of N coefficients."""
     flat = [c for beat in beats for c in beat]
     return [flat[x:x + n] for x in range(0, len(flat), n)]
+
+
+def core_signature(in_width, out_width):
+    """The ports of a per-coefficient engine's core (Kawamura's Cox-Rower, mixed radix), which
+    runs under the clock enable of :func:`stalled_core`: ``i_valid`` (in, a beat of
+    ``in_width`` bits on ``i_data`` transfers), ``i_ready`` (out, the core takes a beat this
+    cycle), ``o_valid`` and ``o_data`` (out, ``out_width`` bits: the registered output beat)."""
+    return Signature({"i_valid": In(1), "i_ready": Out(1), "i_data": In(in_width),
+                      "o_valid": Out(1), "o_data": Out(out_width)})
+
+
+def stalled_core(m, core, i, o):
+    """Add ``core`` (:func:`core_signature`) to ``m`` between the engine's streams ``i`` and
+    ``o`` under :func:`~fhe_hw.lib.stream.stall_on_backpressure`'s clock enable: ``i.ready`` is
+    the enable and the core's ``i_ready``, a transfer at ``i`` is the core's ``i_valid``."""
+    accept = Signal()
+    m.d.comb += [accept.eq(i.valid & i.ready), core.i_valid.eq(accept),
+                 core.i_data.eq(i.payload.as_value())]
+    advance = stall_on_backpressure(m, core, core.o_valid, core.o_data, o)
+    m.d.comb += i.ready.eq(advance & core.i_ready)

@@ -27,6 +27,7 @@ while the output cannot move.
 from dataclasses import dataclass, field
 from fractions import Fraction
 from math import log2
+from types import SimpleNamespace
 
 from amaranth import Array, Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, stream
@@ -38,14 +39,13 @@ from ..arith.pipeline import deep_param
 from ..cliargs import fraction
 from ..component import Component
 from ..lib.delay import delay
-from ..lib.stream import stall_on_backpressure
 from ..model import rns as model
 from ..params import KawamuraConstants
 from ..plan import param
-from .common import lanes, wrap_inc
+from .common import core_signature, lanes, stalled_core, wrap_inc
 from .plan import BaseConversionPlan
 
-__all__ = ["Kawamura", "KawamuraPlan"]
+__all__ = ["Kawamura", "KawamuraPlan", "CoxRowerCore"]
 
 
 @dataclass(frozen=True)
@@ -236,84 +236,117 @@ class Kawamura(Component):
         return self.plan.cycles()
 
     def elaborate(self, platform):
-        m, core = Module(), Module()
-        c, mul, r = self._c, self._proto, self._width
-        l, k, lm, rho = len(self._source), len(self._target), mul.latency, c.rho
+        m = Module()
+        stalled_core(m, CoxRowerCore(self.plan), self.i, self.o)
+        return m
 
-        # slot 0 of each frame (xi_slot) as a register: slot == 0 a cycle ahead
+
+class CoxRowerCore(Component):
+    """The Cox-Rower datapath and its frame control (:class:`Kawamura`, see the module
+    docstring); takes a :class:`KawamuraPlan`. It takes a coefficient (``i_ready``) in slot 0
+    of each frame of l + 1 cycles and runs under the engine's clock enable
+    (:func:`~fhe_hw.rns.common.stalled_core`).
+
+    Ports: :func:`~fhe_hw.rns.common.core_signature`, one coefficient's l source residues in
+    (r bits each), its k target residues out.
+    """
+
+    def __init__(self, plan):
+        self._plan, self._c, self._proto, self._r = plan, plan.constants, plan.multiplier, \
+            plan.width
+        self._l, self._k = len(plan.source), len(plan.target)
+        super().__init__(core_signature(plan.width * self._l, plan.width * self._k))
+
+    def elaborate(self, platform):
+        m = Module()
+        f = self._frame(m)
+        alpha = self._cox(m, f)
+        muls = self._rowers(m, f)
+        pv, pt = delay(m, self._proto.latency, f.consume, alpha=alpha, first=f.s_idx == 0,
+                       last=f.s_idx == self._l - 1)
+        m.d.sync += f.left.eq(f.left_next)
+        with m.If(f.consume):
+            m.d.sync += [f.sr[s].eq(f.sr[s + 1]) for s in range(self._l - 1)]
+        with m.If(f.xi_back):
+            m.d.sync += [f.sr[s].eq(muls[s].o.payload) for s in range(self._l)]
+        self._accumulators(m, pv, pt, muls)
+        m.d.comb += self.i_ready.eq(f.xi_slot)
+        return m
+
+    def _frame(self, m):
+        """The frame's slot counter (slot 0, ``xi_slot``, as a register: slot == 0 a cycle
+        ahead), the ξ shift register ``sr`` (broadcast order ξ_0, ξ_1, ...) with its fill level
+        ``left`` and the broadcast iteration ``s_idx``; ``consume``: a broadcast iteration;
+        ``xi_back``: a coefficient's ξ leave the multipliers."""
+        l = self._l
         slot, xi_slot = Signal(range(l + 1)), Signal(init=1)
-        core.d.sync += [slot.eq(wrap_inc(slot, l)), xi_slot.eq(slot == l)]
-        accept = Signal()
-        m.d.comb += accept.eq(self.i.valid & self.i.ready)
+        m.d.sync += [slot.eq(wrap_inc(slot, l)), xi_slot.eq(slot == l)]
+        sr = [Signal(self._r, name=f"xi{s}") for s in range(l)]
+        left, s_idx, consume = Signal(range(l + 1)), Signal(range(l + 1)), Signal()
+        m.d.comb += [s_idx.eq(l - left), consume.eq(~xi_slot & (left != 0))]
+        xi_back, _ = delay(m, self._proto.latency, self.i_valid)
+        return SimpleNamespace(slot=slot, xi_slot=xi_slot, sr=sr, left=left, s_idx=s_idx,
+                               consume=consume, xi_back=xi_back,
+                               left_next=Mux(xi_back, l, Mux(consume, left - 1, left)))
 
-        # ξ shift register (broadcast order ξ_0, ξ_1, ...) and its fill level
-        sr = [Signal(r, name=f"xi{s}") for s in range(l)]
-        left = Signal(range(l + 1))
-        s_idx = Signal(range(l + 1))
-        core.d.comb += s_idx.eq(l - left)
-        consume = Signal()
-        core.d.comb += consume.eq(~xi_slot & (left != 0))
-        xi_back, _ = delay(core, lm, accept)
-        left_next = Mux(xi_back, l, Mux(consume, left - 1, left))
-
-        # Cox unit (Lines 5, 7–9): ρ-bit σ, carry out = α_{s}
+    def _cox(self, m, f):
+        """The Cox unit (Lines 5, 7–9): ρ-bit σ; returns its carry out, α_s."""
+        c, rho = self._c, self._c.rho
         sigma, total = Signal(rho), Signal(rho + 1)
-        top = sr[0][c.r - rho:c.r]
-        core.d.comb += total.eq(Mux(s_idx == 0, c.delta_fixed, sigma) + top)
-        with core.If(consume):
-            core.d.sync += sigma.eq(total[:rho])
-        alpha = total[rho]
+        top = f.sr[0][c.r - rho:c.r]
+        m.d.comb += total.eq(Mux(f.s_idx == 0, c.delta_fixed, sigma) + top)
+        with m.If(f.consume):
+            m.d.sync += sigma.eq(total[:rho])
+        return total[rho]
 
-        # Rowers: multipliers (ξ iteration modulo q_i, broadcast iterations modulo p_j)
+    def _rowers(self, m, f):
+        """The Rowers' multipliers: the ξ iteration modulo q_i, the broadcast iterations
+        modulo p_j. Returns them."""
+        c, mul, r, l, k = self._c, self._proto, self._r, self._l, self._k
+        source, target = self._plan.source, self._plan.target
         muls = []
-        inputs = lanes(self.i.payload.as_value(), r, l)
-        for x in range(self.rowers):
-            core.submodules[f"mul{x}"] = unit = DynamicModMul(mul.moduli, mul.word, width=r,
-                                                              mult_stages=mul.mult_stages,
-                                                              deep=mul.deep)
+        inputs = lanes(self.i_data, r, l)
+        for x in range(max(l, k)):
+            m.submodules[f"mul{x}"] = unit = DynamicModMul(mul.moduli, mul.word, width=r,
+                                                           mult_stages=mul.mult_stages,
+                                                           deep=mul.deep)
             muls.append(unit)
-            qx = self._source[x] if x < l else self._source[0]
-            px = self._target[x] if x < k else self._target[0]
+            qx = source[x] if x < l else source[0]
+            px = target[x] if x < k else target[0]
             c1 = mul.premultiply(c.Q_hat_inv[x], qx) if x < l else 0
             c2 = Array(Const(mul.premultiply(c.Q_hat_mod_p[x][s], px) if x < k and s < l else 0, r)
                        for s in range(l + 1))
             # the constant operand is a register beside the Rower, loaded with the next
             # cycle's constant, so that no broadcast counter and table precede the multiplier
             const = Signal(r, name=f"const{x}", init=c1)
-            core.d.sync += const.eq(Mux(slot == l, c1, c2[l - left_next]))
-            core.d.comb += [
-                unit.i.valid.eq(Mux(xi_slot, accept & (x < l), consume & (x < k))),
-                unit.i.payload.a.eq(Mux(xi_slot, inputs[x] if x < l else 0, sr[0])),
+            m.d.sync += const.eq(Mux(f.slot == l, c1, c2[l - f.left_next]))
+            m.d.comb += [
+                unit.i.valid.eq(Mux(f.xi_slot, self.i_valid & (x < l), f.consume & (x < k))),
+                unit.i.payload.a.eq(Mux(f.xi_slot, inputs[x] if x < l else 0, f.sr[0])),
                 unit.i.payload.b.eq(const),
-                unit.i.payload.q.eq(Mux(xi_slot, qx, px)),
+                unit.i.payload.q.eq(Mux(f.xi_slot, qx, px)),
             ]
-        pv, pt = delay(core, lm, consume, alpha=alpha, first=s_idx == 0, last=s_idx == l - 1)
-        core.d.sync += left.eq(left_next)
-        with core.If(consume):
-            core.d.sync += [sr[s].eq(sr[s + 1]) for s in range(l - 1)]
-        with core.If(xi_back):
-            core.d.sync += [sr[s].eq(muls[s].o.payload) for s in range(l)]
+        return muls
 
-        # Rower accumulators (Line 10): y_j += ξ_s·|Q̂_s|_{p_j} + α_{s}·|−Q|_{p_j} (mod p_j)
-        v2, t2 = delay(core, 1, pv, first=pt["first"], last=pt["last"])
-        out_valid, out_data, results = Signal(), Signal(r * k), []
-        for j, p in enumerate(self._target):
+    def _accumulators(self, m, pv, pt, muls):
+        """The Rower accumulators (Line 10): y_j += ξ_s·|Q̂_s|_{p_j} + α_s·|−Q|_{p_j}
+        (mod p_j); the coefficient's last iteration's sums are the output beat."""
+        c, r = self._c, self._r
+        v2, t2 = delay(m, 1, pv, first=pt["first"], last=pt["last"])
+        results = []
+        for j, p in enumerate(self._plan.target):
             pw = p.bit_length()
-            core.submodules[f"add_alpha{j}"] = add_a = ModAdd(p)
-            core.submodules[f"add_acc{j}"] = add_y = ModAdd(p, pipelined=False)
+            m.submodules[f"add_alpha{j}"] = add_a = ModAdd(p)
+            m.submodules[f"add_acc{j}"] = add_y = ModAdd(p, pipelined=False)
             acc = Signal(pw, name=f"y{j}")
-            core.d.comb += [add_a.i.valid.eq(pv), add_a.i.payload.a.eq(muls[j].o.payload[:pw]),
-                            add_a.i.payload.b.eq(Mux(pt["alpha"], c.minus_Q_mod_p[j], 0)),
-                            add_y.i.valid.eq(v2), add_y.i.payload.a.eq(acc),
-                            add_y.i.payload.b.eq(add_a.o.payload)]
+            m.d.comb += [add_a.i.valid.eq(pv), add_a.i.payload.a.eq(muls[j].o.payload[:pw]),
+                         add_a.i.payload.b.eq(Mux(pt["alpha"], c.minus_Q_mod_p[j], 0)),
+                         add_y.i.valid.eq(v2), add_y.i.payload.a.eq(acc),
+                         add_y.i.payload.b.eq(add_a.o.payload)]
             new = Mux(t2["first"], add_a.o.payload, add_y.o.payload)
-            with core.If(v2):
-                core.d.sync += acc.eq(new)
+            with m.If(v2):
+                m.d.sync += acc.eq(new)
             results.append(new)
-        core.d.sync += out_valid.eq(v2 & t2["last"])
-        with core.If(v2 & t2["last"]):
-            core.d.sync += out_data.eq(Cat(*(Cat(v, Const(0, r - len(v))) for v in results)))
-        advance = stall_on_backpressure(m, core, out_valid, out_data, self.o)
-        m.d.comb += self.i.ready.eq(advance & xi_slot)
-        return m
-
+        m.d.sync += self.o_valid.eq(v2 & t2["last"])
+        with m.If(v2 & t2["last"]):
+            m.d.sync += self.o_data.eq(Cat(*(Cat(v, Const(0, r - len(v))) for v in results)))

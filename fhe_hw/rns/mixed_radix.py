@@ -36,6 +36,7 @@ residues. The datapath stalls (clock enable) while the output cannot move.
 """
 
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 from amaranth import Array, Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, stream
@@ -46,14 +47,14 @@ from ..arith.montgomery_dyn import DynamicModMul, DynamicModMulPlan, common_mont
 from ..arith.pipeline import MAX_STAGES, deep_param
 from ..component import Component
 from ..lib.delay import delay
-from ..lib.stream import stall_on_backpressure
 from ..model import rns as model
 from ..params import MixedRadixConstants
 from ..plan import param
-from .common import check_choice, lanes
+from .common import check_choice, core_signature, lanes, stalled_core
 from .plan import DEFAULT_MULT_STAGES, BaseConversionPlan
 
-__all__ = ["MixedRadix", "MixedRadixPlan", "ARCHITECTURES"]
+__all__ = ["MixedRadix", "MixedRadixPlan", "MixedRadixPipeline", "MixedRadixLoop",
+           "ARCHITECTURES"]
 
 ARCHITECTURES = ("iterative", "pipelined")
 
@@ -220,14 +221,30 @@ class MixedRadix(Component):
         """:meth:`MixedRadixPlan.cycles`: exact cycles of N coefficients."""
         return self.plan.cycles()
 
-    # --- hardware ---------------------------------------------------------------------------
+    def elaborate(self, platform):
+        m = Module()
+        core = (MixedRadixPipeline if self._arch == "pipelined" else MixedRadixLoop)(self.plan)
+        stalled_core(m, core, self.i, self.o)
+        return m
+
+
+class _MixedRadixCore(Component):
+    """What the two cores share: their ports (:func:`~fhe_hw.rns.common.core_signature`: one
+    coefficient's l source residues in, its k target residues out) and their columns."""
+
+    def __init__(self, plan):
+        self._plan, self._c, self._proto, self._width = (plan, plan.constants, plan.multiplier,
+                                                         plan.width)
+        self._source, self._target = plan.source, plan.target
+        super().__init__(core_signature(plan.width * len(plan.source),
+                                        plan.width * len(plan.target)))
 
     def _column(self, core, name, modulus):
         """One column: ModSub (1 cycle) then a multiplier modulo ``modulus``."""
         core.submodules[f"sub_{name}"] = sub = ModSub(modulus)
         core.submodules[f"mul_{name}"] = mul = DynamicModMul(
             self._proto.moduli, self._proto.word, width=self._width,
-            mult_stages=self._mult_stages, deep=self._proto.deep)
+            mult_stages=self._proto.mult_stages, deep=self._proto.deep)
         w = modulus.bit_length()
         core.d.comb += [mul.i.valid.eq(sub.o.valid), mul.i.payload.a.eq(sub.o.payload),
                         mul.i.payload.q.eq(modulus)]
@@ -247,126 +264,150 @@ class MixedRadix(Component):
         w = p.bit_length()
         return Mux(above, Const(p - 1, w), Const(0, w)) if self._c.centred else Const(0, w)
 
-    def elaborate(self, platform):
-        m, core = Module(), Module()
-        self._build(core, m)
-        return m
 
-    def _build(self, core, m):
+class MixedRadixPipeline(_MixedRadixCore):
+    """The fully pipelined core (Fig. 4.4) of :class:`MixedRadix`; takes its plan. Stage s
+    (0..l-1) has the columns u > s and one per target, stage l the final ``|Q|_{p_j}·(−θ_j)``;
+    one coefficient per cycle (``i_ready`` is 1).
+
+    Ports: :func:`~fhe_hw.rns.common.core_signature`.
+    """
+
+    def elaborate(self, platform):
+        core = Module()
         c, mul, r = self._c, self._proto, self._width
         src, tgt = self._source, self._target
-        l, k = len(src), len(tgt)
-        accept = Signal()
-        m.d.comb += accept.eq(self.i.valid & self.i.ready)
-        out_valid, out_data = Signal(), Signal(r * k)
-        inputs = lanes(self.i.payload.as_value(), r, l)
+        l = len(src)
+        b = lanes(self.i_data, r, l)
+        theta = [Const(0, r)] * len(tgt)
+        valid = self.i_valid
+        above = Const(0)  # C_{s-1}: the digits so far above (Q − 1)/2's (centred)
+        for s in range(l + 1):
+            new_b, new_theta = list(b), []
+            for u in range(s + 1, l) if s < l else ():
+                sub, mm, w = self._column(core, f"s{s}_b{u}", src[u])
+                core.d.comb += [sub.i.valid.eq(valid), sub.i.payload.a.eq(b[u][:w]),
+                                sub.i.payload.b.eq(b[s][:w]),
+                                mm.i.payload.b.eq(mul.premultiply(c.q_inv[s][u], src[u]))]
+                new_b[u] = mm.o.payload
+            for j, p in enumerate(tgt):
+                sub, mm, w = self._column(core, f"s{s}_t{j}", p)
+                if s < l:
+                    a_, b_, const = theta[j], self._reduce(b[s], p), c.q_inv_mod_p[j][s]
+                else:
+                    a_, b_, const = self._minus_above(above, p), theta[j], c.Q_mod_p[j]
+                core.d.comb += [sub.i.valid.eq(valid), sub.i.payload.a.eq(a_[:w]),
+                                sub.i.payload.b.eq(b_[:w]),
+                                mm.i.payload.b.eq(mul.premultiply(const, p))]
+                new_theta.append(mm.o.payload)
+            riders = {}
+            if c.centred and s < l:
+                h = c.half_digits[s]
+                riders["above"] = b[s] > Mux(above, h - 1, h)
+            valid, riders = delay(core, 1 + mul.latency, valid, **riders)
+            above = riders.get("above", above)
+            b, theta = new_b, new_theta
+        core.d.sync += [self.o_valid.eq(valid), self.o_data.eq(Cat(*theta))]
+        core.d.comb += self.i_ready.eq(1)
+        return core
 
-        if self._arch == "pipelined":
-            # stage s: columns u > s and every target; then the final |Q|_{p_j}·(−θ_j)
-            b = inputs
-            theta = [Const(0, r)] * k
-            valid = accept
-            above = Const(0)  # C_{s-1}: the digits so far above (Q − 1)/2's (centred)
-            for s in range(l + 1):
-                new_b, new_theta = list(b), []
-                for u in range(s + 1, l) if s < l else ():
-                    sub, mm, w = self._column(core, f"s{s}_b{u}", src[u])
-                    core.d.comb += [sub.i.valid.eq(valid), sub.i.payload.a.eq(b[u][:w]),
-                                    sub.i.payload.b.eq(b[s][:w]),
-                                    mm.i.payload.b.eq(mul.premultiply(c.q_inv[s][u], src[u]))]
-                    new_b[u] = mm.o.payload
-                for j, p in enumerate(tgt):
-                    sub, mm, w = self._column(core, f"s{s}_t{j}", p)
-                    if s < l:
-                        a_, b_, const = theta[j], self._reduce(b[s], p), c.q_inv_mod_p[j][s]
-                    else:
-                        a_, b_, const = self._minus_above(above, p), theta[j], c.Q_mod_p[j]
-                    core.d.comb += [sub.i.valid.eq(valid), sub.i.payload.a.eq(a_[:w]),
-                                    sub.i.payload.b.eq(b_[:w]),
-                                    mm.i.payload.b.eq(mul.premultiply(const, p))]
-                    new_theta.append(mm.o.payload)
-                riders = {}
-                if c.centred and s < l:
-                    h = c.half_digits[s]
-                    riders["above"] = b[s] > Mux(above, h - 1, h)
-                valid, riders = delay(core, 1 + mul.latency, valid, **riders)
-                above = riders.get("above", above)
-                b, theta = new_b, new_theta
-            core.d.sync += [out_valid.eq(valid), out_data.eq(Cat(*theta))]
-            advance = stall_on_backpressure(m, core, out_valid, out_data, self.o)
-            m.d.comb += self.i.ready.eq(advance)
-            return
 
-        # iterative: entry register -> column subtracters -> multipliers -> back to the entry.
-        # The trip's digit b_s enters a register with the residues (e_bs), and each target
+class MixedRadixLoop(_MixedRadixCore):
+    """The iterative core (Fig. 4.3) of :class:`MixedRadix`; takes its plan. Entry registers
+    -> column subtracters -> multipliers -> back to the entry: a coefficient makes l + 1 trips
+    around the loop (L cycles each); the loop takes no input (``i_ready`` low) in a cycle
+    where a coefficient returns for another trip.
+
+    Ports: :func:`~fhe_hw.rns.common.core_signature`.
+    """
+
+    def elaborate(self, platform):
+        core = Module()
+        l, r = len(self._source), self._width
+        # The trip's digit b_s enters a register with the residues (bs), and each target
         # column's operands (θ_j − b_s mod p_j, or 0 − θ_j on the final trip) enter registers
-        # already selected and reduced (e_ta, e_tb), so no multiplexer or reduction precedes a
-        # subtracter.
-        e_valid, e_s = Signal(), Signal(range(l + 1))
-        e_b = {u: Signal(r, name=f"e_b{u}") for u in range(1, l)}
-        e_bs = Signal(r)
-        e_ta, e_tb = ([Signal(p.bit_length(), name=f"e_t{x}{j}") for j, p in enumerate(tgt)]
-                      for x in "ab")
-        back_b = {}
-        back_t = []
+        # already selected and reduced (ta, tb), so no multiplexer or reduction precedes a
+        # subtracter. Centred: trip s compares its digit b_s with h = h_s − C_{s−1}, loaded
+        # with the digit; C_s rides with the coefficient around the loop.
+        e = SimpleNamespace(valid=Signal(name="e_valid"), s=Signal(range(l + 1), name="e_s"),
+                            b={u: Signal(r, name=f"e_b{u}") for u in range(1, l)},
+                            bs=Signal(r, name="e_bs"),
+                            h=Signal(r, name="e_h") if self._c.centred else None,
+                            ta=[Signal(p.bit_length(), name=f"e_ta{j}")
+                                for j, p in enumerate(self._target)],
+                            tb=[Signal(p.bit_length(), name=f"e_tb{j}")
+                                for j, p in enumerate(self._target)])
+        back_b, back_t = self._columns(core, e)
+        riders = {"s": e.s}
+        if self._c.centred:
+            riders["above"] = e.bs > e.h
+        ret_valid, ret = delay(core, 1 + self._proto.latency, e.valid, **riders)
+        done = ret_valid & (ret["s"] == l)
+        again = ret_valid & (ret["s"] != l)
+        core.d.sync += e.valid.eq(again | self.i_valid)
+        self._next_trip(core, e, ret, again, back_b, back_t)
+        core.d.sync += self.o_valid.eq(done)
+        with core.If(done):
+            core.d.sync += self.o_data.eq(Cat(*back_t))
+        core.d.comb += self.i_ready.eq(~again)
+        return core
+
+    def _columns(self, core, e):
+        """The inner loop unrolled: one column per later source residue (b_u) and per target
+        (θ_j), each with its trip's constant in a register that rides one cycle beside the
+        subtracter. Returns the columns' outputs (b_u by u, θ_j by j)."""
+        c, mul, r, src = self._c, self._proto, self._width, self._source
+        l = len(src)
+        back_b, back_t = {}, []
         for u in range(1, l):
             sub, mm, w = self._column(core, f"b{u}", src[u])
             consts = Array(Const(mul.premultiply(c.q_inv[s][u], src[u]) if s < u else 0, r)
                            for s in range(l + 1))
             e_c = Signal(r, name=f"c_b{u}")
-            core.d.comb += [sub.i.valid.eq(e_valid), sub.i.payload.a.eq(e_b[u][:w]),
-                            sub.i.payload.b.eq(e_bs[:w])]
-            core.d.sync += e_c.eq(consts[e_s])  # rides one cycle beside the subtracter
-            core.d.comb += mm.i.payload.b.eq(e_c)
+            core.d.comb += [sub.i.valid.eq(e.valid), sub.i.payload.a.eq(e.b[u][:w]),
+                            sub.i.payload.b.eq(e.bs[:w]), mm.i.payload.b.eq(e_c)]
+            core.d.sync += e_c.eq(consts[e.s])
             back_b[u] = mm.o.payload
-        for j, p in enumerate(tgt):
+        for j, p in enumerate(self._target):
             sub, mm, w = self._column(core, f"t{j}", p)
             consts = Array(Const(mul.premultiply(c.q_inv_mod_p[j][s] if s < l else c.Q_mod_p[j],
                                                  p), r) for s in range(l + 1))
             e_c = Signal(r, name=f"c_t{j}")
-            core.d.comb += [sub.i.valid.eq(e_valid), sub.i.payload.a.eq(e_ta[j]),
-                            sub.i.payload.b.eq(e_tb[j])]
-            core.d.sync += e_c.eq(consts[e_s])
-            core.d.comb += mm.i.payload.b.eq(e_c)
+            core.d.comb += [sub.i.valid.eq(e.valid), sub.i.payload.a.eq(e.ta[j]),
+                            sub.i.payload.b.eq(e.tb[j]), mm.i.payload.b.eq(e_c)]
+            core.d.sync += e_c.eq(consts[e.s])
             back_t.append(mm.o.payload)
-        # centred: trip s compares its digit b_s (e_bs) with e_h = h_s − C_{s−1}, loaded with
-        # the digit; C_s rides with the coefficient around the loop
-        riders = {"s": e_s}
-        if c.centred:
-            e_h = Signal(r)
-            h = c.half_digits
-            h_next = [Array(Const(max(h[s + 1] - g, 0) if s + 1 < l else 0, r)
-                            for s in range(l + 1)) for g in (0, 1)]
-            riders["above"] = e_bs > e_h
-        ret_valid, ret = delay(core, 1 + mul.latency, e_valid, **riders)
-        done = ret_valid & (ret["s"] == l)
-        again = ret_valid & (ret["s"] != l)
-        core.d.sync += e_valid.eq(again | accept)
+        return back_b, back_t
+
+    def _next_trip(self, core, e, ret, again, back_b, back_t):
+        """The entry registers' next values: the returning coefficient's next trip (``again``)
+        or a new coefficient from ``i_data``."""
+        c, r, src, tgt = self._c, self._width, self._source, self._target
+        l = len(src)
+        inputs = lanes(self.i_data, r, l)
         # the next trip's digit: b_{s+1}, a multiplier's output (none after the last digit)
         next_bs = Mux(again, Array([back_b[u] for u in range(1, l)] + [Const(0, r)])[ret["s"]],
                       inputs[0])
-        core.d.sync += e_bs.eq(next_bs)
+        core.d.sync += e.bs.eq(next_bs)
         final = ret["s"] == l - 1  # the next trip is the last
         with core.If(again):
-            core.d.sync += [e_s.eq(ret["s"] + 1)] + [e_b[u].eq(back_b[u]) for u in range(1, l)]
+            core.d.sync += [e.s.eq(ret["s"] + 1)] + [e.b[u].eq(back_b[u]) for u in range(1, l)]
             for j, p in enumerate(tgt):
                 w = p.bit_length()
-                core.d.sync += [e_ta[j].eq(Mux(final, self._minus_above(ret.get("above"), p),
+                core.d.sync += [e.ta[j].eq(Mux(final, self._minus_above(ret.get("above"), p),
                                                back_t[j][:w])),
-                                e_tb[j].eq(Mux(final, back_t[j][:w],
+                                e.tb[j].eq(Mux(final, back_t[j][:w],
                                                self._reduce(next_bs, p)[:w]))]
             if c.centred:
-                core.d.sync += e_h.eq(Mux(ret["above"], h_next[1][ret["s"]],
+                h = c.half_digits
+                h_next = [Array(Const(max(h[s + 1] - g, 0) if s + 1 < l else 0, r)
+                                for s in range(l + 1)) for g in (0, 1)]
+                core.d.sync += e.h.eq(Mux(ret["above"], h_next[1][ret["s"]],
                                           h_next[0][ret["s"]]))
         with core.Else():
-            core.d.sync += [e_s.eq(0)] + [e_b[u].eq(inputs[u]) for u in range(1, l)]
+            core.d.sync += [e.s.eq(0)] + [e.b[u].eq(inputs[u]) for u in range(1, l)]
             if c.centred:
-                core.d.sync += e_h.eq(h[0])
-            core.d.sync += [e_ta[j].eq(0) for j in range(k)]
-            core.d.sync += [e_tb[j].eq(self._reduce(inputs[0], p)[:p.bit_length()])
+                core.d.sync += e.h.eq(c.half_digits[0])
+            core.d.sync += [e.ta[j].eq(0) for j in range(len(tgt))]
+            core.d.sync += [e.tb[j].eq(self._reduce(inputs[0], p)[:p.bit_length()])
                             for j, p in enumerate(tgt)]
-        core.d.sync += out_valid.eq(done)
-        with core.If(done):
-            core.d.sync += out_data.eq(Cat(*back_t))
-        advance = stall_on_backpressure(m, core, out_valid, out_data, self.o)
-        m.d.comb += self.i.ready.eq(advance & ~again)

@@ -1,0 +1,298 @@
+"""The datapath of the Sum / Post-Sum engine
+(:class:`~fhe_hw.rns.shenoy_kumaresan.CRTBaseExtension`, see the
+:mod:`~fhe_hw.rns.shenoy_kumaresan` module docstring): the Sum ROM and stage 0, the Sum
+Process's multipliers and accumulation into the banks
+(:class:`~fhe_hw.rns.crt_bank.AccumulatorBank`), and the Post-Sum Process (Shenoy–Kumaresan)
+or the banks' read-out (fast base conversion). Its controller is
+:class:`~fhe_hw.rns.crt_control.CRTControl`.
+"""
+
+from types import SimpleNamespace
+
+from amaranth import Cat, Const, Module, Mux, Signal
+from amaranth.lib import stream
+from amaranth.lib.wiring import In, Out
+
+from ..arith.modadd import add_select, sub_parallel
+from ..arith.montgomery_dyn import DynamicModMul
+from ..arith.pipeline import KEEP
+from ..component import Component
+from ..lib.delay import delay
+from ..lib.rom import Rom
+from .common import lanes
+from .crt_bank import READ_LATENCY, AccumulatorBank
+from .crt_control import WRITTEN, beat_signature, issue_signature
+
+__all__ = ["CRTDatapath"]
+
+
+class CRTDatapath(Component):
+    """The datapath of :class:`~fhe_hw.rns.shenoy_kumaresan.CRTBaseExtension`; takes the
+    engine's plan.
+
+    Ports:
+
+    * ``data`` (in): the input beat's payload, TP lanes of r bits.
+    * ``beat`` (in, :func:`~fhe_hw.rns.crt_control.beat_signature`) and ``issue`` (in,
+      :func:`~fhe_hw.rns.crt_control.issue_signature`): the controller's schedule.
+    * ``written`` (out, :data:`~fhe_hw.rns.crt_control.WRITTEN`): the Sum Process's bank
+      writes, ``last`` on the pass's last accumulation.
+    * ``result`` (out, an always-ready stream): an issued target row, the plan's
+      ``issue_latency`` cycles after its issue.
+    """
+
+    def __init__(self, plan):
+        self._plan = p = plan
+        self._sk, self._folded = p._redundant_path, p.architecture == "folded"
+        self._r, self._tp, self._t = p.width, p.lanes, p.targets_per_pass
+        self._lm = p.multiplier.latency
+        super().__init__({"data": In(p.width * p.lanes), "beat": In(beat_signature(p)),
+                          "issue": In(issue_signature(p)), "written": Out(WRITTEN),
+                          "result": Out(stream.Signature(p.width * p.lanes, always_ready=True))})
+
+    # --- constants ---------------------------------------------------------------------------
+
+    def _sum_rom_rows(self):
+        p = self._plan
+        c, mul, t, target = p.constants, p.multiplier, self._t, p.target
+        rows = []
+        for n in range(p.passes):
+            for i, q in enumerate(p.source):
+                row = {"c1": mul.premultiply(c.Q_hat_inv[i], q), "qi": q}
+                if self._sk:
+                    row["c3"] = mul.premultiply(c.Q_hat_mod_ql[i], p.redundant)
+                for s in range(t):
+                    j = n * t + s
+                    pj = target[j if j < len(target) else 0]
+                    row[f"c2_{s}"] = (mul.premultiply(c.Q_hat_mod_p[j][i], pj)
+                                      if j < len(target) else 0)
+                    row[f"p_{s}"] = pj
+                rows.append(row)
+        return rows
+
+    def _post_rom_rows(self):
+        p = self._plan
+        rows = []
+        for n in range(p.passes):
+            for s in range(self._t):
+                j = min(n * self._t + s, len(p.target) - 1)
+                pj = p.target[j]
+                rows.append({"p": pj, "c5": p.multiplier.premultiply(p.constants.Q_mod_p[j], pj)})
+        return rows
+
+    # --- hardware ------------------------------------------------------------------------------
+
+    def elaborate(self, platform):
+        m = Module()
+        s = self._sum_stages(m)
+        banks = [self._bank(m, f"acc_p{x}") for x in range(self._t)]
+        # A Sum item that reads (not the first residue's) never meets a Post-Sum read (see the
+        # module docstring), so the read addresses are selected by registers alone.
+        s.reads = s.b_valid & ~s.b["first"]
+        post = self._post_sum(m, s, banks) if self._sk else self._read_out(m, banks)
+        self._stage_b_operands(m, s, post)
+        riders = {key: s.b[key] for key in ("row", "first", "last", "par")}
+        written = None
+        for x, bank in enumerate(banks):
+            m.d.comb += bank.r_addr.eq(Mux(s.reads, s.b["row"], post.row))
+            written = self._accumulate(m, f"p{x}", bank, s.b_valid, riders,
+                                       [u.o.payload for u in s.mul_p[x]], s.b[f"p_{x}"])
+        if self._sk:
+            self._accumulate(m, "l", post.bank_l, s.b_valid, riders,
+                             [u.o.payload for u in s.mul_l], self._plan.redundant)
+        w_valid, w = written
+        m.d.comb += [self.written.valid.eq(w_valid), self.written.last.eq(w["last"]),
+                     self.written.par.eq(w["par"])]
+        return m
+
+    def _mul(self, m, name):
+        proto = self._plan.multiplier
+        m.submodules[name] = unit = DynamicModMul(proto.moduli, proto.word, width=self._r,
+                                                  mult_stages=proto.mult_stages, deep=proto.deep)
+        return unit
+
+    def _bank(self, m, name):
+        m.submodules[name] = bank = AccumulatorBank(self._r * self._tp, self._plan.rows)
+        return bank
+
+    @staticmethod
+    def _drive(m, unit, valid, a, b, q):
+        m.d.comb += [unit.i.valid.eq(valid), unit.i.payload.a.eq(a), unit.i.payload.b.eq(b),
+                     unit.i.payload.q.eq(q)]
+
+    def _constants(self, m):
+        """The Sum ROM's word of the beat in stage 1. The ROM's output register is the block
+        RAM's (no block-RAM clock-to-out before the multipliers' DSP inputs): a word read at c
+        is there at c + 2, and the beat accepted at c - 1 is in stage 0 at c, so port 0
+        (``rom_now``) serves it unless the beat accepted at c - 2 ended a residue polynomial;
+        then port 1 (``rom_next``, read at c - 2) does. The selected word is registered once
+        more (stage 1, the beat beside it) before it fans out to the multipliers, so that the
+        selection and the wire across the die to the farthest DSP do not share a clock period:
+        stage A's modulus and constant in a kept copy per lane (each placed by its lane's
+        multiplier), the stage-B constants once (their delay line runs beside stage A).
+        Returns (the stage-B constants, the per-lane ones)."""
+        sum_rom = Rom(m, "sum_rom", self._sum_rom_rows(), self._r, output_reg=True, read_ports=2)
+        now, ahead = sum_rom.read(self.beat.rom_now, 0), sum_rom.read(self.beat.rom_next, 1)
+        began, began_q = Signal(), Signal()
+        m.d.sync += [began.eq(self.beat.starts), began_q.eq(began)]
+        selected = {key: Mux(began_q, ahead[key], now[key]) for key in now}
+        consts = {key: Signal(len(now[key]), name=f"const_{key}") for key in now
+                  if key not in ("c1", "qi")}
+        lane_consts = [{key: Signal(len(now[key]), name=f"const_{key}_{x}", attrs=KEEP)
+                        for key in ("c1", "qi")} for x in range(self._tp)]
+        m.d.sync += [sig.eq(selected[key])
+                     for group in (consts, *lane_consts) for key, sig in group.items()]
+        return consts, lane_consts
+
+    def _sum_stages(self, m):
+        """Stage 0 registers the beat while the Sum ROM is read; stage A: μ_q =
+        a·|Q̂_i^-1|_{q_i} mod q_i; stage B's multipliers (μ_{p_j,i} per slot and μ_{q_l,i}),
+        whose operands :meth:`_stage_b_operands` drives. Returns the stages' outputs."""
+        r, tp, t, lm = self._r, self._tp, self._t, self._lm
+        consts, lane_consts = self._constants(m)
+        s0_valid, s0_data = Signal(), Signal(r * tp)
+        s0 = {"row": Signal.like(self.beat.row), "first": Signal(), "last": Signal(),
+              "par": Signal()}
+        m.d.sync += [s0_valid.eq(self.beat.sum), s0_data.eq(self.data),
+                     s0["row"].eq(self.beat.row), s0["first"].eq(self.beat.first),
+                     s0["last"].eq(self.beat.last), s0["par"].eq(self.beat.par)]
+        s1_valid, s1 = delay(m, 1, s0_valid, data=s0_data, **s0)
+        mul_a = [self._mul(m, f"mul_q{x}") for x in range(tp)]
+        for unit, a, c in zip(mul_a, lanes(s1["data"], r, tp), lane_consts):
+            self._drive(m, unit, s1_valid, a, c["c1"], c["qi"])
+        a_valid, a = delay(m, lm, s1_valid, **{key: s1[key] for key in s0}, **consts)
+        mul_p = [[self._mul(m, f"mul_p{s}_{x}") for x in range(tp)] for s in range(t)]
+        mul_l = [self._mul(m, f"mul_l{x}") for x in range(tp)] if self._sk else []
+        b_valid, b = delay(m, lm, a_valid, **{key: a[key] for key in s0},
+                           **{f"p_{s}": a[f"p_{s}"] for s in range(t)})
+        return SimpleNamespace(mu_q=[unit.o.payload for unit in mul_a], a_valid=a_valid, a=a,
+                               mul_p=mul_p, mul_l=mul_l, b_valid=b_valid, b=b)
+
+    def _post_sum(self, m, s, banks):
+        """Shenoy–Kumaresan's Post-Sum Process, per issued (slot, row): at c read acc_l and
+        a_ql; c+2: ms = acc_l − a_ql (registered); c+3: α = ms·|Q^-1|_{q_l}; c+3+Lm: μ' =
+        α·|Q|_{p_j} mod p_j (the Post-Sum ROM read at c, its data at c+1); the slot's bank row
+        is read at c+1+2Lm — the same offset from its start as a Sum item's read, so the two
+        never meet on a read port — and arrives with μ' at c+3+2Lm; a_{p_j} = acc − μ'
+        (registered) goes to ``result``. Folded, α and μ' borrow the multipliers of q_l and of
+        slot 0. Returns the operands of the borrowed multipliers and the banks' read row."""
+        p, r, tp, lm, issue = self._plan, self._r, self._tp, self._lm, self.issue
+        q_l = p.redundant
+        bank_l, red_mem = self._bank(m, "acc_l"), self._bank(m, "a_ql")
+        m.d.comb += [red_mem.w_addr.eq(self.beat.row), red_mem.w_data.eq(self.data),
+                     red_mem.w_en.eq(self.beat.red), red_mem.r_addr.eq(issue.row),
+                     bank_l.r_addr.eq(Mux(s.reads, s.b["row"], issue.row))]
+        post = Rom(m, "post_rom", self._post_rom_rows(), r).read(
+            issue.pass_ * self._t + issue.slot)
+        p1_valid, p1 = delay(m, READ_LATENCY + 1, issue.valid, row=issue.row, slot=issue.slot)
+        qw = q_l.bit_length()
+        ms = [Signal(qw, name=f"ms{x}") for x in range(tp)]  # registered
+        m.d.sync += [ms[x].eq(sub_parallel(a, b, q_l, qw)) for x, (a, b) in enumerate(
+            zip(lanes(bank_l.r_data, r, tp), lanes(red_mem.r_data, r, tp)))]
+        mul_alpha = (s.mul_l if self._folded
+                     else [self._mul(m, f"mul_alpha{x}") for x in range(tp)])
+        alpha = [unit.o.payload for unit in mul_alpha]
+        post_d = delay(m, READ_LATENCY, Const(0, 1), p=post["p"], c5=post["c5"])[1]
+        p2_valid, p2 = delay(m, lm, p1_valid, **p1, **post_d)
+        mul_mu = s.mul_p[0] if self._folded else [self._mul(m, f"mul_mu{x}") for x in range(tp)]
+        mu_prime = Cat(*(unit.o.payload for unit in mul_mu))
+        row = delay(m, 2 * lm + 1 - READ_LATENCY - 1, p1_valid, row=p1["row"])[1]["row"]
+        p3_valid, p3 = delay(m, lm, p2_valid, p=p2["p"], slot=p2["slot"])
+        acc_out = self._read_slot(m, banks, delay(m, lm - 1, p2_valid,
+                                                  slot=p2["slot"])[1]["slot"])
+        out_lanes = Signal(r * tp)  # registered
+        m.d.sync += out_lanes.eq(Cat(*(
+            sub_parallel(a, b, p3["p"], r)
+            for a, b in zip(lanes(acc_out, r, tp), lanes(mu_prime, r, tp)))))
+        p4_valid, _ = delay(m, 1, p3_valid)
+        m.d.comb += [self.result.valid.eq(p4_valid), self.result.payload.eq(out_lanes)]
+        return SimpleNamespace(row=row, bank_l=bank_l, ms=ms, alpha=alpha, mul_alpha=mul_alpha,
+                               mul_mu=mul_mu, p1_valid=p1_valid, p2_valid=p2_valid, p2=p2,
+                               c4=p.multiplier.premultiply(p.constants.Q_inv_mod_ql, q_l))
+
+    def _read_out(self, m, banks):
+        """Fast base conversion's output: the issued slot's bank row, to ``result``
+        :data:`~fhe_hw.rns.crt_bank.READ_LATENCY` cycles after the issue."""
+        issue = self.issue
+        slot_early = delay(m, READ_LATENCY - 1, issue.valid, slot=issue.slot)[1]["slot"]
+        m.d.comb += [self.result.valid.eq(delay(m, READ_LATENCY, issue.valid)[0]),
+                     self.result.payload.eq(self._read_slot(m, banks, slot_early))]
+        return SimpleNamespace(row=issue.row)
+
+    def _stage_b_operands(self, m, s, post):
+        """Stage B's (and the Post-Sum's) multiplier operands; in folded mode the Post-Sum
+        borrows mul_l (α) and slot 0's (μ')."""
+        for x_s in range(self._t):
+            for x, unit in enumerate(s.mul_p[x_s]):
+                ops = [s.a_valid, s.mu_q[x], s.a[f"c2_{x_s}"], s.a[f"p_{x_s}"]]
+                if self._sk and self._folded and x_s == 0:
+                    v = post.p2_valid
+                    ops = [s.a_valid | v, Mux(v, post.alpha[x], s.mu_q[x]),
+                           Mux(v, post.p2["c5"], ops[2]), Mux(v, post.p2["p"], ops[3])]
+                self._drive(m, unit, *ops)
+        if not self._sk:
+            return
+        q_l = self._plan.redundant
+        for x in range(self._tp):
+            if self._folded:
+                v = post.p1_valid
+                self._drive(m, s.mul_l[x], s.a_valid | v, Mux(v, post.ms[x], s.mu_q[x]),
+                            Mux(v, post.c4, s.a["c3"]), q_l)
+            else:
+                self._drive(m, s.mul_l[x], s.a_valid, s.mu_q[x], s.a["c3"], q_l)
+                self._drive(m, post.mul_alpha[x], post.p1_valid, post.ms[x], post.c4, q_l)
+                self._drive(m, post.mul_mu[x], post.p2_valid, post.alpha[x], post.p2["c5"],
+                            post.p2["p"])
+
+    def _accumulate(self, m, name, bank, valid, riders, mu, q):
+        """acc[row] ← μ (first residue) or (acc[row] + μ) mod q. The read was issued with
+        ``valid`` (stage-B output); μ and μ − q (computed as μ enters the delay) wait
+        READ_LATENCY cycles for the data, the sum is registered (one carry chain deep:
+        :func:`~fhe_hw.arith.modadd.add_select`) and written in the next cycle. The
+        read misses the writes of the READ_LATENCY + 1 items just ahead (the read port is not
+        transparent); they can share this item's row only when N/TP < READ_LATENCY + 2, and
+        then the row is forwarded from their pipeline registers. Otherwise the accumulation
+        reads the bank through a fabric register of its own (beside the Post-Sum's) that a
+        first residue's item clears through its synchronous reset, so that the ``first`` flag
+        ends at the register and not at the adders' carry chain across the lanes. Returns the
+        write-stage (valid, riders)."""
+        r, tp = self._r, self._tp
+        v1, d1 = delay(m, READ_LATENCY, valid, mu=Cat(*mu),
+                       mu_q=Cat(*((x - q)[:r + 1] for x in mu)), **riders)
+        v2, d2 = delay(m, 1, v1, row=d1["row"], last=d1["last"], par=d1["par"])
+        summed = Signal(r * tp, name=f"sum_{name}")
+        if self._plan.rows >= READ_LATENCY + 2:
+            first = delay(m, READ_LATENCY - 1, valid, first=riders["first"])[1]["first"]
+            old = Signal(r * tp, name=f"old_{name}")
+            m.d.sync += old.eq(Mux(first, 0, bank.ram_data))
+        else:
+            old = bank.r_data
+            # the item one ahead (its sum in ``summed``) and those written since the read
+            ahead = [(v2, d2["row"], summed)]
+            for _ in range(READ_LATENCY):
+                v, d = delay(m, 1, ahead[-1][0], row=ahead[-1][1], data=ahead[-1][2])
+                ahead.append((v, d["row"], d["data"]))
+            for v, row, data in reversed(ahead):  # the nearest last: it wins
+                old = Mux(v & (row == d1["row"]), data, old)
+            old = Mux(d1["first"], 0, old)
+        m.d.sync += summed.eq(Cat(*(
+            add_select(b, bq.as_signed(), a)[:r]
+            for a, b, bq in zip(lanes(old, r, tp), lanes(d1["mu"], r, tp),
+                                lanes(d1["mu_q"], r + 1, tp)))))
+        m.d.comb += [bank.w_addr.eq(d2["row"]), bank.w_data.eq(summed), bank.w_en.eq(v2)]
+        return v2, d2
+
+    @staticmethod
+    def _read_slot(m, banks, slot_early):
+        """The word that ``banks[slot]`` reads: with one bank its ``r_data``; otherwise a
+        register of the block RAMs' output registers selected by ``slot_early`` (the slot a
+        cycle before the word is used), so that the selection across the banks and the logic
+        behind it never share a clock period."""
+        if len(banks) == 1:
+            return banks[0].r_data
+        out = banks[0].ram_data
+        for s in range(1, len(banks)):
+            out = Mux(slot_early == s, banks[s].ram_data, out)
+        word = Signal.like(banks[0].r_data, name="slot_word")
+        m.d.sync += word.eq(out)
+        return word
