@@ -80,6 +80,18 @@ def test_iterative_with_fewer_coefficients_than_the_loop():
     assert run(unit, key=("short",)).cycles == unit.cycles() == 3 * unit.loop_length + 4 + 2
 
 
+@pytest.mark.parametrize("l, k, n, mult_stages", [(2, 2, 32, 3), (2, 3, 64, 2), (3, 2, 16, 5)])
+def test_iterative_cycles_with_a_loop_length_that_does_not_divide_n(l, k, n, mult_stages):
+    """A given mult_stages can make the loop length L no power of two (19, 18, 21 here): the
+    last of the ⌈N/L⌉ groups is partly empty, and its results leave after its last trip."""
+    unit = mixed_radix(*bases(32, l, k), n, "iterative", mult_stages=mult_stages)
+    L = unit.loop_length
+    assert L & (L - 1)
+    groups = -(-n // L)
+    assert run(unit, key=("loop", l, k, n)).cycles == unit.cycles() == \
+        (l + 1) * groups * L + n - (groups - 1) * L + 2
+
+
 @pytest.mark.parametrize("bits", [60, 64])
 @pytest.mark.parametrize("architecture", ["iterative", "pipelined"])
 def test_wide_primes_with_targets_below_the_source(bits, architecture):

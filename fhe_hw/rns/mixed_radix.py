@@ -139,12 +139,16 @@ class MixedRadixPlan(BaseConversionPlan):
     def cycles(self):
         """Exact cycles from the first input transfer to the last output transfer for N
         coefficients (always-valid input, always-ready output; centred or not the same):
-        N + latency pipelined, (l+1)·max(N, L) + min(N, L) + 2 iterative."""
+        N + latency pipelined. Iterative, the N coefficients go round the loop in g = ⌈N/L⌉
+        groups of up to L, each group l + 1 trips of L cycles, and the last group's r = N −
+        (g − 1)·L results leave after its last trip: (l+1)·g·L + r + 2 (= (l+1)·N + L + 2
+        when L divides N, (l+1)·L + N + 2 when N <= L)."""
         n, l, lm = self.n, len(self.source), self.multiplier.latency
         if self.architecture == "pipelined":
             return n + (l + 1) * (1 + lm) + 2
         L = self.loop_length
-        return (l + 1) * max(n, L) + min(n, L) + 2
+        groups = -(-n // L)
+        return (l + 1) * groups * L + n - (groups - 1) * L + 2
 
     def describe(self):
         bases = super().describe()
@@ -165,8 +169,9 @@ class MixedRadix(Component):
     0 <= A < Q); ``o`` — ``data.ArrayLayout(r, k)``: its target residues (of A − Q when
     centred and 2A >= Q).
 
-    Cycles: :meth:`cycles` — N + latency pipelined; (l+1)·max(N, L) + min(N, L) + 2 iterative
-    (= N·(l+1) + L + 2 for N >= L), [Kir25] Table 4.5 plus a constant.
+    Cycles: :meth:`cycles` — N + latency pipelined; iterative (l+1)·⌈N/L⌉·L plus the last
+    group's coefficients plus 2 (= N·(l+1) + L + 2 when the loop length L divides N, as it does
+    by default), [Kir25] Table 4.5 plus a constant.
 
     Raises (through the plan) ``ValueError`` for unordered or non-coprime moduli, N not a power
     of two, moduli without a common Montgomery word, an unknown architecture, an iterative loop
