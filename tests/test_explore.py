@@ -9,17 +9,17 @@ from fhe_hw.cli import main
 from fhe_hw.flow import explore as E
 from fhe_hw.units import units
 
-#: Eight points of the smallest Shenoy-Kumaresan units (one or two lanes: an elaboration, which
-#: keys each point, costs about a second each).
+#: Four points of the smallest Shenoy-Kumaresan units (one or two lanes: the elaboration that
+#: keys each point is short).
 SPACE = {"name": "sk", "unit": "shenoy-kumaresan",
-         "fixed": {"prime_bits": 32, "n": 8, "target_limbs": 2},
-         "vary": {"lanes": [1, 2], "source_limbs": [2, 3], "architecture": ["folded", "pipelined"]},
+         "fixed": {"prime_bits": 32, "n": 8, "source_limbs": 2, "target_limbs": 2},
+         "vary": {"lanes": [1, 2], "architecture": ["folded", "pipelined"]},
          "synth": False, "objective": "area"}
 
 
 def test_points_cross_product():
     pts = E.points(E.load_space(SPACE))
-    assert len(pts) == 8 and {p["lanes"] for p in pts} == {1, 2}
+    assert len(pts) == 4 and {p["lanes"] for p in pts} == {1, 2}
     assert all(p["n"] == 8 for p in pts)
 
 
@@ -186,7 +186,7 @@ def test_a_plugin_evaluator_is_loaded_by_its_entry_point_name_only(tmp_path, mon
 
 def test_local_pool_runs_all_points(tmp_path):
     s = E.explore(SPACE, jobs=2, out=tmp_path)
-    assert len(s["evaluated"]) == 8 and s["cached"] == 0
+    assert len(s["evaluated"]) == 4 and s["cached"] == 0
     assert all(r["ok"] for r in s["records"]), [r.get("error") for r in s["records"]]
     assert (tmp_path / "sk" / "pareto.md").exists()
     front = {(r["params"]["lanes"], r["params"]["architecture"]) for r in s["pareto"]}
@@ -213,26 +213,26 @@ def test_integer_fft_mul_cycles_come_from_the_contract(tmp_path):
 
 
 def test_cli_explore_exits_non_zero_when_a_point_fails(tmp_path, capsys):
-    """A combination the unit refuses (tp above n for the smaller n) is that point's error."""
+    """A combination the unit refuses (lanes above n for the smaller n) is that point's error."""
     pytest.importorskip("yaml")
     path = tmp_path / "space.yaml"
-    path.write_text(json.dumps(dict(SPACE, fixed={"prime_bits": 32, "source_limbs": 3,
+    path.write_text(json.dumps(dict(SPACE, fixed={"prime_bits": 32, "source_limbs": 2,
                                                   "target_limbs": 2},
-                                    vary={"n": [2, 4], "lanes": [1, 4]})))
+                                    vary={"n": [1, 2], "lanes": [1, 2]})))
     assert main(["explore", str(path), "--no-synth", "--jobs", "1", "--out",
                  str(tmp_path / "out")]) == 1
     out, err = capsys.readouterr()
     assert "lanes must be at most n" in out
     # each point reports as it finishes, with the elapsed time
-    assert re.search(r"^\[ +\d+ s\] explore: n=4, lanes=4: ok in [\d.]+ s$", err, re.M), err
-    assert re.search(r"^\[ +\d+ s\] explore: n=2, lanes=4: error: .*lanes must", err, re.M), err
+    assert re.search(r"^\[ +\d+ s\] explore: n=2, lanes=2: ok in [\d.]+ s$", err, re.M), err
+    assert re.search(r"^\[ +\d+ s\] explore: n=1, lanes=2: error: .*lanes must", err, re.M), err
 
 
 def test_resume_after_limit_evaluates_only_the_rest(tmp_path):
     first = E.explore(SPACE, jobs=1, out=tmp_path, limit=3)
     assert len(first["evaluated"]) == 3
     second = E.explore(SPACE, jobs=2, out=tmp_path)
-    assert len(second["evaluated"]) == 5 and second["cached"] == 3
+    assert len(second["evaluated"]) == 1 and second["cached"] == 3
     assert {r["key"] for r in first["evaluated"]}.isdisjoint(
         r["key"] for r in second["evaluated"])
 
@@ -242,13 +242,13 @@ def test_resume_after_interrupt(tmp_path):
 
     def interrupt(record):
         seen.append(record["key"])
-        if len(seen) == 4:
+        if len(seen) == 2:
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
         E.explore(SPACE, jobs=2, out=tmp_path, on_result=interrupt)
     again = E.explore(SPACE, jobs=2, out=tmp_path)
-    assert len(again["evaluated"]) == 4 and again["cached"] == 4
+    assert len(again["evaluated"]) == 2 and again["cached"] == 2
     assert set(seen).isdisjoint(r["key"] for r in again["evaluated"])
 
 
@@ -270,11 +270,11 @@ def test_an_edited_generator_evaluates_stored_points_again(tmp_path, monkeypatch
 
 
 def test_bad_point_is_recorded_not_fatal(tmp_path):
-    s = E.explore(dict(SPACE, fixed={"prime_bits": 32, "source_limbs": 3, "target_limbs": 2},
-                       vary={"n": [2, 4], "lanes": [1, 4]}), jobs=1, out=tmp_path)
+    s = E.explore(dict(SPACE, fixed={"prime_bits": 32, "source_limbs": 2, "target_limbs": 2},
+                       vary={"n": [1, 2], "lanes": [1, 2]}), jobs=1, out=tmp_path)
     bad = [r for r in s["records"] if not r["ok"]]
-    assert len(bad) == 1 and bad[0]["params"] == dict(prime_bits=32, source_limbs=3,
-                                                      target_limbs=2, n=2, lanes=4)
+    assert len(bad) == 1 and bad[0]["params"] == dict(prime_bits=32, source_limbs=2,
+                                                      target_limbs=2, n=1, lanes=2)
     assert "lanes must be at most n" in bad[0]["error"]
 
 
@@ -289,7 +289,7 @@ def test_dask_local_cluster(tmp_path):
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster:
         s = E.explore(SPACE, cluster=cluster.scheduler_address, out=tmp_path)
-    assert len(s["evaluated"]) == 8 and all(r["ok"] for r in s["records"])
+    assert len(s["evaluated"]) == 4 and all(r["ok"] for r in s["records"])
 
 
 def test_cli_explore_yaml(tmp_path, capsys):
@@ -312,10 +312,9 @@ def test_each_point_is_elaborated_once_and_never_converted_to_verilog(tmp_path, 
     def no_verilog(*a, **k):
         raise AssertionError("explore --no-synth generated Verilog")
     monkeypatch.setattr(fhe_hw.units, "to_verilog", no_verilog)
-    space = dict(SPACE, vary={"lanes": [1], "source_limbs": [2, 3, 4]})
-    assert len(E.explore(space, jobs=1, out=tmp_path)["evaluated"]) == 3 and len(calls) == 3
-    again = E.explore(space, jobs=1, out=tmp_path)
-    assert again["cached"] == 3 and not again["evaluated"] and len(calls) == 6
+    assert len(E.explore(SPACE, jobs=1, out=tmp_path)["evaluated"]) == 4 and len(calls) == 4
+    again = E.explore(SPACE, jobs=1, out=tmp_path)
+    assert again["cached"] == 4 and not again["evaluated"] and len(calls) == 8
 
 
 def test_progress_lines_arrive_as_points_finish(tmp_path, monkeypatch):
@@ -341,8 +340,7 @@ def test_progress_lines_arrive_as_points_finish(tmp_path, monkeypatch):
         return {"cycles": point.params["lanes"], "area": 1}
     monkeypatch.setitem(E._EVALUATORS, "test-slow", slow)
     path = tmp_path / "space.yaml"
-    path.write_text(json.dumps(dict(SPACE, fixed=dict(SPACE["fixed"], source_limbs=2),
-                                      vary={"lanes": [1, 2, 4]}, evaluator="test-slow")))
+    path.write_text(json.dumps(dict(SPACE, vary={"lanes": [1, 2, 4]}, evaluator="test-slow")))
     monkeypatch.setattr(sys, "stderr", Stamped())
     assert main(["explore", str(path), "--jobs", "1", "--out", str(tmp_path / "out")]) == 0
     lines = [(t, text) for t, text in Stamped.lines if "explore: lanes=" in text]
