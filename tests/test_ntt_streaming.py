@@ -214,11 +214,14 @@ def test_back_to_back_transforms_stream_through():
 
 # --- bank reads never meet a write of their address (the ECP5 form's block RAM) -----------------
 
+# Every read depth, both write depths and each direction in the fast suite; three more rows of
+# the default depths at 128 and 256 points in the slow suite.
 @pytest.mark.parametrize("n,P,inverse,negacyclic,read_stages,write_stages", [
     (16, 1, False, False, 3, 1), (16, 4, True, True, 3, 1), (32, 1, True, True, 0, 0),
-    (64, 2, True, False, 3, 1), (64, 4, False, True, 2, 0), (128, 4, True, True, 3, 1),
-    (128, 2, False, False, 1, 1), (256, 8, False, True, 3, 1), (256, 4, True, False, 3, 0),
-    (256, 8, True, True, 4, 1)])
+    (64, 2, True, False, 3, 1), (64, 4, False, True, 2, 0), (128, 2, False, False, 1, 1),
+    (256, 8, True, True, 4, 1),
+    *(pytest.param(*row, marks=pytest.mark.slow) for row in (
+        (128, 4, True, True, 3, 1), (256, 8, False, True, 3, 1), (256, 4, True, False, 3, 0)))])
 def test_no_bank_read_meets_a_write_of_its_address(n, P, inverse, negacyclic, read_stages,
                                                    write_stages):
     """A read of the word written in the same cycle is undefined on the DP16KD; the banks'
