@@ -344,18 +344,14 @@ class _ControlModel:
         """Step the engine for ``transforms``; ``starts``: the cycle from which each
         transform's input is offered (default: back to back), then one beat per cycle;
         ``skip``: step over runs of quiet cycles at once (the same result)."""
-        p = self.p
-        outer = p.n1 > 1
-        ubuf = 3 if outer else 2
         s = {"full": [[False, False] for _ in range(4)], "occ": [0, 0, 0, 0],
              "in_beat": 0, "in_slot": 0, "loaded": 0,
              "m": [None] * len(self.units),
              "p1": (0, 0, 0), "p2": (0, 0, 0),                  # (transform slot, a, B1 slot)
              "p3": None, "p3_slot": 0, "u": None, "u_slot": 0}
-        commits, issued, cycle = {}, 0, 0
-        marks, unload_starts, stalls = {}, [], 0
-        total = transforms * p.beats
-        while issued < total:
+        commits, cycle, marks = {}, 0, {}
+        tally = {"issued": 0, "last_read": None, "unload_starts": [], "stalls": 0}
+        while tally["issued"] < transforms * self.p.beats:
             cur = s
             s = {k: (v if not isinstance(v, list) else [list(x) if isinstance(x, list) else x
                                                         for x in v]) for k, v in cur.items()}
@@ -363,51 +359,13 @@ class _ControlModel:
             events = []
             clear = self._clearer(s, occ_delta, events)
             commit = self._committer(commits, events)
-            # load
-            offered = cur["loaded"] < transforms and (
-                starts is None or cur["in_beat"] != 0 or cycle >= starts[cur["loaded"]])
-            if offered and cur["in_beat"] == 0 and cur["occ"][0] == 2:
-                stalls += 1
-            if offered and (cur["in_beat"] != 0 or cur["occ"][0] < 2):
-                if cur["in_beat"] == 0:
-                    occ_delta[0] += 1
-                s["in_beat"] = cur["in_beat"] + 1
-                if s["in_beat"] == p.beats:
-                    commit(cycle + 1, 0, cur["in_slot"])
-                    s["in_beat"], s["in_slot"] = 0, cur["in_slot"] ^ 1
-                    s["loaded"] = cur["loaded"] + 1
+            self._load(cur, s, cycle, commit, occ_delta, tally, starts, transforms)
             # the m-unit(s): one takes P2 when its block is ready, else P1; or one each
             for u, kinds in enumerate(self.units):
                 self._m_unit(cur, s, u, kinds, cycle, clear, commit, occ_delta, marks)
-            # P3
-            if outer:
-                free = cur["p3"] is None
-                if cur["p3"] is not None:
-                    slot, left = cur["p3"]
-                    s["p3"] = (slot, left - 1) if left > 1 else None
-                    if left == 1:
-                        free = True
-                        clear(2, slot)
-                        commit(cycle + self.lat_3, 3, slot)
-                        marks.setdefault("last_write", cycle + self.lat_3)
-                if free and cur["full"][2][cur["p3_slot"]] and cur["occ"][3] < 2:
-                    occ_delta[3] += 1
-                    s["p3"] = (cur["p3_slot"], p.beats)
-                    s["p3_slot"] = cur["p3_slot"] ^ 1
-            # unload
-            free = cur["u"] is None
-            if cur["u"] is not None:
-                slot, left = cur["u"]
-                issued += 1
-                last_read = cycle
-                s["u"] = (slot, left - 1) if left > 1 else None
-                if left == 1:
-                    free = True
-                    clear(ubuf, slot)
-            if free and cur["full"][ubuf][cur["u_slot"]]:
-                unload_starts.append(cycle + 1)
-                s["u"] = (cur["u_slot"], p.beats)
-                s["u_slot"] = cur["u_slot"] ^ 1
+            if self.p.n1 > 1:
+                self._p3(cur, s, cycle, clear, commit, occ_delta, marks)
+            self._unload(cur, s, cycle, clear, tally)
             # end of the cycle: occupancies, and the fills whose last write is this cycle
             s["occ"] = [o + d for o, d in zip(cur["occ"], occ_delta)]
             for buf, slot in commits.pop(cycle, []):
@@ -415,30 +373,83 @@ class _ControlModel:
                 s["full"][buf][slot] = True
             cycle += 1
             if skip and not events and self._quiet(cur, s):
-                k = self._quiet_cycles(s, cycle, commits, starts, transforms)
-                if k > 0:
-                    for name, key in [("m", u) for u in range(len(self.units))] + [
-                            (None, "p3"), (None, "u")]:
-                        job = s[name][key] if name else s[key]
-                        if job is not None:
-                            job = (*job[:-1], job[-1] - k)
-                            if name:
-                                s[name][key] = job
-                            else:
-                                s[key] = job
-                    if s["u"] is not None:
-                        issued += k
-                        last_read = cycle + k - 1
-                    if s["loaded"] < transforms:
-                        if s["in_beat"]:
-                            s["in_beat"] += k
-                        elif starts is None or cycle >= starts[s["loaded"]]:
-                            stalls += k     # offered, both B0 slots taken
-                    cycle += k
+                cycle += self._skip(s, cycle, commits, starts, transforms, tally)
         # read -> data -> register (-> the twist's ModMul) -> FIFO write -> output transfer
-        return {"cycles": last_read + 3 + self.twist + 1,
+        return {"cycles": tally["last_read"] + 3 + self.twist + 1,
                 "in_banks": marks["last_write"] - marks["first_read"] + 1,
-                "unload_starts": unload_starts, "stalls": stalls}
+                "unload_starts": tally["unload_starts"], "stalls": tally["stalls"]}
+
+    def _load(self, cur, s, cycle, commit, occ_delta, tally, starts, transforms):
+        """One cycle of the load: a beat when a transform's input is offered (from its start
+        cycle) and, for its first beat, B0 has a free slot; a stall when it has none."""
+        offered = cur["loaded"] < transforms and (
+            starts is None or cur["in_beat"] != 0 or cycle >= starts[cur["loaded"]])
+        if offered and cur["in_beat"] == 0 and cur["occ"][0] == 2:
+            tally["stalls"] += 1
+        if offered and (cur["in_beat"] != 0 or cur["occ"][0] < 2):
+            if cur["in_beat"] == 0:
+                occ_delta[0] += 1
+            s["in_beat"] = cur["in_beat"] + 1
+            if s["in_beat"] == self.p.beats:
+                commit(cycle + 1, 0, cur["in_slot"])
+                s["in_beat"], s["in_slot"] = 0, cur["in_slot"] ^ 1
+                s["loaded"] = cur["loaded"] + 1
+
+    def _p3(self, cur, s, cycle, clear, commit, occ_delta, marks):
+        """One cycle of P3 (n1 > 1): it drains B2's next full slot into B3 when B3 has a free
+        slot."""
+        free = cur["p3"] is None
+        if cur["p3"] is not None:
+            slot, left = cur["p3"]
+            s["p3"] = (slot, left - 1) if left > 1 else None
+            if left == 1:
+                free = True
+                clear(2, slot)
+                commit(cycle + self.lat_3, 3, slot)
+                marks.setdefault("last_write", cycle + self.lat_3)
+        if free and cur["full"][2][cur["p3_slot"]] and cur["occ"][3] < 2:
+            occ_delta[3] += 1
+            s["p3"] = (cur["p3_slot"], self.p.beats)
+            s["p3_slot"] = cur["p3_slot"] ^ 1
+
+    def _unload(self, cur, s, cycle, clear, tally):
+        """One cycle of the unload: a read of each beat of B3's (B2's when n1 = 1) next full
+        slot."""
+        ubuf = 3 if self.p.n1 > 1 else 2
+        free = cur["u"] is None
+        if cur["u"] is not None:
+            slot, left = cur["u"]
+            tally["issued"] += 1
+            tally["last_read"] = cycle
+            s["u"] = (slot, left - 1) if left > 1 else None
+            if left == 1:
+                free = True
+                clear(ubuf, slot)
+        if free and cur["full"][ubuf][cur["u_slot"]]:
+            tally["unload_starts"].append(cycle + 1)
+            s["u"] = (cur["u_slot"], self.p.beats)
+            s["u_slot"] = cur["u_slot"] ^ 1
+
+    def _skip(self, s, cycle, commits, starts, transforms, tally):
+        """Step state ``s`` over the quiet cycles from ``cycle`` on (:meth:`_quiet_cycles`):
+        every job's count, the unload's reads and the load's beat (or its stalls) advance by
+        their number, which is returned."""
+        k = self._quiet_cycles(s, cycle, commits, starts, transforms)
+        if k <= 0:
+            return 0
+        s["m"] = [None if job is None else (*job[:-1], job[-1] - k) for job in s["m"]]
+        for key in ("p3", "u"):
+            if s[key] is not None:
+                s[key] = (*s[key][:-1], s[key][-1] - k)
+        if s["u"] is not None:
+            tally["issued"] += k
+            tally["last_read"] = cycle + k - 1
+        if s["loaded"] < transforms:
+            if s["in_beat"]:
+                s["in_beat"] += k
+            elif starts is None or cycle >= starts[s["loaded"]]:
+                tally["stalls"] += k     # offered, both B0 slots taken
+        return k
 
     @staticmethod
     def _clearer(state, occ_delta, events):

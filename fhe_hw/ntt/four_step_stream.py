@@ -33,6 +33,7 @@ the shift unit (beats per transform + 6), write register 1
 """
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from amaranth import Array, Cat, Const, Module, Mux, Signal, Value, unsigned
 from amaranth.lib import data, stream
@@ -191,6 +192,20 @@ class _Buffer:
 
     def is_full(self, slot):
         return Mux(slot, self.full[1], self.full[0])
+
+
+class _MJob(NamedTuple):
+    """An m-unit's job (registers): ``run`` (issuing a beat), ``kind`` (0: P1, 1: P2), the
+    transform's B0/B2 slot ``t``, the block ``a``, the B1 slot ``b``, the block's ``beat`` and
+    ``last`` (the block's last beat)."""
+
+    run: Value
+    kind: Value
+    t: Value
+    a: Value
+    b: Value
+    beat: Value
+    last: Value
 
 
 class StreamingFourStepNTT(Component):
@@ -400,9 +415,43 @@ class StreamingFourStepNTT(Component):
 
     def _m_pass(self, m, bufs, muls, unit, name, kinds):
         """An m-unit (``muls`` and ``unit``, submodules ``name``_...) running the ``kinds`` of
-        jobs, (0, 1) or one of them: P1 (0: B0 -> B1) and P2 (1: B1 -> B2), one block each."""
+        jobs, (0, 1) or one of them: P1 (0: B0 -> B1) and P2 (1: B1 -> B2), one block each:
+        its job control (:meth:`_m_jobs`), reads (:meth:`_m_reads`), twiddle stage and shift
+        unit, writes (:meth:`_m_writes`)."""
+        job = self._m_jobs(m, bufs, name, kinds)
+        sources = self._m_reads(m, bufs, muls, job, kinds)
+
+        def pick(sel, values):
+            """The value of the job's pass: the only one, or P2's (sel = 1) or P1's."""
+            return values[0] if len(values) == 1 else Mux(sel, values[1], values[0])
+
+        L = self._four_step.lanes
+        v1, kind1 = Signal(name=f"{name}_v1"), Signal(name=f"{name}_kind1")
+        fold_1 = Signal(len(sources[0][0]), name=f"{name}_fold1")
+        m.d.sync += [v1.eq(job.run), kind1.eq(job.kind),
+                     fold_1.eq(pick(job.kind, [fold for fold, _, _ in sources]))]
+        v2 = Signal(name=f"{name}_v2")
+        m.d.sync += v2.eq(v1)
+        read = []
+        for _, buf, _ in sources:
+            rd = Array(buf.rports[b].data for b in range(L))
+            read.append([rd[Const(j, len(fold_1)) ^ fold_1] for j in range(L)])
+        words = [pick(kind1, [r[j] for r in read]) for j in range(L)]
+        twiddles = [pick(kind1, [s[2][j] for s in sources]) for j in range(L)]
+        for j, mul in enumerate(muls):
+            m.submodules[f"{name}_mul{j}"] = mul
+        m.submodules[f"{name}_unit"] = unit
+        out = self._shift_stage(m, muls, [unit], v2, words, twiddles, lambda u, j: j)
+        self._m_writes(m, bufs, job, out, name, kinds)
+
+    def _m_jobs(self, m, bufs, name, kinds):
+        """The job control of an m-unit: it decides its next job (from registers only) while
+        idle or on its job's last beat and issues it from the next cycle, P2 when its block is
+        in B1 (and, for a transform's first block, B2 has a free slot), else P1 when its
+        transform is in B0 and B1 has a free slot; P1's last block of a transform empties its
+        B0 slot, P2 its B1 slot. Returns the :class:`_MJob`."""
         b0, b1, b2 = bufs
-        p, L = self._four_step, self._four_step.lanes
+        p = self._four_step
         n1 = p.n1
         do1, do2 = 0 in kinds, 1 in kinds
         pos_p1 = [Signal(name="p1_t"), Signal(range(n1), name="p1_a"), Signal(name="p1_b")]
@@ -412,9 +461,7 @@ class StreamingFourStepNTT(Component):
         j_t, j_a, j_b = Signal(), Signal(range(n1)), Signal()
         bb = Signal(range(p.block_beats), name=f"{name}_beat")
         last = bb == p.block_beats - 1
-        q, c = p.m_step(bb)
 
-        # decide the next job (registers only), issue it from the next cycle
         decide = ~run | last
         p2_ok = (b1.is_full(pos_p2[2]) & ((pos_p2[1] != 0) | (b2.occ < 2)) if do2
                  else Const(0))
@@ -437,7 +484,6 @@ class StreamingFourStepNTT(Component):
                                  pos[0].eq(pos[0] ^ (pos[1] == n1 - 1))]
                     if isinstance(kind, Signal):
                         m.d.sync += kind.eq(k)
-        # drains: P1's last block of a transform empties its B0 slot, P2 its B1 slot
         if do1:
             p1_end = run & last & (kind == 0) & (j_a == n1 - 1)
             m.d.comb += b0.drain_end.eq(p1_end)
@@ -448,65 +494,56 @@ class StreamingFourStepNTT(Component):
             m.d.comb += b1.drain_end.eq(p2_end)
             with m.If(p2_end):
                 b1.mark(m, j_b, 0)
+        return _MJob(run, kind, j_t, j_a, j_b, bb, last)
 
-        # reads: P1 from B0, P2 from B1 (each read port serves one pass); P1's factors are 1
-        # (or the forward negacyclic twist), P2's the twiddles ω_m²^(a2·k2)
-        sources = []                        # (fold, buffer, factors) per pass of kinds, in order
-        if do1:
-            fold0, idx0 = self._lanes_to_banks(lambda j: p.p1_read_index(j_a, q, c, j),
+    def _m_reads(self, m, bufs, muls, job, kinds):
+        """An m-unit's reads: P1 from B0, P2 from B1 (each read port serves one pass); P1's
+        factors are 1 (or the forward negacyclic twist), P2's the twiddles ω_m²^(a2·k2).
+        Returns (fold, buffer, factors) per pass of ``kinds``, in order."""
+        b0, b1, _ = bufs
+        p, L = self._four_step, self._four_step.lanes
+        q, c = p.m_step(job.beat)
+        sources = []
+        if 0 in kinds:
+            fold0, idx0 = self._lanes_to_banks(lambda j: p.p1_read_index(job.a, q, c, j),
                                                p.bank0)
             for k in range(L):
-                m.d.comb += b0.rports[k].addr.eq(b0.address(j_t, p.address0(idx0(k))))
+                m.d.comb += b0.rports[k].addr.eq(b0.address(job.t, p.address0(idx0(k))))
             factors = [muls[0].premultiply(1)] * L
             if self._negacyclic and not self._inverse:
                 for j in range(L):
                     rom = self._twiddle_rom(m, f"p1_twist{j}", [
-                        p.p1_twist(a, beat, j) for a in range(n1)
+                        p.p1_twist(a, beat, j) for a in range(p.n1)
                         for beat in range(p.block_beats)], muls[j])
-                    m.d.comb += rom.addr.eq(Cat(bb, j_a))
+                    m.d.comb += rom.addr.eq(Cat(job.beat, job.a))
                     factors[j] = rom.data
             sources.append((fold0, b0, factors))
-        if do2:
+        if 1 in kinds:
             fold1, idx1 = self._lanes_to_banks(lambda j: p.p2_read_index(q, c, j), p.bank1)
             for k in range(L):
-                m.d.comb += b1.rports[k].addr.eq(b1.address(j_b, p.address1(idx1(k))))
+                m.d.comb += b1.rports[k].addr.eq(b1.address(job.b, p.address1(idx1(k))))
             roms = [self._twiddle_rom(m, f"p2_twiddle{j}",
                                       [p.p2_twiddle(qq, cc, j, self._inverse)
                                        for qq in range(p.inner_n) for cc in range(p.m_beats)],
                                       muls[j]) for j in range(L)]
             for rom in roms:
-                m.d.comb += rom.addr.eq(bb)
+                m.d.comb += rom.addr.eq(job.beat)
             sources.append((fold1, b1, [rom.data for rom in roms]))
+        return sources
 
-        def pick(sel, values):
-            """The value of the job's pass: the only one, or P2's (sel = 1) or P1's."""
-            return values[0] if len(values) == 1 else Mux(sel, values[1], values[0])
-
-        v1, kind1 = Signal(name=f"{name}_v1"), Signal(name=f"{name}_kind1")
-        fold_1 = Signal(len(sources[0][0]), name=f"{name}_fold1")
-        m.d.sync += [v1.eq(run), kind1.eq(kind),
-                     fold_1.eq(pick(kind, [fold for fold, _, _ in sources]))]
-        v2 = Signal(name=f"{name}_v2")
-        m.d.sync += v2.eq(v1)
-        read = []
-        for _, buf, _ in sources:
-            rd = Array(buf.rports[b].data for b in range(L))
-            read.append([rd[Const(j, len(fold_1)) ^ fold_1] for j in range(L)])
-        words = [pick(kind1, [r[j] for r in read]) for j in range(L)]
-        twiddles = [pick(kind1, [s[2][j] for s in sources]) for j in range(L)]
-        for j, mul in enumerate(muls):
-            m.submodules[f"{name}_mul{j}"] = mul
-        m.submodules[f"{name}_unit"] = unit
-        out = self._shift_stage(m, muls, [unit], v2, words, twiddles, lambda u, j: j)
-
-        # writes: the job's fields delayed to the shift unit's output
+    def _m_writes(self, m, bufs, job, out, name, kinds):
+        """An m-unit's writes: the job's fields delayed to the shift unit's output, P1's words
+        into B1, P2's into B2; the last write of a block (P1) or of a transform's last block
+        (P2) marks its slot full."""
+        _, b1, b2 = bufs
+        p = self._four_step
         delay = pass_latencies(p, self.mul_latency)[0] - 1     # the write register is the last
         wv, wkind, wt, wa, wb, wbb, wlast = (
             register_delay(m, v, delay, f"{name}_{field}") for v, field in (
-                (run, "valid"), (kind, "kind"), (j_t, "t"), (j_a, "a"), (j_b, "b"), (bb, "beat"),
-                (run & last, "last")))
+                (job.run, "valid"), (job.kind, "kind"), (job.t, "t"), (job.a, "a"),
+                (job.b, "b"), (job.beat, "beat"), (job.run & job.last, "last")))
         wq, wc = p.m_step(wbb)
-        if do1:
+        if 0 in kinds:
             wfold1, widx1 = self._lanes_to_banks(lambda j: p.p1_write_index(wq, wc, j),
                                                  p.bank1)
             self._write(m, b1, wv & (wkind == 0), wb, wfold1, widx1, p.address1, out)
@@ -514,12 +551,13 @@ class StreamingFourStepNTT(Component):
             m.d.sync += [done1.eq(wv & wlast & (wkind == 0)), slot1.eq(wb)]
             with m.If(done1):
                 b1.mark(m, slot1, 1)
-        if do2:
+        if 1 in kinds:
             wfold2, widx2 = self._lanes_to_banks(lambda j: p.p2_write_index(wa, wq, wc, j),
                                                  p.bank2)
             self._write(m, b2, wv & (wkind == 1), wt, wfold2, widx2, p.address2, out)
             done2, slot2 = Signal(name=f"{name}_done2"), Signal(name=f"{name}_slot2")
-            m.d.sync += [done2.eq(wv & wlast & (wkind == 1) & (wa == n1 - 1)), slot2.eq(wt)]
+            m.d.sync += [done2.eq(wv & wlast & (wkind == 1) & (wa == p.n1 - 1)),
+                         slot2.eq(wt)]
             with m.If(done2):
                 b2.mark(m, slot2, 1)
 

@@ -521,7 +521,16 @@ class _ShiftCore(Elaboratable):
 
     def elaborate(self, platform):
         m = Module()
-        beats, lanes = self.beats, self.lanes
+        line, first = self._delay_line(m)
+        finals = [self._pe_group(m, g, line, first) for g in range(self.beats)]
+        self._output(m, line, finals)
+        return m
+
+    def _delay_line(self, m):
+        """The beat counter and the input delay line: group g sees the beats g + 1 cycles
+        after they arrive. Returns ([(valid, first, last, x) registers per group], the
+        incoming beat's first flag)."""
+        beats = self.beats
         # Beat counter: which beat of the transform the incoming beat is.
         count = Signal(range(beats)) if beats > 1 else None
         if count is not None:
@@ -529,7 +538,6 @@ class _ShiftCore(Elaboratable):
                 m.d.sync += count.eq(wrap_inc(count, beats - 1))
         first = (count == 0) if count is not None else Const(1, 1)
         last = (count == beats - 1) if count is not None else Const(1, 1)
-        # Input delay line: group g sees the beats g + 1 cycles after they arrive.
         line = []
         prev = (self.valid, first, last, self.payload)
         for g in range(beats):
@@ -538,51 +546,59 @@ class _ShiftCore(Elaboratable):
             m.d.sync += [r.eq(v) for r, v in zip(regs, prev)]
             line.append(regs)
             prev = regs
-        # PE groups.
-        finals = []                                 # (done, [(ps, sc) per lane]) per group
-        for g, (valid, _, glast, x) in enumerate(line):
-            done = Signal(name=f"g{g}_done")
-            m.d.sync += done.eq(valid & glast)
-            pairs = []
-            for lane_j in range(lanes):
-                j = g * lanes + lane_j
-                lane_rot, horner, final = self._rotations(j)
-                ps = Signal(192, name=f"pe{j}_ps")
-                sc = Signal(192, name=f"pe{j}_sc")
-                columns = [[] for _ in range(192)]
-                for ll in range(lanes):
-                    sample = x[ll]
-                    for b in range(_WORD):
-                        columns[(b + lane_rot[ll]) % 192].append(sample[b])
-                if beats > 1:
-                    # a copy of the group's first flag per PE (its own register, loaded from
-                    # the stage before, so the same value one cycle after reset), kept apart
-                    # by the keep attribute (fhe_hw.flow.synth.KEEP_COPIES; alternate reset
-                    # values halve the merging in flows that ignore it)
-                    pfirst = Signal(name=f"pe{j}_first", init=j & 1, attrs=KEEP)
-                    m.d.sync += pfirst.eq(line[g - 1][1] if g else first)
-                    keep = (~pfirst).replicate(192)
-                    rps = Signal(192, name=f"pe{j}_ps_fed")
-                    rsc = Signal(192, name=f"pe{j}_sc_fed")
-                    m.d.comb += [rps.eq(ps.rotate_left(horner) & keep),
-                                 rsc.eq(sc.rotate_left(horner) & keep)]
-                    for c in range(192):
-                        columns[c] += [rps[c], rsc[c]]
-                new_ps, new_sc = _compress(m, columns, 192, f"pe{j}")
-                with m.If(valid):
-                    m.d.sync += [ps.eq(_word(new_ps)), sc.eq(_word(new_sc))]
-                pairs.append((ps.rotate_left(final), sc.rotate_left(final)))
-            finals.append((done, pairs))
-        # Exactly one group finishes per cycle (its last beat entered the line alone): select it.
-        # The masks are copies of the groups' done flags, one per output lane, so that no flag
-        # drives all lanes·384 gates (the flag's fanout had set the clock); with one group there
-        # is nothing to select, and a cycle without a finished group is not valid.
+        return line, first
+
+    def _pe_group(self, m, g, line, first):
+        """PE group g: a PE per lane, each accumulating its output's carry-save pair over the
+        beats (Horner, the fed-back pair rotated) through :func:`_compress`. Returns (done:
+        the group's last beat was taken, [(ps, sc) per lane, finally rotated])."""
+        beats, lanes = self.beats, self.lanes
+        valid, _, glast, x = line[g]
+        done = Signal(name=f"g{g}_done")
+        m.d.sync += done.eq(valid & glast)
+        pairs = []
+        for lane_j in range(lanes):
+            j = g * lanes + lane_j
+            lane_rot, horner, final = self._rotations(j)
+            ps = Signal(192, name=f"pe{j}_ps")
+            sc = Signal(192, name=f"pe{j}_sc")
+            columns = [[] for _ in range(192)]
+            for ll in range(lanes):
+                sample = x[ll]
+                for b in range(_WORD):
+                    columns[(b + lane_rot[ll]) % 192].append(sample[b])
+            if beats > 1:
+                # a copy of the group's first flag per PE (its own register, loaded from the
+                # stage before, so the same value one cycle after reset), kept apart by the
+                # keep attribute (fhe_hw.flow.synth.KEEP_COPIES; alternate reset values halve
+                # the merging in flows that ignore it)
+                pfirst = Signal(name=f"pe{j}_first", init=j & 1, attrs=KEEP)
+                m.d.sync += pfirst.eq(line[g - 1][1] if g else first)
+                keep = (~pfirst).replicate(192)
+                rps = Signal(192, name=f"pe{j}_ps_fed")
+                rsc = Signal(192, name=f"pe{j}_sc_fed")
+                m.d.comb += [rps.eq(ps.rotate_left(horner) & keep),
+                             rsc.eq(sc.rotate_left(horner) & keep)]
+                for c in range(192):
+                    columns[c] += [rps[c], rsc[c]]
+            new_ps, new_sc = _compress(m, columns, 192, f"pe{j}")
+            with m.If(valid):
+                m.d.sync += [ps.eq(_word(new_ps)), sc.eq(_word(new_sc))]
+            pairs.append((ps.rotate_left(final), sc.rotate_left(final)))
+        return done, pairs
+
+    def _output(self, m, line, finals):
+        """Exactly one group finishes per cycle (its last beat entered the line alone): select
+        it, add its pairs (ps + sc) and normalise. The masks are copies of the groups' done
+        flags, one per output lane, so that no flag drives all lanes·384 gates (the flag's
+        fanout had set the clock); with one group there is nothing to select, and a cycle
+        without a finished group is not valid."""
         sel_valid = Signal()
         m.d.comb += sel_valid.eq(Cat(*(d for d, _ in finals)).any())
         st = Stages(m, sel_valid)
         sums = []
-        for lane_j in range(lanes):
-            if beats == 1:
+        for lane_j in range(self.lanes):
+            if self.beats == 1:
                 ps, sc = finals[0][1][lane_j]
             else:
                 ps = sc = 0
@@ -601,7 +617,6 @@ class _ShiftCore(Elaboratable):
             m.d.comb += [norm.i.payload.eq(sums[lane_j]), norm.i.valid.eq(st.valid),
                          self.o_payload[lane_j].eq(norm.o.payload)]
         m.d.comb += self.o_valid.eq(self.normalisers[0].o.valid)
-        return m
 
 
 class ShiftNTT(Component):

@@ -147,6 +147,9 @@ from .schedule import (
 
 __all__ = ["StreamingNTT", "StreamingNTTPlan", "output_fifo"]
 
+#: The phases of :class:`StreamingNTT`'s control.
+_LOAD, _COMPUTE, _UNLOAD = 0, 1, 2
+
 
 @dataclass(frozen=True)
 class StreamingNTTPlan(Plan):
@@ -354,6 +357,73 @@ def _permute(words, u_hot, index):
     return out
 
 
+class _Control(Component):
+    """The control of :class:`StreamingNTT`: the phase (load n/lanes beats, log2 n compute
+    stages of C = n/(2P) issue cycles and ``gap`` drain cycles each, unload n/lanes beats), the
+    load/unload beat, the compute stage and counter.
+
+    ``state``, ``beat`` and the phase flags are registers whose next values (``state_next``,
+    ``beat_next``) the state machine computes, so that the write-back network's swap can be a
+    register too (:meth:`StreamingNTT._write_pipeline`): it fans out to B·m multiplexers per
+    level. ``stage`` is log2(n) - 1 outside the compute phase (from reset, and the last stage
+    does not advance it), so that its successor is the first stage; ``cc1`` always holds
+    ``cc`` + 1.
+
+    Parameters: n, P (butterflies), lanes, log_n, gap. Attributes: ``C``, ``CL`` (n/lanes
+    beats), ``log_c`` (log2 C). Ports in: ``load_go``, ``unload_go`` (a load or unload beat
+    this cycle), ``last_beat`` (the beat is the transform's last). Ports out: ``state``
+    (:data:`_LOAD`, :data:`_COMPUTE` or :data:`_UNLOAD`), ``state_next``, ``loading``,
+    ``unloading`` (the phase flags), ``beat``, ``stage``, ``cc``, ``cc1``, ``stage_ends`` (the
+    stage's last cycle, drain included), ``issue`` (a compute cycle that issues
+    butterflies).
+    """
+
+    def __init__(self, n, P, lanes, log_n, *, gap):
+        self.C, self.CL, self.log_c = n // (2 * P), n // lanes, log_n - P.bit_length()
+        self._log_n, self._gap = log_n, gap
+        span = self.C + gap
+        super().__init__({"load_go": In(1), "unload_go": In(1), "last_beat": In(1),
+                          "state": Out(2, init=_LOAD), "state_next": Out(2),
+                          "loading": Out(1, init=1), "unloading": Out(1),
+                          "beat": Out(range(self.CL)),
+                          "stage": Out(range(log_n), init=log_n - 1), "cc": Out(range(span)),
+                          "cc1": Out(range(1, span + 1), init=1), "stage_ends": Out(1),
+                          "issue": Out(1)})
+
+    def elaborate(self, platform):
+        m = Module()
+        state, state_next, beat = self.state, self.state_next, self.beat
+        stage, cc, cc1 = self.stage, self.cc, self.cc1
+        beat_next = Signal(range(self.CL))
+        m.d.comb += [state_next.eq(state), beat_next.eq(beat),
+                     self.stage_ends.eq(cc == self.C + self._gap - 1),
+                     self.issue.eq((state == _COMPUTE) & (cc < self.C))]
+        m.d.sync += [state.eq(state_next), beat.eq(beat_next),
+                     self.loading.eq(state_next == _LOAD),
+                     self.unloading.eq(state_next == _UNLOAD)]
+        with m.Switch(state):
+            with m.Case(_LOAD):
+                with m.If(self.load_go):
+                    m.d.comb += beat_next.eq(beat + 1)
+                    with m.If(self.last_beat):
+                        m.d.comb += [beat_next.eq(0), state_next.eq(_COMPUTE)]
+                        m.d.sync += [stage.eq(0), cc.eq(0), cc1.eq(1)]
+            with m.Case(_COMPUTE):
+                m.d.sync += [cc.eq(cc1), cc1.eq(cc1 + 1)]
+                with m.If(self.stage_ends):
+                    m.d.sync += [cc.eq(0), cc1.eq(1)]
+                    with m.If(stage == self._log_n - 1):
+                        m.d.comb += state_next.eq(_UNLOAD)
+                    with m.Else():
+                        m.d.sync += stage.eq(stage + 1)
+            with m.Case(_UNLOAD):
+                with m.If(self.unload_go):
+                    m.d.comb += beat_next.eq(beat + 1)
+                    with m.If(self.last_beat):
+                        m.d.comb += [beat_next.eq(0), state_next.eq(_LOAD)]
+        return m
+
+
 class StreamingNTT(Component):
     """Memory-based in-place radix-2 NTT with P butterflies per cycle ([Cao14] §3.2, [Wang13] §IV).
     The four-step engine for solinas64 is :class:`~fhe_hw.ntt.FourStepNTT`.
@@ -490,68 +560,76 @@ class StreamingNTT(Component):
 
     def elaborate(self, platform):
         m = Module()
-        n, P, lanes = self._n, self._p, self._lanes
-        log_n, b = self._params.log_k, P.bit_length()
-        B, C, CL = 2 * P, n // (2 * P), n // lanes
-        log_lanes = lanes.bit_length() - 1
-        a, d = _read_split(self._read_stages)
-        gap = self.butterfly_latency + 2 + d + self._write_stages   # drain between stages
         banks, tw_ports = self._memories(m)
+        d = _read_split(self._read_stages)[1]
+        m.submodules.control = ctl = _Control(
+            self._n, self._p, self._lanes, self._params.log_k,
+            gap=self.butterfly_latency + 2 + d + self._write_stages)    # drain between stages
+        xsw, usel, last = self._issue(m, ctl.stage, ctl.cc[:ctl.log_c], tw_ports)
+        rd_addr = self._read_address_registers(m, ctl)
+        fold, beat_addr, load_go, unload_go, fifo = self._beats(m, ctl, banks, rd_addr, xsw,
+                                                                usel)
+        crossbar, outs = self._butterflies(m, banks, tw_ports, ctl.issue, last, xsw, usel)
+        last_beat, load_next, fold_next = self._next_beat(m, ctl, load_go, unload_go, fold)
+        wen, waddr, wsw, wu = self._write_pipeline(m, ctl.issue, rd_addr, xsw, usel,
+                                                   load_next, fold_next)
+        self._bank_writes(m, banks, outs, wen, waddr, wsw, wu,
+                          ctl.loading, load_go, fold, beat_addr)
+        self._unload(m, unload_go, crossbar, ctl.beat, fifo)
+        m.d.comb += [ctl.load_go.eq(load_go), ctl.unload_go.eq(unload_go),
+                     ctl.last_beat.eq(last_beat)]
+        return m
 
-        # Control.
-        LOAD, COMPUTE, UNLOAD = 0, 1, 2
-        # state, beat and the phase flags are registers whose next values (state_next,
-        # beat_next) the state machine computes, so that the write-back network's swap can be a
-        # register too (_write_pipeline): it fans out to B·m multiplexers per level.
-        state, state_next = Signal(2, init=LOAD), Signal(2)
-        loading, unloading = Signal(init=1), Signal()
-        beat, beat_next = Signal(range(CL)), Signal(range(CL))
-        m.d.comb += [state_next.eq(state), beat_next.eq(beat)]
-        m.d.sync += [state.eq(state_next), beat.eq(beat_next), loading.eq(state_next == LOAD),
-                     unloading.eq(state_next == UNLOAD)]
-        # stage is log2(n) - 1 outside the compute phase (from reset, and the last stage does
-        # not advance it), so that its successor is the first stage; cc1 always holds cc + 1.
-        stage = Signal(range(log_n), init=log_n - 1)
-        cc, cc1 = Signal(range(C + gap)), Signal(range(1, C + gap + 1), init=1)
-        stage_ends = Signal()
-        m.d.comb += stage_ends.eq(cc == C + gap - 1)
-
-        issue = Signal()
-        m.d.comb += issue.eq((state == COMPUTE) & (cc < C))
-        xsw, usel, last = self._issue(m, stage, cc[:log_n - b], tw_ports)
-        # The bank read addresses are registers beside this control, computed a cycle ahead:
-        # within a stage from cc1, and the first cycle of the next stage (of stage 0 outside
-        # the compute phase) as constants per stage. Computed from cc in the same cycle, the
-        # address decoding and the wire to the banks' address registers by the block RAMs
-        # were one path (P = 4's critical path, 8.33 ns); computed from cc's next value, its
-        # increment and the decoding were (P = 1, 7.50 ns).
-        within = self._read_addresses(m, stage, cc1[:log_n - b], "within")
-        first = self._read_addresses(m, stage, Const(0, log_n - b), "first", ahead=1)
-        rd_addr = [Signal(range(C), name=f"rd_addr{k}") for k in range(B)]
-        m.d.sync += [r.eq(Mux((state != COMPUTE) | stage_ends, f, w))
+    def _read_address_registers(self, m, ctl):
+        """The bank read addresses, registers beside the control, computed a cycle ahead:
+        within a stage from cc1, and the first cycle of the next stage (of stage 0 outside the
+        compute phase) as constants per stage. Computed from cc in the same cycle, the address
+        decoding and the wire to the banks' address registers by the block RAMs were one path
+        (P = 4's critical path, 8.33 ns); computed from cc's next value, its increment and the
+        decoding were (P = 1, 7.50 ns)."""
+        within = self._read_addresses(m, ctl.stage, ctl.cc1[:ctl.log_c], "within")
+        first = self._read_addresses(m, ctl.stage, Const(0, ctl.log_c), "first", ahead=1)
+        rd_addr = [Signal(range(ctl.C), name=f"rd_addr{k}") for k in range(2 * self._p)]
+        m.d.sync += [r.eq(Mux((ctl.state != _COMPUTE) | ctl.stage_ends, f, w))
                      for r, f, w in zip(rd_addr, first, within)]
+        return rd_addr
 
-        # --- load / unload addressing: a beat is `lanes` consecutive indices ---
-        beat_idx = Cat(Const(0, log_lanes), beat)          # index of lane 0
+    def _beats(self, m, ctl, banks, rd_addr, xsw, usel):
+        """Load and unload addressing (a beat is ``lanes`` consecutive indices), the input
+        handshake, the unload's output FIFO and credits, and the banks' read ports (compute
+        reads or unload beats). Returns (the beat's fold, its bank address, load_go,
+        unload_go, the FIFO)."""
+        log_n, b = self._params.log_k, self._p.bit_length()
+        log_lanes = self._lanes.bit_length() - 1
+        beat_idx = Cat(Const(0, log_lanes), ctl.beat)          # index of lane 0
         fold = _xorfold(beat_idx, log_n, b)
         beat_addr = beat_idx[b:]
-        with m.If(unloading):
+        with m.If(ctl.unloading):
             # Unloading reuses the read crossbar: position j holds lane j, from bank j ^ fold.
             m.d.comb += [xsw.eq(fold), usel.eq(1)]
         load_go = Signal()
-        m.d.comb += [self.i.ready.eq(loading), load_go.eq(self.i.valid & self.i.ready)]
+        m.d.comb += [self.i.ready.eq(ctl.loading), load_go.eq(self.i.valid & self.i.ready)]
 
         # Unload credits: beats issued and not yet taken from the output FIFO.
-        unload_go, fifo = output_fifo(m, self.o, self._mod.bits * lanes,
-                                      2 + self._read_stages + self.post_latency, unloading)
+        unload_go, fifo = output_fifo(m, self.o, self._mod.bits * self._lanes,
+                                      2 + self._read_stages + self.post_latency, ctl.unloading)
 
-        for k in range(B):
+        a = _read_split(self._read_stages)[0]
+        for k, bank in enumerate(banks):
             # Only the reads whose words are used: the block RAM leaves a read of the address
             # written in the same cycle undefined, and the others may meet a load's writes.
-            m.d[_domain(a)] += [banks[k].r_addr.eq(Mux(unloading, beat_addr, rd_addr[k])),
-                                banks[k].r_en.eq(issue | unload_go)]
+            m.d[_domain(a)] += [bank.r_addr.eq(Mux(ctl.unloading, beat_addr, rd_addr[k])),
+                                bank.r_en.eq(ctl.issue | unload_go)]
+        return fold, beat_addr, load_go, unload_go, fifo
 
-        crossbar, outs = self._butterflies(m, banks, tw_ports, issue, last, xsw, usel)
+    def _next_beat(self, m, ctl, load_go, unload_go, fold):
+        """What the write swap register needs of the next cycle: whether this beat is the last
+        (``last_beat``), whether the next cycle loads (``load_next``) and the next beat's fold
+        (``fold_next``). Returns them in that order."""
+        n, lanes, CL = self._n, self._lanes, ctl.CL
+        log_n, b = self._params.log_k, self._p.bit_length()
+        log_lanes = lanes.bit_length() - 1
+        beat = ctl.beat
         # The next beat's fold (fold_next) and whether this beat is the last come from
         # registers beside beat (the fold of beat + 1, beat == CL - 1) and the handshakes, a few
         # LUTs: they end at the write swap register, which sits beside the write network it
@@ -568,7 +646,7 @@ class StreamingNTT(Component):
         # fans out to, and its wire to the input handshake then the one to the write swap
         # register were P = 4's critical path (8.51 ns, 5.73 ns of it wire).
         not_loading = Signal(name="not_loading", attrs=KEEP)
-        m.d.sync += not_loading.eq(state_next != LOAD)
+        m.d.sync += not_loading.eq(ctl.state_next != _LOAD)
         load_go_w = self.i.valid & ~not_loading
         fold_next = Mux(load_go_w | unload_go, fold_after, fold)
         # state_next == LOAD from the phase flags alone: the compute counter, which decides
@@ -576,35 +654,8 @@ class StreamingNTT(Component):
         # was the critical path (cc -> state_next -> the write swap register, 11.0 ns).
         load_next = Signal()
         m.d.comb += load_next.eq(Mux(~not_loading, ~(load_go_w & last_beat),
-                                     unloading & unload_go & last_beat))
-        wen, waddr, wsw, wu = self._write_pipeline(m, issue, rd_addr, xsw, usel,
-                                                   load_next, fold_next)
-        self._bank_writes(m, banks, outs, wen, waddr, wsw, wu,
-                          loading, load_go, fold, beat_addr)
-        self._unload(m, unload_go, crossbar, beat, fifo)
-
-        # --- state machine ---
-        with m.Switch(state):
-            with m.Case(LOAD):
-                with m.If(load_go):
-                    m.d.comb += beat_next.eq(beat + 1)
-                    with m.If(last_beat):
-                        m.d.comb += [beat_next.eq(0), state_next.eq(COMPUTE)]
-                        m.d.sync += [stage.eq(0), cc.eq(0), cc1.eq(1)]
-            with m.Case(COMPUTE):
-                m.d.sync += [cc.eq(cc1), cc1.eq(cc1 + 1)]
-                with m.If(stage_ends):
-                    m.d.sync += [cc.eq(0), cc1.eq(1)]
-                    with m.If(stage == log_n - 1):
-                        m.d.comb += state_next.eq(UNLOAD)
-                    with m.Else():
-                        m.d.sync += stage.eq(stage + 1)
-            with m.Case(UNLOAD):
-                with m.If(unload_go):
-                    m.d.comb += beat_next.eq(beat + 1)
-                    with m.If(last_beat):
-                        m.d.comb += [beat_next.eq(0), state_next.eq(LOAD)]
-        return m
+                                     ctl.unloading & unload_go & last_beat))
+        return last_beat, load_next, fold_next
 
     def _memories(self, m):
         """Storage: the 2P banks (:class:`~fhe_hw.lib.bram.RegisteredRAM`) and the twiddle
