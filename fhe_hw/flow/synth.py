@@ -417,6 +417,19 @@ def cached_unit(unit_name, params, target="ecp5", *, pnr=True, **variation):
     return load_cached(key)
 
 
+def _place_and_route(nextpnr, tgt, build_dir, progress, pnr_errors):
+    """nextpnr's (Fmax, utilization, status): status ``"ok"``, or with ``pnr_errors="record"``
+    the first ERROR line of a run that failed (a design that does not fit)."""
+    try:
+        fmax, utilization = _nextpnr_report(nextpnr, tgt, build_dir, progress)
+        return fmax, utilization, "ok"
+    except RuntimeError as error:
+        if pnr_errors == "raise":
+            raise
+        lines = [line.strip() for line in str(error).splitlines() if "ERROR" in line]
+        return None, {}, lines[0] if lines else str(error).splitlines()[0]
+
+
 def synthesize(component, unit_name, target="ecp5", *, params=None, device=None, package=None,
                freq_mhz=None, build_dir=None, splitnets=None, placer=None, router=None,
                nextpnr_args=None, pnr=True, pnr_errors="raise", reuse=False, progress=None):
@@ -482,14 +495,8 @@ def synthesize(component, unit_name, target="ecp5", *, params=None, device=None,
         step = time.monotonic()
         say(f"{unit_name}: nextpnr ({time.monotonic() - start:.0f} s so far), "
             f"log {build_dir / 'nextpnr.log'}")
-        try:
-            fmax, utilization = _nextpnr_report(nextpnr, tgt, build_dir, progress)
-            status = "ok"
-        except RuntimeError as error:
-            if pnr_errors == "raise":
-                raise
-            lines = [line.strip() for line in str(error).splitlines() if "ERROR" in line]
-            status = lines[0] if lines else str(error).splitlines()[0]
+        fmax, utilization, status = _place_and_route(nextpnr, tgt, build_dir, progress,
+                                                     pnr_errors)
         runtime["nextpnr"] = time.monotonic() - step
     runtime["total"] = time.monotonic() - start
     say(f"{unit_name}: done in {runtime['total']:.0f} s ({build_dir})")

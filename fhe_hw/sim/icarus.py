@@ -48,6 +48,52 @@ def without_initial_values(verilog):
     return without_zero_memories(_REG_INIT.sub(r"\1 ;", verilog))
 
 
+def _input_driver(p, n):
+    """(declarations, connections, per-cycle statements, initial statements, done condition)
+    of the file-fed driver of input stream ``p`` with ``n`` beats."""
+    w = p.width
+    decl = [f"  reg [{w - 1}:0] in_{p.name} [0:{max(n, 1) - 1}];",
+            f"  integer at_{p.name} = 0;",
+            f"  wire {p.name}_valid = !rst && at_{p.name} < {n};",
+            f"  wire [{w - 1}:0] {p.name}_payload = {p.name}_valid ? "
+            f"in_{p.name}[at_{p.name}] : {w}'d0;"]
+    conn = [f".{p.name}__payload({p.name}_payload)", f".{p.name}__valid({p.name}_valid)"]
+    ready = "1'b1"
+    if p.has_ready:
+        decl.append(f"  wire {p.name}_ready;")
+        conn.append(f".{p.name}__ready({p.name}_ready)")
+        ready = f"{p.name}_ready"
+    init = [f'    $readmemh("{p.name}.in", in_{p.name});'] if n else []
+    step = [f"      if ({p.name}_valid && {ready}) begin",
+            f"        at_{p.name} <= at_{p.name} + 1;",
+            "        if (first < 0) first <= cycle;",
+            "      end"]
+    return decl, conn, step, init, f"at_{p.name} == {n}"
+
+
+def _output_writer(p, count, ready_period):
+    """The same five parts for the file writer of output stream ``p`` (``count`` beats, ready
+    one cycle in ``ready_period``)."""
+    w = p.width
+    decl = [f"  wire [{w - 1}:0] {p.name}_payload;", f"  wire {p.name}_valid;",
+            f"  integer got_{p.name} = 0;", f"  integer f_{p.name};"]
+    conn = [f".{p.name}__payload({p.name}_payload)", f".{p.name}__valid({p.name}_valid)"]
+    ready = "1'b1"
+    if p.has_ready:
+        ready = "1'b1" if ready_period == 1 else f"cycle % {ready_period} == 0"
+        decl.append(f"  wire {p.name}_ready = {ready};")
+        conn.append(f".{p.name}__ready({p.name}_ready)")
+    init = [f'    f_{p.name} = $fopen("{p.name}.out", "w");']
+    step = [f"      if ({p.name}_valid === 1'bx)",
+            f'        $display("X {p.name}__valid at cycle %0d", cycle);',
+            f"      if ({p.name}_valid === 1'b1 && {ready}) begin",
+            f'        $fwrite(f_{p.name}, "%h\\n", {p.name}_payload);',
+            f"        got_{p.name} <= got_{p.name} + 1;",
+            "        last <= cycle;",
+            "      end"]
+    return decl, conn, step, init, f"got_{p.name} >= {count}"
+
+
 def _harness(top, ports, counts, config, reset_cycles, max_cycles, ready_period=1):
     """A Verilog-2005 test bench: clock, reset, one file-fed driver per input stream, one
     file writer per output stream (ready one cycle in ``ready_period``); prints
@@ -55,44 +101,12 @@ def _harness(top, ports, counts, config, reset_cycles, max_cycles, ready_period=
     decl, conn, step, init, done = [], [".clk(clk)", ".rst(rst)"], [], [], []
     for p in ports:
         w = p.width
-        if p.is_stream and p.is_input:
-            n = counts[p.name]
-            decl += [f"  reg [{w - 1}:0] in_{p.name} [0:{max(n, 1) - 1}];",
-                     f"  integer at_{p.name} = 0;",
-                     f"  wire {p.name}_valid = !rst && at_{p.name} < {n};",
-                     f"  wire [{w - 1}:0] {p.name}_payload = {p.name}_valid ? "
-                     f"in_{p.name}[at_{p.name}] : {w}'d0;"]
-            conn += [f".{p.name}__payload({p.name}_payload)", f".{p.name}__valid({p.name}_valid)"]
-            ready = "1'b1"
-            if p.has_ready:
-                decl.append(f"  wire {p.name}_ready;")
-                conn.append(f".{p.name}__ready({p.name}_ready)")
-                ready = f"{p.name}_ready"
-            if n:
-                init.append(f'    $readmemh("{p.name}.in", in_{p.name});')
-            step += [f"      if ({p.name}_valid && {ready}) begin",
-                     f"        at_{p.name} <= at_{p.name} + 1;",
-                     "        if (first < 0) first <= cycle;",
-                     "      end"]
-            done.append(f"at_{p.name} == {n}")
-        elif p.is_stream:
-            decl += [f"  wire [{w - 1}:0] {p.name}_payload;", f"  wire {p.name}_valid;",
-                     f"  integer got_{p.name} = 0;", f"  integer f_{p.name};"]
-            conn += [f".{p.name}__payload({p.name}_payload)", f".{p.name}__valid({p.name}_valid)"]
-            ready = "1'b1"
-            if p.has_ready:
-                ready = "1'b1" if ready_period == 1 else f"cycle % {ready_period} == 0"
-                decl.append(f"  wire {p.name}_ready = {ready};")
-                conn.append(f".{p.name}__ready({p.name}_ready)")
-            init.append(f'    f_{p.name} = $fopen("{p.name}.out", "w");')
-            step += [f"      if ({p.name}_valid === 1'bx)",
-                     f'        $display("X {p.name}__valid at cycle %0d", cycle);',
-                     f"      if ({p.name}_valid === 1'b1 && {ready}) begin",
-                     f'        $fwrite(f_{p.name}, "%h\\n", {p.name}_payload);',
-                     f"        got_{p.name} <= got_{p.name} + 1;",
-                     "        last <= cycle;",
-                     "      end"]
-            done.append(f"got_{p.name} >= {counts[p.name]}")
+        if p.is_stream:
+            parts = (_input_driver(p, counts[p.name]) if p.is_input else
+                     _output_writer(p, counts[p.name], ready_period))
+            for into, part in zip((decl, conn, step, init), parts):
+                into += part
+            done.append(parts[4])
         elif p.is_input:
             value = pack(p.shape, config[p.name]) if p.name in config else 0
             conn.append(f".{p.name}({w}'h{value:x})")
