@@ -417,6 +417,14 @@ def cached_unit(unit_name, params, target="ecp5", *, pnr=True, **variation):
     return load_cached(key)
 
 
+def _run_yosys(yosys, tgt, top, build_dir, progress):
+    """Yosys on ``build_dir``'s ``top.v`` with the target's script; the cells it counted."""
+    (build_dir / "synth.ys").write_text(tgt.yosys_script(top_name(top)))
+    run_logged([yosys, "-q", "-l", "yosys.log", "synth.ys"], build_dir, "yosys.log", "yosys",
+               progress=progress, own_log=True)
+    return read_yosys_stat(build_dir / "stat.json")
+
+
 def _place_and_route(nextpnr, tgt, build_dir, progress, pnr_errors):
     """nextpnr's (Fmax, utilization, status): status ``"ok"``, or with ``pnr_errors="record"``
     the first ERROR line of a run that failed (a design that does not fit)."""
@@ -485,10 +493,7 @@ def synthesize(component, unit_name, target="ecp5", *, params=None, device=None,
 
     step = time.monotonic()
     say(f"{unit_name}: yosys, log {build_dir / 'yosys.log'}")
-    (build_dir / "synth.ys").write_text(tgt.yosys_script(top_name(top)))
-    run_logged([yosys, "-q", "-l", "yosys.log", "synth.ys"], build_dir, "yosys.log", "yosys",
-               progress=progress, own_log=True)
-    cells = read_yosys_stat(build_dir / "stat.json")
+    cells = _run_yosys(yosys, tgt, top, build_dir, progress)
     runtime["yosys"] = time.monotonic() - step
     fmax, utilization, status = None, {}, "not run"
     if pnr:
