@@ -5,12 +5,12 @@ behavioural model of the primitive in Icarus, from reset with every register at 
 import random
 
 import pytest
-from amaranth import Const, Module, unsigned
+from amaranth import Const, Module, Signal, unsigned
 from ecp5_models import mult18x18d_model
 from helpers import check_unit, rng_for
 
 from fhe_hw.arith import BarrettReducer, ModMul, MontgomeryReducer
-from fhe_hw.arith.dsp import TileProduct, is_ecp5
+from fhe_hw.arith.dsp import TileProduct, is_ecp5, tile_product
 from fhe_hw.arith.modadd import operand_layout
 from fhe_hw.arith.montgomery_dyn import DynamicModMul
 from fhe_hw.arith.pipeline import FixedLatencyUnit, Stages
@@ -38,8 +38,7 @@ class _Tile(FixedLatencyUnit):
         a_width, b_width, operand_reg, constant = self._args
         st = Stages(m, self.i.valid)
         b = self.i.payload.b[:b_width] if constant is None else Const(constant, b_width)
-        m.submodules.tile = tile = TileProduct(self.i.payload.a[:a_width], b,
-                                               operand_reg=operand_reg)
+        tile = tile_product(m, self.i.payload.a[:a_width], b, operand_reg=operand_reg)
         for _ in range(tile.latency):
             st.cut()
         m.d.comb += [self.o.payload.eq(tile.p), self.o.valid.eq(st.valid)]
@@ -60,18 +59,20 @@ def test_portable_tile_product_is_the_product_after_its_registers(a_width, b_wid
 
 
 def test_a_dsp_is_used_unless_an_operand_is_a_power_of_two_zero_or_one_bit_wide():
-    a = Const(0, 17)  # stands for any 17-bit operand: only constants and widths matter
-    uses = [TileProduct(a[:w], b, operand_reg=True).uses_dsp()
-            for w, b in [(17, a[:17]), (17, Const(3, 2)), (17, Const(0, 5)), (17, Const(64, 7)),
-                         (1, a[:17]), (17, a[:2]), (17, a[:1])]]
+    # a width stands for an operand port: only constants and widths matter
+    uses = [TileProduct(a, b, operand_reg=True).uses_dsp()
+            for a, b in [(17, 17), (17, Const(3, 2)), (17, Const(0, 5)), (17, Const(64, 7)),
+                         (1, 17), (17, 2), (17, 1)]]
     assert uses == [True, True, False, False, False, True, False]
 
 
 def test_operands_wider_than_the_dsp_are_refused():
     with pytest.raises(ValueError, match="b must be at most 18 bits wide, not 19"):
-        TileProduct(Const(1, 4), Const(0, 19), operand_reg=False)
+        TileProduct(4, Const(0, 19), operand_reg=False)
+    with pytest.raises(ValueError, match="a must be at most 18 bits wide, not 19"):
+        tile_product(Module(), Signal(19), Const(1, 4), operand_reg=False)
     with pytest.raises(ValueError, match="enable must be one bit wide, not 2"):
-        TileProduct(Const(1, 4), Const(1, 4), operand_reg=False, enable=Const(1, 2))
+        tile_product(Module(), Const(1, 4), Const(1, 4), operand_reg=False, enable=Const(1, 2))
 
 
 def test_only_an_ecp5_platform_selects_the_primitive():

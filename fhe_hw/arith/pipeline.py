@@ -15,7 +15,7 @@ from amaranth.lib.wiring import In, Out
 from ..component import Component
 from ..params import check_bool, modulus_spec, require_int
 from ..plan import param
-from .dsp import DSP_WIDTH, TileProduct
+from .dsp import DSP_WIDTH, tile_product
 
 __all__ = ["FixedLatencyUnit", "Stages", "Multiplier", "tile_products", "add_terms", "wrap_inc",
            "check_stages", "check_mult_stages", "MAX_STAGES", "KEEP", "modulus_param",
@@ -316,12 +316,10 @@ def tile_products(st, a, b, a_width, b_width, *, chunk=17, operand_reg=True, alo
 def _tiles(st, a, b, a_width, b_width, *, chunk, operand_reg):
     """The :class:`~fhe_hw.arith.dsp.TileProduct` s of :func:`tile_products`, added to ``st``'s
     module, as ``(product, offset)`` terms in increasing offset; ``st`` is not advanced."""
-    tiles = sorted(((TileProduct(_slice(a, i, chunk), _slice(b, j, chunk),
-                                 operand_reg=operand_reg, enable=st.clock_enable), i + j)
+    tiles = sorted(((tile_product(st.m, _slice(a, i, chunk), _slice(b, j, chunk),
+                                  operand_reg=operand_reg, enable=st.clock_enable), i + j)
                     for i in range(0, a_width, chunk) for j in range(0, b_width, chunk)),
                    key=lambda t: t[1])
-    for tile, _ in tiles:
-        st.m.submodules += tile
     return [(tile.p, lo) for tile, lo in tiles]
 
 

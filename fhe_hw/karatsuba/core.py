@@ -13,7 +13,7 @@ starts without input while products are in flight runs as a bubble (zero operand
 tagged invalid, no output).
 """
 
-from amaranth import Cat, Elaboratable, EnableInserter, Module, Mux, Signal
+from amaranth import Cat, EnableInserter, Module, Mux, Signal
 from amaranth.lib import data, stream
 from amaranth.lib.fifo import SyncFIFO
 from amaranth.lib.wiring import In, Out
@@ -31,7 +31,7 @@ from .submultiplier import SerialPolyMultiplier
 __all__ = ["KaratsubaCore", "KaratsubaEngine"]
 
 
-class KaratsubaCore(Elaboratable):
+class KaratsubaCore(Component):
     """The lock-step datapath of a Karatsuba engine, described by a
     :class:`~fhe_hw.karatsuba.schedule.KaratsubaLayout`.
 
@@ -39,17 +39,42 @@ class KaratsubaCore(Elaboratable):
     beats (one reducer shared by the two lanes when digits >= 2). ``layout.words`` > 1 accumulates
     that many consecutive products and emits only their sum (relinearization).
 
-    The core has no flow control of its own: the shell applies a clock enable to all of it and
-    drives ``enable`` (default 1) with it too, for the DSP primitives of the sub-multipliers,
-    which its ``EnableInserter`` does not reach. Shell-facing signals (label 0 for the inputs,
-    registered first when ``layout.pipelined``): ``in_take`` (the operand digits ``in_a``,
-    ``in_b`` are consumed, else zeros enter), ``in_tag`` (the current period carries a valid
-    product); ``out_valid`` (an output beat is in ``out_payload``, two lanes of ``out_bits``),
-    ``out_end`` (the last beat of a valid product is there). Probes for tests:
-    ``channel_probes`` (the 2^r pre-computation channels, label ``layout.precompute_time``),
-    ``line_probes`` (sub-multiplier inputs, ``layout.line_time``), ``product_probes``
-    (sub-multiplier outputs, ``layout.line_out_time``), ``result_probe`` (the chunk-serial
-    product, ``layout.product_time``).
+    The core has no flow control of its own: its streams are always ready, and the shell
+    applies a clock enable to all of it and drives ``enable`` with it too, for the DSP
+    primitives of the sub-multipliers, which its ``EnableInserter`` does not reach. The inputs
+    are at label 0 (registered first when ``layout.pipelined``), the outputs at
+    :attr:`final_time`, both registers.
+
+    Parameters
+    ----------
+    layout : KaratsubaLayout
+        The schedule, widths and time labels.
+    modulus : int or None
+        Reduce the output coefficients modulo it (default ``None``: the exact products).
+    mult_stages : int
+        Registers of the reducer's multipliers (default 4).
+
+    Attributes
+    ----------
+    i : In(stream.Signature(StructLayout({"a": digit_bits, "b": digit_bits}), always_ready))
+        One digit of each operand; when ``valid`` is low zeros enter instead.
+    tag : In(1)
+        The period that the current cycle belongs to carries a valid product (0 in a bubble).
+    o : Out(stream.Signature(ArrayLayout(out_bits, 2), always_ready))
+        The output beats: two coefficients, ``out_bits`` each.
+    end : Out(1)
+        The last beat of a valid product passes (also of a word product that relinearization
+        accumulates without emitting it).
+    enable : In(1), init 1
+        The shell's clock enable, for the DSP primitives.
+    channel_probes : Out(digit_bits).array(2^r, 2)
+        For tests: the 2^r pre-computation channels, label ``layout.precompute_time``.
+    line_probes : Out(digit_bits).array(lines, 2)
+        For tests: the sub-multipliers' inputs, label ``layout.line_time``.
+    product_probes : Out(chunk_bits).array(lines, 2)
+        For tests: the sub-multipliers' outputs, label ``layout.line_out_time``.
+    result_probe : Out(chunk_bits).array(2)
+        For tests: the chunk-serial product, label ``layout.product_time``.
     """
 
     def __init__(self, layout, *, modulus=None, mult_stages=4):
@@ -61,20 +86,17 @@ class KaratsubaCore(Elaboratable):
         if modulus is not None:
             self.reducer = WideBarrettReducer(modulus, layout.out_bits, mult_stages=mult_stages)
             self.out_bits = self.reducer.modulus.bit_length()
-        self.enable = Signal(init=1)
-        self.in_take, self.in_tag = Signal(), Signal()
-        self.in_a, self.in_b = Signal(db), Signal(db)
-        self.out_valid, self.out_end = Signal(), Signal()
-        self.out_payload = Signal(2 * self.out_bits)
-
-        def pairs(n, w, tag):
-            return [(Signal(w, name=f"{tag}{i}_0"), Signal(w, name=f"{tag}{i}_1"))
-                    for i in range(n)]
-
-        self.channel_probes = pairs(1 << layout.recursions, db, "probe_ch")
-        self.line_probes = pairs(layout.schedule.lines, db, "probe_line")
-        self.product_probes = pairs(layout.schedule.lines, k, "probe_prod")
-        self.result_probe = (Signal(k, name="probe_z0"), Signal(k, name="probe_z1"))
+        lines = layout.schedule.lines
+        super().__init__({
+            "i": In(stream.Signature(data.StructLayout({"a": db, "b": db}), always_ready=True)),
+            "tag": In(1),
+            "o": Out(stream.Signature(data.ArrayLayout(self.out_bits, 2), always_ready=True)),
+            "end": Out(1),
+            "enable": In(1, init=1),
+            "channel_probes": Out(db).array(1 << layout.recursions, 2),
+            "line_probes": Out(db).array(lines, 2),
+            "product_probes": Out(k).array(lines, 2),
+            "result_probe": Out(k).array(2)})
 
     @staticmethod
     def final_time_of(layout, modulus=None, mult_stages=4):
@@ -92,7 +114,7 @@ class KaratsubaCore(Elaboratable):
         t = Timing(m, P.period)
         channels = self._precompute(m)
         z = self._postcompute(m, self._multiply(m, channels))
-        tag_z = delay_line(m, self.in_tag, P.product_time, name="tag_delay")
+        tag_z = delay_line(m, self.tag, P.product_time, name="tag_delay")
         emit = tag_z
         if P.words > 1:
             z, emit = self._accumulate(m, t, z, tag_z)
@@ -103,10 +125,10 @@ class KaratsubaCore(Elaboratable):
         """The r pre-computation stages, 1 -> 2^r channels (label ``precompute_time``): a dict
         channel -> (p, q) digits. The operands enter through ``layout.input_time`` registers
         (pipelined: so that the input FIFO's read and the flow control's take do not meet the
-        first adders in one cycle); zeros enter unless ``in_take``."""
+        first adders in one cycle); zeros enter unless ``i.valid``."""
         P = self.layout
         r, n = P.recursions, P.size
-        operands = [Mux(self.in_take, self.in_a, 0), Mux(self.in_take, self.in_b, 0)]
+        operands = [Mux(self.i.valid, digit, 0) for digit in (self.i.payload.a, self.i.payload.b)]
         channels = {0: tuple(delay_line(m, operands, P.input_time, name="operands"))}
         for level in range(r):
             split = {}
@@ -133,9 +155,9 @@ class KaratsubaCore(Elaboratable):
         line_out = []
         for ln, (a, b) in enumerate(xbar.lines):
             mult = SerialPolyMultiplier(P.leaf, P.digits, P.digit_bits, P.chunk_bits, P.period,
-                                        P.line_time, pipelined=P.pipelined, enable=self.enable)
+                                        P.line_time, pipelined=P.pipelined)
             m.submodules[f"mult{ln}"] = mult
-            m.d.comb += [mult.a.eq(a), mult.b.eq(b),
+            m.d.comb += [mult.a.eq(a), mult.b.eq(b), mult.enable.eq(self.enable),
                          self.line_probes[ln][0].eq(a), self.line_probes[ln][1].eq(b),
                          self.product_probes[ln][0].eq(mult.z[0]),
                          self.product_probes[ln][1].eq(mult.z[1])]
@@ -186,7 +208,7 @@ class KaratsubaCore(Elaboratable):
 
     def _output(self, m, t, z, tag_z, emit):
         """Beat assembly (label ``beat_time``), the optional reduction and the output flags:
-        ``out_valid`` and ``out_end`` are registers (label ``final_time``), formed one label
+        ``o.valid`` and ``end`` are registers (label ``final_time``), formed one label
         earlier, so that the shell's flow control starts at flip-flops."""
         P = self.layout
         D, k, tz = P.digits, P.chunk_bits, P.product_time
@@ -204,9 +226,9 @@ class KaratsubaCore(Elaboratable):
         flags = delay_line(m, Cat(tag_z, emit), early - tz, name="flag_delay")
         f_phase = t.phase(early)
         in_window = (f_phase < P.data_cycles) & (t.phase(early, D) == 0)
-        m.d.sync += [self.out_valid.eq(flags[1] & in_window),
-                     self.out_end.eq(flags[0] & (f_phase == (P.size - 1) * D))]
-        m.d.comb += self.out_payload.eq(Cat(*result))
+        m.d.sync += [self.o.valid.eq(flags[1] & in_window),
+                     self.end.eq(flags[0] & (f_phase == (P.size - 1) * D))]
+        m.d.comb += self.o.payload.eq(Cat(*result))
 
     def _reduce(self, m, t, beat):
         """Reduce both lanes: one reducer fed lane 0 then lane 1 (digits >= 2), or two."""
@@ -336,16 +358,16 @@ class KaratsubaEngine(Component):
         run_d = Signal()
         m.d.sync += run_d.eq(run)
         with m.If(run):
-            m.d.sync += [core.in_take.eq(take), core.in_tag.eq(~(bubble | start_bubble)),
-                         core.in_a.eq(operands[self._a_name]),
-                         core.in_b.eq(operands[self._b_name])]
+            m.d.sync += [core.i.valid.eq(take), core.tag.eq(~(bubble | start_bubble)),
+                         core.i.payload.a.eq(operands[self._a_name]),
+                         core.i.payload.b.eq(operands[self._b_name])]
         m.submodules.core = EnableInserter(run_d)(core)
         m.d.comb += [core.enable.eq(run_d),
                      fin.r_en.eq(run & take),
-                     fout.w_data.eq(core.out_payload), fout.w_en.eq(run_d & core.out_valid)]
+                     fout.w_data.eq(core.o.payload), fout.w_en.eq(run_d & core.o.valid)]
 
         started = run & at_zero & take
-        ended = run_d & core.out_end
+        ended = run_d & core.end
         next_zero = Mux(run, at_last, at_zero)
         next_data = Mux(run, at_last | data_after, in_data)
         next_bubble = Mux(run & at_last, 0, bubble | (run & start_bubble))

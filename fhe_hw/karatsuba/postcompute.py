@@ -16,8 +16,10 @@ lanes with a one-beat delay on one lane). Arithmetic is modulo 2^(digits·chunk_
 engine sizes the chunks so that every true value fits, so intermediate wrap-around is harmless.
 """
 
-from amaranth import Elaboratable, Module, Mux, Signal
+from amaranth import Module, Mux, Signal
+from amaranth.lib.wiring import In, Out
 
+from ..component import Component
 from ..lib.delay import delay_line
 from ..params import check_bool
 from .serial import Timing
@@ -25,27 +27,41 @@ from .serial import Timing
 __all__ = ["PostComputeUnit"]
 
 
-class PostComputeUnit(Elaboratable):
+class PostComputeUnit(Component):
     """One Karatsuba post-computation (recombination) on chunk-serial two-lane product streams.
 
-    Parameters: ``m`` (coefficients of each child operand), ``digits``, ``chunk_bits``,
-    ``period``, ``time`` (label of the aligned inputs: node frames of 2m beats start there),
-    ``pipelined`` (default ``True``: a register between the two subtractions of D, one cycle of
-    latency, so that no path has more than one carry chain).
+    Latency :meth:`latency_of` = ⌈m/2⌉·digits + 2 cycles (+ 1 when ``pipelined``). Storage: a
+    FIFO of m beats of the pass channel (plus one lane-beat for odd m). Lock-step: the ports
+    carry a chunk of each lane every cycle, without ``valid``.
 
-    Ports: ``x`` (in, pass channel: Z_L then Z_H, two lanes), ``s`` (in, sum channel: Z_S in the
-    second half), ``z`` (out, two lanes: the 4m - 1 coefficients of Z over 2m beats). Latency
-    :meth:`latency_of` = ⌈m/2⌉·digits + 2 cycles (+ 1 when ``pipelined``). Storage: a FIFO of
-    m beats of the pass channel (plus one lane-beat for odd m).
+    Parameters
+    ----------
+    m : int
+        Coefficients of each child operand.
+    digits, chunk_bits, period : int
+        Chunks per beat, their width, cycles of the engine's schedule.
+    time : int
+        Label of the aligned inputs: node frames of 2m beats start there.
+    pipelined : bool
+        A register between the two subtractions of D, one cycle of latency, so that no path
+        has more than one carry chain (default ``True``).
+
+    Attributes
+    ----------
+    x : In(chunk_bits).array(2)
+        The pass channel: Z_L then Z_H, two lanes.
+    s : In(chunk_bits).array(2)
+        The sum channel: Z_S in the second half.
+    z : Out(chunk_bits).array(2)
+        Two lanes: the 4m - 1 coefficients of Z over 2m beats.
     """
 
     def __init__(self, m, digits, chunk_bits, period, time, *, pipelined=True):
         self.m, self.digits, self.chunk_bits = m, digits, chunk_bits
         self.period, self.time = period, time
         self.pipelined = check_bool("pipelined", pipelined)
-        self.x = [Signal(chunk_bits, name=f"x{lane}") for lane in range(2)]
-        self.s = [Signal(chunk_bits, name=f"s{lane}") for lane in range(2)]
-        self.z = [Signal(chunk_bits, name=f"z{lane}") for lane in range(2)]
+        super().__init__({"x": In(chunk_bits).array(2), "s": In(chunk_bits).array(2),
+                          "z": Out(chunk_bits).array(2)})
 
     @staticmethod
     def latency_of(m, digits, pipelined=True):

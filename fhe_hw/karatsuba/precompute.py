@@ -10,32 +10,48 @@ delays each channel and multiplexes the channels onto the sub-multipliers (see
 :mod:`fhe_hw.karatsuba.schedule`).
 """
 
-from amaranth import Elaboratable, Module, Mux, Signal
+from amaranth import Module, Mux
+from amaranth.lib.wiring import In, Out
 
+from ..component import Component
 from ..lib.delay import delay_line
 from .serial import Timing
 
 __all__ = ["PreComputeStage", "PreCrossbar"]
 
 
-class PreComputeStage(Elaboratable):
+class PreComputeStage(Component):
     """One Karatsuba pre-computation of both operands (P and Q) on one channel.
 
-    Parameters: ``node`` (coefficients per sub-polynomial, even), ``digits``, ``digit_bits``,
-    ``period`` (cycles of the engine's schedule), ``time`` (label of the input).
+    Latency 1. The FIFO holds node/2 coefficients of both operands (``node/2 · digits`` words
+    of 2·digit_bits bits). The last digit's carry is dropped: the engine guarantees that the
+    sums fit the carrier. Lock-step: the ports carry a digit every cycle, without ``valid``.
 
-    Ports: ``p``, ``q`` (in, one digit each per cycle); ``pass_p``, ``pass_q`` (out: the input,
-    registered); ``sum_p``, ``sum_q`` (out: P_L + P_H during the second half of each
-    sub-polynomial, 0 otherwise). Latency 1. The FIFO holds node/2 coefficients of both
-    operands (``node/2 · digits`` words of 2·digit_bits bits). The last digit's carry is dropped:
-    the engine guarantees that the sums fit the carrier.
+    Parameters
+    ----------
+    node : int
+        Coefficients per sub-polynomial, even.
+    digits, digit_bits : int
+        Digits per coefficient and their width.
+    period : int
+        Cycles of the engine's schedule.
+    time : int
+        Label of the input.
+
+    Attributes
+    ----------
+    p, q : In(digit_bits)
+        One digit of each operand per cycle.
+    pass_p, pass_q : Out(digit_bits)
+        The input, registered.
+    sum_p, sum_q : Out(digit_bits)
+        P_L + P_H during the second half of each sub-polynomial, 0 otherwise.
     """
 
     def __init__(self, node, digits, digit_bits, period, time):
         self.node, self.digits, self.period, self.time = node, digits, period, time
-        self.p, self.q = Signal(digit_bits), Signal(digit_bits)
-        self.pass_p, self.pass_q = Signal(digit_bits), Signal(digit_bits)
-        self.sum_p, self.sum_q = Signal(digit_bits), Signal(digit_bits)
+        super().__init__({name: In(digit_bits) if name in "pq" else Out(digit_bits)
+                          for name in ("p", "q", "pass_p", "pass_q", "sum_p", "sum_q")})
 
     def elaborate(self, platform):
         m = Module()
@@ -51,23 +67,35 @@ class PreComputeStage(Elaboratable):
         return m
 
 
-class PreCrossbar(Elaboratable):
+class PreCrossbar(Component):
     """Channel delays and the multiplexers that feed the sub-multipliers ([Mig16] §III-A1 "pre-
     crossbar", with the schedule of :func:`~fhe_hw.karatsuba.schedule.crossbar_schedule`).
 
-    Ports: ``channels`` (in, list of (p, q) digit pairs, one per channel, label ``time``);
-    ``lines`` (out, list of (a, b) digit pairs, one per sub-multiplier, label ``time + 1``),
-    zero in slots without a leaf. Storage: ``delay[c]`` slots of both operands per channel.
+    Storage: ``delay[c]`` slots of both operands per channel. Lock-step, without ``valid``.
+
+    Parameters
+    ----------
+    schedule : CrossbarSchedule
+        The leaves' slots, delays and lines
+        (:func:`~fhe_hw.karatsuba.schedule.crossbar_schedule`).
+    slot : int
+        Cycles of one leaf slot.
+    digit_bits, period, time : int
+        Digit width, cycles of the engine's schedule, label of the input.
+
+    Attributes
+    ----------
+    channels : In(digit_bits).array(2^r, 2)
+        The (p, q) digits of each channel, label ``time``.
+    lines : Out(digit_bits).array(lines, 2)
+        The (a, b) digits of each sub-multiplier, label ``time + 1``, zero in slots without a
+        leaf.
     """
 
     def __init__(self, schedule, slot, digit_bits, period, time):
         self.schedule, self.slot, self.period, self.time = schedule, slot, period, time
-        n = 1 << schedule.recursions
-        self.channels = [(Signal(digit_bits, name=f"ch{c}_p"), Signal(digit_bits, name=f"ch{c}_q"))
-                         for c in range(n)]
-        self.lines = [(Signal(digit_bits, name=f"line{ln}_a"), Signal(digit_bits,
-                                                                       name=f"line{ln}_b"))
-                      for ln in range(schedule.lines)]
+        super().__init__({"channels": In(digit_bits).array(1 << schedule.recursions, 2),
+                          "lines": Out(digit_bits).array(schedule.lines, 2)})
 
     def elaborate(self, platform):
         m = Module()

@@ -29,10 +29,12 @@ Data flow (one frame = one leaf = ``leaf`` coefficient-times of ``digits`` cycle
    two lanes, one beat per coefficient-time, ``leaf`` beats per frame (the last lane 1 is 0).
 """
 
-from amaranth import Cat, Const, Elaboratable, Module, Mux, Signal
+from amaranth import Cat, Const, Module, Mux, Signal
+from amaranth.lib.wiring import In, Out
 
 from ..arith.dsp import DSP_WIDTH
 from ..arith.pipeline import Multiplier, Stages
+from ..component import Component
 from ..lib.delay import delay_line
 from ..params import check_bool, require_int
 from .serial import Timing
@@ -55,38 +57,50 @@ def beat_delay(leaf):
     return max(0, max(min(k, leaf - 1) - k // 2 for k in range(2 * leaf - 1)))
 
 
-class SerialPolyMultiplier(Elaboratable):
+class SerialPolyMultiplier(Component):
     """Schoolbook product of ``leaf``-coefficient polynomials on digit-serial operands.
 
-    Parameters: ``leaf``, ``digits``, ``digit_bits``, ``chunk_bits`` (output chunk width; the
-    products are exact modulo 2^(digits·chunk_bits)), ``period`` and ``time`` (the engine's
-    schedule period and the label of the input; frames start at ``time`` + multiples of
-    ``leaf·digits``), ``pipelined`` (default ``True``: the DSPs' operand registers and a
-    second adder-tree register in each digit multiplier (:data:`MULTIPLIER_STAGES`) and a
-    register between the product's chunk-serial resolution and the accumulation window and
-    one after the window, so that no path has more than one carry chain and no chain feeds the
-    re-ordering taps, and the a digit reaches digit multiplier q
-    through a chain of q + 1 registers instead of one register driving all ``leaf·digits``
-    of them; ``False``: the a digit is broadcast, the tile products are summed in one stage
-    and the two chunk adders are chained), ``enable`` (the clock enable the engine applies to
-    the datapath by an ``EnableInserter``, which does not reach the DSP primitives: they take
-    it here; default always).
+    Latency :meth:`latency_of` cycles from a frame's first input digit to its first output
+    chunk. ``leaf·digits`` multipliers of ``digit_bits`` x ``digit_bits`` bits. Lock-step: the
+    ports carry a digit or chunk every cycle, without ``valid``.
 
-    Ports: ``a``, ``b`` (in: one digit of each operand per cycle, coefficients in ascending
-    order, digits least significant first); ``z`` (out: two lanes of ``chunk_bits``; beat b of a
-    frame carries c_2b and c_2b+1 as ``digits`` chunks, least significant first). Latency
-    :meth:`latency_of` cycles from a frame's first input digit to its first output chunk.
-    ``leaf·digits`` multipliers of ``digit_bits`` x ``digit_bits`` bits.
+    Parameters
+    ----------
+    leaf, digits, digit_bits : int
+        Coefficients of the sub-polynomials, digits per coefficient and their width.
+    chunk_bits : int
+        Output chunk width; the products are exact modulo 2^(digits·chunk_bits).
+    period, time : int
+        The engine's schedule period and the label of the input; frames start at ``time`` +
+        multiples of ``leaf·digits``.
+    pipelined : bool
+        Default ``True``: the DSPs' operand registers and a second adder-tree register in
+        each digit multiplier (:data:`MULTIPLIER_STAGES`) and a register between the product's
+        chunk-serial resolution and the accumulation window and one after the window, so that
+        no path has more than one carry chain and no chain feeds the re-ordering taps, and the
+        a digit reaches digit multiplier q through a chain of q + 1 registers instead of one
+        register driving all ``leaf·digits`` of them; ``False``: the a digit is broadcast, the
+        tile products are summed in one stage and the two chunk adders are chained.
+
+    Attributes
+    ----------
+    a, b : In(digit_bits)
+        One digit of each operand per cycle, coefficients in ascending order, digits least
+        significant first.
+    z : Out(chunk_bits).array(2)
+        Two lanes; beat b of a frame carries c_2b and c_2b+1 as ``digits`` chunks, least
+        significant first.
+    enable : In(1), init 1
+        The clock enable the engine applies to the datapath by an ``EnableInserter``, which
+        does not reach the DSP primitives: they take it here.
     """
 
-    def __init__(self, leaf, digits, digit_bits, chunk_bits, period, time, *, pipelined=True,
-                 enable=1):
+    def __init__(self, leaf, digits, digit_bits, chunk_bits, period, time, *, pipelined=True):
         self.leaf, self.digits, self.digit_bits = leaf, digits, digit_bits
         self.chunk_bits, self.period, self.time = chunk_bits, period, time
         self.pipelined = check_bool("pipelined", pipelined)
-        self.enable = enable
-        self.a, self.b = Signal(digit_bits), Signal(digit_bits)
-        self.z = [Signal(chunk_bits, name="z0"), Signal(chunk_bits, name="z1")]
+        super().__init__({"a": In(digit_bits), "b": In(digit_bits),
+                          "z": Out(chunk_bits).array(2), "enable": In(1, init=1)})
 
     @staticmethod
     def row_delay_of(pipelined=True):
