@@ -41,7 +41,7 @@ from ..arith.pipeline import mult_stages_param, tiled_param
 from ..component import Component
 from ..lib.rom import rom_ports
 from ..params import SOLINAS64, NTTParams, solinas_ntt_params
-from ..plan import Plan, param
+from ..plan import StreamPlan, param
 from .roots import omega_param, root_description, root_param
 from .schedule import (
     FOUR_STEP_LANES,
@@ -60,7 +60,7 @@ __all__ = ["FourStepNTT", "FourStepNTTPlan"]
 
 
 @dataclass(frozen=True)
-class FourStepNTTPlan(Plan):
+class FourStepNTTPlan(StreamPlan):
     """The parameters of :class:`FourStepNTT` and what they derive.
 
     Parameters
@@ -110,9 +110,11 @@ class FourStepNTTPlan(Plan):
         self._set(roots=roots, mul_latency=latency)
 
     @property
-    def latency(self):
-        """None: a stream engine (:meth:`cycles`)."""
-        return None
+    def input_beats(self):
+        """Beats of one transform on ``i`` (and on ``o``): n / 8."""
+        return self.n // FOUR_STEP_LANES
+
+    output_beats = input_beats
 
     def cycles(self):
         """Exact cycles of one transform, first input to last output
@@ -179,11 +181,8 @@ class FourStepNTT(Component):
     def lanes(self):
         return FOUR_STEP_LANES
 
-    @property
-    def input_beats(self):
-        """Beats of one transform on ``i`` (and on ``o``): n / 8."""
-        return self._n // FOUR_STEP_LANES
-
+    input_beats = property(lambda self: self.plan.input_beats,
+                           doc=FourStepNTTPlan.input_beats.__doc__)
     output_beats = input_beats
 
     @property

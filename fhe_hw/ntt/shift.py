@@ -81,7 +81,7 @@ from ..params import (
     shift_exponent,
     solinas_ntt_params,
 )
-from ..plan import Plan, param
+from ..plan import StreamPlan, param
 from .roots import omega_param, root_description, root_param
 
 __all__ = ["shift_ring", "shift_exponents", "RingNormaliser", "ShiftMul", "ConstMul",
@@ -379,7 +379,7 @@ class ConstMul(FixedLatencyUnit):
 # --- the radix-64 / radix-16 units -------------------------------------------------------------
 
 @dataclass(frozen=True)
-class ShiftNTTPlan(Plan):
+class ShiftNTTPlan(StreamPlan):
     """The parameters of :class:`ShiftNTT` and what they derive.
 
     Parameters
@@ -428,11 +428,6 @@ class ShiftNTTPlan(Plan):
             raise ValueError(f"lanes must divide n = {self.n}, not {lanes!r}")
         self._set(lanes_resolved=lanes, beats=self.n // lanes,
                   roots=solinas_ntt_params(self.n, root=self.root, omega=self.omega))
-
-    @property
-    def latency(self):
-        """None: a stream engine (:meth:`cycles`)."""
-        return None
 
     def cycles(self, transforms=1):
         """Exact cycles of :class:`ShiftNTT` from the first input transfer to the last output

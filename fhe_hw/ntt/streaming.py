@@ -127,7 +127,7 @@ from ..lib.bram import RegisteredRAM, RegisteredROM
 from ..lib.delay import register_delay
 from ..model.ntt import negacyclic_post_twiddles, stage_pairs, stage_twiddles
 from ..params import Modulus, NTTParams, get_modulus, ntt_params, require_power_of_two
-from ..plan import Plan, param
+from ..plan import StreamPlan, param
 from .butterfly import Butterfly, ButterflyPlan
 from .roots import omega_param, psi_param, root_description, root_param
 from .schedule import (
@@ -149,7 +149,7 @@ __all__ = ["StreamingNTT", "StreamingNTTPlan", "output_fifo"]
 
 
 @dataclass(frozen=True)
-class StreamingNTTPlan(Plan):
+class StreamingNTTPlan(StreamPlan):
     """The parameters of :class:`StreamingNTT` and what they derive.
 
     Parameters
@@ -266,9 +266,11 @@ class StreamingNTTPlan(Plan):
                   butterfly_latency=bf_latency, post_latency=post_latency)
 
     @property
-    def latency(self):
-        """None: a stream engine (:meth:`cycles`)."""
-        return None
+    def input_beats(self):
+        """Beats of one transform on ``i`` (and on ``o``): n / lanes."""
+        return self.n // self.lanes_resolved
+
+    output_beats = input_beats
 
     def cycles(self):
         """Exact cycles of one transform, first input to last output
@@ -418,11 +420,8 @@ class StreamingNTT(Component):
     def lanes(self):
         return self._lanes
 
-    @property
-    def input_beats(self):
-        """Beats of one transform on ``i`` (and on ``o``): n / lanes."""
-        return self._n // self._lanes
-
+    input_beats = property(lambda self: self.plan.input_beats,
+                           doc=StreamingNTTPlan.input_beats.__doc__)
     output_beats = input_beats
 
     @property

@@ -81,7 +81,7 @@ from ..lib.rom import Rom
 from ..lib.stream import CreditQueue, SkidBuffer
 from ..model import rns as model
 from ..params import ShenoyKumaresanConstants
-from ..plan import param
+from ..plan import StreamPlan, param
 from .common import MAX_N, MAX_RESIDUES, check_choice, check_ring, lanes, wrap_inc
 from .plan import BaseConversionPlan, check_primes
 
@@ -102,7 +102,7 @@ _OUT_LATENCY = CreditQueue.LATENCY + 1
 
 
 @dataclass(frozen=True)
-class CRTBaseExtensionPlan(BaseConversionPlan):
+class CRTBaseExtensionPlan(BaseConversionPlan, StreamPlan):
     """The parameters of the Sum / Post-Sum engine (:class:`CRTBaseExtension`) that
     :class:`ShenoyKumaresanPlan` and
     :class:`~fhe_hw.rns.fast_base_conv.FastBaseConversionPlan` share, and what they derive.
@@ -180,9 +180,19 @@ target_primes
         raise NotImplementedError
 
     @property
-    def latency(self):
-        """None: a stream engine, timed by :meth:`cycles`."""
-        return None
+    def input_residues(self):
+        """Residue polynomials per pass: l, plus the redundant one for Shenoy–Kumaresan."""
+        return len(self.source) + int(self._redundant_path)
+
+    @property
+    def input_beats(self):
+        """Input beats of one conversion: P·(l [+ 1])·N/lanes."""
+        return self.passes * self.input_residues * self.rows
+
+    @property
+    def output_beats(self):
+        """Output beats of one conversion: k·N/lanes."""
+        return len(self.target) * self.rows
 
     @property
     def hidden_latency_rows(self):
@@ -348,20 +358,12 @@ class CRTBaseExtension(Component):
     def _pass_targets(self, p):
         return min(self._t, len(self._target) - p * self._t)
 
-    @property
-    def input_residues(self):
-        """Residue polynomials per pass: l, plus the redundant one for Shenoy–Kumaresan."""
-        return len(self._source) + int(self._redundant_path)
-
-    @property
-    def input_beats(self):
-        """Input beats of one conversion: P·(l [+ 1])·N/lanes."""
-        return self._passes * self.input_residues * self._rows
-
-    @property
-    def output_beats(self):
-        """Output beats of one conversion: k·N/lanes."""
-        return len(self._target) * self._rows
+    input_residues = property(lambda self: self.plan.input_residues,
+                              doc=CRTBaseExtensionPlan.input_residues.__doc__)
+    input_beats = property(lambda self: self.plan.input_beats,
+                           doc=CRTBaseExtensionPlan.input_beats.__doc__)
+    output_beats = property(lambda self: self.plan.output_beats,
+                            doc=CRTBaseExtensionPlan.output_beats.__doc__)
 
     @property
     def arithmetic_units(self):
