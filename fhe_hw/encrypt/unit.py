@@ -74,12 +74,12 @@ class TransformEncryptPlan(FourStepEnginesPlan):
     ----------
     program : fhe_hw.encrypt.program.Program
         The two programs and the RAM layout.
-    forward, inverse : fhe_hw.ntt.StreamingFourStepNTTPlan
-        The forward and inverse transform engines' plans (:meth:`engine_plan`).
+    forward, engine
+        As :class:`~fhe_hw.ntt.four_step_stream.FourStepEnginesPlan`.
+    inverse : fhe_hw.ntt.StreamingFourStepNTTPlan
+        The inverse engine's plan.
     timing : fhe_hw.encrypt.timing.EngineTiming
         The engines' timing constants.
-    engine : fhe_hw.ntt.four_step_plan.FourStepPlan
-        The transform engines' sizes and maps (``forward.four_step``).
     encrypt_plan : fhe_hw.model.transform_encrypt.EncryptPlan
         ``program.plan``: the scheme's sizes, the digit width and n.
     latency : None
@@ -104,10 +104,8 @@ class TransformEncryptPlan(FourStepEnginesPlan):
     mult_stages: int | None = mult_stages_param()
     tiled: bool = tiled_param()
     program: object = field(init=False, repr=False, compare=False)
-    forward: StreamingFourStepNTTPlan = field(init=False, repr=False, compare=False)
     inverse: StreamingFourStepNTTPlan = field(init=False, repr=False, compare=False)
     timing: object = field(init=False, repr=False, compare=False)
-    engine: object = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         super().__post_init__()
@@ -123,9 +121,9 @@ class TransformEncryptPlan(FourStepEnginesPlan):
                                                            maximum=top)
         p = plan(self.scheme, group_sizes(self.scheme, self.group), lanes=self.lanes,
                  min_n=min(max(m * m, 4 * self.lanes), max_n), max_n=max_n)
-        forward, inverse = self.engine_plan(p.n), self.engine_plan(p.n, inverse=True)
-        self._set(program=build_program(p), forward=forward, inverse=inverse,
-                  timing=EngineTiming.of(forward, inverse), engine=forward.four_step)
+        forward, inverse = self._set_forward(p.n), self.engine_plan(p.n, inverse=True)
+        self._set(program=build_program(p), inverse=inverse,
+                  timing=EngineTiming.of(forward, inverse))
 
     @property
     def encrypt_plan(self):

@@ -37,9 +37,9 @@ from amaranth.lib.wiring import In, Out, connect, flipped
 
 from ..arith import ModMul
 from ..arith.pipeline import mult_stages_param, tiled_param, wrap_inc
-from ..component import Component
+from ..component import Component, FixedRun
 from ..model.large_int import DIGIT_BITS, MAX_BITS, MAX_N, plan
-from ..ntt import StreamingFourStepNTT, StreamingFourStepNTTPlan
+from ..ntt import StreamingFourStepNTT
 from ..ntt.four_step_stream import FourStepEnginesPlan
 from ..ntt.streaming import output_fifo
 from ..params import SOLINAS64, require_power_of_two
@@ -83,10 +83,9 @@ class LargeIntegerMultiplierPlan(FourStepEnginesPlan):
     ----------
     sizes : fhe_hw.model.large_int.LargeIntPlan
         The digits and the transform size n.
-    forward : fhe_hw.ntt.StreamingFourStepNTTPlan
-        The forward engines' plan (:meth:`engine_plan`); the inverse engine's times the same.
-    engine : fhe_hw.ntt.four_step_plan.FourStepPlan
-        The engines' sizes and maps (``forward.four_step``).
+    forward, engine
+        As :class:`~fhe_hw.ntt.four_step_stream.FourStepEnginesPlan`; the inverse engine
+        times as the forward one.
     mul_latency : int
         The point-wise ModMuls' latency.
     n : int
@@ -111,8 +110,6 @@ class LargeIntegerMultiplierPlan(FourStepEnginesPlan):
     mult_stages: int | None = mult_stages_param()
     tiled: bool = tiled_param()
     sizes: object = field(init=False, repr=False, compare=False)
-    forward: StreamingFourStepNTTPlan = field(init=False, repr=False, compare=False)
-    engine: object = field(init=False, repr=False, compare=False)
     mul_latency: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -121,9 +118,8 @@ class LargeIntegerMultiplierPlan(FourStepEnginesPlan):
         sizes = plan(self.max_bits, self.digit_bits, min_n=min(m * m, MAX_N),
                      max_n=min(MAX_N, 64 * m * m))
         CarryResolverPlan(self.lanes, self.digit_bits, coeff_bits=_WORD)
-        forward = self.engine_plan(sizes.n)
-        self._set(sizes=sizes, forward=forward, engine=forward.four_step,
-                  mul_latency=forward.mul_latency)
+        forward = self._set_forward(sizes.n)
+        self._set(sizes=sizes, mul_latency=forward.mul_latency)
 
     @property
     def n(self):
@@ -164,7 +160,7 @@ class LargeIntegerMultiplierPlan(FourStepEnginesPlan):
                 "rom": (self.engines + 1) * each["rom"]}
 
 
-class LargeIntegerMultiplier(Component):
+class LargeIntegerMultiplier(FixedRun, Component):
     """a·b for 0 <= a, b < 2^(d·n/2) through n-point transforms ([Wang13] §III-A).
 
     Parameters
@@ -218,9 +214,6 @@ class LargeIntegerMultiplier(Component):
     def operand_beats(self):
         """Beats of one operand on ``i``: n / (2·lanes)."""
         return self.n // (2 * self.lanes)
-
-    output_beats = property(lambda self: self.plan.output_beats,
-                            doc=LargeIntegerMultiplierPlan.output_beats.__doc__)
 
     @property
     def operand_bits(self):

@@ -38,7 +38,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..arith import ModMul, ModMulPlan
 from ..arith.pipeline import mult_stages_param, tiled_param
-from ..component import Component
+from ..component import Component, FixedRun
 from ..lib.rom import rom_ports
 from ..params import SOLINAS64, NTTParams, solinas_ntt_params
 from ..plan import StreamPlan, param
@@ -126,7 +126,7 @@ class FourStepNTTPlan(StreamPlan):
         return root_description(self.roots)
 
 
-class FourStepNTT(Component):
+class FourStepNTT(FixedRun, Component):
     """Four-step NTT over 2^64 - 2^32 + 1 for n = 4096 or 65536 ([Wang13] eqs 7–8, Figs 3–4).
     The transform is cyclic (the paper's eqs 7–8); use :class:`~fhe_hw.ntt.StreamingFourStepNTT`
     or :class:`~fhe_hw.ntt.StreamingNTT` for a negacyclic one.
@@ -180,10 +180,6 @@ class FourStepNTT(Component):
     @property
     def lanes(self):
         return FOUR_STEP_LANES
-
-    input_beats = property(lambda self: self.plan.input_beats,
-                           doc=FourStepNTTPlan.input_beats.__doc__)
-    output_beats = input_beats
 
     @property
     def inverse(self):

@@ -41,7 +41,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..arith import ModMul, ModMulPlan
 from ..arith.pipeline import mult_stages_param, tiled_param, wrap_inc
-from ..component import Component
+from ..component import Component, FixedRun
 from ..lib.delay import register_delay
 from ..lib.rom import rom_ports
 from ..params import SOLINAS64, NTTParams, require_int, require_power_of_two, solinas_ntt_params
@@ -170,9 +170,18 @@ class FourStepEnginesPlan(StreamPlan):
     (:class:`~fhe_hw.largeint.LargeIntegerMultiplierPlan`,
     :class:`~fhe_hw.encrypt.TransformEncryptPlan`). A subclass declares the engines' fields
     ``lanes``, ``inner_n``, ``inner_units``, ``mult_stages`` and ``tiled`` (with its own help
-    and defaults), and derives its engines' plans in ``__post_init__`` with
-    :meth:`engine_plan`, once.
+    and defaults), and in ``__post_init__``, once it knows the transform size n, calls
+    :meth:`_set_forward`.
+
+    Attributes
+    ----------
+    forward : StreamingFourStepNTTPlan
+        The plan of the n-point forward engines.
+    engine : FourStepPlan
+        Their sizes and maps (``forward.four_step``).
     """
+
+    forward: StreamingFourStepNTTPlan = field(init=False, repr=False, compare=False)
 
     def engine_params(self):
         """The keyword arguments of the engines (:class:`StreamingFourStepNTT`) but ``n`` and
@@ -183,6 +192,15 @@ class FourStepEnginesPlan(StreamPlan):
     def engine_plan(self, n, *, inverse=False):
         """The plan of an ``n``-point engine (the inverse transform with ``inverse``)."""
         return StreamingFourStepNTTPlan(n, inverse=inverse, **self.engine_params())
+
+    def _set_forward(self, n):
+        """Store :attr:`forward`, the ``n``-point forward engines' plan, and return it."""
+        self._set(forward=self.engine_plan(n))
+        return self.forward
+
+    @property
+    def engine(self):
+        return self.forward.four_step
 
 
 class _Buffer:
@@ -216,7 +234,7 @@ class _Buffer:
         return Mux(slot, self.full[1], self.full[0])
 
 
-class StreamingFourStepNTT(Component):
+class StreamingFourStepNTT(FixedRun, Component):
     """The n-point transform over 2^64 - 2^32 + 1 with a primitive n-th root ω_n (default
     ``wang_huang_root(n)``), natural order in and out, ``lanes`` samples per beat, any number of
     transforms back to back: X_k = Σ_i x_i·ω_n^(ik), negacyclic X_k = Σ_i x_i·ψ^i·ω_n^(ik)
@@ -299,10 +317,6 @@ class StreamingFourStepNTT(Component):
     def psi(self):
         """ψ (negacyclic), the twist's primitive 2n-th root; else None."""
         return self._four_step.twist_root if self._negacyclic else None
-
-    input_beats = property(lambda self: self.plan.input_beats,
-                           doc=StreamingFourStepNTTPlan.input_beats.__doc__)
-    output_beats = input_beats
 
     @property
     def mul_latency(self):

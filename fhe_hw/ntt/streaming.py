@@ -122,7 +122,7 @@ from ..arith.pipeline import (
     mult_stages_param,
     tiled_param,
 )
-from ..component import Component
+from ..component import Component, FixedRun
 from ..lib.bram import RegisteredRAM, RegisteredROM
 from ..lib.delay import register_delay
 from ..model.ntt import negacyclic_post_twiddles, stage_pairs, stage_twiddles
@@ -356,7 +356,7 @@ def _permute(words, u_hot, index):
     return out
 
 
-class StreamingNTT(Component):
+class StreamingNTT(FixedRun, Component):
     """Memory-based in-place radix-2 NTT with P butterflies per cycle ([Cao14] §3.2, [Wang13] §IV).
     The four-step engine for solinas64 is :class:`~fhe_hw.ntt.FourStepNTT`.
 
@@ -419,10 +419,6 @@ class StreamingNTT(Component):
     @property
     def lanes(self):
         return self._lanes
-
-    input_beats = property(lambda self: self.plan.input_beats,
-                           doc=StreamingNTTPlan.input_beats.__doc__)
-    output_beats = input_beats
 
     @property
     def negacyclic(self):

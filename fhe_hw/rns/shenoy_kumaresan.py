@@ -74,7 +74,7 @@ from amaranth.lib.wiring import In, Out
 from ..arith.modadd import add_select, sub_parallel
 from ..arith.montgomery_dyn import DynamicModMul, DynamicModMulPlan
 from ..arith.pipeline import KEEP
-from ..component import Component
+from ..component import Component, FixedRun
 from ..lib.bram import RegisteredRAM
 from ..lib.delay import delay
 from ..lib.rom import Rom
@@ -300,7 +300,7 @@ def _issue_latency_of(lm):
     return READ_LATENCY + 2 + 2 * lm
 
 
-class CRTBaseExtension(Component):
+class CRTBaseExtension(FixedRun, Component):
     """Shared Sum / Post-Sum engine of :class:`ShenoyKumaresan` and
     :class:`~fhe_hw.rns.fast_base_conv.FastBaseConversion` (see the module docstring); takes
     the engine's plan (:attr:`plan_class`) or its arguments.
@@ -360,10 +360,6 @@ class CRTBaseExtension(Component):
 
     input_residues = property(lambda self: self.plan.input_residues,
                               doc=CRTBaseExtensionPlan.input_residues.__doc__)
-    input_beats = property(lambda self: self.plan.input_beats,
-                           doc=CRTBaseExtensionPlan.input_beats.__doc__)
-    output_beats = property(lambda self: self.plan.output_beats,
-                            doc=CRTBaseExtensionPlan.output_beats.__doc__)
 
     @property
     def arithmetic_units(self):
