@@ -215,7 +215,20 @@ class RingNormaliser(FixedLatencyUnit):
 
 # --- constant multiplication -------------------------------------------------------------------
 
-class ShiftMul(FixedLatencyUnit):
+class _ByConstant(FixedLatencyUnit):
+    """What the constant multipliers share: the modulus p and the constant c (reduced mod p)
+    they were built for."""
+
+    @property
+    def modulus(self):
+        return self._modulus.value
+
+    @property
+    def constant(self):
+        return self._constant
+
+
+class ShiftMul(_ByConstant):
     """x·c mod p for a constant c that is a sum of at most two powers of two mod p
     (:func:`shift_exponents`), with rotations and one addition only ([Cao14] §3.2, [Wang13] §III-B).
 
@@ -244,14 +257,6 @@ class ShiftMul(FixedLatencyUnit):
         return 1 + RingNormaliser.latency_of(mod, shift_ring(mod) + 1)
 
     @property
-    def modulus(self):
-        return self._modulus.value
-
-    @property
-    def constant(self):
-        return self._constant
-
-    @property
     def exponents(self):
         """The rotation amounts (bits) whose sum multiplies by the constant."""
         return self._exponents
@@ -271,7 +276,7 @@ class ShiftMul(FixedLatencyUnit):
         return m
 
 
-class ConstMul(FixedLatencyUnit):
+class ConstMul(_ByConstant):
     """x·c mod p for a constant c and x in [0, p): a twiddle multiplier of a fully parallel NTT.
 
     ``multiplier``: ``"shift"`` — :class:`ShiftMul` (raises ``ValueError`` unless c is a sum of at
@@ -340,14 +345,6 @@ class ConstMul(FixedLatencyUnit):
         constructor's ``ValueError``/``TypeError`` for refused parameters."""
         return ConstMul._plan(modulus, constant, multiplier, mult_stages, reducer, latency,
                               tiled)[2]
-
-    @property
-    def modulus(self):
-        return self._modulus.value
-
-    @property
-    def constant(self):
-        return self._constant
 
     @property
     def kind(self):
