@@ -12,6 +12,9 @@ range); the unit registry (:func:`fhe_hw.units.register` with ``plan=``) derives
 ``--options`` from them (:func:`fhe_hw.units.plan_options`, which reads the fields' metadata
 and imports nothing of this module, so that the command line starts without the parameter
 checks), so a parameter is declared once. Every registered unit follows this pattern.
+
+A stream engine's plan derives from :class:`StreamPlan`: no fixed latency, and where one run has
+a fixed number of beats, :attr:`StreamPlan.input_beats` and :attr:`StreamPlan.output_beats`.
 """
 
 import dataclasses
@@ -19,7 +22,7 @@ import types
 
 from .params import check_bool, require_int
 
-__all__ = ["Plan", "param"]
+__all__ = ["Plan", "StreamPlan", "param"]
 
 def param(default=dataclasses.MISSING, *, help, parse=None, range=None,
           cli_default=dataclasses.MISSING, kw_only=False):
@@ -126,3 +129,30 @@ class Plan:
     def params(self):
         """``{name: value}`` of the plan's :func:`param` fields."""
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if _is_param(f)}
+
+
+@dataclasses.dataclass(frozen=True)
+class StreamPlan(Plan):
+    """Base of the plans of stream engines, whose timing depends on the run: :attr:`latency`
+    is ``None`` and :meth:`cycles` counts a run described by the engine's own keywords.
+
+    An engine whose run is fixed by its parameters (one transform, one conversion, one
+    product: what :meth:`cycles` counts by default) defines :attr:`input_beats` and
+    :attr:`output_beats`, the beats of that run on ``i`` and on ``o``; what the host link's
+    memories must hold to drive one run (``fhe-hw table board-fits``).
+    """
+
+    @property
+    def latency(self):
+        """``None``: a stream engine, timed by :meth:`cycles`."""
+        return None
+
+    @property
+    def input_beats(self):
+        """Beats on ``i`` of the run :meth:`cycles` counts by default."""
+        raise NotImplementedError(f"{type(self).__name__} has no fixed run: no input_beats")
+
+    @property
+    def output_beats(self):
+        """Beats on ``o`` of the run :meth:`cycles` counts by default."""
+        raise NotImplementedError(f"{type(self).__name__} has no fixed run: no output_beats")

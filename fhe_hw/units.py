@@ -9,9 +9,14 @@ A unit is registered as a (plan, component) pair, ``register(name, plan=ModMulPl
 component=ModMul, description=...)`` (:mod:`fhe_hw.plan`): its options come from the plan's
 fields, its timing contract from the plan's ``latency``, ``cycles()`` and ``describe()``, and the
 component is built from the plan.
+
+:func:`to_verilog` converts a component to Verilog; within :func:`verilog_store` it reuses the
+text of a registered unit's Component converted before (:func:`verilog_key`), as the test suite
+does across its workers.
 """
 
 import argparse
+import contextlib
 import dataclasses
 import importlib
 import os
@@ -23,7 +28,8 @@ from .cliargs import integer, shown_default
 
 __all__ = ["Option", "Unit", "register", "plan_options", "plan_defaults", "units", "get_unit",
            "top_name", "verilog_header", "to_verilog", "port_values", "parse_bool",
-           "add_unit_options", "add_unit_subcommands", "unit_params"]
+           "add_unit_options", "add_unit_subcommands", "unit_params", "verilog_key",
+           "verilog_store"]
 
 # Modules whose import registers units; later packages add themselves here.
 _UNIT_MODULES = ["fhe_hw.arith", "fhe_hw.ntt", "fhe_hw.karatsuba", "fhe_hw.rns", "fhe_hw.bigint",
@@ -270,12 +276,49 @@ def to_verilog(component, unit_name, header=(), *, platform=None):
     """Verilog text of ``component`` with top module :func:`top_name` and ports ``clk``, ``rst``
     and the signature's ``i__payload``, ``i__valid``, ``o__payload``, ... ; ``header`` lines
     (e.g. :meth:`Unit.summary`) come first as ``//`` comments. ``platform`` is what the
-    units' ``elaborate`` receive (None: portable Verilog without vendor primitives)."""
-    return "".join(f"// {line}\n" for line in header) + _convert(component, unit_name, platform)
+    units' ``elaborate`` receive (None: portable Verilog without vendor primitives). Within
+    :func:`verilog_store`, the text of a component with a :func:`verilog_key` comes from the
+    store."""
+    key = verilog_key(component, unit_name, platform) if _store else None
+    text = (_store(key, lambda: _convert(component, unit_name, platform)) if key is not None
+            else _convert(component, unit_name, platform))
+    return "".join(f"// {line}\n" for line in header) + text
+
+
+#: The store of :func:`verilog_store`, or None.
+_store = None
+
+
+def verilog_key(component, unit_name, platform=None):
+    """What the Verilog text of ``component`` (without header) depends on, where that is known:
+    ``("to_verilog", unit_name, the Component class's qualified name, repr of its plan)`` for
+    the registered unit ``unit_name``'s own Component, which is built from its plan alone and
+    whose plan's ``repr`` holds every parameter, converted without a platform; ``None`` for
+    anything else (wrappers, harnesses, vendor platforms). The key does not name the code that
+    turns the plan into Verilog: it holds within one run of one source tree."""
+    unit = units().get(unit_name)
+    if platform is not None or unit is None or type(component) is not unit.factory:
+        return None
+    return ("to_verilog", unit_name, type(component).__qualname__, repr(component.plan))
+
+
+@contextlib.contextmanager
+def verilog_store(store):
+    """Within the ``with`` block, :func:`to_verilog` asks ``store(key, make)`` for the text of
+    each component with a :func:`verilog_key`: ``store`` returns the text it holds for ``key``,
+    else stores and returns ``make()`` (the conversion). A store serves one run (the tests'
+    shares each conversion among the run's workers through a directory of that run); the
+    command line uses none."""
+    global _store
+    saved, _store = _store, store
+    try:
+        yield store
+    finally:
+        _store = saved
 
 
 def _convert(component, unit_name, platform):
-    """:func:`to_verilog` without the header (the tests' run-wide cache replaces this)."""
+    """The Verilog text of ``component`` (:func:`to_verilog` without the header)."""
     from amaranth.back import verilog
 
     # Amaranth must use its bundled Yosys (>= 0.40), not an older one on PATH.

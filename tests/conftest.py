@@ -68,23 +68,9 @@ def shared_verilog(run_dir):
 def verilog_of_a_unit_once(shared_verilog):
     """The Verilog of a registered unit's Component, built from its plan, is converted once per
     test run (by any test or worker) and reused: Amaranth's conversion takes most of the time
-    of many tests. The key is everything the text depends on: the unit, the Component's class,
-    the plan (its ``repr`` holds every parameter) and no platform; anything else (wrappers,
-    harnesses, vendor platforms, units without a plan) is converted each time."""
-    from fhe_hw import units as units_module
-    from fhe_hw.plan import Plan
+    of many tests. :func:`fhe_hw.units.verilog_key` says which conversions are reused and under
+    what key; anything else (wrappers, harnesses, vendor platforms) is converted each time."""
+    from fhe_hw.units import verilog_store
 
-    convert = units_module._convert
-
-    def once(component, unit_name, platform):
-        unit = units_module.units().get(unit_name)
-        plan = getattr(component, "plan", None)
-        if (platform is not None or unit is None or type(component) is not unit.factory
-                or not isinstance(plan, Plan)):
-            return convert(component, unit_name, platform)
-        key = ("to_verilog", unit_name, type(component).__qualname__, repr(plan))
-        return shared_verilog(key, lambda: convert(component, unit_name, platform))
-
-    units_module._convert = once
-    yield
-    units_module._convert = convert
+    with verilog_store(shared_verilog):
+        yield

@@ -182,9 +182,10 @@ def test_every_transform_of_the_toy_schedules_passes_the_engine_as_if_alone(sche
 
 
 def test_lone_spacing_is_the_engines_back_to_back_rate_or_more():
-    t = EngineTiming.of(4096, 16, 64, 2, None, True)
-    assert t.beats == 256 <= t.spacing_forward == lone_spacing(4096, 16, 64, 2, None, True,
-                                                               False)
+    kw = dict(lanes=16, inner_n=64, inner_units=2, mult_stages=None, tiled=True)
+    forward = StreamingFourStepNTTPlan(4096, **kw)
+    t = EngineTiming.of(forward, StreamingFourStepNTTPlan(4096, inverse=True, **kw))
+    assert t.beats == 256 <= t.spacing_forward == lone_spacing(forward)
     assert t.lo_forward > t.beats
 
 

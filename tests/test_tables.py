@@ -211,6 +211,20 @@ def test_board_fit_sweep_stops_at_the_first_build_that_fails_or_runs_out_of_time
     assert failure == f"{key} = {values[2]}: ulx3s {row.unit} ran out of time (120 s; log b.log)"
 
 
+def test_board_fit_memories_hold_one_whole_run_of_each_swept_unit():
+    """The link's depth at each sweep point is the longer stream of one run, from the plan:
+    n/lanes beats each way for the NTT; for Shenoy–Kumaresan, k passes (one target each) of
+    the l source residue polynomials and the redundant one in, N/lanes beats each."""
+    from fhe_hw.tables import board_fits
+    expected = {"ntt": lambda p: p["n"] // p["lanes"],
+                "shenoy-kumaresan": lambda p: p["target_limbs"] * (p["source_limbs"] + 1)
+                * p["n"] // p["lanes"]}
+    for row, key, values in board_fits.sweeps():
+        for value in values:
+            params = {**row.params, key: value}
+            assert board_fits.depth(row.unit, params) == expected[row.unit](params)
+
+
 def test_board_builds_pass_each_builds_stages_to_the_progress(monkeypatch):
     from fhe_hw.flow.build import BuildResult
     from fhe_hw.tables import board_builds

@@ -193,3 +193,30 @@ def test_register_requires_a_plan_and_a_component_class():
     with pytest.raises(ValueError, match="unique"):
         register("mod-add", plan=ModAddPlan, component=ModAdd, description="again")
     assert "contract-test-unit" not in units()
+
+
+def test_verilog_store_serves_a_registered_units_own_component_and_nothing_else():
+    """Within verilog_store, to_verilog takes the text of a registered unit's own Component
+    from the store under verilog_key (the plan's repr names every parameter); anything else is
+    converted, and the store in force before comes back after the block."""
+    from fhe_hw.arith import ModSub
+    from fhe_hw.units import to_verilog, verilog_key, verilog_store
+
+    plan, asked = ModAddPlan("general32", pipelined=False), []
+
+    def store(text):
+        def get(key, make):
+            asked.append(key)
+            return text
+        return get
+    with verilog_store(store("// outer\n")):
+        with verilog_store(store("// inner\n")):
+            assert to_verilog(ModAdd(plan), "mod-add", header=["h"]) == "// h\n// inner\n"
+            assert to_verilog(ModSub(plan), "mod-sub") == "// inner\n"
+            for component, name in ((ModAdd(plan), "mod-sub"), (ModAdd(plan), "no-such-unit")):
+                assert "module fhe_hw_" in to_verilog(component, name)
+        assert to_verilog(ModAdd(plan), "mod-add") == "// outer\n"
+    assert asked == [("to_verilog", "mod-add", "ModAdd", repr(plan)),
+                     ("to_verilog", "mod-sub", "ModSub", repr(plan)),
+                     ("to_verilog", "mod-add", "ModAdd", repr(plan))]
+    assert verilog_key(ModAdd(plan), "mod-add", platform=object()) is None

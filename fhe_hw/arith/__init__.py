@@ -4,7 +4,7 @@ Each unit is registered as a (plan, component) pair (:mod:`fhe_hw.plan`): its co
 options come from the plan's fields.
 """
 
-from ..units import plan_options, register
+from ..units import register
 from .barrett import BarrettReducer, BarrettReducerPlan
 from .modadd import ModAdd, ModAddPlan, ModSub
 from .modmul import ModMul, ModMulPlan
@@ -15,15 +15,6 @@ from .special import SpecialReducer, SpecialReducerPlan
 __all__ = ["ModAdd", "ModSub", "BarrettReducer", "SpecialReducer", "SolinasReducer",
            "MontgomeryReducer", "ModMul", "ModAddPlan", "BarrettReducerPlan",
            "SpecialReducerPlan", "SolinasReducerPlan", "MontgomeryReducerPlan", "ModMulPlan"]
-
-_MODMUL_OPTIONS = {opt.dest: opt for opt in plan_options(ModMulPlan)}
-#: ``mult_stages`` of ModMul and Barrett, for the units not yet converted to plans that pass it
-#: on to their ModMuls (fhe_hw.ntt, fhe_hw.bigint): the ModMul plan's field.
-MULT_STAGES_OPTION = _MODMUL_OPTIONS["mult_stages"]
-#: ``tiled`` of ModMul and Barrett, likewise.
-TILED_OPTION = _MODMUL_OPTIONS["tiled"]
-#: ``karatsuba`` of ModMul, likewise, for the units that pass it on to their run-time ModMuls.
-KARATSUBA_OPTION = _MODMUL_OPTIONS["karatsuba"]
 
 register("mod-add", plan=ModAddPlan, component=ModAdd,
          description="modular adder ([Kir25] Alg. 5)")

@@ -38,7 +38,7 @@ from ..component import Component
 from ..model.bigint import BlockConfig, block_config, cycles_eq12
 from ..ntt.parallel import ParallelNTT, ParallelNTTPlan
 from ..params import b_bound_holds, get_modulus, max_digit_bits, require_int, require_power_of_two
-from ..plan import Plan, param
+from ..plan import StreamPlan, param
 from .ram import memory_members
 
 __all__ = ["IntegerFFTMultiplier", "IntegerFFTMultiplierPlan", "multiplier_cycles",
@@ -151,7 +151,7 @@ def bus_width_field():
 
 
 @dataclass(frozen=True)
-class IntegerFFTMultiplierPlan(Plan):
+class IntegerFFTMultiplierPlan(StreamPlan):
     """The parameters of :class:`IntegerFFTMultiplier` and what they derive.
 
     Parameters
@@ -229,11 +229,6 @@ class IntegerFFTMultiplierPlan(Plan):
                   "adder_tree": cfg.tree_levels}
         self._set(config=cfg, max_words=max_words, butterflies=butterflies, stages=stages,
                   pipeline=sum(stages.values()))
-
-    @property
-    def latency(self):
-        """``None``: a command engine, timed by :meth:`cycles`."""
-        return None
 
     def _operands(self, x_words, y_words):
         """``(x_words, y_words)``, ``max_words`` for None; raises ``ValueError`` for lengths the

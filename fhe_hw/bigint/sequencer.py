@@ -21,7 +21,7 @@ from amaranth.lib.wiring import In, Out
 from ..component import Component
 from ..lib.rom import rom_ports
 from ..payload import pack
-from ..plan import Plan
+from ..plan import StreamPlan
 from .multiplier import IntegerFFTMultiplier, IntegerFFTMultiplierPlan, block_fields_config
 from .ram import READ_PORTS, from_words, memory_members, to_words
 from .wordalu import ALUOp, WordALU, alu_cycles
@@ -74,7 +74,7 @@ class SequencerProgram:
 
 
 @dataclass(frozen=True)
-class SequencerPlan(Plan):
+class SequencerPlan(StreamPlan):
     """Base of the plans of the engines that run a :class:`SequencerProgram` on one
     :class:`~fhe_hw.bigint.IntegerFFTMultiplier` and one
     :class:`~fhe_hw.bigint.wordalu.WordALU`: a subclass declares the multiplier's fields
@@ -111,11 +111,6 @@ class SequencerPlan(Plan):
                                        mult_stages=self.mult_stages)
         WordALU.check(program.d, mul.addr_width, program.max_alu_words())
         self._set(program=program, multiplier=mul)
-
-    @property
-    def latency(self):
-        """``None``: a start/done engine, timed by :meth:`cycles`."""
-        return None
 
     def op_cycles(self, op):
         """Cycles of one operation of the program on its unit."""
@@ -198,12 +193,12 @@ class Sequencer(Component):
 
 
 def share_memory_ports(m, ports, *users):
-    """Drive the RAM ports of ``ports`` from ``users`` (components or port bundles with
-    ``rd_x``/``rd_y``/``rd_z``/``wr``, or ``None`` for a port a user lacks): each drives an
-    address only while it reads or writes, and the read data goes to every user."""
+    """Drive the RAM ports of ``ports`` from ``users``, components whose signatures have some
+    of ``rd_x``/``rd_y``/``rd_z``/``wr``: each drives an address only while it reads or writes,
+    and the read data goes to every user of the port."""
     for name in (*READ_PORTS, "wr"):
         port = getattr(ports, name)
-        mine = [getattr(u, name) for u in users if getattr(u, name, None) is not None]
+        mine = [getattr(u, name) for u in users if name in u.signature.members]
         en, addr = mine[-1].en, mine[-1].addr
         for u in reversed(mine[:-1]):
             en, addr = en | u.en, Mux(u.en, u.addr, addr)

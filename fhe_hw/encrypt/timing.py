@@ -15,7 +15,6 @@ from functools import cache
 
 from ..bigint.wordalu import alu_cycles
 from ..largeint.carry import CarryResolver
-from ..ntt import StreamingFourStepNTTPlan
 from ..ntt.four_step_plan import spaced_trace
 from .sstage import SStageUnit
 from .sums import MAC_WRITE_LATENCY
@@ -27,12 +26,11 @@ _CHECKED = 4
 
 
 @cache
-def lone_spacing(n, lanes, inner_n, inner_units, mult_stages, tiled, inverse):
+def lone_spacing(engine):
     """The least spacing s (a multiple of n/(8·lanes) above the engine's back-to-back
     increment) at which transforms started s cycles apart keep that spacing at the unload
-    and never wait for the load: each passes the engine as if alone."""
-    engine = StreamingFourStepNTTPlan(n, lanes=lanes, inner_n=inner_n, inner_units=inner_units,
-                                      mult_stages=mult_stages, tiled=tiled, inverse=inverse)
+    and never wait for the load: each passes the engine of plan ``engine``
+    (:class:`~fhe_hw.ntt.StreamingFourStepNTTPlan`) as if alone."""
     plan, latency = engine.four_step, engine.mul_latency
     beats = plan.beats
     s = max(beats, engine.cycles(2) - engine.cycles())
@@ -58,18 +56,12 @@ class EngineTiming:
     mul_latency: int
 
     @classmethod
-    def of(cls, n, lanes, inner_n, inner_units, mult_stages, tiled):
-        kw = dict(lanes=lanes, inner_n=inner_n, inner_units=inner_units,
-                  mult_stages=mult_stages, tiled=tiled)
-        forward = StreamingFourStepNTTPlan(n, **kw)
-        latency = forward.mul_latency
-        beats = n // lanes
-        return cls(beats,
-                   forward.cycles() - beats,
-                   StreamingFourStepNTTPlan(n, inverse=True, **kw).cycles() - beats,
-                   lone_spacing(n, lanes, inner_n, inner_units, mult_stages, tiled, False),
-                   lone_spacing(n, lanes, inner_n, inner_units, mult_stages, tiled, True),
-                   latency)
+    def of(cls, forward, inverse):
+        """The constants of the engines of plans ``forward`` and ``inverse``
+        (:class:`~fhe_hw.ntt.StreamingFourStepNTTPlan`, one transform size)."""
+        beats = forward.input_beats
+        return cls(beats, forward.cycles() - beats, inverse.cycles() - beats,
+                   lone_spacing(forward), lone_spacing(inverse), forward.mul_latency)
 
 
 def spacings(program, t):

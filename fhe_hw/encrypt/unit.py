@@ -31,9 +31,10 @@ from ..model.bigint import EncryptionSizes, group_sizes
 from ..model.large_int import MAX_N
 from ..model.transform_encrypt import SCHEMES, plan
 from ..ntt import StreamingFourStepNTTPlan
+from ..ntt.four_step_stream import FourStepEnginesPlan
 from ..params import require_int, require_power_of_two
 from ..payload import pack
-from ..plan import Plan, param
+from ..plan import param
 from .program import build_program
 from .sums import SumEngine
 from .timing import EngineTiming, program_cycles, spacings
@@ -44,7 +45,7 @@ KEY_PREPARATION, ENCRYPTION = 0, 1
 
 
 @dataclass(frozen=True)
-class TransformEncryptPlan(Plan):
+class TransformEncryptPlan(FourStepEnginesPlan):
     """The parameters of :class:`TransformEncrypt` and what they derive.
 
     Parameters
@@ -73,10 +74,12 @@ class TransformEncryptPlan(Plan):
     ----------
     program : fhe_hw.encrypt.program.Program
         The two programs and the RAM layout.
+    forward, engine
+        As :class:`~fhe_hw.ntt.four_step_stream.FourStepEnginesPlan`.
+    inverse : fhe_hw.ntt.StreamingFourStepNTTPlan
+        The inverse engine's plan.
     timing : fhe_hw.encrypt.timing.EngineTiming
         The engines' timing constants.
-    engine : fhe_hw.ntt.four_step_plan.FourStepPlan
-        The transform engines' plan.
     encrypt_plan : fhe_hw.model.transform_encrypt.EncryptPlan
         ``program.plan``: the scheme's sizes, the digit width and n.
     latency : None
@@ -101,8 +104,8 @@ class TransformEncryptPlan(Plan):
     mult_stages: int | None = mult_stages_param()
     tiled: bool = tiled_param()
     program: object = field(init=False, repr=False, compare=False)
+    inverse: StreamingFourStepNTTPlan = field(init=False, repr=False, compare=False)
     timing: object = field(init=False, repr=False, compare=False)
-    engine: object = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         super().__post_init__()
@@ -118,25 +121,13 @@ class TransformEncryptPlan(Plan):
                                                            maximum=top)
         p = plan(self.scheme, group_sizes(self.scheme, self.group), lanes=self.lanes,
                  min_n=min(max(m * m, 4 * self.lanes), max_n), max_n=max_n)
-        engine = StreamingFourStepNTTPlan(p.n, **self.engine_params()).four_step
-        timing = EngineTiming.of(p.n, self.lanes, self.inner_n, self.inner_units,
-                                 self.mult_stages, self.tiled)
-        self._set(program=build_program(p), timing=timing, engine=engine)
-
-    def engine_params(self):
-        """The keyword arguments of the transform engines
-        (:class:`~fhe_hw.ntt.StreamingFourStepNTT`) but ``n``."""
-        return dict(lanes=self.lanes, inner_n=self.inner_n, inner_units=self.inner_units,
-                    mult_stages=self.mult_stages, tiled=self.tiled)
+        forward, inverse = self._set_forward(p.n), self.engine_plan(p.n, inverse=True)
+        self._set(program=build_program(p), inverse=inverse,
+                  timing=EngineTiming.of(forward, inverse))
 
     @property
     def encrypt_plan(self):
         return self.program.plan
-
-    @property
-    def latency(self):
-        """``None``: a start/done engine, timed by :meth:`cycles`."""
-        return None
 
     def cycles(self, program=ENCRYPTION):
         """Cycles of one run of ``program`` (:data:`KEY_PREPARATION` or :data:`ENCRYPTION`),

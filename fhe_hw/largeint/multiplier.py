@@ -37,12 +37,13 @@ from amaranth.lib.wiring import In, Out, connect, flipped
 
 from ..arith import ModMul
 from ..arith.pipeline import mult_stages_param, tiled_param, wrap_inc
-from ..component import Component
+from ..component import Component, FixedRun
 from ..model.large_int import DIGIT_BITS, MAX_BITS, MAX_N, plan
-from ..ntt import StreamingFourStepNTT, StreamingFourStepNTTPlan
+from ..ntt import StreamingFourStepNTT
+from ..ntt.four_step_stream import FourStepEnginesPlan
 from ..ntt.streaming import output_fifo
 from ..params import SOLINAS64, require_power_of_two
-from ..plan import Plan, param
+from ..plan import param
 from .carry import CarryResolver, CarryResolverPlan
 
 __all__ = ["LargeIntegerMultiplier", "LargeIntegerMultiplierPlan"]
@@ -52,7 +53,7 @@ _OPERAND_REGISTERS = 2      # engine output -> ModMul operand (spectrum read / r
 
 
 @dataclass(frozen=True)
-class LargeIntegerMultiplierPlan(Plan):
+class LargeIntegerMultiplierPlan(FourStepEnginesPlan):
     """The parameters of :class:`LargeIntegerMultiplier` and what they derive.
 
     Parameters
@@ -82,8 +83,9 @@ class LargeIntegerMultiplierPlan(Plan):
     ----------
     sizes : fhe_hw.model.large_int.LargeIntPlan
         The digits and the transform size n.
-    engine : fhe_hw.ntt.four_step_plan.FourStepPlan
-        The engines' plan.
+    forward, engine
+        As :class:`~fhe_hw.ntt.four_step_stream.FourStepEnginesPlan`; the inverse engine
+        times as the forward one.
     mul_latency : int
         The point-wise ModMuls' latency.
     n : int
@@ -108,7 +110,6 @@ class LargeIntegerMultiplierPlan(Plan):
     mult_stages: int | None = mult_stages_param()
     tiled: bool = tiled_param()
     sizes: object = field(init=False, repr=False, compare=False)
-    engine: object = field(init=False, repr=False, compare=False)
     mul_latency: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -117,23 +118,22 @@ class LargeIntegerMultiplierPlan(Plan):
         sizes = plan(self.max_bits, self.digit_bits, min_n=min(m * m, MAX_N),
                      max_n=min(MAX_N, 64 * m * m))
         CarryResolverPlan(self.lanes, self.digit_bits, coeff_bits=_WORD)
-        engine = StreamingFourStepNTTPlan(sizes.n, **self.engine_params())
-        engine, mul_latency = engine.four_step, engine.mul_latency
-        self._set(sizes=sizes, engine=engine, mul_latency=mul_latency)
-
-    def engine_params(self):
-        """The keyword arguments of the engines (:class:`~fhe_hw.ntt.StreamingFourStepNTT`)."""
-        return dict(lanes=self.lanes, inner_n=self.inner_n, inner_units=self.inner_units,
-                    mult_stages=self.mult_stages, tiled=self.tiled)
+        forward = self._set_forward(sizes.n)
+        self._set(sizes=sizes, mul_latency=forward.mul_latency)
 
     @property
     def n(self):
         return self.sizes.n
 
     @property
-    def latency(self):
-        """``None``: a stream engine has no fixed latency (:meth:`cycles` counts a product)."""
-        return None
+    def input_beats(self):
+        """Beats of one product on ``i``: A's n/(2·lanes), then B's."""
+        return self.n // self.lanes
+
+    @property
+    def output_beats(self):
+        """Beats of one product on ``o``: n / lanes."""
+        return self.n // self.lanes
 
     def cycles(self):
         """Cycles of one product from A's first input transfer to the product's last output
@@ -142,8 +142,7 @@ class LargeIntegerMultiplierPlan(Plan):
         (forward cycles of 1) - n/(2·lanes) (``engines=2``); then the ModMul and its
         registers (latency + 3 to the inverse engine), the inverse engine's one-transform
         cycles and the CarryResolver's 5."""
-        n = self.n
-        forward = StreamingFourStepNTTPlan(n, **self.engine_params())
+        n, forward = self.n, self.forward
         if self.engines == 1:
             first_b = forward.cycles(transforms=2) - n // self.lanes
         else:
@@ -161,7 +160,7 @@ class LargeIntegerMultiplierPlan(Plan):
                 "rom": (self.engines + 1) * each["rom"]}
 
 
-class LargeIntegerMultiplier(Component):
+class LargeIntegerMultiplier(FixedRun, Component):
     """a·b for 0 <= a, b < 2^(d·n/2) through n-point transforms ([Wang13] §III-A).
 
     Parameters
@@ -185,9 +184,8 @@ class LargeIntegerMultiplier(Component):
 
     def __init__(self, *args, **kw):
         self.plan = p = LargeIntegerMultiplierPlan.coerce(*args, **kw)
-        engine = p.engine_params()
-        self._forward = [StreamingFourStepNTT(p.n, **engine) for _ in range(p.engines)]
-        self._inverse = StreamingFourStepNTT(p.n, inverse=True, **engine)
+        self._forward = [StreamingFourStepNTT(p.forward) for _ in range(p.engines)]
+        self._inverse = StreamingFourStepNTT(p.engine_plan(p.n, inverse=True))
         # solinas64 takes the Solinas reducer: output_scale 1, plain point-wise products
         self._muls = [ModMul("solinas64", mult_stages=p.mult_stages, tiled=p.tiled)
                       for _ in range(p.lanes)]
@@ -216,11 +214,6 @@ class LargeIntegerMultiplier(Component):
     def operand_beats(self):
         """Beats of one operand on ``i``: n / (2·lanes)."""
         return self.n // (2 * self.lanes)
-
-    @property
-    def output_beats(self):
-        """Beats of one product on ``o``: n / lanes."""
-        return self.n // self.lanes
 
     @property
     def operand_bits(self):

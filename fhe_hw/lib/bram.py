@@ -121,7 +121,26 @@ class ReadPort:
         m.d["sync" if output_reg else "comb"] += self.r_data.eq(rp.data)
 
 
-class RegisteredRAM(Elaboratable):
+class _BlockMemory(Elaboratable):
+    """What :class:`RegisteredRAM` and :class:`RegisteredROM` share: the read latency, and
+    DP16KDs (the subclass's ``_dp16kd``) when elaborated for an ECP5 with more than one word,
+    else a portable Amaranth ``Memory`` (``_portable``)."""
+
+    @property
+    def latency(self):
+        """Clock cycles from a read port's ``r_addr`` to its ``r_data``."""
+        return 1 + self.output_reg
+
+    def elaborate(self, platform):
+        m = Module()
+        if is_ecp5(platform) and self.depth > 1:
+            self._dp16kd(m)
+        else:
+            self._portable(m)
+        return m
+
+
+class RegisteredRAM(_BlockMemory):
     """``depth`` words of ``width`` bits with one write and one read port.
 
     Ports (the enclosing module drives the inputs, combinationally or from registers):
@@ -157,21 +176,11 @@ class RegisteredRAM(Elaboratable):
         self.r_en, self.r_addr, self.r_data = self._read.r_en, self._read.r_addr, \
             self._read.r_data
 
-    @property
-    def latency(self):
-        """Clock cycles from ``r_addr`` to ``r_data``."""
-        return 1 + self.output_reg
-
-    def elaborate(self, platform):
-        m = Module()
-        if is_ecp5(platform) and self.depth > 1:
-            self._dp16kd(m)
-            return m
+    def _portable(self, m):
         m.submodules.mem = mem = Memory(shape=self.width, depth=self.depth, init=[])
         wp = mem.write_port()
         m.d.comb += [wp.en.eq(self.w_en), wp.addr.eq(self.w_addr), wp.data.eq(self.w_data)]
         self._read.portable(m, mem, self.output_reg)
-        return m
 
     def _dp16kd(self, m):
         # The write is registered in the fabric (the DP16KD's DIA/ADA are then not the end of
@@ -199,7 +208,7 @@ class RegisteredRAM(Elaboratable):
         m.d.comb += self.r_data.eq(Mux(hit, fwd, data[:self.width]))
 
 
-class RegisteredROM(Elaboratable):
+class RegisteredROM(_BlockMemory):
     """The constant words ``init`` (each ``width`` bits; depth ``len(init)``) with
     ``read_ports`` read ports.
 
@@ -235,20 +244,10 @@ class RegisteredROM(Elaboratable):
     def depth(self):
         return len(self.init)
 
-    @property
-    def latency(self):
-        """Clock cycles from a port's ``r_addr`` to its ``r_data``."""
-        return 1 + self.output_reg
-
-    def elaborate(self, platform):
-        m = Module()
-        if is_ecp5(platform) and self.depth > 1:
-            self._dp16kd(m)
-            return m
+    def _portable(self, m):
         m.submodules.mem = mem = Memory(shape=self.width, depth=self.depth, init=self.init)
         for port in self.ports:
             port.portable(m, mem, self.output_reg)
-        return m
 
     def _dp16kd(self, m):
         w, blocks = dp16kd_shape(self.width, self.depth)

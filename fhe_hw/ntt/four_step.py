@@ -38,10 +38,10 @@ from amaranth.lib.wiring import In, Out
 
 from ..arith import ModMul, ModMulPlan
 from ..arith.pipeline import mult_stages_param, tiled_param
-from ..component import Component
+from ..component import Component, FixedRun
 from ..lib.rom import rom_ports
 from ..params import SOLINAS64, NTTParams, solinas_ntt_params
-from ..plan import Plan, param
+from ..plan import StreamPlan, param
 from .roots import omega_param, root_description, root_param
 from .schedule import (
     FOUR_STEP_LANES,
@@ -60,7 +60,7 @@ __all__ = ["FourStepNTT", "FourStepNTTPlan"]
 
 
 @dataclass(frozen=True)
-class FourStepNTTPlan(Plan):
+class FourStepNTTPlan(StreamPlan):
     """The parameters of :class:`FourStepNTT` and what they derive.
 
     Parameters
@@ -110,9 +110,11 @@ class FourStepNTTPlan(Plan):
         self._set(roots=roots, mul_latency=latency)
 
     @property
-    def latency(self):
-        """None: a stream engine (:meth:`cycles`)."""
-        return None
+    def input_beats(self):
+        """Beats of one transform on ``i`` (and on ``o``): n / 8."""
+        return self.n // FOUR_STEP_LANES
+
+    output_beats = input_beats
 
     def cycles(self):
         """Exact cycles of one transform, first input to last output
@@ -124,7 +126,7 @@ class FourStepNTTPlan(Plan):
         return root_description(self.roots)
 
 
-class FourStepNTT(Component):
+class FourStepNTT(FixedRun, Component):
     """Four-step NTT over 2^64 - 2^32 + 1 for n = 4096 or 65536 ([Wang13] eqs 7–8, Figs 3–4).
     The transform is cyclic (the paper's eqs 7–8); use :class:`~fhe_hw.ntt.StreamingFourStepNTT`
     or :class:`~fhe_hw.ntt.StreamingNTT` for a negacyclic one.
@@ -178,13 +180,6 @@ class FourStepNTT(Component):
     @property
     def lanes(self):
         return FOUR_STEP_LANES
-
-    @property
-    def input_beats(self):
-        """Beats of one transform on ``i`` (and on ``o``): n / 8."""
-        return self._n // FOUR_STEP_LANES
-
-    output_beats = input_beats
 
     @property
     def inverse(self):

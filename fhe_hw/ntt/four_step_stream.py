@@ -42,24 +42,24 @@ from amaranth.lib.wiring import In, Out
 
 from ..arith import ModMul, ModMulPlan
 from ..arith.pipeline import mult_stages_param, tiled_param, wrap_inc
-from ..component import Component
+from ..component import Component, FixedRun
 from ..lib.delay import register_delay
 from ..lib.rom import rom_ports
 from ..params import SOLINAS64, NTTParams, require_int, require_power_of_two, solinas_ntt_params
-from ..plan import Plan, param
+from ..plan import StreamPlan, param
 from .four_step_plan import FourStepPlan, control_cycles, pass_latencies
 from .roots import omega_param, psi_param, root_description, root_param
 from .shift import ShiftNTT
 from .streaming import output_fifo
 
-__all__ = ["StreamingFourStepNTT", "StreamingFourStepNTTPlan"]
+__all__ = ["StreamingFourStepNTT", "StreamingFourStepNTTPlan", "FourStepEnginesPlan"]
 
 _WORD = 64
 _UNLOAD_LATENCY = 2          # unload read -> FIFO write (bank read, crossbar register)
 
 
 @dataclass(frozen=True)
-class StreamingFourStepNTTPlan(Plan):
+class StreamingFourStepNTTPlan(StreamPlan):
     """The parameters of :class:`StreamingFourStepNTT` and what they derive.
 
     Parameters
@@ -147,9 +147,11 @@ class StreamingFourStepNTTPlan(Plan):
                   twist_latency=latency if self.negacyclic and self.inverse else 0)
 
     @property
-    def latency(self):
-        """None: a stream engine (:meth:`cycles`)."""
-        return None
+    def input_beats(self):
+        """Beats of one transform on ``i`` (and on ``o``): n / lanes."""
+        return self.four_step.beats
+
+    output_beats = input_beats
 
     def cycles(self, transforms=1):
         """Exact cycles of ``transforms`` back-to-back transforms, first input transfer to last
@@ -161,6 +163,45 @@ class StreamingFourStepNTTPlan(Plan):
     def describe(self):
         """The root of unity of the transform."""
         return root_description(self.roots)
+
+
+@dataclass(frozen=True)
+class FourStepEnginesPlan(StreamPlan):
+    """Base of the plans of the units built on :class:`StreamingFourStepNTT` engines
+    (:class:`~fhe_hw.largeint.LargeIntegerMultiplierPlan`,
+    :class:`~fhe_hw.encrypt.TransformEncryptPlan`). A subclass declares the engines' fields
+    ``lanes``, ``inner_n``, ``inner_units``, ``mult_stages`` and ``tiled`` (with its own help
+    and defaults), and in ``__post_init__``, once it knows the transform size n, calls
+    :meth:`_set_forward`.
+
+    Attributes
+    ----------
+    forward : StreamingFourStepNTTPlan
+        The plan of the n-point forward engines.
+    engine : FourStepPlan
+        Their sizes and maps (``forward.four_step``).
+    """
+
+    forward: StreamingFourStepNTTPlan = field(init=False, repr=False, compare=False)
+
+    def engine_params(self):
+        """The keyword arguments of the engines (:class:`StreamingFourStepNTT`) but ``n`` and
+        ``inverse``."""
+        return dict(lanes=self.lanes, inner_n=self.inner_n, inner_units=self.inner_units,
+                    mult_stages=self.mult_stages, tiled=self.tiled)
+
+    def engine_plan(self, n, *, inverse=False):
+        """The plan of an ``n``-point engine (the inverse transform with ``inverse``)."""
+        return StreamingFourStepNTTPlan(n, inverse=inverse, **self.engine_params())
+
+    def _set_forward(self, n):
+        """Store :attr:`forward`, the ``n``-point forward engines' plan, and return it."""
+        self._set(forward=self.engine_plan(n))
+        return self.forward
+
+    @property
+    def engine(self):
+        return self.forward.four_step
 
 
 class _Buffer:
@@ -208,7 +249,7 @@ class _MJob(NamedTuple):
     last: Value
 
 
-class StreamingFourStepNTT(Component):
+class StreamingFourStepNTT(FixedRun, Component):
     """The n-point transform over 2^64 - 2^32 + 1 with a primitive n-th root ω_n (default
     ``wang_huang_root(n)``), natural order in and out, ``lanes`` samples per beat, any number of
     transforms back to back: X_k = Σ_i x_i·ω_n^(ik), negacyclic X_k = Σ_i x_i·ψ^i·ω_n^(ik)
@@ -291,13 +332,6 @@ class StreamingFourStepNTT(Component):
     def psi(self):
         """ψ (negacyclic), the twist's primitive 2n-th root; else None."""
         return self._four_step.twist_root if self._negacyclic else None
-
-    @property
-    def input_beats(self):
-        """Beats of one transform on ``i`` (and on ``o``): n / lanes."""
-        return self._four_step.beats
-
-    output_beats = input_beats
 
     @property
     def mul_latency(self):

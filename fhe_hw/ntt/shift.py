@@ -81,7 +81,7 @@ from ..params import (
     shift_exponent,
     solinas_ntt_params,
 )
-from ..plan import Plan, param
+from ..plan import StreamPlan, param
 from .roots import omega_param, root_description, root_param
 
 __all__ = ["shift_ring", "shift_exponents", "RingNormaliser", "ShiftMul", "ConstMul",
@@ -215,7 +215,20 @@ class RingNormaliser(FixedLatencyUnit):
 
 # --- constant multiplication -------------------------------------------------------------------
 
-class ShiftMul(FixedLatencyUnit):
+class _ByConstant(FixedLatencyUnit):
+    """What the constant multipliers share: the modulus p and the constant c (reduced mod p)
+    they were built for."""
+
+    @property
+    def modulus(self):
+        return self._modulus.value
+
+    @property
+    def constant(self):
+        return self._constant
+
+
+class ShiftMul(_ByConstant):
     """x·c mod p for a constant c that is a sum of at most two powers of two mod p
     (:func:`shift_exponents`), with rotations and one addition only ([Cao14] §3.2, [Wang13] §III-B).
 
@@ -244,14 +257,6 @@ class ShiftMul(FixedLatencyUnit):
         return 1 + RingNormaliser.latency_of(mod, shift_ring(mod) + 1)
 
     @property
-    def modulus(self):
-        return self._modulus.value
-
-    @property
-    def constant(self):
-        return self._constant
-
-    @property
     def exponents(self):
         """The rotation amounts (bits) whose sum multiplies by the constant."""
         return self._exponents
@@ -271,7 +276,7 @@ class ShiftMul(FixedLatencyUnit):
         return m
 
 
-class ConstMul(FixedLatencyUnit):
+class ConstMul(_ByConstant):
     """x·c mod p for a constant c and x in [0, p): a twiddle multiplier of a fully parallel NTT.
 
     ``multiplier``: ``"shift"`` — :class:`ShiftMul` (raises ``ValueError`` unless c is a sum of at
@@ -342,14 +347,6 @@ class ConstMul(FixedLatencyUnit):
                               tiled)[2]
 
     @property
-    def modulus(self):
-        return self._modulus.value
-
-    @property
-    def constant(self):
-        return self._constant
-
-    @property
     def kind(self):
         """``"shift"`` or ``"modmul"``: what computes the product."""
         return self._kind
@@ -379,7 +376,7 @@ class ConstMul(FixedLatencyUnit):
 # --- the radix-64 / radix-16 units -------------------------------------------------------------
 
 @dataclass(frozen=True)
-class ShiftNTTPlan(Plan):
+class ShiftNTTPlan(StreamPlan):
     """The parameters of :class:`ShiftNTT` and what they derive.
 
     Parameters
@@ -428,11 +425,6 @@ class ShiftNTTPlan(Plan):
             raise ValueError(f"lanes must divide n = {self.n}, not {lanes!r}")
         self._set(lanes_resolved=lanes, beats=self.n // lanes,
                   roots=solinas_ntt_params(self.n, root=self.root, omega=self.omega))
-
-    @property
-    def latency(self):
-        """None: a stream engine (:meth:`cycles`)."""
-        return None
 
     def cycles(self, transforms=1):
         """Exact cycles of :class:`ShiftNTT` from the first input transfer to the last output

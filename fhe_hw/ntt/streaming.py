@@ -122,12 +122,12 @@ from ..arith.pipeline import (
     mult_stages_param,
     tiled_param,
 )
-from ..component import Component
+from ..component import Component, FixedRun
 from ..lib.bram import RegisteredRAM, RegisteredROM
 from ..lib.delay import register_delay
 from ..model.ntt import negacyclic_post_twiddles, stage_pairs, stage_twiddles
 from ..params import Modulus, NTTParams, get_modulus, ntt_params, require_power_of_two
-from ..plan import Plan, param
+from ..plan import StreamPlan, param
 from .butterfly import Butterfly, ButterflyPlan
 from .roots import omega_param, psi_param, root_description, root_param
 from .schedule import (
@@ -152,7 +152,7 @@ _LOAD, _COMPUTE, _UNLOAD = 0, 1, 2
 
 
 @dataclass(frozen=True)
-class StreamingNTTPlan(Plan):
+class StreamingNTTPlan(StreamPlan):
     """The parameters of :class:`StreamingNTT` and what they derive.
 
     Parameters
@@ -269,9 +269,11 @@ class StreamingNTTPlan(Plan):
                   butterfly_latency=bf_latency, post_latency=post_latency)
 
     @property
-    def latency(self):
-        """None: a stream engine (:meth:`cycles`)."""
-        return None
+    def input_beats(self):
+        """Beats of one transform on ``i`` (and on ``o``): n / lanes."""
+        return self.n // self.lanes_resolved
+
+    output_beats = input_beats
 
     def cycles(self):
         """Exact cycles of one transform, first input to last output
@@ -424,7 +426,7 @@ class _Control(Component):
         return m
 
 
-class StreamingNTT(Component):
+class StreamingNTT(FixedRun, Component):
     """Memory-based in-place radix-2 NTT with P butterflies per cycle ([Cao14] §3.2, [Wang13] §IV).
     The four-step engine for solinas64 is :class:`~fhe_hw.ntt.FourStepNTT`.
 
@@ -487,13 +489,6 @@ class StreamingNTT(Component):
     @property
     def lanes(self):
         return self._lanes
-
-    @property
-    def input_beats(self):
-        """Beats of one transform on ``i`` (and on ``o``): n / lanes."""
-        return self._n // self._lanes
-
-    output_beats = input_beats
 
     @property
     def negacyclic(self):

@@ -49,7 +49,7 @@ from ..component import Component
 from ..lib.delay import delay
 from ..model import rns as model
 from ..params import MixedRadixConstants
-from ..plan import param
+from ..plan import StreamPlan, param
 from .common import check_choice, core_signature, lanes, stalled_core
 from .plan import DEFAULT_MULT_STAGES, BaseConversionPlan
 
@@ -65,7 +65,7 @@ def _loop_length(multiplier_latency):
 
 
 @dataclass(frozen=True)
-class MixedRadixPlan(BaseConversionPlan):
+class MixedRadixPlan(BaseConversionPlan, StreamPlan):
     """The parameters of :class:`MixedRadix` and what they derive, without building it.
 
     Parameters
@@ -130,11 +130,6 @@ class MixedRadixPlan(BaseConversionPlan):
         # The multiplier's latency is in the loop and the fill.
         mul = self._multiplier(moduli, self.deep, stages)
         self._set(constants=c, multiplier=mul, loop_length=_loop_length(mul.latency))
-
-    @property
-    def latency(self):
-        """None: a stream engine, timed by :meth:`cycles`."""
-        return None
 
     def cycles(self):
         """Exact cycles from the first input transfer to the last output transfer for N

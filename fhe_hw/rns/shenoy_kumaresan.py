@@ -71,11 +71,11 @@ from amaranth.lib import data, stream
 from amaranth.lib.wiring import In, Out, connect
 
 from ..arith.montgomery_dyn import DynamicModMulPlan
-from ..component import Component
+from ..component import Component, FixedRun
 from ..lib.stream import CreditQueue, SkidBuffer
 from ..model import rns as model
 from ..params import ShenoyKumaresanConstants
-from ..plan import param
+from ..plan import StreamPlan, param
 from .common import MAX_N, MAX_RESIDUES, check_choice, check_ring
 from .crt_bank import READ_LATENCY
 from .crt_control import CRTControl, queue_depth
@@ -93,7 +93,7 @@ _OUT_LATENCY = CreditQueue.LATENCY + 1
 
 
 @dataclass(frozen=True)
-class CRTBaseExtensionPlan(BaseConversionPlan):
+class CRTBaseExtensionPlan(BaseConversionPlan, StreamPlan):
     """The parameters of the Sum / Post-Sum engine (:class:`CRTBaseExtension`) that
     :class:`ShenoyKumaresanPlan` and
     :class:`~fhe_hw.rns.fast_base_conv.FastBaseConversionPlan` share, and what they derive.
@@ -171,9 +171,19 @@ target_primes
         raise NotImplementedError
 
     @property
-    def latency(self):
-        """None: a stream engine, timed by :meth:`cycles`."""
-        return None
+    def input_residues(self):
+        """Residue polynomials per pass: l, plus the redundant one for Shenoy–Kumaresan."""
+        return len(self.source) + int(self._redundant_path)
+
+    @property
+    def input_beats(self):
+        """Input beats of one conversion: P·(l [+ 1])·N/lanes."""
+        return self.passes * self.input_residues * self.rows
+
+    @property
+    def output_beats(self):
+        """Output beats of one conversion: k·N/lanes."""
+        return len(self.target) * self.rows
 
     @property
     def hidden_latency_rows(self):
@@ -282,7 +292,7 @@ def _issue_latency_of(lm):
     return READ_LATENCY + 2 + 2 * lm
 
 
-class CRTBaseExtension(Component):
+class CRTBaseExtension(FixedRun, Component):
     """Shared Sum / Post-Sum engine of :class:`ShenoyKumaresan` and
     :class:`~fhe_hw.rns.fast_base_conv.FastBaseConversion` (see the module docstring); takes
     the engine's plan (:attr:`plan_class`) or its arguments.
@@ -331,20 +341,8 @@ class CRTBaseExtension(Component):
     def multiplier_latency(self):
         return self._proto.latency
 
-    @property
-    def input_residues(self):
-        """Residue polynomials per pass: l, plus the redundant one for Shenoy–Kumaresan."""
-        return len(self._source) + int(self._redundant_path)
-
-    @property
-    def input_beats(self):
-        """Input beats of one conversion: P·(l [+ 1])·N/lanes."""
-        return self._passes * self.input_residues * self._rows
-
-    @property
-    def output_beats(self):
-        """Output beats of one conversion: k·N/lanes."""
-        return len(self._target) * self._rows
+    input_residues = property(lambda self: self.plan.input_residues,
+                              doc=CRTBaseExtensionPlan.input_residues.__doc__)
 
     @property
     def arithmetic_units(self):

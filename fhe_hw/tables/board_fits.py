@@ -4,9 +4,11 @@
 the largest that fits with its resources and Fmax.
 
 Sweeps (:func:`sweeps`): :data:`fhe_hw.rns.configs.BOARD_SWEEP` and
-:data:`fhe_hw.ntt.configs.BOARD_SWEEP`. The link's memories are sized to hold one whole run
-of the unit (``input_beats`` / ``output_beats`` where the unit has them), so every bitstream
-listed can be driven by ``fhe-hw run``.
+:data:`fhe_hw.ntt.configs.BOARD_SWEEP`, of stream engines whose run is fixed by their
+parameters. The link's memories are sized to hold one whole run of the unit (:func:`depth`: the
+plan's :attr:`~fhe_hw.plan.StreamPlan.input_beats` and
+:attr:`~fhe_hw.plan.StreamPlan.output_beats`), so every bitstream listed can be driven by
+``fhe-hw run``.
 """
 
 from ..boards import BOARDS
@@ -18,7 +20,7 @@ from ..rns.configs import BOARD_SWEEP as RNS
 from ..units import get_unit
 from .pages import TableSpec
 
-__all__ = ["TABLE", "TABLES", "TIME_LIMIT_MIN", "sweeps", "sweep"]
+__all__ = ["TABLE", "TABLES", "TIME_LIMIT_MIN", "sweeps", "sweep", "depth"]
 
 #: Minutes one build may run before the sweep counts it as not fitting (``--time-limit``):
 #: nextpnr-himbaechel can search for a placement of an over-full Gowin design for hours.
@@ -31,12 +33,11 @@ def sweeps():
     return [RNS, NTT]
 
 
-def _depth(unit_name, params):
-    unit = get_unit(unit_name).build(**params)
-    unit._MustUse__used = True
-    beats = [b for b in (getattr(unit, "input_beats", None), getattr(unit, "output_beats", None))
-             if isinstance(b, int)]
-    return max(beats or [getattr(unit, "n", 16)] + [16])
+def depth(unit_name, params):
+    """Words per link memory for one whole run of ``unit_name`` with ``params``: the beats of
+    the run on its longer stream, from the unit's plan (no hardware is built)."""
+    plan = get_unit(unit_name).make_plan(params)
+    return max(plan.input_beats, plan.output_beats)
 
 
 def sweep(board, row, key, values, progress, timeout_s=None):
@@ -48,7 +49,7 @@ def sweep(board, row, key, values, progress, timeout_s=None):
         params = {**row.params, key: value}
         progress(f"{board} {row.unit} {key}={value}: building")
         try:
-            result = build_board(board, row.unit, params, depth=_depth(row.unit, params),
+            result = build_board(board, row.unit, params, depth=depth(row.unit, params),
                                  timeout_s=timeout_s, progress=progress)
         except (RuntimeError, ValueError) as e:
             reason = str(e).splitlines() or [type(e).__name__]
