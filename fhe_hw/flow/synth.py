@@ -512,9 +512,7 @@ def synthesize(component, unit_name, target="ecp5", *, params=None, device=None,
         **count_resources(cells, tgt),
         fmax_mhz=None if fmax is None else round(fmax, 2), freq_target_mhz=tgt.freq_mhz,
         io_ff=in_bits + out_bits, io_lut=0 if tgt.out_of_context else out_bits - 1,
-        cells=cells,
-        pnr_utilization=utilization,
-        tools=key["tools"],
+        cells=cells, pnr_utilization=utilization, tools=key["tools"],
         runtime_s={k: round(v, 2) for k, v in runtime.items()}, build_dir=str(build_dir),
         pnr=status, key=key)
     (build_dir / "synth.json").write_text(json.dumps(result.to_dict(), indent=2, default=str))
