@@ -17,6 +17,13 @@ SPACE = {"name": "sk", "unit": "shenoy-kumaresan",
          "synth": False, "objective": "area"}
 
 
+#: Four points of the modular adder, which elaborates in milliseconds: the space of the tests of
+#: explore's own machinery (pool, cluster, resume, keys, progress).
+ADDERS = {"name": "add", "unit": "mod-add", "fixed": {},
+          "vary": {"modulus": ["solinas64", "general32"], "pipelined": [True, False]},
+          "synth": False, "objective": "area"}
+
+
 def test_points_cross_product():
     pts = E.points(E.load_space(SPACE))
     assert len(pts) == 4 and {p["lanes"] for p in pts} == {1, 2}
@@ -185,13 +192,13 @@ def test_a_plugin_evaluator_is_loaded_by_its_entry_point_name_only(tmp_path, mon
 
 
 def test_local_pool_runs_all_points(tmp_path):
-    s = E.explore(SPACE, jobs=2, out=tmp_path)
+    s = E.explore(ADDERS, jobs=2, out=tmp_path)
     assert len(s["evaluated"]) == 4 and s["cached"] == 0
     assert all(r["ok"] for r in s["records"]), [r.get("error") for r in s["records"]]
-    assert (tmp_path / "sk" / "pareto.md").exists()
-    front = {(r["params"]["lanes"], r["params"]["architecture"]) for r in s["pareto"]}
-    assert front and front <= {(p["lanes"], p["architecture"]) for p in E.points(E.load_space(
-        SPACE))}
+    assert (tmp_path / "add" / "pareto.md").exists()
+    front = {(r["params"]["modulus"], r["params"]["pipelined"]) for r in s["pareto"]}
+    assert front and front <= {(p["modulus"], p["pipelined"]) for p in E.points(E.load_space(
+        ADDERS))}
 
 
 def test_cycles_are_the_units_cycles(tmp_path):
@@ -229,9 +236,9 @@ def test_cli_explore_exits_non_zero_when_a_point_fails(tmp_path, capsys):
 
 
 def test_resume_after_limit_evaluates_only_the_rest(tmp_path):
-    first = E.explore(SPACE, jobs=1, out=tmp_path, limit=3)
+    first = E.explore(ADDERS, jobs=1, out=tmp_path, limit=3)
     assert len(first["evaluated"]) == 3
-    second = E.explore(SPACE, jobs=2, out=tmp_path)
+    second = E.explore(ADDERS, jobs=2, out=tmp_path)
     assert len(second["evaluated"]) == 1 and second["cached"] == 3
     assert {r["key"] for r in first["evaluated"]}.isdisjoint(
         r["key"] for r in second["evaluated"])
@@ -246,8 +253,8 @@ def test_resume_after_interrupt(tmp_path):
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        E.explore(SPACE, jobs=2, out=tmp_path, on_result=interrupt)
-    again = E.explore(SPACE, jobs=2, out=tmp_path)
+        E.explore(ADDERS, jobs=2, out=tmp_path, on_result=interrupt)
+    again = E.explore(ADDERS, jobs=2, out=tmp_path)
     assert len(again["evaluated"]) == 2 and again["cached"] == 2
     assert set(seen).isdisjoint(r["key"] for r in again["evaluated"])
 
@@ -255,15 +262,15 @@ def test_resume_after_interrupt(tmp_path):
 def test_an_edited_generator_evaluates_stored_points_again(tmp_path, monkeypatch):
     """A point is keyed by the Verilog and cycles() the generator gives now, not only by its
     parameters: after an edit that changes the design, nothing stored is served."""
-    space = dict(SPACE, vary={"lanes": [1, 2]})
+    space = dict(ADDERS, vary={"pipelined": [True, False]})
     assert E.explore(space, jobs=1, out=tmp_path)["cached"] == 0
     assert E.explore(space, jobs=1, out=tmp_path)["cached"] == 2
     from fhe_hw.units import get_unit
-    unit = get_unit("shenoy-kumaresan")
+    unit = get_unit("mod-add")
     build = type(unit).build
-    # the "edited" generator builds the unit with one more target prime
+    # the "edited" generator builds the adder for another modulus
     monkeypatch.setattr(type(unit), "build", lambda self, **kw: build(
-        self, **dict(kw, target_limbs=kw["target_limbs"] + 1)))
+        self, **dict(kw, modulus="fermat64")))
     again = E.explore(space, jobs=1, out=tmp_path)
     assert again["cached"] == 0 and len(again["evaluated"]) == 2
     assert all(r["ok"] for r in again["records"]), [r.get("error") for r in again["records"]]
@@ -288,7 +295,7 @@ def test_dask_local_cluster(tmp_path):
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster:
-        s = E.explore(SPACE, cluster=cluster.scheduler_address, out=tmp_path)
+        s = E.explore(ADDERS, cluster=cluster.scheduler_address, out=tmp_path)
     assert len(s["evaluated"]) == 4 and all(r["ok"] for r in s["records"])
 
 
@@ -312,8 +319,8 @@ def test_each_point_is_elaborated_once_and_never_converted_to_verilog(tmp_path, 
     def no_verilog(*a, **k):
         raise AssertionError("explore --no-synth generated Verilog")
     monkeypatch.setattr(fhe_hw.units, "to_verilog", no_verilog)
-    assert len(E.explore(SPACE, jobs=1, out=tmp_path)["evaluated"]) == 4 and len(calls) == 4
-    again = E.explore(SPACE, jobs=1, out=tmp_path)
+    assert len(E.explore(ADDERS, jobs=1, out=tmp_path)["evaluated"]) == 4 and len(calls) == 4
+    again = E.explore(ADDERS, jobs=1, out=tmp_path)
     assert again["cached"] == 4 and not again["evaluated"] and len(calls) == 8
 
 
@@ -337,21 +344,24 @@ def test_progress_lines_arrive_as_points_finish(tmp_path, monkeypatch):
     def slow(point):
         time.sleep(0.3)
         finished.append(time.monotonic())
-        return {"cycles": point.params["lanes"], "area": 1}
+        return {"cycles": len(point.params["modulus"]), "area": 1}
     monkeypatch.setitem(E._EVALUATORS, "test-slow", slow)
     path = tmp_path / "space.yaml"
-    path.write_text(json.dumps(dict(SPACE, vary={"lanes": [1, 2, 4]}, evaluator="test-slow")))
+    path.write_text(json.dumps(dict(ADDERS, vary={"modulus": ["solinas64", "general32",
+                                                              "fermat64"]},
+                                    evaluator="test-slow")))
     monkeypatch.setattr(sys, "stderr", Stamped())
     assert main(["explore", str(path), "--jobs", "1", "--out", str(tmp_path / "out")]) == 0
-    lines = [(t, text) for t, text in Stamped.lines if "explore: lanes=" in text]
-    assert [re.fullmatch(r"\[ +\d+ s\] explore: lanes=(\d): ok in [\d.]+ s", text).group(1)
-            for _, text in lines] == ["1", "2", "4"]
+    lines = [(t, text) for t, text in Stamped.lines if "explore: modulus=" in text]
+    assert [re.fullmatch(r"\[ +\d+ s\] explore: modulus=(\w+): ok in [\d.]+ s", text).group(1)
+            for _, text in lines] == ["solinas64", "general32", "fermat64"]
     assert len(finished) == 3
     for (written, _), next_finish in zip(lines, finished[1:]):
         assert written < next_finish
     Stamped.lines = []
     assert main(["explore", str(path), "--jobs", "1", "--out", str(tmp_path / "out")]) == 0
-    assert sum("explore: lanes=" in text and ": cached" in text for _, text in Stamped.lines) == 3
+    assert sum("explore: modulus=" in text and ": cached" in text
+               for _, text in Stamped.lines) == 3
 
 
 def test_multiplier_tiles_count_variable_products_in_18_bit_tiles():
