@@ -32,17 +32,23 @@ def test_solinas_reducer_maps_to_sky130_hd_cells_only(solinas):
     assert all(cell.startswith("sky130_fd_sc_hd__") for cell in solinas.cell_types)
 
 
-def test_no_power_gating_probe_delay_or_scan_cell_is_used(solinas, modmul):
-    for result in (solinas, modmul):
-        for bad in ("lpflow", "probe", "dlygate", "dlymetal", "clkdlybuf", "sdf", "sedf"):
-            assert not [cell for cell in result.cell_types if bad in cell], bad
+# The 64-bit ModMul's synthesis (a quarter of a minute) in the slow suite; the reducer's here.
+UNITS = ["solinas", pytest.param("modmul", marks=pytest.mark.slow)]
 
 
-def test_flip_flops_are_of_drive_strength_two_or_more(solinas, modmul):
+@pytest.mark.parametrize("unit", UNITS)
+def test_no_power_gating_probe_delay_or_scan_cell_is_used(request, unit):
+    result = request.getfixturevalue(unit)
+    for bad in ("lpflow", "probe", "dlygate", "dlymetal", "clkdlybuf", "sdf", "sedf"):
+        assert not [cell for cell in result.cell_types if bad in cell], bad
+
+
+@pytest.mark.parametrize("unit", UNITS)
+def test_flip_flops_are_of_drive_strength_two_or_more(request, unit):
     from fhe_hw.asic.pdk import FLOP_DONT_USE
-    for result in (solinas, modmul):
-        assert "sky130_fd_sc_hd__dfxtp_2" in result.cell_types
-        assert not set(FLOP_DONT_USE) & set(result.cell_types)
+    result = request.getfixturevalue(unit)
+    assert "sky130_fd_sc_hd__dfxtp_2" in result.cell_types
+    assert not set(FLOP_DONT_USE) & set(result.cell_types)
 
 
 def test_solinas_reducer_flip_flops_are_its_two_stages_plus_the_port_registers(solinas):
@@ -65,18 +71,20 @@ def test_fmax_follows_from_the_worst_slack(solinas):
     assert 20 < solinas.fmax_mhz < 2000
 
 
+@pytest.mark.slow
 def test_mod_mul_solinas64_is_larger_and_slower_than_its_reducer(solinas, modmul):
     assert modmul.latency == ModMul("solinas64").latency
     assert modmul.area_um2 > 5 * solinas.area_um2
     assert modmul.fmax_mhz < solinas.fmax_mhz
 
 
-def test_result_json_in_the_build_dir(modmul):
-    saved = json.loads(Path(modmul.build_dir, "asic_synth.json").read_text())
-    assert saved == json.loads(json.dumps(modmul.to_dict()))
+def test_result_json_in_the_build_dir(solinas):
+    saved = json.loads(Path(solinas.build_dir, "asic_synth.json").read_text())
+    assert saved == json.loads(json.dumps(solinas.to_dict()))
     assert saved["tools"]["yosys"].startswith("Yosys") and saved["tools"]["opensta"]
-    head = Path(modmul.build_dir, "top.v").read_text().splitlines()
-    assert head[0] == f"// fhe_hw {fhe_hw.__version__}: unit mod-mul (top module fhe_hw_mod_mul)"
+    head = Path(solinas.build_dir, "top.v").read_text().splitlines()
+    assert head[0] == (f"// fhe_hw {fhe_hw.__version__}: unit solinas-reducer (top module "
+                       "fhe_hw_solinas_reducer)")
     assert "// wrapper: every port registered" in head[:8]
     assert Path(saved["netlist"]).read_text().startswith("/*") or "module" in \
         Path(saved["netlist"]).read_text()

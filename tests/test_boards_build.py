@@ -68,7 +68,10 @@ def test_ulx3s_build_json_and_markdown_hold_the_result(ulx3s):
     assert "| ulx3s | mod-add | modulus=general32 |" in table
 
 
+@pytest.mark.slow
 def test_icebreaker_build_from_the_command_line_writes_a_bin_bitstream(icebreaker):
+    """The iCE40 build (nextpnr-ice40, icepack) in the slow suite, as the Gowin one below; the
+    fast suite builds the default board, the ULX3S."""
     assert icebreaker["board"] == "icebreaker" and icebreaker["bitstream"].endswith(".bin")
     assert Path(icebreaker["bitstream"]).stat().st_size == icebreaker["bitstream_bytes"] > 100_000
     assert icebreaker["clock_mhz"] == 12.0 and icebreaker["target_met"]

@@ -50,6 +50,9 @@ def test_shift_ntt_scenario_runs_in_verilator(tmp_path):
     assert result["cycles"] == result["cycles_formula"] and result["transforms"] == 12
 
 
+@pytest.mark.slow
 def test_parallel_ntt_scenario_runs_in_verilator(tmp_path):
+    """Its C++ build in the slow suite, as the shift NTT's above; the fast suite runs the
+    skid buffer's and the ModMul's Verilator models."""
     result = cosim_parallel_ntt(8, "fermat32", negacyclic=True, transforms=10, workdir=tmp_path)
     assert result["transforms"] == 10 and result["cycles"] == 10 + result["latency"]

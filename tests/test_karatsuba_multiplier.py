@@ -63,9 +63,11 @@ def test_all_ones_coefficients_reach_the_carrier_bound():
     check_products(unit, pairs, got)
 
 
+@pytest.mark.slow
 def test_paper_coefficients_karatsuba3():
     """Karatsuba-3 as in [Mig16] §III: 131-bit operands (125 bits after 6 software recursions) in
-    5 digits of 27 bits, 100 multipliers."""
+    5 digits of 27 bits, 100 multipliers (in the slow suite; Karatsuba-3 at smaller coefficients
+    runs in the fast suite in the other tests of this file)."""
     unit = KaratsubaMultiplier(3, coeff_bits=131)
     assert (unit.digits, unit.multipliers, unit.size) == (5, 100, 40)
     pairs = random_pairs(unit, 1, ("paper3",))

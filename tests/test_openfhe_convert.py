@@ -143,7 +143,10 @@ def exact_against_openfhe(l, big_q, values, hardware, out, target):
     return compared
 
 
-@pytest.mark.parametrize("l, k, architecture", [(3, 2, "iterative"), (4, 4, "pipelined")])
+# The pipelined 4 → 4 engine (four times the iterative one's pysim time) in the slow suite.
+@pytest.mark.parametrize("l, k, architecture", [
+    (3, 2, "iterative"), (4, 4, "iterative"), (3, 2, "pipelined"),
+    pytest.param(4, 4, "pipelined", marks=pytest.mark.slow)])
 def test_centred_mixed_radix_gives_switch_crt_basis(l, k, architecture):
     source, target, values, out = case(l, k)
     unit = mixed_radix(source[::-1], target, N, architecture, centred=True)

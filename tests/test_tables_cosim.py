@@ -27,7 +27,11 @@ def checkout(tmp_path, monkeypatch):
     return page
 
 
+@pytest.mark.slow
 def test_ntt_cosim_table_simulates_and_writes_cycles_equal_to_cycles(checkout, monkeypatch):
+    """A real Verilator run through the table command (its C++ build, a quarter of a minute)
+    in the slow suite; the fast suite checks the command with the runs replaced below, and
+    runs the parallel NTT's and the skid buffer's Verilator models (tests/test_cosim.py)."""
     # the smallest engine (16 points, one butterfly): its bound is n/2 · log2 n = 32 cycles
     monkeypatch.setattr(ntt_cosim, "COSIM_RUNS", [(16, 1, False, True)])
     monkeypatch.setattr(ntt_cosim, "OPT", "-O0")
