@@ -32,6 +32,7 @@ __all__ = [
     "shift_exponent",
     "b_bound_holds", "max_digit_bits", "check_digit_bits",
     "require_power_of_two", "require_int", "check_bool", "ntt_primes",
+    "openfhe_primes",
     "RNSBase", "FastBaseConversionConstants", "ShenoyKumaresanConstants",
     "KawamuraConstants", "MixedRadixConstants",
     "BarrettConstants", "barrett_constants", "MontgomeryConstants", "montgomery_constants",
@@ -473,6 +474,14 @@ def ntt_primes(bits, n, count, *, exclude=()):
             found.append(q)
         q -= step
     return sorted(found)
+
+
+def openfhe_primes(bits, n, count):
+    """The ``count`` primes OpenFHE gives a ``DCRTPoly`` of ring degree ``n`` whose towers are
+    ``bits`` wide, in its tower order: ``LastPrime(bits, 2n)``, the largest prime q ≡ 1 (mod 2n)
+    below 2^bits, then each ``PreviousPrime(q, 2n)`` below it. The same primes as
+    :func:`ntt_primes`, descending."""
+    return tuple(reversed(ntt_primes(bits, n, count)))
 
 
 # --- RNS bases and CRT precomputations ([Kir25] Tables 3.1, 4.1, 4.3)
