@@ -33,7 +33,7 @@ __all__ = ["Option", "Unit", "register", "plan_options", "plan_defaults", "units
 
 # Modules whose import registers units; later packages add themselves here.
 _UNIT_MODULES = ["fhe_hw.arith", "fhe_hw.ntt", "fhe_hw.karatsuba", "fhe_hw.rns", "fhe_hw.bigint",
-                 "fhe_hw.largeint", "fhe_hw.encrypt"]
+                 "fhe_hw.largeint", "fhe_hw.encrypt", "fhe_hw.poly"]
 
 
 def parse_bool(text):

@@ -21,7 +21,7 @@ __all__ = ["Vectors", "register_vectors", "vectors_for", "vector_units", "small_
 
 _VECTOR_MODULES = ["fhe_hw.arith.vectors", "fhe_hw.ntt.vectors", "fhe_hw.rns.vectors",
                    "fhe_hw.karatsuba.vectors", "fhe_hw.bigint.vectors", "fhe_hw.largeint.vectors",
-                   "fhe_hw.encrypt.vectors"]
+                   "fhe_hw.encrypt.vectors", "fhe_hw.poly.vectors"]
 _VECTORS = {}
 _SMALL = {}
 

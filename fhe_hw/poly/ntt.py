@@ -1,0 +1,311 @@
+"""The NTT of a whole RNS polynomial (OpenFHE's ``DCRTPoly``): L towers, each mod its own prime,
+through one :class:`~fhe_hw.ntt.StreamingNTT` engine per tower.
+
+Layout and roots
+----------------
+The polynomial streams in tower-major order, as OpenFHE stores it: tower 0's n coefficients
+(``lanes`` per beat, index order), then tower 1's, and so on; the transform streams out in the
+same order. Tower j is transformed mod its prime q_j with the root OpenFHE picks for it (the
+``"openfhe"`` convention), negacyclic: forward, natural order in and bit-reversed out, as
+OpenFHE's ``SwitchFormat`` to evaluation form leaves it; the inverse the reverse
+(:func:`fhe_hw.model.dcrt.dcrt_ntt`). By default the primes are those OpenFHE gives a
+``DCRTPoly`` of ``limbs`` towers of ``prime_bits`` bits (:func:`fhe_hw.params.openfhe_primes`).
+
+Engines
+-------
+Engine j holds tower j: its ModMuls reduce mod q_j with constants fixed at generation time and
+its twiddles are in its own ROM (n words), so no constant is loaded at run time and the engines
+share nothing but the input and output streams. A shared engine would need ModMuls whose
+modulus changes at run time (:class:`~fhe_hw.arith.DynamicModMul`) and its ROM L times as deep;
+this unit does not build one: one engine per tower is what fills a device with local engines.
+All engines use one reducer (``auto``: the one :func:`~fhe_hw.arith.modmul.choose_reducer`
+picks for every prime, Barrett where they differ), so their timing is the same when their
+primes have the same width.
+
+Overlap
+-------
+The input stream feeds the engines in turn: while tower j loads, towers 0 ... j-1 compute, and
+the output stream drains them in the same turn. Each engine transforms in place in its banks
+(load, compute, unload); it takes the next polynomial's tower when it has issued the last
+read of its unload (:mod:`fhe_hw.ntt.streaming`). A second set of banks per engine (ping-pong)
+would let an engine load while it computes; this unit has one set.
+
+Cycles
+------
+:meth:`RNSPolyNTTPlan.cycles` follows the schedule tower by tower: with always-valid input and
+always-ready output, tower j of polynomial k starts loading when the input has delivered the
+towers before it and engine j is free, and unloads after its own transform and the previous
+tower's unload. For equal towers that is ``(L - 1)·n/lanes + S`` for one polynomial, S the
+engine's :meth:`~fhe_hw.ntt.StreamingNTTPlan.cycles`, and one polynomial every
+``max(L·n/lanes, T)`` after, T the engine's period (S less its read pipeline and output FIFO).
+"""
+
+from dataclasses import dataclass, field
+
+from amaranth import Module, Signal, unsigned
+from amaranth.lib import data, stream
+from amaranth.lib.wiring import In, Out
+
+from ..arith.modmul import choose_reducer
+from ..arith.pipeline import karatsuba_param, mult_stages_param, tiled_param
+from ..cliargs import int_list
+from ..component import Component, FixedRun
+from ..ntt.schedule import (
+    MAX_N,
+    MAX_READ_STAGES,
+    MAX_WRITE_STAGES,
+    MIN_N,
+    READ_STAGES,
+    WRITE_STAGES,
+)
+from ..ntt.streaming import StreamingNTT, StreamingNTTPlan
+from ..params import openfhe_primes, require_power_of_two
+from ..plan import StreamPlan, param
+
+__all__ = ["RNSPolyNTT", "RNSPolyNTTPlan", "MAX_TOWERS", "MAX_PRIME_BITS"]
+
+#: The reducers an engine of any NTT prime can use.
+REDUCERS = ("auto", "barrett", "montgomery")
+#: Most towers of one polynomial.
+MAX_TOWERS = 64
+#: Widest prime (OpenFHE's native integers are 64 bits; its NTT primes at most 60).
+MAX_PRIME_BITS = 60
+#: Narrowest generated prime.
+MIN_PRIME_BITS = 14
+
+
+def _tower_schedule(period, span, towers, beats, polys):
+    """(first input, last output) cycles of ``polys`` polynomials through engines with
+    ``period[j]`` (T) and ``span[j]`` (S) cycles, ``beats`` per tower: the recurrence of the
+    module docstring, the first input at cycle 0."""
+    free = [0] * towers
+    next_in = out_end = 0
+    for _ in range(polys):
+        for j in range(towers):
+            start = max(next_in, free[j])
+            next_in = start + beats
+            ready = start + span[j] - beats
+            out_start = max(ready, out_end)
+            out_end = out_start + beats
+            free[j] = start + period[j] + (out_start - ready)
+    return out_end
+
+
+@dataclass(frozen=True)
+class RNSPolyNTTPlan(StreamPlan):
+    """The parameters of :class:`RNSPolyNTT` and what they derive.
+
+    Parameters
+    ----------
+    n : int
+        The ring degree, a power of two from 16 to 65536 (the engine's range).
+    limbs : int
+        L, the towers, 1 to :data:`MAX_TOWERS` (default 4); one engine each.
+    prime_bits : int
+        The width of OpenFHE's primes (default 30), 14 to :data:`MAX_PRIME_BITS`.
+    primes : sequence of int or None
+        The towers' primes q_0, ..., q_(L-1), each ≡ 1 (mod 2n) and distinct (they replace
+        ``limbs`` and ``prime_bits``); default None: :func:`~fhe_hw.params.openfhe_primes`.
+    butterflies, lanes, mult_stages, tiled, karatsuba, read_stages, write_stages
+        Each engine's (:class:`~fhe_hw.ntt.StreamingNTTPlan`); ``lanes`` is also the beat
+        of ``i`` and ``o``.
+    inverse : bool
+        The inverse transform (evaluation to coefficient form).
+    reducer : str
+        The engines' reducer (default ``auto``: one for all towers).
+
+    Attributes
+    ----------
+    towers : tuple of int
+        The primes in tower order.
+    engines : tuple of StreamingNTTPlan
+        Each tower's engine.
+    width : int
+        The bits of a coefficient on the streams: the widest prime's.
+    lanes_resolved : int
+        The coefficients per beat.
+    """
+
+    n: int = param(help="ring degree N (power of two, 16..65536)", cli_default=4096,
+                   range=(MIN_N, MAX_N))
+    limbs: int = param(4, help="towers L, one engine each (replaced by --primes)",
+                       range=(1, MAX_TOWERS), kw_only=True)
+    prime_bits: int = param(30, help="bits of OpenFHE's primes: LastPrime, then PreviousPrime "
+                            "(replaced by --primes)", range=(MIN_PRIME_BITS, MAX_PRIME_BITS),
+                            kw_only=True)
+    primes: tuple | None = param(None, parse=int_list, help="the towers' primes q_0,...,"
+                                 "q_(L-1), each 1 mod 2N (default: none, OpenFHE's for "
+                                 "--limbs and --prime-bits)", kw_only=True)
+    butterflies: int = param(1, help="butterflies per cycle P of each engine (power of two)",
+                             range=(1, MAX_N // 2), kw_only=True)
+    lanes: int | None = param(None, help="coefficients per stream beat (default 2P)",
+                              range=(1, MAX_N), kw_only=True)
+    inverse: bool = param(False, help="inverse transform (evaluation to coefficient form)",
+                          kw_only=True)
+    mult_stages: int | None = mult_stages_param()
+    tiled: bool = tiled_param()
+    karatsuba: bool = karatsuba_param()
+    read_stages: int = param(READ_STAGES, help="registers on each engine's read path (0..4)",
+                             range=(0, MAX_READ_STAGES), kw_only=True)
+    write_stages: int = param(WRITE_STAGES, help="registers on each engine's write-back path "
+                              "(0 or 1)", range=(0, MAX_WRITE_STAGES), kw_only=True)
+    reducer: str = param("auto", help="the engines' reducer: auto (one for every prime), "
+                         "barrett, montgomery", kw_only=True)
+    towers: tuple = field(init=False, repr=False, compare=False)
+    engines: tuple = field(init=False, repr=False, compare=False)
+    width: int = field(init=False, repr=False, compare=False)
+    lanes_resolved: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        super().__post_init__()
+        require_power_of_two("n", self.n)
+        if self.reducer not in REDUCERS:
+            raise ValueError(f"reducer must be one of {', '.join(REDUCERS)}, not "
+                             f"{self.reducer!r}")
+        towers = self._towers()
+        reducer = self.reducer
+        if reducer == "auto":
+            kinds = {choose_reducer(q) for q in towers}
+            reducer = kinds.pop() if len(kinds) == 1 else "barrett"
+        engines = []
+        for j, q in enumerate(towers):
+            try:
+                engines.append(StreamingNTTPlan(
+                    self.n, q, butterflies=self.butterflies, lanes=self.lanes, negacyclic=True,
+                    inverse=self.inverse, mult_stages=self.mult_stages, tiled=self.tiled,
+                    karatsuba=self.karatsuba, read_stages=self.read_stages,
+                    write_stages=self.write_stages, root="openfhe", reducer=reducer))
+            except ValueError as e:
+                if not str(e).startswith("modulus"):
+                    raise
+                what = f"primes[{j}] = {q}" if self.primes is not None else f"tower {j} ({q})"
+                raise ValueError(f"{what}: {e}") from None
+        self._set(towers=towers, engines=tuple(engines),
+                  width=max(q.bit_length() for q in towers),
+                  lanes_resolved=engines[0].lanes_resolved)
+
+    def _towers(self):
+        if self.primes is None:
+            try:
+                return openfhe_primes(self.prime_bits, self.n, self.limbs)
+            except ValueError as e:
+                raise ValueError(f"limbs must be at most the primes of prime_bits = "
+                                 f"{self.prime_bits} bits that are 1 mod 2n: {e}") from None
+        primes = self.primes
+        if isinstance(primes, (int, str)) or not hasattr(primes, "__iter__"):
+            raise TypeError(f"primes must be a sequence of integers, not {primes!r}")
+        primes = tuple(primes)
+        if not 1 <= len(primes) <= MAX_TOWERS:
+            raise ValueError(f"primes must have 1 to {MAX_TOWERS} primes, not {len(primes)}")
+        for q in primes:
+            if not isinstance(q, int) or isinstance(q, bool):
+                raise TypeError(f"primes must be integers, not {q!r}")
+            if not 3 <= q < 1 << MAX_PRIME_BITS or q % (2 * self.n) != 1:
+                raise ValueError(f"primes must be 1 mod 2n = {2 * self.n} and below "
+                                 f"2^{MAX_PRIME_BITS}, not {q}")
+        if len(set(primes)) != len(primes):
+            raise ValueError(f"primes must be distinct, not {primes!r}")
+        self._set(primes=primes)
+        return primes
+
+    @property
+    def tower_beats(self):
+        """Beats of one tower on ``i`` and on ``o``: n / lanes."""
+        return self.n // self.lanes_resolved
+
+    @property
+    def input_beats(self):
+        """Beats of one polynomial on ``i`` (and on ``o``): L·n / lanes."""
+        return len(self.towers) * self.tower_beats
+
+    output_beats = input_beats
+
+    def cycles(self, polys=1):
+        """Exact cycles of ``polys`` polynomials back to back, first input transfer to last
+        output transfer, input always valid and output always ready (the module's schedule)."""
+        spans = [e.cycles() for e in self.engines]
+        # An engine takes its next tower once it has issued its last read: S less the read
+        # pipeline, the output FIFO and the post-multiplier (fhe_hw.ntt.schedule.cycles).
+        periods = [e.cycles() - 3 - e.read_stages - e.post_latency for e in self.engines]
+        return _tower_schedule(periods, spans, len(self.towers), self.tower_beats, polys)
+
+    def describe(self):
+        """The towers' primes."""
+        return {"primes": ",".join(map(str, self.towers))}
+
+
+class RNSPolyNTT(FixedRun, Component):
+    """The forward (or inverse) NTT of an L-tower RNS polynomial in OpenFHE's layout, one
+    :class:`~fhe_hw.ntt.StreamingNTT` engine per tower (module docstring).
+
+    Parameters
+    ----------
+    plan : RNSPolyNTTPlan
+        Or the arguments of one (``RNSPolyNTT(64, limbs=3)``).
+
+    Attributes
+    ----------
+    i, o : stream.Signature(data.ArrayLayout(unsigned(width), lanes))
+        One polynomial is L·n/lanes beats, tower-major, coefficients in index order within a
+        tower (lane 0 first); width the widest prime's bits. Polynomials follow back to back.
+    """
+
+    def __init__(self, *args, **kw):
+        self.plan = plan = RNSPolyNTTPlan.coerce(*args, **kw)
+        self._engines = [StreamingNTT(e) for e in plan.engines]
+        layout = data.ArrayLayout(unsigned(plan.width), plan.lanes_resolved)
+        super().__init__({"i": In(stream.Signature(layout)), "o": Out(stream.Signature(layout))})
+
+    @property
+    def n(self):
+        return self.plan.n
+
+    @property
+    def towers(self):
+        return self.plan.towers
+
+    @property
+    def lanes(self):
+        return self.plan.lanes_resolved
+
+    @property
+    def engines(self):
+        """The engines, tower order."""
+        return list(self._engines)
+
+    def cycles(self, polys=1):
+        """The plan's :meth:`~RNSPolyNTTPlan.cycles`."""
+        return self.plan.cycles(polys)
+
+    def elaborate(self, platform):
+        m = Module()
+        towers, beats = len(self._engines), self.plan.tower_beats
+        in_tower, in_beat = _turn(m, "in", towers, beats, self.i.valid & self.i.ready)
+        out_tower, out_beat = _turn(m, "out", towers, beats, self.o.valid & self.o.ready)
+        for j, engine in enumerate(self._engines):
+            m.submodules[f"tower{j}"] = engine
+            here_in, here_out = in_tower == j, out_tower == j
+            m.d.comb += [engine.i.valid.eq(self.i.valid & here_in),
+                         engine.o.ready.eq(self.o.ready & here_out)]
+            m.d.comb += [engine.i.payload[k].eq(self.i.payload[k])
+                         for k in range(self.lanes)]
+            with m.If(here_in):
+                m.d.comb += self.i.ready.eq(engine.i.ready)
+            with m.If(here_out):
+                m.d.comb += self.o.valid.eq(engine.o.valid)
+                m.d.comb += [self.o.payload[k].eq(engine.o.payload[k])
+                             for k in range(self.lanes)]
+        return m
+
+
+def _turn(m, name, towers, beats, step):
+    """A (tower, beat) counter advanced by ``step``: the tower whose turn it is on a stream."""
+    tower = Signal(range(towers), name=f"{name}_tower")
+    beat = Signal(range(beats), name=f"{name}_beat")
+    with m.If(step):
+        m.d.sync += beat.eq(beat + 1)
+        with m.If(beat == beats - 1):
+            m.d.sync += [beat.eq(0), tower.eq(tower + 1)]
+            with m.If(tower == towers - 1):
+                m.d.sync += tower.eq(0)
+    return tower, beat

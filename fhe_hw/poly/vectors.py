@@ -1,0 +1,25 @@
+"""Test vectors of the RNS polynomial units: seeded polynomials and the DCRTPoly model's
+results (:mod:`fhe_hw.model.dcrt`)."""
+
+from ..model.dcrt import dcrt_ntt
+from ..rns.common import polynomial_beats
+from ..sim.vectors import Vectors, register_vectors
+
+
+def _dcrt(unit, rng):
+    """A polynomial of the unit's towers: coefficient 0 is 0 and the last q - 1 in every tower,
+    the rest uniform."""
+    n = unit.n
+    return [[0] + [rng.randrange(q) for _ in range(n - 2)] + [q - 1] for q in unit.towers]
+
+
+@register_vectors("rns-poly-ntt", small={"n": 16, "limbs": 3})
+def _rns_poly_ntt_vectors(unit, rng, count):
+    """:class:`~fhe_hw.poly.RNSPolyNTT` against :func:`fhe_hw.model.dcrt.dcrt_ntt`: two
+    polynomials back to back. ``count`` is unused: a polynomial has L·n coefficients."""
+    xs = [_dcrt(unit, rng) for _ in range(2)]
+    inverse = unit.plan.inverse
+    want = [dcrt_ntt(x, unit.towers, inverse) for x in xs]
+    return Vectors({"i": polynomial_beats([t for x in xs for t in x], unit.lanes)},
+                   {"o": polynomial_beats([t for y in want for t in y], unit.lanes)},
+                   {"polys": len(xs)})

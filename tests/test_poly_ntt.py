@@ -1,0 +1,143 @@
+"""The RNS polynomial NTT (one engine per tower) against the DCRTPoly model, its plan and its
+schedule: simulated cycles equal ``cycles()`` for one polynomial and back to back."""
+
+import pytest
+from helpers import rng_for
+
+from fhe_hw.model.dcrt import dcrt_ntt, dcrt_pointwise, dcrt_product, schoolbook_product
+from fhe_hw.params import ntt_primes, openfhe_primes
+from fhe_hw.poly import RNSPolyNTT, RNSPolyNTTPlan
+from fhe_hw.rns.common import polynomial_beats
+from fhe_hw.sim.pysim import run_stream
+from fhe_hw.units import get_unit
+
+
+def random_dcrt(primes, n, *key):
+    rng = rng_for("dcrt", n, primes, *key)
+    return [[0] + [rng.randrange(q) for _ in range(n - 2)] + [q - 1] for q in primes]
+
+
+def flat(polys):
+    """The towers of each polynomial, one list, tower-major (the streams' order)."""
+    return [tower for poly in polys for tower in poly]
+
+
+def run_polys(unit, polys, **kw):
+    """``polys`` (each a list of towers) streamed back to back through ``unit`` in pysim; the
+    outputs regrouped per polynomial and the run."""
+    beats = polynomial_beats(flat(polys), unit.lanes)
+    run = run_stream(unit, {"i": beats}, {"o": len(beats)}, **kw)
+    values = [v for beat in run.outputs["o"] for v in beat]
+    n, towers = unit.n, len(unit.towers)
+    got = [[values[(p * towers + j) * n:(p * towers + j + 1) * n] for j in range(towers)]
+           for p in range(len(polys))]
+    return got, run
+
+
+# --- the model ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n, towers, bits", [(16, 3, 30), (32, 2, 60), (64, 4, 20)])
+def test_model_product_is_the_schoolbook_product_in_every_tower(n, towers, bits):
+    primes = openfhe_primes(bits, n, towers)
+    a, b = random_dcrt(primes, n, "a"), random_dcrt(primes, n, "b")
+    want = schoolbook_product(a, b, primes)
+    assert dcrt_product(a, b, primes) == want
+    assert dcrt_product(a, dcrt_ntt(b, primes), primes, b_evaluated=True) == want
+    assert dcrt_ntt(dcrt_pointwise(dcrt_ntt(a, primes), dcrt_ntt(b, primes), primes), primes,
+                    inverse=True) == want
+
+
+def test_model_inverse_undoes_forward_and_refuses_a_residue_out_of_range():
+    primes = openfhe_primes(30, 16, 2)
+    a = random_dcrt(primes, 16, "undo")
+    assert dcrt_ntt(dcrt_ntt(a, primes), primes, inverse=True) == a
+    with pytest.raises(ValueError, match=r"towers\[1\] must hold residues mod"):
+        dcrt_ntt([a[0], [primes[1]] * 16], primes)
+    with pytest.raises(ValueError, match="one tower per prime"):
+        dcrt_ntt(a[:1], primes)
+
+
+def test_openfhe_primes_are_the_largest_ntt_primes_descending():
+    primes = openfhe_primes(30, 4096, 8)
+    assert primes == tuple(sorted(ntt_primes(30, 4096, 8), reverse=True))
+    assert all(q < 1 << 30 and q % 8192 == 1 for q in primes)
+
+
+# --- the plan -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kw, message", [
+    ({"limbs": 0}, "limbs must be"),
+    ({"prime_bits": 61}, "prime_bits must be"),
+    ({"primes": (97, 113)}, r"primes must be 1 mod 2n = 32"),
+    ({"primes": (97, 161)}, r"primes\[1\] = 161: modulus must have a primitive 32-th root"),
+    ({"primes": (97, 97)}, "primes must be distinct"),
+    ({"primes": 97}, "primes must be a sequence"),
+    ({"primes": (97, "193")}, "primes must be integers"),
+    ({"reducer": "solinas"}, "reducer must be one of"),
+    ({"butterflies": 3}, "butterflies must be a power of two"),
+    ({"lanes": 8, "butterflies": 2}, "lanes must be at most"),
+    ({"prime_bits": 14, "limbs": 64}, "limbs must be at most the primes"),
+])
+def test_plan_refuses_bad_parameters_naming_them(kw, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        RNSPolyNTTPlan(16, **kw)
+
+
+def test_plan_takes_the_users_primes_in_their_order():
+    primes = tuple(ntt_primes(20, 16, 3))
+    plan = RNSPolyNTTPlan(16, primes=list(primes))
+    assert plan.towers == plan.primes == primes
+    assert [e.modulus_resolved.value for e in plan.engines] == list(primes)
+    assert plan.width == 20 and plan.input_beats == 3 * 16 // 2
+
+
+# --- the hardware ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n, towers, P, lanes, inverse", [
+    (16, 3, 1, None, False), (16, 3, 1, None, True), (32, 2, 2, 2, False),
+    (16, 4, 2, None, True)])
+def test_towers_transform_like_the_model_back_to_back_in_cycles(n, towers, P, lanes, inverse):
+    unit = RNSPolyNTT(n, limbs=towers, butterflies=P, lanes=lanes, inverse=inverse)
+    polys = [random_dcrt(unit.towers, n, k) for k in range(3)]
+    got, run = run_polys(unit, polys)
+    assert got == [dcrt_ntt(x, unit.towers, inverse) for x in polys]
+    assert run.cycles == unit.cycles(3) == get_unit("rns-poly-ntt").cycles(
+        {"n": n, "limbs": towers, "butterflies": P, "lanes": lanes, "inverse": inverse},
+        polys=3)
+    one, run1 = run_polys(unit, polys[:1])
+    assert one == got[:1] and run1.cycles == unit.cycles()
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_random_valid_and_ready_keep_every_word(seed):
+    unit = RNSPolyNTT(16, limbs=3, butterflies=2, lanes=2)
+    polys = [random_dcrt(unit.towers, 16, "vr", seed, k) for k in range(2)]
+    got, _ = run_polys(unit, polys, valid_prob=0.6, ready_prob=0.5, seed=seed)
+    assert got == [dcrt_ntt(x, unit.towers) for x in polys]
+
+
+def test_towers_of_different_widths_share_the_streams():
+    primes = (ntt_primes(40, 16, 1)[0], ntt_primes(20, 16, 1)[0])
+    unit = RNSPolyNTT(16, primes=primes)
+    assert unit.plan.width == 40
+    polys = [random_dcrt(primes, 16, "widths", k) for k in range(3)]
+    got, run = run_polys(unit, polys)
+    assert got == [dcrt_ntt(x, primes) for x in polys]
+    assert run.cycles == unit.cycles(3)
+
+
+def test_one_tower_is_the_streaming_engine():
+    unit = RNSPolyNTT(16, limbs=1)
+    assert unit.cycles() == unit.plan.engines[0].cycles()
+
+
+def test_the_input_stream_bounds_the_schedule_when_the_engines_are_faster():
+    """With short engine drains and one coefficient per beat, five towers take longer to load
+    than an engine takes per transform: one polynomial every L·n/lanes cycles."""
+    unit = RNSPolyNTT(16, limbs=5, butterflies=2, lanes=1, read_stages=0, write_stages=0,
+                      mult_stages=0)
+    assert unit.cycles(3) - unit.cycles(2) == 5 * 16
+    polys = [random_dcrt(unit.towers, 16, "bound", k) for k in range(3)]
+    got, run = run_polys(unit, polys)
+    assert got == [dcrt_ntt(x, unit.towers) for x in polys]
+    assert run.cycles == unit.cycles(3)
