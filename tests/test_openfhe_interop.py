@@ -7,8 +7,9 @@ headers are beside the checkout) and run once per configuration, each in its own
 ``PreviousPrime``) and the roots (``RootOfUnity``) itself; fhe_hw's ``ntt`` unit, given the same
 prime and ``root="openfhe"``, must give the same words in pysim: the ``NativePoly`` forward and
 inverse NTTs at n = 256 (n = 1024 in pysim is ``slow``; the fast suite checks it on the model
-the unit is tested against), and each limb of a 3-limb ``DCRTPoly`` product in evaluation and
-coefficient form. Without the option (fhe_hw's ``generator`` root) the words differ.
+the unit is tested against); and a 3-tower ``DCRTPoly`` product in evaluation and coefficient
+form through the ``rns-poly-ntt`` unit, all towers in one run, at OpenFHE's primes. Without the
+option (fhe_hw's ``generator`` root) the words differ.
 """
 
 import json
@@ -19,9 +20,12 @@ from pathlib import Path
 import pytest
 
 from fhe_hw.bench import openfhe as O
+from fhe_hw.model.dcrt import dcrt_pointwise, tower_params
 from fhe_hw.model.ntt import ntt_radix2
 from fhe_hw.ntt import StreamingNTT
-from fhe_hw.params import convention_root, ntt_params
+from fhe_hw.params import convention_root, ntt_params, openfhe_primes
+from fhe_hw.poly import RNSPolyNTT
+from fhe_hw.rns.common import polynomial_beats
 from fhe_hw.sim.pysim import run_stream
 
 SOURCE = Path(__file__).with_name("interop") / "openfhe_ntt.cpp"
@@ -112,20 +116,47 @@ def test_inverse_ntt_hardware_gives_openfhes_words(n, bits):
     assert differing(hardware(n, limb["q"], limb["e"], inverse=True), limb["e_coef"]) == 0
 
 
-@pytest.mark.parametrize("index", range(DCRT[2]))
-def test_dcrt_product_limb_by_limb(index):
-    """Limb ``index`` of OpenFHE's DCRTPoly a·b: fhe_hw's forward NTTs give a's and b's
-    evaluation form, their point-wise product OpenFHE's product in evaluation form, fhe_hw's
-    inverse NTT its coefficient form."""
+def dcrt_hardware(polys, inverse=False):
+    """The DCRTPoly transforms of ``polys`` (each a list of towers) streamed back to back
+    through one pysim run of fhe_hw's ``rns-poly-ntt`` unit at OpenFHE's primes, flattened
+    tower-major."""
     n, bits, limbs = DCRT
-    limb = openfhe("dcrt", n, bits, limbs)[index]
-    q = limb["q"]
-    assert q.bit_length() == bits and limb["psi"] == convention_root(q, 2 * n, "openfhe")
-    assert q not in {other["q"] for other in openfhe("dcrt", n, bits, limbs)[:index]}
-    assert differing(hardware(n, q, limb["a"], limb["b"]), limb["a_eval"] + limb["b_eval"]) == 0
-    product = [x * y % q for x, y in zip(limb["a_eval"], limb["b_eval"])]
-    assert differing(product, limb["ab_eval"]) == 0
-    assert differing(hardware(n, q, limb["ab_eval"], inverse=True), limb["ab"]) == 0
+    unit = RNSPolyNTT(n, limbs=limbs, prime_bits=bits, butterflies=2, inverse=inverse)
+    beats = polynomial_beats([t for x in polys for t in x], unit.lanes)
+    run = run_stream(unit, {"i": beats}, {"o": len(beats)}, seed=SEED)
+    return [v for beat in run.outputs["o"] for v in beat]
+
+
+def test_dcrt_primes_and_roots_are_openfhes():
+    n, bits, limbs = DCRT
+    towers = openfhe("dcrt", n, bits, limbs)
+    assert tuple(t["q"] for t in towers) == openfhe_primes(bits, n, limbs)
+    assert [t["psi"] for t in towers] == [p.psi for p in tower_params(n, openfhe_primes(
+        bits, n, limbs))]
+
+
+def test_dcrt_forward_ntt_through_the_rns_polynomial_ntt():
+    """OpenFHE's DCRTPoly a and b to evaluation form, every tower at once: fhe_hw's
+    rns-poly-ntt unit gives OpenFHE's words for both, back to back."""
+    n, bits, limbs = DCRT
+    towers = openfhe("dcrt", n, bits, limbs)
+    a, b = [t["a"] for t in towers], [t["b"] for t in towers]
+    want = [v for x in ("a_eval", "b_eval") for t in towers for v in t[x]]
+    assert differing(dcrt_hardware([a, b]), want) == 0
+
+
+def test_dcrt_product_through_the_rns_polynomial_ntt():
+    """OpenFHE's DCRTPoly a·b: the point-wise product of a's and b's evaluation forms is
+    OpenFHE's product in evaluation form, and the rns-poly-ntt unit's inverse gives its
+    coefficient form."""
+    n, bits, limbs = DCRT
+    towers = openfhe("dcrt", n, bits, limbs)
+    primes = [t["q"] for t in towers]
+    product = dcrt_pointwise([t["a_eval"] for t in towers], [t["b_eval"] for t in towers],
+                             primes)
+    assert product == [t["ab_eval"] for t in towers]
+    assert differing(dcrt_hardware([product], inverse=True),
+                     [v for t in towers for v in t["ab"]]) == 0
 
 
 @pytest.mark.parametrize("index", range(DCRT[2]))

@@ -13,8 +13,8 @@ The tests check this model against plain big integers (the schoolbook negacyclic
 each tower) and against OpenFHE's own words (``tests/test_openfhe_interop.py``).
 """
 
-from .ntt import ntt_radix2
 from ..params import ntt_params
+from .ntt import ntt_radix2
 
 __all__ = ["tower_params", "dcrt_ntt", "dcrt_pointwise", "dcrt_product", "schoolbook_product"]
 
