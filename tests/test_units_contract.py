@@ -49,6 +49,7 @@ CONFIGS = {
                              {"n": 64, "target_limbs": 3, "targets_per_pass": 2}],
     "rns-poly-ntt": [{"n": 32, "limbs": 2, "butterflies": 2, "inverse": True},
                      {"n": 16, "primes": (16777153, 16777121), "lanes": 1, "karatsuba": True}],
+    "rns-poly-product": [{"n": 16, "limbs": 2, "b_evaluated": True, "lanes": 1}],
     "kawamura": [{"n": 16, "source_limbs": 3, "target_limbs": 2, "mult_stages": 2}],
     "mixed-radix": [{"n": 16, "architecture": "pipelined"},
                     {"n": 64, "source_limbs": 3, "target_limbs": 2, "mult_stages": 3}],

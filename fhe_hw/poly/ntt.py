@@ -62,7 +62,7 @@ from ..ntt.streaming import StreamingNTT, StreamingNTTPlan
 from ..params import openfhe_primes, require_power_of_two
 from ..plan import StreamPlan, param
 
-__all__ = ["RNSPolyNTT", "RNSPolyNTTPlan", "MAX_TOWERS", "MAX_PRIME_BITS"]
+__all__ = ["RNSPolyNTT", "RNSPolyNTTPlan", "TowersPlan", "MAX_TOWERS", "MAX_PRIME_BITS"]
 
 #: The reducers an engine of any NTT prime can use.
 REDUCERS = ("auto", "barrett", "montgomery")
@@ -74,26 +74,31 @@ MAX_PRIME_BITS = 60
 MIN_PRIME_BITS = 14
 
 
-def _tower_schedule(period, span, towers, beats, polys):
-    """(first input, last output) cycles of ``polys`` polynomials through engines with
+def _tower_schedule(period, span, beats, arrivals):
+    """The cycle at which each tower starts to leave (in ``arrivals``' order: polynomial by
+    polynomial, tower by tower) when tower j of each polynomial can start loading at
+    ``arrivals[...]`` (and not before the previous tower has loaded), through engines with
     ``period[j]`` (T) and ``span[j]`` (S) cycles, ``beats`` per tower: the recurrence of the
-    module docstring, the first input at cycle 0."""
+    module docstring."""
+    towers = len(period)
     free = [0] * towers
     next_in = out_end = 0
-    for _ in range(polys):
-        for j in range(towers):
-            start = max(next_in, free[j])
-            next_in = start + beats
-            ready = start + span[j] - beats
-            out_start = max(ready, out_end)
-            out_end = out_start + beats
-            free[j] = start + period[j] + (out_start - ready)
-    return out_end
+    starts = []
+    for k, arrival in enumerate(arrivals):
+        j = k % towers
+        start = max(arrival, next_in, free[j])
+        next_in = start + beats
+        ready = start + span[j] - beats
+        out_start = max(ready, out_end)
+        out_end = out_start + beats
+        free[j] = start + period[j] + (out_start - ready)
+        starts.append(out_start)
+    return starts
 
 
 @dataclass(frozen=True)
-class RNSPolyNTTPlan(StreamPlan):
-    """The parameters of :class:`RNSPolyNTT` and what they derive.
+class TowersPlan(StreamPlan):
+    """What the RNS polynomial units share: the ring, the towers and their engines' settings.
 
     Parameters
     ----------
@@ -108,9 +113,7 @@ class RNSPolyNTTPlan(StreamPlan):
         ``limbs`` and ``prime_bits``); default None: :func:`~fhe_hw.params.openfhe_primes`.
     butterflies, lanes, mult_stages, tiled, karatsuba, read_stages, write_stages
         Each engine's (:class:`~fhe_hw.ntt.StreamingNTTPlan`); ``lanes`` is also the beat
-        of ``i`` and ``o``.
-    inverse : bool
-        The inverse transform (evaluation to coefficient form).
+        of the streams.
     reducer : str
         The engines' reducer (default ``auto``: one for all towers).
 
@@ -118,8 +121,6 @@ class RNSPolyNTTPlan(StreamPlan):
     ----------
     towers : tuple of int
         The primes in tower order.
-    engines : tuple of StreamingNTTPlan
-        Each tower's engine.
     width : int
         The bits of a coefficient on the streams: the widest prime's.
     lanes_resolved : int
@@ -140,8 +141,6 @@ class RNSPolyNTTPlan(StreamPlan):
                              range=(1, MAX_N // 2), kw_only=True)
     lanes: int | None = param(None, help="coefficients per stream beat (default 2P)",
                               range=(1, MAX_N), kw_only=True)
-    inverse: bool = param(False, help="inverse transform (evaluation to coefficient form)",
-                          kw_only=True)
     mult_stages: int | None = mult_stages_param()
     tiled: bool = tiled_param()
     karatsuba: bool = karatsuba_param()
@@ -152,7 +151,6 @@ class RNSPolyNTTPlan(StreamPlan):
     reducer: str = param("auto", help="the engines' reducer: auto (one for every prime), "
                          "barrett, montgomery", kw_only=True)
     towers: tuple = field(init=False, repr=False, compare=False)
-    engines: tuple = field(init=False, repr=False, compare=False)
     width: int = field(init=False, repr=False, compare=False)
     lanes_resolved: int = field(init=False, repr=False, compare=False)
 
@@ -163,16 +161,23 @@ class RNSPolyNTTPlan(StreamPlan):
             raise ValueError(f"reducer must be one of {', '.join(REDUCERS)}, not "
                              f"{self.reducer!r}")
         towers = self._towers()
+        self._set(towers=towers, width=max(q.bit_length() for q in towers))
+        self._set(lanes_resolved=self.engine_plans()[0].lanes_resolved)
+
+    def engine_plans(self, inverse=False):
+        """The :class:`~fhe_hw.ntt.StreamingNTTPlan` of each tower's engine, forward or
+        ``inverse``: negacyclic, OpenFHE's root, one reducer for all (``auto``: the one
+        :func:`~fhe_hw.arith.modmul.choose_reducer` picks for every prime, else Barrett)."""
         reducer = self.reducer
         if reducer == "auto":
-            kinds = {choose_reducer(q) for q in towers}
+            kinds = {choose_reducer(q) for q in self.towers}
             reducer = kinds.pop() if len(kinds) == 1 else "barrett"
         engines = []
-        for j, q in enumerate(towers):
+        for j, q in enumerate(self.towers):
             try:
                 engines.append(StreamingNTTPlan(
                     self.n, q, butterflies=self.butterflies, lanes=self.lanes, negacyclic=True,
-                    inverse=self.inverse, mult_stages=self.mult_stages, tiled=self.tiled,
+                    inverse=inverse, mult_stages=self.mult_stages, tiled=self.tiled,
                     karatsuba=self.karatsuba, read_stages=self.read_stages,
                     write_stages=self.write_stages, root="openfhe", reducer=reducer))
             except ValueError as e:
@@ -180,9 +185,7 @@ class RNSPolyNTTPlan(StreamPlan):
                     raise
                 what = f"primes[{j}] = {q}" if self.primes is not None else f"tower {j} ({q})"
                 raise ValueError(f"{what}: {e}") from None
-        self._set(towers=towers, engines=tuple(engines),
-                  width=max(q.bit_length() for q in towers),
-                  lanes_resolved=engines[0].lanes_resolved)
+        return tuple(engines)
 
     def _towers(self):
         if self.primes is None:
@@ -220,18 +223,51 @@ class RNSPolyNTTPlan(StreamPlan):
 
     output_beats = input_beats
 
-    def cycles(self, polys=1):
-        """Exact cycles of ``polys`` polynomials back to back, first input transfer to last
-        output transfer, input always valid and output always ready (the module's schedule)."""
+    def describe(self):
+        """The towers' primes."""
+        return {"primes": ",".join(map(str, self.towers))}
+
+
+@dataclass(frozen=True)
+class RNSPolyNTTPlan(TowersPlan):
+    """The parameters of :class:`RNSPolyNTT` (those of :class:`TowersPlan` and ``inverse``)
+    and what they derive.
+
+    Parameters
+    ----------
+    inverse : bool
+        The inverse transform (evaluation to coefficient form).
+
+    Attributes
+    ----------
+    engines : tuple of StreamingNTTPlan
+        Each tower's engine.
+    """
+
+    inverse: bool = param(False, help="inverse transform (evaluation to coefficient form)",
+                          kw_only=True)
+    engines: tuple = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        super().__post_init__()
+        self._set(engines=self.engine_plans(self.inverse))
+
+    def schedule(self, polys=1, arrivals=None):
+        """The cycle at which each tower of ``polys`` polynomials back to back starts to leave
+        on ``o`` (polynomial by polynomial, tower by tower), the first input at cycle 0 and the
+        output always ready; the towers' first beats offered at ``arrivals`` (default: the
+        input always valid)."""
+        arrivals = [0] * (polys * len(self.towers)) if arrivals is None else list(arrivals)
         spans = [e.cycles() for e in self.engines]
         # An engine takes its next tower once it has issued its last read: S less the read
         # pipeline, the output FIFO and the post-multiplier (fhe_hw.ntt.schedule.cycles).
         periods = [e.cycles() - 3 - e.read_stages - e.post_latency for e in self.engines]
-        return _tower_schedule(periods, spans, len(self.towers), self.tower_beats, polys)
+        return _tower_schedule(periods, spans, self.tower_beats, arrivals)
 
-    def describe(self):
-        """The towers' primes."""
-        return {"primes": ",".join(map(str, self.towers))}
+    def cycles(self, polys=1):
+        """Exact cycles of ``polys`` polynomials back to back, first input transfer to last
+        output transfer, input always valid and output always ready (:meth:`schedule`)."""
+        return self.schedule(polys)[-1] + self.tower_beats
 
 
 class RNSPolyNTT(FixedRun, Component):

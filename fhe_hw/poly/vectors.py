@@ -1,9 +1,14 @@
 """Test vectors of the RNS polynomial units: seeded polynomials and the DCRTPoly model's
 results (:mod:`fhe_hw.model.dcrt`)."""
 
-from ..model.dcrt import dcrt_ntt
+from ..model.dcrt import dcrt_ntt, dcrt_product
 from ..rns.common import polynomial_beats
 from ..sim.vectors import Vectors, register_vectors
+
+DEMO = [("rns-poly-ntt", "N=256, 3 towers of OpenFHE's 60-bit primes, P=2",
+         {"n": 256, "limbs": 3, "prime_bits": 60, "butterflies": 2}),
+        ("rns-poly-product", "N=64, 2 towers of OpenFHE's 30-bit primes, P=2",
+         {"n": 64, "limbs": 2, "butterflies": 2})]
 
 
 def _dcrt(unit, rng):
@@ -23,3 +28,17 @@ def _rns_poly_ntt_vectors(unit, rng, count):
     return Vectors({"i": polynomial_beats([t for x in xs for t in x], unit.lanes)},
                    {"o": polynomial_beats([t for y in want for t in y], unit.lanes)},
                    {"polys": len(xs)})
+
+
+@register_vectors("rns-poly-product", small={"n": 16, "limbs": 2})
+def _rns_poly_product_vectors(unit, rng, count):
+    """:class:`~fhe_hw.poly.RNSPolyProduct` against :func:`fhe_hw.model.dcrt.dcrt_product`
+    (checked against the schoolbook product in the tests): one product. ``count`` is
+    unused."""
+    a, b = _dcrt(unit, rng), _dcrt(unit, rng)
+    towers, b_evaluated = unit.towers, unit.plan.b_evaluated
+    fed = dcrt_ntt(b, towers) if b_evaluated else b
+    want = dcrt_product(a, fed, towers, b_evaluated=b_evaluated)
+    lanes = unit.lanes
+    return Vectors({"i_a": polynomial_beats(a, lanes), "i_b": polynomial_beats(fed, lanes)},
+                   {"o": polynomial_beats(want, lanes)}, {"polys": 1})
