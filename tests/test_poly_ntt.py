@@ -77,10 +77,20 @@ def test_openfhe_primes_are_the_largest_ntt_primes_descending():
     ({"butterflies": 3}, "butterflies must be a power of two"),
     ({"lanes": 8, "butterflies": 2}, "lanes must be at most"),
     ({"prime_bits": 14, "limbs": 64}, "limbs must be at most the primes"),
+    ({"prime_n": 8}, "prime_n must be"),
+    ({"prime_n": 48}, "prime_n must be a power of two"),
 ])
 def test_plan_refuses_bad_parameters_naming_them(kw, message):
     with pytest.raises((ValueError, TypeError), match=message):
         RNSPolyNTTPlan(16, **kw)
+
+
+def test_prime_n_picks_openfhes_primes_of_a_larger_ring_for_montgomery_modmuls():
+    plan = RNSPolyNTTPlan(4096, limbs=8, prime_n=1 << 16)
+    assert plan.towers == openfhe_primes(30, 1 << 16, 8)
+    assert all(q % (1 << 17) == 1 for q in plan.towers)
+    assert {e.modulus_resolved.value for e in plan.engines} == set(plan.towers)
+    assert RNSPolyNTTPlan(4096, limbs=8).towers == openfhe_primes(30, 4096, 8)
 
 
 def test_plan_takes_the_users_primes_in_their_order():
