@@ -132,6 +132,15 @@ Rows rows_at(const DCRTPoly& p, const std::vector<size_t>& idx) {
     return out;
 }
 
+// The rows of residues by index: one row per index, its residues tower by tower.
+Rows transpose(const Rows& rows) {
+    Rows out(rows.empty() ? 0 : rows[0].size());
+    for (const auto& row : rows)
+        for (size_t s = 0; s < row.size(); ++s)
+            out[s].push_back(row[s]);
+    return out;
+}
+
 // Uniform residues below each tower's modulus.
 Rows uniform_rows(const std::vector<uint64_t>& moduli, size_t n) {
     Rows out;
@@ -224,33 +233,15 @@ void base_conversion(const std::string& op, std::istream& line, size_t samples, 
         line >> v;
     CRTTables tables(n, q, p);
 
-    DCRTPoly x(tables.source, Format::COEFFICIENT, true);
-    std::vector<std::vector<uint64_t>> residues;
-    for (size_t i = 0; i < l; ++i) {
-        residues.push_back(uniform(rng, n, q[i]));
-        x.SetElementAtIndex(i, poly(tables.source->GetParams()[i], residues.back()));
-    }
+    auto x       = assemble(tables.source, uniform_rows(q, n));
     auto convert = [&] { return op == "exact" ? tables.exact(x) : tables.approx(x); };
-    auto y   = convert();
-    auto idx = spread(n, samples);
+    auto y       = convert();
+    auto idx     = spread(n, samples);
     std::ostringstream head, check;
     head << "\"op\":\"" << op << "\",\"n\":" << n << ",\"l\":" << l << ",\"k\":" << k;
     check << "{\"kind\":\"check\"," << head.str() << ",\"source\":" << list(q) << ",\"target\":" << list(p)
-          << ",\"index\":" << list(idx) << ",\"input\":[";
-    for (size_t s = 0; s < idx.size(); ++s) {
-        std::vector<uint64_t> col;
-        for (size_t i = 0; i < l; ++i)
-            col.push_back(residues[i][idx[s]]);
-        check << (s ? "," : "") << list(col);
-    }
-    check << "],\"output\":[";
-    for (size_t s = 0; s < idx.size(); ++s) {
-        std::vector<uint64_t> col;
-        for (size_t j = 0; j < k; ++j)
-            col.push_back(y.GetElementAtIndex(j)[idx[s]].ConvertToInt<uint64_t>());
-        check << (s ? "," : "") << list(col);
-    }
-    check << "]}";
+          << ",\"index\":" << list(idx) << ",\"input\":" << lists(transpose(rows_at(x, idx)))
+          << ",\"output\":" << lists(transpose(rows_at(y, idx))) << "}";
     std::cout << check.str() << std::endl;
     time_runs(head.str(), warmup, repeat, [] {}, [&] { y = convert(); });
 }
