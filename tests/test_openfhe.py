@@ -1,7 +1,8 @@
 """fhe_hw.bench.openfhe: the OpenFHE baseline says what is missing, parses and checks the
-benchmark's output against big integers (a wrong result gets no time), and, with the openfhe
-wheel, OpenFHE's headers and g++ (all three on CI: the test extra has the wheel, the headers are
-beside the checkout), compiles and runs the benchmark at N = 4096."""
+benchmark's output against big integers, one residue or a DCRTPoly's towers (a wrong result gets
+no time), and, with the openfhe wheel, OpenFHE's headers and g++ (all three on CI: the test
+extra has the wheel, the headers are beside the checkout), compiles and runs the benchmark at
+N = 4096, DCRTPoly sets included."""
 
 import json
 import subprocess
@@ -14,11 +15,11 @@ from helpers import rng_for
 from fhe_hw import builddir
 from fhe_hw.bench import openfhe as O
 from fhe_hw.model.ntt import ntt_radix2, poly_mul_negacyclic
-from fhe_hw.params import ntt_params
+from fhe_hw.params import ntt_params, openfhe_primes
 
 N = 16
-SMALL = O.cases(ntt=(N,), products=(N,), bases=((N, 3),))
-NTT, MUL, EXACT, FAST = SMALL
+SMALL = O.cases(ntt=(N,), products=(N,), bases=((N, 3),), dcrt=((N, 3, 30),))
+NTT, MUL, DNTT, DMUL, DEVAL, EXACT, FAST = SMALL
 
 
 UNAVAILABLE = O.unavailable()
@@ -122,19 +123,34 @@ def test_parse_names_the_bad_line(line):
 
 # --- checks against big integers ---------------------------------------------------------------
 
+def _rows(case, rng):
+    return [[rng.randrange(q) for _ in range(case.n)] for q in case.source]
+
+
+def _transform_check(case, **out):
+    rng = rng_for(case.op)
+    record = {"kind": "check", "op": case.op, "n": case.n, "source": list(case.source),
+              "psi": list(case.psi), "index": list(range(case.n)), "input": _rows(case, rng)}
+    if case.op not in ("ntt", "mul"):
+        record["l"] = len(case.source)
+    return dict(record, **out)
+
+
 def _ntt_check(case):
-    q = case.source[0]
-    a = [rng_for("ntt").randrange(q) for _ in range(case.n)]
-    out = ntt_radix2(a, ntt_params(q, case.n, negacyclic=True), negacyclic=True)
-    return {"kind": "check", "op": "ntt", "n": case.n, "q": q, "psi": case.psi, "input": a,
-            "index": list(range(case.n)), "output": out}
+    """A check record with the model's radix-2 NTT (with the case's roots) in each tower."""
+    check = _transform_check(case)
+    check["output"] = [ntt_radix2(a, ntt_params(q, case.n, negacyclic=True, psi=psi),
+                                  negacyclic=True)
+                       for q, psi, a in zip(case.source, case.psi, check["input"])]
+    return check
 
 
 def _mul_check(case):
-    q, rng = case.source[0], rng_for("mul")
-    a, b = ([rng.randrange(q) for _ in range(case.n)] for _ in range(2))
-    return {"kind": "check", "op": "mul", "n": case.n, "q": q, "psi": case.psi, "a": a, "b": b,
-            "index": list(range(case.n)), "output": poly_mul_negacyclic(a, b, q)}
+    """A check record with the model's negacyclic product in each tower."""
+    check = _transform_check(case, b=_rows(case, rng_for(case.op, "b")))
+    check["output"] = [poly_mul_negacyclic(a, b, q)
+                       for q, a, b in zip(case.source, check["input"], check["b"])]
+    return check
 
 
 def _base_check(case, value):
@@ -155,15 +171,34 @@ def _centred(x, q):
 
 
 def test_cases_use_60_bit_primes_and_primitive_roots():
-    for case in O.cases(ntt=(N,), products=(), bases=((N, 3),)):
+    for case in O.cases(ntt=(N,), products=(), bases=((N, 3),), dcrt=()):
         assert all(p.bit_length() == 60 and p % (2 * N) == 1 for p in case.source + case.target)
-        if case.psi:
-            assert pow(case.psi, N, case.source[0]) == case.source[0] - 1
-    assert [len(c.target) for c in O.cases(ntt=(), products=(), bases=((N, 3),))] == [3, 3]
+        for q, psi in zip(case.source, case.psi):
+            assert pow(psi, N, q) == q - 1
+    assert [len(c.target) for c in O.cases(ntt=(), products=(), bases=((N, 3),), dcrt=())] \
+        == [3, 3]
+
+
+@pytest.mark.parametrize("n, towers, bits", O.DCRT_SETS + ((N, 3, 30),))
+def test_dcrt_cases_have_openfhes_towers_and_smallest_roots(n, towers, bits):
+    plan = O.cases(ntt=(), products=(), bases=(), dcrt=((n, towers, bits),))
+    assert [c.op for c in plan] == ["dcrt-ntt", "dcrt-mul", "dcrt-mul-eval"]
+    case = plan[0]
+    assert case.source == openfhe_primes(bits, n, towers)
+    assert list(case.source) == sorted(case.source, reverse=True) and len(case.source) == towers
+    for q, psi in zip(case.source, case.psi):
+        assert q.bit_length() == bits and q % (2 * n) == 1 and pow(psi, n, q) == q - 1
+        # OpenFHE's RootOfUnity: the least of the primitive 2n-th roots ψ^j, j odd.
+        assert psi == min(pow(psi, j, q) for j in range(1, 2 * n, 2))
+    assert case.line() == f"dcrt-ntt {n} {towers} {bits}"
+    assert plan[2].name(2) == f"OpenFHE DCRTPoly negacyclic product (b in evaluation form) " \
+        f"N={n}, {towers} towers of {bits}-bit primes (2 threads)"
+    assert case.params(1) == {"op": "dcrt-ntt", "n": n, "bits": bits, "threads": 1, "l": towers}
 
 
 @pytest.mark.parametrize("case, check", [
     (NTT, _ntt_check(NTT)), (MUL, _mul_check(MUL)),
+    (DNTT, _ntt_check(DNTT)), (DMUL, _mul_check(DMUL)), (DEVAL, _mul_check(DEVAL)),
     (EXACT, _base_check(EXACT, _centred)),
     (FAST, _base_check(FAST, lambda x, q: x)),
     (FAST, _base_check(FAST, lambda x, q: x + 2 * q))])
@@ -172,16 +207,21 @@ def test_right_results_pass(case, check):
 
 
 @pytest.mark.parametrize("case, check, message", [
-    (NTT, _ntt_check(NTT), "forward NTT: 1 of 16 checked outputs differ, first at index 5"),
-    (MUL, _mul_check(MUL), "negacyclic product: 1 of 16 checked outputs differ"),
+    (NTT, _ntt_check(NTT), f"forward NTT, tower 0 (q = {NTT.source[0]}): 1 of 16 checked "
+                           f"outputs differ, first at index 5"),
+    (MUL, _mul_check(MUL), "negacyclic product, tower 0 (q = "),
+    (DNTT, _ntt_check(DNTT), f"DCRTPoly forward NTT, tower 2 (q = {DNTT.source[2]}): 1 of 16 "
+                             f"checked outputs differ, first at index 5"),
+    (DMUL, _mul_check(DMUL), "DCRTPoly negacyclic product, tower 2 "),
+    (DEVAL, _mul_check(DEVAL), "DCRTPoly negacyclic product (b in evaluation form), tower 2 "),
     (EXACT, _base_check(EXACT, _centred), "exact base conversion: index 5"),
     (FAST, _base_check(FAST, lambda x, q: x), "fast base conversion: index 5")])
 def test_a_corrupted_output_is_rejected(case, check, message):
     out = check["output"]
-    if isinstance(out[5], list):
+    if case.op in O.TRANSFORMS:     # the last tower's sixth output
+        out[-1][5] = (out[-1][5] + 1) % case.source[-1]
+    else:                           # the sixth index's first target residue
         out[5][0] = (out[5][0] + 1) % case.target[0]
-    else:
-        out[5] = (out[5] + 1) % case.source[0]
     assert message in O.verify(case, check, N)
 
 
@@ -194,10 +234,24 @@ def test_exact_conversion_must_be_centred_and_fast_within_l_multiples():
 
 def test_a_check_of_other_moduli_or_too_few_points_is_rejected():
     check = _ntt_check(NTT)
-    assert "q = 7" in O.verify(NTT, dict(check, q=7), N)
+    assert "source = [7]" in O.verify(NTT, dict(check, source=[7]), N)
     assert "no list of 16 indices" in O.verify(NTT, dict(check, index=[0]), N)
     assert "malformed check record" in O.verify(NTT, {k: v for k, v in check.items()
                                                       if k != "output"}, N)
+
+
+def test_a_dcrt_check_of_other_towers_roots_or_shapes_is_rejected():
+    check = _mul_check(DMUL)
+    ascending = sorted(DMUL.source)
+    assert f"the check ran with source = {ascending}" in O.verify(
+        DMUL, dict(check, source=ascending), N)
+    assert "the check ran with psi = " in O.verify(DMUL, dict(check, psi=check["psi"][::-1]), N)
+    assert "input, b, output: not one list per tower (3)" in O.verify(
+        DMUL, dict(check, output=check["output"][:2]), N)
+    b = [row[:] for row in check["b"]]
+    b[1][3] = DMUL.source[1]
+    assert f"tower 1: the input and b are not n residues mod {DMUL.source[1]}" in O.verify(
+        DMUL, dict(check, b=b), N)
 
 
 def _records(checks, threads=1, runs=(2e-6, 1e-6, 3e-6)):
@@ -205,20 +259,23 @@ def _records(checks, threads=1, runs=(2e-6, 1e-6, 3e-6)):
     for case, check in zip(SMALL, checks):
         out.append(check)
         time = {"kind": "time", "op": case.op, "n": case.n, "runs": list(runs)}
+        if case.op not in ("ntt", "mul"):
+            time.update(l=len(case.source))
         if case.op in ("exact", "fast"):
-            time.update(l=len(case.source), k=len(case.target))
+            time.update(k=len(case.target))
         out.append(time)
     return out
 
 
 def _checks():
-    return [_ntt_check(NTT), _mul_check(MUL), _base_check(EXACT, _centred),
-            _base_check(FAST, lambda x, q: x + q)]
+    return [_ntt_check(NTT), _mul_check(MUL), _ntt_check(DNTT), _mul_check(DMUL),
+            _mul_check(DEVAL), _base_check(EXACT, _centred), _base_check(FAST, lambda x, q: x + q)]
 
 
 def test_timings_give_a_median_only_to_checked_results():
     checks = _checks()
-    checks[1]["output"][0] = (checks[1]["output"][0] + 1) % MUL.source[0]
+    checks[1]["output"][0][0] = (checks[1]["output"][0][0] + 1) % MUL.source[0]
+    checks[4]["output"][1][7] = (checks[4]["output"][1][7] + 1) % DEVAL.source[1]
     rows = O.timings(SMALL, _records(checks), 1, "OpenFHE x", N, 3)
     assert [r["name"] for r in rows] == [c.name(1) for c in SMALL]
     assert rows[0]["median_s"] == 2e-6 and rows[0]["repeat"] == 3
@@ -226,7 +283,12 @@ def test_timings_give_a_median_only_to_checked_results():
                                  "q": NTT.source[0]}
     assert rows[1]["error"].startswith("wrong result, not timed: negacyclic product")
     assert "median_s" not in rows[1]
-    assert rows[3]["params"]["l"] == rows[3]["params"]["k"] == 3
+    assert rows[2]["median_s"] == rows[3]["median_s"] == 2e-6
+    assert rows[2]["name"] == "OpenFHE DCRTPoly forward NTT N=16, 3 towers of 30-bit primes " \
+        "(1 thread)"
+    assert rows[4]["error"].startswith("wrong result, not timed: DCRTPoly negacyclic product "
+                                       "(b in evaluation form), tower 1")
+    assert rows[6]["params"]["l"] == rows[6]["params"]["k"] == 3
 
 
 def test_timings_refuse_a_run_with_other_threads_or_missing_times():
@@ -243,17 +305,37 @@ def test_timings_refuse_a_run_with_other_threads_or_missing_times():
 @pytest.mark.skipif(UNAVAILABLE is not None, reason=f"OpenFHE baseline: {UNAVAILABLE}")
 def test_benchmark_at_4096_is_right_and_timed(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
-    plan = O.cases(ntt=(4096,), products=(4096,), bases=((4096, 4),))
+    plan = O.cases(ntt=(4096,), products=(4096,), bases=((4096, 4),))    # DCRT_SETS too
+    assert len(plan) == 10
     rows = O.openfhe_baselines(3, plan=plan, threads=(1,), warmup=1, samples=64)
-    assert [r.get("error") for r in rows] == [None] * 4
+    assert [r.get("error") for r in rows] == [None] * 10
     assert [r["name"] for r in rows] == [c.name(1) for c in plan]
     assert all(r["median_s"] > 0 and len(r["runs"]) == 3 for r in rows)
     assert rows[0]["library"].startswith("OpenFHE 1.6.1.0.22.4 (libOPENFHEcore; g++")
     (record,) = (tmp_path / "build" / "openfhe").glob("bench-*/run-1.jsonl")
     records = O.parse(record.read_text())
-    (check,) = [r for r in records if r["kind"] == "check" and r["op"] == "exact"]
-    assert len(check["index"]) == 64 and check["index"][-1] == 4095
-    check["output"][3][2] = (check["output"][3][2] + 1) % check["target"][2]
+    checks = {r["op"]: r for r in records if r["kind"] == "check" and r.get("l") in (None, 4)}
+    assert len(checks["exact"]["index"]) == 64 and checks["exact"]["index"][-1] == 4095
+    # OpenFHE's own towers (ILDCRTParams(2N, 4, 60)) are the plan's.
+    assert checks["dcrt-ntt"]["source"] == list(openfhe_primes(60, 4096, 4))
+    checks["exact"]["output"][3][2] = (checks["exact"]["output"][3][2] + 1) % \
+        checks["exact"]["target"][2]
+    checks["dcrt-mul"]["output"][3][9] ^= 1
     rows = O.timings(plan, records, 1, "OpenFHE", 64, 3)
-    assert rows[2]["error"].startswith("wrong result, not timed: exact base conversion: index")
-    assert [r.get("error") for r in rows[:2] + rows[3:]] == [None] * 3
+    wrong = {r["name"]: r["error"] for r in rows if "error" in r}
+    exact, dmul = (next(c for c in plan if c.op == op and len(c.source) == 4)
+                   for op in ("exact", "dcrt-mul"))
+    assert wrong.keys() == {exact.name(1), dmul.name(1)}
+    assert wrong[exact.name(1)].startswith("wrong result, not timed: exact base conversion: "
+                                           "index")
+    assert wrong[dmul.name(1)].startswith("wrong result, not timed: DCRTPoly negacyclic product, "
+                                          "tower 3 (q = ")
+    # OpenFHE keeps one NTT table per modulus, made with the first root it meets: after a case
+    # with another root of the DCRTPoly's first prime, its NTT is wrong and verify says so (why
+    # every case takes OpenFHE's own root).
+    dntt = next(c for c in plan if c.op == "dcrt-ntt" and c.bits == 60)
+    other = O.Case("ntt", 4096, dntt.source[:1], psi=(pow(dntt.psi[0], 3, dntt.source[0]),))
+    first, second = O.openfhe_baselines(1, plan=[other, dntt], threads=(1,), warmup=0)
+    assert "error" not in first
+    assert second["error"].startswith(f"wrong result, not timed: DCRTPoly forward NTT, tower 0 "
+                                      f"(q = {dntt.source[0]}): 16 of 16 checked outputs differ")

@@ -7,21 +7,30 @@ the ``libOPENFHEcore.so.1`` of the ``openfhe`` wheel (the ``bench`` extra; the w
 located with ``importlib.util.find_spec``, its Python binding is for CPython 3.10) and OpenFHE's
 headers (``OPENFHE_INCLUDE``, else ``../shared/openfhe/include`` beside the checkout), into
 ``build/openfhe/bench-<hash>`` (:func:`fhe_hw.builddir.openfhe_dir`, keyed by the source
-and the header, the compiler version and both directories). It times, with 60-bit NTT primes
-(:func:`fhe_hw.params.ntt_primes`):
+and the header, the compiler version and both directories). It times (:func:`cases`, each a
+:class:`Case`):
 
-* the forward negacyclic NTT of one residue (``NativePoly::SwitchFormat``) at N = 4096, 16384,
-  65536;
-* the negacyclic product (two forward NTTs, pointwise product, inverse NTT) at N = 4096, 65536;
+* with 60-bit NTT primes (:func:`fhe_hw.params.ntt_primes`), the forward negacyclic NTT of one
+  residue (``NativePoly::SwitchFormat``) at N = 4096, 16384, 65536 and the negacyclic product
+  (two forward NTTs, pointwise product, inverse NTT) at N = 4096, 65536;
+* whole ``DCRTPoly`` objects (:data:`DCRT_SETS`: N = 4096 with 8 towers of 30-bit primes and
+  with 4 towers of 60-bit primes) on the towers OpenFHE itself picks (``ILDCRTParams(2N,
+  towers, bits)``: :func:`fhe_hw.params.openfhe_primes`, each with its smallest primitive
+  2N-th root): the forward NTT (``SwitchFormat`` of every tower), the product as OpenFHE
+  computes it (both operands to evaluation form, pointwise, back), and the product with one
+  operand already in evaluation form (as OpenFHE keeps keys: one forward NTT, pointwise,
+  inverse); OpenMP spreads the towers over the threads;
 * exact (``SwitchCRTBasis``, HPS) and fast (``ApproxSwitchCRTBasis``) base conversion at
-  [Kir25]'s parameter sets N = 2^12, 4 → 4 limbs; 2^14, 7 → 7; 2^16, 17 → 17.
+  [Kir25]'s parameter sets N = 2^12, 4 → 4 limbs; 2^14, 7 → 7; 2^16, 17 → 17, with 60-bit
+  primes.
 
 It runs once with one thread and once with every processor this process may use
 (``OMP_NUM_THREADS``: OpenFHE reads it when the library loads). Before timing, each case prints
-one run's inputs and outputs at spread indices; :func:`verify` checks them against Python big
-integers (the NTT against :func:`fhe_hw.model.ntt.dft`, the product against the schoolbook sum,
-the base conversions against the CRT reconstruction), and a case that fails gets an ``error``
-row and no time. Times are medians of the runs after a warm-up, as :class:`.timing.Timing`
+one run's inputs and outputs at spread indices (and the primes and roots it ran with, which
+must be the plan's); :func:`verify` checks them against Python big integers, tower by tower
+(the NTT against :func:`fhe_hw.model.ntt.dft`, the products against the schoolbook sum, the
+base conversions against the CRT reconstruction), and a case that fails gets an ``error`` row
+and no time. Times are medians of the runs after a warm-up, as :class:`.timing.Timing`
 rows; what cannot be measured (no wheel, no headers, no g++, a failed build or run) is one row
 with an ``error`` that says what is missing and why.
 """
@@ -39,10 +48,11 @@ from typing import NamedTuple
 from .. import builddir
 from ..flow.run import run_logged
 from ..model.ntt import bit_reverse, dft
-from ..params import RNSBase, ntt_params, ntt_primes
+from ..params import RNSBase, ntt_params, ntt_primes, openfhe_primes
 from .timing import Timing, from_runs
 
-__all__ = ["SOURCE", "COMMON", "BITS", "NTT_SIZES", "PRODUCT_SIZES", "BASE_SETS", "OPERATIONS",
+__all__ = ["SOURCE", "COMMON", "BITS", "NTT_SIZES", "PRODUCT_SIZES", "BASE_SETS", "DCRT_SETS",
+           "OPERATIONS", "TRANSFORMS",
            "Case", "cases", "OpenFHEUnavailable", "library_dir", "include_dir", "compiler",
            "unavailable", "build",
            "thread_counts", "parse", "verify", "timings", "openfhe_baselines"]
@@ -51,21 +61,28 @@ __all__ = ["SOURCE", "COMMON", "BITS", "NTT_SIZES", "PRODUCT_SIZES", "BASE_SETS"
 SOURCE = Path(__file__).with_name("openfhe_bench.cpp")
 #: The header of the parts every program :func:`build` compiles may include (package data).
 COMMON = Path(__file__).with_name("openfhe_common.h")
-#: Bits of every prime.
+#: Bits of the primes of the one-residue NTTs and products and of the base conversions.
 BITS = 60
 NTT_SIZES = (4096, 16384, 65536)
 PRODUCT_SIZES = (4096, 65536)
 #: [Kir25]'s parameter sets (N, l): l source limbs to l target limbs.
 BASE_SETS = ((4096, 4), (16384, 7), (65536, 17))
+#: The DCRTPoly parameter sets (N, towers, bits of each tower's prime).
+DCRT_SETS = ((4096, 8, 30), (4096, 4, 60))
 
 LIBRARY = "libOPENFHEcore.so.1"
 HEADER = "lattice/lat-hal.h"
 EXTRA = "install the bench extra: pip install 'fhe_hw[bench]'"
 CHECKOUT = Path(__file__).resolve().parents[2]
 
-#: What each case of the plan measures.
+#: What each case of the plan measures: one residue (a ``NativePoly``), a whole ``DCRTPoly``
+#: (``dcrt-``), or a base conversion.
 OPERATIONS = {"ntt": "forward NTT", "mul": "negacyclic product",
+              "dcrt-ntt": "DCRTPoly forward NTT", "dcrt-mul": "DCRTPoly negacyclic product",
+              "dcrt-mul-eval": "DCRTPoly negacyclic product (b in evaluation form)",
               "exact": "exact base conversion", "fast": "fast base conversion"}
+#: The operations on a polynomial's towers (NTT and products), each checked with its roots.
+TRANSFORMS = ("ntt", "mul", "dcrt-ntt", "dcrt-mul", "dcrt-mul-eval")
 
 
 class OpenFHEUnavailable(Exception):
@@ -73,50 +90,80 @@ class OpenFHEUnavailable(Exception):
 
 
 class Case(NamedTuple):
-    """One benchmark case: ``op`` (``ntt``, ``mul``, ``exact`` or ``fast``), ring degree ``n``,
-    the ``source`` primes (one for ``ntt``/``mul``), the ``target`` primes of a base conversion
-    and ``psi``, the primitive 2n-th root of unity of an NTT or product."""
+    """One benchmark case: ``op`` (a key of :data:`OPERATIONS`), ring degree ``n``, the
+    ``source`` primes (one for ``ntt``/``mul``, a DCRTPoly's towers in OpenFHE's order for
+    ``dcrt-``), the ``target`` primes of a base conversion and ``psi``, the primitive 2n-th
+    root of unity of each source prime for an NTT or product."""
 
     op: str
     n: int
     source: tuple
     target: tuple = ()
-    psi: int = None
+    psi: tuple = ()
+
+    @property
+    def bits(self):
+        """Bits of the (first) source prime."""
+        return self.source[0].bit_length()
 
     def line(self):
-        """The case as a line of the benchmark's plan (its standard input)."""
+        """The case as a line of the benchmark's plan (its standard input): a DCRTPoly's line
+        names only its towers and their bits (OpenFHE picks the primes)."""
         if self.op in ("ntt", "mul"):
-            return f"{self.op} {self.n} {self.source[0]} {self.psi}"
+            return f"{self.op} {self.n} {self.source[0]} {self.psi[0]}"
+        if self.op in TRANSFORMS:
+            return f"{self.op} {self.n} {len(self.source)} {self.bits}"
         return " ".join(map(str, (self.op, self.n, len(self.source), len(self.target),
                                   *self.source, *self.target)))
 
     def name(self, threads):
         """The row name: ``OpenFHE <operation> <size> (<threads> thread[s])``."""
         if self.op in ("ntt", "mul"):
-            size = f"n={self.n} mod {BITS}-bit prime"
+            size = f"n={self.n} mod {self.bits}-bit prime"
+        elif self.op in TRANSFORMS:
+            size = f"N={self.n}, {len(self.source)} towers of {self.bits}-bit primes"
         else:
             size = f"N=2^{self.n.bit_length() - 1}, {len(self.source)} → {len(self.target)} limbs"
         return f"OpenFHE {OPERATIONS[self.op]} {size} ({threads} thread{'s' * (threads != 1)})"
 
     def params(self, threads):
-        out = {"op": self.op, "n": self.n, "bits": BITS, "threads": threads}
+        out = {"op": self.op, "n": self.n, "bits": self.bits, "threads": threads}
         if self.op in ("ntt", "mul"):
             out["q"] = self.source[0]
+        elif self.op in TRANSFORMS:
+            out["l"] = len(self.source)
         else:
             out.update(l=len(self.source), k=len(self.target))
         return out
 
 
-def cases(ntt=NTT_SIZES, products=PRODUCT_SIZES, bases=BASE_SETS):
-    """The benchmark's cases: forward NTTs at the sizes ``ntt``, products at ``products``, exact
-    and fast base conversions at each (N, l) of ``bases``, l → l limbs: the 2l largest 60-bit
-    primes q ≡ 1 mod 2N, the l smaller ones the source (as :func:`fhe_hw.rns.default_bases`
-    splits them)."""
+def _roots(primes, n):
+    """ψ of each prime: its smallest primitive 2n-th root of unity, the one OpenFHE gives a
+    ``DCRTPoly``'s towers (the convention ``root="openfhe"``). A one-residue case takes it too:
+    OpenFHE keeps its NTT tables per modulus for the whole process, made with the first root
+    it meets, so a case with another root for a prime another case uses (the largest 60-bit
+    prime ≡ 1 mod 8192 is both the n = 4096 NTT's and a DCRTPoly tower) would be transformed
+    with the first case's root."""
+    return tuple(ntt_params(q, n, negacyclic=True, root="openfhe").psi for q in primes)
+
+
+def cases(ntt=NTT_SIZES, products=PRODUCT_SIZES, bases=BASE_SETS, dcrt=DCRT_SETS):
+    """The benchmark's cases: forward NTTs of one residue at the sizes ``ntt``, products at
+    ``products`` (the largest 60-bit prime q ≡ 1 mod 2n); for each (N, towers, bits) of
+    ``dcrt`` a DCRTPoly's forward NTT, product and product with one operand in evaluation form,
+    on the towers OpenFHE picks (:func:`~fhe_hw.params.openfhe_primes`); exact and fast base
+    conversions at each (N, l) of ``bases``, l → l limbs: the 2l largest 60-bit primes
+    q ≡ 1 mod 2N, the l smaller ones the source (as :func:`fhe_hw.rns.default_bases` splits
+    them). Every NTT prime has the root :func:`_roots` gives it."""
     out = []
     for op, sizes in (("ntt", ntt), ("mul", products)):
         for n in sizes:
             q = ntt_primes(BITS, n, 1)[0]
-            out.append(Case(op, n, (q,), psi=ntt_params(q, n, negacyclic=True).psi))
+            out.append(Case(op, n, (q,), psi=_roots((q,), n)))
+    for n, towers, bits in dcrt:
+        primes = openfhe_primes(bits, n, towers)
+        out += [Case(op, n, primes, psi=_roots(primes, n))
+                for op in ("dcrt-ntt", "dcrt-mul", "dcrt-mul-eval")]
     for n, l in bases:
         primes = ntt_primes(BITS, n, 2 * l)
         out += [Case(op, n, tuple(primes[:l]), tuple(primes[l:])) for op in ("exact", "fast")]
@@ -266,29 +313,47 @@ def _residues(values, moduli):
         all(isinstance(v, int) and 0 <= v < m for v, m in zip(values, moduli))
 
 
-def _check_ntt(case, check):
+def _check_towers(case, check, keys, reference):
+    """None when, in every tower t of ``case``, the outputs equal ``reference(q_t, ψ_t, index,
+    *inputs)`` (``check[key][t]`` for each of ``keys``: n residues mod q_t), else what differs
+    first."""
+    lists = [check[key] for key in keys + ("output",)]
+    if not all(isinstance(v, list) and len(v) == len(case.source) for v in lists):
+        return f"{', '.join(keys + ('output',))}: not one list per tower ({len(case.source)})"
+    for t, (q, psi, *inputs, output) in enumerate(zip(case.source, case.psi, *lists)):
+        if not all(_residues(x, [q] * case.n) for x in inputs):
+            return f"tower {t}: the {' and '.join(keys)} are not n residues mod {q}"
+        wrong = _mismatch(f"{OPERATIONS[case.op]}, tower {t} (q = {q})", check["index"],
+                          reference(q, psi, check["index"], *inputs), output)
+        if wrong:
+            return wrong
+    return None
+
+
+def _ntt(q, psi, index, a):
     """Position i of the evaluation form holds a(ψ^(2j+1)), j = bit-reversal of i: the cyclic
     DFT (:func:`~fhe_hw.model.ntt.dft`) of a_i·ψ^i at ω = ψ², bit-reversed."""
-    q, psi, a = case.source[0], case.psi, check["input"]
-    if not _residues(a, [q] * case.n):
-        return "the input is not n residues"
     twisted, w = [], 1
     for v in a:
         twisted.append(v * w % q)
         w = w * psi % q
-    bits = case.n.bit_length() - 1
-    want = dft(twisted, q, psi * psi % q, [bit_reverse(i, bits) for i in check["index"]])
-    return _mismatch("forward NTT", check["index"], want, check["output"])
+    bits = len(twisted).bit_length() - 1
+    return dft(twisted, q, psi * psi % q, [bit_reverse(i, bits) for i in index])
+
+
+def _product(q, psi, index, a, b):
+    """c_k = Σ_{i ≤ k} a_i·b_(k-i) − Σ_{i > k} a_i·b_(n+k-i) mod q (schoolbook, per index)."""
+    n = len(a)
+    return [(sum(a[i] * b[k - i] for i in range(k + 1))
+             - sum(a[i] * b[n + k - i] for i in range(k + 1, n))) % q for k in index]
+
+
+def _check_ntt(case, check):
+    return _check_towers(case, check, ("input",), _ntt)
 
 
 def _check_mul(case, check):
-    """c_k = Σ_{i ≤ k} a_i·b_(k-i) − Σ_{i > k} a_i·b_(n+k-i) mod q (schoolbook, per index)."""
-    q, n, a, b = case.source[0], case.n, check["a"], check["b"]
-    if not (_residues(a, [q] * n) and _residues(b, [q] * n)):
-        return "the inputs are not n residues each"
-    want = [(sum(a[i] * b[k - i] for i in range(k + 1))
-             - sum(a[i] * b[n + k - i] for i in range(k + 1, n))) % q for k in check["index"]]
-    return _mismatch("negacyclic product", check["index"], want, check["output"])
+    return _check_towers(case, check, ("input", "b"), _product)
 
 
 def _check_base(case, check):
@@ -317,15 +382,17 @@ def _check_base(case, check):
     return None
 
 
-_CHECKS = {"ntt": _check_ntt, "mul": _check_mul, "exact": _check_base, "fast": _check_base}
+_CHECKS = {"ntt": _check_ntt, "mul": _check_mul, "dcrt-ntt": _check_ntt, "dcrt-mul": _check_mul,
+           "dcrt-mul-eval": _check_mul, "exact": _check_base, "fast": _check_base}
 
 
 def verify(case, check, samples):
     """None when ``check`` (the benchmark's check record of ``case``: one run's inputs and
     outputs at ``samples`` spread indices, all of them when n is smaller) is right, else what is
     wrong."""
-    expect = {"q": case.source[0], "psi": case.psi} if case.op in ("ntt", "mul") else \
-        {"source": list(case.source), "target": list(case.target)}
+    expect = {"source": list(case.source)}
+    expect.update({"psi": list(case.psi)} if case.op in TRANSFORMS else
+                  {"target": list(case.target)})
     for key, value in expect.items():
         if check.get(key) != value:
             return f"the check ran with {key} = {check.get(key)}, the plan had {value}"
@@ -344,7 +411,7 @@ def verify(case, check, samples):
 def _find(records, kind, case):
     for r in records:
         if r.get("kind") == kind and r.get("op") == case.op and r.get("n") == case.n and \
-                r.get("l", 1) == (len(case.source) if case.op in ("exact", "fast") else 1):
+                r.get("l", 1) == len(case.source):
             return r
     return None
 

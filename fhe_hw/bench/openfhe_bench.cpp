@@ -4,19 +4,27 @@
 //
 // Usage: openfhe_bench SEED WARMUP REPEAT SAMPLES < plan
 //
-// The plan has one case per line (the caller chooses the moduli):
+// The plan has one case per line (the caller chooses the moduli, OpenFHE a DCRTPoly's):
 //   ntt   N q psi                   forward negacyclic NTT of one residue (NativePoly::SwitchFormat)
 //   mul   N q psi                   a*b mod (x^N + 1, q): two forward NTTs, pointwise, inverse NTT
+//   dcrt-ntt      N t bits          forward NTT of a whole DCRTPoly (SwitchFormat on every tower)
+//   dcrt-mul      N t bits          a*b of DCRTPolys: two forward NTTs, pointwise, inverse NTT
+//   dcrt-mul-eval N t bits          a*b with b in evaluation form before timing: one forward NTT,
+//                                   pointwise, inverse NTT
 //   exact N l k q_1..q_l p_1..p_k   DCRTPoly::SwitchCRTBasis (HPS), l -> k limbs
 //   fast  N l k q_1..q_l p_1..p_k   DCRTPoly::ApproxSwitchCRTBasis, l -> k limbs
-// psi is a primitive 2N-th root of unity mod q. Inputs are uniform residues from
+// psi is a primitive 2N-th root of unity mod q. A DCRTPoly has the t towers of bits-bit primes
+// OpenFHE itself picks (ILDCRTParams(2N, t, bits)). Inputs are uniform residues from
 // mt19937_64(SEED), coefficient form.
 //
 // Output, JSON lines on stdout:
 //   {"kind": "info", ...}               OpenMP's thread counts as the library sees them
 //   {"kind": "check", "op", "n", ...}   one run's inputs and outputs at SAMPLES spread indices
-//                                       (NTT and product inputs whole), written before timing
+//                                       (NTT and product inputs whole, one list per tower, with
+//                                       the towers' moduli "source" and roots "psi"), written
+//                                       before timing
 //   {"kind": "time", "op", "n", "runs": [seconds, ...]}   REPEAT timed runs after WARMUP runs
+// ("l", the number of towers or source limbs, beside "n" in both but for ntt and mul)
 // OpenFHE's parallel loops take their thread count from what OpenMP reports when the library
 // loads (lbcrypto::ParallelControls), so the caller sets OMP_NUM_THREADS; the info line says
 // what the library saw.
@@ -75,6 +83,37 @@ void time_runs(const std::string& head, int warmup, int repeat, Prepare prepare,
     std::cout << out.str() << std::endl;
 }
 
+// A polynomial's residues, one row per tower.
+using Rows = std::vector<std::vector<uint64_t>>;
+
+std::string lists(const Rows& rows) {
+    std::string out = "[";
+    for (size_t t = 0; t < rows.size(); ++t)
+        out += (t ? "," : "") + list(rows[t]);
+    return out + "]";
+}
+
+// The towers of a NativePoly's parameters (one) or a DCRTPoly's; the polynomial in coefficient
+// form holding rows; a polynomial's rows at the indices idx.
+std::vector<std::shared_ptr<ILNativeParams>> towers(const std::shared_ptr<ILNativeParams>& params) {
+    return {params};
+}
+
+std::vector<std::shared_ptr<ILNativeParams>> towers(const std::shared_ptr<ILDCRTParams<BigInteger>>& params) {
+    return params->GetParams();
+}
+
+NativePoly assemble(const std::shared_ptr<ILNativeParams>& params, const Rows& rows) {
+    return poly(params, rows[0]);
+}
+
+DCRTPoly assemble(const std::shared_ptr<ILDCRTParams<BigInteger>>& params, const Rows& rows) {
+    DCRTPoly out(params, Format::COEFFICIENT, true);
+    for (size_t t = 0; t < rows.size(); ++t)
+        out.SetElementAtIndex(t, poly(params->GetParams()[t], rows[t]));
+    return out;
+}
+
 std::vector<uint64_t> at(const NativePoly& p, const std::vector<size_t>& idx) {
     std::vector<uint64_t> out;
     for (auto i : idx)
@@ -82,49 +121,104 @@ std::vector<uint64_t> at(const NativePoly& p, const std::vector<size_t>& idx) {
     return out;
 }
 
-// ntt and mul: one residue mod q with psi a primitive 2N-th root.
-void transform(const std::string& op, std::istream& line, size_t samples, int warmup, int repeat) {
-    size_t n;
-    uint64_t q, psi;
-    line >> n >> q >> psi;
-    auto params = std::make_shared<ILNativeParams>(2 * n, NativeInteger(q), NativeInteger(psi));
-    auto idx    = spread(n, samples);
-    std::ostringstream head;
-    head << "\"op\":\"" << op << "\",\"n\":" << n;
+Rows rows_at(const NativePoly& p, const std::vector<size_t>& idx) {
+    return {at(p, idx)};
+}
+
+Rows rows_at(const DCRTPoly& p, const std::vector<size_t>& idx) {
+    Rows out;
+    for (size_t t = 0; t < p.GetNumOfElements(); ++t)
+        out.push_back(at(p.GetElementAtIndex(t), idx));
+    return out;
+}
+
+// The rows of residues by index: one row per index, its residues tower by tower.
+Rows transpose(const Rows& rows) {
+    Rows out(rows.empty() ? 0 : rows[0].size());
+    for (const auto& row : rows)
+        for (size_t s = 0; s < row.size(); ++s)
+            out[s].push_back(row[s]);
+    return out;
+}
+
+// Uniform residues below each tower's modulus.
+Rows uniform_rows(const std::vector<uint64_t>& moduli, size_t n) {
+    Rows out;
+    for (auto q : moduli)
+        out.push_back(uniform(rng, n, q));
+    return out;
+}
+
+// kind ntt, mul or mul-eval (the product with b in evaluation form before the timed runs, as
+// OpenFHE keeps keys) of a NativePoly or a DCRTPoly with the parameters params; head names the
+// case in its check and time lines.
+template <typename Params>
+void transform(const std::string& kind, const std::string& head, const Params& params, size_t n, size_t samples,
+               int warmup, int repeat) {
+    std::vector<uint64_t> moduli, roots;
+    for (const auto& t : towers(params)) {
+        moduli.push_back(t->GetModulus().template ConvertToInt<uint64_t>());
+        roots.push_back(t->GetRootOfUnity().template ConvertToInt<uint64_t>());
+    }
+    auto a   = uniform_rows(moduli, n);
+    auto idx = spread(n, samples);
     std::ostringstream check;
-    check << "{\"kind\":\"check\"," << head.str() << ",\"q\":" << q << ",\"psi\":" << psi;
-    auto a = uniform(rng, n, q);
-    auto x = poly(params, a);
-    NativePoly y, z;
-    if (op == "ntt") {
-        y = x;
+    check << "{\"kind\":\"check\"," << head << ",\"source\":" << list(moduli) << ",\"psi\":" << list(roots)
+          << ",\"index\":" << list(idx) << ",\"input\":" << lists(a);
+    auto x = assemble(params, a);
+    auto y = x;
+    if (kind == "ntt") {
         y.SwitchFormat();
-        check << ",\"input\":" << list(a) << ",\"index\":" << list(idx) << ",\"output\":" << list(at(y, idx)) << "}";
+        check << ",\"output\":" << lists(rows_at(y, idx)) << "}";
         std::cout << check.str() << std::endl;
-        time_runs(head.str(), warmup, repeat, [&] { y = x; }, [&] { y.SwitchFormat(); });
+        time_runs(head, warmup, repeat, [&] { y = x; }, [&] { y.SwitchFormat(); });
         return;
     }
-    auto b  = uniform(rng, n, q);
-    auto xb = poly(params, b);
+    auto b     = uniform_rows(moduli, n);
+    auto xb    = assemble(params, b);
+    bool ready = kind == "mul-eval";
+    if (ready)
+        xb.SwitchFormat();
+    auto z       = xb;
+    auto prepare = [&] {
+        y = x;
+        z = xb;
+    };
     auto product = [&] {
         y.SwitchFormat();
-        z.SwitchFormat();
+        if (!ready)
+            z.SwitchFormat();
         y *= z;
         y.SwitchFormat();
     };
-    y = x;
-    z = xb;
+    prepare();
     product();
-    check << ",\"a\":" << list(a) << ",\"b\":" << list(b) << ",\"index\":" << list(idx)
-          << ",\"output\":" << list(at(y, idx)) << "}";
+    check << ",\"b\":" << lists(b) << ",\"output\":" << lists(rows_at(y, idx)) << "}";
     std::cout << check.str() << std::endl;
-    time_runs(
-        head.str(), warmup, repeat,
-        [&] {
-            y = x;
-            z = xb;
-        },
-        product);
+    time_runs(head, warmup, repeat, prepare, product);
+}
+
+// ntt and mul: one residue mod q with psi a primitive 2N-th root.
+void native(const std::string& op, std::istream& line, size_t samples, int warmup, int repeat) {
+    size_t n;
+    uint64_t q, psi;
+    line >> n >> q >> psi;
+    std::ostringstream head;
+    head << "\"op\":\"" << op << "\",\"n\":" << n;
+    transform(op, head.str(), std::make_shared<ILNativeParams>(2 * n, NativeInteger(q), NativeInteger(psi)), n,
+              samples, warmup, repeat);
+}
+
+// dcrt-ntt, dcrt-mul and dcrt-mul-eval: a DCRTPoly with the towers OpenFHE picks for that many
+// primes of that many bits (ILDCRTParams(2N, towers, bits): LastPrime, then PreviousPrime; each
+// with its smallest primitive 2N-th root).
+void dcrt(const std::string& op, std::istream& line, size_t samples, int warmup, int repeat) {
+    size_t n, towers, bits;
+    line >> n >> towers >> bits;
+    std::ostringstream head;
+    head << "\"op\":\"" << op << "\",\"n\":" << n << ",\"l\":" << towers;
+    transform(op.substr(5), head.str(), std::make_shared<ILDCRTParams<BigInteger>>(2 * n, towers, bits), n, samples,
+              warmup, repeat);
 }
 
 // exact and fast: DCRTPoly's base conversions with the tables OpenFHE's BFV/CKKS parameters hold
@@ -139,33 +233,15 @@ void base_conversion(const std::string& op, std::istream& line, size_t samples, 
         line >> v;
     CRTTables tables(n, q, p);
 
-    DCRTPoly x(tables.source, Format::COEFFICIENT, true);
-    std::vector<std::vector<uint64_t>> residues;
-    for (size_t i = 0; i < l; ++i) {
-        residues.push_back(uniform(rng, n, q[i]));
-        x.SetElementAtIndex(i, poly(tables.source->GetParams()[i], residues.back()));
-    }
+    auto x       = assemble(tables.source, uniform_rows(q, n));
     auto convert = [&] { return op == "exact" ? tables.exact(x) : tables.approx(x); };
-    auto y   = convert();
-    auto idx = spread(n, samples);
+    auto y       = convert();
+    auto idx     = spread(n, samples);
     std::ostringstream head, check;
     head << "\"op\":\"" << op << "\",\"n\":" << n << ",\"l\":" << l << ",\"k\":" << k;
     check << "{\"kind\":\"check\"," << head.str() << ",\"source\":" << list(q) << ",\"target\":" << list(p)
-          << ",\"index\":" << list(idx) << ",\"input\":[";
-    for (size_t s = 0; s < idx.size(); ++s) {
-        std::vector<uint64_t> col;
-        for (size_t i = 0; i < l; ++i)
-            col.push_back(residues[i][idx[s]]);
-        check << (s ? "," : "") << list(col);
-    }
-    check << "],\"output\":[";
-    for (size_t s = 0; s < idx.size(); ++s) {
-        std::vector<uint64_t> col;
-        for (size_t j = 0; j < k; ++j)
-            col.push_back(y.GetElementAtIndex(j)[idx[s]].ConvertToInt<uint64_t>());
-        check << (s ? "," : "") << list(col);
-    }
-    check << "]}";
+          << ",\"index\":" << list(idx) << ",\"input\":" << lists(transpose(rows_at(x, idx)))
+          << ",\"output\":" << lists(transpose(rows_at(y, idx))) << "}";
     std::cout << check.str() << std::endl;
     time_runs(head.str(), warmup, repeat, [] {}, [&] { y = convert(); });
 }
@@ -191,7 +267,9 @@ int main(int argc, char** argv) {
         if (!(line >> op))
             continue;
         if (op == "ntt" || op == "mul")
-            transform(op, line, samples, warmup, repeat);
+            native(op, line, samples, warmup, repeat);
+        else if (op == "dcrt-ntt" || op == "dcrt-mul" || op == "dcrt-mul-eval")
+            dcrt(op, line, samples, warmup, repeat);
         else if (op == "exact" || op == "fast")
             base_conversion(op, line, samples, warmup, repeat);
         else {
