@@ -111,7 +111,7 @@ class TowersPlan(StreamPlan):
     prime_n : int or None
         The primes are OpenFHE's for this ring degree (default ``n``): q ≡ 1 (mod 2·prime_n).
         A larger power of two gives primes whose ModMuls are Montgomery's with a 17-bit word
-        (prime_n >= 2^16: 6 MULT18X18D at 30 bits, against 10 for Barrett).
+        (prime_n >= 2^16), which takes fewer DSPs than Barrett's.
     primes : sequence of int or None
         The towers' primes q_0, ..., q_(L-1), each ≡ 1 (mod 2n) and distinct (they replace
         ``limbs``, ``prime_bits`` and ``prime_n``); default None:
