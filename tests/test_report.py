@@ -11,6 +11,7 @@ from fhe_hw.bench.timing import Timing
 from fhe_hw.cli import main
 from fhe_hw.flow.rows import Row, shown
 from fhe_hw.ntt.configs import STREAMING_TABLE, streaming_params
+from fhe_hw.poly.configs import POLY_TABLE
 from fhe_hw.report import committed, core, sections, writers
 from fhe_hw.report.core import Part, Section, Table, Unavailable
 from fhe_hw.rns.configs import REPORT_ROWS as RNS_ROWS
@@ -325,15 +326,40 @@ def test_device_limit_divides_by_156_dsp_and_each_configurations_own_fmax(monkey
     ctx = SimpleNamespace(full=False, synth=synth)
     (table,) = sections.device_limit(ctx).tables
     by_config = {row[1]: row for row in table.rows}
-    p4 = by_config["ntt n=4096, butterflies=4, tiled=True"]
+    p4 = by_config["ntt n=4096, butterflies=4, tiled=True (one operation)"]
     cycles = get_unit("ntt").cycles(streaming_params(4096, 4))
     limit = 156 // 16 * 100.0 / 1e3                              # 9 ModMuls at 100 MHz
     rate = 24576 * 70.0 / cycles / 1e3                           # the engine's own Fmax
     assert p4[3:] == [16, 100.0, limit, 70.0, cycles, 24576, rate, rate / limit]
-    p1 = by_config["ntt n=4096, butterflies=1, tiled=True"]
+    p1 = by_config["ntt n=4096, butterflies=1, tiled=True (one operation)"]
     assert p1[6] is None and p1[-2:] == [None, None]           # no synthesis, no rate
     sk = next(row for row in table.rows if row[0] == "shenoy-kumaresan")
     assert sk[3:6] == [None, None, None]                       # its ModMul not measured
+
+
+def test_device_limit_of_the_rns_polynomial_ntt_per_polynomial_and_back_to_back():
+    """The polynomial NTT's rows: L·n/2·log2 n products over one polynomial's cycles() and
+    over the cycles per polynomial of a stream (cycles(3) − cycles(2)), against its own
+    ModMul's limit."""
+    row = POLY_TABLE[0]
+
+    def synth(unit, params, flow="ecp5"):
+        if unit == "mod-mul":
+            own = {"modulus": str(get_unit(row.unit).make_plan(row.params).towers[0]),
+                   "tiled": True}
+            return SimpleNamespace(dsp=6, fmax_mhz=200.0) if params == own else None
+        return SimpleNamespace(fmax_mhz=100.0) if params == row.params else None
+
+    (table,) = sections.device_limit(SimpleNamespace(full=False, synth=synth)).tables
+    rows = [r for r in table.rows if r[0] == "rns-poly-ntt" and r[6] is not None]
+    unit = get_unit("rns-poly-ntt")
+    one = unit.cycles(row.params)
+    period = unit.cycles(row.params, polys=3) - unit.cycles(row.params, polys=2)
+    products = 8 * 4096 // 2 * 12
+    limit = 156 // 6 * 200.0 / 1e3
+    assert [r[7:9] for r in rows] == [[one, products], [period, products]]
+    assert rows[1][-1] == pytest.approx(products * 100.0 / period / 1e3 / limit)
+    assert rows[0][1].endswith("(one polynomial)") and rows[1][1].endswith("(back to back)")
 
 
 def test_device_limit_of_a_karatsuba_engine_is_its_own_karatsuba_modmuls(monkeypatch):

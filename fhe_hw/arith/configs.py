@@ -42,12 +42,16 @@ MODMULS = [row for row in REDUCER_TABLE if row.unit == "mod-mul" and "reducer" n
 #: section, ``fhe_hw.report.sections``): the streaming NTT's at n = 4096 (tiled over solinas64,
 #: with Karatsuba as the P = 8 engine's, and tiled over the 30-bit RNS prime 2^30 - 2^18 + 1)
 #: and the RNS engines' (one of their 32-bit primes ≡ 1 mod 2^17, the first below 2^32:
-#: Montgomery with a 17-bit word). ``fhe-hw table engine-modmuls``.
+#: Montgomery with a 17-bit word), and the RNS polynomial NTT's (the 30-bit one is the
+#: streaming NTT's). ``fhe-hw table engine-modmuls``.
 ENGINE_MODMULS = [
     Row("mod-mul", {"modulus": "solinas64", "tiled": True}),
     Row("mod-mul", {"modulus": "solinas64", "tiled": True, "karatsuba": True}),
     Row("mod-mul", {"modulus": "1073479681", "tiled": True}),
     Row("mod-mul", {"modulus": 4293918721}),
+    # The 60-bit RNS polynomial NTT's (fhe_hw.poly.configs): OpenFHE's first 60-bit prime for
+    # N = 4096, Barrett, with Karatsuba as the engines'.
+    Row("mod-mul", {"modulus": "1152921504606830593", "tiled": True, "karatsuba": True}),
 ]
 
 #: A quick smoke set: the smallest reducer and multiplier.

@@ -25,11 +25,13 @@ from ..ntt import FourStepNTTPlan, StreamingFourStepNTTPlan, StreamingNTTPlan
 from ..ntt.configs import REPORT_STREAMING, STREAMING_TABLE
 from ..ntt.four_step_plan import FourStepPlan, control_cycles, control_trace
 from ..params import ntt_primes
+from ..poly.configs import POLY_MODMULS, POLY_TABLE
 from ..rns import Kawamura, MixedRadix, ShenoyKumaresan, ShenoyKumaresanPlan, default_bases
 from ..rns.configs import ITERATION_SETS, SYNTH_TABLE, sk
 from ..rns.configs import REPORT_ROWS as RNS_ROWS
 from ..rns.configs import TARGET as RNS_TARGET
 from ..tables import paper as P
+from ..tables.poly import timing as poly_timing
 from ..units import get_unit
 from .core import Part, Plot, Table, Unavailable, ratio, section
 
@@ -756,17 +758,22 @@ def cpu_vs_hardware(ctx):
 # --- the device's limit ------------------------------------------------------------------------
 
 def _limit_engines():
-    """(engine row, the ModMul row of its modulus, modular products of one operation): the
-    streaming NTT at n = 4096 and the synthesized Shenoy–Kumaresan and fast-base-conversion
-    rows. An RNS engine's ModMul is ``mod-mul`` of one prime of its base's form (same bits,
+    """(engine row, the ModMul row of its modulus, modular products of one operation, its
+    cycles, what the cycles count): the streaming NTT at n = 4096, the synthesized
+    Shenoy–Kumaresan and fast-base-conversion rows (one operation, first input to last
+    output), and the RNS polynomial NTT rows (one polynomial, and one of a stream back to
+    back). An RNS engine's ModMul is ``mod-mul`` of one prime of its base's form (same bits,
     same 2N: the same Montgomery word)."""
     out = []
+
+    def one(row):
+        return get_unit(row.unit).cycles(row.params)
     for row in STREAMING_TABLE:
         if row.params["n"] == 4096:
             # the engine's own ModMul: tiled, and Karatsuba, as the engine's are
             same = {key: True for key in ("tiled", "karatsuba") if row.params.get(key)}
             mm = Row("mod-mul", {"modulus": row.params["modulus"], **same})
-            out.append((row, mm, ntt_products(row.params["n"])))
+            out.append((row, mm, ntt_products(row.params["n"]), one(row), "one operation"))
     for row in SYNTH_TABLE:
         if row.unit in ("shenoy-kumaresan", "fast-base-conversion"):
             p = row.params
@@ -774,14 +781,19 @@ def _limit_engines():
             method = "fast" if row.unit == "fast-base-conversion" else "shenoy-kumaresan"
             out.append((row, Row("mod-mul", {"modulus": prime}),
                         p["n"] * rns_products(method, p["source_limbs"],
-                                                              p["target_limbs"])))
+                                              p["target_limbs"]), one(row), "one operation"))
+    for row, mm in zip(POLY_TABLE, POLY_MODMULS):
+        products = row.params["limbs"] * ntt_products(row.params["n"])
+        latency, period = poly_timing(row)
+        out += [(row, mm, products, latency, "one polynomial"),
+                (row, mm, products, period, "back to back")]
     return out
 
 
 def _limit_rows():
     """The engines and their ModMuls."""
     rows = []
-    for engine, mm, _ in _limit_engines():
+    for engine, mm, *_ in _limit_engines():
         for row in (mm, engine):
             if _triple(row) not in rows:
                 rows.append(_triple(row))
@@ -797,12 +809,11 @@ def device_limit(ctx):
                "limit Gprod/s", "engine Fmax MHz", "cycles()", "products / op",
                "engine Gprod/s", "fraction of the limit"])
     findings = []
-    for engine, mm, products in _limit_engines():
+    for engine, mm, products, cycles, counted in _limit_engines():
         m, e = (ctx.synth(*_triple(row)) for row in (mm, engine))
         limit = (ECP5_85F_DSP // m.dsp * m.fmax_mhz / 1e3) if m and m.dsp else None
-        cycles = get_unit(engine.unit).cycles(engine.params)
         rate = products * e.fmax_mhz / cycles / 1e3 if e else None
-        label = f"{engine.unit} {shown(engine.params, ('prime_n', 'modulus'))}"
+        label = f"{engine.unit} {shown(engine.params, ('prime_n', 'modulus'))} ({counted})"
         t.rows.append([engine.unit, label, shown(mm.params), m.dsp if m else None,
                        m.fmax_mhz if m else None, limit, e.fmax_mhz if e else None, cycles,
                        products, rate, ratio(rate, limit)])
@@ -814,6 +825,8 @@ def device_limit(ctx):
                 "coefficient, times N), each counted against the model's own multiplications "
                 "in the tests.",
                 "An engine's rate is over one operation from its first input to its last "
-                "output (latency included); without its synthesis result (not in this run "
-                "and not in a committed block) the engine columns are empty."]
+                "output (latency included); the RNS polynomial NTT's also over one polynomial "
+                "of a stream back to back (cycles(3) − cycles(2)), its products L times the "
+                "NTT's; without its synthesis result (not in this run and not in a committed "
+                "block) the engine columns are empty."]
     return Part([t], [], findings)

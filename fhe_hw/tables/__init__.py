@@ -24,6 +24,7 @@ MODULES = {
     "ntt-streaming": "ntt_streaming",
     "ntt-cosim": "ntt_cosim",
     "ntt-four-step": "ntt_cosim",
+    "rns-poly": "poly",
     "large-int": "large_int",
     "large-int-asic": "large_int",
     "bigint": "bigint",

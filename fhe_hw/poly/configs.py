@@ -1,0 +1,36 @@
+"""Named configurations of the RNS polynomial units.
+
+:data:`POLY_TABLE` is the documented ECP5-85F table of the polynomial NTT (``fhe-hw table
+rns-poly``, ``docs/results/poly.md``), the configurations issue 46 sets at N = 4096: 8 towers of
+30-bit primes with two butterflies per engine (OpenFHE's primes of the ring 2^16, ≡ 1 mod 2^17:
+Montgomery ModMuls), and 4 towers of OpenFHE's 60-bit primes with one butterfly per engine and
+Karatsuba ModMuls; one engine per tower. :data:`POLY_MODMULS` is each row's ModMul, whose DSP
+count and Fmax set the device's limit in the report.
+"""
+
+from ..flow.rows import Row
+from ..ntt.configs import STREAMING_TARGET
+from ..units import get_unit
+
+__all__ = ["POLY_TABLE", "POLY_MODMULS", "modmul_row"]
+
+POLY_TABLE = [
+    Row("rns-poly-ntt", {"n": 4096, "limbs": 8, "prime_bits": 30, "prime_n": 65536,
+                         "butterflies": 2}, STREAMING_TARGET),
+    Row("rns-poly-ntt", {"n": 4096, "limbs": 4, "prime_bits": 60, "butterflies": 1,
+                         "karatsuba": True}, STREAMING_TARGET),
+]
+
+
+def modmul_row(row):
+    """The ``mod-mul`` row of ``row``'s engines: its first tower's prime (every tower has its
+    width and reducer), tiled, with Karatsuba as the engines'."""
+    plan = get_unit(row.unit).make_plan(row.params)
+    params = {"modulus": str(plan.towers[0]), "tiled": True}
+    if row.params.get("karatsuba"):
+        params["karatsuba"] = True
+    return Row("mod-mul", params)
+
+
+#: The ModMul of each :data:`POLY_TABLE` row.
+POLY_MODMULS = [modmul_row(row) for row in POLY_TABLE]
