@@ -15,11 +15,12 @@ from helpers import rng_for
 from fhe_hw import builddir
 from fhe_hw.bench import openfhe as O
 from fhe_hw.model.ntt import ntt_radix2, poly_mul_negacyclic
-from fhe_hw.params import ntt_params, openfhe_primes
+from fhe_hw.params import convention_root, ntt_params, openfhe_primes
 
 N = 16
-SMALL = O.cases(ntt=(N,), products=(N,), bases=((N, 3),), dcrt=((N, 3, 30),))
-NTT, MUL, DNTT, DMUL, DEVAL, EXACT, FAST = SMALL
+# Towers of 30-bit primes ≡ 1 mod 2^7 (prime_n = 4N), as fhe_hw.poly's prime_n would pick them.
+SMALL = O.cases(ntt=(N,), products=(N,), bases=((N, 3),), dcrt=((N, 3, 30, 4 * N),))
+NTT, MUL, DNTT, DMUL, DEVAL, DEXACT, EXACT, FAST = SMALL
 
 
 UNAVAILABLE = O.unavailable()
@@ -179,27 +180,53 @@ def test_cases_use_60_bit_primes_and_primitive_roots():
         == [3, 3]
 
 
-@pytest.mark.parametrize("n, towers, bits", O.DCRT_SETS + ((N, 3, 30),))
-def test_dcrt_cases_have_openfhes_towers_and_smallest_roots(n, towers, bits):
-    plan = O.cases(ntt=(), products=(), bases=(), dcrt=((n, towers, bits),))
-    assert [c.op for c in plan] == ["dcrt-ntt", "dcrt-mul", "dcrt-mul-eval"]
-    case = plan[0]
-    assert case.source == openfhe_primes(bits, n, towers)
+def test_dcrt_sets_have_the_hardwares_primes():
+    # The 30-bit towers of fhe_hw.poly's ECP5 configuration (Montgomery ModMuls: q ≡ 1 mod 2^17).
+    assert O.DCRT_SETS == ((4096, 8, 30, 65536), (4096, 4, 60, 4096))
+
+
+@pytest.mark.parametrize("n, towers, bits, prime_n", O.DCRT_SETS + ((N, 3, 30, 4 * N),))
+def test_dcrt_cases_have_the_rules_towers_and_openfhes_roots(n, towers, bits, prime_n):
+    plan = O.cases(ntt=(), products=(), bases=(), dcrt=((n, towers, bits, prime_n),))
+    assert [c.op for c in plan] == ["dcrt-ntt", "dcrt-mul", "dcrt-mul-eval", "dcrt-exact"]
+    case, conversion = plan[0], plan[3]
+    assert case.source == conversion.source == openfhe_primes(bits, prime_n, towers)
     assert list(case.source) == sorted(case.source, reverse=True) and len(case.source) == towers
+    # B: the next primes of the same rule, none of them in Q.
+    assert conversion.target == openfhe_primes(bits, prime_n, 2 * towers)[towers:]
+    assert max(conversion.target) < min(case.source) and len(conversion.target) == towers
     for q, psi in zip(case.source, case.psi):
-        assert q.bit_length() == bits and q % (2 * n) == 1 and pow(psi, n, q) == q - 1
+        assert q.bit_length() == bits and q % (2 * prime_n) == 1 and pow(psi, n, q) == q - 1
+        assert psi == convention_root(q, 2 * n, "openfhe")
         # OpenFHE's RootOfUnity: the least of the primitive 2n-th roots ψ^j, j odd.
         assert psi == min(pow(psi, j, q) for j in range(1, 2 * n, 2))
-    assert case.line() == f"dcrt-ntt {n} {towers} {bits}"
+    assert case.line() == " ".join(map(str, ("dcrt-ntt", n, towers, *case.source)))
+    assert conversion.line() == " ".join(map(str, ("dcrt-exact", n, towers, towers,
+                                                   *conversion.source, *conversion.target)))
+    rule = f"{bits}-bit primes ≡ 1 mod 2^{(2 * prime_n).bit_length() - 1}"
     assert plan[2].name(2) == f"OpenFHE DCRTPoly negacyclic product (b in evaluation form) " \
-        f"N={n}, {towers} towers of {bits}-bit primes (2 threads)"
-    assert case.params(1) == {"op": "dcrt-ntt", "n": n, "bits": bits, "threads": 1, "l": towers}
+        f"N={n}, {towers} towers of {rule} (2 threads)"
+    assert conversion.name(1) == f"OpenFHE DCRTPoly exact base conversion to the next primes " \
+        f"N={n}, {towers} → {towers} towers of {rule} (1 thread)"
+    assert case.params(1) == {"op": "dcrt-ntt", "n": n, "bits": bits, "threads": 1, "l": towers,
+                              "prime_n": prime_n}
+    assert conversion.params(2) == {"op": "dcrt-exact", "n": n, "bits": bits, "threads": 2,
+                                    "l": towers, "k": towers, "prime_n": prime_n}
+
+
+@pytest.mark.parametrize("prime_n, message", [
+    (N // 2, "prime_n must be a power of two of at least 16"),
+    (3 * N, "prime_n must be a power of two, not 48"),
+    (2**26, "has only")])
+def test_a_dcrt_rule_without_its_primes_is_refused(prime_n, message):
+    with pytest.raises(ValueError, match=message):
+        O.cases(ntt=(), products=(), bases=(), dcrt=((N, 3, 30, prime_n),))
 
 
 @pytest.mark.parametrize("case, check", [
     (NTT, _ntt_check(NTT)), (MUL, _mul_check(MUL)),
     (DNTT, _ntt_check(DNTT)), (DMUL, _mul_check(DMUL)), (DEVAL, _mul_check(DEVAL)),
-    (EXACT, _base_check(EXACT, _centred)),
+    (DEXACT, _base_check(DEXACT, _centred)), (EXACT, _base_check(EXACT, _centred)),
     (FAST, _base_check(FAST, lambda x, q: x)),
     (FAST, _base_check(FAST, lambda x, q: x + 2 * q))])
 def test_right_results_pass(case, check):
@@ -214,6 +241,8 @@ def test_right_results_pass(case, check):
                              f"checked outputs differ, first at index 5"),
     (DMUL, _mul_check(DMUL), "DCRTPoly negacyclic product, tower 2 "),
     (DEVAL, _mul_check(DEVAL), "DCRTPoly negacyclic product (b in evaluation form), tower 2 "),
+    (DEXACT, _base_check(DEXACT, _centred), "DCRTPoly exact base conversion to the next "
+                                            "primes: index 5"),
     (EXACT, _base_check(EXACT, _centred), "exact base conversion: index 5"),
     (FAST, _base_check(FAST, lambda x, q: x), "fast base conversion: index 5")])
 def test_a_corrupted_output_is_rejected(case, check, message):
@@ -227,8 +256,9 @@ def test_a_corrupted_output_is_rejected(case, check, message):
 
 def test_exact_conversion_must_be_centred_and_fast_within_l_multiples():
     # X >= Q/2 left uncentred, and X + lQ: both outside what OpenFHE documents.
-    assert "expected the centred representative" in O.verify(
-        EXACT, _base_check(EXACT, lambda x, q: x if 2 * x >= q else x + q), N)
+    for case in (EXACT, DEXACT):
+        assert "expected the centred representative" in O.verify(
+            case, _base_check(case, lambda x, q: x if 2 * x >= q else x + q), N)
     assert "for one α in [0, 3)" in O.verify(FAST, _base_check(FAST, lambda x, q: x + 3 * q), N)
 
 
@@ -245,6 +275,12 @@ def test_a_dcrt_check_of_other_towers_roots_or_shapes_is_rejected():
     ascending = sorted(DMUL.source)
     assert f"the check ran with source = {ascending}" in O.verify(
         DMUL, dict(check, source=ascending), N)
+    # OpenFHE's own towers for this N (prime_n = N), or one tower of another rule: not the plan's.
+    own = list(openfhe_primes(30, N, 3))
+    assert own != list(DMUL.source)
+    assert f"the check ran with source = {own}" in O.verify(DMUL, dict(check, source=own), N)
+    assert "the check ran with target = " in O.verify(
+        DEXACT, dict(_base_check(DEXACT, _centred), target=[*DEXACT.target[:2], own[0]]), N)
     assert "the check ran with psi = " in O.verify(DMUL, dict(check, psi=check["psi"][::-1]), N)
     assert "input, b, output: not one list per tower (3)" in O.verify(
         DMUL, dict(check, output=check["output"][:2]), N)
@@ -254,14 +290,14 @@ def test_a_dcrt_check_of_other_towers_roots_or_shapes_is_rejected():
         DMUL, dict(check, b=b), N)
 
 
-def _records(checks, threads=1, runs=(2e-6, 1e-6, 3e-6)):
+def _records(checks, threads=1, runs=(2e-6, 1e-6, 3e-6), plan=SMALL):
     out = [{"kind": "info", "library_threads": threads}]
-    for case, check in zip(SMALL, checks):
+    for case, check in zip(plan, checks):
         out.append(check)
         time = {"kind": "time", "op": case.op, "n": case.n, "runs": list(runs)}
         if case.op not in ("ntt", "mul"):
             time.update(l=len(case.source))
-        if case.op in ("exact", "fast"):
+        if case.target:
             time.update(k=len(case.target))
         out.append(time)
     return out
@@ -269,7 +305,8 @@ def _records(checks, threads=1, runs=(2e-6, 1e-6, 3e-6)):
 
 def _checks():
     return [_ntt_check(NTT), _mul_check(MUL), _ntt_check(DNTT), _mul_check(DMUL),
-            _mul_check(DEVAL), _base_check(EXACT, _centred), _base_check(FAST, lambda x, q: x + q)]
+            _mul_check(DEVAL), _base_check(DEXACT, _centred), _base_check(EXACT, _centred),
+            _base_check(FAST, lambda x, q: x + q)]
 
 
 def test_timings_give_a_median_only_to_checked_results():
@@ -285,10 +322,24 @@ def test_timings_give_a_median_only_to_checked_results():
     assert "median_s" not in rows[1]
     assert rows[2]["median_s"] == rows[3]["median_s"] == 2e-6
     assert rows[2]["name"] == "OpenFHE DCRTPoly forward NTT N=16, 3 towers of 30-bit primes " \
-        "(1 thread)"
+        "≡ 1 mod 2^7 (1 thread)"
     assert rows[4]["error"].startswith("wrong result, not timed: DCRTPoly negacyclic product "
                                        "(b in evaluation form), tower 1")
-    assert rows[6]["params"]["l"] == rows[6]["params"]["k"] == 3
+    assert rows[5]["median_s"] == 2e-6 and rows[5]["params"]["prime_n"] == 4 * N
+    assert rows[7]["params"]["l"] == rows[7]["params"]["k"] == 3
+
+
+def test_timings_take_each_cases_records_in_the_plans_order():
+    # Two DCRTPolys of one size on the towers of two rules: each its own check and time.
+    plan = O.cases(ntt=(), products=(), bases=(), dcrt=((N, 3, 30, N), (N, 3, 30, 4 * N)))
+    checks = [_ntt_check(plan[0]), _ntt_check(plan[4])]
+    rows = O.timings(plan[0:5:4], _records(checks, plan=plan[0:5:4]), 1, "OpenFHE x", N, 3)
+    assert [r.get("error") for r in rows] == [None, None]
+    rows = O.timings(plan[0:5:4], _records(checks[::-1], plan=plan[0:5:4]), 1, "x", N, 3)
+    assert all(r["error"].startswith("wrong result, not timed: the check ran with source = ")
+               for r in rows)
+    rows = O.timings(plan[0:5:4], _records(checks[:1], plan=plan[0:5:4]), 1, "x", N, 3)
+    assert "error" not in rows[0] and "printed no check" in rows[1]["error"]
 
 
 def test_timings_refuse_a_run_with_other_threads_or_missing_times():
@@ -306,9 +357,9 @@ def test_timings_refuse_a_run_with_other_threads_or_missing_times():
 def test_benchmark_at_4096_is_right_and_timed(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
     plan = O.cases(ntt=(4096,), products=(4096,), bases=((4096, 4),))    # DCRT_SETS too
-    assert len(plan) == 10
+    assert len(plan) == 12
     rows = O.openfhe_baselines(3, plan=plan, threads=(1,), warmup=1, samples=64)
-    assert [r.get("error") for r in rows] == [None] * 10
+    assert [r.get("error") for r in rows] == [None] * 12
     assert [r["name"] for r in rows] == [c.name(1) for c in plan]
     assert all(r["median_s"] > 0 and len(r["runs"]) == 3 for r in rows)
     assert rows[0]["library"].startswith("OpenFHE 1.6.1.0.22.4 (libOPENFHEcore; g++")
@@ -316,16 +367,26 @@ def test_benchmark_at_4096_is_right_and_timed(monkeypatch, tmp_path):
     records = O.parse(record.read_text())
     checks = {r["op"]: r for r in records if r["kind"] == "check" and r.get("l") in (None, 4)}
     assert len(checks["exact"]["index"]) == 64 and checks["exact"]["index"][-1] == 4095
-    # OpenFHE's own towers (ILDCRTParams(2N, 4, 60)) are the plan's.
+    # The program ran with the plan's towers (those ILDCRTParams(2N, 4, 60) would pick, and
+    # 30-bit ones ≡ 1 mod 2^17) and with OpenFHE's RootOfUnity of each, convention "openfhe".
     assert checks["dcrt-ntt"]["source"] == list(openfhe_primes(60, 4096, 4))
+    (towers30,) = [r for r in records if r["kind"] == "check" and r["op"] == "dcrt-mul"
+                   and r["l"] == 8]
+    assert towers30["source"] == list(openfhe_primes(30, 65536, 8))
+    assert towers30["psi"] == [convention_root(q, 8192, "openfhe") for q in towers30["source"]]
+    assert checks["dcrt-exact"]["target"] == list(openfhe_primes(60, 4096, 8)[4:])
     checks["exact"]["output"][3][2] = (checks["exact"]["output"][3][2] + 1) % \
         checks["exact"]["target"][2]
+    checks["dcrt-exact"]["output"][7][1] = (checks["dcrt-exact"]["output"][7][1] + 1) % \
+        checks["dcrt-exact"]["target"][1]
     checks["dcrt-mul"]["output"][3][9] ^= 1
     rows = O.timings(plan, records, 1, "OpenFHE", 64, 3)
     wrong = {r["name"]: r["error"] for r in rows if "error" in r}
-    exact, dmul = (next(c for c in plan if c.op == op and len(c.source) == 4)
-                   for op in ("exact", "dcrt-mul"))
-    assert wrong.keys() == {exact.name(1), dmul.name(1)}
+    exact, dexact, dmul = (next(c for c in plan if c.op == op and len(c.source) == 4)
+                           for op in ("exact", "dcrt-exact", "dcrt-mul"))
+    assert wrong.keys() == {exact.name(1), dexact.name(1), dmul.name(1)}
+    assert wrong[dexact.name(1)].startswith("wrong result, not timed: DCRTPoly exact base "
+                                            "conversion to the next primes: index")
     assert wrong[exact.name(1)].startswith("wrong result, not timed: exact base conversion: "
                                            "index")
     assert wrong[dmul.name(1)].startswith("wrong result, not timed: DCRTPoly negacyclic product, "

@@ -13,13 +13,18 @@ and the header, the compiler version and both directories). It times (:func:`cas
 * with 60-bit NTT primes (:func:`fhe_hw.params.ntt_primes`), the forward negacyclic NTT of one
   residue (``NativePoly::SwitchFormat``) at N = 4096, 16384, 65536 and the negacyclic product
   (two forward NTTs, pointwise product, inverse NTT) at N = 4096, 65536;
-* whole ``DCRTPoly`` objects (:data:`DCRT_SETS`: N = 4096 with 8 towers of 30-bit primes and
-  with 4 towers of 60-bit primes) on the towers OpenFHE itself picks (``ILDCRTParams(2N,
-  towers, bits)``: :func:`fhe_hw.params.openfhe_primes`, each with its smallest primitive
-  2N-th root): the forward NTT (``SwitchFormat`` of every tower), the product as OpenFHE
-  computes it (both operands to evaluation form, pointwise, back), and the product with one
-  operand already in evaluation form (as OpenFHE keeps keys: one forward NTT, pointwise,
-  inverse); OpenMP spreads the towers over the threads;
+* whole ``DCRTPoly`` objects (:data:`DCRT_SETS`: N = 4096 with 8 towers of 30-bit primes
+  q ≡ 1 mod 2^17 and with 4 towers of 60-bit primes q ≡ 1 mod 2^13) on the towers the hardware
+  of :mod:`fhe_hw.poly` is configured with, ``openfhe_primes(bits, prime_n, towers)``
+  (:func:`fhe_hw.params.openfhe_primes`: the primes OpenFHE picks for ring degree ``prime_n``;
+  prime_n = 2^16 makes the 30-bit ModMuls Montgomery ones), passed to the program, which makes
+  ``ILDCRTParams(2N, moduli, roots)`` with OpenFHE's ``RootOfUnity(2N, q)`` of each, the
+  smallest primitive 2N-th root: the forward NTT (``SwitchFormat`` of every tower), the product
+  as OpenFHE computes it (both operands to evaluation form, pointwise, back), the product with
+  one operand already in evaluation form (as OpenFHE keeps keys: one forward NTT, pointwise,
+  inverse), and the exact base conversion (``SwitchCRTBasis``) of the towers Q to B, as many
+  next primes of the same rule (Q → B, as a BFV product's extension does it); OpenMP spreads
+  the towers over the threads;
 * exact (``SwitchCRTBasis``, HPS) and fast (``ApproxSwitchCRTBasis``) base conversion at
   [Kir25]'s parameter sets N = 2^12, 4 → 4 limbs; 2^14, 7 → 7; 2^16, 17 → 17, with 60-bit
   primes.
@@ -48,7 +53,7 @@ from typing import NamedTuple
 from .. import builddir
 from ..flow.run import run_logged
 from ..model.ntt import bit_reverse, dft
-from ..params import RNSBase, ntt_params, ntt_primes, openfhe_primes
+from ..params import RNSBase, ntt_params, ntt_primes, openfhe_primes, require_power_of_two
 from .timing import Timing, from_runs
 
 __all__ = ["SOURCE", "COMMON", "BITS", "NTT_SIZES", "PRODUCT_SIZES", "BASE_SETS", "DCRT_SETS",
@@ -67,19 +72,23 @@ NTT_SIZES = (4096, 16384, 65536)
 PRODUCT_SIZES = (4096, 65536)
 #: [Kir25]'s parameter sets (N, l): l source limbs to l target limbs.
 BASE_SETS = ((4096, 4), (16384, 7), (65536, 17))
-#: The DCRTPoly parameter sets (N, towers, bits of each tower's prime).
-DCRT_SETS = ((4096, 8, 30), (4096, 4, 60))
+#: The DCRTPoly parameter sets (N, towers, bits of each tower's prime, prime_n): the towers are
+#: ``openfhe_primes(bits, prime_n, towers)``, q ≡ 1 mod 2·prime_n, as ``fhe_hw.poly``'s units
+#: with that ``prime_n`` have them (2^16 for 30 bits: Montgomery ModMuls on the ECP5).
+DCRT_SETS = ((4096, 8, 30, 65536), (4096, 4, 60, 4096))
 
 LIBRARY = "libOPENFHEcore.so.1"
 HEADER = "lattice/lat-hal.h"
 EXTRA = "install the bench extra: pip install 'fhe_hw[bench]'"
 CHECKOUT = Path(__file__).resolve().parents[2]
 
-#: What each case of the plan measures: one residue (a ``NativePoly``), a whole ``DCRTPoly``
-#: (``dcrt-``), or a base conversion.
+#: What each case of the plan measures: one residue (a ``NativePoly``), a whole ``DCRTPoly`` of
+#: a :data:`DCRT_SETS` set (``dcrt-``), or a base conversion (``exact``, ``dcrt-exact``: both
+#: ``SwitchCRTBasis``; ``fast``).
 OPERATIONS = {"ntt": "forward NTT", "mul": "negacyclic product",
               "dcrt-ntt": "DCRTPoly forward NTT", "dcrt-mul": "DCRTPoly negacyclic product",
               "dcrt-mul-eval": "DCRTPoly negacyclic product (b in evaluation form)",
+              "dcrt-exact": "DCRTPoly exact base conversion to the next primes",
               "exact": "exact base conversion", "fast": "fast base conversion"}
 #: The operations on a polynomial's towers (NTT and products), each checked with its roots.
 TRANSFORMS = ("ntt", "mul", "dcrt-ntt", "dcrt-mul", "dcrt-mul-eval")
@@ -92,14 +101,16 @@ class OpenFHEUnavailable(Exception):
 class Case(NamedTuple):
     """One benchmark case: ``op`` (a key of :data:`OPERATIONS`), ring degree ``n``, the
     ``source`` primes (one for ``ntt``/``mul``, a DCRTPoly's towers in OpenFHE's order for
-    ``dcrt-``), the ``target`` primes of a base conversion and ``psi``, the primitive 2n-th
-    root of unity of each source prime for an NTT or product."""
+    ``dcrt-``), the ``target`` primes of a base conversion, ``psi``, the primitive 2n-th
+    root of unity of each source prime for an NTT or product, and for ``dcrt-`` the
+    ``prime_n`` of the rule that gave the primes (q ≡ 1 mod 2·prime_n)."""
 
     op: str
     n: int
     source: tuple
     target: tuple = ()
     psi: tuple = ()
+    prime_n: int | None = None
 
     @property
     def bits(self):
@@ -107,21 +118,26 @@ class Case(NamedTuple):
         return self.source[0].bit_length()
 
     def line(self):
-        """The case as a line of the benchmark's plan (its standard input): a DCRTPoly's line
-        names only its towers and their bits (OpenFHE picks the primes)."""
+        """The case as a line of the benchmark's plan (its standard input): ``op N q ψ`` for
+        one residue, ``op N t q_1..q_t`` for a DCRTPoly (the program takes OpenFHE's root of
+        each tower), ``op N l k q_1..q_l p_1..p_k`` for a base conversion."""
         if self.op in ("ntt", "mul"):
             return f"{self.op} {self.n} {self.source[0]} {self.psi[0]}"
         if self.op in TRANSFORMS:
-            return f"{self.op} {self.n} {len(self.source)} {self.bits}"
+            return " ".join(map(str, (self.op, self.n, len(self.source), *self.source)))
         return " ".join(map(str, (self.op, self.n, len(self.source), len(self.target),
                                   *self.source, *self.target)))
 
     def name(self, threads):
-        """The row name: ``OpenFHE <operation> <size> (<threads> thread[s])``."""
+        """The row name: ``OpenFHE <operation> <size> (<threads> thread[s])``; a DCRTPoly's
+        size names the rule of its primes."""
         if self.op in ("ntt", "mul"):
             size = f"n={self.n} mod {self.bits}-bit prime"
-        elif self.op in TRANSFORMS:
-            size = f"N={self.n}, {len(self.source)} towers of {self.bits}-bit primes"
+        elif self.prime_n is not None:
+            towers = f"{len(self.source)} → {len(self.target)}" if self.target else \
+                len(self.source)
+            size = f"N={self.n}, {towers} towers of {self.bits}-bit primes ≡ 1 mod " \
+                   f"2^{self.prime_n.bit_length()}"
         else:
             size = f"N=2^{self.n.bit_length() - 1}, {len(self.source)} → {len(self.target)} limbs"
         return f"OpenFHE {OPERATIONS[self.op]} {size} ({threads} thread{'s' * (threads != 1)})"
@@ -130,10 +146,12 @@ class Case(NamedTuple):
         out = {"op": self.op, "n": self.n, "bits": self.bits, "threads": threads}
         if self.op in ("ntt", "mul"):
             out["q"] = self.source[0]
-        elif self.op in TRANSFORMS:
-            out["l"] = len(self.source)
         else:
-            out.update(l=len(self.source), k=len(self.target))
+            out["l"] = len(self.source)
+        if self.target:
+            out["k"] = len(self.target)
+        if self.prime_n is not None:
+            out["prime_n"] = self.prime_n
         return out
 
 
@@ -149,21 +167,27 @@ def _roots(primes, n):
 
 def cases(ntt=NTT_SIZES, products=PRODUCT_SIZES, bases=BASE_SETS, dcrt=DCRT_SETS):
     """The benchmark's cases: forward NTTs of one residue at the sizes ``ntt``, products at
-    ``products`` (the largest 60-bit prime q ≡ 1 mod 2n); for each (N, towers, bits) of
-    ``dcrt`` a DCRTPoly's forward NTT, product and product with one operand in evaluation form,
-    on the towers OpenFHE picks (:func:`~fhe_hw.params.openfhe_primes`); exact and fast base
-    conversions at each (N, l) of ``bases``, l → l limbs: the 2l largest 60-bit primes
-    q ≡ 1 mod 2N, the l smaller ones the source (as :func:`fhe_hw.rns.default_bases` splits
-    them). Every NTT prime has the root :func:`_roots` gives it."""
+    ``products`` (the largest 60-bit prime q ≡ 1 mod 2n); for each (N, towers, bits, prime_n)
+    of ``dcrt``, on the towers Q = ``openfhe_primes(bits, prime_n, towers)``
+    (:func:`~fhe_hw.params.openfhe_primes`, in OpenFHE's order), a DCRTPoly's forward NTT,
+    product and product with one operand in evaluation form, and the exact conversion of Q to
+    B, the next ``towers`` primes of the same rule; exact and fast base conversions at each
+    (N, l) of ``bases``, l → l limbs: the 2l largest 60-bit primes q ≡ 1 mod 2N, the l smaller
+    ones the source (as :func:`fhe_hw.rns.default_bases` splits them). Every NTT prime has the
+    root :func:`_roots` gives it. ValueError for a prime_n that is not a power of two of at
+    least N, or a rule with too few primes."""
     out = []
     for op, sizes in (("ntt", ntt), ("mul", products)):
         for n in sizes:
             q = ntt_primes(BITS, n, 1)[0]
             out.append(Case(op, n, (q,), psi=_roots((q,), n)))
-    for n, towers, bits in dcrt:
-        primes = openfhe_primes(bits, n, towers)
-        out += [Case(op, n, primes, psi=_roots(primes, n))
+    for n, towers, bits, prime_n in dcrt:
+        require_power_of_two("prime_n", prime_n, minimum=n)
+        primes = openfhe_primes(bits, prime_n, 2 * towers)
+        source, target = primes[:towers], primes[towers:]
+        out += [Case(op, n, source, psi=_roots(source, n), prime_n=prime_n)
                 for op in ("dcrt-ntt", "dcrt-mul", "dcrt-mul-eval")]
+        out.append(Case("dcrt-exact", n, source, target, prime_n=prime_n))
     for n, l in bases:
         primes = ntt_primes(BITS, n, 2 * l)
         out += [Case(op, n, tuple(primes[:l]), tuple(primes[l:])) for op in ("exact", "fast")]
@@ -368,14 +392,14 @@ def _check_base(case, check):
         if not (_residues(x, case.source) and _residues(y, case.target)):
             return f"index {i}: not {l} input and {len(case.target)} output residues"
         big_x, big_q = base.reconstruct(x), base.Q
-        if case.op == "exact":
+        if case.op != "fast":
             centred = big_x - big_q if 2 * big_x >= big_q else big_x
             ok = [centred, big_x + big_x - big_q - centred] \
                 if abs(2 * big_x - big_q) < big_q >> 40 else [centred]
         else:
             ok = [big_x + alpha * big_q for alpha in range(l)]
         if not any(y == [v % p for p in case.target] for v in ok):
-            want = "the centred representative" if case.op == "exact" else \
+            want = "the centred representative" if case.op != "fast" else \
                 f"X + αQ for one α in [0, {l})"
             return f"{OPERATIONS[case.op]}: index {i} (X = {big_x}): got {y}, expected " \
                    f"{want} mod each target prime"
@@ -383,7 +407,8 @@ def _check_base(case, check):
 
 
 _CHECKS = {"ntt": _check_ntt, "mul": _check_mul, "dcrt-ntt": _check_ntt, "dcrt-mul": _check_mul,
-           "dcrt-mul-eval": _check_mul, "exact": _check_base, "fast": _check_base}
+           "dcrt-mul-eval": _check_mul, "dcrt-exact": _check_base, "exact": _check_base,
+           "fast": _check_base}
 
 
 def verify(case, check, samples):
@@ -408,12 +433,14 @@ def verify(case, check, samples):
 
 # --- rows ------------------------------------------------------------------------------------
 
-def _find(records, kind, case):
-    for r in records:
-        if r.get("kind") == kind and r.get("op") == case.op and r.get("n") == case.n and \
-                r.get("l", 1) == len(case.source):
-            return r
-    return None
+def _in_order(records, kind, plan):
+    """The ``kind`` record of each case of ``plan`` (the benchmark prints them in the plan's
+    order, so two cases of one size, such as towers of two prime rules, each get their own), or
+    None where there is none or it names another operation or size."""
+    found = [r for r in records if r.get("kind") == kind]
+    return [r if r.get("op") == case.op and r.get("n") == case.n and
+            r.get("l", 1) == len(case.source) else None
+            for case, r in zip(plan, found + [{}] * (len(plan) - len(found)))]
 
 
 def timings(plan, records, threads, library, samples, repeat):
@@ -423,9 +450,9 @@ def timings(plan, records, threads, library, samples, repeat):
     info = next((r for r in records if r["kind"] == "info"), {})
     seen = info.get("library_threads")
     rows = []
-    for case in plan:
-        name, check, timed = case.name(threads), _find(records, "check", case), \
-            _find(records, "time", case)
+    for case, check, timed in zip(plan, _in_order(records, "check", plan),
+                                  _in_order(records, "time", plan)):
+        name = case.name(threads)
         if seen != threads:
             error = f"OpenFHE ran with {seen} thread(s), not {threads} (it reads " \
                     f"OMP_NUM_THREADS when the library loads)"

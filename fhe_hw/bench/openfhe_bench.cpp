@@ -4,18 +4,19 @@
 //
 // Usage: openfhe_bench SEED WARMUP REPEAT SAMPLES < plan
 //
-// The plan has one case per line (the caller chooses the moduli, OpenFHE a DCRTPoly's):
+// The plan has one case per line (the caller chooses every modulus):
 //   ntt   N q psi                   forward negacyclic NTT of one residue (NativePoly::SwitchFormat)
 //   mul   N q psi                   a*b mod (x^N + 1, q): two forward NTTs, pointwise, inverse NTT
-//   dcrt-ntt      N t bits          forward NTT of a whole DCRTPoly (SwitchFormat on every tower)
-//   dcrt-mul      N t bits          a*b of DCRTPolys: two forward NTTs, pointwise, inverse NTT
-//   dcrt-mul-eval N t bits          a*b with b in evaluation form before timing: one forward NTT,
+//   dcrt-ntt      N t q_1..q_t      forward NTT of a whole DCRTPoly (SwitchFormat on every tower)
+//   dcrt-mul      N t q_1..q_t      a*b of DCRTPolys: two forward NTTs, pointwise, inverse NTT
+//   dcrt-mul-eval N t q_1..q_t      a*b with b in evaluation form before timing: one forward NTT,
 //                                   pointwise, inverse NTT
 //   exact N l k q_1..q_l p_1..p_k   DCRTPoly::SwitchCRTBasis (HPS), l -> k limbs
+//   dcrt-exact N l k q_1..q_l p_1..p_k   the same, from a DCRTPoly's towers to the next primes
 //   fast  N l k q_1..q_l p_1..p_k   DCRTPoly::ApproxSwitchCRTBasis, l -> k limbs
-// psi is a primitive 2N-th root of unity mod q. A DCRTPoly has the t towers of bits-bit primes
-// OpenFHE itself picks (ILDCRTParams(2N, t, bits)). Inputs are uniform residues from
-// mt19937_64(SEED), coefficient form.
+// psi is a primitive 2N-th root of unity mod q. A DCRTPoly's towers are
+// ILDCRTParams(2N, moduli, roots) with OpenFHE's own root of each, RootOfUnity(2N, q_i).
+// Inputs are uniform residues from mt19937_64(SEED), coefficient form.
 //
 // Output, JSON lines on stdout:
 //   {"kind": "info", ...}               OpenMP's thread counts as the library sees them
@@ -24,7 +25,8 @@
 //                                       the towers' moduli "source" and roots "psi"), written
 //                                       before timing
 //   {"kind": "time", "op", "n", "runs": [seconds, ...]}   REPEAT timed runs after WARMUP runs
-// ("l", the number of towers or source limbs, beside "n" in both but for ntt and mul)
+// ("l", the number of towers or source limbs, beside "n" in both but for ntt and mul), one check
+// line then one time line per case, in the plan's order.
 // OpenFHE's parallel loops take their thread count from what OpenMP reports when the library
 // loads (lbcrypto::ParallelControls), so the caller sets OMP_NUM_THREADS; the info line says
 // what the library saw.
@@ -141,6 +143,14 @@ Rows transpose(const Rows& rows) {
     return out;
 }
 
+// count numbers from the plan's line.
+std::vector<uint64_t> read(std::istream& line, size_t count) {
+    std::vector<uint64_t> out(count);
+    for (auto& v : out)
+        line >> v;
+    return out;
+}
+
 // Uniform residues below each tower's modulus.
 Rows uniform_rows(const std::vector<uint64_t>& moduli, size_t n) {
     Rows out;
@@ -209,32 +219,34 @@ void native(const std::string& op, std::istream& line, size_t samples, int warmu
               samples, warmup, repeat);
 }
 
-// dcrt-ntt, dcrt-mul and dcrt-mul-eval: a DCRTPoly with the towers OpenFHE picks for that many
-// primes of that many bits (ILDCRTParams(2N, towers, bits): LastPrime, then PreviousPrime; each
-// with its smallest primitive 2N-th root).
+// dcrt-ntt, dcrt-mul and dcrt-mul-eval: a DCRTPoly with the plan's towers, each with OpenFHE's
+// root (RootOfUnity: the smallest primitive 2N-th root, the one ILDCRTParams(2N, towers, bits)
+// gives the primes it picks itself).
 void dcrt(const std::string& op, std::istream& line, size_t samples, int warmup, int repeat) {
-    size_t n, towers, bits;
-    line >> n >> towers >> bits;
+    size_t n, towers;
+    line >> n >> towers;
+    std::vector<NativeInteger> moduli, roots;
+    for (auto q : read(line, towers)) {
+        moduli.emplace_back(q);
+        roots.push_back(RootOfUnity<NativeInteger>(2 * n, moduli.back()));
+    }
     std::ostringstream head;
     head << "\"op\":\"" << op << "\",\"n\":" << n << ",\"l\":" << towers;
-    transform(op.substr(5), head.str(), std::make_shared<ILDCRTParams<BigInteger>>(2 * n, towers, bits), n, samples,
-              warmup, repeat);
+    transform(op.substr(5), head.str(), std::make_shared<ILDCRTParams<BigInteger>>(2 * n, moduli, roots), n,
+              samples, warmup, repeat);
 }
 
-// exact and fast: DCRTPoly's base conversions with the tables OpenFHE's BFV/CKKS parameters hold
-// (CRTTables, computed from the moduli).
+// exact, dcrt-exact and fast: DCRTPoly's base conversions with the tables OpenFHE's BFV/CKKS
+// parameters hold (CRTTables, computed from the moduli).
 void base_conversion(const std::string& op, std::istream& line, size_t samples, int warmup, int repeat) {
     size_t n, l, k;
     line >> n >> l >> k;
-    std::vector<uint64_t> q(l), p(k);
-    for (auto& v : q)
-        line >> v;
-    for (auto& v : p)
-        line >> v;
+    auto q = read(line, l);
+    auto p = read(line, k);
     CRTTables tables(n, q, p);
 
     auto x       = assemble(tables.source, uniform_rows(q, n));
-    auto convert = [&] { return op == "exact" ? tables.exact(x) : tables.approx(x); };
+    auto convert = [&] { return op == "fast" ? tables.approx(x) : tables.exact(x); };
     auto y       = convert();
     auto idx     = spread(n, samples);
     std::ostringstream head, check;
@@ -270,7 +282,7 @@ int main(int argc, char** argv) {
             native(op, line, samples, warmup, repeat);
         else if (op == "dcrt-ntt" || op == "dcrt-mul" || op == "dcrt-mul-eval")
             dcrt(op, line, samples, warmup, repeat);
-        else if (op == "exact" || op == "fast")
+        else if (op == "exact" || op == "dcrt-exact" || op == "fast")
             base_conversion(op, line, samples, warmup, repeat);
         else {
             std::cerr << "openfhe_bench: unknown case '" << op << "'" << std::endl;
