@@ -16,6 +16,7 @@ from fhe_hw.report import committed, core, sections, writers
 from fhe_hw.report.core import Part, Section, Table, Unavailable
 from fhe_hw.rns.configs import REPORT_ROWS as RNS_ROWS
 from fhe_hw.tables import ntt_streaming, pages, paper
+from fhe_hw.tables.poly import timing as poly_timing
 from fhe_hw.units import get_unit
 
 PAPERS = Path(__file__).resolve().parents[2] / "shared" / "papers"
@@ -237,7 +238,31 @@ def test_cpu_vs_hardware_divides_each_configurations_cycles_by_its_own_fmax(monk
     asked_rows = [f"{unit} {shown(params, ('prime_n',))}" for unit, params, _ in asked]
     assert len(set(asked_rows)) == len(asked_rows)      # each configuration asked once
     assert set(asked_rows) == set(shown_rows) | {f"ntt {shown(row.params)}" for row in candidates}
-    assert len(shown_rows) == len(rows) - 2  # products
+    # without a configuration: the two products, and for each DCRTPoly set its two products
+    # and its exact conversion
+    assert len(shown_rows) == len(rows) - 2 - 3 * len(POLY_TABLE)
+
+
+def test_cpu_vs_hardware_puts_the_polynomial_ntt_beside_openfhes_dcrtpoly(monkeypatch,
+                                                                          tmp_path):
+    """A DCRTPoly forward NTT row per POLY_TABLE set, one polynomial and one of a stream,
+    each cycles() ÷ the configuration's own Fmax against OpenFHE's time on the same towers."""
+    baselines = _openfhe_rows() + [
+        Timing(name="OpenFHE dcrt", library="OpenFHE", median_s=500e-6,
+               params={"op": "dcrt-ntt", "n": 4096, "bits": 30, "threads": 1, "l": 8,
+                       "prime_n": 65536})]
+    rows, _ = _cpu_section(monkeypatch, tmp_path, baselines,
+                           {"ntt": 100.0, "shenoy-kumaresan": 50.0, "rns-poly-ntt": 125.0})
+    row = POLY_TABLE[0]
+    unit = get_unit("rns-poly-ntt")
+    one, period = unit.cycles(row.params), poly_timing(row)[1]
+    first = rows["DCRTPoly forward NTT N=4096, 8 towers"]
+    stream = rows["DCRTPoly forward NTT N=4096, 8 towers (one of a stream back to back)"]
+    assert (first["cycles()"], stream["cycles()"]) == (one, period) and period < one
+    assert first["hardware µs"] == pytest.approx(one / 125.0)
+    assert stream["OpenFHE 1 thread / hardware"] == pytest.approx(500.0 / (period / 125.0))
+    assert rows["DCRTPoly negacyclic product N=4096, 8 towers"]["our configuration"].startswith(
+        "none routed")
 
 
 def test_cpu_vs_hardware_puts_the_fastest_measured_ntt_beside_openfhe(monkeypatch, tmp_path):
