@@ -6,6 +6,7 @@ missing. Each table cites the paper file and table its paper columns come from
 (:mod:`fhe_hw.tables.paper`).
 """
 
+import inspect
 import json
 
 from .. import builddir
@@ -19,6 +20,7 @@ from ..flow.synth import ECP5_85F_DSP, atp_area
 from ..karatsuba import KaratsubaMultiplierPlan
 from ..karatsuba.configs import REPORT_ROWS as KARATSUBA_ROWS
 from ..largeint import LargeIntegerMultiplierPlan
+from ..link import HostLinkTop
 from ..model.ntt import modular_products as ntt_products
 from ..model.rns import modular_products as rns_products
 from ..ntt import FourStepNTTPlan, StreamingFourStepNTTPlan, StreamingNTTPlan
@@ -738,7 +740,7 @@ def cpu_vs_hardware(ctx):
               ["operation", *[f"OpenFHE {e} µs" for e in each], "our configuration",
                "cycles()", "Fmax MHz (ECP5-85F)", "hardware µs",
                *[f"OpenFHE {e} / hardware" for e in each]])
-    findings = []
+    findings, link = [], []
     for (op, n, l), row in _beside_openfhe(_fastest_ntt(ctx)).items():
         cpu = [openfhe.get((op, n, l, th)) for th in threads]
         if isinstance(row, str):
@@ -748,6 +750,9 @@ def cpu_vs_hardware(ctx):
         timings = [("", get_unit(row.unit).cycles(row.params))]
         if row.unit == "rns-poly-ntt":
             timings.append((" (one of a stream back to back)", poly_timing(row)[1]))
+            link.append(f"{_label(op, n, l)}: {_link_seconds(row):.3g} s each way per "
+                        f"polynomial over the host link's UART at {LINK_BAUD} baud "
+                        f"(payload bytes only)")
         r = ctx.synth(*_triple(row))
         for suffix, cycles in timings:
             hw = cycles / r.fmax_mhz if r else None
@@ -772,10 +777,21 @@ def cpu_vs_hardware(ctx):
                 "208 available); n = 16384 is not in the tables.",
                 "RNS polynomial NTT: the polynomials are on chip (the input stream never "
                 "waits); one polynomial from its first input to its last output, and one of a "
-                "stream back to back (cycles(3) − cycles(2)). Over the UART host link at "
-                "115200 baud each polynomial's words would take longer than the transform: "
-                "the link is for checking, not for throughput."]
+                "stream back to back (cycles(3) − cycles(2)). The host link is for checking, "
+                "not for throughput: " + "; ".join(link) + "."]
     return Part([t], [], findings)
+
+
+#: The host link's default baud rate (:class:`fhe_hw.link.HostLinkTop`'s).
+LINK_BAUD = inspect.signature(HostLinkTop).parameters["baud"].default
+
+
+def _link_seconds(row):
+    """Seconds the UART host link takes to move one polynomial of ``row`` one way: its beats'
+    payload bytes, 10 bits each (start and stop bits), at :data:`LINK_BAUD`."""
+    plan = get_unit(row.unit).make_plan(row.params)
+    payload = -(-plan.width * plan.lanes_resolved // 8)
+    return plan.input_beats * payload * 10 / LINK_BAUD
 
 
 def _cpu_finding(findings, label, cpu, each, hw):
