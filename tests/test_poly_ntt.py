@@ -104,8 +104,9 @@ def test_plan_takes_the_users_primes_in_their_order():
 # --- the hardware ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("n, towers, P, lanes, inverse", [
-    (16, 3, 1, None, False), (16, 3, 1, None, True), (32, 2, 2, 2, False),
-    (16, 4, 2, None, True)])
+    (16, 3, 1, None, False), (16, 2, 2, None, True),
+    pytest.param(32, 2, 2, 2, False, marks=pytest.mark.slow),
+    pytest.param(16, 4, 2, None, True, marks=pytest.mark.slow)])
 def test_towers_transform_like_the_model_back_to_back_in_cycles(n, towers, P, lanes, inverse):
     unit = RNSPolyNTT(n, limbs=towers, butterflies=P, lanes=lanes, inverse=inverse)
     polys = [random_dcrt(unit.towers, n, k) for k in range(3)]

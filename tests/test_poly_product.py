@@ -24,7 +24,7 @@ def run_products(unit, pairs, **kw):
 
 
 @pytest.mark.parametrize("n, towers, P, b_evaluated", [
-    (16, 3, 1, False), (16, 2, 2, True)])
+    pytest.param(16, 3, 1, False, marks=pytest.mark.slow), (16, 2, 2, True)])
 def test_products_are_the_schoolbook_products_back_to_back_in_cycles(n, towers, P, b_evaluated):
     unit = RNSPolyProduct(n, limbs=towers, butterflies=P, b_evaluated=b_evaluated)
     primes = unit.towers
