@@ -25,6 +25,7 @@ MODULES = {
     "ntt-cosim": "ntt_cosim",
     "ntt-four-step": "ntt_cosim",
     "rns-poly": "poly",
+    "rns-poly-asic": "poly",
     "large-int": "large_int",
     "large-int-asic": "large_int",
     "bigint": "bigint",

@@ -4,13 +4,18 @@
 first input beat to its last output beat, and one polynomial of a stream back to back, with the
 polynomials on chip (the input stream never waits; the host link's time is not included)."""
 
+from ..asic import synthesize_blocks
+from ..asic.configs import SKY130_CLOCK_NS
+from ..largeint.estimate import SRAM_UM2_PER_BIT
 from ..markdown import table as markdown_table
 from ..poly.configs import POLY_TABLE
+from ..poly.estimate import blocks, sky130_estimate
 from ..units import get_unit
 from .common import ecp5_facts, synth_rows
+from .large_int import estimate_note
 from .pages import TableSpec
 
-__all__ = ["TABLE", "TABLES", "markdown", "row_key", "timing"]
+__all__ = ["TABLE", "TABLES", "markdown", "row_key", "timing", "estimate_markdown"]
 
 
 def timing(row):
@@ -52,5 +57,39 @@ def generate(args, progress):
         **ecp5_facts(results[0]), "json": [r.to_dict() for r in results]}
 
 
+def estimate_markdown(estimates):
+    """The ``rns-poly-asic`` block from {row: Sky130Estimate} of :data:`POLY_TABLE`."""
+    cells = []
+    for row, e in estimates.items():
+        config = f"N={row.params['n']}, {_towers(row)}, P={row.params['butterflies']}"
+        for unit, params, count, area, fmax, path in e.rows:
+            shown = ", ".join(f"{k}={v}" for k, v in params.items())
+            cells.append([config, f"`{unit}` {shown}", count, f"{area:,.0f}",
+                          f"{count * area / 1e6:.2f}", f"{fmax:.1f}", f"`{path}`"])
+        cells.append([config, "banks and ROMs (bits, estimated)", f"{e.memory_bits:,}",
+                      f"{SRAM_UM2_PER_BIT:.1f} per bit", f"{e.memory_um2 / 1e6:.2f}", "", ""])
+        cells.append([config, f"**total (estimate)**: {e.cycles} cycles per polynomial, "
+                      f"{e.product_us:.1f} µs at {e.fmax_mhz:.1f} MHz", "", "",
+                      f"**{e.total_mm2:.1f}**", f"{e.fmax_mhz:.1f}", ""])
+    return markdown_table(["configuration", "block", "count", "area µm² each", "area mm²",
+                           "Fmax MHz", "critical path"], cells) + estimate_note(
+        "the engines' control, crossbars, the stream distribution and the wiring between "
+        "blocks; the blocks are the first tower's (the others differ in their constants)")
+
+
+def _generate_estimate(args, progress):
+    plans = {row: get_unit(row.unit).make_plan(row.params) for row in POLY_TABLE}
+    wanted = {(unit, tuple(sorted(params.items()))): (unit, params, factory)
+              for plan in plans.values() for unit, params, _, factory in blocks(plan)}
+    results, tools = synthesize_blocks(wanted, SKY130_CLOCK_NS, progress)
+    estimates = {row: sky130_estimate(results, plan) for row, plan in plans.items()}
+    facts = {"tools": tools,
+             "json": [{"params": row.params, "total_mm2": e.total_mm2, "fmax_mhz": e.fmax_mhz,
+                       "cycles": e.cycles} for row, e in estimates.items()]}
+    return estimate_markdown(estimates), facts
+
+
 TABLE = TableSpec("rns-poly", "poly.md", "RNS polynomial NTT on ECP5-85F", generate)
-TABLES = {TABLE.name: TABLE}
+TABLES = {t.name: t for t in (
+    TABLE, TableSpec("rns-poly-asic", "poly.md", "RNS polynomial NTT: sky130 estimate from its "
+                     "blocks", _generate_estimate, logs="asic"))}
