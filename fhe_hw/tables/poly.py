@@ -58,9 +58,9 @@ def generate(args, progress):
 
 
 def estimate_markdown(estimates):
-    """The ``rns-poly-asic`` block from {row: Sky130Estimate} of :data:`POLY_TABLE`."""
+    """The ``rns-poly-asic`` block from [(row of :data:`POLY_TABLE`, its Sky130Estimate)]."""
     cells = []
-    for row, e in estimates.items():
+    for row, e in estimates:
         config = f"N={row.params['n']}, {_towers(row)}, P={row.params['butterflies']}"
         for unit, params, count, area, fmax, path in e.rows:
             shown = ", ".join(f"{k}={v}" for k, v in params.items())
@@ -78,14 +78,14 @@ def estimate_markdown(estimates):
 
 
 def _generate_estimate(args, progress):
-    plans = {row: get_unit(row.unit).make_plan(row.params) for row in POLY_TABLE}
+    plans = [(row, get_unit(row.unit).make_plan(row.params)) for row in POLY_TABLE]
     wanted = {(unit, tuple(sorted(params.items()))): (unit, params, factory)
-              for plan in plans.values() for unit, params, _, factory in blocks(plan)}
+              for _, plan in plans for unit, params, _, factory in blocks(plan)}
     results, tools = synthesize_blocks(wanted, SKY130_CLOCK_NS, progress)
-    estimates = {row: sky130_estimate(results, plan) for row, plan in plans.items()}
+    estimates = [(row, sky130_estimate(results, plan)) for row, plan in plans]
     facts = {"tools": tools,
              "json": [{"params": row.params, "total_mm2": e.total_mm2, "fmax_mhz": e.fmax_mhz,
-                       "cycles": e.cycles} for row, e in estimates.items()]}
+                       "cycles": e.cycles} for row, e in estimates]}
     return estimate_markdown(estimates), facts
 
 
