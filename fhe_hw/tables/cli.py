@@ -96,6 +96,9 @@ def cmd_table(args):
     except TableFailure as e:
         progress(f"FAILED, {RESULTS / spec.page} left as it is: {e}")
         return 1
+    except RuntimeError as e:    # a tool or the PDK missing, or a tool failed
+        progress(f"FAILED, {RESULTS / spec.page} left as it is: {e}")
+        return 1
     seconds = time.monotonic() - start
     line = provenance(command_line(args), commit=commit, tools=facts.get("tools"),
                       device=facts.get("device"), freq_mhz=facts.get("freq_mhz"),
