@@ -25,17 +25,17 @@ def _multiplier(plan):
 
 
 def blocks(plan):
-    """The datapath blocks of the :class:`RNSPolyNTTPlan` ``plan``: [(unit, its parameters,
-    how many, factory)]: P butterflies per engine (run-time twiddles, the engines' reducer),
-    and for the inverse ``lanes`` post-multiplier ModMuls per engine, built as the engines
-    build them."""
+    """The datapath blocks of the :class:`RNSPolyNTTPlan` ``plan``: [(block, its parameters,
+    how many, factory)]: P butterflies per engine (``engine-butterfly``: run-time twiddles, the
+    engines' reducer), and for the inverse ``lanes`` post-multiplier ModMuls per engine
+    (``engine-post-modmul``), built as the engines build them."""
     engine = plan.engines[0]
     towers, q, options = len(plan.towers), plan.towers[0], _multiplier(plan)
     shown = {"modulus": str(q), "reducer": engine.reducer, **options}
-    out = [("butterfly", shown, towers * plan.butterflies,
+    out = [("engine-butterfly", shown, towers * plan.butterflies,
             lambda: Butterfly(q, reducer=engine.reducer, **options))]
     if plan.inverse:
-        out.append(("mod-mul", shown, towers * plan.lanes_resolved,
+        out.append(("engine-post-modmul", shown, towers * plan.lanes_resolved,
                     lambda: ModMul(q, engine.reducer, **options)))
     return out
 
