@@ -7,6 +7,7 @@ from helpers import rng_for
 from fhe_hw.model.dcrt import dcrt_ntt, dcrt_pointwise, dcrt_product, schoolbook_product
 from fhe_hw.params import ntt_primes, openfhe_primes
 from fhe_hw.poly import RNSPolyNTT, RNSPolyNTTPlan
+from fhe_hw.poly.estimate import blocks, memory_bits
 from fhe_hw.rns.common import polynomial_beats
 from fhe_hw.sim.pysim import run_stream
 from fhe_hw.units import get_unit
@@ -152,3 +153,16 @@ def test_the_input_stream_bounds_the_schedule_when_the_engines_are_faster():
     got, run = run_polys(unit, polys)
     assert got == [dcrt_ntt(x, unit.towers) for x in polys]
     assert run.cycles == unit.cycles(3)
+
+
+def test_sky130_estimate_counts_every_engines_butterflies_and_memories():
+    forward = RNSPolyNTTPlan(64, limbs=3, butterflies=2)
+    inverse = RNSPolyNTTPlan(64, limbs=3, butterflies=2, inverse=True)
+    assert [(b[0], b[2]) for b in blocks(forward)] == [("engine-butterfly", 6)]
+    assert [(b[0], b[2]) for b in blocks(inverse)] == [("engine-butterfly", 6),
+                                                       ("engine-post-modmul", 12)]
+    butterfly = blocks(forward)[0][3]()
+    assert butterfly.modulus == forward.towers[0]
+    assert butterfly.latency == forward.engines[0].butterfly_latency
+    bits = sum(q.bit_length() for q in forward.towers) * 64
+    assert (memory_bits(forward), memory_bits(inverse)) == (2 * bits, 3 * bits)
