@@ -32,7 +32,7 @@ SOURCE = Path(__file__).with_name("interop") / "openfhe_ntt.cpp"
 SEED = 20261129
 #: (n, bits of OpenFHE's LastPrime) of the NativePoly cases.
 NATIVE = [(256, 60), (256, 30), (1024, 60), (1024, 30)]
-DCRT = (256, 60, 3)       # n, bits, limbs
+DCRT = (64, 60, 3)        # n, bits, limbs
 
 
 UNAVAILABLE = O.unavailable()
