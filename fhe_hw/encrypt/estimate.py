@@ -7,7 +7,7 @@ RAM and the key memory are outside the unit (their sizes are given, not their ar
 from dataclasses import dataclass
 
 from ..bigint.wordalu import WordALU
-from ..largeint.estimate import SRAM_UM2_PER_BIT
+from ..largeint.estimate import SRAM_UM2_PER_BIT, block_rows
 from .sstage import SStageUnit
 from .unit import ENCRYPTION, KEY_PREPARATION
 
@@ -72,13 +72,7 @@ def sky130_estimate(results, g):
     """Combine ``results`` ({(name, frozen params): AsicSynthResult} of :func:`blocks`) for the
     :class:`~fhe_hw.encrypt.TransformEncryptPlan` ``g`` into an :class:`EncryptEstimate`."""
     prog, timing = g.program, g.timing
-    rows = []
-    for name, params, count, _ in blocks(g):
-        r = results[name, tuple(sorted(params.items()))]
-        path = r.critical_path
-        rows.append((name, params, count, r.area_um2, r.fmax_mhz,
-                     f"{path.get('startpoint_register')} → {path.get('endpoint_register')}, "
-                     f"{path['levels']} levels"))
+    rows = block_rows(results, blocks(g))
     engines = 2 * sum(g.engine.storage_bits().values())
     beats = timing.beats
     cycles = g.cycles_per_program()

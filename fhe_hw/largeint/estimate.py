@@ -9,7 +9,8 @@ from dataclasses import dataclass
 
 from .multiplier import LargeIntegerMultiplierPlan
 
-__all__ = ["SRAM_UM2_PER_BIT", "SRAM_SOURCE", "blocks", "Sky130Estimate", "sky130_estimate"]
+__all__ = ["SRAM_UM2_PER_BIT", "SRAM_SOURCE", "blocks", "block_rows", "Sky130Estimate",
+           "sky130_estimate"]
 
 #: Area of one SRAM bit with its periphery: an OpenRAM single-port 1024 x 32 sky130 macro,
 #: 534,277 µm² for 32,768 bits (:data:`SRAM_SOURCE`). The engines' banks need one read and
@@ -41,6 +42,21 @@ def blocks(max_bits=786432, *, lanes=16, engines=1, inner_n=64, inner_units=1):
     return out
 
 
+def block_rows(results, entries):
+    """[(block, params, count, area µm² each, Fmax MHz, critical path)] of ``entries``
+    ([(block, params, count, ...)], a ``blocks()`` list) from ``results`` ({(block, frozen
+    params): AsicSynthResult}); the path as OpenSTA reports it: start register → end
+    register, logic levels."""
+    rows = []
+    for name, params, count, *_ in entries:
+        r = results[name, tuple(sorted(params.items()))]
+        path = r.critical_path
+        rows.append((name, params, count, r.area_um2, r.fmax_mhz,
+                     f"{path.get('startpoint_register')} → {path.get('endpoint_register')}, "
+                     f"{path['levels']} levels"))
+    return rows
+
+
 @dataclass(frozen=True)
 class Sky130Estimate:
     """The estimate: ``rows`` [(unit, params, count, area µm² each, Fmax MHz, critical path
@@ -70,13 +86,7 @@ def sky130_estimate(results, max_bits=786432, *, lanes=16, engines=1, inner_n=64
     :class:`Sky130Estimate`."""
     config = dict(lanes=lanes, engines=engines, inner_n=inner_n, inner_units=inner_units)
     plan = LargeIntegerMultiplierPlan(max_bits, **config)
-    rows = []
-    for unit, params, count in blocks(max_bits, **config):
-        r = results[unit, tuple(sorted(params.items()))]
-        path = r.critical_path
-        rows.append((unit, params, count, r.area_um2, r.fmax_mhz,
-                     f"{path.get('startpoint_register')} → {path.get('endpoint_register')}, "
-                     f"{path['levels']} levels"))
+    rows = block_rows(results, blocks(max_bits, **config))
     bits = sum(plan.storage_bits().values())
     return Sky130Estimate(rows, sum(row[2] * row[3] for row in rows), bits,
                           bits * SRAM_UM2_PER_BIT, min(row[4] for row in rows),

@@ -8,7 +8,7 @@ control, crossbars and the stream distribution are not counted, and the clock is
 block's."""
 
 from ..arith import ModMul
-from ..largeint.estimate import SRAM_UM2_PER_BIT, Sky130Estimate
+from ..largeint.estimate import SRAM_UM2_PER_BIT, Sky130Estimate, block_rows
 from ..ntt import Butterfly
 from .ntt import RNSPolyNTTPlan
 
@@ -52,13 +52,7 @@ def sky130_estimate(results, plan):
     :class:`~fhe_hw.largeint.estimate.Sky130Estimate` of one polynomial (``cycles()``)."""
     if not isinstance(plan, RNSPolyNTTPlan):
         raise TypeError(f"plan must be an RNSPolyNTTPlan, not {plan!r}")
-    rows = []
-    for unit, params, count, _ in blocks(plan):
-        r = results[unit, tuple(sorted(params.items()))]
-        path = r.critical_path
-        rows.append((unit, params, count, r.area_um2, r.fmax_mhz,
-                     f"{path.get('startpoint_register')} → {path.get('endpoint_register')}, "
-                     f"{path['levels']} levels"))
+    rows = block_rows(results, blocks(plan))
     bits = memory_bits(plan)
     return Sky130Estimate(rows, sum(row[2] * row[3] for row in rows), bits,
                           bits * SRAM_UM2_PER_BIT, min(row[4] for row in rows), plan.cycles())

@@ -62,7 +62,8 @@ from ..ntt.streaming import StreamingNTT, StreamingNTTPlan
 from ..params import openfhe_primes, require_power_of_two
 from ..plan import StreamPlan, param
 
-__all__ = ["RNSPolyNTT", "RNSPolyNTTPlan", "TowersPlan", "MAX_TOWERS", "MAX_PRIME_BITS"]
+__all__ = ["RNSPolyNTT", "RNSPolyNTTPlan", "TowersPlan", "TowersComponent", "MAX_TOWERS",
+           "MAX_PRIME_BITS"]
 
 #: The reducers an engine of any NTT prime can use.
 REDUCERS = ("auto", "barrett", "montgomery")
@@ -283,7 +284,28 @@ class RNSPolyNTTPlan(TowersPlan):
         return self.schedule(polys)[-1] + self.tower_beats
 
 
-class RNSPolyNTT(FixedRun, Component):
+class TowersComponent(FixedRun, Component):
+    """What the RNS polynomial units' Components share: ``n``, ``towers`` and ``lanes`` from
+    the plan (a :class:`TowersPlan`), and :meth:`cycles`, the plan's."""
+
+    @property
+    def n(self):
+        return self.plan.n
+
+    @property
+    def towers(self):
+        return self.plan.towers
+
+    @property
+    def lanes(self):
+        return self.plan.lanes_resolved
+
+    def cycles(self, polys=1):
+        """The plan's ``cycles(polys)``: ``polys`` polynomials back to back."""
+        return self.plan.cycles(polys)
+
+
+class RNSPolyNTT(TowersComponent):
     """The forward (or inverse) NTT of an L-tower RNS polynomial in OpenFHE's layout, one
     :class:`~fhe_hw.ntt.StreamingNTT` engine per tower (module docstring).
 
@@ -306,25 +328,9 @@ class RNSPolyNTT(FixedRun, Component):
         super().__init__({"i": In(stream.Signature(layout)), "o": Out(stream.Signature(layout))})
 
     @property
-    def n(self):
-        return self.plan.n
-
-    @property
-    def towers(self):
-        return self.plan.towers
-
-    @property
-    def lanes(self):
-        return self.plan.lanes_resolved
-
-    @property
     def engines(self):
         """The engines, tower order."""
         return list(self._engines)
-
-    def cycles(self, polys=1):
-        """The plan's :meth:`~RNSPolyNTTPlan.cycles`."""
-        return self.plan.cycles(polys)
 
     def elaborate(self, platform):
         m = Module()

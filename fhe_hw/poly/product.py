@@ -31,11 +31,11 @@ from amaranth.lib import data, stream
 from amaranth.lib.wiring import In, Out
 
 from ..arith.montgomery_dyn import DynamicModMul, DynamicModMulPlan
-from ..component import Component, FixedRun
+from ..component import Component
 from ..lib.delay import register_delay
 from ..lib.stream import stall_on_backpressure
 from ..plan import param
-from .ntt import RNSPolyNTT, RNSPolyNTTPlan, TowersPlan
+from .ntt import RNSPolyNTT, RNSPolyNTTPlan, TowersComponent, TowersPlan
 
 __all__ = ["RNSPolyProduct", "RNSPolyProductPlan"]
 
@@ -123,7 +123,7 @@ class _Pointwise(Component):
         return m
 
 
-class RNSPolyProduct(FixedRun, Component):
+class RNSPolyProduct(TowersComponent):
     """a·b mod x^n + 1 of two L-tower RNS polynomials in OpenFHE's layout (module docstring).
 
     Parameters
@@ -150,22 +150,6 @@ class RNSPolyProduct(FixedRun, Component):
         super().__init__({"i_a": In(stream.Signature(layout)),
                           "i_b": In(stream.Signature(layout)),
                           "o": Out(stream.Signature(layout))})
-
-    @property
-    def n(self):
-        return self.plan.n
-
-    @property
-    def towers(self):
-        return self.plan.towers
-
-    @property
-    def lanes(self):
-        return self.plan.lanes_resolved
-
-    def cycles(self, polys=1):
-        """The plan's :meth:`~RNSPolyProductPlan.cycles`."""
-        return self.plan.cycles(polys)
 
     def elaborate(self, platform):
         m = Module()

@@ -70,16 +70,23 @@ def _shown(params):
     return ", ".join(f"{k}={v}" for k, v in params.items())
 
 
+def block_cells(config, rows, memories, memory_bits, memory_um2):
+    """The cells of an estimate's blocks (``rows``: :func:`fhe_hw.largeint.estimate.block_rows`)
+    and its memories (named ``memories``) under configuration ``config``."""
+    cells = [[config, f"`{unit}` {_shown(params)}", count, f"{area:,.0f}",
+              f"{count * area / 1e6:.2f}", f"{fmax:.1f}", f"`{path}`"]
+             for unit, params, count, area, fmax, path in rows]
+    return cells + [[config, memories, f"{memory_bits:,}", f"{SRAM_UM2_PER_BIT:.1f} per bit",
+                     f"{memory_um2 / 1e6:.2f}", "", ""]]
+
+
 def estimate_markdown(estimates):
     """The ``large-int-asic`` block from {(lanes, engines, inner_units): Sky130Estimate}."""
     cells = []
     for (lanes, engines, inner_units), e in estimates.items():
         config = f"lanes={lanes}, engines={engines}, inner_units={inner_units}"
-        for unit, params, count, area, fmax, path in e.rows:
-            cells.append([config, f"`{unit}` {_shown(params)}", count, f"{area:,.0f}",
-                          f"{count * area / 1e6:.2f}", f"{fmax:.1f}", f"`{path}`"])
-        cells.append([config, "memories (RAM + ROM bits, estimated)", f"{e.memory_bits:,}",
-                      f"{SRAM_UM2_PER_BIT:.1f} per bit", f"{e.memory_um2 / 1e6:.2f}", "", ""])
+        cells += block_cells(config, e.rows, "memories (RAM + ROM bits, estimated)",
+                             e.memory_bits, e.memory_um2)
         cells.append([config, f"**total (estimate)**: {e.cycles} cycles, "
                       f"{e.product_us:.1f} µs at {e.fmax_mhz:.1f} MHz", "", "",
                       f"**{e.total_mm2:.1f}**", f"{e.fmax_mhz:.1f}", ""])

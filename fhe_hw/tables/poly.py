@@ -6,13 +6,12 @@ polynomials on chip (the input stream never waits; the host link's time is not i
 
 from ..asic import synthesize_blocks
 from ..asic.configs import SKY130_CLOCK_NS
-from ..largeint.estimate import SRAM_UM2_PER_BIT
 from ..markdown import table as markdown_table
 from ..poly.configs import POLY_TABLE
 from ..poly.estimate import blocks, sky130_estimate
 from ..units import get_unit
 from .common import ecp5_facts, synth_rows
-from .large_int import estimate_note
+from .large_int import block_cells, estimate_note
 from .pages import TableSpec
 
 __all__ = ["TABLE", "TABLES", "markdown", "row_key", "timing", "estimate_markdown"]
@@ -62,12 +61,8 @@ def estimate_markdown(estimates):
     cells = []
     for row, e in estimates:
         config = f"N={row.params['n']}, {_towers(row)}, P={row.params['butterflies']}"
-        for unit, params, count, area, fmax, path in e.rows:
-            shown = ", ".join(f"{k}={v}" for k, v in params.items())
-            cells.append([config, f"`{unit}` {shown}", count, f"{area:,.0f}",
-                          f"{count * area / 1e6:.2f}", f"{fmax:.1f}", f"`{path}`"])
-        cells.append([config, "banks and ROMs (bits, estimated)", f"{e.memory_bits:,}",
-                      f"{SRAM_UM2_PER_BIT:.1f} per bit", f"{e.memory_um2 / 1e6:.2f}", "", ""])
+        cells += block_cells(config, e.rows, "banks and ROMs (bits, estimated)",
+                             e.memory_bits, e.memory_um2)
         cells.append([config, f"**total (estimate)**: {e.cycles} cycles per polynomial, "
                       f"{e.product_us:.1f} µs at {e.fmax_mhz:.1f} MHz", "", "",
                       f"**{e.total_mm2:.1f}**", f"{e.fmax_mhz:.1f}", ""])

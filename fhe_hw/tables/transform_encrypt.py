@@ -14,10 +14,9 @@ from ..asic import synthesize_blocks
 from ..asic.configs import SKY130_CLOCK_NS
 from ..encrypt import ENCRYPTION, KEY_PREPARATION, TransformEncryptPlan
 from ..encrypt.estimate import blocks, sky130_estimate
-from ..largeint.estimate import SRAM_UM2_PER_BIT
 from ..markdown import table as markdown_table
 from ..model.transform_encrypt import SCHEMES, plan
-from .large_int import estimate_note
+from .large_int import block_cells, estimate_note
 from .pages import TableSpec
 from .paper import table6_cycles
 
@@ -71,21 +70,13 @@ def generate(args, progress):
     return markdown(progress), {"timed": False}
 
 
-def _shown(params):
-    return ", ".join(f"{k}={v}" for k, v in params.items())
-
-
 def estimate_markdown(estimates):
     """The ``encrypt-asic`` block from {(scheme, group): EncryptEstimate}."""
     cells = []
     for (scheme, group), e in estimates.items():
         config = f"{scheme.upper()} {group}, lanes={LANES}"
-        for name, params, count, area, fmax, path in e.rows:
-            cells.append([config, f"`{name}` {_shown(params)}", count, f"{area:,.0f}",
-                          f"{count * area / 1e6:.2f}", f"{fmax:.1f}", f"`{path}`"])
-        cells.append([config, "on-chip memories (engines, X buffer, accumulators; estimated)",
-                      f"{e.memory_bits:,}", f"{SRAM_UM2_PER_BIT:.1f} per bit",
-                      f"{e.memory_um2 / 1e6:.2f}", "", ""])
+        cells += block_cells(config, e.rows, "on-chip memories (engines, X buffer, "
+                             "accumulators; estimated)", e.memory_bits, e.memory_um2)
         cells.append([config, f"external: RAM {e.ram_bits / 1e6:.2f} Mbit, key memory "
                       f"{e.key_bits / 1e6:.2f} Mbit", "", "", "", "", ""])
         cells.append([config, f"**total (estimate)**: encryption {e.cycles:,} cycles, "
