@@ -758,7 +758,7 @@ def cpu_vs_hardware(ctx):
             hw = cycles / r.fmax_mhz if r else None
             ratios = [ratio(c, hw) if isinstance(c, float) else None for c in cpu]
             t.rows.append([_label(op, n, l) + suffix, *cpu,
-                           f"{row.unit} {shown(row.params, ('prime_n',))}", cycles,
+                           f"{row.unit} {shown(row.params, _hidden(row))}", cycles,
                            r.fmax_mhz if r else ctx.why(*_triple(row)), hw, *ratios])
             _cpu_finding(findings, _label(op, n, l) + suffix, cpu, each, hw)
     t.notes += ["OpenFHE: medians after a warm-up, 60-bit NTT primes (DCRTPoly: the towers "
@@ -810,6 +810,12 @@ def _cpu_finding(findings, label, cpu, each, hw):
 
 
 # --- the device's limit ------------------------------------------------------------------------
+
+def _hidden(row, *more):
+    """The parameters a row's label leaves out: an RNS engine's ``prime_n`` (a detail of its
+    bases) and ``more``; the polynomial NTT's towers depend on it, so it stays."""
+    return more if row.unit.startswith("rns-poly") else ("prime_n", *more)
+
 
 def _limit_engines():
     """(engine row, the ModMul row of its modulus, modular products of one operation, its
@@ -867,7 +873,7 @@ def device_limit(ctx):
         m, e = (ctx.synth(*_triple(row)) for row in (mm, engine))
         limit = (ECP5_85F_DSP // m.dsp * m.fmax_mhz / 1e3) if m and m.dsp else None
         rate = products * e.fmax_mhz / cycles / 1e3 if e else None
-        label = f"{engine.unit} {shown(engine.params, ('prime_n', 'modulus'))} ({counted})"
+        label = f"{engine.unit} {shown(engine.params, _hidden(engine, 'modulus'))} ({counted})"
         t.rows.append([engine.unit, label, shown(mm.params), m.dsp if m else None,
                        m.fmax_mhz if m else None, limit, e.fmax_mhz if e else None, cycles,
                        products, rate, ratio(rate, limit)])
