@@ -166,3 +166,26 @@ def test_sky130_estimate_counts_every_engines_butterflies_and_memories():
     assert butterfly.latency == forward.engines[0].butterfly_latency
     bits = sum(q.bit_length() for q in forward.towers) * 64
     assert (memory_bits(forward), memory_bits(inverse)) == (2 * bits, 3 * bits)
+
+
+@pytest.mark.parametrize("kw", [
+    {"limbs": 3},
+    # one beat per tower: the slice takes a whole tower from the stream while its engine works
+    {"limbs": 3, "butterflies": 8, "lanes": 16},
+    pytest.param({"limbs": 5, "butterflies": 2, "lanes": 1, "read_stages": 0,
+                  "write_stages": 0, "mult_stages": 0}, marks=pytest.mark.slow),
+    pytest.param({"primes": (ntt_primes(40, 16, 1)[0], ntt_primes(20, 16, 1)[0])},
+                 marks=pytest.mark.slow)])
+def test_skid_slices_keep_every_word_and_the_cycles(kw):
+    unit = RNSPolyNTT(16, skid=True, **kw)
+    polys = [random_dcrt(unit.towers, 16, "skid", k) for k in range(3)]
+    got, run = run_polys(unit, polys)
+    assert got == [dcrt_ntt(x, unit.towers) for x in polys]
+    assert run.cycles == unit.cycles(3) == RNSPolyNTT(16, **kw).cycles(3) + 2
+
+
+def test_skid_slices_under_random_valid_and_ready():
+    unit = RNSPolyNTT(16, limbs=3, butterflies=2, lanes=2, skid=True)
+    polys = [random_dcrt(unit.towers, 16, "skid-vr", k) for k in range(2)]
+    got, _ = run_polys(unit, polys, valid_prob=0.5, ready_prob=0.5, seed=5)
+    assert got == [dcrt_ntt(x, unit.towers) for x in polys]

@@ -51,3 +51,14 @@ def test_plan_derives_both_transforms_and_the_pointwise_multipliers():
     assert not plan.forward.inverse and plan.backward.inverse
     assert plan.pointwise.moduli == tuple(sorted(plan.towers)) and plan.pointwise.word == 13
     assert plan.input_beats == plan.output_beats == 8 * 4096 // 2
+
+
+@pytest.mark.slow
+def test_skid_slices_in_the_products_transforms_keep_the_products_and_cycles():
+    unit = RNSPolyProduct(16, limbs=2, butterflies=2, skid=True)
+    primes = unit.towers
+    pairs = [(random_dcrt(primes, 16, "sa", k), random_dcrt(primes, 16, "sb", k))
+             for k in range(3)]
+    got, run = run_products(unit, pairs)
+    assert got == [schoolbook_product(a, b, primes) for a, b in pairs]
+    assert run.cycles == unit.cycles(3)

@@ -30,6 +30,13 @@ the output stream drains them in the same turn. Each engine transforms in place 
 read of its unload (:mod:`fhe_hw.ntt.streaming`). A second set of banks per engine (ping-pong)
 would let an engine load while it computes; this unit has one set.
 
+With ``skid``, a :class:`~fhe_hw.lib.stream.SkidBuffer` sits before and after each engine, so
+that the streams' valid and ready reach an engine's control through a register: without it,
+the ECP5-85F's critical path ran from one engine's load state to the input ready at the ports
+and back to that engine's load control (two wires across the die in one cycle). A tower then
+enters and leaves its engine a cycle later, and the slice before a busy engine takes the
+tower's first two beats.
+
 Cycles
 ------
 :meth:`RNSPolyNTTPlan.cycles` follows the schedule tower by tower: with always-valid input and
@@ -44,12 +51,13 @@ from dataclasses import dataclass, field
 
 from amaranth import Module, Signal, unsigned
 from amaranth.lib import data, stream
-from amaranth.lib.wiring import In, Out
+from amaranth.lib.wiring import In, Out, connect
 
 from ..arith.modmul import choose_reducer
 from ..arith.pipeline import karatsuba_param, mult_stages_param, tiled_param
 from ..cliargs import int_list
 from ..component import Component, FixedRun
+from ..lib.stream import SkidBuffer
 from ..ntt.schedule import (
     MAX_N,
     MAX_READ_STAGES,
@@ -75,21 +83,25 @@ MAX_PRIME_BITS = 60
 MIN_PRIME_BITS = 14
 
 
-def _tower_schedule(period, span, beats, arrivals):
+def _tower_schedule(period, span, beats, arrivals, skid=False):
     """The cycle at which each tower starts to leave (in ``arrivals``' order: polynomial by
     polynomial, tower by tower) when tower j of each polynomial can start loading at
     ``arrivals[...]`` (and not before the previous tower has loaded), through engines with
     ``period[j]`` (T) and ``span[j]`` (S) cycles, ``beats`` per tower: the recurrence of the
-    module docstring."""
+    module docstring. With ``skid``, a two-beat register slice before and after each engine:
+    a tower reaches its engine a cycle later and leaves it a cycle later, and the slice before
+    a busy engine takes the tower's first two beats."""
     towers = len(period)
     free = [0] * towers
     next_in = out_end = 0
     starts = []
     for k, arrival in enumerate(arrivals):
         j = k % towers
-        start = max(arrival, next_in, free[j])
-        next_in = start + beats
-        ready = start + span[j] - beats
+        offer = max(arrival, next_in)
+        start = max(offer + skid, free[j])
+        next_in = offer + beats if skid and beats <= 2 else \
+            max(offer + beats, start + beats - skid)
+        ready = start + span[j] - beats + skid
         out_start = max(ready, out_end)
         out_end = out_start + beats
         free[j] = start + period[j] + (out_start - ready)
@@ -122,6 +134,10 @@ class TowersPlan(StreamPlan):
         of the streams.
     reducer : str
         The engines' reducer (default ``auto``: one for all towers).
+    skid : bool
+        A :class:`~fhe_hw.lib.stream.SkidBuffer` on each engine's input and output (default
+        False): the streams' ready and valid then reach an engine through a register, not in
+        the same cycle as the engine's own control.
 
     Attributes
     ----------
@@ -159,6 +175,10 @@ class TowersPlan(StreamPlan):
                               "(0 or 1)", range=(0, MAX_WRITE_STAGES), kw_only=True)
     reducer: str = param("auto", help="the engines' reducer: auto (one for every prime), "
                          "barrett, montgomery", kw_only=True)
+    skid: bool = param(False, help="a register slice on each engine's input and output stream "
+                       "(true/false): no path from one engine to the streams' ports and back "
+                       "in a cycle; a tower enters and leaves its engine a cycle later",
+                       kw_only=True)
     towers: tuple = field(init=False, repr=False, compare=False)
     width: int = field(init=False, repr=False, compare=False)
     lanes_resolved: int = field(init=False, repr=False, compare=False)
@@ -276,7 +296,7 @@ class RNSPolyNTTPlan(TowersPlan):
         # An engine takes its next tower once it has issued its last read: S less the read
         # pipeline, the output FIFO and the post-multiplier (fhe_hw.ntt.schedule.cycles).
         periods = [e.cycles() - 3 - e.read_stages - e.post_latency for e in self.engines]
-        return _tower_schedule(periods, spans, self.tower_beats, arrivals)
+        return _tower_schedule(periods, spans, self.tower_beats, arrivals, self.skid)
 
     def cycles(self, polys=1):
         """Exact cycles of ``polys`` polynomials back to back, first input transfer to last
@@ -339,16 +359,22 @@ class RNSPolyNTT(TowersComponent):
         out_tower, out_beat = _turn(m, "out", towers, beats, self.o.valid & self.o.ready)
         for j, engine in enumerate(self._engines):
             m.submodules[f"tower{j}"] = engine
+            sink, source = engine.i, engine.o
+            if self.plan.skid:
+                m.submodules[f"tower{j}_in"] = into = SkidBuffer(engine.i.payload.shape())
+                m.submodules[f"tower{j}_out"] = out = SkidBuffer(engine.o.payload.shape())
+                connect(m, into.o, engine.i)
+                connect(m, engine.o, out.i)
+                sink, source = into.i, out.o
             here_in, here_out = in_tower == j, out_tower == j
-            m.d.comb += [engine.i.valid.eq(self.i.valid & here_in),
-                         engine.o.ready.eq(self.o.ready & here_out)]
-            m.d.comb += [engine.i.payload[k].eq(self.i.payload[k])
-                         for k in range(self.lanes)]
+            m.d.comb += [sink.valid.eq(self.i.valid & here_in),
+                         source.ready.eq(self.o.ready & here_out)]
+            m.d.comb += [sink.payload[k].eq(self.i.payload[k]) for k in range(self.lanes)]
             with m.If(here_in):
-                m.d.comb += self.i.ready.eq(engine.i.ready)
+                m.d.comb += self.i.ready.eq(sink.ready)
             with m.If(here_out):
-                m.d.comb += self.o.valid.eq(engine.o.valid)
-                m.d.comb += [self.o.payload[k].eq(engine.o.payload[k])
+                m.d.comb += self.o.valid.eq(source.valid)
+                m.d.comb += [self.o.payload[k].eq(source.payload[k])
                              for k in range(self.lanes)]
         return m
 
