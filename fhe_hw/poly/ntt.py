@@ -16,11 +16,11 @@ Engines
 Engine j holds tower j: its ModMuls reduce mod q_j with constants fixed at generation time and
 its twiddles are in its own ROM (n words), so no constant is loaded at run time and the engines
 share nothing but the input and output streams. A shared engine would need ModMuls whose
-modulus changes at run time (:class:`~fhe_hw.arith.DynamicModMul`) and its ROM L times as deep;
-this unit does not build one: one engine per tower is what fills a device with local engines.
-All engines use one reducer (``auto``: the one :func:`~fhe_hw.arith.modmul.choose_reducer`
-picks for every prime, Barrett where they differ), so their timing is the same when their
-primes have the same width.
+modulus changes at run time (:class:`~fhe_hw.arith.montgomery_dyn.DynamicModMul`) and its ROM
+L times as deep; this unit does not build one: one engine per tower is what fills a device with
+local engines. All engines use one reducer (``auto``: the one
+:func:`~fhe_hw.arith.modmul.choose_reducer` picks for every prime, Barrett where they differ), so
+their timing is the same when their primes have the same width.
 
 Overlap
 -------

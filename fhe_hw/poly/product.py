@@ -8,9 +8,9 @@ Data path
 same layout. a goes through a forward :class:`~fhe_hw.poly.RNSPolyNTT`; so does b, unless
 ``b_evaluated`` (b arrives in evaluation form, as OpenFHE keeps keys: one forward unit less).
 The two evaluation forms meet tower by tower at the point-wise multipliers, ``lanes`` pairs of
-:class:`~fhe_hw.arith.DynamicModMul` whose modulus is the tower's prime, chosen at run time by
-the tower counter: the first gives a·b·R^-1, the second multiplies by R^2 (a per-tower
-constant), so the pair gives a·b mod q_j. One pair per lane serves every tower; a
+:class:`~fhe_hw.arith.montgomery_dyn.DynamicModMul` whose modulus is the tower's prime, chosen
+at run time by the tower counter: the first gives a·b·R^-1, the second multiplies by R^2 (a
+per-tower constant), so the pair gives a·b mod q_j. One pair per lane serves every tower; a
 :class:`~fhe_hw.arith.ModMul` per tower and lane would cost L times the DSPs. The products go
 through the inverse :class:`~fhe_hw.poly.RNSPolyNTT` (evaluation to coefficient form) to ``o``.
 The point-wise stage stalls as one pipeline when the inverse unit is not ready
