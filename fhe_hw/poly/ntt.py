@@ -175,10 +175,12 @@ class TowersPlan(StreamPlan):
                               "(0 or 1)", range=(0, MAX_WRITE_STAGES), kw_only=True)
     reducer: str = param("auto", help="the engines' reducer: auto (one for every prime), "
                          "barrett, montgomery", kw_only=True)
+    # cli_default None: left out of a generated file's header (and the tables' cache keys)
+    # unless given, like karatsuba.
     skid: bool = param(False, help="a register slice on each engine's input and output stream "
-                       "(true/false): no path from one engine to the streams' ports and back "
-                       "in a cycle; a tower enters and leaves its engine a cycle later",
-                       kw_only=True)
+                       "(true/false, default false): no path from one engine to the streams' "
+                       "ports and back in a cycle; a tower enters and leaves its engine a "
+                       "cycle later", cli_default=None, kw_only=True)
     towers: tuple = field(init=False, repr=False, compare=False)
     width: int = field(init=False, repr=False, compare=False)
     lanes_resolved: int = field(init=False, repr=False, compare=False)
