@@ -25,7 +25,8 @@ from fhe_hw.sim import SimulationMismatch
 
 needs_openfhe = pytest.mark.skipif(UNAVAILABLE is not None, reason=f"OpenFHE: {UNAVAILABLE}")
 
-#: Each documented configuration's shape at n = 64, 3 towers: minutes of builds, not hours.
+#: Each documented configuration's shape at n = 64, 3 towers: smaller builds (the 60-bit
+#: product's is the longest).
 SMALL = [{**row.params, "n": 64, "limbs": 3} for row in POLY_TABLE]
 CONFIGS = [pytest.param(row.params, id=f"n{row.params['n']}-{row.params['limbs']}x"
                         f"{row.params['prime_bits']}") for row in POLY_TABLE]
