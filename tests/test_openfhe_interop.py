@@ -8,8 +8,10 @@ headers are beside the checkout) and run once per configuration, each in its own
 prime and ``root="openfhe"``, must give the same words in pysim: the ``NativePoly`` forward and
 inverse NTTs at n = 256 (n = 1024 in pysim is ``slow``; the fast suite checks it on the model
 the unit is tested against); and a 3-tower ``DCRTPoly`` product in evaluation and coefficient
-form through the ``rns-poly-ntt`` unit, all towers in one run, at OpenFHE's primes. Without the
-option (fhe_hw's ``generator`` root) the words differ.
+form through the ``rns-poly-ntt`` unit, all towers in one run, at OpenFHE's primes; the towers
+and roots of the documented poly configurations (``fhe_hw.poly.configs.POLY_TABLE``, whose
+words tests/test_poly_cosim.py compares in Verilator). Without the option (fhe_hw's
+``generator`` root) the words differ.
 """
 
 import json
@@ -24,7 +26,8 @@ from fhe_hw.model.dcrt import dcrt_pointwise, tower_params
 from fhe_hw.model.ntt import ntt_radix2
 from fhe_hw.ntt import StreamingNTT
 from fhe_hw.params import convention_root, ntt_params, openfhe_primes
-from fhe_hw.poly import RNSPolyNTT
+from fhe_hw.poly import RNSPolyNTT, RNSPolyNTTPlan
+from fhe_hw.poly.configs import POLY_TABLE
 from fhe_hw.rns.common import polynomial_beats
 from fhe_hw.sim.pysim import run_stream
 
@@ -133,6 +136,19 @@ def test_dcrt_primes_and_roots_are_openfhes():
     assert tuple(t["q"] for t in towers) == openfhe_primes(bits, n, limbs)
     assert [t["psi"] for t in towers] == [p.psi for p in tower_params(n, openfhe_primes(
         bits, n, limbs))]
+
+
+@pytest.mark.parametrize("row", POLY_TABLE, ids=lambda row: f"{row.params['limbs']}x"
+                         f"{row.params['prime_bits']}")
+def test_dcrt_towers_of_the_documented_configurations_are_openfhes(row):
+    """OpenFHE's primes of the ring ``prime_n`` (PRIME_N of the program's dcrt mode; default N)
+    and its roots for N are the towers and roots of each documented poly configuration."""
+    params = row.params
+    plan = RNSPolyNTTPlan(**params)
+    ring = (params["prime_n"],) if "prime_n" in params else ()
+    towers = openfhe("dcrt", plan.n, params["prime_bits"], params["limbs"], *ring)
+    assert tuple(t["q"] for t in towers) == plan.towers
+    assert [t["psi"] for t in towers] == [e.roots.psi for e in plan.engines]
 
 
 def test_dcrt_forward_ntt_through_the_rns_polynomial_ntt():

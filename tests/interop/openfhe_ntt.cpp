@@ -5,8 +5,11 @@
 // Usage (one configuration per process: OpenFHE caches its twiddle tables per modulus for the
 // whole process and then ignores a root passed later):
 //   openfhe_ntt native N BITS SEED        NativePoly mod q = LastPrime(BITS, 2N)
-//   openfhe_ntt dcrt N BITS LIMBS SEED    DCRTPoly over LastPrime(BITS, 2N) and the LIMBS - 1
-//                                         PreviousPrime(., 2N) below it
+//   openfhe_ntt dcrt N BITS LIMBS [PRIME_N] SEED
+//                                         DCRTPoly of ring degree N over LastPrime(BITS, 2M) and
+//                                         the LIMBS - 1 PreviousPrime(., 2M) below it, M = PRIME_N
+//                                         (a power of two >= N; default N): the towers of fhe_hw's
+//                                         poly units with prime_n = M
 // OpenFHE picks every prime and root itself (ILNativeParams(2N, q), ILDCRTParams(2N, moduli):
 // RootOfUnity). Inputs are uniform residues from mt19937_64(SEED), value = rng() % q.
 //
@@ -61,10 +64,10 @@ std::string native(size_t n, uint32_t bits) {
     return out.str();
 }
 
-std::string dcrt(size_t n, uint32_t bits, size_t limbs) {
-    std::vector<NativeInteger> moduli{LastPrime<NativeInteger>(bits, 2 * n)};
+std::string dcrt(size_t n, uint32_t bits, size_t limbs, size_t prime_n) {
+    std::vector<NativeInteger> moduli{LastPrime<NativeInteger>(bits, 2 * prime_n)};
     while (moduli.size() < limbs)
-        moduli.push_back(PreviousPrime<NativeInteger>(moduli.back(), 2 * n));
+        moduli.push_back(PreviousPrime<NativeInteger>(moduli.back(), 2 * prime_n));
     auto params = std::make_shared<ILDCRTParams<BigInteger>>(2 * n, moduli);
     DCRTPoly a(params, Format::COEFFICIENT, true), b(params, Format::COEFFICIENT, true);
     std::vector<std::vector<uint64_t>> ca, cb;
@@ -95,15 +98,23 @@ std::string dcrt(size_t n, uint32_t bits, size_t limbs) {
 
 int main(int argc, char** argv) {
     std::string kind = argc > 1 ? argv[1] : "";
-    if (!((kind == "native" && argc == 5) || (kind == "dcrt" && argc == 6))) {
-        std::cerr << "usage: openfhe_ntt native N BITS SEED | dcrt N BITS LIMBS SEED" << std::endl;
+    if (!((kind == "native" && argc == 5) || (kind == "dcrt" && (argc == 6 || argc == 7)))) {
+        std::cerr << "usage: openfhe_ntt native N BITS SEED | dcrt N BITS LIMBS [PRIME_N] SEED"
+                  << std::endl;
         return 2;
     }
     size_t n      = std::strtoull(argv[2], nullptr, 10);
     uint32_t bits = std::strtoul(argv[3], nullptr, 10);
+    size_t prime_n = argc == 7 ? std::strtoull(argv[5], nullptr, 10) : n;
+    if (prime_n < n || (prime_n & (prime_n - 1))) {
+        std::cerr << "openfhe_ntt: PRIME_N must be a power of two >= N = " << n << ", not "
+                  << argv[5] << std::endl;
+        return 2;
+    }
     rng.seed(std::strtoull(argv[argc - 1], nullptr, 10));
     std::cout << "{\"n\":" << n << ",\"limbs\":["
-              << (kind == "native" ? native(n, bits) : dcrt(n, bits, std::strtoull(argv[4], nullptr, 10)))
+              << (kind == "native" ? native(n, bits)
+                                   : dcrt(n, bits, std::strtoull(argv[4], nullptr, 10), prime_n))
               << "]}" << std::endl;
     return 0;
 }

@@ -1,0 +1,102 @@
+"""The RNS polynomial units in Verilator against OpenFHE's words (``slow``: each Verilator
+build takes minutes at N = 4096); the fast suite checks the checks.
+
+For each documented ECP5 configuration (:data:`fhe_hw.poly.configs.POLY_TABLE`, N = 4096, all
+towers) and a small one of the same shape, the interop program (``interop/openfhe_ntt.cpp``,
+``dcrt N BITS LIMBS [PRIME_N] SEED``) gives OpenFHE's DCRTPoly a, b, their product ab and the
+evaluation forms of the three on the configuration's towers. Three polynomials stream back to
+back through the generated Verilog (:mod:`fhe_hw.poly.cosim`): the forward ``rns-poly-ntt`` of
+[a, b, ab] must give OpenFHE's [a_eval, b_eval, ab_eval], the inverse the reverse, and
+``rns-poly-product`` of (a, b), (b, a), (a, b) must give ab three times, word for word, each
+in exactly ``cycles(3)``.
+
+Run them one at a time (each N = 4096 build holds GBs):
+``nox -s slow -- tests/test_poly_cosim.py -n 0 -s``.
+"""
+
+import pytest
+from test_openfhe_interop import UNAVAILABLE, openfhe
+
+from fhe_hw.ntt.cosim import Engines
+from fhe_hw.poly import RNSPolyNTTPlan
+from fhe_hw.poly.configs import POLY_TABLE
+from fhe_hw.poly.cosim import PolyRun, check_poly, cosim_poly
+from fhe_hw.sim import SimulationMismatch
+
+needs_openfhe = pytest.mark.skipif(UNAVAILABLE is not None, reason=f"OpenFHE: {UNAVAILABLE}")
+
+#: Each documented configuration's shape at n = 64, 3 towers: smaller builds (the 60-bit
+#: product's is the longest).
+SMALL = [{**row.params, "n": 64, "limbs": 3} for row in POLY_TABLE]
+CONFIGS = [pytest.param(row.params, id=f"n{row.params['n']}-{row.params['limbs']}x"
+                        f"{row.params['prime_bits']}") for row in POLY_TABLE]
+CONFIGS += [pytest.param(p, id=f"n64-3x{p['prime_bits']}") for p in SMALL]
+
+
+@pytest.fixture(scope="module")
+def engines():
+    """The Verilator models, each built once (cached in build/cosim/ across runs)."""
+    return Engines("-O3")
+
+
+def openfhe_polys(params):
+    """OpenFHE's a, b, ab and a_eval, b_eval, ab_eval (each a list of towers) on the towers
+    of ``params``, which must be the plan's."""
+    ring = (params["prime_n"],) if params.get("prime_n") else ()
+    towers = openfhe("dcrt", params["n"], params["prime_bits"], params["limbs"], *ring)
+    assert tuple(t["q"] for t in towers) == RNSPolyNTTPlan(**params).towers
+    return {key: [t[key] for t in towers] for key in ("a", "b", "ab", "a_eval", "b_eval",
+                                                      "ab_eval")}
+
+
+@pytest.mark.parametrize("params", CONFIGS)
+@pytest.mark.parametrize("kind", ["forward", "inverse"])
+@pytest.mark.slow
+@needs_openfhe
+def test_transforms_in_verilator_give_openfhes_words_back_to_back(params, kind, engines):
+    words = openfhe_polys(params)
+    coef, evaluation = ["a", "b", "ab"], ["a_eval", "b_eval", "ab_eval"]
+    given, want = (coef, evaluation) if kind == "forward" else (evaluation, coef)
+    run = cosim_poly(kind, params, [words[k] for k in given], engines=engines)
+    check_poly(run, [words[k] for k in want])
+    assert run.cycles == run.expected_cycles
+
+
+@pytest.mark.parametrize("params", CONFIGS)
+@pytest.mark.slow
+@needs_openfhe
+def test_products_in_verilator_give_openfhes_product_back_to_back(params, engines):
+    words = openfhe_polys(params)
+    a, b = words["a"], words["b"]
+    run = cosim_poly("product", params, [(a, b), (b, a), (a, b)], engines=engines)
+    check_poly(run, [words["ab"]] * 3)
+    assert run.cycles == run.expected_cycles
+
+
+# --- the checks, without Verilator ---------------------------------------------------------------
+
+def test_check_poly_names_the_first_differing_word_and_a_cycle_count_off_cycles():
+    want = [[[1, 2], [3, 4]], [[5, 6], [7, 8]]]
+    run = PolyRun("forward", "forward n=2", want, 10, 10, 0.0, 0.0)
+    check_poly(run, want)
+    bad = PolyRun("forward", "forward n=2", [[[1, 2], [3, 4]], [[5, 6], [7, 9]]], 10, 10, 0.0, 0.0)
+    with pytest.raises(SimulationMismatch, match=r"forward n=2: polynomial 1, tower 1, "
+                       r"coefficient 1: expected 8, got 9"):
+        check_poly(bad, want)
+    slow = PolyRun("forward", "forward n=2", want, 11, 10, 0.0, 0.0)
+    with pytest.raises(SimulationMismatch, match="11 simulated cycles, cycles.. says 10"):
+        check_poly(slow, want)
+    with pytest.raises(ValueError, match="want must be 2 polynomials of 2 towers of 2 words"):
+        check_poly(run, want[:1])
+
+
+@pytest.mark.parametrize("kind, polys, message", [
+    ("sideways", [], "kind must be one of forward, inverse, product"),
+    ("forward", [], "polys must hold at least one polynomial"),
+    ("inverse", [[[0] * 16] * 2], r"i polynomial 0 must be 3 towers of 16 residues"),
+    ("product", [([[0] * 16] * 3, [[0] * 15] * 3)], "i_b polynomial 0 must be 3 towers"),
+    ("product", [([[0] * 16] * 3,)], r"must be \(a, b\) pairs"),
+])
+def test_cosim_poly_refuses_bad_input_before_building(kind, polys, message):
+    with pytest.raises(ValueError, match=message):
+        cosim_poly(kind, {"n": 16, "limbs": 3}, polys, engines=object())
