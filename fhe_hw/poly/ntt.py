@@ -70,8 +70,8 @@ from ..ntt.streaming import StreamingNTT, StreamingNTTPlan
 from ..params import openfhe_primes, require_power_of_two
 from ..plan import StreamPlan, param
 
-__all__ = ["RNSPolyNTT", "RNSPolyNTTPlan", "TowersPlan", "TowersComponent", "MAX_TOWERS",
-           "MAX_PRIME_BITS"]
+__all__ = ["RNSPolyNTT", "RNSPolyNTTPlan", "TowersPlan", "TowersComponent", "tower_turn",
+           "MAX_TOWERS", "MAX_PRIME_BITS"]
 
 #: The reducers an engine of any NTT prime can use.
 REDUCERS = ("auto", "barrett", "montgomery")
@@ -357,8 +357,8 @@ class RNSPolyNTT(TowersComponent):
     def elaborate(self, platform):
         m = Module()
         towers, beats = len(self._engines), self.plan.tower_beats
-        in_tower, in_beat = _turn(m, "in", towers, beats, self.i.valid & self.i.ready)
-        out_tower, out_beat = _turn(m, "out", towers, beats, self.o.valid & self.o.ready)
+        in_tower = tower_turn(m, "in", towers, beats, self.i.valid & self.i.ready)
+        out_tower = tower_turn(m, "out", towers, beats, self.o.valid & self.o.ready)
         for j, engine in enumerate(self._engines):
             m.submodules[f"tower{j}"] = engine
             sink, source = engine.i, engine.o
@@ -381,8 +381,9 @@ class RNSPolyNTT(TowersComponent):
         return m
 
 
-def _turn(m, name, towers, beats, step):
-    """A (tower, beat) counter advanced by ``step``: the tower whose turn it is on a stream."""
+def tower_turn(m, name, towers, beats, step):
+    """The tower whose turn it is on a stream of ``towers`` towers of ``beats`` beats, in turn
+    and again from tower 0: a (tower, beat) counter advanced by ``step``; returns the tower."""
     tower = Signal(range(towers), name=f"{name}_tower")
     beat = Signal(range(beats), name=f"{name}_beat")
     with m.If(step):
@@ -391,4 +392,4 @@ def _turn(m, name, towers, beats, step):
             m.d.sync += [beat.eq(0), tower.eq(tower + 1)]
             with m.If(tower == towers - 1):
                 m.d.sync += tower.eq(0)
-    return tower, beat
+    return tower

@@ -28,14 +28,14 @@ from dataclasses import dataclass, field, fields
 
 from amaranth import Array, Const, Module, Signal, unsigned
 from amaranth.lib import data, stream
-from amaranth.lib.wiring import In, Out
+from amaranth.lib.wiring import In, Out, connect, flipped
 
 from ..arith.montgomery_dyn import DynamicModMul, DynamicModMulPlan
 from ..component import Component
 from ..lib.delay import register_delay
 from ..lib.stream import stall_on_backpressure
 from ..plan import param
-from .ntt import RNSPolyNTT, RNSPolyNTTPlan, TowersComponent, TowersPlan
+from .ntt import RNSPolyNTT, RNSPolyNTTPlan, TowersComponent, TowersPlan, tower_turn
 
 __all__ = ["RNSPolyProduct", "RNSPolyProductPlan"]
 
@@ -155,30 +155,20 @@ class RNSPolyProduct(TowersComponent):
         m = Module()
         plan = self.plan
         m.submodules.forward_a, m.submodules.inverse = self._fa, self._inv
+        connect(m, flipped(self.i_a), self._fa.i)
         a = self._fa.o
-        m.d.comb += [self._fa.i.valid.eq(self.i_a.valid), self._fa.i.payload.eq(self.i_a.payload),
-                     self.i_a.ready.eq(self._fa.i.ready)]
         if self._fb is None:
             b = self.i_b
         else:
             m.submodules.forward_b = self._fb
+            connect(m, flipped(self.i_b), self._fb.i)
             b = self._fb.o
-            m.d.comb += [self._fb.i.valid.eq(self.i_b.valid),
-                         self._fb.i.payload.eq(self.i_b.payload),
-                         self.i_b.ready.eq(self._fb.i.ready)]
         pw = self._pointwise
         advance = stall_on_backpressure(m, pw, pw.o_valid, pw.o, self._inv.i, name="pointwise")
         join = Signal()
         m.d.comb += [join.eq(a.valid & b.valid & advance), a.ready.eq(join), b.ready.eq(join),
-                     pw.valid.eq(join), pw.a.eq(a.payload), pw.b.eq(b.payload)]
-        tower, beat = Signal(range(len(plan.towers))), Signal(range(plan.tower_beats))
-        with m.If(join):
-            m.d.sync += beat.eq(beat + 1)
-            with m.If(beat == plan.tower_beats - 1):
-                m.d.sync += [beat.eq(0), tower.eq(tower + 1)]
-                with m.If(tower == len(plan.towers) - 1):
-                    m.d.sync += tower.eq(0)
-        m.d.comb += pw.tower.eq(tower)
-        m.d.comb += [self.o.valid.eq(self._inv.o.valid), self.o.payload.eq(self._inv.o.payload),
-                     self._inv.o.ready.eq(self.o.ready)]
+                     pw.valid.eq(join), pw.a.eq(a.payload), pw.b.eq(b.payload),
+                     pw.tower.eq(tower_turn(m, "pointwise", len(plan.towers),
+                                            plan.tower_beats, join))]
+        connect(m, self._inv.o, flipped(self.o))
         return m
