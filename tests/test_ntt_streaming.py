@@ -172,6 +172,18 @@ def test_every_write_depth_matches_model_in_cycles(write_stages, P, negacyclic, 
                          read_stages=read_stages)
 
 
+@pytest.mark.parametrize("n, P, lanes, negacyclic, inverse", [
+    (16, 1, None, False, False), (32, 2, 2, True, True)])
+def test_the_next_transform_starts_one_period_after_the_first(n, P, lanes, negacyclic, inverse):
+    """Two transforms back to back end one transform's cycles() after the second's start,
+    which is period() after the first's (schedule.period)."""
+    unit = StreamingNTT(n, "general32", butterflies=P, lanes=lanes, negacyclic=negacyclic,
+                        inverse=inverse)
+    xs = [random_poly(unit.modulus, n, "period", k) for k in range(2)]
+    run = transforms_back_to_back(unit, xs, inverse, negacyclic)
+    assert run.cycles == unit.plan.period() + unit.cycles()
+
+
 def test_default_write_depth_is_one():
     assert StreamingNTT(64).write_stages == 1
 

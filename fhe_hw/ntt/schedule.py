@@ -24,7 +24,7 @@ from ..model.reduce import solinas_reduce
 from ..params import SOLINAS64, require_power_of_two
 
 __all__ = ["MIN_N", "MAX_N", "bank_of", "address_of", "stage_window", "crossbar_bank",
-           "crossbar_position", "twiddle_index", "schedule", "cycles", "READ_STAGES",
+           "crossbar_position", "twiddle_index", "schedule", "cycles", "period", "READ_STAGES",
            "MAX_READ_STAGES", "WRITE_STAGES", "MAX_WRITE_STAGES", "FOUR_STEP_LANES",
            "FOUR_STEP_PHASES", "four_step_fields", "four_step_bank", "four_step_schedule",
            "four_step_output_position", "run_four_step_schedule", "four_step_position",
@@ -139,11 +139,22 @@ def cycles(n, butterflies=1, *, lanes=None, butterfly_latency, post_latency=0,
     alike and so adds no drain, the others (D = read_stages - 1 of them) sit after the banks
     and lengthen every stage's drain; the W = ``write_stages`` registers (:data:`WRITE_STAGES`
     by default) on the write-back path lengthen every stage's drain too."""
+    return period(n, butterflies, lanes=lanes, butterfly_latency=butterfly_latency,
+                  read_stages=read_stages, write_stages=write_stages) + 3 + read_stages \
+        + post_latency
+
+
+def period(n, butterflies=1, *, lanes=None, butterfly_latency, read_stages=READ_STAGES,
+           write_stages=WRITE_STAGES):
+    """Cycles from one transform's first input transfer to the next one's, back to back
+    (always-valid input, always-ready output): 2·n/lanes (load and unload) +
+    log2(n)·(n/(2P) + butterfly_latency + 2 + D + W) (stages and their drains). The next load
+    starts once the last output read has been issued, so :func:`cycles` is this plus the read
+    path, the output FIFO and the post-multiplier."""
     lanes = 2 * butterflies if lanes is None else lanes
     log_n = n.bit_length() - 1
     drain = butterfly_latency + 2 + max(read_stages - 1, 0) + write_stages
-    return 2 * (n // lanes) + log_n * (n // (2 * butterflies) + drain) + 3 + read_stages \
-        + post_latency
+    return 2 * (n // lanes) + log_n * (n // (2 * butterflies) + drain)
 
 
 # --- four-step engine: the plan ([Wang13] §IV-C, eqs 7–8, Figs 3–4)

@@ -141,6 +141,7 @@ from .schedule import (
     crossbar_bank,
     crossbar_position,
     cycles,
+    period,
     stage_window,
     twiddle_index,
 )
@@ -281,6 +282,13 @@ class StreamingNTTPlan(StreamPlan):
         return cycles(self.n, self.butterflies, lanes=self.lanes_resolved,
                       butterfly_latency=self.butterfly_latency, post_latency=self.post_latency,
                       read_stages=self.read_stages, write_stages=self.write_stages)
+
+    def period(self):
+        """Cycles from one transform's first input to the next one's, back to back
+        (:func:`~fhe_hw.ntt.schedule.period`)."""
+        return period(self.n, self.butterflies, lanes=self.lanes_resolved,
+                      butterfly_latency=self.butterfly_latency, read_stages=self.read_stages,
+                      write_stages=self.write_stages)
 
     def describe(self):
         """The root of unity of the transform."""

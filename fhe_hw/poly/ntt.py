@@ -44,7 +44,7 @@ always-ready output, tower j of polynomial k starts loading when the input has d
 towers before it and engine j is free, and unloads after its own transform and the previous
 tower's unload. For equal towers that is ``(L - 1)·n/lanes + S`` for one polynomial, S the
 engine's :meth:`~fhe_hw.ntt.StreamingNTTPlan.cycles`, and one polynomial every
-``max(L·n/lanes, T)`` after, T the engine's period (S less its read pipeline and output FIFO).
+``max(L·n/lanes, T)`` after, T the engine's :meth:`~fhe_hw.ntt.StreamingNTTPlan.period`.
 """
 
 from dataclasses import dataclass, field
@@ -295,9 +295,7 @@ class RNSPolyNTTPlan(TowersPlan):
         input always valid)."""
         arrivals = [0] * (polys * len(self.towers)) if arrivals is None else list(arrivals)
         spans = [e.cycles() for e in self.engines]
-        # An engine takes its next tower once it has issued its last read: S less the read
-        # pipeline, the output FIFO and the post-multiplier (fhe_hw.ntt.schedule.cycles).
-        periods = [e.cycles() - 3 - e.read_stages - e.post_latency for e in self.engines]
+        periods = [e.period() for e in self.engines]
         return _tower_schedule(periods, spans, self.tower_beats, arrivals, self.skid)
 
     def cycles(self, polys=1):
