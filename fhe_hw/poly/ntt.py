@@ -69,14 +69,16 @@ from ..ntt.schedule import (
 from ..ntt.streaming import StreamingNTT, StreamingNTTPlan
 from ..params import openfhe_primes, require_power_of_two
 from ..plan import StreamPlan, param
+from ..rns.common import MAX_RESIDUES
+from ..rns.plan import check_primes
 
 __all__ = ["RNSPolyNTT", "RNSPolyNTTPlan", "TowersPlan", "TowersComponent", "tower_turn",
            "MAX_TOWERS", "MAX_PRIME_BITS"]
 
 #: The reducers an engine of any NTT prime can use.
 REDUCERS = ("auto", "barrett", "montgomery")
-#: Most towers of one polynomial.
-MAX_TOWERS = 64
+#: Most towers of one polynomial (as many as a base of the RNS engines).
+MAX_TOWERS = MAX_RESIDUES
 #: Widest prime (OpenFHE's native integers are 64 bits; its NTT primes at most 60).
 MAX_PRIME_BITS = 60
 #: Narrowest generated prime.
@@ -230,16 +232,9 @@ class TowersPlan(StreamPlan):
                 raise ValueError(f"limbs must be at most the primes of prime_bits = "
                                  f"{self.prime_bits} bits that are 1 mod {2 * ring}: "
                                  f"{e}") from None
-        primes = self.primes
-        if isinstance(primes, (int, str)) or not hasattr(primes, "__iter__"):
-            raise TypeError(f"primes must be a sequence of integers, not {primes!r}")
-        primes = tuple(primes)
-        if not 1 <= len(primes) <= MAX_TOWERS:
-            raise ValueError(f"primes must have 1 to {MAX_TOWERS} primes, not {len(primes)}")
+        primes = check_primes("primes", self.primes)
         for q in primes:
-            if not isinstance(q, int) or isinstance(q, bool):
-                raise TypeError(f"primes must be integers, not {q!r}")
-            if not 3 <= q < 1 << MAX_PRIME_BITS or q % (2 * self.n) != 1:
+            if q >= 1 << MAX_PRIME_BITS or q % (2 * self.n) != 1:
                 raise ValueError(f"primes must be 1 mod 2n = {2 * self.n} and below "
                                  f"2^{MAX_PRIME_BITS}, not {q}")
         if len(set(primes)) != len(primes):
