@@ -8,7 +8,7 @@ from fhe_hw.model.dcrt import dcrt_ntt, dcrt_pointwise, dcrt_product, schoolbook
 from fhe_hw.params import ntt_primes, openfhe_primes
 from fhe_hw.poly import RNSPolyNTT, RNSPolyNTTPlan
 from fhe_hw.poly.estimate import blocks, memory_bits
-from fhe_hw.rns.common import polynomial_beats
+from fhe_hw.rns.common import beats_to_polynomials, polynomial_beats
 from fhe_hw.sim.pysim import run_stream
 from fhe_hw.units import get_unit
 
@@ -28,11 +28,14 @@ def run_polys(unit, polys, **kw):
     outputs regrouped per polynomial and the run."""
     beats = polynomial_beats(flat(polys), unit.lanes)
     run = run_stream(unit, {"i": beats}, {"o": len(beats)}, **kw)
-    values = [v for beat in run.outputs["o"] for v in beat]
-    n, towers = unit.n, len(unit.towers)
-    got = [[values[(p * towers + j) * n:(p * towers + j + 1) * n] for j in range(towers)]
-           for p in range(len(polys))]
-    return got, run
+    return regroup(run.outputs["o"], unit, len(polys)), run
+
+
+def regroup(beats, unit, polys):
+    """``polys`` polynomials (each a list of towers) from a unit's output beats."""
+    towers = beats_to_polynomials(beats, unit.n, unit.lanes)
+    count = len(unit.towers)
+    return [towers[p * count:(p + 1) * count] for p in range(polys)]
 
 
 # --- the model ------------------------------------------------------------------------------------

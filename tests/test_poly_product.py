@@ -2,7 +2,7 @@
 against the schoolbook product in every tower; simulated cycles equal ``cycles()``."""
 
 import pytest
-from test_poly_ntt import random_dcrt
+from test_poly_ntt import random_dcrt, regroup
 
 from fhe_hw.model.dcrt import dcrt_ntt, schoolbook_product
 from fhe_hw.poly import RNSPolyProduct, RNSPolyProductPlan
@@ -17,10 +17,7 @@ def run_products(unit, pairs, **kw):
     streams = {port: polynomial_beats([t for pair in pairs for t in pair[k]], unit.lanes)
                for k, port in enumerate(("i_a", "i_b"))}
     run = run_stream(unit, streams, {"o": len(streams["i_a"])}, **kw)
-    values = [v for beat in run.outputs["o"] for v in beat]
-    n, towers = unit.n, len(unit.towers)
-    return [[values[(p * towers + j) * n:(p * towers + j + 1) * n] for j in range(towers)]
-            for p in range(len(pairs))], run
+    return regroup(run.outputs["o"], unit, len(pairs)), run
 
 
 @pytest.mark.parametrize("n, towers, P, b_evaluated", [

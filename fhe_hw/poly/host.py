@@ -18,6 +18,7 @@ import numpy as np
 
 from ..link import HostLinkTop
 from ..link.host import Host, SimTransport, rebuild_unit
+from ..rns.common import polynomial_beats
 from ..units import get_unit
 
 __all__ = ["PolyDevice", "simulated", "UNITS"]
@@ -80,9 +81,7 @@ class PolyDevice:
     def _run(self, arrays):
         ports = {port: self._polys(port, x) for port, x in arrays.items()}
         k = len(next(iter(ports.values())))
-        lanes = self.unit.lanes
-        beats = {port: [[int(v) for v in tower[c:c + lanes]] for poly in x for tower in poly
-                        for c in range(0, self.unit.n, lanes)]
+        beats = {port: polynomial_beats(x.reshape(-1, self.unit.n).tolist(), self.unit.lanes)
                  for port, x in ports.items()}
         count = len(next(iter(beats.values())))
         # Poll the status once per run's own cycles (cycles()), not per response time-out.
