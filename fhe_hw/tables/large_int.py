@@ -80,16 +80,21 @@ def block_cells(config, rows, memories, memory_bits, memory_um2):
                      f"{memory_um2 / 1e6:.2f}", "", ""]]
 
 
+def sky130_cells(config, e, memories, per=""):
+    """The cells of a :class:`~fhe_hw.largeint.estimate.Sky130Estimate` ``e`` under
+    ``config``: its blocks, its memories (named ``memories``) and its total, the cycles of
+    one operation (``per`` says of what: `` per polynomial``) and their time at its clock."""
+    return block_cells(config, e.rows, memories, e.memory_bits, e.memory_um2) + [
+        [config, f"**total (estimate)**: {e.cycles} cycles{per}, {e.product_us:.1f} µs at "
+         f"{e.fmax_mhz:.1f} MHz", "", "", f"**{e.total_mm2:.1f}**", f"{e.fmax_mhz:.1f}", ""]]
+
+
 def estimate_markdown(estimates):
     """The ``large-int-asic`` block from {(lanes, engines, inner_units): Sky130Estimate}."""
     cells = []
     for (lanes, engines, inner_units), e in estimates.items():
         config = f"lanes={lanes}, engines={engines}, inner_units={inner_units}"
-        cells += block_cells(config, e.rows, "memories (RAM + ROM bits, estimated)",
-                             e.memory_bits, e.memory_um2)
-        cells.append([config, f"**total (estimate)**: {e.cycles} cycles, "
-                      f"{e.product_us:.1f} µs at {e.fmax_mhz:.1f} MHz", "", "",
-                      f"**{e.total_mm2:.1f}**", f"{e.fmax_mhz:.1f}", ""])
+        cells += sky130_cells(config, e, "memories (RAM + ROM bits, estimated)")
     return markdown_table(["configuration (786,432 bits)", "block", "count", "area µm² each",
                            "area mm²", "Fmax MHz", "critical path"], cells) + estimate_note(
         "the engines' control, bank crossbars and the wiring between blocks")

@@ -11,7 +11,7 @@ from ..poly.configs import POLY_TABLE
 from ..poly.estimate import blocks, sky130_estimate
 from ..units import get_unit
 from .common import ecp5_facts, synth_rows
-from .large_int import block_cells, estimate_note
+from .large_int import estimate_note, sky130_cells
 from .pages import TableSpec
 
 __all__ = ["TABLE", "TABLES", "markdown", "row_key", "timing", "estimate_markdown"]
@@ -61,11 +61,7 @@ def estimate_markdown(estimates):
     cells = []
     for row, e in estimates:
         config = f"N={row.params['n']}, {_towers(row)}, P={row.params['butterflies']}"
-        cells += block_cells(config, e.rows, "banks and ROMs (bits, estimated)",
-                             e.memory_bits, e.memory_um2)
-        cells.append([config, f"**total (estimate)**: {e.cycles} cycles per polynomial, "
-                      f"{e.product_us:.1f} µs at {e.fmax_mhz:.1f} MHz", "", "",
-                      f"**{e.total_mm2:.1f}**", f"{e.fmax_mhz:.1f}", ""])
+        cells += sky130_cells(config, e, "banks and ROMs (bits, estimated)", " per polynomial")
     return markdown_table(["configuration", "block", "count", "area µm² each", "area mm²",
                            "Fmax MHz", "critical path"], cells) + estimate_note(
         "the engines' control, crossbars, the stream distribution and the wiring between "
