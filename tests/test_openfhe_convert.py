@@ -18,6 +18,9 @@ Q/2 ± D, OpenFHE's own rounding window, seeded values near 0, near Q, near Q/2 
   the centred lift, which this test computes from X: OpenFHE's data carry none) are exact:
   they equal ``SwitchCRTBasis`` on every word of every X outside OpenFHE's window, and the
   big-integer centred lift on every word of every X.
+* ``rns-poly-extend`` (pysim), the whole polynomial in OpenFHE's tower order, gives Q's
+  towers unchanged and then ``SwitchCRTBasis``'s words for B's (``ExpandCRTBasis``), under the
+  same comparison as the exact engines.
 """
 
 import json
@@ -33,6 +36,7 @@ from test_openfhe_interop import UNAVAILABLE
 from fhe_hw.bench import openfhe as O
 from fhe_hw.model import rns as model
 from fhe_hw.params import RNSBase, ShenoyKumaresanConstants, ntt_primes
+from fhe_hw.poly import RNSPolyExtend
 from fhe_hw.rns import beats_to_polynomials, polynomial_beats
 from fhe_hw.sim.pysim import run_stream
 
@@ -166,6 +170,20 @@ def test_shenoy_kumaresan_gives_switch_crt_basis_from_the_centred_redundant_resi
     run = run_stream(unit, {"i": beats}, {"o": unit.output_beats}, seed=SEED)
     got = beats_to_polynomials(run.outputs["o"], N, TP)
     exact_against_openfhe(l, big_q, values, [list(c) for c in zip(*got)], out, target)
+
+
+@pytest.mark.parametrize("l, k", CASES)
+def test_polynomial_extension_gives_q_then_switch_crt_basis(l, k):
+    source, target, values, out = case(l, k)
+    unit = RNSPolyExtend(N, limbs=l, target_limbs=k, prime_bits=BITS, lanes=2)
+    assert (unit.towers, unit.targets) == (source, target)      # OpenFHE's, in its order
+    towers = [[x % q for x in values] for q in source]
+    run = run_stream(unit, {"i": polynomial_beats(towers, 2)}, {"o": unit.output_beats},
+                     seed=SEED)
+    got = beats_to_polynomials(run.outputs["o"], N, 2)
+    assert got[:l] == towers
+    exact_against_openfhe(l, RNSBase(source).Q, values, [list(c) for c in zip(*got[l:])],
+                          out, target)
 
 
 @pytest.mark.parametrize("l, k", CASES)

@@ -51,6 +51,9 @@ CONFIGS = {
                      {"n": 16, "primes": (16777153, 16777121), "lanes": 1, "karatsuba": True},
                      {"n": 16, "limbs": 2, "skid": True}],
     "rns-poly-product": [{"n": 16, "limbs": 2, "b_evaluated": True, "lanes": 1}],
+    "rns-poly-extend": [{"n": 16, "limbs": 3, "target_limbs": 2, "lanes": 4,
+                         "architecture": "pipelined"},
+                        {"n": 16, "primes": (97, 193), "target_primes": (257,), "lanes": 1}],
     "kawamura": [{"n": 16, "source_limbs": 3, "target_limbs": 2, "mult_stages": 2}],
     "mixed-radix": [{"n": 16, "architecture": "pipelined"},
                     {"n": 64, "source_limbs": 3, "target_limbs": 2, "mult_stages": 3}],
@@ -80,6 +83,8 @@ RUNS = {"parallel-ntt": {"transforms": 3}, "shift-ntt": {"transforms": 3},
 
 #: Refused parameters: the contract must raise what the constructor raises.
 REFUSED = [
+    ("rns-poly-extend", {"n": 16, "primes": (97, 193)}, ValueError),
+    ("rns-poly-extend", {"n": 16, "lanes": 32}, ValueError),
     ("mod-mul", {"reducer": "nope"}, ValueError),
     ("mod-add", {"pipelined": "maybe"}, TypeError),
     ("special-reducer", {"modulus_bits": 2}, ValueError),

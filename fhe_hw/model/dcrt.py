@@ -9,14 +9,20 @@ forward transform is :func:`fhe_hw.model.ntt.ntt_radix2` (negacyclic, natural or
 bit-reversed out: OpenFHE's ``ForwardTransformToBitReverse``), its inverse the same function's
 inverse. A product in evaluation form is the point-wise product of each tower mod its prime.
 
+OpenFHE's ``ExpandCRTBasis`` extends a polynomial in coefficient form from the base Q of its
+towers to Q ∪ B: each coefficient's residues give one integer X in [0, Q) by the Chinese
+remainder theorem, ``SwitchCRTBasis`` takes its centred representative (X − Q when 2X >= Q) mod
+each prime of B, and those towers follow Q's (:func:`dcrt_extend`).
+
 The tests check this model against plain big integers (the schoolbook negacyclic product of
 each tower) and against OpenFHE's own words (``tests/test_openfhe_interop.py``).
 """
 
-from ..params import ntt_params
+from ..params import RNSBase, ntt_params
 from .ntt import ntt_radix2
 
-__all__ = ["tower_params", "dcrt_ntt", "dcrt_pointwise", "dcrt_product", "schoolbook_product"]
+__all__ = ["tower_params", "dcrt_ntt", "dcrt_pointwise", "dcrt_product", "schoolbook_product",
+           "dcrt_extend"]
 
 
 def tower_params(n, primes):
@@ -71,3 +77,17 @@ def schoolbook_product(a, b, primes):
                 acc[k % n] += x * y if k < n else -x * y
         out.append([v % q for v in acc])
     return out
+
+
+def dcrt_extend(towers, primes, targets):
+    """The polynomial of ``towers`` (mod ``primes``, coefficient form) extended to the base
+    ``primes`` + ``targets``: its towers, then for each target prime p the centred lift of every
+    coefficient mod p (OpenFHE's ``ExpandCRTBasis`` with the exact ``SwitchCRTBasis``)."""
+    towers = _towers("towers", towers, primes)
+    RNSBase(tuple(primes) + tuple(targets))       # checks the primes pairwise coprime
+    q = RNSBase(tuple(primes))
+    lifts = []
+    for c in range(len(towers[0])):
+        x = q.reconstruct([t[c] for t in towers])
+        lifts.append(x - q.Q if 2 * x >= q.Q else x)
+    return towers + [[v % p for v in lifts] for p in targets]

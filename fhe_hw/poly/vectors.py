@@ -1,7 +1,7 @@
 """Test vectors of the RNS polynomial units: seeded polynomials and the DCRTPoly model's
 results (:mod:`fhe_hw.model.dcrt`)."""
 
-from ..model.dcrt import dcrt_ntt, dcrt_product
+from ..model.dcrt import dcrt_extend, dcrt_ntt, dcrt_product
 from ..rns.common import polynomial_beats
 from ..sim.vectors import Vectors, register_vectors
 
@@ -42,3 +42,14 @@ def _rns_poly_product_vectors(unit, rng, count):
     lanes = unit.lanes
     return Vectors({"i_a": polynomial_beats(a, lanes), "i_b": polynomial_beats(fed, lanes)},
                    {"o": polynomial_beats(want, lanes)}, {"polys": 1})
+
+
+@register_vectors("rns-poly-extend", small={"n": 16, "limbs": 3, "target_limbs": 2})
+def _rns_poly_extend_vectors(unit, rng, count):
+    """:class:`~fhe_hw.poly.RNSPolyExtend` against :func:`fhe_hw.model.dcrt.dcrt_extend`: two
+    polynomials back to back. ``count`` is unused."""
+    xs = [_dcrt(unit, rng) for _ in range(2)]
+    want = [dcrt_extend(x, unit.towers, unit.targets) for x in xs]
+    return Vectors({"i": polynomial_beats([t for x in xs for t in x], unit.lanes)},
+                   {"o": polynomial_beats([t for y in want for t in y], unit.lanes)},
+                   {"polys": len(xs)})

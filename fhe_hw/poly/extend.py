@@ -1,0 +1,324 @@
+"""The exact base extension of a whole RNS polynomial, Q → Q ∪ B, as OpenFHE computes it: each
+coefficient's centred lift from its L towers mod Q (OpenFHE's ``SwitchCRTBasis``) reduced mod
+each of K new primes, appended to the polynomial as K more towers (``ExpandCRTBasis``: the towers
+of Q, then those of B).
+
+Layout
+------
+The polynomial streams in and out tower-major, as OpenFHE stores it and as
+:class:`~fhe_hw.poly.RNSPolyNTT` and :class:`~fhe_hw.poly.RNSPolyProduct` stream it: ``lanes``
+coefficients of one tower per beat, n/lanes beats per tower; L towers in, L + K out (the L
+unchanged, then the K of B). By default Q is OpenFHE's L primes of ``prime_bits`` bits for the
+ring ``prime_n`` (:func:`~fhe_hw.params.openfhe_primes`) and B the K primes OpenFHE takes after
+them (the next PreviousPrime's), as its BFV parameters extend Q.
+
+Engine
+------
+A conversion needs a coefficient's L residues together, the stream brings them a tower at a time:
+each tower is written into its own memory (n/lanes words of ``lanes`` coefficients), then the
+coefficients are read across all L memories at once, one per cycle, into a
+:class:`~fhe_hw.rns.MixedRadix` engine with the centred lift (Garner's mixed radix, [Kir25]
+Algorithm 4; exactly OpenFHE's lift: docs/rns.md), whose K residues per coefficient are written
+lane by lane into K more memories; the L + K towers then stream out. One polynomial at a time:
+load, convert, emit, in turn (a second set of memories would let the next polynomial load while
+this one converts).
+
+Cycles
+------
+With the input always valid and the output always ready, one polynomial takes
+``L·n/lanes + C + 2 + (L + K)·n/lanes`` cycles from its first input transfer to its last output
+transfer, C the conversion engine's :meth:`~fhe_hw.rns.MixedRadixPlan.cycles` (one cycle to read
+the first coefficient, one to start emitting), and the next polynomial's first input transfer
+follows the last output transfer: ``polys`` polynomials take ``polys`` times that.
+"""
+
+from dataclasses import dataclass, field
+from math import gcd
+
+from amaranth import Cat, Module, Mux, Signal, unsigned
+from amaranth.lib import data, stream
+from amaranth.lib.memory import Memory
+from amaranth.lib.wiring import In, Out
+
+from ..cliargs import int_list
+from ..component import Component, FixedRun
+from ..ntt.schedule import MAX_N, MIN_N
+from ..params import openfhe_primes, require_int, require_power_of_two
+from ..plan import StreamPlan, param
+from ..rns import MixedRadix, MixedRadixPlan
+from ..rns.common import MAX_RESIDUES
+from ..rns.plan import check_primes
+from .ntt import MAX_PRIME_BITS, MIN_PRIME_BITS
+
+__all__ = ["RNSPolyExtend", "RNSPolyExtendPlan"]
+
+#: The conversion engine's architectures.
+ARCHITECTURES = ("iterative", "pipelined")
+
+
+@dataclass(frozen=True)
+class RNSPolyExtendPlan(StreamPlan):
+    """The parameters of :class:`RNSPolyExtend` and what they derive.
+
+    Parameters
+    ----------
+    n : int
+        The ring degree, a power of two from 16 to 65536.
+    limbs : int
+        L, the polynomial's towers (the base Q), 1 to :data:`~fhe_hw.poly.ntt.MAX_TOWERS`
+        (default 4).
+    target_limbs : int
+        K, the towers added (the base B), 1 to :data:`~fhe_hw.poly.ntt.MAX_TOWERS` (default 4).
+    prime_bits : int
+        The width of OpenFHE's primes (default 30), 14 to 60.
+    prime_n : int or None
+        The primes are OpenFHE's for this ring degree (default ``n``).
+    primes, target_primes : sequence of int or None
+        Q's towers q_0, ..., q_(L-1) in tower order and B's p_0, ..., p_(K-1), pairwise
+        coprime, both or neither (they replace ``limbs``, ``target_limbs``, ``prime_bits`` and
+        ``prime_n``); default None: OpenFHE's L + K primes, Q the first L.
+    lanes : int
+        Coefficients per stream beat, a power of two dividing n (default 2).
+    architecture : str
+        The conversion engine's, ``"iterative"`` (default: l − 1 + k multipliers, (l + 1)·N
+        cycles) or ``"pipelined"`` (l(l − 1)/2 + k(l + 1) multipliers, N cycles).
+
+    Attributes
+    ----------
+    towers : tuple of int
+        Q's primes in tower order.
+    targets : tuple of int
+        B's primes in tower order.
+    width : int
+        The bits of a coefficient on the streams: the widest prime's.
+    conversion : MixedRadixPlan
+        The centred mixed-radix engine from Q (ascending, as it takes it) to B.
+    """
+
+    n: int = param(help="ring degree N (power of two, 16..65536)", cli_default=4096,
+                   range=(MIN_N, MAX_N))
+    limbs: int = param(4, help="towers L of the polynomial, the base Q (replaced by --primes)",
+                       range=(1, MAX_RESIDUES), kw_only=True)
+    target_limbs: int = param(4, help="towers K added, the base B (replaced by "
+                              "--target-primes)", range=(1, MAX_RESIDUES), kw_only=True)
+    prime_bits: int = param(30, help="bits of OpenFHE's primes: LastPrime, then PreviousPrime "
+                            "(replaced by --primes)", range=(MIN_PRIME_BITS, MAX_PRIME_BITS),
+                            kw_only=True)
+    prime_n: int | None = param(None, help="the primes are OpenFHE's for this ring degree, 1 mod "
+                                "2*prime-n (default n) (replaced by --primes)",
+                                range=(MIN_N, 1 << 17), kw_only=True)
+    primes: tuple | None = param(None, parse=int_list, help="Q's primes q_0,...,q_(L-1) in "
+                                 "tower order (default: none, OpenFHE's first L for --limbs, "
+                                 "--prime-bits and --prime-n); with --target-primes",
+                                 kw_only=True)
+    target_primes: tuple | None = param(None, parse=int_list, help="B's primes p_0,...,"
+                                        "p_(K-1) (default: none, OpenFHE's K after Q's); with "
+                                        "--primes", kw_only=True)
+    lanes: int = param(2, help="coefficients per stream beat (power of two dividing n)",
+                       range=(1, MAX_N), kw_only=True)
+    architecture: str = param("iterative", help="the conversion engine: iterative or "
+                              "pipelined", kw_only=True)
+    towers: tuple = field(init=False, repr=False, compare=False)
+    targets: tuple = field(init=False, repr=False, compare=False)
+    width: int = field(init=False, repr=False, compare=False)
+    conversion: MixedRadixPlan = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        super().__post_init__()
+        require_power_of_two("n", self.n)
+        require_power_of_two("lanes", self.lanes)
+        if self.lanes > self.n:
+            raise ValueError(f"lanes must be at most n = {self.n}, not {self.lanes}")
+        if self.architecture not in ARCHITECTURES:
+            raise ValueError(f"architecture must be one of {', '.join(ARCHITECTURES)}, not "
+                             f"{self.architecture!r}")
+        towers, targets = self._bases()
+        self._set(towers=towers, targets=targets,
+                  width=max(q.bit_length() for q in towers + targets))
+        self._set(conversion=MixedRadixPlan(
+            n=self.n, source_primes=tuple(sorted(towers)), target_primes=targets,
+            architecture=self.architecture, centred=True))
+
+    def _bases(self):
+        if (self.primes is None) != (self.target_primes is None):
+            given, missing = (("target_primes", "primes") if self.primes is None
+                              else ("primes", "target_primes"))
+            raise ValueError(f"{missing} must be given too when {given} is")
+        if self.primes is None:
+            ring = self.n if self.prime_n is None else self.prime_n
+            require_power_of_two("prime_n", ring)
+            if ring < self.n:
+                raise ValueError(f"prime_n must be at least n = {self.n}, not {ring}")
+            count = self.limbs + self.target_limbs
+            try:
+                primes = openfhe_primes(self.prime_bits, ring, count)
+            except ValueError as e:
+                raise ValueError(f"limbs + target_limbs must be at most the primes of "
+                                 f"prime_bits = {self.prime_bits} bits that are 1 mod "
+                                 f"{2 * ring}: {e}") from None
+            return primes[:self.limbs], primes[self.limbs:]
+        towers = check_primes("primes", self.primes)
+        targets = check_primes("target_primes", self.target_primes)
+        for name, base in (("primes", towers), ("target_primes", targets)):
+            if max(base) >= 1 << MAX_PRIME_BITS:
+                raise ValueError(f"{name} must be below 2^{MAX_PRIME_BITS}, not {max(base)}")
+        both = towers + targets
+        for i, a in enumerate(both):
+            for b in both[i + 1:]:
+                if gcd(a, b) != 1:
+                    raise ValueError(f"primes and target_primes must be pairwise coprime; {a} "
+                                     f"and {b} share the factor {gcd(a, b)}")
+        self._set(primes=towers, target_primes=targets)
+        return towers, targets
+
+    @property
+    def tower_beats(self):
+        """Beats of one tower on ``i`` and on ``o``: n / lanes."""
+        return self.n // self.lanes
+
+    @property
+    def input_beats(self):
+        """Beats of one polynomial on ``i``: L·n / lanes."""
+        return len(self.towers) * self.tower_beats
+
+    @property
+    def output_beats(self):
+        """Beats of one polynomial on ``o``: (L + K)·n / lanes."""
+        return (len(self.towers) + len(self.targets)) * self.tower_beats
+
+    def cycles(self, polys=1):
+        """Exact cycles of ``polys`` polynomials back to back, first input transfer to last
+        output transfer, input always valid and output always ready (module docstring)."""
+        require_int("polys", polys, minimum=1)
+        one = self.input_beats + self.conversion.cycles() + 2 + self.output_beats
+        return polys * one
+
+    def describe(self):
+        """Q's and B's primes."""
+        return {"primes": ",".join(map(str, self.towers)),
+                "target primes": ",".join(map(str, self.targets))}
+
+
+class RNSPolyExtend(FixedRun, Component):
+    """The exact base extension Q → Q ∪ B of an L-tower RNS polynomial in OpenFHE's layout
+    (module docstring).
+
+    Parameters
+    ----------
+    plan : RNSPolyExtendPlan
+        Or the arguments of one (``RNSPolyExtend(64, limbs=3, target_limbs=2)``).
+
+    Attributes
+    ----------
+    i : In(stream.Signature(data.ArrayLayout(width, lanes)))
+        The polynomial's L towers, tower-major, ``lanes`` coefficients of one tower per beat,
+        each residue below its tower's prime.
+    o : Out(stream.Signature(data.ArrayLayout(width, lanes)))
+        Its L + K towers in the same layout: Q's unchanged, then B's.
+    cycles : method
+        The plan's ``cycles(polys)``.
+    """
+
+    def __init__(self, *args, **kw):
+        self.plan = p = RNSPolyExtendPlan.coerce(*args, **kw)
+        layout = data.ArrayLayout(p.width, p.lanes)
+        super().__init__({"i": In(stream.Signature(layout)), "o": Out(stream.Signature(layout))})
+
+    n = property(lambda self: self.plan.n)
+    towers = property(lambda self: self.plan.towers)
+    targets = property(lambda self: self.plan.targets)
+    lanes = property(lambda self: self.plan.lanes)
+
+    def cycles(self, polys=1):
+        """The plan's ``cycles(polys)``: ``polys`` polynomials back to back."""
+        return self.plan.cycles(polys)
+
+    def elaborate(self, platform):
+        p = self.plan
+        m = Module()
+        m.submodules.convert = convert = MixedRadix(p.conversion)
+        L, K, W, T, r = len(p.towers), len(p.targets), p.lanes, p.tower_beats, p.width
+        word = unsigned(W * r)
+
+        def memory(name, granularity=None):
+            mem = Memory(shape=word, depth=T, init=[])
+            m.submodules[name] = mem
+            write = mem.write_port(granularity=granularity)
+            return write, mem.read_port()
+        loads = [memory(f"tower{j}") for j in range(L)]
+        results = [memory(f"target{t}", granularity=r) for t in range(K)]
+
+        beat = Signal(range(T))                  # the beat of the tower loaded or emitted
+        tower = Signal(range(L + K + 1))         # the tower loaded or emitted
+        issued = Signal(range(p.n + 1))          # coefficients read for the conversion
+        lane = Signal(range(W))                  # the lane of the coefficient read
+        feeding = Signal()                       # a coefficient read, waiting for the engine
+        converted = Signal(range(p.n + 1))       # coefficients whose residues are written
+        emit_tower = Signal(range(L + K))        # the tower of the beat on o
+        last_beat = beat == T - 1
+
+        # Every memory is read at the same address: the coefficients' word while converting,
+        # the emitted beat's while emitting (only the emitted tower's word is used).
+        read_addr = Signal(range(T))
+        advance = Signal()
+        for _, read in loads + results:
+            m.d.comb += [read.addr.eq(read_addr), read.en.eq(advance)]
+
+        # conversion input: one coefficient's residues, in the engine's (ascending) order
+        order = [p.towers.index(q) for q in p.conversion.source]
+        for i, j in enumerate(order):
+            m.d.comb += convert.i.payload[i].eq(loads[j][1].data.word_select(lane, r))
+        m.d.comb += [convert.i.valid.eq(feeding), convert.o.ready.eq(1)]
+
+        # conversion output: target t's residue written into lane (converted % W)
+        out_lane = Signal(range(W))
+        m.d.comb += out_lane.eq(converted % W if W > 1 else 0)
+        for t, (write, _) in enumerate(results):
+            m.d.comb += [write.addr.eq(converted // W),
+                         write.data.eq(Cat(*[convert.o.payload[t]] * W)),
+                         write.en.eq(Mux(convert.o.valid, 1 << out_lane, 0))]
+
+        # emission: the read word of the registered tower
+        words = Signal(data.ArrayLayout(word, L + K))
+        m.d.comb += [words[k].eq(read.data) for k, (_, read) in enumerate(loads + results)]
+        m.d.comb += self.o.payload.eq(words[emit_tower])
+
+        with m.FSM():
+            with m.State("LOAD"):
+                m.d.comb += self.i.ready.eq(1)
+                for j, (write, _) in enumerate(loads):
+                    m.d.comb += [write.addr.eq(beat), write.data.eq(self.i.payload),
+                                 write.en.eq(self.i.valid & (tower == j))]
+                with m.If(self.i.valid):
+                    m.d.sync += beat.eq(beat + 1)
+                    with m.If(last_beat):
+                        m.d.sync += [beat.eq(0), tower.eq(tower + 1)]
+                        with m.If(tower == L - 1):
+                            m.d.sync += [tower.eq(0), issued.eq(0), converted.eq(0),
+                                         feeding.eq(0)]
+                            m.next = "CONVERT"
+            with m.State("CONVERT"):
+                m.d.comb += [advance.eq(~feeding | convert.i.ready),
+                             read_addr.eq(issued // W)]
+                with m.If(advance):
+                    m.d.sync += [feeding.eq(issued < p.n), lane.eq(issued % W if W > 1 else 0)]
+                    with m.If(issued < p.n):
+                        m.d.sync += issued.eq(issued + 1)
+                with m.If(convert.o.valid):
+                    m.d.sync += converted.eq(converted + 1)
+                    with m.If(converted == p.n - 1):
+                        m.next = "EMIT"
+            with m.State("EMIT"):
+                # (tower, beat) is the next beat to read; tower = L + K: all read
+                done = self.o.valid & self.o.ready & (tower == L + K)
+                m.d.comb += [advance.eq(~self.o.valid | self.o.ready), read_addr.eq(beat)]
+                with m.If(advance):
+                    m.d.sync += [self.o.valid.eq(tower < L + K), emit_tower.eq(tower)]
+                    with m.If(tower < L + K):
+                        m.d.sync += beat.eq(beat + 1)
+                        with m.If(last_beat):
+                            m.d.sync += [beat.eq(0), tower.eq(tower + 1)]
+                with m.If(done):
+                    m.d.sync += [self.o.valid.eq(0), beat.eq(0), tower.eq(0)]
+                    m.next = "LOAD"
+        return m
