@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from test_poly_ntt import random_dcrt
 
-from fhe_hw.model.dcrt import dcrt_ntt, schoolbook_product
+from fhe_hw.model.dcrt import dcrt_extend, dcrt_ntt, schoolbook_product
 from fhe_hw.poly.host import simulated
 
 
@@ -49,3 +49,11 @@ def test_product_is_the_schoolbook_product():
 def test_simulated_refuses_another_unit():
     with pytest.raises(ValueError, match="unit_name must be one of"):
         simulated("ntt", n=16)
+
+
+def test_extension_gives_q_then_b_towers():
+    device = simulated("rns-poly-extend", n=16, limbs=2, target_limbs=1)
+    towers, targets = device.towers, device.unit.targets
+    x = random_dcrt(towers, 16, "api-x")
+    got = device.extend(np.array(x, dtype=np.uint64))
+    assert got.shape == (3, 16) and got.tolist() == dcrt_extend(x, towers, targets)

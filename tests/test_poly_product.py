@@ -4,9 +4,10 @@ against the schoolbook product in every tower; simulated cycles equal ``cycles()
 import pytest
 from test_poly_ntt import random_dcrt, regroup
 
-from fhe_hw.model.dcrt import dcrt_ntt, schoolbook_product
+from fhe_hw.model.dcrt import dcrt_extend, dcrt_ntt, schoolbook_product
+from fhe_hw.params import openfhe_primes
 from fhe_hw.poly import RNSPolyProduct, RNSPolyProductPlan
-from fhe_hw.rns.common import polynomial_beats
+from fhe_hw.rns.common import beats_to_polynomials, polynomial_beats
 from fhe_hw.sim.pysim import run_stream
 from fhe_hw.units import get_unit
 
@@ -48,6 +49,51 @@ def test_plan_derives_both_transforms_and_the_pointwise_multipliers():
     assert not plan.forward.inverse and plan.backward.inverse
     assert plan.pointwise.moduli == tuple(sorted(plan.towers)) and plan.pointwise.word == 13
     assert plan.input_beats == plan.output_beats == 8 * 4096 // 2
+
+
+# Both operands in coefficient form, and b in evaluation form with random valid/ready; with
+# skid slices and one butterfly in the slow suite.
+@pytest.mark.parametrize("b_evaluated, P, skid, ready", [
+    (False, 2, False, 1.0), (True, 2, False, 0.5),
+    pytest.param(True, 1, True, 1.0, marks=pytest.mark.slow)])
+def test_extended_products_are_the_models_product_then_extension(b_evaluated, P, skid, ready):
+    """With ``extend_limbs``: each product in coefficient form, then its towers mod B (the
+    centred lift), three products through the chain one at a time; simulated cycles =
+    cycles(3) = 3·cycles(1) with the inputs always valid and the output always ready."""
+    unit = RNSPolyProduct(16, limbs=2, butterflies=P, b_evaluated=b_evaluated, skid=skid,
+                          extend_limbs=2)
+    primes, targets = unit.towers, unit.plan.extension.targets
+    assert primes + targets == openfhe_primes(30, 16, 4)
+    pairs = [(random_dcrt(primes, 16, "ea", k), random_dcrt(primes, 16, "eb", k))
+             for k in range(3)]
+    fed = [(a, dcrt_ntt(b, primes) if b_evaluated else b) for a, b in pairs]
+    kw = {} if ready == 1.0 else dict(valid_prob=0.6, ready_prob=ready, seed=4)
+    beats = {port: polynomial_beats([t for pair in fed for t in pair[k]], unit.lanes)
+             for k, port in enumerate(("i_a", "i_b"))}
+    run = run_stream(unit, beats, {"o": 3 * unit.output_beats}, **kw)
+    towers = beats_to_polynomials(run.outputs["o"], 16, unit.lanes)
+    assert [towers[k:k + 4] for k in range(0, 12, 4)] == [
+        dcrt_extend(schoolbook_product(a, b, primes), primes, targets) for a, b in pairs]
+    if ready == 1.0:
+        assert run.cycles == unit.cycles(3) == 3 * unit.cycles(1)
+        params = {"n": 16, "limbs": 2, "butterflies": P, "b_evaluated": b_evaluated,
+                  "skid": skid, "extend_limbs": 2}
+        assert unit.cycles(1) == get_unit("rns-poly-product").cycles(params) == (
+            RNSPolyProductPlan(16, limbs=2, butterflies=P, b_evaluated=b_evaluated,
+                               skid=skid).cycles(1)
+            + unit.plan.extension.cycles(1) - unit.plan.extension.input_beats)
+
+
+@pytest.mark.parametrize("kw, match", [
+    ({"primes": (97, 193), "extend_limbs": 1}, "extend_limbs must be 0 with primes given"),
+    ({"extend_limbs": 2, "extend_architecture": "folded"},
+     "extend_architecture must be one of iterative, pipelined, not 'folded'"),
+    ({"prime_bits": 17, "prime_n": 2048, "limbs": 2, "extend_limbs": 10},
+     r"limbs \+ extend_limbs must be at most the primes of prime_bits = 17 bits"),
+])
+def test_plan_refuses_an_extension_it_cannot_build(kw, match):
+    with pytest.raises(ValueError, match=match):
+        RNSPolyProductPlan(16, **kw)
 
 
 @pytest.mark.slow

@@ -1,12 +1,13 @@
 """RNS polynomials from a library's side: OpenFHE's layout as NumPy arrays in and out of an
-``rns-poly-ntt`` or ``rns-poly-product`` device.
+``rns-poly-ntt``, ``rns-poly-product`` or ``rns-poly-extend`` device.
 
 A polynomial is a ``uint64`` array of shape (L, n), tower j (row j) its residues mod the unit's
 j-th prime, as OpenFHE's ``DCRTPoly`` holds its towers; several polynomials are an array of
 shape (k, L, n), sent back to back. :class:`PolyDevice` speaks to the device through a
 :class:`~fhe_hw.link.host.Host`: over a serial port to a board built with ``fhe-hw build``, or
 over :func:`simulated`, the Amaranth simulation of the same board top (its UART link core).
-The host memories of the board must hold the k polynomials' L·n/lanes beats per port.
+The host memories of the board must hold the k polynomials' beats per port (L·n/lanes, and
+(L + K)·n/lanes out of an extension).
 
 Example (the simulated board)::
 
@@ -24,7 +25,7 @@ from ..units import get_unit
 __all__ = ["PolyDevice", "simulated", "UNITS"]
 
 #: The units a :class:`PolyDevice` drives.
-UNITS = ("rns-poly-ntt", "rns-poly-product")
+UNITS = ("rns-poly-ntt", "rns-poly-product", "rns-poly-extend")
 
 
 class PolyDevice:
@@ -34,7 +35,7 @@ class PolyDevice:
     ----------
     host : Host
         The link to the device (a board, or :func:`simulated`).
-    unit : RNSPolyNTT or RNSPolyProduct or None
+    unit : RNSPolyNTT, RNSPolyProduct, RNSPolyExtend or None
         A local instance of the device's unit (default: rebuilt from its IDENTIFY descriptor).
 
     Attributes
@@ -56,7 +57,8 @@ class PolyDevice:
         self.unit = rebuild_unit(desc) if unit is None else unit
         self.towers = self.unit.towers
         depth = min(m["depth"] for m in desc["mems"])
-        self.capacity = depth // self.unit.plan.input_beats
+        plan = self.unit.plan
+        self.capacity = depth // max(plan.input_beats, plan.output_beats)
         self._clk_hz = desc["clk_hz"]
 
     def transform(self, polys):
@@ -68,11 +70,19 @@ class PolyDevice:
     def product(self, a, b):
         """a·b mod x^n + 1 in every tower: ``a`` and ``b`` (L, n) or (k, L, n), ``uint64``
         residues (``b`` in evaluation form for a unit built with ``b_evaluated``); the product
-        in coefficient form, the same shape."""
+        in coefficient form, the same shape (with L + K towers, Q's then B's, for a unit built
+        with ``extend_limbs``)."""
         self._require("rns-poly-product", "product")
         if np.shape(a) != np.shape(b):
             raise ValueError(f"b must have the shape of a {np.shape(a)}, not {np.shape(b)}")
         return self._run({"i_a": a, "i_b": b})
+
+    def extend(self, polys):
+        """The exact base extension Q → Q ∪ B of every polynomial: ``polys`` (L, n) or
+        (k, L, n), ``uint64`` residues in coefficient form; (L + K, n) or (k, L + K, n) out,
+        Q's towers then B's."""
+        self._require("rns-poly-extend", "extend")
+        return self._run({"i": polys})
 
     def _require(self, name, method):
         if self.name != name:
@@ -83,11 +93,12 @@ class PolyDevice:
         k = len(next(iter(ports.values())))
         beats = {port: polynomial_beats(x.reshape(-1, self.unit.n).tolist(), self.unit.lanes)
                  for port, x in ports.items()}
-        count = len(next(iter(beats.values())))
+        count = k * self.unit.plan.output_beats
         # Poll the status once per run's own cycles (cycles()), not per response time-out.
         poll = self.unit.cycles(k) / self._clk_hz
         got, _ = self.host.run_payloads(self.unit, beats, {"o": count}, poll=poll)
-        out = np.array(got["o"], dtype=np.uint64).reshape(k, len(self.towers), self.unit.n)
+        towers = count * self.unit.lanes // self.unit.n // k
+        out = np.array(got["o"], dtype=np.uint64).reshape(k, towers, self.unit.n)
         return out if np.ndim(next(iter(arrays.values()))) == 3 else out[0]
 
     def _polys(self, name, x):
@@ -118,6 +129,6 @@ def simulated(unit_name, *, polys=1, level="byte", clk_hz=4e6, baud=1e6, **param
     if unit_name not in UNITS:
         raise ValueError(f"unit_name must be one of {', '.join(UNITS)}, not {unit_name!r}")
     unit = get_unit(unit_name).build(**params)
-    depth = polys * unit.plan.input_beats
+    depth = polys * max(unit.plan.input_beats, unit.plan.output_beats)
     top = HostLinkTop(unit, unit_name, params, clk_hz=clk_hz, baud=baud, depth=depth)
     return PolyDevice(Host(SimTransport(top, level=level)), unit)

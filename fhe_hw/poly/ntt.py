@@ -49,7 +49,7 @@ engine's :meth:`~fhe_hw.ntt.StreamingNTTPlan.cycles`, and one polynomial every
 
 from dataclasses import dataclass, field
 
-from amaranth import Module, Signal, unsigned
+from amaranth import Module, Mux, Signal, unsigned
 from amaranth.lib import data, stream
 from amaranth.lib.wiring import In, Out, connect
 
@@ -73,7 +73,7 @@ from ..rns.common import MAX_RESIDUES
 from ..rns.plan import check_primes
 
 __all__ = ["RNSPolyNTT", "RNSPolyNTTPlan", "TowersPlan", "TowersComponent", "tower_turn",
-           "MAX_TOWERS", "MAX_PRIME_BITS"]
+           "beat_count", "MAX_TOWERS", "MAX_PRIME_BITS"]
 
 #: The reducers an engine of any NTT prime can use.
 REDUCERS = ("auto", "barrett", "montgomery")
@@ -372,6 +372,15 @@ class RNSPolyNTT(TowersComponent):
                 m.d.comb += [self.o.payload[k].eq(source.payload[k])
                              for k in range(self.lanes)]
         return m
+
+
+def beat_count(m, name, beats, step):
+    """A counter of the beats of a run of ``beats`` beats, advanced by ``step`` and again from 0
+    after the last; returns the count (the beat that ``step`` moves)."""
+    count = Signal(range(beats), name=name)
+    with m.If(step):
+        m.d.sync += count.eq(Mux(count == beats - 1, 0, count + 1))
+    return count
 
 
 def tower_turn(m, name, towers, beats, step):

@@ -16,12 +16,21 @@ through the inverse :class:`~fhe_hw.poly.RNSPolyNTT` (evaluation to coefficient 
 The point-wise stage stalls as one pipeline when the inverse unit is not ready
 (:func:`fhe_hw.lib.stream.stall_on_backpressure`).
 
+With ``extend_limbs`` = K > 0, the product then goes through the exact base extension
+Q → Q ∪ B (:class:`~fhe_hw.poly.RNSPolyExtend`, OpenFHE's ``ExpandCRTBasis``; B the K primes
+OpenFHE takes after the towers'), as a BFV multiplication or a key switch extends a product in
+coefficient form, and ``o`` carries its L + K towers. The extension holds the whole product
+before it converts, so the products go through one at a time: the inputs of the next product
+are taken after the last beat of this one's extension has left.
+
 Cycles
 ------
 Tower j of each polynomial leaves the forward units as in :class:`RNSPolyNTTPlan`'s schedule,
 reaches the inverse unit ``pointwise_latency`` cycles later and is scheduled there the same way
 (:meth:`RNSPolyProductPlan.cycles`). The inverse engine of a tower has the forward engine's
-period, so it is free when the tower's next polynomial arrives.
+period, so it is free when the tower's next polynomial arrives. With the extension, one product
+takes the product's cycles plus the extension's after its last input transfer
+(``RNSPolyExtendPlan.cycles() - input_beats``), and ``polys`` products ``polys`` times that.
 """
 
 from dataclasses import dataclass, field, fields
@@ -34,8 +43,18 @@ from ..arith.montgomery_dyn import DynamicModMul, DynamicModMulPlan
 from ..component import Component
 from ..lib.delay import register_delay
 from ..lib.stream import stall_on_backpressure
+from ..params import openfhe_primes, require_int
 from ..plan import param
-from .ntt import RNSPolyNTT, RNSPolyNTTPlan, TowersComponent, TowersPlan, tower_turn
+from .extend import ARCHITECTURES, RNSPolyExtend, RNSPolyExtendPlan
+from .ntt import (
+    MAX_TOWERS,
+    RNSPolyNTT,
+    RNSPolyNTTPlan,
+    TowersComponent,
+    TowersPlan,
+    beat_count,
+    tower_turn,
+)
 
 __all__ = ["RNSPolyProduct", "RNSPolyProductPlan"]
 
@@ -49,6 +68,12 @@ class RNSPolyProductPlan(TowersPlan):
     ----------
     b_evaluated : bool
         b arrives in evaluation form (default False: in coefficient form, transformed here).
+    extend_limbs : int
+        K, the towers of B the exact base extension appends to the product (default 0: no
+        extension); with OpenFHE's primes only (``primes`` not given).
+    extend_architecture : str
+        The extension's conversion engine (:class:`~fhe_hw.poly.RNSPolyExtendPlan`'s
+        ``architecture``, default ``"iterative"``).
 
     Attributes
     ----------
@@ -58,14 +83,25 @@ class RNSPolyProductPlan(TowersPlan):
         Each point-wise multiplier's (moduli: the towers).
     pointwise_latency : int
         Cycles from the forward units' output to the inverse unit's input.
+    extension : RNSPolyExtendPlan or None
+        The extension's plan (Q the towers, B OpenFHE's next K primes), or None.
     """
 
     b_evaluated: bool = param(False, help="b arrives in evaluation form (as OpenFHE keeps "
                               "keys): no forward transform of b", kw_only=True)
+    # cli_default None: left out of a generated file's header unless given.
+    extend_limbs: int = param(0, help="towers K of the base B the exact base extension Q -> Q "
+                              "u B appends to the product (rns-poly-extend; default 0: none; "
+                              "OpenFHE's primes only)", range=(0, MAX_TOWERS), cli_default=None,
+                              kw_only=True)
+    extend_architecture: str = param("iterative", help="the extension's conversion engine: "
+                                     "iterative or pipelined (default iterative)",
+                                     cli_default=None, kw_only=True)
     forward: RNSPolyNTTPlan = field(init=False, repr=False, compare=False)
     backward: RNSPolyNTTPlan = field(init=False, repr=False, compare=False)
     pointwise: DynamicModMulPlan = field(init=False, repr=False, compare=False)
     pointwise_latency: int = field(init=False, repr=False, compare=False)
+    extension: RNSPolyExtendPlan | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         super().__post_init__()
@@ -74,11 +110,53 @@ class RNSPolyProductPlan(TowersPlan):
         pointwise = DynamicModMulPlan(self.towers, width=self.width)
         # Two multipliers, their output register and the stall wrapper's skid buffer.
         self._set(forward=forward, backward=RNSPolyNTTPlan(**shared, inverse=True),
-                  pointwise=pointwise, pointwise_latency=2 * pointwise.latency + 2)
+                  pointwise=pointwise, pointwise_latency=2 * pointwise.latency + 2,
+                  extension=self._extension())
+
+    def _extension(self):
+        if self.extend_architecture not in ARCHITECTURES:
+            raise ValueError(f"extend_architecture must be one of {', '.join(ARCHITECTURES)}, "
+                             f"not {self.extend_architecture!r}")
+        if self.extend_limbs == 0:
+            return None
+        if self.primes is not None and self.primes != self._openfhe_towers():
+            raise ValueError(f"extend_limbs must be 0 with primes given (the extension's base B "
+                             f"is OpenFHE's primes after the towers'), not {self.extend_limbs}")
+        count = len(self.towers) + self.extend_limbs
+        try:
+            both = openfhe_primes(self.prime_bits, self.prime_n or self.n, count)
+        except ValueError as e:
+            raise ValueError(f"limbs + extend_limbs must be at most the primes of prime_bits = "
+                             f"{self.prime_bits} bits that are 1 mod "
+                             f"{2 * (self.prime_n or self.n)}: {e}") from None
+        return RNSPolyExtendPlan(self.n, primes=self.towers, target_primes=both[len(self.towers):],
+                                 lanes=self.lanes_resolved,
+                                 architecture=self.extend_architecture)
+
+    def _openfhe_towers(self):
+        """OpenFHE's towers for ``limbs``, ``prime_bits`` and ``prime_n`` (what ``primes``
+        replaced)."""
+        return openfhe_primes(self.prime_bits, self.prime_n or self.n, len(self.towers))
+
+    @property
+    def output_beats(self):
+        """Beats of one product on ``o``: (L + K)·n / lanes with the extension, else L·n /
+        lanes."""
+        if self.extension is None:
+            return self.input_beats
+        return self.extension.output_beats
 
     def cycles(self, polys=1):
         """Exact cycles of ``polys`` products back to back, first input transfer to last output
         transfer, inputs always valid and output always ready (the module's schedule)."""
+        ext = self.extension
+        if ext is None:
+            return self._product_cycles(polys)
+        require_int("polys", polys, minimum=1)
+        return polys * (self._product_cycles(1) + ext.cycles() - ext.input_beats)
+
+    def _product_cycles(self, polys):
+        """Cycles of ``polys`` products back to back without the extension."""
         arrivals = [t + self.pointwise_latency for t in self.forward.schedule(polys)]
         return self.backward.schedule(polys, arrivals)[-1] + self.tower_beats
 
@@ -137,7 +215,8 @@ class RNSPolyProduct(TowersComponent):
         The operands, L·n/lanes beats each, tower-major, in coefficient form (b in evaluation
         form with ``b_evaluated``); a beat moves when both are valid.
     o : stream.Signature(data.ArrayLayout(unsigned(width), lanes))
-        The product in coefficient form, the same layout.
+        The product in coefficient form, the same layout; with ``extend_limbs``, its L + K
+        towers (Q's, then B's).
     """
 
     def __init__(self, *args, **kw):
@@ -146,7 +225,8 @@ class RNSPolyProduct(TowersComponent):
         self._fb = None if plan.b_evaluated else RNSPolyNTT(plan.forward)
         self._inv = RNSPolyNTT(plan.backward)
         self._pointwise = _Pointwise(plan)
-        layout = data.ArrayLayout(unsigned(plan.width), plan.lanes_resolved)
+        self._extend = None if plan.extension is None else RNSPolyExtend(plan.extension)
+        self._layout = layout = data.ArrayLayout(unsigned(plan.width), plan.lanes_resolved)
         super().__init__({"i_a": In(stream.Signature(layout)),
                           "i_b": In(stream.Signature(layout)),
                           "o": Out(stream.Signature(layout))})
@@ -155,13 +235,14 @@ class RNSPolyProduct(TowersComponent):
         m = Module()
         plan = self.plan
         m.submodules.forward_a, m.submodules.inverse = self._fa, self._inv
-        connect(m, flipped(self.i_a), self._fa.i)
+        i_a, i_b = self._gated_inputs(m)
+        connect(m, i_a, self._fa.i)
         a = self._fa.o
         if self._fb is None:
-            b = self.i_b
+            b = i_b
         else:
             m.submodules.forward_b = self._fb
-            connect(m, flipped(self.i_b), self._fb.i)
+            connect(m, i_b, self._fb.i)
             b = self._fb.o
         pw = self._pointwise
         advance = stall_on_backpressure(m, pw, pw.o_valid, pw.o, self._inv.i, name="pointwise")
@@ -170,5 +251,36 @@ class RNSPolyProduct(TowersComponent):
                      pw.valid.eq(join), pw.a.eq(a.payload), pw.b.eq(b.payload),
                      pw.tower.eq(tower_turn(m, "pointwise", len(plan.towers),
                                             plan.tower_beats, join))]
-        connect(m, self._inv.o, flipped(self.o))
+        if self._extend is None:
+            connect(m, self._inv.o, flipped(self.o))
+        else:
+            m.submodules.extend = self._extend
+            connect(m, self._inv.o, self._extend.i)
+            connect(m, self._extend.o, flipped(self.o))
         return m
+
+    def _gated_inputs(self, m):
+        """``i_a`` and ``i_b`` as the units take them: as they are without the extension; with
+        it, each closed after one product's beats until the extension's last beat of that
+        product has left on ``o`` (one product at a time through the extension)."""
+        if self._extend is None:
+            return flipped(self.i_a), flipped(self.i_b)
+        p = self.plan
+        last_out = Signal()
+        m.d.comb += last_out.eq(self.o.valid & self.o.ready & (
+            beat_count(m, "o_beats", p.output_beats, self.o.valid & self.o.ready)
+            == p.output_beats - 1))
+        gated = []
+        for name, port in (("a", self.i_a), ("b", self.i_b)):
+            inner = stream.Signature(self._layout).create(path=(f"gated_{name}",))
+            took = port.valid & port.ready
+            count = beat_count(m, f"{name}_beats", p.input_beats, took)
+            closed = Signal(name=f"{name}_closed")
+            with m.If(took & (count == p.input_beats - 1)):
+                m.d.sync += closed.eq(1)
+            with m.If(last_out):
+                m.d.sync += closed.eq(0)
+            m.d.comb += [inner.valid.eq(port.valid & ~closed), inner.payload.eq(port.payload),
+                         port.ready.eq(inner.ready & ~closed)]
+            gated.append(inner)
+        return gated
