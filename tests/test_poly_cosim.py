@@ -8,17 +8,24 @@ evaluation forms of the three on the configuration's towers. Three polynomials s
 back through the generated Verilog (:mod:`fhe_hw.poly.cosim`): the forward ``rns-poly-ntt`` of
 [a, b, ab] must give OpenFHE's [a_eval, b_eval, ab_eval], the inverse the reverse, and
 ``rns-poly-product`` of (a, b), (b, a), (a, b) must give ab three times, word for word, each
-in exactly ``cycles(3)``.
+in exactly ``cycles(3)``. The exact base extension to K = L more towers (OpenFHE's next
+primes), ``rns-poly-extend`` of [a, b, ab] and the product chained with it
+(``extend_limbs``), must give the towers and then OpenFHE's ``SwitchCRTBasis`` words
+(``interop/openfhe_convert.cpp``; every coefficient is outside OpenFHE's rounding window, which
+the test checks).
 
 Run them one at a time (each N = 4096 build holds GBs):
 ``nox -s slow -- tests/test_poly_cosim.py -n 0 -s``.
 """
 
+from fractions import Fraction
+
 import pytest
 from test_openfhe_interop import UNAVAILABLE, openfhe
 
 from fhe_hw.ntt.cosim import Engines
-from fhe_hw.poly import RNSPolyNTTPlan
+from fhe_hw.params import RNSBase
+from fhe_hw.poly import RNSPolyExtendPlan, RNSPolyNTTPlan
 from fhe_hw.poly.configs import POLY_TABLE
 from fhe_hw.poly.cosim import PolyRun, check_poly, cosim_poly
 from fhe_hw.sim import SimulationMismatch
@@ -73,6 +80,61 @@ def test_products_in_verilator_give_openfhes_product_back_to_back(params, engine
     assert run.cycles == run.expected_cycles
 
 
+def extended(params, polys):
+    """Each of ``polys`` (lists of towers in coefficient form) extended by OpenFHE to
+    ``limbs`` more towers: its towers, then ``SwitchCRTBasis``'s words mod the next primes
+    (OpenFHE's, as the units take them); every coefficient must be outside OpenFHE's window."""
+    from test_openfhe_convert import openfhe as convert
+    from test_openfhe_convert import openfhe_window
+
+    plan = RNSPolyExtendPlan(params["n"], limbs=params["limbs"], target_limbs=params["limbs"],
+                             prime_bits=params["prime_bits"], prime_n=params.get("prime_n"))
+    q, n = RNSBase(plan.towers), params["n"]
+    out = []
+    for poly in polys:
+        lines = [" ".join(map(str, plan.towers)), " ".join(map(str, plan.targets))]
+        lines += [" ".join(str(t[c]) for t in poly) for c in range(n)]
+        words = convert("convert", n, len(plan.towers), len(plan.targets),
+                        stdin="\n".join(lines) + "\n")
+        window = openfhe_window(len(plan.towers), q.Q)
+        xs = [q.reconstruct([t[c] for t in poly]) for c in range(n)]
+        assert all(abs(x - Fraction(q.Q, 2)) > window for x in xs)
+        out.append([list(t) for t in poly] + words["exact"])
+    return plan, out
+
+
+def extend_params(params):
+    """The extension of a :data:`CONFIGS` row's towers: K = L, the row's lanes."""
+    lanes = params.get("lanes") or 2 * params["butterflies"]
+    same = {key: params[key] for key in ("n", "limbs", "prime_bits", "prime_n") if key in params}
+    return {**same, "target_limbs": params["limbs"], "lanes": lanes}
+
+
+@pytest.mark.parametrize("params", CONFIGS)
+@pytest.mark.slow
+@needs_openfhe
+def test_extension_in_verilator_gives_openfhes_words_back_to_back(params, engines):
+    words = openfhe_polys(params)
+    polys = [words[k] for k in ("a", "b", "ab")]
+    plan, want = extended(params, polys)
+    run = cosim_poly("extend", extend_params(params), polys, engines=engines)
+    check_poly(run, want)
+    assert run.cycles == run.expected_cycles == plan.cycles(3)
+
+
+@pytest.mark.parametrize("params", [CONFIGS[0], *CONFIGS[len(POLY_TABLE):]])
+@pytest.mark.slow
+@needs_openfhe
+def test_extended_products_in_verilator_give_openfhes_words(params, engines):
+    words = openfhe_polys(params)
+    a, b = words["a"], words["b"]
+    _, want = extended(params, [words["ab"]])
+    run = cosim_poly("product", {**params, "extend_limbs": params["limbs"]},
+                     [(a, b), (b, a), (a, b)], engines=engines)
+    check_poly(run, want * 3)
+    assert run.cycles == run.expected_cycles
+
+
 # --- the checks, without Verilator ---------------------------------------------------------------
 
 def test_check_poly_names_the_first_differing_word_and_a_cycle_count_off_cycles():
@@ -91,7 +153,7 @@ def test_check_poly_names_the_first_differing_word_and_a_cycle_count_off_cycles(
 
 
 @pytest.mark.parametrize("kind, polys, message", [
-    ("sideways", [], "kind must be one of forward, inverse, product"),
+    ("sideways", [], "kind must be one of forward, inverse, product, extend"),
     ("forward", [], "polys must hold at least one polynomial"),
     ("inverse", [[[0] * 16] * 2], r"i polynomial 0 must be 3 towers of 16 residues"),
     ("product", [([[0] * 16] * 3, [[0] * 15] * 3)], "i_b polynomial 0 must be 3 towers"),

@@ -11,6 +11,7 @@ from fhe_hw.bench.timing import Timing
 from fhe_hw.cli import main
 from fhe_hw.flow.rows import Row, shown
 from fhe_hw.ntt.configs import STREAMING_TABLE, streaming_params
+from fhe_hw.poly import RNSPolyExtendPlan
 from fhe_hw.poly.configs import POLY_TABLE
 from fhe_hw.report import committed, core, sections, writers
 from fhe_hw.report.core import Part, Section, Table, Unavailable
@@ -240,8 +241,8 @@ def test_cpu_vs_hardware_divides_each_configurations_cycles_by_its_own_fmax(monk
     assert len(set(asked_rows)) == len(asked_rows)      # each configuration asked once
     assert set(asked_rows) == set(shown_rows) | {f"ntt {shown(row.params)}" for row in candidates}
     # without a configuration: the two products, and for each DCRTPoly set its two products
-    # and its exact conversion
-    assert len(shown_rows) == len(rows) - 2 - 3 * len(POLY_TABLE)
+    # (its exact conversion has the extension's cycles)
+    assert len(shown_rows) == len(rows) - 2 - 2 * len(POLY_TABLE)
 
 
 def test_cpu_vs_hardware_puts_the_polynomial_ntt_beside_openfhes_dcrtpoly(monkeypatch,
@@ -264,6 +265,12 @@ def test_cpu_vs_hardware_puts_the_polynomial_ntt_beside_openfhes_dcrtpoly(monkey
     assert stream["OpenFHE 1 thread / hardware"] == pytest.approx(500.0 / (period / 125.0))
     assert rows["DCRTPoly negacyclic product N=4096, 8 towers"]["our configuration"].startswith(
         "none routed")
+    # beside SwitchCRTBasis: the extension of the same towers, its cycles, no routed time
+    (exact,) = [v for k, v in rows.items() if k.startswith("DCRTPoly exact") and
+                k.endswith("N=4096, 8 towers")]
+    assert exact["our configuration"].startswith("rns-poly-extend n=4096, limbs=8, ")
+    plan = RNSPolyExtendPlan(4096, limbs=8, target_limbs=8, prime_n=65536, lanes=4)
+    assert exact["cycles()"] == plan.cycles() and exact["hardware µs"] is None
 
 
 def test_cpu_vs_hardware_puts_the_fastest_measured_ntt_beside_openfhe(monkeypatch, tmp_path):

@@ -1,7 +1,8 @@
 """Verilator co-simulation of the RNS polynomial units (:mod:`fhe_hw.sim.cosim`): polynomials
-streamed back to back through the generated Verilog of ``rns-poly-ntt`` (forward or inverse)
-or ``rns-poly-product``, their words and the simulated cycles compared with given expected
-words (OpenFHE's, in ``tests/test_poly_cosim.py``) and with ``cycles(polys)``.
+streamed back to back through the generated Verilog of ``rns-poly-ntt`` (forward or inverse),
+``rns-poly-product`` (with or without its base extension) or ``rns-poly-extend``, their words
+and the simulated cycles compared with given expected words (OpenFHE's, in
+``tests/test_poly_cosim.py``) and with ``cycles(polys)``.
 
 Polynomials are lists of towers (tower j: n residues mod the unit's q_j), in OpenFHE's
 tower-major layout; a product's inputs are (a, b) pairs.
@@ -13,14 +14,19 @@ from dataclasses import dataclass
 from ..ntt.cosim import Engines
 from ..rns.common import beats_to_polynomials, polynomial_beats
 from ..sim import SimulationMismatch, check_cycles
+from .extend import RNSPolyExtend, RNSPolyExtendPlan
 from .ntt import RNSPolyNTT, RNSPolyNTTPlan
 from .product import RNSPolyProduct, RNSPolyProductPlan
 
 __all__ = ["KINDS", "PolyRun", "cosim_poly", "check_poly"]
 
-#: What :func:`cosim_poly` runs: the unit and its ``inverse``.
-KINDS = {"forward": ("rns-poly-ntt", False), "inverse": ("rns-poly-ntt", True),
-         "product": ("rns-poly-product", None)}
+#: What :func:`cosim_poly` runs: the unit, its plan's class and extra keywords, its Component
+#: and its input ports.
+KINDS = {"forward": ("rns-poly-ntt", RNSPolyNTTPlan, {"inverse": False}, RNSPolyNTT, ("i",)),
+         "inverse": ("rns-poly-ntt", RNSPolyNTTPlan, {"inverse": True}, RNSPolyNTT, ("i",)),
+         "product": ("rns-poly-product", RNSPolyProductPlan, {}, RNSPolyProduct,
+                     ("i_a", "i_b")),
+         "extend": ("rns-poly-extend", RNSPolyExtendPlan, {}, RNSPolyExtend, ("i",))}
 
 
 @dataclass(frozen=True)
@@ -44,23 +50,22 @@ def cosim_poly(kind, params, polys, *, engines=None, opt="-O3", log=print):
     """Stream ``polys`` back to back through the Verilator model of ``kind`` (a key of
     :data:`KINDS`) built with ``params`` (the plan's keywords, e.g. a
     :data:`~fhe_hw.poly.configs.POLY_TABLE` row's), the input always valid and the output
-    always ready; for ``"product"`` ``polys`` are (a, b) pairs. ``engines``: a
+    always ready; for ``"product"`` ``polys`` are (a, b) pairs. An extension's outputs (and a
+    product's with ``extend_limbs``) have L + K towers. ``engines``: a
     :class:`~fhe_hw.ntt.cosim.Engines` that builds each model once (default: a new one with
     ``opt``). Returns a :class:`PolyRun`. ValueError, before anything is built, for an unknown
     ``kind``, bad ``params``, no polynomials or one that is not one n-residue list per
     tower."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
-    unit_name, inverse = KINDS[kind]
-    if inverse is None:
-        plan, make, ports = RNSPolyProductPlan(**params), RNSPolyProduct, ("i_a", "i_b")
-    else:
-        plan, make, ports = RNSPolyNTTPlan(**params, inverse=inverse), RNSPolyNTT, ("i",)
+    unit_name, plan_class, extra, make, ports = KINDS[kind]
+    plan = plan_class(**params, **extra)
+    pairs = len(ports) == 2
     if not polys:
         raise ValueError("polys must hold at least one polynomial")
-    if inverse is None and any(len(pair) != 2 for pair in polys):
+    if pairs and any(len(pair) != 2 for pair in polys):
         raise ValueError("polys of a product must be (a, b) pairs")
-    per_port = list(zip(*polys)) if inverse is None else [polys]
+    per_port = list(zip(*polys)) if pairs else [polys]
     n, towers, lanes = plan.n, len(plan.towers), plan.lanes_resolved
     for port, given in zip(ports, per_port):
         for p, poly in enumerate(given):
@@ -79,7 +84,8 @@ def cosim_poly(kind, params, polys, *, engines=None, opt="-O3", log=print):
     run = sim.run(inputs, {"o": beats})
     seconds = time.monotonic() - t
     flat = beats_to_polynomials(run.outputs["o"], n, lanes)
-    outputs = [flat[p * towers:(p + 1) * towers] for p in range(len(polys))]
+    out = plan.output_beats * lanes // n          # towers of an output polynomial
+    outputs = [flat[p * out:(p + 1) * out] for p in range(len(polys))]
     expected = unit.cycles(len(polys))
     log(f"{label}: {len(polys)} polynomials, {run.cycles} cycles (cycles({len(polys)}) "
         f"{expected}), build {built:.0f} s, run {seconds:.2f} s")

@@ -172,6 +172,12 @@ class RNSPolyExtendPlan(StreamPlan):
         return towers, targets
 
     @property
+    def lanes_resolved(self):
+        """The coefficients per beat: ``lanes`` (as :class:`~fhe_hw.poly.ntt.TowersPlan`
+        names it)."""
+        return self.lanes
+
+    @property
     def tower_beats(self):
         """Beats of one tower on ``i`` and on ``o``: n / lanes."""
         return self.n // self.lanes

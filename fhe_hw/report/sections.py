@@ -683,18 +683,23 @@ _NO_PRODUCT = ("none: no product engine routed (two forward NTTs, a pointwise pr
                "inverse NTT)")
 _NO_DCRT_PRODUCT = ("none routed: rns-poly-product's three transform units need three times "
                     "the NTT's MULT18X18D")
-_NO_DCRT_EXACT = "none: no base conversion engine built for these towers"
 
 
 def _poly_beside():
     """{(op, N, towers): the configuration (or why none) beside that OpenFHE DCRTPoly case}:
-    each :data:`~fhe_hw.poly.configs.POLY_TABLE` row at its (N, towers)."""
+    each :data:`~fhe_hw.poly.configs.POLY_TABLE` row at its (N, towers), and beside the exact
+    conversion to the next primes the ``rns-poly-extend`` of the same towers (K = L, the row's
+    lanes; no documented synthesis, so its cycles without a time)."""
     out = {}
     for row in POLY_TABLE:
-        key = (row.params["n"], row.params["limbs"])
+        p = row.params
+        key = (p["n"], p["limbs"])
         out[("dcrt-ntt", *key)] = row
         out.update({(op, *key): _NO_DCRT_PRODUCT for op in ("dcrt-mul", "dcrt-mul-eval")})
-        out[("dcrt-exact", *key)] = _NO_DCRT_EXACT
+        extend = {k: p[k] for k in ("n", "limbs", "prime_bits", "prime_n") if k in p}
+        lanes = get_unit(row.unit).make_plan(p).lanes_resolved
+        out[("dcrt-exact", *key)] = Row("rns-poly-extend", {**extend, "target_limbs": p["limbs"],
+                                                            "lanes": lanes}, row.target)
     return out
 
 
