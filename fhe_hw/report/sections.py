@@ -783,7 +783,10 @@ def cpu_vs_hardware(ctx):
                 "RNS polynomial NTT: the polynomials are on chip (the input stream never "
                 "waits); one polynomial from its first input to its last output, and one of a "
                 "stream back to back (cycles(3) − cycles(2)). The host link is for checking, "
-                "not for throughput: " + "; ".join(link) + "."]
+                "not for throughput: " + "; ".join(link) + ".",
+                "DCRTPoly exact conversion: beside SwitchCRTBasis Q → B, rns-poly-extend of "
+                "the same towers, which also streams Q's towers out (ExpandCRTBasis, Q → "
+                "Q ∪ B); its cycles() only, as no results table synthesizes it."]
     return Part([t], [], findings)
 
 
