@@ -87,8 +87,7 @@ def extended(params, polys):
     from test_openfhe_convert import openfhe as convert
     from test_openfhe_convert import openfhe_window
 
-    plan = RNSPolyExtendPlan(params["n"], limbs=params["limbs"], target_limbs=params["limbs"],
-                             prime_bits=params["prime_bits"], prime_n=params.get("prime_n"))
+    plan = RNSPolyExtendPlan(**extend_params(params))
     q, n = RNSBase(plan.towers), params["n"]
     out = []
     for poly in polys:
