@@ -48,7 +48,7 @@ from ..plan import StreamPlan, param
 from ..rns import MixedRadix, MixedRadixPlan
 from ..rns.common import MAX_RESIDUES
 from ..rns.plan import check_primes
-from .ntt import MAX_PRIME_BITS, MIN_PRIME_BITS
+from .ntt import MAX_PRIME_BITS, MIN_PRIME_BITS, TowerBeats
 
 __all__ = ["RNSPolyExtend", "RNSPolyExtendPlan"]
 
@@ -57,7 +57,7 @@ ARCHITECTURES = ("iterative", "pipelined")
 
 
 @dataclass(frozen=True)
-class RNSPolyExtendPlan(StreamPlan):
+class RNSPolyExtendPlan(TowerBeats, StreamPlan):
     """The parameters of :class:`RNSPolyExtend` and what they derive.
 
     Parameters
@@ -174,18 +174,8 @@ class RNSPolyExtendPlan(StreamPlan):
     @property
     def lanes_resolved(self):
         """The coefficients per beat: ``lanes`` (as :class:`~fhe_hw.poly.ntt.TowersPlan`
-        names it)."""
+        names it; :class:`~fhe_hw.poly.ntt.TowerBeats` counts the beats with it)."""
         return self.lanes
-
-    @property
-    def tower_beats(self):
-        """Beats of one tower on ``i`` and on ``o``: n / lanes."""
-        return self.n // self.lanes
-
-    @property
-    def input_beats(self):
-        """Beats of one polynomial on ``i``: L·n / lanes."""
-        return len(self.towers) * self.tower_beats
 
     @property
     def output_beats(self):

@@ -72,8 +72,8 @@ from ..plan import StreamPlan, param
 from ..rns.common import MAX_RESIDUES
 from ..rns.plan import check_primes
 
-__all__ = ["RNSPolyNTT", "RNSPolyNTTPlan", "TowersPlan", "TowersComponent", "tower_turn",
-           "beat_count", "MAX_TOWERS", "MAX_PRIME_BITS"]
+__all__ = ["RNSPolyNTT", "RNSPolyNTTPlan", "TowersPlan", "TowersComponent", "TowerBeats",
+           "tower_turn", "beat_count", "MAX_TOWERS", "MAX_PRIME_BITS"]
 
 #: The reducers an engine of any NTT prime can use.
 REDUCERS = ("auto", "barrett", "montgomery")
@@ -111,8 +111,23 @@ def _tower_schedule(period, span, beats, arrivals, skid=False):
     return starts
 
 
+class TowerBeats:
+    """The beats of a plan whose polynomials stream tower-major: ``n`` coefficients per tower,
+    ``lanes_resolved`` per beat, ``towers`` the input's."""
+
+    @property
+    def tower_beats(self):
+        """Beats of one tower on ``i`` and on ``o``: n / lanes."""
+        return self.n // self.lanes_resolved
+
+    @property
+    def input_beats(self):
+        """Beats of one polynomial on ``i``: L·n / lanes."""
+        return len(self.towers) * self.tower_beats
+
+
 @dataclass(frozen=True)
-class TowersPlan(StreamPlan):
+class TowersPlan(TowerBeats, StreamPlan):
     """What the RNS polynomial units share: the ring, the towers and their engines' settings.
 
     Parameters
@@ -242,17 +257,7 @@ class TowersPlan(StreamPlan):
         self._set(primes=primes)
         return primes
 
-    @property
-    def tower_beats(self):
-        """Beats of one tower on ``i`` and on ``o``: n / lanes."""
-        return self.n // self.lanes_resolved
-
-    @property
-    def input_beats(self):
-        """Beats of one polynomial on ``i`` (and on ``o``): L·n / lanes."""
-        return len(self.towers) * self.tower_beats
-
-    output_beats = input_beats
+    output_beats = TowerBeats.input_beats
 
     def describe(self):
         """The towers' primes."""
