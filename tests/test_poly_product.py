@@ -8,6 +8,7 @@ from fhe_hw.model.dcrt import dcrt_extend, dcrt_ntt, schoolbook_product
 from fhe_hw.params import openfhe_primes
 from fhe_hw.poly import RNSPolyProduct, RNSPolyProductPlan
 from fhe_hw.rns.common import beats_to_polynomials, polynomial_beats
+from fhe_hw.sim.icarus import require_iverilog, run_from_reset
 from fhe_hw.sim.pysim import run_stream
 from fhe_hw.units import get_unit
 
@@ -105,3 +106,22 @@ def test_skid_slices_in_the_products_transforms_keep_the_products_and_cycles():
     got, run = run_products(unit, pairs)
     assert got == [schoolbook_product(a, b, primes) for a, b in pairs]
     assert run.cycles == unit.cycles(3)
+
+
+def test_extended_product_from_reset_in_icarus(tmp_path):
+    """The chain (product, then the extension and the input gate) in Icarus from reset with
+    every register and memory word at x: two products of one tower extended by one, the
+    model's words, cycles(2)."""
+    require_iverilog()
+    unit = RNSPolyProduct(16, limbs=1, butterflies=2, extend_limbs=1)
+    primes, targets = unit.towers, unit.plan.extension.targets
+    pairs = [(random_dcrt(primes, 16, "ra", k), random_dcrt(primes, 16, "rb", k))
+             for k in range(2)]
+    beats = {port: polynomial_beats([t for pair in pairs for t in pair[k]], unit.lanes)
+             for k, port in enumerate(("i_a", "i_b"))}
+    run = run_from_reset(unit, "rns-poly-product", beats, {"o": 2 * unit.output_beats},
+                         tmp_path)
+    towers = beats_to_polynomials(run.outputs["o"], 16, unit.lanes)
+    assert [towers[:2], towers[2:]] == [
+        dcrt_extend(schoolbook_product(a, b, primes), primes, targets) for a, b in pairs]
+    assert run.cycles == unit.cycles(2)
