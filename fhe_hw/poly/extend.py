@@ -236,13 +236,8 @@ class RNSPolyExtend(FixedRun, Component):
         L, K, W, T, r = len(p.towers), len(p.targets), p.lanes, p.tower_beats, p.width
         word = unsigned(W * r)
 
-        def memory(name, granularity=None):
-            mem = Memory(shape=word, depth=T, init=[])
-            m.submodules[name] = mem
-            write = mem.write_port(granularity=granularity)
-            return write, mem.read_port()
-        loads = [memory(f"tower{j}") for j in range(L)]
-        results = [memory(f"target{t}", granularity=r) for t in range(K)]
+        loads = [_memory(m, f"tower{j}", word, T) for j in range(L)]
+        results = [_memory(m, f"target{t}", word, T, granularity=r) for t in range(K)]
 
         beat = Signal(range(T))                  # the beat of the tower loaded or emitted
         tower = Signal(range(L + K + 1))         # the tower loaded or emitted
@@ -266,13 +261,7 @@ class RNSPolyExtend(FixedRun, Component):
             m.d.comb += convert.i.payload[i].eq(loads[j][1].data.word_select(lane, r))
         m.d.comb += [convert.i.valid.eq(feeding), convert.o.ready.eq(1)]
 
-        # conversion output: target t's residue written into lane (converted % W)
-        out_lane = Signal(range(W))
-        m.d.comb += out_lane.eq(converted % W if W > 1 else 0)
-        for t, (write, _) in enumerate(results):
-            m.d.comb += [write.addr.eq(converted // W),
-                         write.data.eq(Cat(*[convert.o.payload[t]] * W)),
-                         write.en.eq(Mux(convert.o.valid, 1 << out_lane, 0))]
+        _write_results(m, results, convert.o, converted, W)
 
         # emission: the read word of the registered tower
         words = Signal(data.ArrayLayout(word, L + K))
@@ -318,3 +307,22 @@ class RNSPolyExtend(FixedRun, Component):
                     m.d.sync += [self.o.valid.eq(0), beat.eq(0), tower.eq(0)]
                     m.next = "LOAD"
         return m
+
+
+def _memory(m, name, shape, depth, granularity=None):
+    """A memory of ``depth`` words of ``shape`` added to ``m``: (its write port, with
+    ``granularity``, and its synchronous read port)."""
+    mem = Memory(shape=shape, depth=depth, init=[])
+    m.submodules[name] = mem
+    return mem.write_port(granularity=granularity), mem.read_port()
+
+
+def _write_results(m, results, out, converted, lanes):
+    """Each target residue of the conversion's output ``out`` into its memory of ``results``:
+    coefficient ``converted`` at word converted // lanes, lane converted % lanes."""
+    lane = Signal(range(lanes))
+    m.d.comb += lane.eq(converted % lanes if lanes > 1 else 0)
+    for t, (write, _) in enumerate(results):
+        m.d.comb += [write.addr.eq(converted // lanes),
+                     write.data.eq(Cat(*[out.payload[t]] * lanes)),
+                     write.en.eq(Mux(out.valid, 1 << lane, 0))]
