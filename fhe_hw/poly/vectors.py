@@ -8,7 +8,9 @@ from ..sim.vectors import Vectors, register_vectors
 DEMO = [("rns-poly-ntt", "N=256, 3 towers of OpenFHE's 60-bit primes, P=2",
          {"n": 256, "limbs": 3, "prime_bits": 60, "butterflies": 2}),
         ("rns-poly-product", "N=64, 2 towers of OpenFHE's 30-bit primes, P=2",
-         {"n": 64, "limbs": 2, "butterflies": 2})]
+         {"n": 64, "limbs": 2, "butterflies": 2}),
+        ("rns-poly-extend", "N=64, 3 towers of OpenFHE's 30-bit primes, extended by 2 (Q to Q u B)",
+         {"n": 64, "limbs": 3, "target_limbs": 2})]
 
 
 def _dcrt(unit, rng):
