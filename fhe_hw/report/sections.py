@@ -681,8 +681,9 @@ def _conversions_beside():
 #: Why an OpenFHE case has no configuration beside it.
 _NO_PRODUCT = ("none: no product engine routed (two forward NTTs, a pointwise product, an "
                "inverse NTT)")
-_NO_DCRT_PRODUCT = ("none routed: rns-poly-product's three transform units need three times "
-                    "the NTT's MULT18X18D")
+_NO_DCRT_PRODUCT = ("none routed: rns-poly-product on these towers maps to more MULT18X18D or "
+                    "DP16KD than the ECP5-85F has, even with b in evaluation form and one "
+                    "butterfly per engine (every engine holds its own banks and twiddle ROM)")
 
 
 def _poly_beside():
