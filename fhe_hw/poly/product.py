@@ -119,7 +119,7 @@ class RNSPolyProductPlan(TowersPlan):
                              f"not {self.extend_architecture!r}")
         if self.extend_limbs == 0:
             return None
-        if self.primes is not None and self.primes != self._openfhe_towers():
+        if self.primes is not None:
             raise ValueError(f"extend_limbs must be 0 with primes given (the extension's base B "
                              f"is OpenFHE's primes after the towers'), not {self.extend_limbs}")
         count = len(self.towers) + self.extend_limbs
@@ -132,11 +132,6 @@ class RNSPolyProductPlan(TowersPlan):
         return RNSPolyExtendPlan(self.n, primes=self.towers, target_primes=both[len(self.towers):],
                                  lanes=self.lanes_resolved,
                                  architecture=self.extend_architecture)
-
-    def _openfhe_towers(self):
-        """OpenFHE's towers for ``limbs``, ``prime_bits`` and ``prime_n`` (what ``primes``
-        replaced)."""
-        return openfhe_primes(self.prime_bits, self.prime_n or self.n, len(self.towers))
 
     @property
     def output_beats(self):
