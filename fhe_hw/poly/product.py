@@ -156,8 +156,11 @@ class RNSPolyProductPlan(TowersPlan):
         return self.backward.schedule(polys, arrivals)[-1] + self.tower_beats
 
     def describe(self):
-        """The towers' primes and the point-wise multipliers' Montgomery word."""
-        return {**super().describe(), "pointwise word": str(self.pointwise.word)}
+        """The towers' primes, the point-wise multipliers' Montgomery word and, with the
+        extension, B's primes."""
+        extension = {} if self.extension is None else {
+            "extension's target primes": ",".join(map(str, self.extension.targets))}
+        return {**super().describe(), "pointwise word": str(self.pointwise.word), **extension}
 
 
 class _Pointwise(Component):
