@@ -32,7 +32,7 @@ __all__ = [
     "shift_exponent",
     "b_bound_holds", "max_digit_bits", "check_digit_bits",
     "require_power_of_two", "require_int", "check_bool", "ntt_primes",
-    "openfhe_primes",
+    "openfhe_primes", "check_coprime",
     "RNSBase", "FastBaseConversionConstants", "ShenoyKumaresanConstants",
     "KawamuraConstants", "MixedRadixConstants",
     "BarrettConstants", "barrett_constants", "MontgomeryConstants", "montgomery_constants",
@@ -487,7 +487,9 @@ def openfhe_primes(bits, n, count):
 # --- RNS bases and CRT precomputations ([Kir25] Tables 3.1, 4.1, 4.3)
 # -------------------------------
 
-def _check_coprime(name, moduli):
+def check_coprime(name, moduli):
+    """Raise ``ValueError`` naming ``name`` and the first two of ``moduli`` that share a
+    factor, unless they are pairwise coprime."""
     for i, a in enumerate(moduli):
         for b in moduli[i + 1:]:
             if gcd(a, b) != 1:
@@ -507,7 +509,7 @@ class RNSBase:
         for q in self.moduli:
             require_int("RNS modulus", q, minimum=2)
         object.__setattr__(self, "moduli", tuple(int(q) for q in self.moduli))
-        _check_coprime("RNS moduli", self.moduli)
+        check_coprime("RNS moduli", self.moduli)
 
     def __len__(self):
         return len(self.moduli)
@@ -557,7 +559,7 @@ def _as_base(name, moduli):
 
 
 def _check_disjoint(source, target):
-    _check_coprime("source and target moduli", tuple(source) + tuple(target))
+    check_coprime("source and target moduli", tuple(source) + tuple(target))
 
 
 @dataclass(frozen=True)
@@ -603,7 +605,7 @@ class ShenoyKumaresanConstants:
         if redundant <= len(source):
             raise ValueError(f"redundant modulus q_l must be greater than l = {len(source)} "
                              f"([Kir25] §2.5.1.2), not {redundant!r}")
-        _check_coprime("source, target and redundant moduli",
+        check_coprime("source, target and redundant moduli",
                        tuple(source) + tuple(target) + (redundant,))
         ql = redundant
         return cls(source, target, ql, source.Q_hat_inv,

@@ -33,7 +33,6 @@ follows the last output transfer: ``polys`` polynomials take ``polys`` times tha
 """
 
 from dataclasses import dataclass, field
-from math import gcd
 
 from amaranth import Cat, Module, Mux, Signal, unsigned
 from amaranth.lib import data, stream
@@ -43,7 +42,7 @@ from amaranth.lib.wiring import In, Out
 from ..cliargs import int_list
 from ..component import Component, FixedRun
 from ..ntt.schedule import MAX_N, MIN_N
-from ..params import openfhe_primes, require_int, require_power_of_two
+from ..params import check_coprime, openfhe_primes, require_int, require_power_of_two
 from ..plan import StreamPlan, param
 from ..rns import MixedRadix, MixedRadixPlan
 from ..rns.common import MAX_RESIDUES
@@ -162,12 +161,7 @@ class RNSPolyExtendPlan(TowerBeats, StreamPlan):
         for name, base in (("primes", towers), ("target_primes", targets)):
             if max(base) >= 1 << MAX_PRIME_BITS:
                 raise ValueError(f"{name} must be below 2^{MAX_PRIME_BITS}, not {max(base)}")
-        both = towers + targets
-        for i, a in enumerate(both):
-            for b in both[i + 1:]:
-                if gcd(a, b) != 1:
-                    raise ValueError(f"primes and target_primes must be pairwise coprime; {a} "
-                                     f"and {b} share the factor {gcd(a, b)}")
+        check_coprime("primes and target_primes", towers + targets)
         self._set(primes=towers, target_primes=targets)
         return towers, targets
 

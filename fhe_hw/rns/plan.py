@@ -5,12 +5,11 @@ NTT primes or the user's) and the run-time-modulus multipliers' settings, valida
 :class:`~.mixed_radix.MixedRadixPlan`) derives from it."""
 
 from dataclasses import dataclass, field, fields
-from math import gcd
 
 from ..arith.montgomery_dyn import DynamicModMulPlan
 from ..arith.pipeline import MAX_STAGES
 from ..cliargs import int_list
-from ..params import ntt_primes, require_power_of_two
+from ..params import check_coprime, ntt_primes, require_power_of_two
 from ..plan import Plan, param
 from .common import MAX_BITS, MAX_N, MAX_RESIDUES, check_ring, default_bases
 
@@ -145,13 +144,8 @@ class BaseConversionPlan(Plan):
             bits = max(q.bit_length() for q in source + target)
             redundant = ntt_primes(bits, self.n, 1, exclude=source + target)[0]
         extra = () if redundant is None else (redundant,)
-        both = source + target + extra
-        for i, a in enumerate(both):
-            for b in both[i + 1:]:
-                if gcd(a, b) != 1:
-                    raise ValueError(f"source_primes and target_primes"
-                                     f"{' and redundant_prime' * bool(extra)} must be pairwise "
-                                     f"coprime; {a} and {b} share the factor {gcd(a, b)}")
+        check_coprime(f"source_primes and target_primes{' and redundant_prime' * bool(extra)}",
+                      source + target + extra)
         return (source, target, *extra)
 
     def _multiplier(self, moduli, deep=True, mult_stages=None):
