@@ -42,12 +42,12 @@ from amaranth.lib.wiring import In, Out
 from ..cliargs import int_list
 from ..component import Component, FixedRun
 from ..ntt.schedule import MAX_N, MIN_N
-from ..params import check_coprime, openfhe_primes, require_int, require_power_of_two
+from ..params import check_coprime, require_int, require_power_of_two
 from ..plan import StreamPlan, param
 from ..rns import MixedRadix, MixedRadixPlan
 from ..rns.common import MAX_RESIDUES
 from ..rns.plan import check_primes
-from .ntt import MAX_PRIME_BITS, MIN_PRIME_BITS, TowerBeats
+from .ntt import MAX_PRIME_BITS, MIN_PRIME_BITS, TowerBeats, openfhe_towers
 
 __all__ = ["RNSPolyExtend", "RNSPolyExtendPlan"]
 
@@ -144,17 +144,8 @@ class RNSPolyExtendPlan(TowerBeats, StreamPlan):
                               else ("primes", "target_primes"))
             raise ValueError(f"{missing} must be given too when {given} is")
         if self.primes is None:
-            ring = self.n if self.prime_n is None else self.prime_n
-            require_power_of_two("prime_n", ring)
-            if ring < self.n:
-                raise ValueError(f"prime_n must be at least n = {self.n}, not {ring}")
-            count = self.limbs + self.target_limbs
-            try:
-                primes = openfhe_primes(self.prime_bits, ring, count)
-            except ValueError as e:
-                raise ValueError(f"limbs + target_limbs must be at most the primes of "
-                                 f"prime_bits = {self.prime_bits} bits that are 1 mod "
-                                 f"{2 * ring}: {e}") from None
+            primes = openfhe_towers(self.n, self.prime_bits, self.prime_n,
+                                    self.limbs + self.target_limbs, "limbs + target_limbs")
             return primes[:self.limbs], primes[self.limbs:]
         towers = check_primes("primes", self.primes)
         targets = check_primes("target_primes", self.target_primes)

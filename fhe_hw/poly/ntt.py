@@ -73,7 +73,7 @@ from ..rns.common import MAX_RESIDUES
 from ..rns.plan import check_primes
 
 __all__ = ["RNSPolyNTT", "RNSPolyNTTPlan", "TowersPlan", "TowersComponent", "TowerBeats",
-           "tower_turn", "beat_count", "MAX_TOWERS", "MAX_PRIME_BITS"]
+           "openfhe_towers", "tower_turn", "beat_count", "MAX_TOWERS", "MAX_PRIME_BITS"]
 
 #: The reducers an engine of any NTT prime can use.
 REDUCERS = ("auto", "barrett", "montgomery")
@@ -109,6 +109,22 @@ def _tower_schedule(period, span, beats, arrivals, skid=False):
         free[j] = start + period[j] + (out_start - ready)
         starts.append(out_start)
     return starts
+
+
+def openfhe_towers(n, prime_bits, prime_n, count, what="limbs"):
+    """OpenFHE's first ``count`` primes of ``prime_bits`` bits for the ring ``prime_n`` (default
+    ``n``), in its tower order (:func:`~fhe_hw.params.openfhe_primes`); ``ValueError`` for a
+    ring that is not a power of two at least n, or when there are fewer such primes, naming
+    ``what`` (the parameters whose sum ``count`` is)."""
+    ring = n if prime_n is None else prime_n
+    require_power_of_two("prime_n", ring)
+    if ring < n:
+        raise ValueError(f"prime_n must be at least n = {n}, not {ring}")
+    try:
+        return openfhe_primes(prime_bits, ring, count)
+    except ValueError as e:
+        raise ValueError(f"{what} must be at most the primes of prime_bits = {prime_bits} bits "
+                         f"that are 1 mod {2 * ring}: {e}") from None
 
 
 class TowerBeats:
@@ -237,16 +253,7 @@ class TowersPlan(TowerBeats, StreamPlan):
 
     def _towers(self):
         if self.primes is None:
-            ring = self.n if self.prime_n is None else self.prime_n
-            require_power_of_two("prime_n", ring)
-            if ring < self.n:
-                raise ValueError(f"prime_n must be at least n = {self.n}, not {ring}")
-            try:
-                return openfhe_primes(self.prime_bits, ring, self.limbs)
-            except ValueError as e:
-                raise ValueError(f"limbs must be at most the primes of prime_bits = "
-                                 f"{self.prime_bits} bits that are 1 mod {2 * ring}: "
-                                 f"{e}") from None
+            return openfhe_towers(self.n, self.prime_bits, self.prime_n, self.limbs)
         primes = check_primes("primes", self.primes)
         for q in primes:
             if q >= 1 << MAX_PRIME_BITS or q % (2 * self.n) != 1:

@@ -43,7 +43,7 @@ from ..arith.montgomery_dyn import DynamicModMul, DynamicModMulPlan
 from ..component import Component
 from ..lib.delay import register_delay
 from ..lib.stream import stall_on_backpressure
-from ..params import openfhe_primes, require_int
+from ..params import require_int
 from ..plan import param
 from .extend import ARCHITECTURES, RNSPolyExtend, RNSPolyExtendPlan
 from .ntt import (
@@ -53,6 +53,7 @@ from .ntt import (
     TowersComponent,
     TowersPlan,
     beat_count,
+    openfhe_towers,
     tower_turn,
 )
 
@@ -122,13 +123,8 @@ class RNSPolyProductPlan(TowersPlan):
         if self.primes is not None:
             raise ValueError(f"extend_limbs must be 0 with primes given (the extension's base B "
                              f"is OpenFHE's primes after the towers'), not {self.extend_limbs}")
-        count = len(self.towers) + self.extend_limbs
-        try:
-            both = openfhe_primes(self.prime_bits, self.prime_n or self.n, count)
-        except ValueError as e:
-            raise ValueError(f"limbs + extend_limbs must be at most the primes of prime_bits = "
-                             f"{self.prime_bits} bits that are 1 mod "
-                             f"{2 * (self.prime_n or self.n)}: {e}") from None
+        both = openfhe_towers(self.n, self.prime_bits, self.prime_n,
+                              len(self.towers) + self.extend_limbs, "limbs + extend_limbs")
         return RNSPolyExtendPlan(self.n, primes=self.towers, target_primes=both[len(self.towers):],
                                  lanes=self.lanes_resolved,
                                  architecture=self.extend_architecture)
