@@ -84,7 +84,7 @@ def cosim_poly(kind, params, polys, *, engines=None, opt="-O3", log=print):
     run = sim.run(inputs, {"o": beats})
     seconds = time.monotonic() - t
     flat = beats_to_polynomials(run.outputs["o"], n, lanes)
-    out = plan.output_beats * lanes // n          # towers of an output polynomial
+    out = plan.output_towers
     outputs = [flat[p * out:(p + 1) * out] for p in range(len(polys))]
     expected = unit.cycles(len(polys))
     log(f"{label}: {len(polys)} polynomials, {run.cycles} cycles (cycles({len(polys)}) "

@@ -97,8 +97,8 @@ class PolyDevice:
         # Poll the status once per run's own cycles (cycles()), not per response time-out.
         poll = self.unit.cycles(k) / self._clk_hz
         got, _ = self.host.run_payloads(self.unit, beats, {"o": count}, poll=poll)
-        towers = count * self.unit.lanes // self.unit.n // k
-        out = np.array(got["o"], dtype=np.uint64).reshape(k, towers, self.unit.n)
+        out = np.array(got["o"], dtype=np.uint64).reshape(k, self.unit.plan.output_towers,
+                                                           self.unit.n)
         return out if np.ndim(next(iter(arrays.values()))) == 3 else out[0]
 
     def _polys(self, name, x):

@@ -141,6 +141,11 @@ class TowerBeats:
         """Beats of one polynomial on ``i``: L·n / lanes."""
         return len(self.towers) * self.tower_beats
 
+    @property
+    def output_towers(self):
+        """Towers of one polynomial on ``o``: its ``output_beats`` over a tower's beats."""
+        return self.output_beats // self.tower_beats
+
 
 @dataclass(frozen=True)
 class TowersPlan(TowerBeats, StreamPlan):
