@@ -59,6 +59,17 @@ def alternating_slow(cases, flags=(True, False)):
             for i, case in enumerate(cases) for j, flag in enumerate(flags)]
 
 
+def slow_except(cases, fast):
+    """``pytest.param``\\ s of ``cases`` (tuples of arguments): those in ``fast`` run in the fast
+    suite, the others in the slow suite only. The fast suite keeps each check on its smallest
+    configuration of every variant; the larger or repeated ones run in ``nox -s slow``."""
+    unknown = [case for case in fast if case not in cases]
+    if unknown:
+        raise ValueError(f"fast cases {unknown} are not among the cases")
+    return [pytest.param(*case, marks=() if case in fast else pytest.mark.slow)
+            for case in cases]
+
+
 def sk(source, target, redundant, n, lanes, architecture="folded", targets_per_pass=1, *,
        cls=None, **kw):
     """A Shenoy–Kumaresan engine (or with ``cls`` its plan) on explicit bases."""

@@ -4,7 +4,7 @@ products back to back, random valid/ready), cycles() equals the simulation, and 
 parameters raise before hardware is built."""
 
 import pytest
-from helpers import rng_for
+from helpers import rng_for, slow_except
 
 from fhe_hw.largeint import LargeIntegerMultiplier, LargeIntegerMultiplierPlan
 from fhe_hw.largeint.vectors import operand_beats
@@ -37,11 +37,11 @@ CONFIGS = [(4, 2, 8, 1, 64, 1), (4, 2, 8, 2, 64, 1), (4, 4, 8, 1, 256, 1),
            (2, 1, 8, 1, 16, 1), (2, 2, 16, 2, 64, 1), (4, 2, 8, 1, 64, 2)]
 
 
-# The three slowest 256-bit configurations' cycles in the slow suite (their products are
-# checked back to back below; 256 bits' cycles with (4, 4, 8, 1, 256, 1) here).
-@pytest.mark.parametrize("inner_n, lanes, d, engines, bits, inner_units", [
-    pytest.param(*c, marks=[pytest.mark.slow] * (c[4] == 256 and c != CONFIGS[2]))
-    for c in CONFIGS])
+# One product's cycles in the fast suite with one and two engines, at n = 4, 16 and 64 (256
+# bits, four lanes); the other rows' cycles (two inner units among them, whose products run back
+# to back below) in the slow suite.
+@pytest.mark.parametrize("inner_n, lanes, d, engines, bits, inner_units", slow_except(
+    CONFIGS, fast=[CONFIGS[2], CONFIGS[6], CONFIGS[7]]))
 def test_one_product_equals_python_in_cycles(inner_n, lanes, d, engines, bits, inner_units):
     unit = LargeIntegerMultiplier(bits, d, lanes=lanes, engines=engines, inner_n=inner_n,
                                   inner_units=inner_units)
@@ -54,10 +54,9 @@ def test_one_product_equals_python_in_cycles(inner_n, lanes, d, engines, bits, i
 
 
 #: Back to back in the fast suite: one and two lanes, engines 1 and 2, inner units 1 and 2, 8-
-#: and 16-bit digits at n = 4 and 16; the 64-bit one-engine row and the 256-bit ones (n1 = 4,
-#: four lanes) in the slow suite, where the fast suite checks one 256-bit product's cycles.
-BACK_TO_BACK = [CONFIGS[1], *CONFIGS[6:],
-                *(pytest.param(*c, marks=pytest.mark.slow) for c in (CONFIGS[0], *CONFIGS[2:6]))]
+#: and 16-bit digits at n = 4, 16 and 64; the other rows (two engines at n = 64, 256 bits) in the
+#: slow suite, where the fast suite checks one 256-bit product's cycles.
+BACK_TO_BACK = slow_except(CONFIGS, fast=CONFIGS[6:])
 
 
 @pytest.mark.parametrize("inner_n, lanes, d, engines, bits, inner_units", BACK_TO_BACK)

@@ -80,13 +80,14 @@ def _expected(xs, n, inverse):
     return [v for x in xs for v in (idft(x, P, w) if inverse else dft(x, P, w))]
 
 
-# One row per inner size 2 and 4, n1, lane count, direction and inner-unit count in the fast
-# suite (m = 8 from reset in Icarus below); the longer rows (n1 = 8 and 16, m = 8 ...) in the
-# slow suite.
+# One row per inner size 2 and 4, n1 = 1 and 4 (n1 = 2 in the random valid/ready check), lane
+# count, direction and inner-unit count in the fast suite; the longer rows (n1 = 8 and 16, m = 8
+# ...) and the second rows of a variant in the slow suite.
 @pytest.mark.parametrize("m, n1, lanes, inverse, m_units", [
-    (4, 1, 2, False, 1), (4, 2, 2, False, 1), (4, 4, 4, True, 1), (2, 4, 1, True, 1),
-    (4, 1, 4, True, 1), (4, 1, 2, False, 2), (4, 4, 4, True, 2),
+    (4, 1, 2, False, 1), (4, 4, 4, True, 1), (2, 4, 1, True, 1), (4, 1, 4, True, 1),
+    (4, 4, 4, True, 2),
     *(pytest.param(*row, marks=pytest.mark.slow) for row in (
+        (4, 2, 2, False, 1), (4, 1, 2, False, 2),
         (4, 8, 2, False, 1), (2, 16, 2, False, 1), (4, 2, 2, False, 2), (2, 16, 2, False, 2),
         (8, 1, 4, False, 1), (8, 1, 4, True, 2), (2, 4, 1, False, 2))),
 ])
@@ -108,10 +109,12 @@ def _negacyclic(xs, n, inverse):
     return _expected([[v * pow(psi, i, P) % P for i, v in enumerate(x)] for x in xs], n, False)
 
 
+# Both directions at m = 2 and 4 in the fast suite; two inner units and the longer rows in the
+# slow suite.
 @pytest.mark.parametrize("m, n1, lanes, inverse, m_units", [
-    (4, 1, 2, False, 1), (4, 1, 2, True, 1), (4, 4, 4, True, 1), (2, 8, 1, True, 1),
-    (4, 4, 2, False, 2),
+    (4, 1, 2, False, 1), (4, 1, 2, True, 1), (4, 4, 4, True, 1), (2, 4, 1, True, 1),
     *(pytest.param(*row, marks=pytest.mark.slow) for row in (
+        (2, 8, 1, True, 1), (4, 4, 2, False, 2),
         (4, 4, 2, False, 1), (2, 16, 2, False, 1), (2, 8, 1, True, 2))),
 ])
 def test_negacyclic_transforms_back_to_back_and_cycles(m, n1, lanes, inverse, m_units):
@@ -185,8 +188,9 @@ def test_one_transform_takes_cycles_1(m, n1, lanes):
 
 
 @pytest.mark.parametrize("m, n1, lanes, m_units", [
-    (2, 8, 2, 1), (4, 1, 2, 1), (4, 2, 2, 2),
-    *(pytest.param(*row, marks=pytest.mark.slow) for row in ((4, 2, 2, 1), (2, 8, 2, 2))),
+    (4, 1, 2, 1), (4, 2, 2, 2),
+    *(pytest.param(*row, marks=pytest.mark.slow) for row in (
+        (2, 8, 2, 1), (4, 2, 2, 1), (2, 8, 2, 2))),
 ])
 def test_random_valid_and_ready_keep_every_result(m, n1, lanes, m_units):
     n = n1 * m * m
@@ -211,9 +215,11 @@ def test_the_4096_point_engine_from_reset_in_icarus(tmp_path):
     assert run.cycles == unit.cycles()
 
 
+@pytest.mark.slow
 def test_one_m_8_transform_from_reset_in_icarus(tmp_path):
     """The 4096-point check above at n = m² = 64 (m = 8, 2 lanes): one transform in Icarus
-    from reset with every register at x equals the DFT; cycles = cycles()."""
+    from reset with every register at x equals the DFT; cycles = cycles(). (The fast suite's
+    from-reset check of the unit is ``tests/test_reset.py``'s, at m = 4.)"""
     require_iverilog()
     unit = StreamingFourStepNTT(64, lanes=2, inner_n=8)
     x = [P - 1] + [rng_for("four-step-stream-icarus-8").randrange(P) for _ in range(63)]

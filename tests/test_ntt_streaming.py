@@ -6,7 +6,7 @@ import re
 
 import pytest
 from ecp5_models import dp16kd_model, mult18x18d_model
-from helpers import rng_for
+from helpers import alternating_slow, rng_for, slow_except
 from ntt_helpers import assert_equal, random_poly, transform, transforms_back_to_back
 
 from fhe_hw.arith import ModMul, ModMulPlan
@@ -31,9 +31,17 @@ SIZES = {"fermat32": (32, 2), "fermat64": (64, 4), "solinas64": (64, 1), "genera
 
 # --- transforms against the model ----------------------------------------------------------------
 
-@pytest.mark.parametrize("negacyclic", [False, True], ids=["cyclic", "negacyclic"])
-@pytest.mark.parametrize("inverse", [False, True], ids=["forward", "inverse"])
-@pytest.mark.parametrize("modulus", MODULI_ALL, ids=str)
+def _every_direction_in_turn():
+    """Every modulus with every direction and cyclicity: in the fast suite each modulus with one
+    of the four in turn (so that each of the four runs), the others in the slow suite."""
+    kinds = [(False, False), (False, True), (True, False), (True, True)]
+    return [pytest.param(m, inv, neg, id=f"{m}-{'inverse' if inv else 'forward'}-"
+                         f"{'negacyclic' if neg else 'cyclic'}",
+                         marks=() if j == i % len(kinds) else pytest.mark.slow)
+            for i, m in enumerate(MODULI_ALL) for j, (inv, neg) in enumerate(kinds)]
+
+
+@pytest.mark.parametrize("modulus, inverse, negacyclic", _every_direction_in_turn())
 def test_transform_matches_model_bit_exactly(modulus, inverse, negacyclic):
     n, P = SIZES[modulus]
     unit = StreamingNTT(n, modulus, butterflies=P, inverse=inverse, negacyclic=negacyclic)
@@ -43,7 +51,10 @@ def test_transform_matches_model_bit_exactly(modulus, inverse, negacyclic):
                  f"StreamingNTT({n}, {modulus}, P={P}, inverse={inverse}, neg={negacyclic})")
 
 
-@pytest.mark.parametrize("modulus", MODULI_ALL, ids=str)
+# The round trip at two moduli in the fast suite (every modulus's transforms match the model in
+# both directions above), at the others in the slow suite.
+@pytest.mark.parametrize("modulus", slow_except([(m,) for m in MODULI_ALL],
+                                                fast=[("general32",), ("solinas64",)]), ids=str)
 def test_inverse_of_forward_is_identity(modulus):
     n, P = SIZES[modulus]
     x = random_poly(get_p(modulus), n, "roundtrip")
@@ -57,8 +68,9 @@ def get_p(modulus):
     return ntt_params(modulus, 16).p
 
 
-@pytest.mark.parametrize("n,P,modulus", [(256, 4, "solinas64"), (64, 1, "general32"),
-                                         (128, 2, PRIME60)])
+@pytest.mark.parametrize("n,P,modulus", slow_except(
+    [(256, 4, "solinas64"), (64, 1, "general32"), (128, 2, PRIME60)],
+    fast=[(64, 1, "general32")]))
 def test_negacyclic_polynomial_product_equals_schoolbook(n, P, modulus):
     fwd = StreamingNTT(n, modulus, butterflies=P, negacyclic=True)
     inv = StreamingNTT(n, modulus, butterflies=P, negacyclic=True, inverse=True)
@@ -83,7 +95,8 @@ def test_negacyclic_polynomial_product_equals_schoolbook(n, P, modulus):
 
 @pytest.mark.parametrize("n,P,lanes,negacyclic,inverse", [
     (16, 1, None, False, False), (16, 8, None, False, True), (64, 2, 1, True, True),
-    (128, 4, 2, False, True), (256, 2, None, True, False), (256, 8, 16, True, True)])
+    (128, 4, 2, False, True), (256, 2, None, True, False),
+    pytest.param(256, 8, 16, True, True, marks=pytest.mark.slow)])
 def test_simulated_cycles_equal_cycles(n, P, lanes, negacyclic, inverse):
     unit = StreamingNTT(n, "solinas64", butterflies=P, lanes=lanes, negacyclic=negacyclic,
                         inverse=inverse)
@@ -160,9 +173,11 @@ def test_default_read_depth_is_three():
     assert StreamingNTT(64).read_stages == 3
 
 
-@pytest.mark.parametrize("write_stages", [0, 1])
-@pytest.mark.parametrize("P,negacyclic,inverse,read_stages", [
-    (1, True, True, 3), (4, False, True, 0), (8, True, False, 3), (2, False, False, 1)])
+# Each engine with one write depth in turn in the fast suite (both depths run), with the other in
+# the slow suite.
+@pytest.mark.parametrize("P,negacyclic,inverse,read_stages,write_stages", alternating_slow(
+    [(1, True, True, 3), (4, False, True, 0), (8, True, False, 3), (2, False, False, 1)],
+    flags=(0, 1)))
 def test_every_write_depth_matches_model_in_cycles(write_stages, P, negacyclic, inverse,
                                                    read_stages):
     # The write-back register adds one cycle to each of the six stages' drains.
@@ -226,14 +241,15 @@ def test_back_to_back_transforms_stream_through():
 
 # --- bank reads never meet a write of their address (the ECP5 form's block RAM) -----------------
 
-# Every read depth, both write depths and each direction in the fast suite; three more rows of
-# the default depths at 128 and 256 points in the slow suite.
+# Every read depth, both write depths and each direction in the fast suite; four more rows at 128
+# and 256 points in the slow suite.
 @pytest.mark.parametrize("n,P,inverse,negacyclic,read_stages,write_stages", [
     (16, 1, False, False, 3, 1), (16, 4, True, True, 3, 1), (32, 1, True, True, 0, 0),
     (64, 2, True, False, 3, 1), (64, 4, False, True, 2, 0), (128, 2, False, False, 1, 1),
-    (256, 8, True, True, 4, 1),
+    (64, 8, True, True, 4, 1),
     *(pytest.param(*row, marks=pytest.mark.slow) for row in (
-        (128, 4, True, True, 3, 1), (256, 8, False, True, 3, 1), (256, 4, True, False, 3, 0)))])
+        (256, 8, True, True, 4, 1), (128, 4, True, True, 3, 1), (256, 8, False, True, 3, 1),
+        (256, 4, True, False, 3, 0)))])
 def test_no_bank_read_meets_a_write_of_its_address(n, P, inverse, negacyclic, read_stages,
                                                    write_stages):
     """A read of the word written in the same cycle is undefined on the DP16KD; the banks'

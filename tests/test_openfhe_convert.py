@@ -30,7 +30,17 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from helpers import SEED, around_half, centred_lift, fbc, kawamura, mixed_radix, rng_for, sk
+from helpers import (
+    SEED,
+    around_half,
+    centred_lift,
+    fbc,
+    kawamura,
+    mixed_radix,
+    rng_for,
+    sk,
+    slow_except,
+)
 from test_openfhe_interop import UNAVAILABLE
 
 from fhe_hw.bench import openfhe as O
@@ -43,6 +53,8 @@ from fhe_hw.sim.pysim import run_stream
 SOURCE = Path(__file__).with_name("interop") / "openfhe_convert.cpp"
 N, BITS, RHO, TP = 32, 60, 16, 4
 CASES = [(3, 2), (4, 4)]
+#: The hardware's runs: 3 → 2 in the fast suite, 4 → 4 (twice the pysim time) in the slow suite.
+HARDWARE_CASES = slow_except(CASES, fast=[(3, 2)])
 
 pytestmark = pytest.mark.skipif(UNAVAILABLE is not None, reason=f"OpenFHE: {UNAVAILABLE}")
 
@@ -94,7 +106,7 @@ def test_openfhe_picks_the_primes_the_model_tests_use(l, k):
     assert (source, target) == bases(OPENFHE_60, l, k)
 
 
-@pytest.mark.parametrize("l, k", CASES)
+@pytest.mark.parametrize("l, k", HARDWARE_CASES)
 def test_fast_base_conversion_gives_approx_switch_crt_basis(l, k):
     source, target, values, out = case(l, k)
     unit = fbc(source, target, N, TP, targets_per_pass=k)
@@ -105,7 +117,7 @@ def test_fast_base_conversion_gives_approx_switch_crt_basis(l, k):
     assert sum(differing(g, w) for g, w in zip(got, out["approx"], strict=True)) == 0
 
 
-@pytest.mark.parametrize("l, k", CASES)
+@pytest.mark.parametrize("l, k", HARDWARE_CASES)
 def test_centred_kawamura_gives_switch_crt_basis(l, k):
     source, target, values, out = case(l, k)
     unit = kawamura(source, target, N, RHO, centred=True)
@@ -147,10 +159,10 @@ def exact_against_openfhe(l, big_q, values, hardware, out, target):
     return compared
 
 
-# The pipelined 4 → 4 engine (four times the iterative one's pysim time) in the slow suite.
-@pytest.mark.parametrize("l, k, architecture", [
-    (3, 2, "iterative"), (4, 4, "iterative"), (3, 2, "pipelined"),
-    pytest.param(4, 4, "pipelined", marks=pytest.mark.slow)])
+# Both engines 3 → 2 in the fast suite, 4 → 4 in the slow suite.
+@pytest.mark.parametrize("l, k, architecture", slow_except(
+    [(3, 2, "iterative"), (4, 4, "iterative"), (3, 2, "pipelined"), (4, 4, "pipelined")],
+    fast=[(3, 2, "iterative"), (3, 2, "pipelined")]))
 def test_centred_mixed_radix_gives_switch_crt_basis(l, k, architecture):
     source, target, values, out = case(l, k)
     unit = mixed_radix(source[::-1], target, N, architecture, centred=True)
@@ -159,7 +171,7 @@ def test_centred_mixed_radix_gives_switch_crt_basis(l, k, architecture):
     exact_against_openfhe(l, RNSBase(source).Q, values, run.outputs["o"], out, target)
 
 
-@pytest.mark.parametrize("l, k", CASES)
+@pytest.mark.parametrize("l, k", HARDWARE_CASES)
 def test_shenoy_kumaresan_gives_switch_crt_basis_from_the_centred_redundant_residue(l, k):
     source, target, values, out = case(l, k)
     big_q, red = RNSBase(source).Q, ntt_primes(BITS, N, l + k + 1)[0]
@@ -172,7 +184,7 @@ def test_shenoy_kumaresan_gives_switch_crt_basis_from_the_centred_redundant_resi
     exact_against_openfhe(l, big_q, values, [list(c) for c in zip(*got)], out, target)
 
 
-@pytest.mark.parametrize("l, k", CASES)
+@pytest.mark.parametrize("l, k", HARDWARE_CASES)
 def test_polynomial_extension_gives_q_then_switch_crt_basis(l, k):
     source, target, values, out = case(l, k)
     unit = RNSPolyExtend(N, limbs=l, target_limbs=k, prime_bits=BITS, lanes=2)

@@ -5,19 +5,50 @@ exactly the documented number of cycles (fhe_hw.sim.icarus).
 
 four-step-ntt exists at 4,096 points and more only: its check (minutes of Verilog, compilation
 and simulation per generation) is in the slow suite; its parts, the shift-only NTT units and
-the Solinas ModMul, are checked here at small sizes. Each unit's Verilog is generated once per
-run for both generations (the ``shared_verilog`` fixture)."""
+the Solinas ModMul, are checked here at small sizes. Each unit's Verilog is converted once per
+run, for both generations and the CLI's generate test (:func:`fhe_hw.units.verilog_store`); the
+RAM harness of an engine with memory ports instantiates that Verilog's module rather than
+converting the unit again."""
 
 import random
 
 import pytest
+from amaranth.hdl import ClockSignal, Const, Instance, Module, ResetSignal, Value
+from amaranth.lib import wiring
 
 from fhe_hw.sim.icarus import GENERATIONS, run_from_reset, without_initial_values
 from fhe_hw.sim.vectors import documented_cycles, small_params, vector_units, vectors_for
-from fhe_hw.units import get_unit, to_verilog
+from fhe_hw.units import get_unit, to_verilog, top_name
 
 #: Units whose smallest configuration takes minutes in Icarus.
 SLOW = {"four-step-ntt"}
+
+
+class Instantiated(wiring.Component):
+    """``component`` as an instance of the Verilog module ``module`` (its converted text, given
+    beside): the same signature and ports, ``clk`` and ``rst``; other attributes are
+    ``component``'s. A harness around it converts without converting the unit again."""
+
+    def __init__(self, component, module):
+        self._component, self._module = component, module
+        super().__init__(component.signature)
+
+    def __getattr__(self, name):
+        if name.startswith("_") or name in self._component.signature.members:
+            raise AttributeError(name)      # not yet made by Component.__init__
+        return getattr(self._component, name)
+
+    def elaborate(self, platform):
+        m = Module()
+        ports = {}
+        for path, member, value in self.signature.flatten(self):
+            value = Value.cast(value)
+            if not isinstance(value, Const):        # an always-ready stream's ready
+                kind = "i_" if member.flow is wiring.In else "o_"
+                ports[kind + "__".join(map(str, path))] = value
+        m.submodules.unit = Instance(self._module, i_clk=ClockSignal(), i_rst=ResetSignal(),
+                                     **ports)
+        return m
 
 
 # Every unit under -g2005, then every unit under -g2012: a unit's second run comes long after
@@ -29,17 +60,18 @@ def test_unit_from_reset_with_every_register_at_x(name, generation, tmp_path, sh
     unit, params = get_unit(name), small_params(name)
     component = unit.build(**params)
     vectors = vectors_for(name)(component, random.Random(f"reset:{name}"), 3)
-    dut = unit.build(**params)
+    dut, top = unit.build(**params), name
+    verilog = to_verilog(dut, name)     # the unit's own Verilog, converted once per run
     if vectors.harness is not None:     # the unit's RAM; its output holds the unit's cycles
-        dut = vectors.harness(dut)
+        # The harness instantiates that Verilog's module: only the harness is converted here.
+        dut, top = vectors.harness(Instantiated(dut, top_name(name))), f"{name}-harness"
+        verilog = shared_verilog(("reset-harness", name, sorted(params.items())),
+                                 lambda: to_verilog(dut, top)) + verilog
     counts = {port: len(beats) for port, beats in vectors.expected.items()}
     # The harness allows 64 cycles per beat; an engine that computes for long per beat (CMNT:
     # one command, hundreds of cycles) gets its documented cycles on top.
     beats = sum(counts.values()) + sum(len(beats) for beats in vectors.inputs.values())
-    # The key names all the text depends on: the unit, its parameters, the harness or not.
-    verilog = shared_verilog(("reset", name, sorted(params.items()), vectors.harness is not None),
-                             lambda: to_verilog(dut, name))
-    result = run_from_reset(dut, name, vectors.inputs, counts, tmp_path, generation=generation,
+    result = run_from_reset(dut, top, vectors.inputs, counts, tmp_path, generation=generation,
                             max_cycles=64 + 64 * beats + 2 * unit.cycles(params),
                             verilog=verilog)
     for port, want in vectors.expected.items():
