@@ -9,7 +9,8 @@ from fhe_hw.arith.special import SpecialReducer
 from fhe_hw.sim.formal import prove, prove_solinas_reducer, prove_special_reducer, special_quotient
 
 
-@pytest.mark.parametrize("m", [33, 65])
+# The 33-bit proof in the fast suite, the 65-bit one (three times longer) in the slow suite.
+@pytest.mark.parametrize("m", [33, pytest.param(65, marks=pytest.mark.slow)])
 def test_special_reducer_equals_x_mod_p_for_every_input(m):
     proof = prove_special_reducer(m)
     assert proof.proved, proof.log[-2000:]

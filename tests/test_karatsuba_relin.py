@@ -30,7 +30,7 @@ def simulate(unit, groups, **kw):
     return run, unit.products(run.outputs["o"])
 
 
-@pytest.mark.parametrize("r", [1, 2, 3])
+@pytest.mark.parametrize("r", [1, 2, pytest.param(3, marks=pytest.mark.slow)])
 def test_group_sum_equals_the_sum_of_products(r):
     unit = KaratsubaRelinearizer(r, 3, coeff_bits=10, word_bits=4, digit_bits=5)
     groups = random_groups(unit, 2, ("sum", r))

@@ -1,7 +1,7 @@
 """The fully parallel radix-2 NTT ([Cao14] §3.2) against the golden model ntt_radix2."""
 
 import pytest
-from helpers import SEED, rng_for
+from helpers import SEED, rng_for, slow_except
 
 from fhe_hw.model.ntt import dft, ntt_radix2, stage_twiddles
 from fhe_hw.ntt import ParallelNTT, ParallelNTTPlan
@@ -48,7 +48,10 @@ def test_forward_output_is_the_bit_reversed_dft(name):
     assert got == [spectrum[int(f"{i:03b}"[::-1], 2)] for i in range(8)]
 
 
-@pytest.mark.parametrize("name", NAMES)
+# The round trip at the special moduli in the fast suite (every modulus's transforms match the
+# model in both directions above), at the general ones in the slow suite.
+@pytest.mark.parametrize("name", slow_except([(m,) for m in NAMES],
+                                             fast=[("fermat32",), ("solinas64",)]))
 def test_inverse_undoes_forward(name):
     fwd, inv = ParallelNTT(16, name), ParallelNTT(16, name, inverse=True)
     xs = vectors(fwd, 6, "roundtrip")

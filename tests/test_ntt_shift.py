@@ -225,7 +225,8 @@ def test_shift_ntt16_matches_the_model_one_transform_per_cycle():
         get_unit("shift-ntt").cycles({"n": 16}, transforms=len(vectors))
 
 
-@pytest.mark.parametrize("inverse", [False, True])
+# Forward here, inverse at another root below, in the fast suite; the other two in the slow suite.
+@pytest.mark.parametrize("inverse", [False, pytest.param(True, marks=pytest.mark.slow)])
 def test_multi_beat_shift_ntt_matches_the_model(inverse):
     unit = ShiftNTT(8, 2, inverse=inverse)
     vectors = edge_and_random(8, (8, 2, inverse), 4)
@@ -272,7 +273,7 @@ def test_shift_ntt_roots_are_the_wang_huang_family():
     assert ShiftNTT(32, 32).root == pow(2, 6, SOLINAS64)
 
 
-@pytest.mark.parametrize("inverse", [False, True])
+@pytest.mark.parametrize("inverse", [pytest.param(False, marks=pytest.mark.slow), True])
 def test_shift_ntt_with_another_primitive_root_is_the_dft_at_that_root(inverse):
     """ω = 2^(24·3) (an odd power of ω_8 = 2^24): the rotations become 72·i·j bits; the hardware
     equals the model with that root and the O(n^2) (inverse) DFT at it."""

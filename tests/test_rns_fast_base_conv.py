@@ -2,7 +2,7 @@
 |A + α·Q|_{p_j} with 0 <= α < l; cycle counts; back-pressure; validation."""
 
 import pytest
-from helpers import SEED, fbc, rng_for
+from helpers import SEED, alternating_slow, fbc, rng_for
 
 from fhe_hw.model import rns as model
 from fhe_hw.params import RNSBase, ntt_primes
@@ -44,9 +44,10 @@ def test_outputs_are_a_plus_alpha_q_with_alpha_below_l(bits):
             assert any((a + alpha * Q) % p == y for alpha in range(unit.error_bound))
 
 
-@pytest.mark.parametrize("deep", [True, False])
-@pytest.mark.parametrize("architecture", ["folded", "pipelined"])
-@pytest.mark.parametrize("n,tp", [(64, 1), (8, 8)])
+# Each engine and shape with one multiplier depth in turn in the fast suite (both depths run),
+# with the other in the slow suite.
+@pytest.mark.parametrize("architecture, n, tp, deep", alternating_slow(
+    [("folded", 64, 1), ("folded", 8, 8), ("pipelined", 64, 1), ("pipelined", 8, 8)]))
 def test_simulated_cycles_equal_the_formula(architecture, n, tp, deep):
     unit = fbc(*bases(32, 2, 3), n, tp, architecture, deep=deep)
     assert run(unit, key=(architecture, n, tp, deep))[0].cycles == unit.cycles() == \

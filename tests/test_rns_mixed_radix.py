@@ -3,7 +3,7 @@ golden model and exact CRT for every 0 <= A < Q, cycle counts against [Kir25] Ta
 back-pressure, and the ascending-moduli requirement."""
 
 import pytest
-from helpers import SEED, mixed_radix, rng_for
+from helpers import SEED, alternating_slow, mixed_radix, rng_for
 
 from fhe_hw.model import rns as model
 from fhe_hw.params import RNSBase, ntt_primes
@@ -92,8 +92,9 @@ def test_iterative_cycles_with_a_loop_length_that_does_not_divide_n(l, k, n, mul
         (l + 1) * groups * L + n - (groups - 1) * L + 2
 
 
-@pytest.mark.parametrize("bits", [60, 64])
-@pytest.mark.parametrize("architecture", ["iterative", "pipelined"])
+# Each engine at one width in turn in the fast suite, at the other in the slow suite.
+@pytest.mark.parametrize("architecture, bits", alternating_slow(
+    [("iterative",), ("pipelined",)], flags=(60, 64)))
 def test_wide_primes_with_targets_below_the_source(bits, architecture):
     unit = mixed_radix(*bases(bits, 3, 2, targets_below=True), 8, architecture)
     assert run(unit, key=(bits, architecture)).cycles == unit.cycles()
