@@ -38,8 +38,10 @@ from fhe_hw.ntt.four_step_plan import spaced_trace
 E = EncryptionSizes
 CONFIGS = {
     "cmnt-whole-flush": ("cmnt", E(12, 20, 230, 2), dict(lanes=2, inner_n=4)),
-    "cmnt-equal-blocks": ("cmnt", E(10, 20, 300, 2), dict(lanes=2, inner_n=4, max_n=16)),
-    "cnt-key-blocks": ("cnt", E(40, 40, 600, 2), dict(lanes=2, inner_n=4, max_n=16)),
+    "cmnt-equal-blocks": ("cmnt", E(10, 20, 150, 2), dict(lanes=2, inner_n=2, max_n=8)),
+    "cnt-key-blocks": ("cnt", E(40, 40, 150, 2), dict(lanes=2, inner_n=2, max_n=8)),
+    "cmnt-equal-blocks-300": ("cmnt", E(10, 20, 300, 2), dict(lanes=2, inner_n=4, max_n=16)),
+    "cnt-key-blocks-600": ("cnt", E(40, 40, 600, 2), dict(lanes=2, inner_n=4, max_n=16)),
     "cmnt-4-lanes-small": ("cmnt", E(12, 20, 230, 2), dict(lanes=4, inner_n=4, inner_units=1)),
     "cmnt-equal-blocks-700": ("cmnt", E(10, 20, 700, 2), dict(lanes=2, inner_n=4, max_n=32)),
     "cnt-key-blocks-1200": ("cnt", E(40, 40, 1200, 3), dict(lanes=2, inner_n=4, max_n=32)),
@@ -48,10 +50,10 @@ CONFIGS = {
 }
 #: Simulated in the slow suite only (up to minutes of pysim each): the same cuts, lanes and
 #: inner units as the fast suite's configurations (the whole cut and the flush at four lanes,
-#: equal and key blocks at two), with longer keys, 32-point transforms, three key integers, or
-#: the whole cut at two lanes.
-SLOW = {"cmnt-whole-flush", "cmnt-equal-blocks-700", "cnt-key-blocks-1200",
-        "cmnt-4-lanes-one-inner-unit"}
+#: equal and key blocks at two on 8-point transforms of inner_n = 2), with longer keys, 16- and
+#: 32-point transforms of inner_n = 4, three key integers, or the whole cut at two lanes.
+SLOW = {"cmnt-whole-flush", "cmnt-equal-blocks-300", "cnt-key-blocks-600",
+        "cmnt-equal-blocks-700", "cnt-key-blocks-1200", "cmnt-4-lanes-one-inner-unit"}
 
 
 def _cases():

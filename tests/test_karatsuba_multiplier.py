@@ -46,7 +46,9 @@ def test_product_equals_schoolbook(r):
     check_products(unit, pairs, got)
 
 
-@pytest.mark.parametrize("r", [1, 2, 3])
+# Karatsuba-3 (eight leaf multipliers) in the slow suite here and below; its products in the
+# fast suite through test_product_equals_schoolbook.
+@pytest.mark.parametrize("r", [1, 2, pytest.param(3, marks=pytest.mark.slow)])
 def test_simulated_cycles_equal_the_formula(r):
     unit = KaratsubaMultiplier(r, coeff_bits=8, digit_bits=6)
     run, _ = simulate(unit, random_pairs(unit, 2, ("cycles", r)))
@@ -85,7 +87,7 @@ def test_paper_coefficients_karatsuba1_with_random_handshakes():
     check_products(unit, pairs, got)
 
 
-@pytest.mark.parametrize("r", [1, 2, 3])
+@pytest.mark.parametrize("r", [1, 2, pytest.param(3, marks=pytest.mark.slow)])
 def test_random_valid_and_ready_keep_products_exact(r):
     unit = KaratsubaMultiplier(r, coeff_bits=7, digit_bits=5)
     pairs = random_pairs(unit, 3, ("handshake", r))

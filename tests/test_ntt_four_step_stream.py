@@ -229,9 +229,11 @@ def test_one_m_8_transform_from_reset_in_icarus(tmp_path):
     assert run.cycles == unit.cycles()
 
 
+@pytest.mark.slow
 def test_two_m_units_from_reset_in_icarus(tmp_path):
     """P1 and P2 on their own m-units (m = 4, n1 = 4, 2 lanes), two transforms from reset with
-    every register at x: equal to the DFT; cycles = cycles(2)."""
+    every register at x: equal to the DFT; cycles = cycles(2). (The fast suite's from-reset
+    check, ``tests/test_reset.py``, runs one transform on two m-units at n1 = 2.)"""
     require_iverilog()
     unit = StreamingFourStepNTT(64, lanes=2, inner_n=4, inner_units=2)
     rng = rng_for("four-step-stream-icarus-2")

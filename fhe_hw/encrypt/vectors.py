@@ -20,8 +20,8 @@ DEMO = [("transform-encrypt", "cmnt 12,20,200,2, inner_n=4, 2 lanes",
          {"scheme": "cmnt", **_SMALL})]
 
 
-@register_vectors("transform-encrypt", small={"scheme": "cnt", "lanes": 2, "inner_n": 4,
-                                              "group": EncryptionSizes(40, 40, 300, 3)})
+@register_vectors("transform-encrypt", small={"scheme": "cnt", "lanes": 2, "inner_n": 2,
+                                              "max_n": 8, "group": EncryptionSizes(40, 40, 150, 2)})
 def _encrypt_vectors(unit, rng, count):
     """One key preparation and one encryption of random inputs, against
     :func:`fhe_hw.model.transform_encrypt.encrypt_steps`. ``count`` is unused."""

@@ -88,7 +88,7 @@ def _four_step_vectors(unit, rng, count):
     return _transform(lambda x: transform(x, unit.inverse, unit.omega), unit, rng)
 
 
-@register_vectors("four-step-stream", small={"n": 32, "inner_n": 4, "lanes": 2})
+@register_vectors("four-step-stream", small={"n": 32, "inner_n": 4, "lanes": 2, "inner_units": 2})
 def _four_step_stream_vectors(unit, rng, count):
     """:class:`~fhe_hw.ntt.StreamingFourStepNTT` against the O(n^2) DFT with the unit's root
     (:func:`fhe_hw.model.ntt.dft` / :func:`~fhe_hw.model.ntt.idft`), negacyclic with the
