@@ -1,23 +1,21 @@
 """`fhe-hw generate` entries of the super-size engines ([Cao13] §3–4)."""
 
 import pytest
+from test_cli import small_argv
 
 from fhe_hw.cli import main
 
 UNITS = ["integer-fft-mul", "supersize-barrett", "cmnt-encrypt", "cnt-encrypt"]
 
 
-# tests/test_cli.py generates every registered unit with its defaults; the engines' RAM ports
-# are checked here on the multiplier, and on the three sequencer engines in the slow suite.
+# tests/test_cli.py generates every registered unit at its small configuration; the engines'
+# RAM ports are checked here at the same configurations (their Verilog converted once per run),
+# on the multiplier, and on the three sequencer engines in the slow suite.
 @pytest.mark.parametrize("name", [UNITS[0]] + [pytest.param(n, marks=pytest.mark.slow)
                                                for n in UNITS[1:]])
 def test_generate_writes_the_unit_with_its_ram_ports(tmp_path, name):
     out = tmp_path / "unit.v"
-    extra = {"supersize-barrett": ["--gamma", "200"],
-             "cmnt-encrypt": ["--group", "10,12,80,2", "--schedule", "factored"],
-             "cnt-encrypt": ["--group", "30,30,90,2"]}.get(name, [])
-    assert main(["generate", name, "--modulus", "fermat64", "--n", "8", "--digit-bits", "24",
-                 *extra, "-o", str(out)]) == 0
+    assert main(["generate", name, *small_argv(name), "-o", str(out)]) == 0
     text = out.read_text()
     assert f"module fhe_hw_{name.replace('-', '_')}(" in text
     for port in ("clk", "rst", "i__valid", "i__ready", "o__valid", "o__payload",
