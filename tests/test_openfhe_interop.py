@@ -8,7 +8,8 @@ headers are beside the checkout) and run once per configuration, each in its own
 prime and ``root="openfhe"``, must give the same words in pysim: the ``NativePoly`` forward and
 inverse NTTs at n = 256 (n = 1024 in pysim is ``slow``; the fast suite checks it on the model
 the unit is tested against); and a 3-tower ``DCRTPoly`` product in evaluation and coefficient
-form through the ``rns-poly-ntt`` unit, all towers in one run, at OpenFHE's primes; the towers
+form through the ``rns-poly-ntt`` unit, all towers in one run, at OpenFHE's primes (and in the
+slow suite through the NumPy API, :mod:`fhe_hw.poly.host`, on the simulated board); the towers
 and roots of the documented poly configurations (``fhe_hw.poly.configs.POLY_TABLE``, whose
 words tests/test_poly_cosim.py compares in Verilator). Without the option (fhe_hw's
 ``generator`` root) the words differ.
@@ -176,6 +177,31 @@ def test_dcrt_product_through_the_rns_polynomial_ntt():
     assert product == [t["ab_eval"] for t in towers]
     assert differing(dcrt_hardware([product], inverse=True),
                      [v for t in towers for v in t["ab"]]) == 0
+
+
+# Minutes of the link core in pysim: the slow suite (the fast suite checks the unit against
+# OpenFHE above and the NumPy API against the model in tests/test_poly_host.py).
+@pytest.mark.slow
+@pytest.mark.parametrize("unit_name", ["rns-poly-ntt", "rns-poly-product"])
+def test_the_numpy_api_gives_openfhes_words(unit_name):
+    """A library's call: OpenFHE's towers of a and b, each a uint64 array of shape (L, n) as a
+    DCRTPoly holds them, through :class:`~fhe_hw.poly.host.PolyDevice` on the simulated board
+    (the link core and the unit at OpenFHE's primes): ``transform`` gives OpenFHE's evaluation
+    forms of both, ``product`` OpenFHE's a·b."""
+    np = pytest.importorskip("numpy")
+    from fhe_hw.poly.host import simulated
+
+    n, bits, limbs = DCRT
+    towers = openfhe("dcrt", n, bits, limbs)
+    device = simulated(unit_name, polys=2, n=n, limbs=limbs, prime_bits=bits, butterflies=2)
+    assert device.towers == tuple(t["q"] for t in towers)
+    a, b = (np.array([t[x] for t in towers], dtype=np.uint64) for x in ("a", "b"))
+    if unit_name == "rns-poly-ntt":
+        got, want = device.transform(np.stack([a, b])), [[t[x] for t in towers]
+                                                         for x in ("a_eval", "b_eval")]
+    else:
+        got, want = device.product(a, b), [t["ab"] for t in towers]
+    assert got.dtype == np.uint64 and got.tolist() == want
 
 
 @pytest.mark.parametrize("index", range(DCRT[2]))
