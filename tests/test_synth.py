@@ -56,8 +56,10 @@ def test_synthesized_verilog_starts_with_what_it_is(mod_add):
 
 
 def test_ecp5_barrett_mod_mul_maps_its_multipliers_to_dsp_blocks(tmp_path):
-    result = synthesize(ModMul("general32", "barrett"), "mod-mul", "ecp5", build_dir=tmp_path)
-    assert result.dsp > 0 and result.fmax_mhz > 0
+    # Yosys's mapping (nextpnr's Fmax is the mod-add fixture's check above).
+    result = synthesize(ModMul("general32", "barrett"), "mod-mul", "ecp5", build_dir=tmp_path,
+                        pnr=False)
+    assert result.dsp > 0
 
 
 def test_ecp5_flow_keeps_the_tile_registers_inside_the_dsp_blocks(tmp_path):
