@@ -30,10 +30,16 @@ def _towers(row):
     return f"{len(plan.towers)} × {plan.width}-bit (OpenFHE's for N = {ring})"
 
 
+def _flow(row):
+    """The flow cell: the target, and the placer where the row sets its own."""
+    placer = row.options.get("placer")
+    return f"`{row.target}`" + (f", {placer} placer" if placer else "")
+
+
 def row_key(row):
     """The cells that identify ``row`` in the table."""
     return {"N": str(row.params["n"]), "towers": _towers(row),
-            "P per engine": str(row.params["butterflies"]), "flow": f"`{row.target}`"}
+            "P per engine": str(row.params["butterflies"]), "flow": _flow(row)}
 
 
 def markdown(rows, results):
@@ -43,7 +49,7 @@ def markdown(rows, results):
         cells.append([row.params["n"], _towers(row), row.params["butterflies"],
                       "yes" if row.params.get("karatsuba") else "no", one, period,
                       r.lut, r.ff, r.dsp, r.bram, r.fmax_mhz, f"{one / r.fmax_mhz:.1f}",
-                      f"{period / r.fmax_mhz:.1f}", f"`{row.target}`"])
+                      f"{period / r.fmax_mhz:.1f}", _flow(row)])
     return markdown_table(["N", "towers", "P per engine", "Karatsuba", "cycles()",
                            "cycles per polynomial back to back", "LUT", "FF", "DSP", "BRAM",
                            "Fmax MHz", "µs per polynomial", "µs per polynomial back to back",
