@@ -7,14 +7,16 @@ Montgomery ModMuls), and 4 towers of OpenFHE's 60-bit primes with one butterfly 
 Karatsuba ModMuls; one engine per tower. Both are placed by nextpnr's electrostatic placer: with
 HeAP both routed slower (the 8-tower engines' input control and a 4-tower reducer's
 MULT18X18D and carry chain spread across the die). :data:`POLY_MODMULS` is each row's ModMul,
-whose DSP count and Fmax set the device's limit in the report.
+whose DSP count and Fmax set the device's limit in the report. :data:`EXTEND_TABLE` is the
+documented ECP5-85F table of the exact base extension (``fhe-hw table rns-poly-extend``): Q → Q ∪ B
+on the 8-tower row's towers, B OpenFHE's next 8 primes, with that row's lanes.
 """
 
 from ..flow.rows import Row
 from ..ntt.configs import STREAMING_TARGET
 from ..units import get_unit
 
-__all__ = ["POLY_TABLE", "POLY_MODMULS", "modmul_row"]
+__all__ = ["POLY_TABLE", "POLY_MODMULS", "EXTEND_TABLE", "modmul_row"]
 
 POLY_TABLE = [
     Row("rns-poly-ntt", {"n": 4096, "limbs": 8, "prime_bits": 30, "prime_n": 65536,
@@ -32,6 +34,13 @@ def modmul_row(row):
     if row.params.get("karatsuba"):
         params["karatsuba"] = True
     return Row("mod-mul", params)
+
+
+EXTEND_TABLE = [
+    Row("rns-poly-extend", {"n": 4096, "limbs": 8, "prime_bits": 30, "prime_n": 65536,
+                            "target_limbs": 8, "lanes": 4}, "ecp5-splitnets-map",
+        {"placer": "static"}),
+]
 
 
 #: The ModMul of each :data:`POLY_TABLE` row.

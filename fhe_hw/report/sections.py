@@ -27,7 +27,7 @@ from ..ntt import FourStepNTTPlan, StreamingFourStepNTTPlan, StreamingNTTPlan
 from ..ntt.configs import REPORT_STREAMING, STREAMING_TABLE
 from ..ntt.four_step_plan import FourStepPlan, control_cycles, control_trace
 from ..params import ntt_primes
-from ..poly.configs import POLY_MODMULS, POLY_TABLE
+from ..poly.configs import EXTEND_TABLE, POLY_MODMULS, POLY_TABLE
 from ..rns import Kawamura, MixedRadix, ShenoyKumaresan, ShenoyKumaresanPlan, default_bases
 from ..rns.configs import ITERATION_SETS, SYNTH_TABLE, sk
 from ..rns.configs import REPORT_ROWS as RNS_ROWS
@@ -690,7 +690,8 @@ def _poly_beside():
     """{(op, N, towers): the configuration (or why none) beside that OpenFHE DCRTPoly case}:
     each :data:`~fhe_hw.poly.configs.POLY_TABLE` row at its (N, towers), and beside the exact
     conversion to the next primes the ``rns-poly-extend`` of the same towers (K = L, the row's
-    lanes; no documented synthesis, so its cycles without a time)."""
+    lanes): the :data:`~fhe_hw.poly.configs.EXTEND_TABLE` row where there is one, else the
+    configuration alone (its cycles without a time)."""
     out = {}
     for row in POLY_TABLE:
         p = row.params
@@ -699,8 +700,10 @@ def _poly_beside():
         out.update({(op, *key): _NO_DCRT_PRODUCT for op in ("dcrt-mul", "dcrt-mul-eval")})
         extend = {k: p[k] for k in ("n", "limbs", "prime_bits", "prime_n") if k in p}
         lanes = get_unit(row.unit).make_plan(p).lanes_resolved
-        out[("dcrt-exact", *key)] = Row("rns-poly-extend", {**extend, "target_limbs": p["limbs"],
-                                                            "lanes": lanes}, row.target)
+        params = {**extend, "target_limbs": p["limbs"], "lanes": lanes}
+        out[("dcrt-exact", *key)] = next(
+            (r for r in EXTEND_TABLE if (r.unit, r.params) == ("rns-poly-extend", params)),
+            Row("rns-poly-extend", params, row.target))
     return out
 
 
@@ -720,7 +723,7 @@ def _cpu_rows():
     """The configurations beside OpenFHE that the documented tables synthesize (the others
     have no result): every NTT candidate, and the conversions."""
     documented = [_triple(r) for r in STREAMING_TABLE + SYNTH_TABLE]
-    out = [_triple(row) for row in _ntt_candidates() + POLY_TABLE]
+    out = [_triple(row) for row in _ntt_candidates() + POLY_TABLE + EXTEND_TABLE]
     for row in _conversions_beside().values():
         if _triple(row) in documented and _triple(row) not in out:
             out.append(_triple(row))
@@ -787,7 +790,7 @@ def cpu_vs_hardware(ctx):
                 "not for throughput: " + "; ".join(link) + ".",
                 "DCRTPoly exact conversion: beside SwitchCRTBasis Q → B, rns-poly-extend of "
                 "the same towers, which also streams Q's towers out (ExpandCRTBasis, Q → "
-                "Q ∪ B); its cycles() only, as no results table synthesizes it."]
+                "Q ∪ B); its cycles() only where no results table synthesizes it."]
     return Part([t], [], findings)
 
 

@@ -26,6 +26,7 @@ MODULES = {
     "ntt-four-step": "ntt_cosim",
     "rns-poly": "poly",
     "rns-poly-asic": "poly",
+    "rns-poly-extend": "poly",
     "large-int": "large_int",
     "large-int-asic": "large_int",
     "bigint": "bigint",

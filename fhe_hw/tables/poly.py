@@ -2,19 +2,22 @@
 ``rns-poly-ntt`` on ECP5-85F, rows :data:`fhe_hw.poly.configs.POLY_TABLE` (one engine per tower,
 ``splitnets``). Times are ``cycles()`` ÷ that configuration's Fmax: one polynomial from its
 first input beat to its last output beat, and one polynomial of a stream back to back, with the
-polynomials on chip (the input stream never waits; the host link's time is not included)."""
+polynomials on chip (the input stream never waits; the host link's time is not included).
+``fhe-hw table rns-poly-extend`` routes the exact base extension ``rns-poly-extend``, rows
+:data:`fhe_hw.poly.configs.EXTEND_TABLE`, its time ``cycles()`` of one polynomial ÷ its Fmax."""
 
 from ..asic import synthesize_blocks
 from ..asic.configs import SKY130_CLOCK_NS
 from ..markdown import table as markdown_table
-from ..poly.configs import POLY_TABLE
+from ..poly.configs import EXTEND_TABLE, POLY_TABLE
 from ..poly.estimate import blocks, sky130_estimate
 from ..units import get_unit
 from .common import ecp5_facts, synth_rows
 from .large_int import estimate_note, sky130_cells
 from .pages import TableSpec
 
-__all__ = ["TABLE", "TABLES", "markdown", "row_key", "timing", "estimate_markdown"]
+__all__ = ["TABLE", "TABLES", "markdown", "row_key", "timing", "estimate_markdown",
+           "extend_markdown", "extend_row_key"]
 
 
 def timing(row):
@@ -62,6 +65,37 @@ def generate(args, progress):
         **ecp5_facts(results[0]), "json": [r.to_dict() for r in results]}
 
 
+def _bases(row):
+    plan = get_unit(row.unit).make_plan(row.params)
+    ring = row.params.get("prime_n", row.params["n"])
+    return (f"{len(plan.towers)} → {len(plan.towers)} + {len(plan.targets)} towers of "
+            f"{plan.width}-bit primes (OpenFHE's for N = {ring})")
+
+
+def extend_row_key(row):
+    """The cells that identify an :data:`~fhe_hw.poly.configs.EXTEND_TABLE` row."""
+    return {"N": str(row.params["n"]), "bases": _bases(row), "flow": _flow(row)}
+
+
+def extend_markdown(rows, results):
+    """The ``rns-poly-extend`` block: each row's resources, Fmax and time per polynomial."""
+    cells = []
+    for row, r in zip(rows, results):
+        plan = get_unit(row.unit).make_plan(row.params)
+        cycles = plan.cycles()
+        cells.append([row.params["n"], _bases(row), plan.lanes, plan.architecture, cycles,
+                      r.lut, r.ff, r.dsp, r.bram, r.fmax_mhz, f"{cycles / r.fmax_mhz:.1f}",
+                      _flow(row)])
+    return markdown_table(["N", "bases", "lanes", "engine", "cycles()", "LUT", "FF", "DSP",
+                           "BRAM", "Fmax MHz", "µs per polynomial", "flow"], cells)
+
+
+def _generate_extend(args, progress):
+    results = synth_rows(EXTEND_TABLE, args, progress)
+    return extend_markdown(EXTEND_TABLE, results), {
+        **ecp5_facts(results[0]), "json": [r.to_dict() for r in results]}
+
+
 def estimate_markdown(estimates):
     """The ``rns-poly-asic`` block from [(row of :data:`POLY_TABLE`, its Sky130Estimate)]."""
     cells = []
@@ -89,4 +123,6 @@ def _generate_estimate(args, progress):
 TABLE = TableSpec("rns-poly", "poly.md", "RNS polynomial NTT on ECP5-85F", generate)
 TABLES = {t.name: t for t in (
     TABLE, TableSpec("rns-poly-asic", "poly.md", "RNS polynomial NTT: sky130 estimate from its "
-                     "blocks", _generate_estimate, logs="asic"))}
+                     "blocks", _generate_estimate, logs="asic"),
+    TableSpec("rns-poly-extend", "poly.md", "Exact base extension Q → Q ∪ B on ECP5-85F",
+              _generate_extend))}
