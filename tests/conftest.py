@@ -74,3 +74,16 @@ def verilog_of_a_unit_once(shared_verilog):
 
     with verilog_store(shared_verilog):
         yield
+
+
+@pytest.fixture
+def header_only(monkeypatch):
+    """``generate`` writes the header it would put on the Verilog, above the top module's
+    first line, without converting the unit (``test_cli.py`` converts every unit): for the
+    tests of what the header says."""
+    from fhe_hw import cli
+    from fhe_hw.units import top_name
+
+    def header_and_top(component, unit_name, header=()):
+        return "".join(f"// {line}\n" for line in header) + f"module {top_name(unit_name)}(\n"
+    monkeypatch.setattr(cli, "to_verilog", header_and_top)

@@ -206,7 +206,7 @@ def test_params_and_generate_agree_on_the_rns_bases(capsys, n, l, k, bits):
             assert component.redundant == printed[f"{name}: redundant modulus q_l"]
 
 
-def test_generated_verilog_starts_with_what_it_is(tmp_path, capsys):
+def test_generated_verilog_starts_with_what_it_is(tmp_path, capsys, header_only):
     out = tmp_path / "sk.v"
     assert main(["generate", "shenoy-kumaresan", "--n", "16", "--source-limbs", "2",
                  "--target-limbs", "2", "--lanes", "2", "-o", str(out)]) == 0
@@ -242,7 +242,7 @@ def test_params_prints_the_four_step_units_roots(capsys):
     assert pow(printed["omega, --root openfhe"], 2048, P.SOLINAS64) == P.SOLINAS64 - 1
 
 
-def test_generate_four_step_units_take_the_root_and_name_it(tmp_path):
+def test_generate_four_step_units_take_the_root_and_name_it(tmp_path, header_only):
     want = P.convention_root(P.SOLINAS64, 64, "openfhe")        # psi of n = 32
     out = tmp_path / "fs.v"
     assert main(["generate", "four-step-stream", "--n", "32", "--inner-n", "4", "--lanes", "2",
@@ -254,7 +254,7 @@ def test_generate_four_step_units_take_the_root_and_name_it(tmp_path):
     assert f"// root of unity: omega = {w}" in out.read_text().splitlines()[:6]
 
 
-def test_generate_ntt_takes_the_root_and_names_it(tmp_path, capsys):
+def test_generate_ntt_takes_the_root_and_names_it(tmp_path, capsys, header_only):
     q = ntt_primes(30, 16, 1)[0]
     psi = pow(P.ntt_params(q, 16, negacyclic=True).psi, 3, q)
     for root, want in ((["--psi", str(psi)], psi),

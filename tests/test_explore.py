@@ -7,6 +7,7 @@ import pytest
 
 from fhe_hw.cli import main
 from fhe_hw.flow import explore as E
+from fhe_hw.sim.vectors import small_params
 from fhe_hw.units import units
 
 #: Four points of the smallest Shenoy-Kumaresan units (one or two lanes: the elaboration that
@@ -22,6 +23,12 @@ SPACE = {"name": "sk", "unit": "shenoy-kumaresan",
 ADDERS = {"name": "add", "unit": "mod-add", "fixed": {},
           "vary": {"modulus": ["solinas64", "general32"], "pipelined": [True, False]},
           "synth": False, "objective": "area"}
+
+#: Four points of the carry resolver (milliseconds each), one of which its plan refuses: 12-bit
+#: samples are narrower than 16-bit digits, though each value alone is accepted.
+ONE_BAD = {"name": "carry", "unit": "carry-resolver", "fixed": {"lanes": 2},
+           "vary": {"digit_bits": [8, 16], "coeff_bits": [12, 16]},
+           "synth": False, "objective": "area"}
 
 
 def test_points_cross_product():
@@ -220,19 +227,20 @@ def test_integer_fft_mul_cycles_come_from_the_contract(tmp_path):
 
 
 def test_cli_explore_exits_non_zero_when_a_point_fails(tmp_path, capsys):
-    """A combination the unit refuses (lanes above n for the smaller n) is that point's error."""
+    """A combination the unit refuses (samples narrower than the wider digits) is that point's
+    error."""
     pytest.importorskip("yaml")
     path = tmp_path / "space.yaml"
-    path.write_text(json.dumps(dict(SPACE, fixed={"prime_bits": 32, "source_limbs": 2,
-                                                  "target_limbs": 2},
-                                    vary={"n": [1, 2], "lanes": [1, 2]})))
+    path.write_text(json.dumps(ONE_BAD))
     assert main(["explore", str(path), "--no-synth", "--jobs", "1", "--out",
                  str(tmp_path / "out")]) == 1
     out, err = capsys.readouterr()
-    assert "lanes must be at most n" in out
+    assert "coeff_bits must be at least 16, not 12" in out
     # each point reports as it finishes, with the elapsed time
-    assert re.search(r"^\[ +\d+ s\] explore: n=2, lanes=2: ok in [\d.]+ s$", err, re.M), err
-    assert re.search(r"^\[ +\d+ s\] explore: n=1, lanes=2: error: .*lanes must", err, re.M), err
+    assert re.search(r"^\[ +\d+ s\] explore: digit_bits=16, coeff_bits=16: ok in [\d.]+ s$",
+                     err, re.M), err
+    assert re.search(r"^\[ +\d+ s\] explore: digit_bits=16, coeff_bits=12: error: "
+                     r".*coeff_bits must", err, re.M), err
 
 
 def test_resume_after_limit_evaluates_only_the_rest(tmp_path):
@@ -277,12 +285,10 @@ def test_an_edited_generator_evaluates_stored_points_again(tmp_path, monkeypatch
 
 
 def test_bad_point_is_recorded_not_fatal(tmp_path):
-    s = E.explore(dict(SPACE, fixed={"prime_bits": 32, "source_limbs": 2, "target_limbs": 2},
-                       vary={"n": [1, 2], "lanes": [1, 2]}), jobs=1, out=tmp_path)
+    s = E.explore(ONE_BAD, jobs=1, out=tmp_path)
     bad = [r for r in s["records"] if not r["ok"]]
-    assert len(bad) == 1 and bad[0]["params"] == dict(prime_bits=32, source_limbs=2,
-                                                      target_limbs=2, n=1, lanes=2)
-    assert "lanes must be at most n" in bad[0]["error"]
+    assert len(bad) == 1 and bad[0]["params"] == dict(lanes=2, digit_bits=16, coeff_bits=12)
+    assert "coeff_bits must be at least 16, not 12" in bad[0]["error"]
 
 
 def test_pareto_front_drops_dominated():
@@ -384,7 +390,7 @@ AREA_PARAMS = {"four-step-stream": {"n": 64, "lanes": 2, "inner_n": 8},
                "transform-encrypt": {"lanes": 1, "inner_n": 2, "inner_units": 1},
                "ntt": {"n": 16}, "parallel-ntt": {"n": 8}, "shift-ntt": {"n": 8, "lanes": 2},
                "supersize-barrett": {"gamma": 200}, "karatsuba": {"recursions": 1},
-               "karatsuba-relin": {"recursions": 1},
+               "karatsuba-relin": small_params("karatsuba-relin"),
                **{unit: {"n": 64, "source_limbs": 3, "target_limbs": 2} for unit in (
                    "kawamura", "mixed-radix", "shenoy-kumaresan", "fast-base-conversion")}}
 # One unit of each family in the fast suite (seconds each); every unit in the slow suite

@@ -36,12 +36,16 @@ def test_relinearization_on_the_hardware_model(n, recursions):
     assert got == relinearize(c, gamma, 27, q, n, recursions)
 
 
-def test_split_product_through_pysim_hardware():
-    rng = rng_for("host-pysim")
-    p = [rng.getrandbits(125) for _ in range(80)]
-    q = [rng.getrandbits(125) for _ in range(80)]
+# The paper's carrier (125-bit coefficients, 5 digits of 27 bits) under two hardware recursions
+# in the fast suite, three (the paper's accelerator, 27 leaf multipliers) in the slow.
+@pytest.mark.parametrize("hw, total", [(2, 3), pytest.param(3, 4, marks=pytest.mark.slow)])
+def test_split_product_through_pysim_hardware(hw, total):
+    rng = rng_for("host-pysim") if hw == 3 else rng_for("host-pysim", hw)
+    n = 5 << total
+    p = [rng.getrandbits(125) for _ in range(n)]
+    q = [rng.getrandbits(125) for _ in range(n)]
     backend = Pysim()
-    assert karatsuba_product(p, q, 3, 4, backend=backend) == schoolbook(p, q)
+    assert karatsuba_product(p, q, hw, total, backend=backend) == schoolbook(p, q)
     assert backend.last_run["cycles"] == backend.last_run["expected_cycles"]
 
 

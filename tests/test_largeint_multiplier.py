@@ -69,13 +69,15 @@ def test_products_back_to_back_equal_python(inner_n, lanes, d, engines, bits, in
     assert got == [a * b for a, b in pairs]
 
 
-# 64-bit products (n = 16) with two engines or two inner units in the fast suite; one of each
-# and the 256-bit ones (n1 = 4) in the slow suite.
-@pytest.mark.parametrize("bits", [64, pytest.param(256, marks=pytest.mark.slow)])
+# 32-bit products (n = 8 of 2-point inner transforms) with two engines or two inner units in the
+# fast suite; one of each, the 64-bit ones (n = 16 of 4-point inner transforms) and the 256-bit
+# ones in the slow suite.
+@pytest.mark.parametrize("bits, inner_n", [(32, 2), pytest.param(64, 4, marks=pytest.mark.slow),
+                                           pytest.param(256, 4, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("engines, inner_units", [
     pytest.param(1, 1, marks=pytest.mark.slow), (2, 1), (1, 2)])
-def test_random_valid_and_ready_keep_every_product(engines, inner_units, bits):
-    unit = LargeIntegerMultiplier(bits, 8, lanes=2, engines=engines, inner_n=4,
+def test_random_valid_and_ready_keep_every_product(engines, inner_units, bits, inner_n):
+    unit = LargeIntegerMultiplier(bits, 8, lanes=2, engines=engines, inner_n=inner_n,
                                   inner_units=inner_units)
     rng = rng_for("large-int-mul-bp", engines, inner_units)
     pairs = _edge_pairs(unit, rng)[:3]

@@ -148,7 +148,7 @@ def test_shenoy_kumaresan_redundant_prime():
         n=N, source_primes=source, target_primes=target, redundant_prime=chosen).redundant == chosen
 
 
-def test_generate_kawamura_centred_on_openfhes_primes(tmp_path, capsys):
+def test_generate_kawamura_centred_on_openfhes_primes(tmp_path, capsys, header_only):
     source, target = bases(OPENFHE_60, 3, 2)
     out = tmp_path / "k.v"
     assert main(["generate", "kawamura", "--n", str(N), "--centred", "true", "--source-primes",
@@ -269,7 +269,7 @@ def test_mixed_radix_centred_is_validated():
         MixedRadixConstants.build((4, 5), (7,), centred=True)
 
 
-def test_generate_mixed_radix_centred(tmp_path, capsys):
+def test_generate_mixed_radix_centred(tmp_path, capsys, header_only):
     source, target = ascending(OPENFHE_60, 3, 2)
     out = tmp_path / "m.v"
     primes = ["--source-primes", ",".join(map(str, source)), "--target-primes",
