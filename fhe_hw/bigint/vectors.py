@@ -20,6 +20,10 @@ __all__ = ["DEMO"]
 #: An n = 8 transform over 2^64 + 1 with 24-bit digits and words (kb/2d = 4), as in the engine
 #: tests.
 _SMALL_MULT = {"modulus": "fermat64", "n": 8, "digit_bits": 24, "bus_width": 24}
+#: The sequencer engines' small configurations: their multiplier an n = 8 transform over
+#: 2^32 + 1 with 12-bit digits and words (kb/2d = 4 again; half the conversion time of the
+#: 64-bit one, whose engines the engine tests run).
+_ENGINE_MULT = {"modulus": "fermat32", "n": 8, "digit_bits": 12, "bus_width": 12}
 
 
 #: The demo's big-integer product: a reduced Integer-FFT multiplier (n = 8 over 2^64 + 1).
@@ -57,7 +61,7 @@ def _engine(unit, ram, value, flag):
     return Vectors({"i": [0]}, {"o": out}, None, _harness(ram, (addr, words)))
 
 
-@register_vectors("supersize-barrett", small={"gamma": 100, **_SMALL_MULT})
+@register_vectors("supersize-barrett", small={"gamma": 100, **_ENGINE_MULT})
 def _barrett_vectors(unit, rng, count):
     """x mod A0 for a random γ-bit odd A0 and the largest x (all ones); the flag is the
     subtraction module's select (y2 ≥ 0)."""
@@ -69,7 +73,7 @@ def _barrett_vectors(unit, rng, count):
 
 
 @register_vectors("cmnt-encrypt", small={"group": EncryptionSizes(10, 12, 80, 2),
-                                         **_SMALL_MULT})
+                                         **_ENGINE_MULT})
 def _cmnt_vectors(unit, rng, count):
     """One CMNT encryption of random inputs, against :func:`fhe_hw.model.bigint.cmnt_encrypt`."""
     inst = random_cmnt_instance(unit.sizes, rng)
@@ -78,7 +82,7 @@ def _cmnt_vectors(unit, rng, count):
 
 
 @register_vectors("cnt-encrypt", small={"group": EncryptionSizes(30, 30, 90, 2),
-                                        **_SMALL_MULT})
+                                        **_ENGINE_MULT})
 def _cnt_vectors(unit, rng, count):
     """One CNT encryption of random inputs, against :func:`fhe_hw.model.bigint.cnt_encrypt`."""
     inst = random_cnt_instance(unit.sizes, rng)
