@@ -33,6 +33,7 @@ import os
 import re
 import subprocess
 import sys
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -100,8 +101,10 @@ def _own(name):
     return name or None
 
 
+@cache
 def _imports():
-    """[(module, line, target module, imported name or None, inside a function)]."""
+    """[(module, line, target module, imported name or None, inside a function)]: parsed once,
+    in the worker that runs these tests, not at collection."""
     found = []
     for module, (path, is_package) in MODULES.items():
         tree = ast.parse(path.read_text(), str(path))
@@ -119,12 +122,9 @@ def _imports():
     return found
 
 
-IMPORTS = _imports()
-
-
 def test_the_import_graph_has_no_cycles():
     graph = {}
-    for module, _, target, _, _ in IMPORTS:
+    for module, _, target, _, _ in _imports():
         graph.setdefault(module, set()).add(target)
     state, cycles = {}, []
 
@@ -149,12 +149,12 @@ def _where(module, line):
 
 def test_every_import_points_down_the_layers():
     up = [f"{_where(m, line)} ({LAYERS[layer(m)][0]}) imports {t} ({LAYERS[layer(t)][0]})"
-          for m, line, t, _, _ in IMPORTS if layer(t) > layer(m)]
+          for m, line, t, _, _ in _imports() if layer(t) > layer(m)]
     assert not up, "imports of a higher layer: " + ", ".join(up)
 
 
 def test_only_the_command_line_imports_a_module_of_the_package_inside_a_function():
-    inside = [f"{_where(m, line)} imports {t}" for m, line, t, _, local in IMPORTS
+    inside = [f"{_where(m, line)} imports {t}" for m, line, t, _, local in _imports()
               if local and LAYERS[layer(m)][0] != "cli"]
     assert not inside, "imports inside functions (only optional dependencies may be, and the " \
         "command line's): " + ", ".join(inside)
@@ -202,7 +202,7 @@ def test_the_command_line_loads_a_command_only_when_it_runs():
 
 
 def test_no_private_name_is_imported_from_another_module():
-    private = [f"{m}:{line} imports {t}.{name}" for m, line, t, name, _ in IMPORTS
+    private = [f"{m}:{line} imports {t}.{name}" for m, line, t, name, _ in _imports()
                if name is not None and name.startswith("_") and not name.endswith("__")]
     assert not private, ", ".join(private)
 
