@@ -87,4 +87,3 @@ def header_only(monkeypatch):
     def header_and_top(component, unit_name, header=()):
         return "".join(f"// {line}\n" for line in header) + f"module {top_name(unit_name)}(\n"
     monkeypatch.setattr(cli, "to_verilog", header_and_top)
-
