@@ -1,7 +1,8 @@
 """Every unit with test vectors behaves the same from reset in a 4-state simulator: its Verilog,
 at a small configuration, with every register and every RAM word starting at x, simulated in
-Icarus Verilog (-g2005 and -g2012) after a few reset cycles, gives the golden model's outputs in
-exactly the documented number of cycles (fhe_hw.sim.icarus).
+Icarus Verilog after a few reset cycles, gives the golden model's outputs in exactly the
+documented number of cycles (fhe_hw.sim.icarus). The fast suite runs each unit under -g2005 or
+-g2012, the two in turn; the slow suite the other generation too.
 
 four-step-ntt exists at 4,096 points and more only: its check (minutes of Verilog, compilation
 and simulation per generation) is in the slow suite; its parts, the shift-only NTT units and
@@ -15,6 +16,7 @@ import random
 import pytest
 from amaranth.hdl import ClockSignal, Const, Instance, Module, ResetSignal, Value
 from amaranth.lib import wiring
+from helpers import alternating_slow
 
 from fhe_hw.sim.icarus import GENERATIONS, run_from_reset, without_initial_values
 from fhe_hw.sim.vectors import documented_cycles, small_params, vector_units, vectors_for
@@ -51,11 +53,16 @@ class Instantiated(wiring.Component):
         return m
 
 
-# Every unit under -g2005, then every unit under -g2012: a unit's second run comes long after
-# its first, which has made the Verilog by then.
-@pytest.mark.parametrize("name", [pytest.param(u, marks=pytest.mark.slow) if u in SLOW else u
-                                  for u in vector_units()])
-@pytest.mark.parametrize("generation", GENERATIONS)
+def _cases():
+    """Each unit under one generation in the fast suite, -g2005 and -g2012 in turn from unit to
+    unit (so that both run), and under the other in the slow suite; the SLOW units under both
+    in the slow suite only."""
+    for case in alternating_slow([(u,) for u in vector_units()], GENERATIONS):
+        name, generation = case.values
+        yield pytest.param(name, generation, marks=pytest.mark.slow) if name in SLOW else case
+
+
+@pytest.mark.parametrize("name, generation", list(_cases()))
 def test_unit_from_reset_with_every_register_at_x(name, generation, tmp_path, shared_verilog):
     unit, params = get_unit(name), small_params(name)
     component = unit.build(**params)
