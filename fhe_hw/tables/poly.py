@@ -27,10 +27,14 @@ def timing(row):
     return one, three - two
 
 
+def _ring(row):
+    """The ring degree whose OpenFHE primes ``row``'s towers are."""
+    return row.params.get("prime_n", row.params["n"])
+
+
 def _towers(row):
     plan = get_unit(row.unit).make_plan(row.params)
-    ring = row.params.get("prime_n", row.params["n"])
-    return f"{len(plan.towers)} × {plan.width}-bit (OpenFHE's for N = {ring})"
+    return f"{len(plan.towers)} × {plan.width}-bit (OpenFHE's for N = {_ring(row)})"
 
 
 def _flow(row):
@@ -59,17 +63,22 @@ def markdown(rows, results):
                            "flow"], cells)
 
 
+def _routed(rows, block, args, progress):
+    """``rows`` routed (:func:`~fhe_hw.tables.common.synth_rows`): the markdown ``block(rows,
+    results)`` and the facts of the run."""
+    results = synth_rows(rows, args, progress)
+    return block(rows, results), {**ecp5_facts(results[0]),
+                                  "json": [r.to_dict() for r in results]}
+
+
 def generate(args, progress):
-    results = synth_rows(POLY_TABLE, args, progress)
-    return markdown(POLY_TABLE, results), {
-        **ecp5_facts(results[0]), "json": [r.to_dict() for r in results]}
+    return _routed(POLY_TABLE, markdown, args, progress)
 
 
 def _bases(row):
     plan = get_unit(row.unit).make_plan(row.params)
-    ring = row.params.get("prime_n", row.params["n"])
     return (f"{len(plan.towers)} → {len(plan.towers)} + {len(plan.targets)} towers of "
-            f"{plan.width}-bit primes (OpenFHE's for N = {ring})")
+            f"{plan.width}-bit primes (OpenFHE's for N = {_ring(row)})")
 
 
 def extend_row_key(row):
@@ -91,9 +100,7 @@ def extend_markdown(rows, results):
 
 
 def _generate_extend(args, progress):
-    results = synth_rows(EXTEND_TABLE, args, progress)
-    return extend_markdown(EXTEND_TABLE, results), {
-        **ecp5_facts(results[0]), "json": [r.to_dict() for r in results]}
+    return _routed(EXTEND_TABLE, extend_markdown, args, progress)
 
 
 def estimate_markdown(estimates):
