@@ -26,9 +26,9 @@ this one converts).
 Cycles
 ------
 With the input always valid and the output always ready, one polynomial takes
-``L·n/lanes + C + 2 + (L + K)·n/lanes`` cycles from its first input transfer to its last output
+``L·n/lanes + C + 3 + (L + K)·n/lanes`` cycles from its first input transfer to its last output
 transfer, C the conversion engine's :meth:`~fhe_hw.rns.MixedRadixPlan.cycles` (one cycle to read
-the first coefficient, one to start emitting), and the next polynomial's first input transfer
+the first coefficient, one to register its residues before the engine, one to start emitting), and the next polynomial's first input transfer
 follows the last output transfer: ``polys`` polynomials take ``polys`` times that.
 """
 
@@ -171,7 +171,7 @@ class RNSPolyExtendPlan(TowerBeats, StreamPlan):
         """Exact cycles of ``polys`` polynomials back to back, first input transfer to last
         output transfer, input always valid and output always ready (module docstring)."""
         require_int("polys", polys, minimum=1)
-        one = self.input_beats + self.conversion.cycles() + 2 + self.output_beats
+        one = self.input_beats + self.conversion.cycles() + 3 + self.output_beats
         return polys * one
 
     def describe(self):
@@ -228,7 +228,9 @@ class RNSPolyExtend(FixedRun, Component):
         tower = Signal(range(L + K + 1))         # the tower loaded or emitted
         issued = Signal(range(p.n + 1))          # coefficients read for the conversion
         lane = Signal(range(W))                  # the lane of the coefficient read
-        feeding = Signal()                       # a coefficient read, waiting for the engine
+        feeding = Signal()                       # a coefficient read, on the read ports
+        held = Signal()                          # a coefficient's residues in ``operand``
+        operand = Signal(data.ArrayLayout(r, L))  # ... in the engine's (ascending) order
         converted = Signal(range(p.n + 1))       # coefficients whose residues are written
         emit_tower = Signal(range(L + K))        # the tower of the beat on o
         last_beat = beat == T - 1
@@ -240,11 +242,16 @@ class RNSPolyExtend(FixedRun, Component):
         for _, read in loads + results:
             m.d.comb += [read.addr.eq(read_addr), read.en.eq(advance)]
 
-        # conversion input: one coefficient's residues, in the engine's (ascending) order
+        # conversion input: one coefficient's residues, in the engine's (ascending) order,
+        # registered between the memories' read ports and the engine
+        take = Signal()                          # ``operand`` takes the read coefficient
         order = [p.towers.index(q) for q in p.conversion.source]
-        for i, j in enumerate(order):
-            m.d.comb += convert.i.payload[i].eq(loads[j][1].data.word_select(lane, r))
-        m.d.comb += [convert.i.valid.eq(feeding), convert.o.ready.eq(1)]
+        with m.If(take):
+            m.d.sync += held.eq(feeding)
+            for i, j in enumerate(order):
+                m.d.sync += operand[i].eq(loads[j][1].data.word_select(lane, r))
+        m.d.comb += [convert.i.payload.eq(operand), convert.i.valid.eq(held),
+                     convert.o.ready.eq(1)]
 
         _write_results(m, results, convert.o, converted, W)
 
@@ -265,10 +272,10 @@ class RNSPolyExtend(FixedRun, Component):
                         m.d.sync += [beat.eq(0), tower.eq(tower + 1)]
                         with m.If(tower == L - 1):
                             m.d.sync += [tower.eq(0), issued.eq(0), converted.eq(0),
-                                         feeding.eq(0)]
+                                         feeding.eq(0), held.eq(0)]
                             m.next = "CONVERT"
             with m.State("CONVERT"):
-                m.d.comb += [advance.eq(~feeding | convert.i.ready),
+                m.d.comb += [take.eq(~held | convert.i.ready), advance.eq(~feeding | take),
                              read_addr.eq(issued // W)]
                 with m.If(advance):
                     m.d.sync += [feeding.eq(issued < p.n), lane.eq(issued % W if W > 1 else 0)]
