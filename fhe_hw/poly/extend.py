@@ -28,8 +28,9 @@ Cycles
 With the input always valid and the output always ready, one polynomial takes
 ``L·n/lanes + C + 3 + (L + K)·n/lanes`` cycles from its first input transfer to its last output
 transfer, C the conversion engine's :meth:`~fhe_hw.rns.MixedRadixPlan.cycles` (one cycle to read
-the first coefficient, one to register its residues before the engine, one to start emitting), and the next polynomial's first input transfer
-follows the last output transfer: ``polys`` polynomials take ``polys`` times that.
+the first coefficient, one to register its residues before the engine, one to start
+emitting), and the next polynomial's first input transfer follows the last output transfer:
+``polys`` polynomials take ``polys`` times that.
 """
 
 from dataclasses import dataclass, field
@@ -242,14 +243,9 @@ class RNSPolyExtend(FixedRun, Component):
         for _, read in loads + results:
             m.d.comb += [read.addr.eq(read_addr), read.en.eq(advance)]
 
-        # conversion input: one coefficient's residues, in the engine's (ascending) order,
-        # registered between the memories' read ports and the engine
         take = Signal()                          # ``operand`` takes the read coefficient
-        order = [p.towers.index(q) for q in p.conversion.source]
-        with m.If(take):
-            m.d.sync += held.eq(feeding)
-            for i, j in enumerate(order):
-                m.d.sync += operand[i].eq(loads[j][1].data.word_select(lane, r))
+        _register_operand(m, take, (feeding, held), operand, loads, lane,
+                          [p.towers.index(q) for q in p.conversion.source])
         m.d.comb += [convert.i.payload.eq(operand), convert.i.valid.eq(held),
                      convert.o.ready.eq(1)]
 
@@ -307,6 +303,19 @@ def _memory(m, name, shape, depth, granularity=None):
     mem = Memory(shape=shape, depth=depth, init=[])
     m.submodules[name] = mem
     return mem.write_port(granularity=granularity), mem.read_port()
+
+
+def _register_operand(m, take, valid, operand, loads, lane, order):
+    """The conversion's input register: where ``take`` is 1, ``operand`` takes one
+    coefficient's residues (lane ``lane`` of the read ports of ``loads``, in the engine's
+    ascending ``order`` of the towers) and ``valid`` = (read, held) passes the read port's
+    valid on to the register's."""
+    feeding, held = valid
+    width = len(operand[0])
+    with m.If(take):
+        m.d.sync += held.eq(feeding)
+        for i, j in enumerate(order):
+            m.d.sync += operand[i].eq(loads[j][1].data.word_select(lane, width))
 
 
 def _write_results(m, results, out, converted, lanes):
