@@ -19,18 +19,22 @@ each tower is written into its own memory (n/lanes words of ``lanes`` coefficien
 coefficients are read across all L memories at once, one per cycle, into a
 :class:`~fhe_hw.rns.MixedRadix` engine with the centred lift (Garner's mixed radix, [Kir25]
 Algorithm 4; exactly OpenFHE's lift: docs/rns.md), whose K residues per coefficient are written
-lane by lane into K more memories; the L + K towers then stream out. One polynomial at a time:
+lane by lane into K more memories; the L + K towers then stream out, each memory's read word
+through a register beside its block RAM and the chosen tower's through the output register
+(the read ports have no output register of their own; without these two, the read crossed the
+die into the multiplexer of the L + K towers in one cycle). One polynomial at a time:
 load, convert, emit, in turn (a second set of memories would let the next polynomial load while
 this one converts).
 
 Cycles
 ------
 With the input always valid and the output always ready, one polynomial takes
-``L·n/lanes + C + 3 + (L + K)·n/lanes`` cycles from its first input transfer to its last output
+``L·n/lanes + C + 5 + (L + K)·n/lanes`` cycles from its first input transfer to its last output
 transfer, C the conversion engine's :meth:`~fhe_hw.rns.MixedRadixPlan.cycles` (one cycle to read
-the first coefficient, one to register its residues before the engine, one to start
-emitting), and the next polynomial's first input transfer follows the last output transfer:
-``polys`` polynomials take ``polys`` times that.
+the first coefficient, one to register its residues before the engine, three to start
+emitting: the read, its register and the output register), and the next polynomial's first
+input transfer follows the last output transfer: ``polys`` polynomials take ``polys`` times
+that.
 """
 
 from dataclasses import dataclass, field
@@ -172,7 +176,7 @@ class RNSPolyExtendPlan(TowerBeats, StreamPlan):
         """Exact cycles of ``polys`` polynomials back to back, first input transfer to last
         output transfer, input always valid and output always ready (module docstring)."""
         require_int("polys", polys, minimum=1)
-        one = self.input_beats + self.conversion.cycles() + 3 + self.output_beats
+        one = self.input_beats + self.conversion.cycles() + 5 + self.output_beats
         return polys * one
 
     def describe(self):
@@ -233,7 +237,9 @@ class RNSPolyExtend(FixedRun, Component):
         held = Signal()                          # a coefficient's residues in ``operand``
         operand = Signal(data.ArrayLayout(r, L))  # ... in the engine's (ascending) order
         converted = Signal(range(p.n + 1))       # coefficients whose residues are written
-        emit_tower = Signal(range(L + K))        # the tower of the beat on o
+        emitted = Signal()                       # a beat read for the emission, on the ports
+        emit_tower = Signal(range(L + K))        # ... its tower
+        emitting = Signal()                      # in EMIT
         last_beat = beat == T - 1
 
         # Every memory is read at the same address: the coefficients' word while converting,
@@ -250,11 +256,7 @@ class RNSPolyExtend(FixedRun, Component):
                      convert.o.ready.eq(1)]
 
         _write_results(m, results, convert.o, converted, W)
-
-        # emission: the read word of the registered tower
-        words = Signal(data.ArrayLayout(word, L + K))
-        m.d.comb += [words[k].eq(read.data) for k, (_, read) in enumerate(loads + results)]
-        m.d.comb += self.o.payload.eq(words[emit_tower])
+        on_hold = _emit(m, advance & emitting, (emitted, emit_tower), loads + results, self.o)
 
         with m.FSM():
             with m.State("LOAD"):
@@ -282,17 +284,19 @@ class RNSPolyExtend(FixedRun, Component):
                     with m.If(converted == p.n - 1):
                         m.next = "EMIT"
             with m.State("EMIT"):
-                # (tower, beat) is the next beat to read; tower = L + K: all read
-                done = self.o.valid & self.o.ready & (tower == L + K)
-                m.d.comb += [advance.eq(~self.o.valid | self.o.ready), read_addr.eq(beat)]
+                # (tower, beat) is the next beat to read; tower = L + K: all read, and the
+                # last beat is on o when the read ports and their registers hold none
+                done = self.o.valid & self.o.ready & (tower == L + K) & ~emitted & ~on_hold
+                m.d.comb += [advance.eq(~self.o.valid | self.o.ready), read_addr.eq(beat),
+                             emitting.eq(1)]
                 with m.If(advance):
-                    m.d.sync += [self.o.valid.eq(tower < L + K), emit_tower.eq(tower)]
+                    m.d.sync += [emitted.eq(tower < L + K), emit_tower.eq(tower)]
                     with m.If(tower < L + K):
                         m.d.sync += beat.eq(beat + 1)
                         with m.If(last_beat):
                             m.d.sync += [beat.eq(0), tower.eq(tower + 1)]
                 with m.If(done):
-                    m.d.sync += [self.o.valid.eq(0), beat.eq(0), tower.eq(0)]
+                    m.d.sync += [beat.eq(0), tower.eq(0)]
                     m.next = "LOAD"
         return m
 
@@ -316,6 +320,22 @@ def _register_operand(m, take, valid, operand, loads, lane, order):
         m.d.sync += held.eq(feeding)
         for i, j in enumerate(order):
             m.d.sync += operand[i].eq(loads[j][1].data.word_select(lane, width))
+
+
+def _emit(m, advance, read, memories, o):
+    """The emission's two registers after the read ports of ``memories``, all advancing with
+    ``advance``: one per memory, beside its block RAM, takes every read word, and the output
+    register ``o`` (``valid``, ``payload``) takes the word of the read beat's tower. ``read`` =
+    (a beat read, its tower) of the ports. Returns the valid of the first register."""
+    emitted, tower = read
+    held = Signal(data.ArrayLayout(len(memories[0][1].data), len(memories)))
+    held_valid = Signal()
+    held_tower = Signal.like(tower)
+    with m.If(advance):
+        m.d.sync += [held[k].eq(port.data) for k, (_, port) in enumerate(memories)]
+        m.d.sync += [held_valid.eq(emitted), held_tower.eq(tower),
+                     o.valid.eq(held_valid), o.payload.eq(held[held_tower])]
+    return held_valid
 
 
 def _write_results(m, results, out, converted, lanes):
