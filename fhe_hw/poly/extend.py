@@ -19,22 +19,22 @@ each tower is written into its own memory (n/lanes words of ``lanes`` coefficien
 coefficients are read across all L memories at once, one per cycle, into a
 :class:`~fhe_hw.rns.MixedRadix` engine with the centred lift (Garner's mixed radix, [Kir25]
 Algorithm 4; exactly OpenFHE's lift: docs/rns.md), whose K residues per coefficient are written
-lane by lane into K more memories; the L + K towers then stream out, each memory's read word
-through a register beside its block RAM and the chosen tower's through the output register
-(the read ports have no output register of their own; without these two, the read crossed the
-die into the multiplexer of the L + K towers in one cycle). One polynomial at a time:
-load, convert, emit, in turn (a second set of memories would let the next polynomial load while
-this one converts).
+lane by lane into K more memories; the L + K towers then stream out. Every memory's read word
+goes through a register beside its block RAM (the read ports have no output register of their
+own; without it, a read crossed the die into the engine's operand or the multiplexer of the
+L + K towers in one cycle), then into the engine's operand register or, the emitted tower's,
+into the output register. One polynomial at a time: load, convert, emit, in turn (a second
+set of memories would let the next polynomial load while this one converts).
 
 Cycles
 ------
 With the input always valid and the output always ready, one polynomial takes
-``L·n/lanes + C + 5 + (L + K)·n/lanes`` cycles from its first input transfer to its last output
-transfer, C the conversion engine's :meth:`~fhe_hw.rns.MixedRadixPlan.cycles` (one cycle to read
-the first coefficient, one to register its residues before the engine, three to start
-emitting: the read, its register and the output register), and the next polynomial's first
-input transfer follows the last output transfer: ``polys`` polynomials take ``polys`` times
-that.
+``L·n/lanes + C + 6 + (L + K)·n/lanes`` cycles from its first input transfer to its last output
+transfer, C the conversion engine's :meth:`~fhe_hw.rns.MixedRadixPlan.cycles`: three cycles
+take the first coefficient from its read to the engine (the read, the register after the
+memory, the operand register) and three start the emission (the read, that register, the
+output register). The next polynomial's first input transfer follows the last output
+transfer: ``polys`` polynomials take ``polys`` times that.
 """
 
 from dataclasses import dataclass, field
@@ -176,7 +176,7 @@ class RNSPolyExtendPlan(TowerBeats, StreamPlan):
         """Exact cycles of ``polys`` polynomials back to back, first input transfer to last
         output transfer, input always valid and output always ready (module docstring)."""
         require_int("polys", polys, minimum=1)
-        one = self.input_beats + self.conversion.cycles() + 5 + self.output_beats
+        one = self.input_beats + self.conversion.cycles() + 6 + self.output_beats
         return polys * one
 
     def describe(self):
@@ -232,31 +232,32 @@ class RNSPolyExtend(FixedRun, Component):
         beat = Signal(range(T))                  # the beat of the tower loaded or emitted
         tower = Signal(range(L + K + 1))         # the tower loaded or emitted
         issued = Signal(range(p.n + 1))          # coefficients read for the conversion
-        lane = Signal(range(W))                  # the lane of the coefficient read
-        feeding = Signal()                       # a coefficient read, on the read ports
+        converted = Signal(range(p.n + 1))       # coefficients whose residues are written
+        read = Signal()                          # a word read, on the read ports
+        tag = Signal(range(max(W, L + K)))       # ... its coefficient's lane or beat's tower
         held = Signal()                          # a coefficient's residues in ``operand``
         operand = Signal(data.ArrayLayout(r, L))  # ... in the engine's (ascending) order
-        converted = Signal(range(p.n + 1))       # coefficients whose residues are written
-        emitted = Signal()                       # a beat read for the emission, on the ports
-        emit_tower = Signal(range(L + K))        # ... its tower
-        emitting = Signal()                      # in EMIT
+        converting, emitting = Signal(), Signal()
         last_beat = beat == T - 1
 
         # Every memory is read at the same address: the coefficients' word while converting,
-        # the emitted beat's while emitting (only the emitted tower's word is used).
+        # the emitted beat's while emitting; the read ports, the registers after them and the
+        # operand or output register advance together (the stages of one pipeline).
         read_addr = Signal(range(T))
         advance = Signal()
-        for _, read in loads + results:
-            m.d.comb += [read.addr.eq(read_addr), read.en.eq(advance)]
+        for _, port in loads + results:
+            m.d.comb += [port.addr.eq(read_addr), port.en.eq(advance)]
+        on_hold, hold_tag, words = _hold(m, advance, (read, tag), loads + results)
 
-        take = Signal()                          # ``operand`` takes the read coefficient
-        _register_operand(m, take, (feeding, held), operand, loads, lane,
-                          [p.towers.index(q) for q in p.conversion.source])
+        with m.If(advance & converting):
+            m.d.sync += held.eq(on_hold)
+            for i, j in enumerate(p.towers.index(q) for q in p.conversion.source):
+                m.d.sync += operand[i].eq(words[j].word_select(hold_tag, r))
         m.d.comb += [convert.i.payload.eq(operand), convert.i.valid.eq(held),
                      convert.o.ready.eq(1)]
-
         _write_results(m, results, convert.o, converted, W)
-        on_hold = _emit(m, advance & emitting, (emitted, emit_tower), loads + results, self.o)
+        with m.If(advance & emitting):
+            m.d.sync += [self.o.valid.eq(on_hold), self.o.payload.eq(words[hold_tag])]
 
         with m.FSM():
             with m.State("LOAD"):
@@ -269,14 +270,13 @@ class RNSPolyExtend(FixedRun, Component):
                     with m.If(last_beat):
                         m.d.sync += [beat.eq(0), tower.eq(tower + 1)]
                         with m.If(tower == L - 1):
-                            m.d.sync += [tower.eq(0), issued.eq(0), converted.eq(0),
-                                         feeding.eq(0), held.eq(0)]
+                            m.d.sync += [tower.eq(0), issued.eq(0), converted.eq(0)]
                             m.next = "CONVERT"
             with m.State("CONVERT"):
-                m.d.comb += [take.eq(~held | convert.i.ready), advance.eq(~feeding | take),
+                m.d.comb += [converting.eq(1), advance.eq(~held | convert.i.ready),
                              read_addr.eq(issued // W)]
                 with m.If(advance):
-                    m.d.sync += [feeding.eq(issued < p.n), lane.eq(issued % W if W > 1 else 0)]
+                    m.d.sync += [read.eq(issued < p.n), tag.eq(issued % W if W > 1 else 0)]
                     with m.If(issued < p.n):
                         m.d.sync += issued.eq(issued + 1)
                 with m.If(convert.o.valid):
@@ -286,11 +286,11 @@ class RNSPolyExtend(FixedRun, Component):
             with m.State("EMIT"):
                 # (tower, beat) is the next beat to read; tower = L + K: all read, and the
                 # last beat is on o when the read ports and their registers hold none
-                done = self.o.valid & self.o.ready & (tower == L + K) & ~emitted & ~on_hold
-                m.d.comb += [advance.eq(~self.o.valid | self.o.ready), read_addr.eq(beat),
-                             emitting.eq(1)]
+                done = self.o.valid & self.o.ready & (tower == L + K) & ~read & ~on_hold
+                m.d.comb += [emitting.eq(1), advance.eq(~self.o.valid | self.o.ready),
+                             read_addr.eq(beat)]
                 with m.If(advance):
-                    m.d.sync += [emitted.eq(tower < L + K), emit_tower.eq(tower)]
+                    m.d.sync += [read.eq(tower < L + K), tag.eq(tower)]
                     with m.If(tower < L + K):
                         m.d.sync += beat.eq(beat + 1)
                         with m.If(last_beat):
@@ -309,33 +309,17 @@ def _memory(m, name, shape, depth, granularity=None):
     return mem.write_port(granularity=granularity), mem.read_port()
 
 
-def _register_operand(m, take, valid, operand, loads, lane, order):
-    """The conversion's input register: where ``take`` is 1, ``operand`` takes one
-    coefficient's residues (lane ``lane`` of the read ports of ``loads``, in the engine's
-    ascending ``order`` of the towers) and ``valid`` = (read, held) passes the read port's
-    valid on to the register's."""
-    feeding, held = valid
-    width = len(operand[0])
-    with m.If(take):
-        m.d.sync += held.eq(feeding)
-        for i, j in enumerate(order):
-            m.d.sync += operand[i].eq(loads[j][1].data.word_select(lane, width))
-
-
-def _emit(m, advance, read, memories, o):
-    """The emission's two registers after the read ports of ``memories``, all advancing with
-    ``advance``: one per memory, beside its block RAM, takes every read word, and the output
-    register ``o`` (``valid``, ``payload``) takes the word of the read beat's tower. ``read`` =
-    (a beat read, its tower) of the ports. Returns the valid of the first register."""
-    emitted, tower = read
-    held = Signal(data.ArrayLayout(len(memories[0][1].data), len(memories)))
-    held_valid = Signal()
-    held_tower = Signal.like(tower)
+def _hold(m, advance, read, memories):
+    """The register after each read port of ``memories``, beside its block RAM (the ports have
+    no output register of their own), advancing with ``advance``; ``read`` = (a word read on
+    the ports, its tag) goes along. Returns (the registers' valid, their tag, their words)."""
+    valid, tag = read
+    words = Signal(data.ArrayLayout(len(memories[0][1].data), len(memories)))
+    held_valid, held_tag = Signal(), Signal.like(tag)
     with m.If(advance):
-        m.d.sync += [held[k].eq(port.data) for k, (_, port) in enumerate(memories)]
-        m.d.sync += [held_valid.eq(emitted), held_tower.eq(tower),
-                     o.valid.eq(held_valid), o.payload.eq(held[held_tower])]
-    return held_valid
+        m.d.sync += [words[k].eq(port.data) for k, (_, port) in enumerate(memories)]
+        m.d.sync += [held_valid.eq(valid), held_tag.eq(tag)]
+    return held_valid, held_tag, words
 
 
 def _write_results(m, results, out, converted, lanes):
