@@ -19,21 +19,23 @@ each tower is written into its own memory (n/lanes words of ``lanes`` coefficien
 coefficients are read across all L memories at once, one per cycle, into a
 :class:`~fhe_hw.rns.MixedRadix` engine with the centred lift (Garner's mixed radix, [Kir25]
 Algorithm 4; exactly OpenFHE's lift: docs/rns.md), whose K residues per coefficient are written
-lane by lane into K more memories; the L + K towers then stream out. Every memory's read word
-goes through a register beside its block RAM (the read ports have no output register of their
-own; without it, a read crossed the die into the engine's operand or the multiplexer of the
-L + K towers in one cycle), then into the engine's operand register or, the emitted tower's,
-into the output register. One polynomial at a time: load, convert, emit, in turn (a second
-set of memories would let the next polynomial load while this one converts).
+lane by lane into K more memories, whose towers then stream out. Q's towers leave as they
+arrive: each beat is stored and passed on to ``o`` through the output register, so ``o``
+carries Q's towers while they load and B's after the conversion. Every memory's read word goes
+through a register beside its block RAM (the read ports have no output register of their own;
+without it, a read crossed the die into the engine's operand or the multiplexer of the
+towers' words in one cycle), then into the engine's operand register or, the emitted
+tower's, into the output register. One polynomial at a time: load, convert, emit, in turn (a
+second set of memories would let the next polynomial load while this one converts).
 
 Cycles
 ------
 With the input always valid and the output always ready, one polynomial takes
-``L·n/lanes + C + 6 + (L + K)·n/lanes`` cycles from its first input transfer to its last output
+``L·n/lanes + C + 6 + K·n/lanes`` cycles from its first input transfer to its last output
 transfer, C the conversion engine's :meth:`~fhe_hw.rns.MixedRadixPlan.cycles`: three cycles
 take the first coefficient from its read to the engine (the read, the register after the
-memory, the operand register) and three start the emission (the read, that register, the
-output register). The next polynomial's first input transfer follows the last output
+memory, the operand register) and three start the emission of B (the read, that register,
+the output register). The next polynomial's first input transfer follows the last output
 transfer: ``polys`` polynomials take ``polys`` times that.
 """
 
@@ -176,7 +178,7 @@ class RNSPolyExtendPlan(TowerBeats, StreamPlan):
         """Exact cycles of ``polys`` polynomials back to back, first input transfer to last
         output transfer, input always valid and output always ready (module docstring)."""
         require_int("polys", polys, minimum=1)
-        one = self.input_beats + self.conversion.cycles() + 6 + self.output_beats
+        one = self.input_beats + self.conversion.cycles() + 6 + len(self.targets) * self.tower_beats
         return polys * one
 
     def describe(self):
@@ -261,18 +263,17 @@ class RNSPolyExtend(FixedRun, Component):
 
         with m.FSM():
             with m.State("LOAD"):
-                m.d.comb += self.i.ready.eq(1)
-                for j, (write, _) in enumerate(loads):
-                    m.d.comb += [write.addr.eq(beat), write.data.eq(self.i.payload),
-                                 write.en.eq(self.i.valid & (tower == j))]
-                with m.If(self.i.valid):
+                took = _store_and_pass(m, self.i, self.o, loads, (tower, beat))
+                with m.If(took):
                     m.d.sync += beat.eq(beat + 1)
                     with m.If(last_beat):
                         m.d.sync += [beat.eq(0), tower.eq(tower + 1)]
                         with m.If(tower == L - 1):
-                            m.d.sync += [tower.eq(0), issued.eq(0), converted.eq(0)]
+                            m.d.sync += [issued.eq(0), converted.eq(0)]
                             m.next = "CONVERT"
             with m.State("CONVERT"):
+                with m.If(self.o.ready):                 # Q's last beat leaves
+                    m.d.sync += self.o.valid.eq(0)
                 m.d.comb += [converting.eq(1), advance.eq(~held | convert.i.ready),
                              read_addr.eq(issued // W)]
                 with m.If(advance):
@@ -307,6 +308,21 @@ def _memory(m, name, shape, depth, granularity=None):
     mem = Memory(shape=shape, depth=depth, init=[])
     m.submodules[name] = mem
     return mem.write_port(granularity=granularity), mem.read_port()
+
+
+def _store_and_pass(m, i, o, loads, at):
+    """Each beat taken from ``i`` written into the memory of ``loads`` of its tower and passed
+    on to ``o`` through the output register (Q's towers leave as they are stored); ``at`` =
+    (the beat's tower, its beat in the tower). Returns the comb signal: a beat taken."""
+    tower, beat = at
+    took = Signal()
+    m.d.comb += [i.ready.eq(~o.valid | o.ready), took.eq(i.valid & i.ready)]
+    with m.If(i.ready):
+        m.d.sync += [o.valid.eq(i.valid), o.payload.eq(i.payload)]
+    for j, (write, _) in enumerate(loads):
+        m.d.comb += [write.addr.eq(beat), write.data.eq(i.payload),
+                     write.en.eq(took & (tower == j))]
+    return took
 
 
 def _hold(m, advance, read, memories):
