@@ -12,8 +12,9 @@ digit subtracted modulo a smaller target prime is first reduced by conditional s
   ((l+1)l/2 + 1 for one target, Table 4.5), one coefficient per cycle: N cycles + latency.
 * ``"iterative"`` (Fig. 4.3): the inner loop unrolled — one column per later source residue and
   per target, l − 1 + k multipliers (l for one target, Table 4.4) — and a coefficient makes
-  l + 1 trips around a loop whose length L is the column latency, padded (through the
-  multiplier's spare stages) to a power of two; L coefficients share the loop, so N
+  l + 1 trips around a loop whose length L is the column latency (entry register, subtracter,
+  multiplier, return register), padded (through the multiplier's spare stages) to a power of
+  two; L coefficients share the loop, so N
   coefficients take N·(l+1) cycles + a constant (N >= L).
 
 Each column has a fixed modulus (q_u or p_j) and a constant per iteration; the multipliers are
@@ -60,8 +61,9 @@ ARCHITECTURES = ("iterative", "pipelined")
 
 
 def _loop_length(multiplier_latency):
-    """L: one trip around the iterative loop (entry register, subtracter, multiplier)."""
-    return 2 + multiplier_latency
+    """L: one trip around the iterative loop (entry register, subtracter, multiplier, return
+    register)."""
+    return 3 + multiplier_latency
 
 
 @dataclass(frozen=True)
@@ -314,9 +316,13 @@ class MixedRadixPipeline(_MixedRadixCore):
 
 class MixedRadixLoop(_MixedRadixCore):
     """The iterative core (Fig. 4.3) of :class:`MixedRadix`; takes its plan. Entry registers
-    -> column subtracters -> multipliers -> back to the entry: a coefficient makes l + 1 trips
-    around the loop (L cycles each); the loop takes no input (``i_ready`` low) in a cycle
-    where a coefficient returns for another trip.
+    -> column subtracters -> multipliers -> return registers -> back to the entry: a
+    coefficient makes l + 1 trips around the loop (L cycles each); the loop takes no input
+    (``i_ready`` low) in a cycle where a coefficient returns for another trip. The return
+    registers hold the columns' products and the next trip's digit, already selected from
+    them, so that the digit's multiplexer and its reduction modulo each target prime are two
+    cycles (at l = k = 8 on the ECP5 the two in one cycle were the critical path); the
+    default ``mult_stages`` gives the multipliers one register less for it.
 
     Ports: :func:`~fhe_hw.rns.common.core_signature`.
     """
@@ -337,11 +343,12 @@ class MixedRadixLoop(_MixedRadixCore):
                                 for j, p in enumerate(self._target)],
                             tb=[Signal(p.bit_length(), name=f"e_tb{j}")
                                 for j, p in enumerate(self._target)])
-        back_b, back_t = self._columns(core, e)
         riders = {"s": e.s}
         if self._c.centred:
             riders["above"] = e.bs > e.h
-        ret_valid, ret = delay(core, 1 + self._proto.latency, e.valid, **riders)
+        ret_valid, ret, back_b, back_t = self._returned(
+            core, delay(core, 1 + self._proto.latency, e.valid, **riders),
+            *self._columns(core, e))
         done = ret_valid & (ret["s"] == l)
         again = ret_valid & (ret["s"] != l)
         core.d.sync += e.valid.eq(again | self.i_valid)
@@ -379,6 +386,25 @@ class MixedRadixLoop(_MixedRadixCore):
             back_t.append(mm.o.payload)
         return back_b, back_t
 
+    def _returned(self, core, beside, back_b, back_t):
+        """The return registers of the columns' products (``back_b``, b_u by u; ``back_t``,
+        θ_j by j) and of ``beside`` = (valid, riders), the delay line's copy of their
+        coefficient's. Returns the registered (valid, riders, b_u by u with the next trip's
+        digit b_(s+1) as ``"next"``, 0 after the last digit; θ_j by j)."""
+        valid, riders = beside
+        r, l = self._width, len(self._source)
+        held = {name: Signal.like(value, name=f"ret_{name}") for name, value in riders.items()}
+        held_valid = Signal(name="ret_valid")
+        held_b = {u: Signal(r, name=f"ret_b{u}") for u in range(1, l)}
+        held_b["next"] = Signal(r, name="ret_bs")
+        held_t = [Signal(len(t), name=f"ret_t{j}") for j, t in enumerate(back_t)]
+        core.d.sync += [held_valid.eq(valid)] + [held[k].eq(v) for k, v in riders.items()]
+        core.d.sync += [held_b[u].eq(back_b[u]) for u in range(1, l)]
+        core.d.sync += [h.eq(t) for h, t in zip(held_t, back_t)]
+        core.d.sync += held_b["next"].eq(Array([back_b[u] for u in range(1, l)]
+                                               + [Const(0, r)])[riders["s"]])
+        return held_valid, held, held_b, held_t
+
     def _next_trip(self, core, e, ret, again, back_b, back_t):
         """The entry registers' next values: the returning coefficient's next trip (``again``)
         or a new coefficient from ``i_data``."""
@@ -386,8 +412,7 @@ class MixedRadixLoop(_MixedRadixCore):
         l = len(src)
         inputs = lanes(self.i_data, r, l)
         # the next trip's digit: b_{s+1}, a multiplier's output (none after the last digit)
-        next_bs = Mux(again, Array([back_b[u] for u in range(1, l)] + [Const(0, r)])[ret["s"]],
-                      inputs[0])
+        next_bs = Mux(again, back_b["next"], inputs[0])
         core.d.sync += e.bs.eq(next_bs)
         final = ret["s"] == l - 1  # the next trip is the last
         with core.If(again):
