@@ -14,8 +14,8 @@ digit subtracted modulo a smaller target prime is first reduced by conditional s
   per target, l − 1 + k multipliers (l for one target, Table 4.4) — and a coefficient makes
   l + 1 trips around a loop whose length L is the column latency (entry register, subtracter,
   multiplier, return register), padded (through the multiplier's spare stages) to a power of
-  two; L coefficients share the loop, so N
-  coefficients take N·(l+1) cycles + a constant (N >= L).
+  two; L coefficients share the loop, so N coefficients take N·(l+1) cycles + a constant
+  (N >= L).
 
 Each column has a fixed modulus (q_u or p_j) and a constant per iteration; the multipliers are
 the run-time-modulus Montgomery multipliers of :mod:`fhe_hw.arith.montgomery_dyn` with a
@@ -322,7 +322,7 @@ class MixedRadixLoop(_MixedRadixCore):
     registers hold the columns' products and the next trip's digit, already selected from
     them, so that the digit's multiplexer and its reduction modulo each target prime are two
     cycles (at l = k = 8 on the ECP5 the two in one cycle were the critical path); the
-    default ``mult_stages`` gives the multipliers one register less for it.
+    default ``mult_stages`` still pads the loop to a power of two.
 
     Ports: :func:`~fhe_hw.rns.common.core_signature`.
     """
@@ -411,7 +411,7 @@ class MixedRadixLoop(_MixedRadixCore):
         c, r, src, tgt = self._c, self._width, self._source, self._target
         l = len(src)
         inputs = lanes(self.i_data, r, l)
-        # the next trip's digit: b_{s+1}, a multiplier's output (none after the last digit)
+        # the next trip's digit: b_{s+1}, selected in the return register (0 after the last)
         next_bs = Mux(again, back_b["next"], inputs[0])
         core.d.sync += e.bs.eq(next_bs)
         final = ret["s"] == l - 1  # the next trip is the last
