@@ -683,7 +683,9 @@ _NO_PRODUCT = ("none: no product engine routed (two forward NTTs, a pointwise pr
                "inverse NTT)")
 _NO_DCRT_PRODUCT = ("none routed: rns-poly-product on these towers maps to more MULT18X18D or "
                     "DP16KD than the ECP5-85F has, even with b in evaluation form and one "
-                    "butterfly per engine (every engine holds its own banks and twiddle ROM)")
+                    "butterfly per engine (every engine holds its own banks and twiddle ROM, "
+                    "and each inverse engine also its negacyclic post-twist's ROM and one "
+                    "ModMul per lane)")
 
 
 def _poly_beside():
