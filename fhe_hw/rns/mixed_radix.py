@@ -388,22 +388,20 @@ class MixedRadixLoop(_MixedRadixCore):
 
     def _returned(self, core, beside, back_b, back_t):
         """The return registers of the columns' products (``back_b``, b_u by u; ``back_t``,
-        θ_j by j) and of ``beside`` = (valid, riders), the delay line's copy of their
-        coefficient's. Returns the registered (valid, riders, b_u by u with the next trip's
-        digit b_(s+1) as ``"next"``, 0 after the last digit; θ_j by j)."""
+        θ_j by j), beside ``beside`` = (valid, riders), the delay line's copy of their
+        coefficient's, one stage of :func:`~fhe_hw.lib.delay.delay`. Returns the registered
+        (valid, riders, b_u by u with the next trip's digit b_(s+1) as ``"next"``, 0 after the
+        last digit; θ_j by j)."""
         valid, riders = beside
-        r, l = self._width, len(self._source)
-        held = {name: Signal.like(value, name=f"ret_{name}") for name, value in riders.items()}
-        held_valid = Signal(name="ret_valid")
-        held_b = {u: Signal(r, name=f"ret_b{u}") for u in range(1, l)}
-        held_b["next"] = Signal(r, name="ret_bs")
-        held_t = [Signal(len(t), name=f"ret_t{j}") for j, t in enumerate(back_t)]
-        core.d.sync += [held_valid.eq(valid)] + [held[k].eq(v) for k, v in riders.items()]
-        core.d.sync += [held_b[u].eq(back_b[u]) for u in range(1, l)]
-        core.d.sync += [h.eq(t) for h, t in zip(held_t, back_t)]
-        core.d.sync += held_b["next"].eq(Array([back_b[u] for u in range(1, l)]
-                                               + [Const(0, r)])[riders["s"]])
-        return held_valid, held, held_b, held_t
+        l = len(self._source)
+        digits = [back_b[u] for u in range(1, l)] + [Const(0, self._width)]
+        ret_valid, ret = delay(core, 1, valid, **riders, next=Array(digits)[riders["s"]],
+                               **{f"b{u}": back_b[u] for u in range(1, l)},
+                               **{f"t{j}": t for j, t in enumerate(back_t)})
+        held_b = {u: ret.pop(f"b{u}") for u in range(1, l)}
+        held_b["next"] = ret.pop("next")
+        held_t = [ret.pop(f"t{j}") for j in range(len(back_t))]
+        return ret_valid, ret, held_b, held_t
 
     def _next_trip(self, core, e, ret, again, back_b, back_t):
         """The entry registers' next values: the returning coefficient's next trip (``again``)
