@@ -258,12 +258,13 @@ class RNSPolyExtend(FixedRun, Component):
         m.d.comb += [convert.i.payload.eq(operand), convert.i.valid.eq(held),
                      convert.o.ready.eq(1)]
         _write_results(m, results, convert.o, converted, W)
-        with m.If(advance & emitting):
-            m.d.sync += [self.o.valid.eq(on_hold), self.o.payload.eq(words[hold_tag])]
+        out_free, out_valid, out_payload = out = _output_register(m, self.o)
+        with m.If(emitting):
+            m.d.comb += [out_valid.eq(on_hold), out_payload.eq(words[hold_tag])]
 
         with m.FSM():
             with m.State("LOAD"):
-                took = _store_and_pass(m, self.i, self.o, loads, (tower, beat))
+                took = _store_and_pass(m, self.i, loads, (tower, beat), out)
                 with m.If(took):
                     m.d.sync += beat.eq(beat + 1)
                     with m.If(last_beat):
@@ -272,8 +273,6 @@ class RNSPolyExtend(FixedRun, Component):
                             m.d.sync += [issued.eq(0), converted.eq(0)]
                             m.next = "CONVERT"
             with m.State("CONVERT"):
-                with m.If(self.o.ready):                 # Q's last beat leaves
-                    m.d.sync += self.o.valid.eq(0)
                 m.d.comb += [converting.eq(1), advance.eq(~held | convert.i.ready),
                              read_addr.eq(issued // W)]
                 with m.If(advance):
@@ -288,7 +287,7 @@ class RNSPolyExtend(FixedRun, Component):
                 # (tower, beat) is the next beat to read; tower = L + K: all read, and the
                 # last beat is on o when the read ports and their registers hold none
                 done = self.o.valid & self.o.ready & (tower == L + K) & ~read & ~on_hold
-                m.d.comb += [emitting.eq(1), advance.eq(~self.o.valid | self.o.ready),
+                m.d.comb += [emitting.eq(1), advance.eq(out_free),
                              read_addr.eq(beat)]
                 with m.If(advance):
                     m.d.sync += [read.eq(tower < L + K), tag.eq(tower)]
@@ -310,15 +309,28 @@ def _memory(m, name, shape, depth, granularity=None):
     return mem.write_port(granularity=granularity), mem.read_port()
 
 
-def _store_and_pass(m, i, o, loads, at):
+def _output_register(m, o):
+    """The output register ``o`` (``valid``, ``payload``): it takes its next beat whenever it is
+    empty or its beat leaves. Returns (that condition, the next beat's valid and payload, comb
+    signals: an input beat while loading, none while converting, a read word while
+    emitting)."""
+    free = ~o.valid | o.ready
+    valid, payload = Signal(), Signal(o.payload.shape())
+    with m.If(free):
+        m.d.sync += [o.valid.eq(valid), o.payload.eq(payload)]
+    return free, valid, payload
+
+
+def _store_and_pass(m, i, loads, at, out):
     """Each beat taken from ``i`` written into the memory of ``loads`` of its tower and passed
-    on to ``o`` through the output register (Q's towers leave as they are stored); ``at`` =
-    (the beat's tower, its beat in the tower). Returns the comb signal: a beat taken."""
+    on through the output register, ``out`` = (free, next valid, next payload) of
+    :func:`_output_register` (Q's towers leave as they are stored); ``at`` = (the beat's
+    tower, its beat in the tower). Returns the comb signal: a beat taken."""
     tower, beat = at
+    free, valid, payload = out
     took = Signal()
-    m.d.comb += [i.ready.eq(~o.valid | o.ready), took.eq(i.valid & i.ready)]
-    with m.If(i.ready):
-        m.d.sync += [o.valid.eq(i.valid), o.payload.eq(i.payload)]
+    m.d.comb += [i.ready.eq(free), took.eq(i.valid & i.ready),
+                 valid.eq(i.valid), payload.eq(i.payload)]
     for j, (write, _) in enumerate(loads):
         m.d.comb += [write.addr.eq(beat), write.data.eq(i.payload),
                      write.en.eq(took & (tower == j))]
