@@ -194,6 +194,26 @@ def test_negacyclic_inverse_has_no_up_multiplier_and_post_multiplies_by_k_inv_ps
             for i, t in enumerate(N.negacyclic_post_twiddles(prm))] == [1] * 16
 
 
+@pytest.mark.parametrize("name,k", CASES)
+def test_gentleman_sande_inverse_equals_the_post_twisted_one_and_unscaled_k_times_it(name, k):
+    prm = ntt_params(name, k, negacyclic=True)
+    spectrum = [random.Random(f"gs:{name}:{k}").randrange(prm.p) for _ in range(k)]
+    want = N.ntt_radix2(spectrum, prm, inverse=True, negacyclic=True)
+    assert N.negacyclic_inverse_gs(spectrum, prm) == want
+    assert N.negacyclic_inverse_gs(spectrum, prm, scaled=False) == [v * k % prm.p for v in want]
+
+
+def test_gentleman_sande_table_is_psi_inverse_at_bit_reversed_exponents():
+    prm = ntt_params("solinas64", 16, negacyclic=True)
+    table, p = N.gs_table(prm), prm.p
+    assert [pow(prm.psi, N.bit_reverse(a, 4), p) * w % p for a, w in enumerate(table)] \
+        == [1, prm.k_inv] + [1] * 14
+    assert N.gs_table(prm, scaled=False)[1] * pow(prm.psi, 8, p) % p == 1
+    # Only the last stage multiplies the sum, by k^-1.
+    assert [{wu for wu, _ in N.gs_stage_twiddles(s, prm)} for s in range(4)] == \
+        [{None}] * 3 + [{prm.k_inv}]
+
+
 @st.composite
 def poly_pairs(draw):
     name = draw(st.sampled_from(list(MODULI)))

@@ -1,9 +1,11 @@
-"""The unified butterfly ([Cao14] Fig. 2) against its definition."""
+"""The unified butterfly ([Cao14] Fig. 2) and the Gentleman–Sande butterfly against the model's
+definitions."""
 
 import pytest
 from helpers import check_unit, rng_for
 
 from fhe_hw.arith import ModMulPlan
+from fhe_hw.model.ntt import butterfly, gs_butterfly
 from fhe_hw.ntt import Butterfly, ButterflyPlan
 from fhe_hw.params import MODULI, ntt_primes
 
@@ -19,9 +21,10 @@ def vectors(unit, *key, count=1000):
         v = {"up": up, "down": down, "w_down": unit.premultiply(w_down)}
         if unit.scale_up:
             v["w_up"] = unit.premultiply(w_up)
-            up = up * w_up % p
         ins.append(v)
-        expected.append({"up": (up + down * w_down) % p, "down": (up - down * w_down) % p})
+        form = gs_butterfly if unit.plan.form == "gs" else butterfly
+        expected.append(dict(zip(("up", "down"), form(up, down, w_up if unit.scale_up else None,
+                                                       w_down, p))))
     return ins, expected
 
 
@@ -31,6 +34,16 @@ def test_butterfly_computes_up_plus_minus_down_times_twiddle(modulus, scale_up):
     unit = Butterfly(modulus, scale_up=scale_up)
     ins, expected = vectors(unit, modulus, scale_up)
     check_unit(unit, ins, expected, label=f"Butterfly({modulus}, scale_up={scale_up})")
+
+
+@pytest.mark.parametrize("modulus", MODULI_ALL, ids=str)
+@pytest.mark.parametrize("scale_up", [False, True])
+def test_gentleman_sande_butterfly_multiplies_the_difference_a_cycle_after_the_sum(modulus,
+                                                                                  scale_up):
+    unit = Butterfly(modulus, scale_up=scale_up, form="gs")
+    assert unit.latency == unit._mul.latency + 1 == Butterfly(modulus).latency
+    ins, expected = vectors(unit, modulus, "gs", scale_up, count=300)
+    check_unit(unit, ins, expected, label=f"Butterfly({modulus}, form=gs, scale_up={scale_up})")
 
 
 @pytest.mark.parametrize("modulus", MODULI_ALL, ids=str)

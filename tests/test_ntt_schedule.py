@@ -5,7 +5,7 @@ the four-step plan ([Wang13] §IV-C), the latter executed against the model."""
 import pytest
 from ntt_helpers import assert_equal, random_poly
 
-from fhe_hw.model.ntt import ntt4096, ntt65536, stage_pairs
+from fhe_hw.model.ntt import gs_stage_twiddles, gs_table, ntt4096, ntt65536, stage_pairs
 from fhe_hw.ntt.schedule import (
     FOUR_STEP_PHASES,
     MAX_N,
@@ -26,7 +26,7 @@ from fhe_hw.ntt.schedule import (
     stage_window,
     twiddle_index,
 )
-from fhe_hw.params import SOLINAS64
+from fhe_hw.params import SOLINAS64, ntt_params
 
 # --- bank mapping and schedule ----------------------------------------------------------------
 
@@ -96,18 +96,29 @@ def test_twiddle_index_is_one_run_of_entries_per_stage():
         used = {twiddle_index(s, up, 8, inverse) for s in range(8)
                 for up, _ in stage_pairs(s, 256, inverse)}
         assert used == set(range(1, 256))
+    gs = {twiddle_index(s, up, 8, True, gs=True) for s in range(8)
+          for up, _ in stage_pairs(s, 256, True)}
+    assert gs == set(range(1, 256))
+
+
+def test_gentleman_sande_index_reads_the_model_twiddle_of_each_butterfly():
+    prm = ntt_params("general32", 64, negacyclic=True)
+    table = gs_table(prm)
+    for s in range(6):
+        assert [table[twiddle_index(s, up, 6, True, gs=True)] for up, _ in
+                stage_pairs(s, 64, True)] == [w for _, w in gs_stage_twiddles(s, prm)]
 
 
 def test_cycles_formula_for_65536():
     # 2·n/lanes + log2 n·(n/2P + latency + 2 + (read_stages - 1) + write_stages) + 3
-    # + read_stages + post; the defaults are read_stages = 3, write_stages = 1
+    # + read_stages; the defaults are read_stages = 3, write_stages = 1
     assert cycles(65536, 4, butterfly_latency=9) == 2 * 8192 + 16 * (8192 + 14) + 6
     assert cycles(65536, 4, butterfly_latency=9, write_stages=0) == \
         2 * 8192 + 16 * (8192 + 13) + 6
     assert cycles(65536, 4, butterfly_latency=9, read_stages=0) == \
         2 * 8192 + 16 * (8192 + 12) + 3
-    assert cycles(16, 8, butterfly_latency=7, post_latency=6, read_stages=1, write_stages=0) \
-        == 2 + 4 * (1 + 9) + 4 + 6
+    assert cycles(16, 8, butterfly_latency=7, read_stages=1, write_stages=0) \
+        == 2 + 4 * (1 + 9) + 4
 
 
 # --- four-step plan ([Wang13] §IV-C)

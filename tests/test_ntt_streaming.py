@@ -108,6 +108,23 @@ def test_simulated_cycles_equal_cycles(n, P, lanes, negacyclic, inverse):
     assert run.cycles == unit.cycles() == get_unit("ntt").cycles(params)
 
 
+@pytest.mark.parametrize("negacyclic", [True, False])
+def test_unscaled_inverse_is_n_times_the_inverse_without_up_multipliers(negacyclic):
+    """scaled=False leaves n^-1 to the caller: the output is n times the model's, and the
+    butterflies have no up-multiplier (the negacyclic inverse's Gentleman–Sande butterfly then
+    has the scaled one's latency; the cyclic Fig. 2 butterfly one cycle less)."""
+    kw = dict(butterflies=2, inverse=True, negacyclic=negacyclic)
+    unit = StreamingNTT(64, "general32", scaled=False, **kw)
+    scaled = StreamingNTT(64, "general32", **kw)
+    assert unit.cycles() == scaled.cycles() - 6 * (not negacyclic)
+    x = random_poly(unit.modulus, 64, "unscaled", True, negacyclic)
+    got, run = transform(unit, x)
+    p = unit.modulus
+    assert_equal(got, [v * 64 % p for v in ntt_radix2(x, unit.params, True, negacyclic)],
+                 "unscaled inverse")
+    assert run.cycles == unit.cycles()
+
+
 @pytest.mark.parametrize("inverse,negacyclic", [(False, True), (True, True), (True, False)])
 def test_tiled_engine_matches_model_in_the_same_cycles(inverse, negacyclic):
     kw = dict(butterflies=4, inverse=inverse, negacyclic=negacyclic)
@@ -121,12 +138,11 @@ def test_tiled_engine_matches_model_in_the_same_cycles(inverse, negacyclic):
 
 @pytest.mark.parametrize("inverse,negacyclic", [(False, False), (True, True)])
 def test_karatsuba_engine_matches_model_three_cycles_later_per_stage(inverse, negacyclic):
-    # The butterflies' ModMul (and the negacyclic inverse's post-multipliers) take three
-    # cycles more: each of the log2(64) = 6 stages drains three cycles later, and the
-    # post-multiplied unload once more.
+    # The butterflies' ModMuls take three cycles more: each of the log2(64) = 6 stages drains
+    # three cycles later.
     kw = dict(butterflies=4, inverse=inverse, negacyclic=negacyclic)
     unit = StreamingNTT(64, "solinas64", karatsuba=True, **kw)
-    added = 3 * 6 + 3 * (inverse and negacyclic)
+    added = 3 * 6
     assert unit.cycles() == StreamingNTT(64, "solinas64", **kw).cycles() + added
     x = random_poly(unit.modulus, 64, "karatsuba", inverse, negacyclic)
     got, run = transform(unit, x)
@@ -284,10 +300,12 @@ def test_no_bank_read_meets_a_write_of_its_address(n, P, inverse, negacyclic, re
 
 
 # Four butterflies (eight bank pairs and two twiddle-ROM copies) at 64 points in the slow suite;
-# the fast suite's inverse negacyclic row has the same post-twiddle ROMs at two.
+# the fast suite's inverse negacyclic rows (Gentleman–Sande, scaled and not) at two.
 @pytest.mark.parametrize("params", [{"n": 32, "butterflies": 2},
                                     {"n": 32, "butterflies": 2, "inverse": True,
                                      "negacyclic": True},
+                                    {"n": 32, "butterflies": 2, "inverse": True,
+                                     "negacyclic": True, "scaled": False},
                                     pytest.param({"n": 64, "butterflies": 4, "inverse": True,
                                                   "negacyclic": True}, marks=pytest.mark.slow),
                                     {"n": 32, "butterflies": 2, "karatsuba": True}])
@@ -305,10 +323,8 @@ def test_ecp5_form_matches_the_model_from_reset_in_icarus(params, tmp_path):
                             platform=OutOfContextPlatform("ecp5"),
                             libraries=[dp16kd_model(), mult18x18d_model()],
                             max_cycles=4 * unit.cycles())
-    n, P, lanes = unit.n, unit.butterflies, unit.lanes
+    n, P = unit.n, unit.butterflies
     roms = -(-P // 2) * dp16kd_shape(64, n)[1]                     # the twiddle ROM's copies
-    if unit.inverse and unit.negacyclic:
-        roms += lanes * dp16kd_shape(64, n // lanes)[1]            # the post-twiddle ROMs
     assert (tmp_path / "unit.v").read_text().count("DP16KD #(") == \
         2 * P * dp16kd_shape(64, n // (2 * P))[1] + roms
     assert result.outputs["o"] == vectors.expected["o"]
@@ -319,7 +335,10 @@ def test_properties_report_the_parameters():
     assert (unit.n, unit.butterflies, unit.lanes, unit.negacyclic, unit.inverse) == \
         (64, 2, 2, True, True)
     assert unit.modulus == MODULI["general32"].value
-    assert unit.post_latency > 0 and StreamingNTT(64).post_latency == 0
+    assert (unit.plan.butterfly.form, unit.plan.butterfly.up_multiplier) == ("gs", True)
+    assert StreamingNTT(64).plan.butterfly.form == "ct"
+    unscaled = StreamingNTTPlan(64, "general32", negacyclic=True, inverse=True, scaled=False)
+    assert not unscaled.butterfly.up_multiplier
 
 
 # --- bad parameters ------------------------------------------------------------------------------
@@ -447,7 +466,9 @@ def test_contract_describes_one_transform_only():
     ({"n": 64, "tiled": "yes"}, TypeError, "tiled must be a bool"),
     ({"n": 64, "mult_stages": -1}, ValueError, "mult_stages must be at least 0"),
     ({"n": 64, "read_stages": 5}, ValueError, "read_stages must be at most 4"),
-    ({"n": 64, "write_stages": 2}, ValueError, "write_stages must be at most 1")])
+    ({"n": 64, "write_stages": 2}, ValueError, "write_stages must be at most 1"),
+    ({"n": 64, "scaled": False}, ValueError, "scaled=False applies to the inverse only"),
+    ({"n": 64, "inverse": True, "scaled": 0}, TypeError, "scaled must be a bool")])
 def test_contract_rejects_what_the_engine_rejects(params, error, match):
     unit = get_unit("ntt")
     for fn in (unit.build, lambda **p: unit.cycles(p), lambda **p: unit.latency(p)):

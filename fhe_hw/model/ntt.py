@@ -17,7 +17,10 @@ difference), so one hardware pipeline serves both and a polynomial product needs
 The negacyclic transform (mod x^k + 1) merges ψ into the forward twiddles (no pre-multiplication);
 its inverse runs the same inverse stages without the k^-1 fold and ends with one multiplication
 by k^-1·ψ^-i per output, which a Fig. 2 butterfly cannot absorb (see
-:func:`negacyclic_post_twiddles`).
+:func:`negacyclic_post_twiddles`). The same inverse in Gentleman–Sande form (difference first,
+then the twiddle: :func:`gs_butterfly`) has ψ^-1 merged into its twiddles as OpenFHE's
+``InverseTransformFromBitReverseInPlace`` has (:func:`negacyclic_inverse_gs`): no
+post-multiplication, and k^-1 folded into its last stage or left out (``scaled=False``).
 
 The Wang–Huang transforms take and give natural order.
 """
@@ -38,7 +41,8 @@ from fhe_hw.params import (
 
 __all__ = [
     "dft", "idft", "bit_reverse", "bit_reversed", "butterfly", "stage_pairs", "stage_twiddles",
-    "negacyclic_post_twiddles", "stage", "ntt_radix2", "poly_mul_cyclic", "poly_mul_negacyclic",
+    "negacyclic_post_twiddles", "stage", "ntt_radix2", "gs_butterfly", "gs_table",
+    "gs_stage_twiddles", "negacyclic_inverse_gs", "poly_mul_cyclic", "poly_mul_negacyclic",
     "wang_huang_root", "wang_huang_params", "csa", "CarrySave", "normalise",
     "shift_ntt_carry_save", "shift_ntt", "shift_ntt64", "shift_ntt16", "four_step_twiddles",
     "FourStepTrace", "ntt4096_steps", "ntt4096", "ntt65536_steps", "ntt65536",
@@ -140,7 +144,7 @@ def stage_pairs(s, k, inverse=False):
     return [(b + j, b + j + h) for b in range(0, k, 2 * h) for j in range(h)]
 
 
-def stage_twiddles(s, params, inverse=False, negacyclic=False):
+def stage_twiddles(s, params, inverse=False, negacyclic=False, scaled=True):
     """(ω_up, ω_down) for each butterfly of stage s, in :func:`stage_pairs` order.
 
     Forward stage s splits block b, which holds a mod (x^(2h) - ζ^2), into a mod (x^h - ζ) and
@@ -149,7 +153,8 @@ def stage_twiddles(s, params, inverse=False, negacyclic=False):
     stage s is the decimation-in-time step with ω^(-j·k/2^(s+1)) for butterfly j of a block;
     in its last cyclic stage both multipliers fold in k^-1 ([Cao14] §3.2: ω̂^-1 = (kω)^-1). The
     negacyclic inverse leaves k^-1 to :func:`negacyclic_post_twiddles`. ω_up is ``None`` where
-    the butterfly does not multiply x_up. Raises for bad s, params or a missing ψ."""
+    the butterfly does not multiply x_up; ``scaled=False`` leaves k^-1 out of the cyclic
+    inverse too. Raises for bad s, params or a missing ψ."""
     _check_stage(s, params)
     if negacyclic and params.psi is None:
         raise ValueError("params must come from ntt_params(..., negacyclic=True) for a negacyclic "
@@ -159,7 +164,7 @@ def stage_twiddles(s, params, inverse=False, negacyclic=False):
         extra = pow(params.psi, step, p) if negacyclic else 1
         return [(None, pow(params.omega, bit_reverse(b // (2 * step), s) * step, p) * extra % p)
                 for b, _ in stage_pairs(s, k)]
-    last = s == params.log_k - 1 and not negacyclic
+    last = s == params.log_k - 1 and not negacyclic and scaled
     scale = params.k_inv if last else 1
     return [(scale if last else None, pow(params.omega_inv, j % (1 << s) * step, p) * scale % p)
             for j, _ in stage_pairs(s, k, inverse=True)]
@@ -172,6 +177,53 @@ def negacyclic_post_twiddles(params):
     both outputs) cannot apply, so it stays a post-multiplication and takes k^-1 with it."""
     p = params.p
     return [params.k_inv * pow(params.psi_inv, i, p) % p for i in range(params.k)]
+
+
+def gs_butterfly(x_up, x_down, w_up, w_down, p):
+    """The Gentleman–Sande butterfly: X_up = (x_up + x_down)·ω_up, X_down = (x_up - x_down)·ω_down
+    (mod p); ``w_up`` ``None`` where the unit does not multiply the sum (every stage but the
+    last of a scaled inverse). Operands and twiddles are residues mod p; raises otherwise."""
+    require_int("p", p, minimum=2)
+    _residues("operands", [x_up, x_down, w_down] + ([] if w_up is None else [w_up]), p)
+    total = (x_up + x_down) % p
+    return (total if w_up is None else total * w_up % p), (x_up - x_down) * w_down % p
+
+
+def gs_table(params, scaled=True):
+    """The k words of the Gentleman–Sande negacyclic inverse's twiddle table: word a is
+    ψ^-brv(a) (brv over log2 k bits; OpenFHE's ``rootOfUnityInverseTable``), word 1 (read only
+    by the last stage) times k^-1 when ``scaled``. Word 0 is never read."""
+    _check_params(params)
+    if params.psi is None:
+        raise ValueError(f"params must come from ntt_params(..., negacyclic=True), not {params!r}")
+    p, bits = params.p, params.log_k
+    table = [pow(params.psi_inv, bit_reverse(a, bits), p) for a in range(params.k)]
+    if scaled:
+        table[1] = table[1] * params.k_inv % p
+    return table
+
+
+def gs_stage_twiddles(s, params, scaled=True):
+    """(ω_up, ω_down) for each butterfly of stage s of the negacyclic inverse in
+    Gentleman–Sande form, in :func:`stage_pairs` (inverse) order: the butterfly whose upper
+    index is j reads :func:`gs_table` word k/2^(s+1) + (j >> (s+1)) (its block's); the last stage
+    of a ``scaled`` inverse also multiplies the sum by k^-1 (ω_up), else ω_up is ``None``."""
+    _check_stage(s, params)
+    table, step = gs_table(params, scaled), params.k >> (s + 1)
+    w_up = params.k_inv if scaled and s == params.log_k - 1 else None
+    return [(w_up, table[step + (j >> (s + 1))]) for j, _ in stage_pairs(s, params.k, True)]
+
+
+def negacyclic_inverse_gs(a, params, scaled=True):
+    """The negacyclic inverse of the bit-reversed spectrum ``a`` in Gentleman–Sande form
+    (:func:`gs_stage_twiddles`): :func:`ntt_radix2` (``inverse=True, negacyclic=True``) when
+    ``scaled``, k times it otherwise."""
+    out = _residues("a", a, params.p, params.k)
+    for s in range(params.log_k):
+        pairs = stage_pairs(s, params.k, inverse=True)
+        for (i, j), (w_up, w_down) in zip(pairs, gs_stage_twiddles(s, params, scaled)):
+            out[i], out[j] = gs_butterfly(out[i], out[j], w_up, w_down, params.p)
+    return out
 
 
 def stage(a, s, params, inverse=False, negacyclic=False):

@@ -1,4 +1,5 @@
-"""The unified FFT/IFFT butterfly: [Cao14] §3.2, Fig. 2 ([Cao13] Fig. 2(ii)).
+"""The unified FFT/IFFT butterfly: [Cao14] §3.2, Fig. 2 ([Cao13] Fig. 2(ii)), and the
+Gentleman–Sande butterfly of a negacyclic inverse with ψ^-1 merged into its twiddles.
 
 X_up = x_up·ω_up + x_down·ω_down and X_down = x_up·ω_up - x_down·ω_down (mod p). The product
 x_down·ω_down is made in every stage; x_up·ω_up only in the last inverse stage, where
@@ -12,6 +13,14 @@ A fully parallel transform ([Cao14] §3.2) knows every twiddle when it is built:
 multiplier in a butterfly is implemented using a bit-shift operation" ([Cao14] §3.2), and the same
 holds for powers of two (and sums of two of them) modulo 2^64 - 2^32 + 1 ([Wang13] §III-B); other
 constants use a ModMul with a constant operand.
+
+``form="gs"`` (run-time twiddles) is the Gentleman–Sande butterfly, difference first:
+X_up = (x_up + x_down)·ω_up and X_down = (x_up - x_down)·ω_down
+(:func:`fhe_hw.model.ntt.gs_butterfly`). Its sum and difference are one carry chain each
+(:func:`~fhe_hw.arith.modadd.add_parallel`, :func:`~fhe_hw.arith.modadd.sub_parallel`) into a
+register before the multipliers, whose own output registers end the unit: the latency is the
+multiplier's plus one, as the Fig. 2 butterfly's without the up-multiplier. Without
+``scale_up`` the sum waits for the product in a delay line.
 """
 
 from dataclasses import dataclass, field
@@ -20,7 +29,7 @@ from amaranth import Module
 
 from ..arith import ModMul, ModMulPlan
 from ..arith.dsp import DSP_WIDTH
-from ..arith.modadd import add_select, operand_layout, sub_select
+from ..arith.modadd import add_parallel, add_select, operand_layout, sub_parallel, sub_select
 from ..arith.pipeline import (
     FixedLatencyUnit,
     Stages,
@@ -33,7 +42,10 @@ from ..params import get_modulus, require_int
 from ..plan import Plan, param
 from .shift import MULTIPLIERS, ConstMul
 
-__all__ = ["Butterfly", "ButterflyPlan"]
+__all__ = ["Butterfly", "ButterflyPlan", "FORMS"]
+
+#: The butterflies: the Fig. 2 (Cooley–Tukey) one and the Gentleman–Sande one.
+FORMS = ("ct", "gs")
 
 
 @dataclass(frozen=True)
@@ -76,6 +88,9 @@ class ButterflyPlan(Plan):
         MULT18X18D instead of 16 at 64 bits (default False).
     reducer : str
         The ModMuls' reducer (default ``auto``).
+    form : str
+        ``"ct"``, the Fig. 2 butterfly (default), or ``"gs"``, the Gentleman–Sande butterfly
+        (run-time twiddles only; module docstring).
     mult_latency : int or None
         Constant twiddles only: pad the multipliers to this latency, so that butterflies of one
         stage with different twiddles stay aligned (default: their own).
@@ -107,6 +122,7 @@ class ButterflyPlan(Plan):
                              range=(2, DSP_WIDTH), kw_only=True)
     karatsuba: bool = karatsuba_param()
     reducer: str = field(default="auto", kw_only=True)
+    form: str = field(default="ct", kw_only=True)
     mult_latency: int | None = field(default=None, kw_only=True)
     up_multiplier: bool = field(init=False, repr=False, compare=False)
     mult_latency_resolved: int = field(init=False, repr=False, compare=False)
@@ -114,6 +130,10 @@ class ButterflyPlan(Plan):
     def __post_init__(self):
         super().__post_init__()
         mod = get_modulus(self.modulus)
+        if self.form not in FORMS:
+            raise ValueError(f"form must be one of {', '.join(FORMS)}, not {self.form!r}")
+        if self.form == "gs" and self.twiddle is not None:
+            raise ValueError("form 'gs' needs run-time twiddles, not a constant twiddle")
         if self.twiddle is None:
             self._run_time_twiddles(mod)
         else:
@@ -169,7 +189,10 @@ class ButterflyPlan(Plan):
 
     @property
     def latency(self):
-        """The multipliers' latency plus :func:`add_latency`."""
+        """The multipliers' latency plus :func:`add_latency` (plus one, the sum and difference's
+        register, for the Gentleman–Sande form)."""
+        if self.form == "gs":
+            return self.mult_latency_resolved + 1
         return self.mult_latency_resolved + add_latency(self.up_multiplier, self.fast_add)
 
 
@@ -259,8 +282,36 @@ class Butterfly(FixedLatencyUnit):
                              "constant twiddles")
         return self._mul.premultiply(twiddle)
 
+    def _gentleman_sande(self, m):
+        """X_up = (x_up + x_down)·ω_up, X_down = (x_up - x_down)·ω_down: the sum and the
+        difference registered with the twiddles, then the multipliers (module docstring)."""
+        x, p, width = self.i.payload, self._modulus.value, self._modulus.bits
+        st = Stages(m, self.i.valid)
+        st.ride(w_down=x.w_down, **({"w_up": x.w_up} if self.plan.scale_up else {}))
+        total, diff = st.cut(add_parallel(x.up, x.down, p, width),
+                             sub_parallel(x.up, x.down, p, width))
+        m.submodules.mul = mul = self._mul
+        m.d.comb += [mul.i.payload.a.eq(diff), mul.i.payload.b.eq(st["w_down"]),
+                     mul.i.valid.eq(st.valid)]
+        if self.plan.scale_up:
+            m.submodules.mul_up = mul_up = self._mul_up
+            m.d.comb += [mul_up.i.payload.a.eq(total), mul_up.i.payload.b.eq(st["w_up"]),
+                         mul_up.i.valid.eq(st.valid)]
+            total = mul_up.o.payload
+        else:
+            wait = Stages(m, st.valid)
+            wait.ride(total=total)
+            for _ in range(self._mul.latency):
+                wait.cut()
+            total = wait["total"]
+        m.d.comb += [self.o.payload.up.eq(total), self.o.payload.down.eq(mul.o.payload),
+                     self.o.valid.eq(mul.o.valid)]
+        return m
+
     def elaborate(self, platform):
         m = Module()
+        if self.plan.form == "gs":
+            return self._gentleman_sande(m)
         x = self.i.payload
         const = self.plan.twiddle is not None
         m.submodules.mul = mul = self._mul

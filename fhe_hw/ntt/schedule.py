@@ -94,10 +94,13 @@ def crossbar_position(k, u):
     return (_delete_bit(k, u) << 1) | ((k >> u) & 1)
 
 
-def twiddle_index(s, up, log_n, inverse):
+def twiddle_index(s, up, log_n, inverse, gs=False):
     """ROM address of the twiddle of the butterfly with upper index ``up`` in stage s: 2^s plus
     the block number (forward) or the position in the block (inverse), so every stage's
-    distinct twiddles are one contiguous run of 2^s entries."""
+    distinct twiddles are one contiguous run of 2^s entries; with ``gs`` (the Gentleman–Sande
+    negacyclic inverse, :func:`fhe_hw.model.ntt.gs_table`), n/2^(s+1) plus the block number."""
+    if gs:
+        return (1 << (log_n - s - 1)) + (up >> (s + 1))
     if inverse:
         return (1 << s) + (up & ((1 << s) - 1))
     return (1 << s) + (up >> (log_n - s))
@@ -127,21 +130,20 @@ def schedule(n, butterflies, inverse=False):
     return stages
 
 
-def cycles(n, butterflies=1, *, lanes=None, butterfly_latency, post_latency=0,
-           read_stages=READ_STAGES, write_stages=WRITE_STAGES):
+def cycles(n, butterflies=1, *, lanes=None, butterfly_latency, read_stages=READ_STAGES,
+           write_stages=WRITE_STAGES):
     """Exact cycles from the first input transfer to the last output transfer of one transform
     with always-valid input and always-ready output: 2·n/lanes (load and unload) +
     log2(n)·(n/(2P) + butterfly_latency + 2 + D + W) (stages and their pipeline drains) +
-    3 + read_stages (memory read, the read path's registers, crossbar register, output FIFO) +
-    post_latency (the negacyclic inverse's post-multiplier, else 0). ``lanes`` defaults to 2P;
+    3 + read_stages (memory read, the read path's registers, crossbar register, output FIFO).
+    ``lanes defaults to 2P;
     ``read_stages`` (:data:`READ_STAGES` by default) is the number of registers on the read
     path: the first registers the bank read addresses, which delays reads and write-backs
     alike and so adds no drain, the others (D = read_stages - 1 of them) sit after the banks
     and lengthen every stage's drain; the W = ``write_stages`` registers (:data:`WRITE_STAGES`
     by default) on the write-back path lengthen every stage's drain too."""
     return period(n, butterflies, lanes=lanes, butterfly_latency=butterfly_latency,
-                  read_stages=read_stages, write_stages=write_stages) + 3 + read_stages \
-        + post_latency
+                  read_stages=read_stages, write_stages=write_stages) + 3 + read_stages
 
 
 def period(n, butterflies=1, *, lanes=None, butterfly_latency, read_stages=READ_STAGES,
@@ -150,7 +152,7 @@ def period(n, butterflies=1, *, lanes=None, butterfly_latency, read_stages=READ_
     (always-valid input, always-ready output): 2·n/lanes (load and unload) +
     log2(n)·(n/(2P) + butterfly_latency + 2 + D + W) (stages and their drains). The next load
     starts once the last output read has been issued, so :func:`cycles` is this plus the read
-    path, the output FIFO and the post-multiplier."""
+    path and the output FIFO."""
     lanes = 2 * butterflies if lanes is None else lanes
     log_n = n.bit_length() - 1
     drain = butterfly_latency + 2 + max(read_stages - 1, 0) + write_stages

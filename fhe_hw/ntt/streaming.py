@@ -18,15 +18,17 @@ and one read port each, depth n/B). A transform is three phases:
    W = ``write_stages`` registers on the write-back path), then idles that many cycles so that
    the next stage reads only finished results;
 3. *unload*: n/lanes output beats in index order, through an output FIFO that absorbs
-   back-pressure (reads are issued only against free FIFO credits), with the negacyclic
-   inverse's k^-1·ψ^-i post-multiplication (:func:`fhe_hw.model.ntt.negacyclic_post_twiddles`)
-   on the way out.
+   back-pressure (reads are issued only against free FIFO credits).
 
 Data order and twiddles are those of :func:`fhe_hw.model.ntt.ntt_radix2`: forward takes natural
 order and returns the bit-reversed spectrum, the inverse the reverse, so a polynomial product
 needs no reordering. The negacyclic forward transform has ψ merged into its twiddles (the
-"pre-twist" costs nothing); its inverse post-twists each output by k^-1·ψ^-i. The twiddle ROM is
-built from :func:`fhe_hw.model.ntt.stage_twiddles`, the same function the model uses.
+"pre-twist" costs nothing). The negacyclic inverse runs Gentleman–Sande butterflies with ψ^-1
+merged into theirs (:func:`fhe_hw.model.ntt.negacyclic_inverse_gs`, OpenFHE's form): no
+post-multiplication, and k^-1 folded into its last stage (the butterflies' up-multipliers) or,
+with ``scaled=False``, left to the caller (a product folds it into its point-wise constant).
+The twiddle ROM is built from the model's functions (:func:`~fhe_hw.model.ntt.stage_twiddles`,
+:func:`~fhe_hw.model.ntt.gs_table`).
 
 Bank mapping (conflict freedom)
 -------------------------------
@@ -45,11 +47,10 @@ distinct banks. :func:`schedule` gives the issue order, and the tests check both
 every supported (n, P).
 
 Cycle count (always-valid input, always-ready output), first input to last output:
-``cycles = 2·n/lanes + log2(n)·(n/(2P) + Butterfly.latency + 2 + D + W) + 3 + R + post``,
-with R = ``read_stages``, D = max(R - 1, 0), W = ``write_stages`` and post the ModMul latency
-for the negacyclic inverse and 0 otherwise (:func:`cycles`). Throughput: one transform every
-``2·n/lanes + log2(n)·(n/(2P) + Butterfly.latency + 2 + D + W)`` cycles (the next load starts
-as soon as the last output read has been issued).
+``cycles = 2·n/lanes + log2(n)·(n/(2P) + Butterfly.latency + 2 + D + W) + 3 + R``,
+with R = ``read_stages``, D = max(R - 1, 0) and W = ``write_stages`` (:func:`cycles`).
+Throughput: one transform every ``2·n/lanes + log2(n)·(n/(2P) + Butterfly.latency + 2 + D +
+W)`` cycles (the next load starts as soon as the last output read has been issued).
 
 Read pipeline (``read_stages`` R, 0 to 4, default 3), its registers in the order they are
 added:
@@ -83,10 +84,9 @@ one cycle to every stage's drain. Loading enters after it and is not delayed.
 A read issued at cycle c reaches the banks at c + min(R, 1), leaves them one cycle later and
 is in the crossbar register (the butterflies' registered operands) at c + 2 + R. The twiddle
 ROM's address is delayed to match and its output registered (R >= 2: the ROM's own output
-register, :class:`~fhe_hw.lib.bram.RegisteredROM`, the DP16KD's on the ECP5); the
-negacyclic inverse's post-twiddle ROMs are read R cycles after issue, through their output
-register. Every added register is written before it is read: its contents reach an output or
-a bank only under a valid bit that starts at 0 on reset.
+register, :class:`~fhe_hw.lib.bram.RegisteredROM`, the DP16KD's on the ECP5). Every added
+register is written before it is read: its contents reach an output or a bank only under a
+valid bit that starts at 0 on reset.
 
 Crossbars (pair structure)
 --------------------------
@@ -114,7 +114,6 @@ from amaranth.lib import data, stream
 from amaranth.lib.fifo import SyncFIFO
 from amaranth.lib.wiring import In, Out
 
-from ..arith import ModMul, ModMulPlan
 from ..arith.pipeline import (
     KEEP,
     karatsuba_param,
@@ -125,7 +124,7 @@ from ..arith.pipeline import (
 from ..component import Component, FixedRun
 from ..lib.bram import RegisteredRAM, RegisteredROM
 from ..lib.delay import register_delay
-from ..model.ntt import negacyclic_post_twiddles, stage_pairs, stage_twiddles
+from ..model.ntt import gs_table, stage_pairs, stage_twiddles
 from ..params import Modulus, NTTParams, get_modulus, ntt_params, require_power_of_two
 from ..plan import StreamPlan, param
 from .butterfly import Butterfly, ButterflyPlan
@@ -169,7 +168,11 @@ class StreamingNTTPlan(StreamPlan):
     negacyclic : bool
         The transform mod x^n + 1.
     inverse : bool
-        The inverse transform (n^-1 folded in).
+        The inverse transform (n^-1 folded in unless ``scaled`` is False).
+    scaled : bool
+        The inverse's n^-1 (default True); False: the inverse's output is n times the
+        transform's, for a caller that folds n^-1 into a constant of its own, and its
+        butterflies have no up-multiplier.
     mult_stages : int or None
         Registers in every :class:`~fhe_hw.arith.ModMul` 's multiplier (butterflies and
         post-multipliers; default None, ModMul's own).
@@ -202,10 +205,11 @@ class StreamingNTTPlan(StreamPlan):
         The roots the engine computes with.
     lanes_resolved : int
         The coefficients per beat in use.
+    butterfly : ButterflyPlan
+        The butterflies' plan: Gentleman–Sande for the negacyclic inverse, else Fig. 2; with
+        the up-multiplier for a scaled inverse.
     butterfly_latency : int
-        The butterflies' latency (:class:`~fhe_hw.ntt.butterfly.ButterflyPlan`).
-    post_latency : int
-        The negacyclic inverse's post-multiplier's latency, else 0.
+        The butterflies' latency.
     """
 
     n: int = param(help="transform size (power of two, 16..65536)", cli_default=1024)
@@ -215,6 +219,10 @@ class StreamingNTTPlan(StreamPlan):
                               kw_only=True)
     negacyclic: bool = param(False, help="transform mod x^n + 1", kw_only=True)
     inverse: bool = param(False, help="inverse transform (n^-1 folded in)", kw_only=True)
+    # cli_default None: left out of a generated file's header unless given.
+    scaled: bool = param(True, help="the inverse's n^-1 (true/false, default true); false: the "
+                         "output n times the inverse, no up-multipliers", cli_default=None,
+                         kw_only=True)
     mult_stages: int | None = mult_stages_param()
     tiled: bool = tiled_param()
     read_stages: int = param(READ_STAGES, help="registers on the read path: 0, 1 (read "
@@ -232,8 +240,8 @@ class StreamingNTTPlan(StreamPlan):
     modulus_resolved: Modulus = field(init=False, repr=False, compare=False)
     roots: NTTParams = field(init=False, repr=False, compare=False)
     lanes_resolved: int = field(init=False, repr=False, compare=False)
+    butterfly: ButterflyPlan = field(init=False, repr=False, compare=False)
     butterfly_latency: int = field(init=False, repr=False, compare=False)
-    post_latency: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         super().__post_init__()
@@ -260,14 +268,14 @@ class StreamingNTTPlan(StreamPlan):
         if (self.root, self.psi, self.omega) != (None, None, None):
             roots = ntt_params(mod, n, negacyclic=self.negacyclic, root=self.root,
                                psi=self.psi, omega=self.omega)
-        multiplier = dict(reducer=self.reducer, mult_stages=self.mult_stages, tiled=self.tiled,
-                          karatsuba=self.karatsuba)
-        bf_latency = ButterflyPlan(mod, scale_up=self.inverse and not self.negacyclic,
-                                   **multiplier).latency
-        post_latency = ModMulPlan(mod, **multiplier).latency \
-            if self.inverse and self.negacyclic else 0
-        self._set(modulus_resolved=mod, roots=roots, lanes_resolved=lanes,
-                  butterfly_latency=bf_latency, post_latency=post_latency)
+        if not self.scaled and not self.inverse:
+            raise ValueError("scaled=False applies to the inverse only, not with inverse=False")
+        butterfly = ButterflyPlan(mod, scale_up=self.inverse and self.scaled,
+                                  form="gs" if self.inverse and self.negacyclic else "ct",
+                                  reducer=self.reducer, mult_stages=self.mult_stages,
+                                  tiled=self.tiled, karatsuba=self.karatsuba)
+        self._set(modulus_resolved=mod, roots=roots, lanes_resolved=lanes, butterfly=butterfly,
+                  butterfly_latency=butterfly.latency)
 
     @property
     def input_beats(self):
@@ -280,8 +288,8 @@ class StreamingNTTPlan(StreamPlan):
         """Exact cycles of one transform, first input to last output
         (:func:`~fhe_hw.ntt.schedule.cycles`)."""
         return cycles(self.n, self.butterflies, lanes=self.lanes_resolved,
-                      butterfly_latency=self.butterfly_latency, post_latency=self.post_latency,
-                      read_stages=self.read_stages, write_stages=self.write_stages)
+                      butterfly_latency=self.butterfly_latency, read_stages=self.read_stages,
+                      write_stages=self.write_stages)
 
     def period(self):
         """Cycles from one transform's first input to the next one's, back to back
@@ -440,8 +448,7 @@ class StreamingNTT(FixedRun, Component):
 
     The cycles of a transform are :meth:`cycles` (:func:`~fhe_hw.ntt.schedule.cycles`; the
     plan's, without building the engine). Storage: 2P banks of n/(2P) words (:attr:`banks`), one
-    twiddle ROM of n words with P read ports, n post-twiddles for the negacyclic inverse (a
-    ROM of n/lanes words per lane); on an ECP5 all of them DP16KDs with their own output
+    twiddle ROM of n words with P read ports; on an ECP5 all of them DP16KDs with their own output
     register (:mod:`fhe_hw.lib.bram`), at most 16384 words each: ``ValueError`` when
     elaborated for one with n above that (n = 32768 and 65536, which would not fit the
     LFE5U-85F's block RAM anyway: the twiddle ROM and the banks alone are 4n·64 bits).
@@ -456,8 +463,8 @@ class StreamingNTT(FixedRun, Component):
     i, o : stream.Signature(data.ArrayLayout(unsigned(m), lanes))
         m = modulus bits, n/lanes beats per transform, coefficients in index order (lane 0
         first). Forward: natural order in, bit-reversed spectrum out; inverse: the reverse,
-        scaled by n^-1 (exactly :func:`fhe_hw.model.ntt.ntt_radix2` with :attr:`params`, from
-        :func:`fhe_hw.params.ntt_params`).
+        scaled by n^-1 unless ``scaled`` is False (exactly :func:`fhe_hw.model.ntt.ntt_radix2`
+        with :attr:`params`, from :func:`fhe_hw.params.ntt_params`; n times it unscaled).
     """
 
     def __init__(self, *args, **kw):
@@ -467,18 +474,11 @@ class StreamingNTT(FixedRun, Component):
         self._read_stages, self._write_stages = plan.read_stages, plan.write_stages
         self._negacyclic, self._inverse, self._params = plan.negacyclic, plan.inverse, plan.roots
         self._mod, self._n, self._p, self._lanes = mod, n, butterflies, lanes
-        multiplier = dict(mult_stages=plan.mult_stages, tiled=plan.tiled,
-                          karatsuba=plan.karatsuba)
-        self._bfs = [Butterfly(mod, scale_up=plan.inverse and not plan.negacyclic,
-                               reducer=plan.reducer, **multiplier)
-                     for _ in range(butterflies)]
+        self._bfs = [Butterfly(plan.butterfly) for _ in range(butterflies)]
         # The banks; the output register (read_stages >= 2) is the RAM's own.
         self._banks = [RegisteredRAM(mod.bits, n // (2 * butterflies),
                                      output_reg=_read_split(plan.read_stages)[1] >= 1)
                        for _ in range(2 * butterflies)]
-        self._post = [ModMul(mod, plan.reducer, **multiplier)
-                      for _ in range(lanes)] \
-            if plan.inverse and plan.negacyclic else []
         layout = data.ArrayLayout(unsigned(mod.bits), lanes)
         super().__init__({"i": In(stream.Signature(layout)), "o": Out(stream.Signature(layout))})
 
@@ -527,11 +527,6 @@ class StreamingNTT(FixedRun, Component):
         """Latency of the butterflies."""
         return self._bfs[0].latency
 
-    @property
-    def post_latency(self):
-        """Latency of the negacyclic inverse's post-multiplier (0 when there is none)."""
-        return self._post[0].latency if self._post else 0
-
     def cycles(self):
         """Exact cycles of one transform, first input to last output (the plan's
         :meth:`~StreamingNTTPlan.cycles`)."""
@@ -546,12 +541,17 @@ class StreamingNTT(FixedRun, Component):
     def twiddle_rom(self):
         """The twiddle ROM (before ``premultiply``): entry
         :func:`~fhe_hw.ntt.schedule.twiddle_index` holds ω_down of the butterflies of that
-        stage and block, taken from :func:`~fhe_hw.model.ntt.stage_twiddles`."""
+        stage and block, taken from :func:`~fhe_hw.model.ntt.stage_twiddles`; the negacyclic
+        inverse's is :func:`~fhe_hw.model.ntt.gs_table`, which its stages index the same way
+        (``gs``)."""
         n, log_n, inv, neg = self._n, self._params.log_k, self._inverse, self._negacyclic
+        if inv and neg:
+            return gs_table(self._params, self.plan.scaled)
         rom = [0] * n
         for s in range(log_n):
             for (up, _), (_, w_down) in zip(stage_pairs(s, n, inv),
-                                            stage_twiddles(s, self._params, inv, neg)):
+                                            stage_twiddles(s, self._params, inv, neg,
+                                                           self.plan.scaled)):
                 idx = twiddle_index(s, up, log_n, inv)
                 if rom[idx] not in (0, w_down):
                     raise RuntimeError(f"twiddle_index({s}, {up}) = {idx} holds two twiddles, "
@@ -578,7 +578,7 @@ class StreamingNTT(FixedRun, Component):
                                                    load_next, fold_next)
         self._bank_writes(m, banks, outs, wen, waddr, wsw, wu,
                           ctl.loading, load_go, fold, beat_addr)
-        self._unload(m, unload_go, crossbar, ctl.beat, fifo)
+        self._unload(m, unload_go, crossbar, fifo)
         m.d.comb += [ctl.load_go.eq(load_go), ctl.unload_go.eq(unload_go),
                      ctl.last_beat.eq(last_beat)]
         return m
@@ -615,7 +615,7 @@ class StreamingNTT(FixedRun, Component):
 
         # Unload credits: beats issued and not yet taken from the output FIFO.
         unload_go, fifo = output_fifo(m, self.o, self._mod.bits * self._lanes,
-                                      2 + self._read_stages + self.post_latency, ctl.unloading)
+                                      2 + self._read_stages, ctl.unloading)
 
         a = _read_split(self._read_stages)[0]
         for k, bank in enumerate(banks):
@@ -709,7 +709,10 @@ class StreamingNTT(FixedRun, Component):
                     for q in range(P):
                         k_up = Const(crossbar_bank(2 * q, u), b) | xsw
                         up = _window_index(c, w, cf, k_up, b)
-                        block = up[:s] if inverse else up[log_n - s:]
+                        if self._negacyclic and inverse:    # twiddle_index(..., gs=True)
+                            block = up[s + 1:]
+                        else:
+                            block = up[:s] if inverse else up[log_n - s:]
                         m.d.comb += tw_addr[q].eq(Cat(block, Const(1, 1)))
         a, d = _read_split(self._read_stages)
         for q in range(P):
@@ -800,28 +803,9 @@ class StreamingNTT(FixedRun, Component):
                 m.d.comb += [bank.w_en.eq(load_go & (lane[log_lanes:] == 0)),
                              bank.w_addr.eq(beat_addr)]
 
-    def _unload(self, m, unload_go, crossbar, beat, fifo):
+    def _unload(self, m, unload_go, crossbar, fifo):
         """Unload: banks to lanes through the read crossbar (its register holds lane j at
-        position j 2 + ``read_stages`` cycles after the read is issued), the negacyclic
-        inverse's post-twist (its ROM read ``read_stages`` cycles after issue, then registered),
-        the output FIFO."""
-        lanes, width = self._lanes, self._mod.bits
-        rs = self._read_stages
-        lane_valid = register_delay(m, unload_go, 2 + rs, "unload")
-        lane_data = crossbar[:lanes]
-        out_valid = lane_valid
-        if self._post:
-            beat_r = register_delay(m, beat, rs, "post_beat")
-            post = negacyclic_post_twiddles(self._params)
-            mul0 = self._post[0]
-            for lane, mul in enumerate(self._post):
-                prom = RegisteredROM(width, [mul0.premultiply(post[j * lanes + lane])
-                                             for j in range(self._n // lanes)], output_reg=True)
-                m.submodules[f"post_rom{lane}"] = prom
-                m.submodules[f"post{lane}"] = mul
-                m.d.comb += [prom.ports[0].r_addr.eq(beat_r),
-                             mul.i.payload.a.eq(lane_data[lane]),
-                             mul.i.payload.b.eq(prom.ports[0].r_data), mul.i.valid.eq(lane_valid)]
-                lane_data[lane] = mul.o.payload
-            out_valid = self._post[0].o.valid
-        m.d.comb += [fifo.w_en.eq(out_valid), fifo.w_data.eq(Cat(*lane_data))]
+        position j 2 + ``read_stages`` cycles after the read is issued), then the output
+        FIFO."""
+        lane_valid = register_delay(m, unload_go, 2 + self._read_stages, "unload")
+        m.d.comb += [fifo.w_en.eq(lane_valid), fifo.w_data.eq(Cat(*crossbar[:self._lanes]))]

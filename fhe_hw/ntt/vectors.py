@@ -17,9 +17,9 @@ DEMO = [("butterfly", "solinas64", {"modulus": "solinas64"}),
 
 @register_vectors("butterfly")
 def _butterfly_vectors(unit, rng, count):
-    """(up, down, ω_down[, ω_up]) at 0, p - 1 and random residues; the outputs
-    up' ± down·ω_down with up' = up·ω_up when the unit scales ``up`` (constant twiddles are the
-    unit's own)."""
+    """(up, down, ω_down[, ω_up]) at 0, p - 1 and random residues; the outputs those of
+    :func:`fhe_hw.model.ntt.butterfly` or :func:`~fhe_hw.model.ntt.gs_butterfly` (the unit's
+    form), ω_up None when the unit does not scale (constant twiddles are the unit's own)."""
     p = unit.modulus
     raw = [(p - 1,) * 4, (0,) * 4, (1, p - 1, 1, 1)]
     raw += [tuple(rng.randrange(p) for _ in range(4)) for _ in range(count)]
@@ -35,9 +35,11 @@ def _butterfly_vectors(unit, rng, count):
                 beat["w_up"] = unit.premultiply(w_up)
             else:
                 w_up = unit.twiddle_up
-            up = up * w_up % p
+        else:
+            w_up = None
         inputs.append(beat)
-        expected.append({"up": (up + down * w_down) % p, "down": (up - down * w_down) % p})
+        form = model.gs_butterfly if unit.plan.form == "gs" else model.butterfly
+        expected.append(dict(zip(("up", "down"), form(up, down, w_up, w_down, p))))
     return Vectors({"i": inputs}, {"o": expected}, {"count": len(inputs)})
 
 
@@ -74,10 +76,17 @@ def _transform(model_fn, unit, rng):
 
 @register_vectors("ntt", small={"n": 16})
 def _ntt_vectors(unit, rng, count):
-    """:class:`~fhe_hw.ntt.StreamingNTT` against :func:`fhe_hw.model.ntt.ntt_radix2`.
-    ``count`` is unused: a transform has n coefficients."""
-    return _transform(lambda x: model.ntt_radix2(x, unit.params, unit.inverse, unit.negacyclic),
-                      unit, rng)
+    """:class:`~fhe_hw.ntt.StreamingNTT` against :func:`fhe_hw.model.ntt.ntt_radix2` (n times
+    it for an unscaled inverse). ``count`` is unused: a transform has n coefficients."""
+    return _transform(lambda x: engine_model(unit.plan, x), unit, rng)
+
+
+def engine_model(plan, x):
+    """What a :class:`~fhe_hw.ntt.StreamingNTT` of ``plan`` makes of ``x``:
+    :func:`fhe_hw.model.ntt.ntt_radix2` with its roots, times n for an inverse that is not
+    ``scaled``."""
+    out = model.ntt_radix2(x, plan.roots, plan.inverse, plan.negacyclic)
+    return out if plan.scaled else [v * plan.n % plan.roots.p for v in out]
 
 
 @register_vectors("four-step-ntt", small={"n": 4096})
