@@ -5,20 +5,24 @@ import random
 import re
 
 import pytest
+from amaranth import Module
+from amaranth.lib import stream
+from amaranth.lib.wiring import In, Out, connect, flipped
 from ecp5_models import dp16kd_model, mult18x18d_model
 from helpers import alternating_slow, rng_for, slow_except
 from ntt_helpers import assert_equal, random_poly, transform, transforms_back_to_back
 
 from fhe_hw.arith import ModMul, ModMulPlan
+from fhe_hw.component import Component
 from fhe_hw.flow.synth import OutOfContextPlatform
 from fhe_hw.lib.bram import dp16kd_shape
 from fhe_hw.model.ntt import ntt_radix2
 from fhe_hw.ntt import Butterfly, ButterflyPlan, StreamingNTT
 from fhe_hw.ntt.schedule import MAX_N, MIN_N
-from fhe_hw.ntt.streaming import StreamingNTTPlan
+from fhe_hw.ntt.streaming import StreamingNTTPlan, shared_twiddle_rom
 from fhe_hw.params import MODULI, ntt_params, ntt_primes
 from fhe_hw.sim.icarus import require_iverilog, run_from_reset
-from fhe_hw.sim.pysim import run_fixed_latency
+from fhe_hw.sim.pysim import run_fixed_latency, run_stream
 from fhe_hw.sim.vectors import vectors_for
 from fhe_hw.units import get_unit
 
@@ -123,6 +127,67 @@ def test_unscaled_inverse_is_n_times_the_inverse_without_up_multipliers(negacycl
     assert_equal(got, [v * 64 % p for v in ntt_radix2(x, unit.params, True, negacyclic)],
                  "unscaled inverse")
     assert run.cycles == unit.cycles()
+
+
+class _SharedPair(Component):
+    """A forward and an unscaled inverse engine reading one twiddle ROM (``shared_twiddles``),
+    each with its own streams."""
+
+    def __init__(self, n, modulus, P):
+        self.fwd = StreamingNTT(n, modulus, butterflies=P, negacyclic=True, shared_twiddles=True)
+        self.inv = StreamingNTT(n, modulus, butterflies=P, negacyclic=True, inverse=True,
+                                scaled=False, shared_twiddles=True)
+        beats = stream.Signature(self.fwd.i.payload.shape())
+        super().__init__({"i_f": In(beats), "o_f": Out(beats), "i_i": In(beats),
+                          "o_i": Out(beats)})
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.fwd, m.submodules.inv = self.fwd, self.inv
+        self.rom = shared_twiddle_rom(m, "twiddles", [self.fwd, self.inv])
+        connect(m, flipped(self.i_f), self.fwd.i)
+        connect(m, self.fwd.o, flipped(self.o_f))
+        connect(m, flipped(self.i_i), self.inv.i)
+        connect(m, self.inv.o, flipped(self.o_i))
+        return m
+
+
+@pytest.mark.parametrize("n,P,modulus", [(32, 1, "general32"), (64, 2, PRIME60)])
+def test_forward_and_inverse_sharing_one_twiddle_rom_match_the_model(n, P, modulus):
+    """The inverse reads the forward table through the ROM's second port, its addresses mapped
+    to brv(n - brv(a)) and its differences negated: both match the model (the inverse n
+    times it) at the same time, in their own cycles, under random valid and ready."""
+    unit = _SharedPair(n, modulus, P)
+    p, lanes = unit.fwd.modulus, unit.fwd.lanes
+    x = random_poly(p, n, "shared", False, True)
+    y = random_poly(p, n, "shared", True, True)
+    beats = lambda v: [v[i:i + lanes] for i in range(0, n, lanes)]  # noqa: E731
+    run = run_stream(unit, {"i_f": beats(x), "i_i": beats(y)},
+                     {"o_f": n // lanes, "o_i": n // lanes}, seed=7, valid_prob=0.8,
+                     ready_prob=0.7)
+    flat = {k: [c for beat in v for c in beat] for k, v in run.outputs.items()}
+    assert_equal(flat["o_f"], ntt_radix2(x, unit.fwd.params, False, True), "shared forward")
+    assert_equal(flat["o_i"], [v * n % p for v in ntt_radix2(y, unit.inv.params, True, True)],
+                 "shared inverse")
+    assert len(unit.rom.ports) == 2 * P
+
+
+@pytest.mark.parametrize("kw,match", [
+    ({"negacyclic": False}, "shared_twiddles needs a negacyclic transform"),
+    ({"negacyclic": True, "inverse": True}, "shared_twiddles needs scaled=False")])
+def test_shared_twiddles_refuse_what_the_forward_table_cannot_give(kw, match):
+    with pytest.raises(ValueError, match=match):
+        StreamingNTTPlan(64, "general32", shared_twiddles=True, **kw)
+
+
+def test_a_shared_rom_refuses_an_inverse_first_or_engines_of_two_primes():
+    inv = StreamingNTT(64, "general32", negacyclic=True, inverse=True, scaled=False,
+                       shared_twiddles=True)
+    other = StreamingNTT(64, PRIME60, negacyclic=True, shared_twiddles=True)
+    with pytest.raises(ValueError, match="the first a forward engine"):
+        shared_twiddle_rom(Module(), "t", [inv])
+    with pytest.raises(ValueError, match="one n, prime, root"):
+        shared_twiddle_rom(Module(), "t", [other, inv])
 
 
 @pytest.mark.parametrize("inverse,negacyclic", [(False, True), (True, True), (True, False)])

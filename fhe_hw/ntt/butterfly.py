@@ -91,6 +91,9 @@ class ButterflyPlan(Plan):
     form : str
         ``"ct"``, the Fig. 2 butterfly (default), or ``"gs"``, the Gentleman–Sande butterfly
         (run-time twiddles only; module docstring).
+    negated : bool
+        Gentleman–Sande only: X_down = (x_down - x_up)·ω_down, for twiddles given as -ω
+        (default False); the subtracter takes its operands the other way round, at no cost.
     mult_latency : int or None
         Constant twiddles only: pad the multipliers to this latency, so that butterflies of one
         stage with different twiddles stay aligned (default: their own).
@@ -123,6 +126,7 @@ class ButterflyPlan(Plan):
     karatsuba: bool = karatsuba_param()
     reducer: str = field(default="auto", kw_only=True)
     form: str = field(default="ct", kw_only=True)
+    negated: bool = field(default=False, kw_only=True)
     mult_latency: int | None = field(default=None, kw_only=True)
     up_multiplier: bool = field(init=False, repr=False, compare=False)
     mult_latency_resolved: int = field(init=False, repr=False, compare=False)
@@ -134,6 +138,8 @@ class ButterflyPlan(Plan):
             raise ValueError(f"form must be one of {', '.join(FORMS)}, not {self.form!r}")
         if self.form == "gs" and self.twiddle is not None:
             raise ValueError("form 'gs' needs run-time twiddles, not a constant twiddle")
+        if self.negated and self.form != "gs":
+            raise ValueError(f"negated applies to form 'gs' only, not {self.form!r}")
         if self.twiddle is None:
             self._run_time_twiddles(mod)
         else:
@@ -288,8 +294,9 @@ class Butterfly(FixedLatencyUnit):
         x, p, width = self.i.payload, self._modulus.value, self._modulus.bits
         st = Stages(m, self.i.valid)
         st.ride(w_down=x.w_down, **({"w_up": x.w_up} if self.plan.scale_up else {}))
+        minuend, subtrahend = (x.down, x.up) if self.plan.negated else (x.up, x.down)
         total, diff = st.cut(add_parallel(x.up, x.down, p, width),
-                             sub_parallel(x.up, x.down, p, width))
+                             sub_parallel(minuend, subtrahend, p, width))
         m.submodules.mul = mul = self._mul
         m.d.comb += [mul.i.payload.a.eq(diff), mul.i.payload.b.eq(st["w_down"]),
                      mul.i.valid.eq(st.valid)]

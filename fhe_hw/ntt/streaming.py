@@ -107,6 +107,7 @@ and the identity permutation; unload reads position j = lane j through the read 
 load puts input lane j where the permutation's output j would be.
 """
 
+from collections import namedtuple
 from dataclasses import dataclass, field
 
 from amaranth import Cat, Const, Module, Mux, Signal, unsigned
@@ -145,7 +146,10 @@ from .schedule import (
     twiddle_index,
 )
 
-__all__ = ["StreamingNTT", "StreamingNTTPlan", "output_fifo"]
+__all__ = ["StreamingNTT", "StreamingNTTPlan", "output_fifo", "shared_twiddle_rom"]
+
+#: A butterfly's twiddle port on a shared ROM (``shared_twiddles``): its address and word.
+_TwiddlePort = namedtuple("_TwiddlePort", "r_addr r_data")
 
 #: The phases of :class:`StreamingNTT`'s control.
 _LOAD, _COMPUTE, _UNLOAD = 0, 1, 2
@@ -173,6 +177,13 @@ class StreamingNTTPlan(StreamPlan):
         The inverse's n^-1 (default True); False: the inverse's output is n times the
         transform's, for a caller that folds n^-1 into a constant of its own, and its
         butterflies have no up-multiplier.
+    shared_twiddles : bool
+        Negacyclic only: the engine has no twiddle ROM of its own but reads, through its
+        ``tw_addr``/``tw_data`` ports, a ROM outside it that holds the forward transform's
+        table ψ^brv(a) (:func:`shared_twiddle_rom`: one ROM, through its two ports, for a
+        forward and an inverse engine of one prime). The inverse then reads ψ^-brv(a) as
+        -ψ^(n - brv(a)): its address a becomes brv(n - brv(a)) and its butterflies subtract the
+        other way round (``negated``); it must be unscaled (``scaled=False``). Default False.
     mult_stages : int or None
         Registers in every :class:`~fhe_hw.arith.ModMul` 's multiplier (butterflies and
         post-multipliers; default None, ModMul's own).
@@ -223,6 +234,7 @@ class StreamingNTTPlan(StreamPlan):
     scaled: bool = param(True, help="the inverse's n^-1 (true/false, default true); false: the "
                          "output n times the inverse, no up-multipliers", cli_default=None,
                          kw_only=True)
+    shared_twiddles: bool = field(default=False, kw_only=True)
     mult_stages: int | None = mult_stages_param()
     tiled: bool = tiled_param()
     read_stages: int = param(READ_STAGES, help="registers on the read path: 0, 1 (read "
@@ -270,8 +282,14 @@ class StreamingNTTPlan(StreamPlan):
                                psi=self.psi, omega=self.omega)
         if not self.scaled and not self.inverse:
             raise ValueError("scaled=False applies to the inverse only, not with inverse=False")
+        if self.shared_twiddles and not self.negacyclic:
+            raise ValueError("shared_twiddles needs a negacyclic transform")
+        if self.shared_twiddles and self.inverse and self.scaled:
+            raise ValueError("shared_twiddles needs scaled=False for the inverse (the forward "
+                             "table has no n^-1 to fold into the last stage)")
         butterfly = ButterflyPlan(mod, scale_up=self.inverse and self.scaled,
                                   form="gs" if self.inverse and self.negacyclic else "ct",
+                                  negated=self.shared_twiddles and self.inverse,
                                   reducer=self.reducer, mult_stages=self.mult_stages,
                                   tiled=self.tiled, karatsuba=self.karatsuba)
         self._set(modulus_resolved=mod, roots=roots, lanes_resolved=lanes, butterfly=butterfly,
@@ -346,6 +364,11 @@ def _read_split(read_stages):
     """(the read address register: 0 or 1, the data registers after the banks: 0 to 3) of
     ``read_stages``; the address register is the first to be added."""
     return min(read_stages, 1), max(read_stages - 1, 0)
+
+
+def _reverse(value):
+    """``value``'s bits in reverse order."""
+    return Cat(*(value[k] for k in reversed(range(len(value)))))
 
 
 def _domain(registered):
@@ -460,6 +483,9 @@ class StreamingNTT(FixedRun, Component):
 
     Attributes
     ----------
+    tw_addr, tw_data : data.ArrayLayout(unsigned(log2 n), P), data.ArrayLayout(unsigned(m), P)
+        With ``shared_twiddles`` only: butterfly q's twiddle address (out) and, the ROM's
+        latency later, its word (in), from :func:`shared_twiddle_rom`.
     i, o : stream.Signature(data.ArrayLayout(unsigned(m), lanes))
         m = modulus bits, n/lanes beats per transform, coefficients in index order (lane 0
         first). Forward: natural order in, bit-reversed spectrum out; inverse: the reverse,
@@ -480,7 +506,11 @@ class StreamingNTT(FixedRun, Component):
                                      output_reg=_read_split(plan.read_stages)[1] >= 1)
                        for _ in range(2 * butterflies)]
         layout = data.ArrayLayout(unsigned(mod.bits), lanes)
-        super().__init__({"i": In(stream.Signature(layout)), "o": Out(stream.Signature(layout))})
+        ports = {"i": In(stream.Signature(layout)), "o": Out(stream.Signature(layout))}
+        if plan.shared_twiddles:
+            ports.update(tw_addr=Out(data.ArrayLayout(unsigned(plan.roots.log_k), butterflies)),
+                         tw_data=In(data.ArrayLayout(unsigned(mod.bits), butterflies)))
+        super().__init__(ports)
 
     @property
     def n(self):
@@ -666,11 +696,23 @@ class StreamingNTT(FixedRun, Component):
         output register, ``read_stages`` >= 2, is the block RAM's own on the ECP5)."""
         for k, bank in enumerate(self._banks):
             m.submodules[f"bank{k}"] = bank
-        rom = RegisteredROM(self._mod.bits,
-                            [self._bfs[0].premultiply(w) for w in self.twiddle_rom()],
-                            read_ports=self._p, output_reg=_read_split(self._read_stages)[1] >= 1)
+        if self.plan.shared_twiddles:
+            return self._banks, [_TwiddlePort(self.tw_addr[q], self.tw_data[q])
+                                 for q in range(self._p)]
+        rom = RegisteredROM(self._mod.bits, self.twiddle_words(), read_ports=self._p,
+                            output_reg=self.twiddle_output_reg)
         m.submodules.twiddles = rom
         return self._banks, rom.ports
+
+    def twiddle_words(self):
+        """The words of the engine's twiddle ROM: :meth:`twiddle_rom` as the butterflies take
+        them (``premultiply``)."""
+        return [self._bfs[0].premultiply(w) for w in self.twiddle_rom()]
+
+    @property
+    def twiddle_output_reg(self):
+        """Whether the twiddle ROM registers its words once more (``read_stages`` >= 2)."""
+        return _read_split(self._read_stages)[1] >= 1
 
     def _read_addresses(self, m, stage, c, name, ahead=0):
         """The bank read addresses of compute cycle c of stage ``stage`` + ``ahead`` (mod
@@ -714,6 +756,12 @@ class StreamingNTT(FixedRun, Component):
                         else:
                             block = up[:s] if inverse else up[log_n - s:]
                         m.d.comb += tw_addr[q].eq(Cat(block, Const(1, 1)))
+        if self.plan.shared_twiddles and inverse:
+            # ψ^-brv(a) = -ψ^(n - brv(a)): the forward table's word brv(n - brv(a)).
+            for q in range(P):
+                mapped = Signal(log_n, name=f"tw_addr{q}_shared")
+                m.d.comb += mapped.eq(_reverse((self._n - _reverse(tw_addr[q]))[:log_n]))
+                tw_addr[q] = mapped
         a, d = _read_split(self._read_stages)
         for q in range(P):
             m.d.comb += tw_ports[q].r_addr.eq(register_delay(m, tw_addr[q], a + max(d - 1, 0),
@@ -809,3 +857,31 @@ class StreamingNTT(FixedRun, Component):
         FIFO."""
         lane_valid = register_delay(m, unload_go, 2 + self._read_stages, "unload")
         m.d.comb += [fifo.w_en.eq(lane_valid), fifo.w_data.eq(Cat(*crossbar[:self._lanes]))]
+
+
+def shared_twiddle_rom(m, name, engines):
+    """One twiddle ROM for ``engines`` (:class:`StreamingNTT` with ``shared_twiddles``, of one
+    n, prime, root, reducer and ``read_stages``; the first a forward one, whose table the ROM
+    holds), added to ``m`` as ``name`` and connected to each engine's ``tw_addr`` and
+    ``tw_data``: P read ports per engine, two per block-RAM copy
+    (:class:`~fhe_hw.lib.bram.RegisteredROM`), so a forward and an inverse engine with one
+    butterfly each share one copy. ``ValueError`` when the engines differ or the first is an
+    inverse. Returns the ROM."""
+    first = engines[0]
+    if first.inverse or not all(e.plan.shared_twiddles for e in engines):
+        raise ValueError("engines must have shared_twiddles, the first a forward engine")
+    key = lambda e: (e.n, e.plan.roots, e.plan.reducer, e.plan.mult_stages,  # noqa: E731
+                     e.plan.tiled, e.plan.karatsuba, e.twiddle_output_reg)
+    if any(key(e) != key(first) for e in engines):
+        raise ValueError("engines sharing a twiddle ROM must have one n, prime, root, "
+                         "multiplier and read_stages")
+    rom = RegisteredROM(first.plan.modulus_resolved.bits, first.twiddle_words(),
+                        read_ports=sum(e.butterflies for e in engines),
+                        output_reg=first.twiddle_output_reg)
+    m.submodules[name] = rom
+    ports = iter(rom.ports)
+    for engine in engines:
+        for q in range(engine.butterflies):
+            port = next(ports)
+            m.d.comb += [port.r_addr.eq(engine.tw_addr[q]), engine.tw_data[q].eq(port.r_data)]
+    return rom

@@ -233,10 +233,11 @@ class TowersPlan(TowerBeats, StreamPlan):
         self._set(towers=towers, width=max(q.bit_length() for q in towers))
         self._set(lanes_resolved=self.engine_plans()[0].lanes_resolved)
 
-    def engine_plans(self, inverse=False):
+    def engine_plans(self, inverse=False, **extra):
         """The :class:`~fhe_hw.ntt.StreamingNTTPlan` of each tower's engine, forward or
         ``inverse``: negacyclic, OpenFHE's root, one reducer for all (``auto``: the one
-        :func:`~fhe_hw.arith.modmul.choose_reducer` picks for every prime, else Barrett)."""
+        :func:`~fhe_hw.arith.modmul.choose_reducer` picks for every prime, else Barrett);
+        ``extra``: the engine plans' ``scaled`` and ``shared_twiddles``."""
         reducer = self.reducer
         if reducer == "auto":
             kinds = {choose_reducer(q) for q in self.towers}
@@ -248,7 +249,7 @@ class TowersPlan(TowerBeats, StreamPlan):
                     self.n, q, butterflies=self.butterflies, lanes=self.lanes, negacyclic=True,
                     inverse=inverse, mult_stages=self.mult_stages, tiled=self.tiled,
                     karatsuba=self.karatsuba, read_stages=self.read_stages,
-                    write_stages=self.write_stages, root="openfhe", reducer=reducer))
+                    write_stages=self.write_stages, root="openfhe", reducer=reducer, **extra))
             except ValueError as e:
                 if not str(e).startswith("modulus"):
                     raise
@@ -285,6 +286,13 @@ class RNSPolyNTTPlan(TowersPlan):
     ----------
     inverse : bool
         The inverse transform (evaluation to coefficient form).
+    scaled : bool
+        The inverse's n^-1 (default True; the engines' ``scaled``): False leaves the output n
+        times the inverse, for a unit that folds n^-1 into a constant of its own.
+    shared_twiddles : bool
+        The engines read their twiddles through their ``tw_addr``/``tw_data`` ports from ROMs
+        outside the unit (default False; the engines' ``shared_twiddles``, for a unit that
+        gives a forward and an inverse engine of one tower one ROM).
 
     Attributes
     ----------
@@ -294,11 +302,14 @@ class RNSPolyNTTPlan(TowersPlan):
 
     inverse: bool = param(False, help="inverse transform (evaluation to coefficient form)",
                           kw_only=True)
+    scaled: bool = field(default=True, kw_only=True)
+    shared_twiddles: bool = field(default=False, kw_only=True)
     engines: tuple = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         super().__post_init__()
-        self._set(engines=self.engine_plans(self.inverse))
+        self._set(engines=self.engine_plans(self.inverse, scaled=self.scaled,
+                                            shared_twiddles=self.shared_twiddles))
 
     def schedule(self, polys=1, arrivals=None):
         """The cycle at which each tower of ``polys`` polynomials back to back starts to leave

@@ -9,10 +9,20 @@ same layout. a goes through a forward :class:`~fhe_hw.poly.RNSPolyNTT`; so does 
 ``b_evaluated`` (b arrives in evaluation form, as OpenFHE keeps keys: one forward unit less).
 The two evaluation forms meet tower by tower at the point-wise multipliers, ``lanes`` pairs of
 :class:`~fhe_hw.arith.montgomery_dyn.DynamicModMul` whose modulus is the tower's prime, chosen
-at run time by the tower counter: the first gives a·b·R^-1, the second multiplies by R^2 (a
-per-tower constant), so the pair gives a·b mod q_j. One pair per lane serves every tower; a
-:class:`~fhe_hw.arith.ModMul` per tower and lane would cost L times the DSPs. The products go
-through the inverse :class:`~fhe_hw.poly.RNSPolyNTT` (evaluation to coefficient form) to ``o``.
+at run time by the tower counter: the first gives a·b·R^-1, the second multiplies by
+R^2·n^-1 (a per-tower constant), so the pair gives a·b·n^-1 mod q_j. One pair per lane serves
+every tower; a :class:`~fhe_hw.arith.ModMul` per tower and lane would cost L times the DSPs.
+The products go through the inverse :class:`~fhe_hw.poly.RNSPolyNTT` (evaluation to
+coefficient form) to ``o``; it is unscaled (``scaled=False``: the n^-1 is the point-wise
+stage's), so its Gentleman–Sande butterflies have no up-multiplier.
+
+Twiddles
+--------
+The engines of a tower read one twiddle ROM (:func:`~fhe_hw.ntt.streaming.shared_twiddle_rom`:
+the forward table ψ^brv(a), which the inverse reads as -ψ^(n - brv(a))), through the block
+RAM's two ports when b arrives evaluated, so a tower's forward and inverse engines take the
+block RAM of one ROM, not two; with b transformed here the three engines' ports take two
+copies.
 The point-wise stage stalls as one pipeline when the inverse unit is not ready
 (:func:`fhe_hw.lib.stream.stall_on_backpressure`).
 
@@ -43,6 +53,7 @@ from ..arith.montgomery_dyn import DynamicModMul, DynamicModMulPlan
 from ..component import Component
 from ..lib.delay import register_delay
 from ..lib.stream import stall_on_backpressure
+from ..ntt.streaming import shared_twiddle_rom
 from ..params import require_int
 from ..plan import param
 from .extend import ARCHITECTURES, RNSPolyExtend, RNSPolyExtendPlan
@@ -107,10 +118,11 @@ class RNSPolyProductPlan(TowersPlan):
     def __post_init__(self):
         super().__post_init__()
         shared = {f.name: getattr(self, f.name) for f in fields(TowersPlan) if f.init}
-        forward = RNSPolyNTTPlan(**shared)
+        forward = RNSPolyNTTPlan(**shared, shared_twiddles=True)
         pointwise = DynamicModMulPlan(self.towers, width=self.width)
         # Two multipliers, their output register and the stall wrapper's skid buffer.
-        self._set(forward=forward, backward=RNSPolyNTTPlan(**shared, inverse=True),
+        self._set(forward=forward, backward=RNSPolyNTTPlan(**shared, inverse=True, scaled=False,
+                                                           shared_twiddles=True),
                   pointwise=pointwise, pointwise_latency=2 * pointwise.latency + 2,
                   extension=self._extension())
 
@@ -160,9 +172,10 @@ class RNSPolyProductPlan(TowersPlan):
 
 
 class _Pointwise(Component):
-    """a·b mod q_j lane by lane, j the tower of the beat: per lane a :class:`DynamicModMul`
-    (a·b·R^-1) then another by R^2 mod q_j; the valid bit and the tower ride beside them. The
-    output beat is a register (for :func:`~fhe_hw.lib.stream.stall_on_backpressure`)."""
+    """a·b·n^-1 mod q_j lane by lane, j the tower of the beat: per lane a :class:`DynamicModMul`
+    (a·b·R^-1) then another by R^2·n^-1 mod q_j (the unscaled inverse's n^-1); the valid bit
+    and the tower ride beside them. The output beat is a register (for
+    :func:`~fhe_hw.lib.stream.stall_on_backpressure`)."""
 
     def __init__(self, plan):
         self._plan = plan
@@ -178,7 +191,8 @@ class _Pointwise(Component):
         p = self._plan
         towers, mul = p.towers, p.pointwise
         q = Array(Const(t, p.width) for t in towers)
-        r2 = Array(Const(mul.premultiply(mul.R % t, t), p.width) for t in towers)
+        r2 = Array(Const(mul.premultiply(mul.R * pow(p.n, -1, t) % t, t), p.width)
+                   for t in towers)
         latency = mul.latency
         tower_late = register_delay(m, self.tower, latency, "tower_late")
         for lane in range(p.lanes_resolved):
@@ -229,6 +243,11 @@ class RNSPolyProduct(TowersComponent):
         m = Module()
         plan = self.plan
         m.submodules.forward_a, m.submodules.inverse = self._fa, self._inv
+        engines = [self._fa.engines, self._inv.engines]
+        if self._fb is not None:
+            engines.insert(1, self._fb.engines)
+        for j, tower in enumerate(zip(*engines)):
+            shared_twiddle_rom(m, f"twiddles{j}", tower)
         i_a, i_b = self._gated_inputs(m)
         connect(m, i_a, self._fa.i)
         a = self._fa.o
