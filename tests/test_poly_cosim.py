@@ -8,7 +8,9 @@ evaluation forms of the three on the configuration's towers. Three polynomials s
 back through the generated Verilog (:mod:`fhe_hw.poly.cosim`): the forward ``rns-poly-ntt`` of
 [a, b, ab] must give OpenFHE's [a_eval, b_eval, ab_eval], the inverse the reverse, and
 ``rns-poly-product`` of (a, b), (b, a), (a, b) must give ab three times, word for word, each
-in exactly ``cycles(3)``. The exact base extension to K = L more towers (OpenFHE's next
+in exactly ``cycles(3)``; so must each documented product configuration
+(:data:`fhe_hw.poly.configs.PRODUCT_TABLE`, b in evaluation form: OpenFHE's b_eval and a_eval)
+and a small one of its shape. The exact base extension to K = L more towers (OpenFHE's next
 primes), ``rns-poly-extend`` of [a, b, ab] and the product chained with it
 (``extend_limbs``), must give the towers and then OpenFHE's ``SwitchCRTBasis`` words
 (``interop/openfhe_convert.cpp``; every coefficient is outside OpenFHE's rounding window, which
@@ -26,7 +28,7 @@ from test_openfhe_interop import UNAVAILABLE, openfhe
 from fhe_hw.ntt.cosim import Engines
 from fhe_hw.params import RNSBase
 from fhe_hw.poly import RNSPolyExtendPlan, RNSPolyNTTPlan
-from fhe_hw.poly.configs import POLY_TABLE
+from fhe_hw.poly.configs import POLY_TABLE, PRODUCT_TABLE
 from fhe_hw.poly.cosim import PolyRun, check_poly, cosim_poly
 from fhe_hw.sim import SimulationMismatch
 
@@ -38,6 +40,9 @@ SMALL = [{**row.params, "n": 64, "limbs": 3} for row in POLY_TABLE]
 CONFIGS = [pytest.param(row.params, id=f"n{row.params['n']}-{row.params['limbs']}x"
                         f"{row.params['prime_bits']}") for row in POLY_TABLE]
 CONFIGS += [pytest.param(p, id=f"n64-3x{p['prime_bits']}") for p in SMALL]
+#: The documented products and each at n = 64, 3 towers.
+PRODUCTS = [pytest.param(p, id=f"n{p['n']}-{p['limbs']}x{p['prime_bits']}") for row in
+            PRODUCT_TABLE for p in (row.params, {**row.params, "n": 64, "limbs": 3})]
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +56,8 @@ def openfhe_polys(params):
     of ``params``, which must be the plan's."""
     ring = (params["prime_n"],) if params.get("prime_n") else ()
     towers = openfhe("dcrt", params["n"], params["prime_bits"], params["limbs"], *ring)
-    assert tuple(t["q"] for t in towers) == RNSPolyNTTPlan(**params).towers
+    shared = {k: v for k, v in params.items() if k != "b_evaluated"}
+    assert tuple(t["q"] for t in towers) == RNSPolyNTTPlan(**shared).towers
     return {key: [t[key] for t in towers] for key in ("a", "b", "ab", "a_eval", "b_eval",
                                                       "ab_eval")}
 
@@ -76,6 +82,18 @@ def test_products_in_verilator_give_openfhes_product_back_to_back(params, engine
     words = openfhe_polys(params)
     a, b = words["a"], words["b"]
     run = cosim_poly("product", params, [(a, b), (b, a), (a, b)], engines=engines)
+    check_poly(run, [words["ab"]] * 3)
+    assert run.cycles == run.expected_cycles
+
+
+@pytest.mark.parametrize("params", PRODUCTS)
+@pytest.mark.slow
+@needs_openfhe
+def test_evaluated_products_in_verilator_give_openfhes_product_back_to_back(params, engines):
+    words = openfhe_polys(params)
+    pairs = [("a", "b_eval"), ("b", "a_eval"), ("a", "b_eval")]
+    run = cosim_poly("product", params, [(words[a], words[b]) for a, b in pairs],
+                     engines=engines)
     check_poly(run, [words["ab"]] * 3)
     assert run.cycles == run.expected_cycles
 

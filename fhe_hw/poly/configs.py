@@ -10,13 +10,17 @@ MULT18X18D and carry chain spread across the die). :data:`POLY_MODMULS` is each 
 whose DSP count and Fmax set the device's limit in the report. :data:`EXTEND_TABLE` is the
 documented ECP5-85F table of the exact base extension (``fhe-hw table rns-poly-extend``): Q → Q ∪ B
 on the 8-tower row's towers, B OpenFHE's next 8 primes, with that row's lanes.
+:data:`PRODUCT_TABLE` is the documented ECP5-85F table of the polynomial product (``fhe-hw table
+rns-poly-product``): the 8-tower row's towers with b in evaluation form, as OpenFHE keeps keys,
+and one butterfly per engine, the most that fits the device's MULT18X18D with a forward and an
+inverse engine per tower.
 """
 
 from ..flow.rows import Row
 from ..ntt.configs import STREAMING_TARGET
 from ..units import get_unit
 
-__all__ = ["POLY_TABLE", "POLY_MODMULS", "EXTEND_TABLE", "modmul_row"]
+__all__ = ["POLY_TABLE", "POLY_MODMULS", "EXTEND_TABLE", "PRODUCT_TABLE", "modmul_row"]
 
 POLY_TABLE = [
     Row("rns-poly-ntt", {"n": 4096, "limbs": 8, "prime_bits": 30, "prime_n": 65536,
@@ -42,6 +46,12 @@ EXTEND_TABLE = [
         {"placer": "static"}),
 ]
 
+
+PRODUCT_TABLE = [
+    Row("rns-poly-product", {"n": 4096, "limbs": 8, "prime_bits": 30, "prime_n": 65536,
+                             "butterflies": 1, "b_evaluated": True}, STREAMING_TARGET,
+        {"placer": "static"}),
+]
 
 #: The ModMul of each :data:`POLY_TABLE` row.
 POLY_MODMULS = [modmul_row(row) for row in POLY_TABLE]

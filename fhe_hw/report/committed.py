@@ -17,7 +17,7 @@ from pathlib import Path
 from ..arith.configs import ENGINE_MODMULS, REDUCER_TABLE
 from ..karatsuba.configs import TABLE_ROWS as KARATSUBA_TABLE
 from ..ntt.configs import STREAMING_TABLE
-from ..poly.configs import EXTEND_TABLE, POLY_TABLE
+from ..poly.configs import EXTEND_TABLE, POLY_TABLE, PRODUCT_TABLE
 from ..rns.configs import SYNTH_TABLE
 from ..tables import karatsuba, ntt_streaming, poly, reducers, rns
 from ..tables.pages import RESULTS, read_block
@@ -38,6 +38,7 @@ BLOCKS = {
     "karatsuba": ("karatsuba.md", KARATSUBA_TABLE, karatsuba.row_key),
     "rns-poly": ("poly.md", POLY_TABLE, poly.row_key),
     "rns-poly-extend": ("poly.md", EXTEND_TABLE, poly.extend_row_key),
+    "rns-poly-product": ("poly.md", PRODUCT_TABLE, poly.row_key),
 }
 
 #: The result fields read from a block: field -> the headers' first word.

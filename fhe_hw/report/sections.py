@@ -27,7 +27,7 @@ from ..ntt import FourStepNTTPlan, StreamingFourStepNTTPlan, StreamingNTTPlan
 from ..ntt.configs import REPORT_STREAMING, STREAMING_TABLE
 from ..ntt.four_step_plan import FourStepPlan, control_cycles, control_trace
 from ..params import ntt_primes
-from ..poly.configs import EXTEND_TABLE, POLY_MODMULS, POLY_TABLE
+from ..poly.configs import EXTEND_TABLE, POLY_MODMULS, POLY_TABLE, PRODUCT_TABLE
 from ..rns import Kawamura, MixedRadix, ShenoyKumaresan, ShenoyKumaresanPlan, default_bases
 from ..rns.configs import ITERATION_SETS, SYNTH_TABLE, sk
 from ..rns.configs import REPORT_ROWS as RNS_ROWS
@@ -681,16 +681,24 @@ def _conversions_beside():
 #: Why an OpenFHE case has no configuration beside it.
 _NO_PRODUCT = ("none: no product engine routed (two forward NTTs, a pointwise product, an "
                "inverse NTT)")
-_NO_DCRT_PRODUCT = ("none routed: rns-poly-product on these towers maps to more MULT18X18D or "
-                    "DP16KD than the ECP5-85F has, even with b in evaluation form and one "
-                    "butterfly per engine (every engine holds its own banks and twiddle ROM, "
-                    "and each inverse engine also its negacyclic post-twist's ROM and one "
-                    "ModMul per lane)")
+_NO_DCRT_PRODUCT = ("none routed: with b transformed too, rns-poly-product needs a third "
+                    "engine per tower (two forward, one inverse), more MULT18X18D than the "
+                    "ECP5-85F has at one butterfly per engine; the b-evaluated product is the "
+                    "next row where it is routed")
+_NO_EVALUATED_PRODUCT = ("none routed: no rns-poly-product row of the results tables has these "
+                         "towers")
+
+
+def _towers_of(params):
+    """The parameters of a polynomial unit's ``params`` that choose its ring and towers."""
+    return {k: params[k] for k in ("n", "limbs", "prime_bits", "prime_n") if k in params}
 
 
 def _poly_beside():
     """{(op, N, towers): the configuration (or why none) beside that OpenFHE DCRTPoly case}:
-    each :data:`~fhe_hw.poly.configs.POLY_TABLE` row at its (N, towers), and beside the exact
+    each :data:`~fhe_hw.poly.configs.POLY_TABLE` row at its (N, towers), the
+    :data:`~fhe_hw.poly.configs.PRODUCT_TABLE` row of the same towers (b evaluated) beside the
+    product with b in evaluation form, and beside the exact
     conversion to the next primes the ``rns-poly-extend`` of the same towers (K = L, the row's
     lanes): the :data:`~fhe_hw.poly.configs.EXTEND_TABLE` row where there is one, else the
     configuration alone (its cycles without a time)."""
@@ -699,10 +707,13 @@ def _poly_beside():
         p = row.params
         key = (p["n"], p["limbs"])
         out[("dcrt-ntt", *key)] = row
-        out.update({(op, *key): _NO_DCRT_PRODUCT for op in ("dcrt-mul", "dcrt-mul-eval")})
-        extend = {k: p[k] for k in ("n", "limbs", "prime_bits", "prime_n") if k in p}
+        out[("dcrt-mul", *key)] = _NO_DCRT_PRODUCT
+        towers = _towers_of(p)
+        out[("dcrt-mul-eval", *key)] = next(
+            (r for r in PRODUCT_TABLE if r.params["b_evaluated"] and _towers_of(r.params) ==
+             towers), _NO_EVALUATED_PRODUCT)
         lanes = get_unit(row.unit).make_plan(p).lanes_resolved
-        params = {**extend, "target_limbs": p["limbs"], "lanes": lanes}
+        params = {**towers, "target_limbs": p["limbs"], "lanes": lanes}
         out[("dcrt-exact", *key)] = next(
             (r for r in EXTEND_TABLE if (r.unit, r.params) == ("rns-poly-extend", params)),
             Row("rns-poly-extend", params, row.target))
@@ -725,7 +736,8 @@ def _cpu_rows():
     """The configurations beside OpenFHE that the documented tables synthesize (the others
     have no result): every NTT candidate, and the conversions."""
     documented = [_triple(r) for r in STREAMING_TABLE + SYNTH_TABLE]
-    out = [_triple(row) for row in _ntt_candidates() + POLY_TABLE + EXTEND_TABLE]
+    out = [_triple(row) for row in
+           _ntt_candidates() + POLY_TABLE + EXTEND_TABLE + PRODUCT_TABLE]
     for row in _conversions_beside().values():
         if _triple(row) in documented and _triple(row) not in out:
             out.append(_triple(row))
@@ -759,8 +771,9 @@ def cpu_vs_hardware(ctx):
                            *[None] * len(threads)])
             continue
         timings = [("", get_unit(row.unit).cycles(row.params))]
-        if row.unit == "rns-poly-ntt":
+        if row.unit in ("rns-poly-ntt", "rns-poly-product"):
             timings.append((" (one of a stream back to back)", poly_timing(row)[1]))
+        if row.unit == "rns-poly-ntt":
             link.append(f"{_label(op, n, l)}: {_link_seconds(row):.3g} s each way per "
                         f"polynomial over the host link's UART at {LINK_BAUD} baud "
                         f"(payload bytes only)")

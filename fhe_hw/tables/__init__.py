@@ -27,6 +27,7 @@ MODULES = {
     "rns-poly": "poly",
     "rns-poly-asic": "poly",
     "rns-poly-extend": "poly",
+    "rns-poly-product": "poly",
     "large-int": "large_int",
     "large-int-asic": "large_int",
     "bigint": "bigint",

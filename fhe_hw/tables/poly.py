@@ -4,12 +4,14 @@
 first input beat to its last output beat, and one polynomial of a stream back to back, with the
 polynomials on chip (the input stream never waits; the host link's time is not included).
 ``fhe-hw table rns-poly-extend`` routes the exact base extension ``rns-poly-extend``, rows
-:data:`fhe_hw.poly.configs.EXTEND_TABLE`, its time ``cycles()`` of one polynomial ÷ its Fmax."""
+:data:`fhe_hw.poly.configs.EXTEND_TABLE`, its time ``cycles()`` of one polynomial ÷ its Fmax;
+``fhe-hw table rns-poly-product`` the polynomial product ``rns-poly-product``, rows
+:data:`fhe_hw.poly.configs.PRODUCT_TABLE`, its times as the NTT's, per product."""
 
 from ..asic import synthesize_blocks
 from ..asic.configs import SKY130_CLOCK_NS
 from ..markdown import table as markdown_table
-from ..poly.configs import EXTEND_TABLE, POLY_TABLE
+from ..poly.configs import EXTEND_TABLE, POLY_TABLE, PRODUCT_TABLE
 from ..poly.estimate import blocks, sky130_estimate
 from ..units import get_unit
 from .common import ecp5_facts, synth_rows
@@ -17,7 +19,7 @@ from .large_int import estimate_note, sky130_cells
 from .pages import TableSpec
 
 __all__ = ["TABLE", "TABLES", "markdown", "row_key", "timing", "estimate_markdown",
-           "extend_markdown", "extend_row_key"]
+           "extend_markdown", "extend_row_key", "product_markdown"]
 
 
 def timing(row):
@@ -49,18 +51,30 @@ def row_key(row):
             "P per engine": str(row.params["butterflies"]), "flow": _flow(row)}
 
 
-def markdown(rows, results):
+def _yes(value):
+    return "yes" if value else "no"
+
+
+def markdown(rows, results, per="polynomial", flag=("Karatsuba", "karatsuba")):
+    """The block of ``rows`` (one ``per`` a unit's run) and their ``results``: resources,
+    Fmax and times; ``flag``: (the header, the parameter) of the yes/no column."""
     cells = []
     for row, r in zip(rows, results):
         one, period = timing(row)
         cells.append([row.params["n"], _towers(row), row.params["butterflies"],
-                      "yes" if row.params.get("karatsuba") else "no", one, period,
+                      _yes(row.params.get(flag[1])), one, period,
                       r.lut, r.ff, r.dsp, r.bram, r.fmax_mhz, f"{one / r.fmax_mhz:.1f}",
                       f"{period / r.fmax_mhz:.1f}", _flow(row)])
-    return markdown_table(["N", "towers", "P per engine", "Karatsuba", "cycles()",
-                           "cycles per polynomial back to back", "LUT", "FF", "DSP", "BRAM",
-                           "Fmax MHz", "µs per polynomial", "µs per polynomial back to back",
+    return markdown_table(["N", "towers", "P per engine", flag[0], "cycles()",
+                           f"cycles per {per} back to back", "LUT", "FF", "DSP", "BRAM",
+                           "Fmax MHz", f"µs per {per}", f"µs per {per} back to back",
                            "flow"], cells)
+
+
+def product_markdown(rows, results):
+    """The ``rns-poly-product`` block: :func:`markdown` per product, whether b arrives in
+    evaluation form."""
+    return markdown(rows, results, "product", ("b in evaluation form", "b_evaluated"))
 
 
 def _routed(rows, block, args, progress):
@@ -103,6 +117,10 @@ def _generate_extend(args, progress):
     return _routed(EXTEND_TABLE, extend_markdown, args, progress)
 
 
+def _generate_product(args, progress):
+    return _routed(PRODUCT_TABLE, product_markdown, args, progress)
+
+
 def estimate_markdown(estimates):
     """The ``rns-poly-asic`` block from [(row of :data:`POLY_TABLE`, its Sky130Estimate)]."""
     cells = []
@@ -132,4 +150,6 @@ TABLES = {t.name: t for t in (
     TABLE, TableSpec("rns-poly-asic", "poly.md", "RNS polynomial NTT: sky130 estimate from its "
                      "blocks", _generate_estimate, logs="asic"),
     TableSpec("rns-poly-extend", "poly.md", "Exact base extension Q → Q ∪ B on ECP5-85F",
-              _generate_extend))}
+              _generate_extend),
+    TableSpec("rns-poly-product", "poly.md", "RNS polynomial product on ECP5-85F",
+              _generate_product))}
