@@ -12,7 +12,7 @@ from fhe_hw.cli import main
 from fhe_hw.flow.rows import Row, shown
 from fhe_hw.ntt.configs import STREAMING_TABLE, streaming_params
 from fhe_hw.poly import RNSPolyExtendPlan
-from fhe_hw.poly.configs import POLY_TABLE
+from fhe_hw.poly.configs import POLY_TABLE, PRODUCT_TABLE
 from fhe_hw.report import committed, core, sections, writers
 from fhe_hw.report.core import Part, Section, Table, Unavailable
 from fhe_hw.rns.configs import REPORT_ROWS as RNS_ROWS
@@ -241,8 +241,16 @@ def test_cpu_vs_hardware_divides_each_configurations_cycles_by_its_own_fmax(monk
     assert len(set(asked_rows)) == len(asked_rows)      # each configuration asked once
     assert set(asked_rows) == set(shown_rows) | {f"ntt {shown(row.params)}" for row in candidates}
     # without a configuration: the two products, and for each DCRTPoly set its two products
-    # (its exact conversion has the extension's cycles)
-    assert len(shown_rows) == len(rows) - 2 - 2 * len(POLY_TABLE)
+    # but the b-evaluated one of a PRODUCT_TABLE row's set (its exact conversion has the
+    # extension's cycles)
+    assert len(shown_rows) == len(rows) - 2 - 2 * len(POLY_TABLE) + len(PRODUCT_TABLE)
+    product = PRODUCT_TABLE[0].params
+    label = (f"DCRTPoly negacyclic product (b in evaluation form) N={product['n']}, "
+             f"{product['limbs']} towers")
+    assert rows[label]["our configuration"].startswith("rns-poly-product")
+    assert rows[label]["cycles()"] == get_unit("rns-poly-product").cycles(product)
+    assert rows[label + " (one of a stream back to back)"]["cycles()"] == \
+        poly_timing(PRODUCT_TABLE[0])[1]
 
 
 def test_cpu_vs_hardware_puts_the_polynomial_ntt_beside_openfhes_dcrtpoly(monkeypatch,
