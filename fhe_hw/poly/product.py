@@ -52,7 +52,7 @@ from amaranth.lib.wiring import In, Out, connect, flipped
 from ..arith.montgomery_dyn import DynamicModMul, DynamicModMulPlan
 from ..component import Component
 from ..lib.delay import register_delay
-from ..lib.stream import stall_on_backpressure
+from ..lib.stream import SkidBuffer, stall_on_backpressure
 from ..ntt.streaming import shared_twiddle_rom
 from ..params import require_int
 from ..plan import param
@@ -120,10 +120,11 @@ class RNSPolyProductPlan(TowersPlan):
         shared = {f.name: getattr(self, f.name) for f in fields(TowersPlan) if f.init}
         forward = RNSPolyNTTPlan(**shared, shared_twiddles=True)
         pointwise = DynamicModMulPlan(self.towers, width=self.width)
-        # Two multipliers, their output register and the stall wrapper's skid buffer.
+        # The operands' slices, two multipliers, their output register and the stall wrapper's
+        # skid buffer.
         self._set(forward=forward, backward=RNSPolyNTTPlan(**shared, inverse=True, scaled=False,
                                                            shared_twiddles=True),
-                  pointwise=pointwise, pointwise_latency=2 * pointwise.latency + 2,
+                  pointwise=pointwise, pointwise_latency=2 * pointwise.latency + 3,
                   extension=self._extension())
 
     def _extension(self):
@@ -257,6 +258,7 @@ class RNSPolyProduct(TowersComponent):
             m.submodules.forward_b = self._fb
             connect(m, i_b, self._fb.i)
             b = self._fb.o
+        a, b = self._slices(m, a, b)
         pw = self._pointwise
         advance = stall_on_backpressure(m, pw, pw.o_valid, pw.o, self._inv.i, name="pointwise")
         join = Signal()
@@ -271,6 +273,19 @@ class RNSPolyProduct(TowersComponent):
             connect(m, self._inv.o, self._extend.i)
             connect(m, self._extend.o, flipped(self.o))
         return m
+
+    def _slices(self, m, a, b):
+        """``a`` and ``b`` through a :class:`~fhe_hw.lib.stream.SkidBuffer` each before they
+        meet, so that the join (both valid and the point-wise stage advancing) starts at
+        registers: from the forward units' output multiplexer of their towers, that path ran
+        across the die to the point-wise tower counter (the routed row's critical path). Returns
+        the slices' outputs."""
+        out = []
+        for name, source in (("a", a), ("b", b)):
+            m.submodules[f"{name}_slice"] = buffer = SkidBuffer(self._layout)
+            connect(m, source, buffer.i)
+            out.append(buffer.o)
+        return out
 
     def _gated_inputs(self, m):
         """``i_a`` and ``i_b`` as the units take them: as they are without the extension; with
