@@ -2,8 +2,11 @@
 against the schoolbook product in every tower; simulated cycles equal ``cycles()``."""
 
 import pytest
+from ecp5_models import dp16kd_model, mult18x18d_model
 from test_poly_ntt import random_dcrt, regroup
 
+from fhe_hw.flow.synth import OutOfContextPlatform
+from fhe_hw.lib.bram import dp16kd_shape
 from fhe_hw.model.dcrt import dcrt_extend, dcrt_ntt, schoolbook_product
 from fhe_hw.params import openfhe_primes
 from fhe_hw.poly import RNSPolyProduct, RNSPolyProductPlan
@@ -126,3 +129,29 @@ def test_extended_product_from_reset_in_icarus(tmp_path):
     assert [towers[:2], towers[2:]] == [
         dcrt_extend(schoolbook_product(a, b, primes), primes, targets) for a, b in pairs]
     assert run.cycles == unit.cycles(2)
+
+
+def test_evaluated_product_in_ecp5_form_from_reset_in_icarus(tmp_path):
+    """The b-evaluated product as the ECP5 flow elaborates it (DP16KD banks and ROMs with
+    their output registers, MULT18X18D tiles), with behavioural models of both, in Icarus
+    from reset with every register and RAM word at x: each tower's forward and inverse engines
+    read one twiddle ROM through its two ports (one DP16KD copy per tower, not two), and two
+    products of two towers give the schoolbook products in cycles(2)."""
+    require_iverilog()
+    build = lambda: RNSPolyProduct(32, limbs=2, butterflies=1, b_evaluated=True)  # noqa: E731
+    unit = build()
+    primes = unit.towers
+    pairs = [(random_dcrt(primes, 32, "ea", k), random_dcrt(primes, 32, "eb", k))
+             for k in range(2)]
+    beats = {port: polynomial_beats([t for a, b in pairs
+                                     for t in (a, dcrt_ntt(b, primes))[k]], unit.lanes)
+             for k, port in enumerate(("i_a", "i_b"))}
+    run = run_from_reset(build(), "rns-poly-product", beats, {"o": 2 * unit.output_beats},
+                         tmp_path, platform=OutOfContextPlatform("ecp5"),
+                         libraries=[dp16kd_model(), mult18x18d_model()])
+    towers = beats_to_polynomials(run.outputs["o"], 32, unit.lanes)
+    assert [towers[:2], towers[2:]] == [schoolbook_product(a, b, primes) for a, b in pairs]
+    assert run.cycles == unit.cycles(2)
+    banks = dp16kd_shape(unit.plan.width, 32 // 2)[1]
+    rom = dp16kd_shape(unit.plan.width, 32)[1]
+    assert (tmp_path / "unit.v").read_text().count("DP16KD #(") == 2 * (2 * 2 * banks + rom)
