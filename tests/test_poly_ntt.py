@@ -162,13 +162,15 @@ def test_sky130_estimate_counts_every_engines_butterflies_and_memories():
     forward = RNSPolyNTTPlan(64, limbs=3, butterflies=2)
     inverse = RNSPolyNTTPlan(64, limbs=3, butterflies=2, inverse=True)
     assert [(b[0], b[2]) for b in blocks(forward)] == [("engine-butterfly", 6)]
-    assert [(b[0], b[2]) for b in blocks(inverse)] == [("engine-butterfly", 6),
-                                                       ("engine-post-modmul", 12)]
-    butterfly = blocks(forward)[0][3]()
-    assert butterfly.modulus == forward.towers[0]
-    assert butterfly.latency == forward.engines[0].butterfly_latency
+    assert [(b[0], b[1]["form"], b[2]) for b in blocks(inverse)] == [
+        ("engine-butterfly", "gs", 6)]
+    for plan in (forward, inverse):
+        butterfly = blocks(plan)[0][3]()
+        assert butterfly.modulus == plan.towers[0]
+        assert butterfly.latency == plan.engines[0].butterfly_latency
+        assert butterfly.scale_up == plan.inverse
     bits = sum(q.bit_length() for q in forward.towers) * 64
-    assert (memory_bits(forward), memory_bits(inverse)) == (2 * bits, 3 * bits)
+    assert memory_bits(forward) == memory_bits(inverse) == 2 * bits
 
 
 @pytest.mark.parametrize("kw", [
