@@ -10,6 +10,7 @@ from fhe_hw.lib.bram import dp16kd_shape
 from fhe_hw.model.dcrt import dcrt_extend, dcrt_ntt, schoolbook_product
 from fhe_hw.params import openfhe_primes
 from fhe_hw.poly import RNSPolyProduct, RNSPolyProductPlan
+from fhe_hw.poly.estimate import blocks, memory_bits
 from fhe_hw.rns.common import beats_to_polynomials, polynomial_beats
 from fhe_hw.sim.icarus import require_iverilog, run_from_reset
 from fhe_hw.sim.pysim import run_stream
@@ -155,3 +156,18 @@ def test_evaluated_product_in_ecp5_form_from_reset_in_icarus(tmp_path):
     banks = dp16kd_shape(unit.plan.width, 32 // 2)[1]
     rom = dp16kd_shape(unit.plan.width, 32)[1]
     assert (tmp_path / "unit.v").read_text().count("DP16KD #(") == 2 * (2 * 2 * banks + rom)
+
+
+@pytest.mark.parametrize("b_evaluated, forward_units, words", [(True, 1, 3), (False, 2, 5)])
+def test_sky130_estimate_counts_the_products_engines_multipliers_and_memories(
+        b_evaluated, forward_units, words):
+    """Each tower's forward engines (one with b evaluated), its unscaled Gentleman–Sande
+    inverse engine, two point-wise multipliers per lane; per tower the engines' banks and one
+    n-word ROM per two engines (the shared ROM's dual-port copies)."""
+    plan = RNSPolyProductPlan(64, limbs=3, butterflies=2, b_evaluated=b_evaluated)
+    rows = blocks(plan)
+    assert [(name, params.get("form"), count) for name, params, count, _ in rows] == [
+        ("engine-butterfly", None, 3 * 2 * forward_units), ("engine-butterfly", "gs", 6),
+        ("pointwise-modmul", None, 2 * plan.lanes_resolved)]
+    assert not rows[1][3]().scale_up and rows[2][3]().latency == plan.pointwise.latency
+    assert memory_bits(plan) == words * 64 * sum(q.bit_length() for q in plan.towers)

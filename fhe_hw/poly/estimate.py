@@ -1,15 +1,18 @@
-"""A sky130 estimate of :class:`~fhe_hw.poly.RNSPolyNTT` at the documented sizes, as
+"""A sky130 estimate of :class:`~fhe_hw.poly.RNSPolyNTT` and
+:class:`~fhe_hw.poly.RNSPolyProduct` at the documented sizes, as
 :mod:`fhe_hw.largeint.estimate` does it: the datapath blocks synthesized one by one
-(:func:`blocks`: each engine's butterflies), their areas
+(:func:`blocks`: each engine's butterflies, a product's point-wise multipliers), their areas
 times their counts, plus the engines' banks and ROMs at
 :data:`~fhe_hw.largeint.estimate.SRAM_UM2_PER_BIT`. The blocks are those of the first tower's
 prime; the other towers' differ only in their constants. An estimate, not a layout: the engines'
 control, crossbars and the stream distribution are not counted, and the clock is the slowest
 block's."""
 
+from ..arith.montgomery_dyn import DynamicModMul
 from ..largeint.estimate import SRAM_UM2_PER_BIT, Sky130Estimate, block_rows
 from ..ntt import Butterfly
 from .ntt import RNSPolyNTTPlan
+from .product import RNSPolyProductPlan
 
 __all__ = ["blocks", "memory_bits", "sky130_estimate"]
 
@@ -24,10 +27,19 @@ def _multiplier(plan):
 
 
 def blocks(plan):
-    """The datapath blocks of the :class:`RNSPolyNTTPlan` ``plan``: [(block, its parameters,
-    how many, factory)]: P butterflies per engine (``engine-butterfly``: run-time twiddles, the
-    engines' reducer; the inverse's Gentleman–Sande form, with its up-multiplier when
-    scaled), built as the engines build them."""
+    """The datapath blocks of ``plan``: [(block, its parameters, how many, factory)]. For an
+    :class:`RNSPolyNTTPlan`, P butterflies per engine (``engine-butterfly``: run-time
+    twiddles, the engines' reducer; the inverse's Gentleman–Sande form, with its
+    up-multiplier when scaled), built as the engines build them; for an
+    :class:`RNSPolyProductPlan`, its forward units' (one, or two unless ``b_evaluated``) and
+    inverse unit's, and two run-time-modulus multipliers per lane (``pointwise-modmul``)."""
+    if isinstance(plan, RNSPolyProductPlan):
+        pointwise = plan.pointwise
+        shown = {"towers": len(plan.towers), "width": plan.width, "word": pointwise.word}
+        return [(name, params, count * _forward_units(plan), factory)
+                for name, params, count, factory in blocks(plan.forward)] + \
+            blocks(plan.backward) + [("pointwise-modmul", shown, 2 * plan.lanes_resolved,
+                                      lambda: DynamicModMul(pointwise))]
     engine = plan.engines[0]
     towers, q, options = len(plan.towers), plan.towers[0], _multiplier(plan)
     shown = {"modulus": str(q), "reducer": engine.reducer, **options}
@@ -37,17 +49,28 @@ def blocks(plan):
              lambda: Butterfly(engine.butterfly))]
 
 
+def _forward_units(plan):
+    """A product's forward units: one, or two unless b arrives evaluated."""
+    return 1 if plan.b_evaluated else 2
+
+
 def memory_bits(plan):
-    """The engines' banks and ROMs: per tower n words of the banks and n twiddles, each word
-    the tower's prime's width."""
-    return sum(2 * plan.n * q.bit_length() for q in plan.towers)
+    """The engines' banks and ROMs: per tower and engine n words of the banks, and n twiddles
+    per ROM (an NTT's engine has its own; a product's engines of a tower read one through two
+    ports each, as a dual-port block RAM), each word the tower's prime's width."""
+    engines = 1
+    if isinstance(plan, RNSPolyProductPlan):
+        engines = _forward_units(plan) + 1
+    words = plan.n * (engines + -(-engines // 2))
+    return sum(words * q.bit_length() for q in plan.towers)
 
 
 def sky130_estimate(results, plan):
     """Combine ``results`` ({(unit, frozen params): AsicSynthResult} of :func:`blocks`) into a
-    :class:`~fhe_hw.largeint.estimate.Sky130Estimate` of one polynomial (``cycles()``)."""
-    if not isinstance(plan, RNSPolyNTTPlan):
-        raise TypeError(f"plan must be an RNSPolyNTTPlan, not {plan!r}")
+    :class:`~fhe_hw.largeint.estimate.Sky130Estimate` of one polynomial or product
+    (``cycles()``)."""
+    if not isinstance(plan, (RNSPolyNTTPlan, RNSPolyProductPlan)):
+        raise TypeError(f"plan must be an RNSPolyNTTPlan or RNSPolyProductPlan, not {plan!r}")
     rows = block_rows(results, blocks(plan))
     bits = memory_bits(plan)
     return Sky130Estimate(rows, sum(row[2] * row[3] for row in rows), bits,

@@ -122,11 +122,16 @@ def _generate_product(args, progress):
 
 
 def estimate_markdown(estimates):
-    """The ``rns-poly-asic`` block from [(row of :data:`POLY_TABLE`, its Sky130Estimate)]."""
+    """The ``rns-poly-asic`` block from [(row of :data:`POLY_TABLE` or :data:`PRODUCT_TABLE`,
+    its Sky130Estimate)]."""
     cells = []
     for row, e in estimates:
         config = f"N={row.params['n']}, {_towers(row)}, P={row.params['butterflies']}"
-        cells += sky130_cells(config, e, "banks and ROMs (bits, estimated)", " per polynomial")
+        per = " per polynomial"
+        if row.unit == "rns-poly-product":
+            evaluated = ", b evaluated" if row.params.get("b_evaluated") else ""
+            config, per = f"product{evaluated}: {config}", " per product"
+        cells += sky130_cells(config, e, "banks and ROMs (bits, estimated)", per)
     return markdown_table(["configuration", "block", "count", "area µm² each", "area mm²",
                            "Fmax MHz", "critical path"], cells) + estimate_note(
         "the engines' control, crossbars, the stream distribution and the wiring between "
@@ -134,7 +139,8 @@ def estimate_markdown(estimates):
 
 
 def _generate_estimate(args, progress):
-    plans = [(row, get_unit(row.unit).make_plan(row.params)) for row in POLY_TABLE]
+    plans = [(row, get_unit(row.unit).make_plan(row.params))
+             for row in POLY_TABLE + PRODUCT_TABLE]
     wanted = {(unit, tuple(sorted(params.items()))): (unit, params, factory)
               for _, plan in plans for unit, params, _, factory in blocks(plan)}
     results, tools = synthesize_blocks(wanted, SKY130_CLOCK_NS, progress)
@@ -147,8 +153,8 @@ def _generate_estimate(args, progress):
 
 TABLE = TableSpec("rns-poly", "poly.md", "RNS polynomial NTT on ECP5-85F", generate)
 TABLES = {t.name: t for t in (
-    TABLE, TableSpec("rns-poly-asic", "poly.md", "RNS polynomial NTT: sky130 estimate from its "
-                     "blocks", _generate_estimate, logs="asic"),
+    TABLE, TableSpec("rns-poly-asic", "poly.md", "RNS polynomial NTT and product: sky130 "
+                     "estimate from their blocks", _generate_estimate, logs="asic"),
     TableSpec("rns-poly-extend", "poly.md", "Exact base extension Q → Q ∪ B on ECP5-85F",
               _generate_extend),
     TableSpec("rns-poly-product", "poly.md", "RNS polynomial product on ECP5-85F",
