@@ -185,8 +185,8 @@ class StreamingNTTPlan(StreamPlan):
         -ψ^(n - brv(a)): its address a becomes brv(n - brv(a)) and its butterflies subtract the
         other way round (``negated``); it must be unscaled (``scaled=False``). Default False.
     mult_stages : int or None
-        Registers in every :class:`~fhe_hw.arith.ModMul` 's multiplier (butterflies and
-        post-multipliers; default None, ModMul's own).
+        Registers in every :class:`~fhe_hw.arith.ModMul` 's multiplier (the butterflies';
+        default None, ModMul's own).
     tiled : bool
         ModMul's tiled multipliers (default True).
     read_stages : int
