@@ -204,6 +204,24 @@ def test_the_numpy_api_gives_openfhes_words(unit_name):
     assert got.dtype == np.uint64 and got.tolist() == want
 
 
+@pytest.mark.slow
+def test_the_numpy_api_gives_openfhes_product_of_b_in_evaluation_form():
+    """As a library keeps a key: OpenFHE's a in coefficient form and b_eval, its evaluation
+    form, through the b-evaluated product (the documented product row's shape: one butterfly
+    per engine, each tower's engines on one twiddle ROM) on the simulated board give OpenFHE's
+    a·b."""
+    np = pytest.importorskip("numpy")
+    from fhe_hw.poly.host import simulated
+
+    n, bits, limbs = DCRT
+    towers = openfhe("dcrt", n, bits, limbs)
+    device = simulated("rns-poly-product", n=n, limbs=limbs, prime_bits=bits, butterflies=1,
+                       b_evaluated=True)
+    a, b_eval = (np.array([t[x] for t in towers], dtype=np.uint64) for x in ("a", "b_eval"))
+    got = device.product(a, b_eval)
+    assert got.dtype == np.uint64 and got.tolist() == [t["ab"] for t in towers]
+
+
 @pytest.mark.parametrize("index", range(DCRT[2]))
 def test_dcrt_product_with_the_default_root_agrees_only_in_coefficient_form(index):
     """The product does not depend on the root: with fhe_hw's default root the model's a·b
