@@ -16,14 +16,8 @@ The products go through the inverse :class:`~fhe_hw.poly.RNSPolyNTT` (evaluation
 coefficient form) to ``o``; it is unscaled (``scaled=False``: the n^-1 is the point-wise
 stage's), so its Gentleman–Sande butterflies have no up-multiplier.
 
-Twiddles
---------
-The engines of a tower read one twiddle ROM (:func:`~fhe_hw.ntt.streaming.shared_twiddle_rom`:
-the forward table ψ^brv(a), which the inverse reads as -ψ^(n - brv(a))), through the block
-RAM's two ports when b arrives evaluated, so a tower's forward and inverse engines take the
-block RAM of one ROM, not two; with b transformed here the three engines' ports take two
-copies.
-The point-wise stage stalls as one pipeline when the inverse unit is not ready
+Each operand passes a :class:`~fhe_hw.lib.stream.SkidBuffer` before they meet. The point-wise
+stage stalls as one pipeline when the inverse unit is not ready
 (:func:`fhe_hw.lib.stream.stall_on_backpressure`).
 
 With ``extend_limbs`` = K > 0, the product then goes through the exact base extension
@@ -32,6 +26,14 @@ OpenFHE takes after the towers'), as a BFV multiplication or a key switch extend
 coefficient form, and ``o`` carries its L + K towers. The extension holds the whole product
 before it converts, so the products go through one at a time: the inputs of the next product
 are taken after the last beat of this one's extension has left.
+
+Twiddles
+--------
+The engines of a tower read one twiddle ROM (:func:`~fhe_hw.ntt.streaming.shared_twiddle_rom`:
+the forward table ψ^brv(a), which the inverse reads as -ψ^(n - brv(a))), through the block
+RAM's two ports when b arrives evaluated, so a tower's forward and inverse engines take the
+block RAM of one ROM, not two; with b transformed here the three engines' ports take two
+copies.
 
 Cycles
 ------
