@@ -313,6 +313,33 @@ def test_random_valid_and_ready_give_the_same_result(inverse, negacyclic):
         assert_equal(got, want, f"valid_prob={prob}")
 
 
+def _valid_trace(port, trace):
+    """A monitor that records ``port``'s (valid, ready) at every clock edge."""
+    async def monitor(ctx):
+        async for _, _, valid, ready in ctx.tick().sample(port.valid, port.ready):
+            trace.append((valid, ready))
+    return monitor
+
+
+@pytest.mark.parametrize("inverse", [False, True])
+def test_registered_valid_streams_the_same_beats_in_the_same_cycles(inverse):
+    """With ``registered_valid`` the output's valid is a register of its own: under the same
+    random valid and ready, two transforms back to back leave in the same beats, with valid
+    high in the same cycles, as from the engine without it, and match the model."""
+    n, P = 32, 2
+    traces = []
+    for registered in (False, True):
+        unit = StreamingNTT(n, "general32", butterflies=P, negacyclic=True, inverse=inverse,
+                            registered_valid=registered)
+        xs = [random_poly(unit.modulus, n, "registered", inverse, k) for k in range(2)]
+        traces.append([])
+        run = transforms_back_to_back(unit, xs, inverse, True, valid_prob=0.6, ready_prob=0.5,
+                                      monitors=[_valid_trace(unit.o, traces[-1])])
+    without, with_register = traces
+    assert with_register == without and any(v for v, _ in without)
+    assert run.last_output < len(without)
+
+
 def test_back_to_back_transforms_stream_through():
     n = 32
     unit = StreamingNTT(n, "solinas64", butterflies=2)

@@ -184,6 +184,10 @@ class StreamingNTTPlan(StreamPlan):
         forward and an inverse engine of one prime). The inverse then reads ψ^-brv(a) as
         -ψ^(n - brv(a)): its address a becomes brv(n - brv(a)) and its butterflies subtract the
         other way round (``negated``); it must be unscaled (``scaled=False``). Default False.
+    registered_valid : bool
+        ``o.valid`` straight from a register (:func:`output_fifo`), for a unit that
+        multiplexes several engines' outputs: the same stream, cycle for cycle, one flip-flop
+        more (default False).
     mult_stages : int or None
         Registers in every :class:`~fhe_hw.arith.ModMul` 's multiplier (the butterflies';
         default None, ModMul's own).
@@ -235,6 +239,7 @@ class StreamingNTTPlan(StreamPlan):
                          "output n times the inverse, no up-multipliers", cli_default=None,
                          kw_only=True)
     shared_twiddles: bool = field(default=False, kw_only=True)
+    registered_valid: bool = field(default=False, kw_only=True)
     mult_stages: int | None = mult_stages_param()
     tiled: bool = tiled_param()
     read_stages: int = param(READ_STAGES, help="registers on the read path: 0, 1 (read "
@@ -344,18 +349,27 @@ def _window_index(c, w, cf, x, b):
     return Cat(c[:w], (x ^ cf).rotate_right(w % b), c[w:])
 
 
-def output_fifo(m, o, width, latency, want):
+def output_fifo(m, o, width, latency, want, registered_valid=False):
     """The unload end of an engine: a FIFO driving stream ``o`` and issue credits. Returns
     (``go``: a read may be issued this cycle, given ``want``; the FIFO, whose ``w_en``/``w_data``
     the caller drives ``latency`` cycles after ``go``). Depth latency + 2 sustains one beat per
     cycle when ``o`` is always ready; the credits (beats issued and not yet sent) never exceed
-    the depth, so no beat is lost under back-pressure."""
+    the depth, so no beat is lost under back-pressure. With ``registered_valid``, ``o.valid``
+    is a register that holds whether the FIFO is not empty, computed from its next level,
+    rather than a comparison of its level: the same value in every cycle, with no logic
+    between the register and ``o.valid``."""
     depth = latency + 2
     m.submodules.out_fifo = fifo = SyncFIFO(width=width, depth=depth)
     credit = Signal(range(depth + 1))
     go, sent = Signal(), Signal()
     m.d.comb += [go.eq(want & (credit < depth)), sent.eq(o.valid & o.ready),
-                 o.valid.eq(fifo.r_rdy), o.payload.eq(fifo.r_data), fifo.r_en.eq(o.ready)]
+                 o.payload.eq(fifo.r_data), fifo.r_en.eq(o.ready)]
+    if registered_valid:
+        not_empty = Signal()
+        m.d.sync += not_empty.eq(fifo.level + (fifo.w_en & fifo.w_rdy) - sent != 0)
+        m.d.comb += o.valid.eq(not_empty)
+    else:
+        m.d.comb += o.valid.eq(fifo.r_rdy)
     m.d.sync += credit.eq(credit + go - sent)
     return go, fifo
 
@@ -645,7 +659,8 @@ class StreamingNTT(FixedRun, Component):
 
         # Unload credits: beats issued and not yet taken from the output FIFO.
         unload_go, fifo = output_fifo(m, self.o, self._mod.bits * self._lanes,
-                                      2 + self._read_stages, ctl.unloading)
+                                      2 + self._read_stages, ctl.unloading,
+                                      self.plan.registered_valid)
 
         a = _read_split(self._read_stages)[0]
         for k, bank in enumerate(banks):

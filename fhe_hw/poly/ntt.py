@@ -237,7 +237,8 @@ class TowersPlan(TowerBeats, StreamPlan):
         """The :class:`~fhe_hw.ntt.StreamingNTTPlan` of each tower's engine, forward or
         ``inverse``: negacyclic, OpenFHE's root, one reducer for all (``auto``: the one
         :func:`~fhe_hw.arith.modmul.choose_reducer` picks for every prime, else Barrett);
-        ``extra``: the engine plans' ``scaled`` and ``shared_twiddles``."""
+        ``extra``: the engine plans' ``scaled``, ``shared_twiddles`` and
+        ``registered_valid``."""
         reducer = self.reducer
         if reducer == "auto":
             kinds = {choose_reducer(q) for q in self.towers}
@@ -293,6 +294,10 @@ class RNSPolyNTTPlan(TowersPlan):
         The engines read their twiddles through their ``tw_addr``/``tw_data`` ports from ROMs
         outside the unit (default False; the engines' ``shared_twiddles``, for a unit that
         gives a forward and an inverse engine of one tower one ROM).
+    registered_valid : bool
+        Each engine's output ``valid`` straight from a register (default False; the engines'
+        ``registered_valid``): the output multiplexer of the towers then starts at registers,
+        for a unit whose next stage is across the die.
 
     Attributes
     ----------
@@ -304,12 +309,14 @@ class RNSPolyNTTPlan(TowersPlan):
                           kw_only=True)
     scaled: bool = field(default=True, kw_only=True)
     shared_twiddles: bool = field(default=False, kw_only=True)
+    registered_valid: bool = field(default=False, kw_only=True)
     engines: tuple = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         super().__post_init__()
         self._set(engines=self.engine_plans(self.inverse, scaled=self.scaled,
-                                            shared_twiddles=self.shared_twiddles))
+                                            shared_twiddles=self.shared_twiddles,
+                                            registered_valid=self.registered_valid))
 
     def schedule(self, polys=1, arrivals=None):
         """The cycle at which each tower of ``polys`` polynomials back to back starts to leave

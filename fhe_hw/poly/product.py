@@ -16,9 +16,11 @@ The products go through the inverse :class:`~fhe_hw.poly.RNSPolyNTT` (evaluation
 coefficient form) to ``o``; it is unscaled (``scaled=False``: the n^-1 is the point-wise
 stage's), so its Gentleman–Sande butterflies have no up-multiplier.
 
-Each operand passes a :class:`~fhe_hw.lib.stream.SkidBuffer` before they meet. The point-wise
-stage stalls as one pipeline when the inverse unit is not ready
-(:func:`fhe_hw.lib.stream.stall_on_backpressure`).
+Each operand passes a :class:`~fhe_hw.lib.stream.SkidBuffer` before they meet, and every
+engine's output ``valid`` comes straight from a register (``registered_valid``), so the
+path from an engine across the die to an operand's slice starts at a flip-flop and passes only
+the multiplexer of the towers. The point-wise stage stalls as one pipeline when the inverse
+unit is not ready (:func:`fhe_hw.lib.stream.stall_on_backpressure`).
 
 With ``extend_limbs`` = K > 0, the product then goes through the exact base extension
 Q → Q ∪ B (:class:`~fhe_hw.poly.RNSPolyExtend`, OpenFHE's ``ExpandCRTBasis``; B the K primes
@@ -120,12 +122,12 @@ class RNSPolyProductPlan(TowersPlan):
     def __post_init__(self):
         super().__post_init__()
         shared = {f.name: getattr(self, f.name) for f in fields(TowersPlan) if f.init}
-        forward = RNSPolyNTTPlan(**shared, shared_twiddles=True)
+        units = dict(shared, shared_twiddles=True, registered_valid=True)
         pointwise = DynamicModMulPlan(self.towers, width=self.width)
         # The operands' slices, two multipliers, their output register and the stall wrapper's
         # skid buffer.
-        self._set(forward=forward, backward=RNSPolyNTTPlan(**shared, inverse=True, scaled=False,
-                                                           shared_twiddles=True),
+        self._set(forward=RNSPolyNTTPlan(**units),
+                  backward=RNSPolyNTTPlan(**units, inverse=True, scaled=False),
                   pointwise=pointwise, pointwise_latency=2 * pointwise.latency + 3,
                   extension=self._extension())
 
