@@ -28,7 +28,7 @@ from test_openfhe_interop import UNAVAILABLE, openfhe
 from fhe_hw.ntt.cosim import Engines
 from fhe_hw.params import RNSBase
 from fhe_hw.poly import RNSPolyExtendPlan, RNSPolyNTTPlan
-from fhe_hw.poly.configs import POLY_TABLE, PRODUCT_TABLE
+from fhe_hw.poly.configs import POLY_TABLE, PRODUCT_TABLE, extension_of
 from fhe_hw.poly.cosim import PolyRun, check_poly, cosim_poly
 from fhe_hw.sim import SimulationMismatch
 
@@ -122,9 +122,7 @@ def extended(params, polys):
 
 def extend_params(params):
     """The extension of a :data:`CONFIGS` row's towers: K = L, the row's lanes."""
-    lanes = params.get("lanes") or 2 * params["butterflies"]
-    same = {key: params[key] for key in ("n", "limbs", "prime_bits", "prime_n") if key in params}
-    return {**same, "target_limbs": params["limbs"], "lanes": lanes}
+    return extension_of(params, params.get("lanes") or 2 * params["butterflies"])
 
 
 @pytest.mark.parametrize("params", CONFIGS)

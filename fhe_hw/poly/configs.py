@@ -20,7 +20,22 @@ from ..flow.rows import Row
 from ..ntt.configs import STREAMING_TARGET
 from ..units import get_unit
 
-__all__ = ["POLY_TABLE", "POLY_MODMULS", "EXTEND_TABLE", "PRODUCT_TABLE", "modmul_row"]
+__all__ = ["POLY_TABLE", "POLY_MODMULS", "EXTEND_TABLE", "PRODUCT_TABLE", "modmul_row",
+           "towers_of", "extension_of"]
+
+#: The parameters of a polynomial unit that choose its ring and towers.
+RING_PARAMS = ("n", "limbs", "prime_bits", "prime_n")
+
+
+def towers_of(params):
+    """The parameters of a polynomial unit's ``params`` that choose its ring and towers."""
+    return {k: params[k] for k in RING_PARAMS if k in params}
+
+
+def extension_of(params, lanes):
+    """The ``rns-poly-extend`` parameters of the exact conversion from the towers of ``params``
+    to as many of OpenFHE's next primes (K = L), ``lanes`` per beat."""
+    return {**towers_of(params), "target_limbs": params["limbs"], "lanes": lanes}
 
 POLY_TABLE = [
     Row("rns-poly-ntt", {"n": 4096, "limbs": 8, "prime_bits": 30, "prime_n": 65536,

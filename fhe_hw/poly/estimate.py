@@ -36,7 +36,7 @@ def blocks(plan):
     if isinstance(plan, RNSPolyProductPlan):
         pointwise = plan.pointwise
         shown = {"towers": len(plan.towers), "width": plan.width, "word": pointwise.word}
-        return [(name, params, count * _forward_units(plan), factory)
+        return [(name, params, count * plan.forward_units, factory)
                 for name, params, count, factory in blocks(plan.forward)] + \
             blocks(plan.backward) + [("pointwise-modmul", shown, 2 * plan.lanes_resolved,
                                       lambda: DynamicModMul(pointwise))]
@@ -49,18 +49,13 @@ def blocks(plan):
              lambda: Butterfly(engine.butterfly))]
 
 
-def _forward_units(plan):
-    """A product's forward units: one, or two unless b arrives evaluated."""
-    return 1 if plan.b_evaluated else 2
-
-
 def memory_bits(plan):
     """The engines' banks and ROMs: per tower and engine n words of the banks, and n twiddles
     per ROM (an NTT's engine has its own; a product's engines of a tower read one through two
     ports each, as a dual-port block RAM), each word the tower's prime's width."""
     engines = 1
     if isinstance(plan, RNSPolyProductPlan):
-        engines = _forward_units(plan) + 1
+        engines = plan.forward_units + 1
     words = plan.n * (engines + -(-engines // 2))
     return sum(words * q.bit_length() for q in plan.towers)
 

@@ -168,6 +168,11 @@ class RNSPolyProductPlan(TowersPlan):
         arrivals = [t + self.pointwise_latency for t in self.forward.schedule(polys)]
         return self.backward.schedule(polys, arrivals)[-1] + self.tower_beats
 
+    @property
+    def forward_units(self):
+        """The forward units: one for a, and one for b unless it arrives evaluated."""
+        return 1 if self.b_evaluated else 2
+
     def describe(self):
         """The towers' primes, the point-wise multipliers' Montgomery word and, with the
         extension, B's primes."""
@@ -235,7 +240,7 @@ class RNSPolyProduct(TowersComponent):
     def __init__(self, *args, **kw):
         self.plan = plan = RNSPolyProductPlan.coerce(*args, **kw)
         self._fa = RNSPolyNTT(plan.forward)
-        self._fb = None if plan.b_evaluated else RNSPolyNTT(plan.forward)
+        self._fb = RNSPolyNTT(plan.forward) if plan.forward_units == 2 else None
         self._inv = RNSPolyNTT(plan.backward)
         self._pointwise = _Pointwise(plan)
         self._extend = None if plan.extension is None else RNSPolyExtend(plan.extension)

@@ -27,7 +27,14 @@ from ..ntt import FourStepNTTPlan, StreamingFourStepNTTPlan, StreamingNTTPlan
 from ..ntt.configs import REPORT_STREAMING, STREAMING_TABLE
 from ..ntt.four_step_plan import FourStepPlan, control_cycles, control_trace
 from ..params import ntt_primes
-from ..poly.configs import EXTEND_TABLE, POLY_MODMULS, POLY_TABLE, PRODUCT_TABLE
+from ..poly.configs import (
+    EXTEND_TABLE,
+    POLY_MODMULS,
+    POLY_TABLE,
+    PRODUCT_TABLE,
+    extension_of,
+    towers_of,
+)
 from ..rns import Kawamura, MixedRadix, ShenoyKumaresan, ShenoyKumaresanPlan, default_bases
 from ..rns.configs import ITERATION_SETS, SYNTH_TABLE, sk
 from ..rns.configs import REPORT_ROWS as RNS_ROWS
@@ -689,11 +696,6 @@ _NO_EVALUATED_PRODUCT = ("none routed: no rns-poly-product row of the results ta
                          "towers")
 
 
-def _towers_of(params):
-    """The parameters of a polynomial unit's ``params`` that choose its ring and towers."""
-    return {k: params[k] for k in ("n", "limbs", "prime_bits", "prime_n") if k in params}
-
-
 def _poly_beside():
     """{(op, N, towers): the configuration (or why none) beside that OpenFHE DCRTPoly case}:
     each :data:`~fhe_hw.poly.configs.POLY_TABLE` row at its (N, towers), the
@@ -708,12 +710,10 @@ def _poly_beside():
         key = (p["n"], p["limbs"])
         out[("dcrt-ntt", *key)] = row
         out[("dcrt-mul", *key)] = _NO_DCRT_PRODUCT
-        towers = _towers_of(p)
         out[("dcrt-mul-eval", *key)] = next(
-            (r for r in PRODUCT_TABLE if r.params["b_evaluated"] and _towers_of(r.params) ==
-             towers), _NO_EVALUATED_PRODUCT)
-        lanes = get_unit(row.unit).make_plan(p).lanes_resolved
-        params = {**towers, "target_limbs": p["limbs"], "lanes": lanes}
+            (r for r in PRODUCT_TABLE if r.params["b_evaluated"] and towers_of(r.params) ==
+             towers_of(p)), _NO_EVALUATED_PRODUCT)
+        params = extension_of(p, get_unit(row.unit).make_plan(p).lanes_resolved)
         out[("dcrt-exact", *key)] = next(
             (r for r in EXTEND_TABLE if (r.unit, r.params) == ("rns-poly-extend", params)),
             Row("rns-poly-extend", params, row.target))
