@@ -9,7 +9,7 @@ from amaranth.lib.wiring import In, Out
 from amaranth.sim import Simulator
 
 from fhe_hw.component import Component
-from fhe_hw.lib.stream import CreditQueue, SkidBuffer
+from fhe_hw.lib.stream import CreditQueue, SkidBuffer, credit_room
 from fhe_hw.sim.pysim import StreamProtocolError, pack, run_stream, unpack
 
 
@@ -107,3 +107,42 @@ def test_credit_queue_refuses_a_depth_below_two():
         CreditQueue(unsigned(8), 1)
     with pytest.raises(TypeError, match="depth"):
         CreditQueue(unsigned(8), 2.0)
+
+
+class _Credit(Component):
+    """credit_room alone: ``room`` for a queue of ``depth`` beats, ``issue`` and ``taken`` in."""
+
+    def __init__(self, depth):
+        self._depth = depth
+        super().__init__({"issue": In(1), "taken": In(1), "room": Out(1)})
+
+    def elaborate(self, platform):
+        m = Module()
+        m.d.comb += self.room.eq(credit_room(m, self.issue, self.taken, self._depth))
+        return m
+
+
+@pytest.mark.parametrize("depth", [1, 2, 5])
+def test_credit_room_is_the_count_below_the_depth_every_cycle(depth):
+    """Random issues (only with room) and takes (only of beats issued): ``room`` equals
+    count < depth of a plain count in every cycle, and the count reaches the depth."""
+    dut, rng = _Credit(depth), random.Random(depth)
+    counts = []
+
+    async def bench(ctx):
+        count = 0
+        for _ in range(400):
+            assert ctx.get(dut.room) == (count < depth)
+            issue = count < depth and rng.random() < 0.7
+            taken = count > 0 and rng.random() < 0.4
+            ctx.set(dut.issue, issue)
+            ctx.set(dut.taken, taken)
+            await ctx.tick()
+            count += issue - taken
+            counts.append(count)
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()
+    assert max(counts) == depth

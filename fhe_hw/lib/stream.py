@@ -12,7 +12,7 @@ from ..arith.pipeline import wrap_inc
 from ..component import Component
 from ..params import require_int
 
-__all__ = ["SkidBuffer", "CreditQueue", "stall_on_backpressure"]
+__all__ = ["SkidBuffer", "CreditQueue", "credit_room", "stall_on_backpressure"]
 
 
 class SkidBuffer(Component):
@@ -92,6 +92,20 @@ class CreditQueue(Component):
         count_next = count + self.i.valid - move
         m.d.sync += [count.eq(count_next), nonempty.eq(count_next != 0)]
         return m
+
+
+def credit_room(m, issue, taken, depth, name="credit"):
+    """The issue credit of a :class:`CreditQueue` of ``depth`` beats behind a fixed-latency
+    unit: a count of the beats issued (``issue``) and not yet taken at the queue's output
+    (``taken``), and returns ``room``, whether the count is below ``depth``, as a register
+    (its next value picked from comparisons of the count for each way the count may move, so
+    no comparator follows it). Issue only with ``room`` and the queue never overfills."""
+    credit = Signal(range(depth + 1), name=name)
+    room = Signal(init=1, name=f"{name}_room")
+    m.d.sync += [credit.eq(credit + issue - taken),
+                 room.eq(Mux(issue, Mux(taken, credit < depth, credit < depth - 1),
+                             taken | (credit < depth)))]
+    return room
 
 
 def stall_on_backpressure(m, core, valid, payload, o, name="core"):

@@ -19,8 +19,10 @@ stage's), so its Gentleman–Sande butterflies have no up-multiplier.
 Each operand passes a :class:`~fhe_hw.lib.stream.SkidBuffer` before they meet, and every
 engine's output ``valid`` comes straight from a register (``registered_valid``), so the
 path from an engine across the die to an operand's slice starts at a flip-flop and passes only
-the multiplexer of the towers. The point-wise stage stalls as one pipeline when the inverse
-unit is not ready (:func:`fhe_hw.lib.stream.stall_on_backpressure`).
+the multiplexer of the towers. The point-wise stage never stalls: it takes a pair of beats
+only while the :class:`~fhe_hw.lib.stream.CreditQueue` after it has room for every beat in
+flight (:func:`~fhe_hw.lib.stream.credit_room`), so no clock enable spans its multipliers,
+and the queue's ``valid`` and payload, which reach every inverse engine, are registers.
 
 With ``extend_limbs`` = K > 0, the product then goes through the exact base extension
 Q → Q ∪ B (:class:`~fhe_hw.poly.RNSPolyExtend`, OpenFHE's ``ExpandCRTBasis``; B the K primes
@@ -56,7 +58,7 @@ from amaranth.lib.wiring import In, Out, connect, flipped
 from ..arith.montgomery_dyn import DynamicModMul, DynamicModMulPlan
 from ..component import Component
 from ..lib.delay import register_delay
-from ..lib.stream import SkidBuffer, stall_on_backpressure
+from ..lib.stream import CreditQueue, SkidBuffer, credit_room
 from ..ntt.streaming import shared_twiddle_rom
 from ..params import require_int
 from ..plan import param
@@ -124,11 +126,12 @@ class RNSPolyProductPlan(TowersPlan):
         shared = {f.name: getattr(self, f.name) for f in fields(TowersPlan) if f.init}
         units = dict(shared, shared_twiddles=True, registered_valid=True)
         pointwise = DynamicModMulPlan(self.towers, width=self.width)
-        # The operands' slices, two multipliers, their output register and the stall wrapper's
-        # skid buffer.
+        # The operands' slices, two multipliers, their output register and the queue after it;
+        # the queue's depth, the beats in flight from the join to the inverse unit.
         self._set(forward=RNSPolyNTTPlan(**units),
                   backward=RNSPolyNTTPlan(**units, inverse=True, scaled=False),
-                  pointwise=pointwise, pointwise_latency=2 * pointwise.latency + 3,
+                  pointwise=pointwise,
+                  pointwise_latency=2 * pointwise.latency + 2 + CreditQueue.LATENCY,
                   extension=self._extension())
 
     def _extension(self):
@@ -184,8 +187,8 @@ class RNSPolyProductPlan(TowersPlan):
 class _Pointwise(Component):
     """a·b·n^-1 mod q_j lane by lane, j the tower of the beat: per lane a :class:`DynamicModMul`
     (a·b·R^-1) then another by R^2·n^-1 mod q_j (the unscaled inverse's n^-1); the valid bit
-    and the tower ride beside them. The output beat is a register (for
-    :func:`~fhe_hw.lib.stream.stall_on_backpressure`)."""
+    and the tower ride beside them. The output beat is a register, ``o_valid`` 2·latency + 1
+    cycles after ``valid``."""
 
     def __init__(self, plan):
         self._plan = plan
@@ -268,13 +271,17 @@ class RNSPolyProduct(TowersComponent):
             connect(m, i_b, self._fb.i)
             b = self._fb.o
         a, b = self._slices(m, a, b)
-        pw = self._pointwise
-        advance = stall_on_backpressure(m, pw, pw.o_valid, pw.o, self._inv.i, name="pointwise")
+        m.submodules.pointwise = pw = self._pointwise
+        m.submodules.queue = queue = CreditQueue(self._layout, plan.pointwise_latency)
         join = Signal()
-        m.d.comb += [join.eq(a.valid & b.valid & advance), a.ready.eq(join), b.ready.eq(join),
+        room = credit_room(m, join, queue.o.valid & queue.o.ready, plan.pointwise_latency,
+                           "pointwise_credit")
+        m.d.comb += [join.eq(a.valid & b.valid & room), a.ready.eq(join), b.ready.eq(join),
                      pw.valid.eq(join), pw.a.eq(a.payload), pw.b.eq(b.payload),
                      pw.tower.eq(tower_turn(m, "pointwise", len(plan.towers),
-                                            plan.tower_beats, join))]
+                                            plan.tower_beats, join)),
+                     queue.i.valid.eq(pw.o_valid), queue.i.payload.eq(pw.o)]
+        connect(m, queue.o, self._inv.i)
         if self._extend is None:
             connect(m, self._inv.o, flipped(self.o))
         else:
