@@ -124,21 +124,24 @@ class _Credit(Component):
 
 @pytest.mark.parametrize("depth", [1, 2, 5])
 def test_credit_room_is_the_count_below_the_depth_every_cycle(depth):
-    """Random issues (only with room) and takes (only of beats issued): ``room`` equals
-    count < depth of a plain count in every cycle, and the count reaches the depth."""
+    """Random issues (only with room) and takes (only of beats issued and not yet taken):
+    ``room`` equals count < depth in every cycle, the count being the beats issued minus those
+    taken before the previous cycle (a take counts a cycle late), and it reaches the depth."""
     dut, rng = _Credit(depth), random.Random(depth)
     counts = []
 
     async def bench(ctx):
-        count = 0
+        count = held = last_taken = 0
         for _ in range(400):
             assert ctx.get(dut.room) == (count < depth)
             issue = count < depth and rng.random() < 0.7
-            taken = count > 0 and rng.random() < 0.4
+            taken = held > 0 and rng.random() < 0.4
             ctx.set(dut.issue, issue)
             ctx.set(dut.taken, taken)
             await ctx.tick()
-            count += issue - taken
+            count += issue - last_taken
+            held += issue - taken
+            last_taken = taken
             counts.append(count)
 
     sim = Simulator(dut)

@@ -126,8 +126,7 @@ class RNSPolyProductPlan(TowersPlan):
         shared = {f.name: getattr(self, f.name) for f in fields(TowersPlan) if f.init}
         units = dict(shared, shared_twiddles=True, registered_valid=True)
         pointwise = DynamicModMulPlan(self.towers, width=self.width)
-        # The operands' slices, two multipliers, their output register and the queue after it;
-        # the queue's depth, the beats in flight from the join to the inverse unit.
+        # The operands' slices, two multipliers, their output register and the queue after it.
         self._set(forward=RNSPolyNTTPlan(**units),
                   backward=RNSPolyNTTPlan(**units, inverse=True, scaled=False),
                   pointwise=pointwise,
@@ -272,10 +271,11 @@ class RNSPolyProduct(TowersComponent):
             b = self._fb.o
         a, b = self._slices(m, a, b)
         m.submodules.pointwise = pw = self._pointwise
-        m.submodules.queue = queue = CreditQueue(self._layout, plan.pointwise_latency)
+        # The beats in flight and one more: credit_room counts a beat taken a cycle late.
+        depth = plan.pointwise_latency + 1
+        m.submodules.queue = queue = CreditQueue(self._layout, depth)
         join = Signal()
-        room = credit_room(m, join, queue.o.valid & queue.o.ready, plan.pointwise_latency,
-                           "pointwise_credit")
+        room = credit_room(m, join, queue.o.valid & queue.o.ready, depth, "pointwise_credit")
         m.d.comb += [join.eq(a.valid & b.valid & room), a.ready.eq(join), b.ready.eq(join),
                      pw.valid.eq(join), pw.a.eq(a.payload), pw.b.eq(b.payload),
                      pw.tower.eq(tower_turn(m, "pointwise", len(plan.towers),
