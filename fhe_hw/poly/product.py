@@ -21,8 +21,10 @@ engine's output ``valid`` comes straight from a register (``registered_valid``),
 path from an engine across the die to an operand's slice starts at a flip-flop and passes only
 the multiplexer of the towers. The point-wise stage never stalls: it takes a pair of beats
 only while the :class:`~fhe_hw.lib.stream.CreditQueue` after it has room for every beat in
-flight (:func:`~fhe_hw.lib.stream.credit_room`), so no clock enable spans its multipliers,
-and the queue's ``valid`` and payload, which reach every inverse engine, are registers.
+flight (:func:`~fhe_hw.lib.stream.credit_room`), so no clock enable spans its multipliers.
+A register slice follows the queue, so that the inverse unit's ``ready`` (a multiplexer of
+its engines', from across the die) reaches the slice's registers only, not the queue's
+count, and the beats reach every inverse engine from registers.
 
 With ``extend_limbs`` = K > 0, the product then goes through the exact base extension
 Q → Q ∪ B (:class:`~fhe_hw.poly.RNSPolyExtend`, OpenFHE's ``ExpandCRTBasis``; B the K primes
@@ -126,11 +128,12 @@ class RNSPolyProductPlan(TowersPlan):
         shared = {f.name: getattr(self, f.name) for f in fields(TowersPlan) if f.init}
         units = dict(shared, shared_twiddles=True, registered_valid=True)
         pointwise = DynamicModMulPlan(self.towers, width=self.width)
-        # The operands' slices, two multipliers, their output register and the queue after it.
+        # The operands' slices, two multipliers, their output register, the queue after it and
+        # the slice before the inverse unit.
         self._set(forward=RNSPolyNTTPlan(**units),
                   backward=RNSPolyNTTPlan(**units, inverse=True, scaled=False),
                   pointwise=pointwise,
-                  pointwise_latency=2 * pointwise.latency + 2 + CreditQueue.LATENCY,
+                  pointwise_latency=2 * pointwise.latency + 3 + CreditQueue.LATENCY,
                   extension=self._extension())
 
     def _extension(self):
@@ -271,8 +274,10 @@ class RNSPolyProduct(TowersComponent):
             b = self._fb.o
         a, b = self._slices(m, a, b)
         m.submodules.pointwise = pw = self._pointwise
-        # The beats in flight and one more: credit_room counts a beat taken a cycle late.
-        depth = plan.pointwise_latency + 1
+        # A beat holds its credit from the join until two cycles after it leaves the queue
+        # (credit_room counts a take a cycle late): pointwise_latency cycles, so as many
+        # credits pass a beat per cycle.
+        depth = plan.pointwise_latency
         m.submodules.queue = queue = CreditQueue(self._layout, depth)
         join = Signal()
         room = credit_room(m, join, queue.o.valid & queue.o.ready, depth, "pointwise_credit")
@@ -281,7 +286,9 @@ class RNSPolyProduct(TowersComponent):
                      pw.tower.eq(tower_turn(m, "pointwise", len(plan.towers),
                                             plan.tower_beats, join)),
                      queue.i.valid.eq(pw.o_valid), queue.i.payload.eq(pw.o)]
-        connect(m, queue.o, self._inv.i)
+        m.submodules.inverse_slice = into = SkidBuffer(self._layout)
+        connect(m, queue.o, into.i)
+        connect(m, into.o, self._inv.i)
         if self._extend is None:
             connect(m, self._inv.o, flipped(self.o))
         else:
