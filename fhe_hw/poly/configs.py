@@ -13,7 +13,8 @@ on the 8-tower row's towers, B OpenFHE's next 8 primes, with that row's lanes.
 :data:`PRODUCT_TABLE` is the documented ECP5-85F table of the polynomial product (``fhe-hw table
 rns-poly-product``): the 8-tower row's towers with b in evaluation form, as OpenFHE keeps keys,
 and one butterfly per engine, the most that fits the device's MULT18X18D with a forward and an
-inverse engine per tower.
+inverse engine per tower, and a register slice before and after every engine (``skid``), so
+that no handshake between an engine and the point-wise stage crosses the die twice in a cycle.
 """
 
 from ..flow.rows import Row
@@ -64,8 +65,8 @@ EXTEND_TABLE = [
 
 PRODUCT_TABLE = [
     Row("rns-poly-product", {"n": 4096, "limbs": 8, "prime_bits": 30, "prime_n": 65536,
-                             "butterflies": 1, "b_evaluated": True}, STREAMING_TARGET,
-        {"placer": "static"}),
+                             "butterflies": 1, "b_evaluated": True, "skid": True},
+        STREAMING_TARGET, {"placer": "static"}),
 ]
 
 #: The ModMul of each :data:`POLY_TABLE` row.
