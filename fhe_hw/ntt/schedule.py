@@ -136,12 +136,12 @@ def cycles(n, butterflies=1, *, lanes=None, butterfly_latency, read_stages=READ_
     with always-valid input and always-ready output: 2·n/lanes (load and unload) +
     log2(n)·(n/(2P) + butterfly_latency + 2 + D + W) (stages and their pipeline drains) +
     3 + read_stages (memory read, the read path's registers, crossbar register, output FIFO).
-    ``lanes defaults to 2P;
-    ``read_stages`` (:data:`READ_STAGES` by default) is the number of registers on the read
-    path: the first registers the bank read addresses, which delays reads and write-backs
-    alike and so adds no drain, the others (D = read_stages - 1 of them) sit after the banks
-    and lengthen every stage's drain; the W = ``write_stages`` registers (:data:`WRITE_STAGES`
-    by default) on the write-back path lengthen every stage's drain too."""
+    ``lanes`` defaults to 2P; ``read_stages`` (:data:`READ_STAGES` by default) is the number
+    of registers on the read path: the first registers the bank read addresses, which delays
+    reads and write-backs alike and so adds no drain, the others (D = read_stages - 1 of them)
+    sit after the banks and lengthen every stage's drain; the W = ``write_stages`` registers
+    (:data:`WRITE_STAGES` by default) on the write-back path lengthen every stage's drain
+    too."""
     return period(n, butterflies, lanes=lanes, butterfly_latency=butterfly_latency,
                   read_stages=read_stages, write_stages=write_stages) + 3 + read_stages
 

@@ -380,11 +380,6 @@ def _read_split(read_stages):
     return min(read_stages, 1), max(read_stages - 1, 0)
 
 
-def _reverse(value):
-    """``value``'s bits in reverse order."""
-    return Cat(*(value[k] for k in reversed(range(len(value)))))
-
-
 def _domain(registered):
     return "sync" if registered else "comb"
 
@@ -775,7 +770,7 @@ class StreamingNTT(FixedRun, Component):
             # ψ^-brv(a) = -ψ^(n - brv(a)): the forward table's word brv(n - brv(a)).
             for q in range(P):
                 mapped = Signal(log_n, name=f"tw_addr{q}_shared")
-                m.d.comb += mapped.eq(_reverse((self._n - _reverse(tw_addr[q]))[:log_n]))
+                m.d.comb += mapped.eq((self._n - tw_addr[q][::-1])[:log_n][::-1])
                 tw_addr[q] = mapped
         a, d = _read_split(self._read_stages)
         for q in range(P):
