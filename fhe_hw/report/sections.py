@@ -690,8 +690,8 @@ _NO_PRODUCT = ("none: no product engine routed (two forward NTTs, a pointwise pr
                "inverse NTT)")
 _NO_DCRT_PRODUCT = ("none routed: with b transformed too, rns-poly-product needs a third "
                     "engine per tower (two forward, one inverse), more MULT18X18D than the "
-                    "ECP5-85F has at one butterfly per engine; the b-evaluated product is the "
-                    "next row where it is routed")
+                    "ECP5-85F has at one butterfly per engine; the next row, with b in "
+                    "evaluation form, needs one engine less")
 _NO_EVALUATED_PRODUCT = ("none routed: no rns-poly-product row of the results tables has these "
                          "towers")
 
