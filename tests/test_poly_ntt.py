@@ -8,7 +8,8 @@ from fhe_hw.model.dcrt import dcrt_ntt, dcrt_pointwise, dcrt_product, schoolbook
 from fhe_hw.params import ntt_primes, openfhe_primes
 from fhe_hw.poly import RNSPolyNTT, RNSPolyNTTPlan
 from fhe_hw.poly.estimate import blocks, memory_bits
-from fhe_hw.rns.common import beats_to_polynomials, polynomial_beats
+from fhe_hw.rns.common import polynomial_beats
+from fhe_hw.sim.icarus import require_iverilog, run_from_reset
 from fhe_hw.sim.pysim import run_stream
 from fhe_hw.units import get_unit
 
@@ -24,18 +25,11 @@ def flat(polys):
 
 
 def run_polys(unit, polys, **kw):
-    """``polys`` (each a list of towers) streamed back to back through ``unit`` in pysim; the
-    outputs regrouped per polynomial and the run."""
-    beats = polynomial_beats(flat(polys), unit.lanes)
+    """``polys`` (each a list of towers) streamed back to back through ``unit`` in pysim (in
+    its plan's stream layout); the outputs regrouped per polynomial and the run."""
+    beats = unit.plan.stream_beats(polys)
     run = run_stream(unit, {"i": beats}, {"o": len(beats)}, **kw)
-    return regroup(run.outputs["o"], unit, len(polys)), run
-
-
-def regroup(beats, unit, polys):
-    """``polys`` polynomials (each a list of towers) from a unit's output beats."""
-    towers = beats_to_polynomials(beats, unit.n, unit.lanes)
-    count = len(unit.towers)
-    return [towers[p * count:(p + 1) * count] for p in range(polys)]
+    return unit.plan.stream_polynomials(run.outputs["o"]), run
 
 
 # --- the model ------------------------------------------------------------------------------------
@@ -194,3 +188,69 @@ def test_skid_slices_under_random_valid_and_ready():
     polys = [random_dcrt(unit.towers, 16, "skid-vr", k) for k in range(2)]
     got, _ = run_polys(unit, polys, valid_prob=0.5, ready_prob=0.5, seed=5)
     assert got == [dcrt_ntt(x, unit.towers) for x in polys]
+
+
+# --- towers side by side --------------------------------------------------------------------------
+
+def test_parallel_towers_put_every_towers_lanes_in_one_beat():
+    plan = RNSPolyNTTPlan(16, limbs=3, butterflies=1, parallel_towers=True)
+    polys = [random_dcrt(plan.towers, 16, "layout", k) for k in range(2)]
+    beats = plan.stream_beats(polys)
+    assert plan.beat_lanes == 6 and len(beats) == 2 * 8 == 2 * plan.input_beats
+    (t0, t1, t2), second = polys
+    assert beats[0] == [t0[0], t0[1], t1[0], t1[1], t2[0], t2[1]]
+    assert beats[7] == [t0[14], t0[15], t1[14], t1[15], t2[14], t2[15]]
+    assert beats[8] == [second[0][0], second[0][1], second[1][0], second[1][1], second[2][0],
+                        second[2][1]]
+    assert plan.stream_polynomials(beats) == polys
+    tower_major = RNSPolyNTTPlan(16, limbs=3, butterflies=1)
+    assert tower_major.beat_lanes == 2 and tower_major.stream_beats(polys) == \
+        polynomial_beats(flat(polys), 2)
+
+
+@pytest.mark.parametrize("kw", [
+    {"limbs": 3, "butterflies": 1},
+    {"limbs": 2, "butterflies": 2, "inverse": True},
+    {"limbs": 3, "butterflies": 2, "lanes": 2, "skid": True},
+    pytest.param({"limbs": 4, "butterflies": 1, "lanes": 1, "inverse": True, "skid": True},
+                 marks=pytest.mark.slow)])
+def test_parallel_towers_transform_like_the_model_in_one_engines_cycles(kw):
+    unit = RNSPolyNTT(16, parallel_towers=True, **kw)
+    polys = [random_dcrt(unit.towers, 16, "parallel", k) for k in range(3)]
+    got, run = run_polys(unit, polys)
+    inverse = kw.get("inverse", False)
+    assert got == [dcrt_ntt(x, unit.towers, inverse) for x in polys]
+    # The engines load at once: one polynomial is one engine's transform (and the slices'
+    # two cycles), the next every engine period.
+    engine, skid = unit.plan.engines[0], kw.get("skid", False)
+    assert unit.cycles() == engine.cycles() + 2 * skid
+    assert run.cycles == unit.cycles(3) == unit.cycles() + 2 * engine.period()
+    one, run1 = run_polys(unit, polys[:1])
+    assert one == got[:1] and run1.cycles == unit.cycles()
+
+
+@pytest.mark.parametrize("seed, skid", [(3, False), pytest.param(4, True, marks=pytest.mark.slow)])
+def test_parallel_towers_under_random_valid_and_ready(seed, skid):
+    unit = RNSPolyNTT(16, limbs=3, butterflies=2, lanes=2, parallel_towers=True, skid=skid)
+    polys = [random_dcrt(unit.towers, 16, "parallel-vr", seed, k) for k in range(2)]
+    got, _ = run_polys(unit, polys, valid_prob=0.5, ready_prob=0.5, seed=seed)
+    assert got == [dcrt_ntt(x, unit.towers) for x in polys]
+
+
+def test_parallel_towers_need_one_engine_timing():
+    primes = (ntt_primes(40, 16, 1)[0], ntt_primes(20, 16, 1)[0])
+    with pytest.raises(ValueError, match="parallel_towers needs one timing .* 40, 20 bits"):
+        RNSPolyNTTPlan(16, primes=primes, parallel_towers=True)
+
+
+def test_parallel_towers_from_reset_in_icarus(tmp_path):
+    """Side by side in Icarus from reset with every register and memory word at x: the
+    engines' lockstep holds from reset, two polynomials in cycles(2)."""
+    require_iverilog()
+    unit = RNSPolyNTT(16, limbs=3, butterflies=1, parallel_towers=True)
+    polys = [random_dcrt(unit.towers, 16, "parallel-x", k) for k in range(2)]
+    beats = unit.plan.stream_beats(polys)
+    run = run_from_reset(unit, "rns-poly-ntt", {"i": beats}, {"o": len(beats)}, tmp_path)
+    assert unit.plan.stream_polynomials(run.outputs["o"]) == [dcrt_ntt(x, unit.towers)
+                                                              for x in polys]
+    assert run.cycles == unit.cycles(2)

@@ -3,7 +3,7 @@ against the schoolbook product in every tower; simulated cycles equal ``cycles()
 
 import pytest
 from ecp5_models import dp16kd_model, mult18x18d_model
-from test_poly_ntt import random_dcrt, regroup
+from test_poly_ntt import random_dcrt
 
 from fhe_hw.flow.synth import OutOfContextPlatform
 from fhe_hw.lib.bram import dp16kd_shape
@@ -23,7 +23,7 @@ def run_products(unit, pairs, **kw):
     streams = {port: polynomial_beats([t for pair in pairs for t in pair[k]], unit.lanes)
                for k, port in enumerate(("i_a", "i_b"))}
     run = run_stream(unit, streams, {"o": len(streams["i_a"])}, **kw)
-    return regroup(run.outputs["o"], unit, len(pairs)), run
+    return unit.plan.stream_polynomials(run.outputs["o"]), run
 
 
 # n = 64, 3 towers: a product's towers leave the forward unit as a run of 96 beats, longer than

@@ -69,7 +69,7 @@ from ..ntt.schedule import (
 from ..ntt.streaming import StreamingNTT, StreamingNTTPlan
 from ..params import openfhe_primes, require_power_of_two
 from ..plan import StreamPlan, param
-from ..rns.common import MAX_RESIDUES
+from ..rns.common import MAX_RESIDUES, beats_to_polynomials, polynomial_beats
 from ..rns.plan import check_primes
 
 __all__ = ["RNSPolyNTT", "RNSPolyNTTPlan", "TowersPlan", "TowersComponent", "TowerBeats",
@@ -145,6 +145,23 @@ class TowerBeats:
     def output_towers(self):
         """Towers of one polynomial on ``o``: its ``output_beats`` over a tower's beats."""
         return self.output_beats // self.tower_beats
+
+    @property
+    def beat_lanes(self):
+        """Coefficients per beat of the streams: ``lanes_resolved``."""
+        return self.lanes_resolved
+
+    def stream_beats(self, polys):
+        """The beats of ``polys`` (each a list of towers of n residues) back to back on a
+        stream of this plan: tower-major (:func:`~fhe_hw.rns.common.polynomial_beats`)."""
+        return polynomial_beats([t for poly in polys for t in poly], self.lanes_resolved)
+
+    def stream_polynomials(self, beats):
+        """Inverse of :meth:`stream_beats` for the output stream: the polynomials (each a list
+        of ``output_towers`` towers) in ``beats``."""
+        flat = beats_to_polynomials(beats, self.n, self.lanes_resolved)
+        out = self.output_towers
+        return [flat[p:p + out] for p in range(0, len(flat), out)]
 
 
 @dataclass(frozen=True)
@@ -298,6 +315,12 @@ class RNSPolyNTTPlan(TowersPlan):
         Each engine's output ``valid`` straight from a register (default False; the engines'
         ``registered_valid``): the output multiplexer of the towers then starts at registers,
         for a unit whose next stage is across the die.
+    parallel_towers : bool
+        The towers side by side on the streams (default False: tower-major): a beat carries
+        ``lanes`` coefficients of every tower, tower 0's first, so that every engine loads and
+        unloads at once and one polynomial takes one engine's cycles. The engines then run in
+        lockstep, and every tower's engine must have the same cycles and period (the primes
+        one width).
 
     Attributes
     ----------
@@ -310,22 +333,73 @@ class RNSPolyNTTPlan(TowersPlan):
     scaled: bool = field(default=True, kw_only=True)
     shared_twiddles: bool = field(default=False, kw_only=True)
     registered_valid: bool = field(default=False, kw_only=True)
+    # cli_default None, as skid: left out of a generated file's header unless given.
+    parallel_towers: bool = param(False, help="the towers side by side on the streams "
+                                  "(true/false, default false: tower-major): a beat holds "
+                                  "lanes coefficients of every tower, the engines load at "
+                                  "once", cli_default=None, kw_only=True)
     engines: tuple = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         super().__post_init__()
-        self._set(engines=self.engine_plans(self.inverse, scaled=self.scaled,
-                                            shared_twiddles=self.shared_twiddles,
-                                            registered_valid=self.registered_valid))
+        engines = self.engine_plans(self.inverse, scaled=self.scaled,
+                                    shared_twiddles=self.shared_twiddles,
+                                    registered_valid=self.registered_valid)
+        timings = {(e.cycles(), e.period()) for e in engines}
+        if self.parallel_towers and len(timings) > 1:
+            raise ValueError(f"parallel_towers needs one timing for every tower's engine "
+                             f"(their primes of one width), not the towers' "
+                             f"{', '.join(str(q.bit_length()) for q in self.towers)} bits")
+        self._set(engines=engines)
+
+    @property
+    def input_beats(self):
+        """Beats of one polynomial on ``i``: n / lanes with ``parallel_towers``, else
+        L·n / lanes."""
+        return self.tower_beats if self.parallel_towers else TowerBeats.input_beats.fget(self)
+
+    output_beats = input_beats
+
+    @property
+    def output_towers(self):
+        """Towers of one polynomial on ``o``: L."""
+        return len(self.towers)
+
+    @property
+    def beat_lanes(self):
+        """Coefficients per beat of the streams: L·lanes with ``parallel_towers``, else
+        lanes."""
+        return self.lanes_resolved * (len(self.towers) if self.parallel_towers else 1)
+
+    def stream_beats(self, polys):
+        """The beats of ``polys`` back to back: with ``parallel_towers`` beat k of a
+        polynomial is coefficients k·lanes ... (k + 1)·lanes - 1 of tower 0, then of tower 1,
+        and so on; else tower-major."""
+        if not self.parallel_towers:
+            return super().stream_beats(polys)
+        lanes = self.lanes_resolved
+        return [[c for t in poly for c in t[x:x + lanes]] for poly in polys
+                for x in range(0, self.n, lanes)]
+
+    def stream_polynomials(self, beats):
+        """Inverse of :meth:`stream_beats`: the polynomials in ``beats``."""
+        if not self.parallel_towers:
+            return super().stream_polynomials(beats)
+        lanes, per = self.lanes_resolved, self.tower_beats
+        polys = [beats[x:x + per] for x in range(0, len(beats), per)]
+        return [[[c for beat in poly for c in beat[j * lanes:(j + 1) * lanes]]
+                 for j in range(len(self.towers))] for poly in polys]
 
     def schedule(self, polys=1, arrivals=None):
         """The cycle at which each tower of ``polys`` polynomials back to back starts to leave
-        on ``o`` (polynomial by polynomial, tower by tower), the first input at cycle 0 and the
-        output always ready; the towers' first beats offered at ``arrivals`` (default: the
-        input always valid)."""
-        arrivals = [0] * (polys * len(self.towers)) if arrivals is None else list(arrivals)
-        spans = [e.cycles() for e in self.engines]
-        periods = [e.period() for e in self.engines]
+        on ``o`` (polynomial by polynomial, tower by tower; with ``parallel_towers`` each
+        polynomial, whose towers leave together), the first input at cycle 0 and the output
+        always ready; the towers' (polynomials') first beats offered at ``arrivals`` (default:
+        the input always valid)."""
+        engines = self.engines[:1] if self.parallel_towers else self.engines
+        arrivals = [0] * (polys * len(engines)) if arrivals is None else list(arrivals)
+        spans = [e.cycles() for e in engines]
+        periods = [e.period() for e in engines]
         return _tower_schedule(periods, spans, self.tower_beats, arrivals, self.skid)
 
     def cycles(self, polys=1):
@@ -374,7 +448,7 @@ class RNSPolyNTT(TowersComponent):
     def __init__(self, *args, **kw):
         self.plan = plan = RNSPolyNTTPlan.coerce(*args, **kw)
         self._engines = [StreamingNTT(e) for e in plan.engines]
-        layout = data.ArrayLayout(unsigned(plan.width), plan.lanes_resolved)
+        layout = data.ArrayLayout(unsigned(plan.width), plan.beat_lanes)
         super().__init__({"i": In(stream.Signature(layout)), "o": Out(stream.Signature(layout))})
 
     @property
@@ -384,29 +458,54 @@ class RNSPolyNTT(TowersComponent):
 
     def elaborate(self, platform):
         m = Module()
-        towers, beats = len(self._engines), self.plan.tower_beats
-        in_tower = tower_turn(m, "in", towers, beats, self.i.valid & self.i.ready)
-        out_tower = tower_turn(m, "out", towers, beats, self.o.valid & self.o.ready)
+        parallel, towers, beats = self.plan.parallel_towers, len(self._engines), \
+            self.plan.tower_beats
+        if not parallel:
+            in_tower = tower_turn(m, "in", towers, beats, self.i.valid & self.i.ready)
+            out_tower = tower_turn(m, "out", towers, beats, self.o.valid & self.o.ready)
         for j, engine in enumerate(self._engines):
-            m.submodules[f"tower{j}"] = engine
-            sink, source = engine.i, engine.o
-            if self.plan.skid:
-                m.submodules[f"tower{j}_in"] = into = SkidBuffer(engine.i.payload.shape())
-                m.submodules[f"tower{j}_out"] = out = SkidBuffer(engine.o.payload.shape())
-                connect(m, into.o, engine.i)
-                connect(m, engine.o, out.i)
-                sink, source = into.i, out.o
-            here_in, here_out = in_tower == j, out_tower == j
-            m.d.comb += [sink.valid.eq(self.i.valid & here_in),
-                         source.ready.eq(self.o.ready & here_out)]
-            m.d.comb += [sink.payload[k].eq(self.i.payload[k]) for k in range(self.lanes)]
-            with m.If(here_in):
-                m.d.comb += self.i.ready.eq(sink.ready)
-            with m.If(here_out):
-                m.d.comb += self.o.valid.eq(source.valid)
-                m.d.comb += [self.o.payload[k].eq(source.payload[k])
-                             for k in range(self.lanes)]
+            sink, source = self._tower_ends(m, j, engine)
+            if parallel:
+                self._side_by_side(m, j, sink, source)
+            else:
+                self._in_turn(m, sink, source, in_tower == j, out_tower == j)
         return m
+
+    def _tower_ends(self, m, j, engine):
+        """Engine j in ``m``, with its slices when ``skid``; returns the (sink, source) of its
+        tower's streams."""
+        m.submodules[f"tower{j}"] = engine
+        if not self.plan.skid:
+            return engine.i, engine.o
+        m.submodules[f"tower{j}_in"] = into = SkidBuffer(engine.i.payload.shape())
+        m.submodules[f"tower{j}_out"] = out = SkidBuffer(engine.o.payload.shape())
+        connect(m, into.o, engine.i)
+        connect(m, engine.o, out.i)
+        return into.i, out.o
+
+    def _side_by_side(self, m, j, sink, source):
+        """``parallel_towers``: engine j takes its lanes of each beat and gives its lanes of
+        each output beat. The engines run in lockstep (one timing, the same handshakes from
+        reset), so tower 0's ``ready`` and ``valid`` speak for all, and no handshake gathers
+        the towers' from across the die."""
+        lanes = self.lanes
+        m.d.comb += [sink.valid.eq(self.i.valid), source.ready.eq(self.o.ready)]
+        m.d.comb += [sink.payload[k].eq(self.i.payload[j * lanes + k]) for k in range(lanes)]
+        m.d.comb += [self.o.payload[j * lanes + k].eq(source.payload[k]) for k in range(lanes)]
+        if j == 0:
+            m.d.comb += [self.i.ready.eq(sink.ready), self.o.valid.eq(source.valid)]
+
+    def _in_turn(self, m, sink, source, here_in, here_out):
+        """Tower-major: the input feeds the engines in turn (this one ``here_in``), and the
+        output drains them in the same turn (``here_out``)."""
+        m.d.comb += [sink.valid.eq(self.i.valid & here_in),
+                     source.ready.eq(self.o.ready & here_out)]
+        m.d.comb += [sink.payload[k].eq(self.i.payload[k]) for k in range(self.lanes)]
+        with m.If(here_in):
+            m.d.comb += self.i.ready.eq(sink.ready)
+        with m.If(here_out):
+            m.d.comb += self.o.valid.eq(source.valid)
+            m.d.comb += [self.o.payload[k].eq(source.payload[k]) for k in range(self.lanes)]
 
 
 def beat_count(m, name, beats, step):
