@@ -37,9 +37,17 @@ needs_openfhe = pytest.mark.skipif(UNAVAILABLE is not None, reason=f"OpenFHE: {U
 #: Each documented configuration's shape at n = 64, 3 towers: smaller builds (the 60-bit
 #: product's is the longest).
 SMALL = [{**row.params, "n": 64, "limbs": 3} for row in POLY_TABLE]
-CONFIGS = [pytest.param(row.params, id=f"n{row.params['n']}-{row.params['limbs']}x"
-                        f"{row.params['prime_bits']}") for row in POLY_TABLE]
-CONFIGS += [pytest.param(p, id=f"n64-3x{p['prime_bits']}") for p in SMALL]
+
+
+def config_id(p):
+    side = "-side-by-side" if p.get("parallel_towers") else ""
+    return f"n{p['n']}-{p['limbs']}x{p['prime_bits']}{side}"
+
+
+CONFIGS = [pytest.param(p, id=config_id(p)) for p in [row.params for row in POLY_TABLE] + SMALL]
+#: The configurations whose streams are tower-major: the product and the extension take
+#: their towers (and lanes).
+TOWER_MAJOR = [c for c in CONFIGS if not c.values[0].get("parallel_towers")]
 #: The documented products and each at n = 64, 3 towers.
 PRODUCTS = [pytest.param(p, id=f"n{p['n']}-{p['limbs']}x{p['prime_bits']}") for row in
             PRODUCT_TABLE for p in (row.params, {**row.params, "n": 64, "limbs": 3})]
@@ -75,7 +83,7 @@ def test_transforms_in_verilator_give_openfhes_words_back_to_back(params, kind, 
     assert run.cycles == run.expected_cycles
 
 
-@pytest.mark.parametrize("params", CONFIGS)
+@pytest.mark.parametrize("params", TOWER_MAJOR)
 @pytest.mark.slow
 @needs_openfhe
 def test_products_in_verilator_give_openfhes_product_back_to_back(params, engines):
@@ -125,7 +133,7 @@ def extend_params(params):
     return extension_of(params, params.get("lanes") or 2 * params["butterflies"])
 
 
-@pytest.mark.parametrize("params", CONFIGS)
+@pytest.mark.parametrize("params", TOWER_MAJOR)
 @pytest.mark.slow
 @needs_openfhe
 def test_extension_in_verilator_gives_openfhes_words_back_to_back(params, engines):
@@ -137,7 +145,8 @@ def test_extension_in_verilator_gives_openfhes_words_back_to_back(params, engine
     assert run.cycles == run.expected_cycles == plan.cycles(3)
 
 
-@pytest.mark.parametrize("params", [CONFIGS[0], *CONFIGS[len(POLY_TABLE):]])
+@pytest.mark.parametrize("params", [c for c in TOWER_MAJOR if c.values[0]["n"] == 64]
+                         + TOWER_MAJOR[:1])
 @pytest.mark.slow
 @needs_openfhe
 def test_extended_products_in_verilator_give_openfhes_words(params, engines):

@@ -24,6 +24,16 @@ def test_transform_takes_and_gives_openfhes_layout(ntt_device):
     assert one.shape == (2, 16) and one.tolist() == dcrt_ntt(polys[0], towers)
 
 
+def test_towers_side_by_side_take_the_same_arrays():
+    """With ``parallel_towers`` the beats interleave the towers; the arrays are OpenFHE's
+    layout still, and the device rebuilt from its descriptor streams them the same way."""
+    device = simulated("rns-poly-ntt", n=16, limbs=3, butterflies=1, parallel_towers=True)
+    assert device.unit.plan.parallel_towers
+    x = random_dcrt(device.towers, 16, "api-parallel")
+    got = device.transform(np.array(x, dtype=np.uint64))
+    assert got.tolist() == dcrt_ntt(x, device.towers)
+
+
 @pytest.mark.parametrize("x, error, message", [
     (np.zeros((2, 16), dtype=np.int64), TypeError, "must be a uint64 array"),
     (np.zeros((3, 16), dtype=np.uint64), ValueError, r"shape \(towers, n\) = \(2, 16\)"),

@@ -243,7 +243,8 @@ def test_cpu_vs_hardware_divides_each_configurations_cycles_by_its_own_fmax(monk
     # without a configuration: the two products, and for each DCRTPoly set its two products
     # but the b-evaluated one of a PRODUCT_TABLE row's set (its exact conversion has the
     # extension's cycles)
-    assert len(shown_rows) == len(rows) - 2 - 2 * len(POLY_TABLE) + len(PRODUCT_TABLE)
+    sets = {(row.params["n"], row.params["limbs"]) for row in POLY_TABLE}
+    assert len(shown_rows) == len(rows) - 2 - 2 * len(sets) + len(PRODUCT_TABLE)
     product = PRODUCT_TABLE[0].params
     label = (f"DCRTPoly negacyclic product (b in evaluation form) N={product['n']}, "
              f"{product['limbs']} towers")
@@ -271,6 +272,13 @@ def test_cpu_vs_hardware_puts_the_polynomial_ntt_beside_openfhes_dcrtpoly(monkey
     assert (first["cycles()"], stream["cycles()"]) == (one, period) and period < one
     assert first["hardware µs"] == pytest.approx(one / 125.0)
     assert stream["OpenFHE 1 thread / hardware"] == pytest.approx(500.0 / (period / 125.0))
+    # the same towers side by side: a row of their own beside the same OpenFHE time
+    (side,) = [r for r in POLY_TABLE if r.params.get("parallel_towers")]
+    beside = rows["DCRTPoly forward NTT N=4096, 8 towers (towers side by side)"]
+    assert beside["our configuration"].endswith("parallel_towers=True")
+    assert beside["cycles()"] == unit.cycles(side.params) < one
+    assert beside["OpenFHE 1 thread / hardware"] == pytest.approx(
+        500.0 / (unit.cycles(side.params) / 125.0))
     assert rows["DCRTPoly negacyclic product N=4096, 8 towers"]["our configuration"].startswith(
         "none routed")
     # beside SwitchCRTBasis: the extension of the same towers, its cycles, no routed time

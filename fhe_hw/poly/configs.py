@@ -4,8 +4,10 @@
 rns-poly``, ``docs/results/poly.md``), the configurations issue 46 sets at N = 4096: 8 towers of
 30-bit primes with two butterflies per engine (OpenFHE's primes of the ring 2^16, ≡ 1 mod 2^17:
 Montgomery ModMuls), and 4 towers of OpenFHE's 60-bit primes with one butterfly per engine and
-Karatsuba ModMuls; one engine per tower. Both are placed by nextpnr's electrostatic placer: with
-HeAP both routed slower (the 8-tower engines' input control and a 4-tower reducer's
+Karatsuba ModMuls; one engine per tower, the towers tower-major on the streams as OpenFHE stores
+them; and the 8-tower one with its towers side by side on the streams (``parallel_towers``), so
+that its engines load at once. All are placed by nextpnr's electrostatic placer: with
+HeAP the first two routed slower (the 8-tower engines' input control and a 4-tower reducer's
 MULT18X18D and carry chain spread across the die). :data:`POLY_MODMULS` is each row's ModMul,
 whose DSP count and Fmax set the device's limit in the report. :data:`EXTEND_TABLE` is the
 documented ECP5-85F table of the exact base extension (``fhe-hw table rns-poly-extend``): Q → Q ∪ B
@@ -43,6 +45,9 @@ POLY_TABLE = [
                          "butterflies": 2}, STREAMING_TARGET, {"placer": "static"}),
     Row("rns-poly-ntt", {"n": 4096, "limbs": 4, "prime_bits": 60, "butterflies": 1,
                          "karatsuba": True}, STREAMING_TARGET, {"placer": "static"}),
+    Row("rns-poly-ntt", {"n": 4096, "limbs": 8, "prime_bits": 30, "prime_n": 65536,
+                         "butterflies": 2, "parallel_towers": True}, STREAMING_TARGET,
+        {"placer": "static"}),
 ]
 
 

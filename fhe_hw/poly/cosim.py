@@ -4,15 +4,15 @@ streamed back to back through the generated Verilog of ``rns-poly-ntt`` (forward
 and the simulated cycles compared with given expected words (OpenFHE's, in
 ``tests/test_poly_cosim.py``) and with ``cycles(polys)``.
 
-Polynomials are lists of towers (tower j: n residues mod the unit's q_j), in OpenFHE's
-tower-major layout; a product's inputs are (a, b) pairs.
+Polynomials are lists of towers (tower j: n residues mod the unit's q_j), streamed in the
+plan's layout (:meth:`~fhe_hw.poly.ntt.TowerBeats.stream_beats`); a product's inputs are (a, b)
+pairs.
 """
 
 import time
 from dataclasses import dataclass
 
 from ..ntt.cosim import Engines
-from ..rns.common import beats_to_polynomials, polynomial_beats
 from ..sim import SimulationMismatch, check_cycles
 from .extend import RNSPolyExtend, RNSPolyExtendPlan
 from .ntt import RNSPolyNTT, RNSPolyNTTPlan
@@ -66,7 +66,7 @@ def cosim_poly(kind, params, polys, *, engines=None, opt="-O3", log=print):
     if pairs and any(len(pair) != 2 for pair in polys):
         raise ValueError("polys of a product must be (a, b) pairs")
     per_port = list(zip(*polys)) if pairs else [polys]
-    n, towers, lanes = plan.n, len(plan.towers), plan.lanes_resolved
+    n, towers = plan.n, len(plan.towers)
     for port, given in zip(ports, per_port):
         for p, poly in enumerate(given):
             if len(poly) != towers or any(len(t) != n for t in poly):
@@ -76,16 +76,13 @@ def cosim_poly(kind, params, polys, *, engines=None, opt="-O3", log=print):
     built = engines.build_seconds
     unit, sim = engines.get(unit_name, lambda: make(plan), plan)
     built = engines.build_seconds - built
-    inputs = {port: polynomial_beats([t for poly in given for t in poly], lanes)
-              for port, given in zip(ports, per_port)}
+    inputs = {port: plan.stream_beats(given) for port, given in zip(ports, per_port)}
     beats = len(polys) * plan.output_beats
     label = f"{kind} {', '.join(f'{k}={v}' for k, v in params.items())}"
     t = time.monotonic()
     run = sim.run(inputs, {"o": beats})
     seconds = time.monotonic() - t
-    flat = beats_to_polynomials(run.outputs["o"], n, lanes)
-    out = plan.output_towers
-    outputs = [flat[p * out:(p + 1) * out] for p in range(len(polys))]
+    outputs = plan.stream_polynomials(run.outputs["o"])
     expected = unit.cycles(len(polys))
     log(f"{label}: {len(polys)} polynomials, {run.cycles} cycles (cycles({len(polys)}) "
         f"{expected}), build {built:.0f} s, run {seconds:.2f} s")

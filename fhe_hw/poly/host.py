@@ -19,7 +19,6 @@ import numpy as np
 
 from ..link import HostLinkTop
 from ..link.host import Host, SimTransport, rebuild_unit
-from ..rns.common import polynomial_beats
 from ..units import get_unit
 
 __all__ = ["PolyDevice", "simulated", "UNITS"]
@@ -91,14 +90,12 @@ class PolyDevice:
     def _run(self, arrays):
         ports = {port: self._polys(port, x) for port, x in arrays.items()}
         k = len(next(iter(ports.values())))
-        beats = {port: polynomial_beats(x.reshape(-1, self.unit.n).tolist(), self.unit.lanes)
-                 for port, x in ports.items()}
+        beats = {port: self.unit.plan.stream_beats(x.tolist()) for port, x in ports.items()}
         count = k * self.unit.plan.output_beats
         # Poll the status once per run's own cycles (cycles()), not per response time-out.
         poll = self.unit.cycles(k) / self._clk_hz
         got, _ = self.host.run_payloads(self.unit, beats, {"o": count}, poll=poll)
-        out = np.array(got["o"], dtype=np.uint64).reshape(k, self.unit.plan.output_towers,
-                                                           self.unit.n)
+        out = np.array(self.unit.plan.stream_polynomials(got["o"]), dtype=np.uint64)
         return out if np.ndim(next(iter(arrays.values()))) == 3 else out[0]
 
     def _polys(self, name, x):

@@ -22,13 +22,21 @@ local engines. All engines use one reducer (``auto``: the one
 :func:`~fhe_hw.arith.modmul.choose_reducer` picks for every prime, Barrett where they differ), so
 their timing is the same when their primes have the same width.
 
+With ``parallel_towers`` the towers stream side by side instead: beat k of a polynomial holds
+coefficients k·lanes ... (k + 1)·lanes - 1 of tower 0, then of tower 1, and so on
+(:meth:`RNSPolyNTTPlan.stream_beats`).
+
 Overlap
 -------
-The input stream feeds the engines in turn: while tower j loads, towers 0 ... j-1 compute, and
-the output stream drains them in the same turn. Each engine transforms in place in its banks
-(load, compute, unload); it takes the next polynomial's tower when it has issued the last
-read of its unload (:mod:`fhe_hw.ntt.streaming`). A second set of banks per engine (ping-pong)
-would let an engine load while it computes; this unit has one set.
+Tower-major, the input stream feeds the engines in turn: while tower j loads, towers 0 ... j-1
+compute, and the output stream drains them in the same turn. Side by side, every engine loads
+and unloads at once, in lockstep: the engines share the handshakes and start equal from reset,
+so tower 0's ``ready`` and ``valid`` stand for every engine's.
+
+Each engine transforms in place in its banks (load, compute, unload); it takes the next
+polynomial's tower when it has issued the last read of its unload
+(:mod:`fhe_hw.ntt.streaming`). A second set of banks per engine (ping-pong) would let an
+engine load while it computes; this unit has one set.
 
 With ``skid``, a :class:`~fhe_hw.lib.stream.SkidBuffer` sits before and after each engine, so
 that the streams' valid and ready reach an engine's control through a register: without it,
@@ -45,6 +53,7 @@ towers before it and engine j is free, and unloads after its own transform and t
 tower's unload. For equal towers that is ``(L - 1)·n/lanes + S`` for one polynomial, S the
 engine's :meth:`~fhe_hw.ntt.StreamingNTTPlan.cycles`, and one polynomial every
 ``max(L·n/lanes, T)`` after, T the engine's :meth:`~fhe_hw.ntt.StreamingNTTPlan.period`.
+Side by side the towers are one engine: one polynomial in S cycles, one every T after.
 """
 
 from dataclasses import dataclass, field
@@ -440,9 +449,11 @@ class RNSPolyNTT(TowersComponent):
 
     Attributes
     ----------
-    i, o : stream.Signature(data.ArrayLayout(unsigned(width), lanes))
+    i, o : stream.Signature(data.ArrayLayout(unsigned(width), beat_lanes))
         One polynomial is L·n/lanes beats, tower-major, coefficients in index order within a
-        tower (lane 0 first); width the widest prime's bits. Polynomials follow back to back.
+        tower (lane 0 first); with ``parallel_towers``, n/lanes beats of L·lanes words, the
+        towers side by side (:meth:`RNSPolyNTTPlan.stream_beats`). width is the widest
+        prime's bits. Polynomials follow back to back.
     """
 
     def __init__(self, *args, **kw):

@@ -2,7 +2,6 @@
 results (:mod:`fhe_hw.model.dcrt`)."""
 
 from ..model.dcrt import dcrt_extend, dcrt_ntt, dcrt_product
-from ..rns.common import polynomial_beats
 from ..sim.vectors import Vectors, register_vectors
 
 DEMO = [("rns-poly-ntt", "N=256, 3 towers of OpenFHE's 60-bit primes, P=2",
@@ -27,8 +26,7 @@ def _rns_poly_ntt_vectors(unit, rng, count):
     xs = [_dcrt(unit, rng) for _ in range(2)]
     inverse = unit.plan.inverse
     want = [dcrt_ntt(x, unit.towers, inverse) for x in xs]
-    return Vectors({"i": polynomial_beats([t for x in xs for t in x], unit.lanes)},
-                   {"o": polynomial_beats([t for y in want for t in y], unit.lanes)},
+    return Vectors({"i": unit.plan.stream_beats(xs)}, {"o": unit.plan.stream_beats(want)},
                    {"polys": len(xs)})
 
 
@@ -41,9 +39,8 @@ def _rns_poly_product_vectors(unit, rng, count):
     towers, b_evaluated = unit.towers, unit.plan.b_evaluated
     fed = dcrt_ntt(b, towers) if b_evaluated else b
     want = dcrt_product(a, fed, towers, b_evaluated=b_evaluated)
-    lanes = unit.lanes
-    return Vectors({"i_a": polynomial_beats(a, lanes), "i_b": polynomial_beats(fed, lanes)},
-                   {"o": polynomial_beats(want, lanes)}, {"polys": 1})
+    beats = unit.plan.stream_beats
+    return Vectors({"i_a": beats([a]), "i_b": beats([fed])}, {"o": beats([want])}, {"polys": 1})
 
 
 @register_vectors("rns-poly-extend", small={"n": 16, "limbs": 3, "target_limbs": 2})
@@ -52,6 +49,5 @@ def _rns_poly_extend_vectors(unit, rng, count):
     polynomials back to back. ``count`` is unused."""
     xs = [_dcrt(unit, rng) for _ in range(2)]
     want = [dcrt_extend(x, unit.towers, unit.targets) for x in xs]
-    return Vectors({"i": polynomial_beats([t for x in xs for t in x], unit.lanes)},
-                   {"o": polynomial_beats([t for y in want for t in y], unit.lanes)},
+    return Vectors({"i": unit.plan.stream_beats(xs)}, {"o": unit.plan.stream_beats(want)},
                    {"polys": len(xs)})

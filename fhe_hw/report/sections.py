@@ -703,12 +703,16 @@ def _poly_beside():
     product with b in evaluation form, and beside the exact
     conversion to the next primes the ``rns-poly-extend`` of the same towers (K = L, the row's
     lanes): the :data:`~fhe_hw.poly.configs.EXTEND_TABLE` row where there is one, else the
-    configuration alone (its cycles without a time)."""
+    configuration alone (its cycles without a time). Beside the NTT, every row of those
+    towers (a list: tower-major, then side by side); beside the others, the first row's."""
     out = {}
     for row in POLY_TABLE:
         p = row.params
         key = (p["n"], p["limbs"])
-        out[("dcrt-ntt", *key)] = row
+        if ("dcrt-ntt", *key) in out:
+            out[("dcrt-ntt", *key)].append(row)
+            continue
+        out[("dcrt-ntt", *key)] = [row]
         out[("dcrt-mul", *key)] = _NO_DCRT_PRODUCT
         out[("dcrt-mul-eval", *key)] = next(
             (r for r in PRODUCT_TABLE if r.params["b_evaluated"] and towers_of(r.params) ==
@@ -770,21 +774,8 @@ def cpu_vs_hardware(ctx):
             t.rows.append([_label(op, n, l), *cpu, row, None, None, None,
                            *[None] * len(threads)])
             continue
-        timings = [("", get_unit(row.unit).cycles(row.params))]
-        if row.unit in ("rns-poly-ntt", "rns-poly-product"):
-            timings.append((" (one of a stream back to back)", poly_timing(row)[1]))
-        if row.unit == "rns-poly-ntt":
-            link.append(f"{_label(op, n, l)}: {_link_seconds(row):.3g} s each way per "
-                        f"polynomial over the host link's UART at {LINK_BAUD} baud "
-                        f"(payload bytes only)")
-        r = ctx.synth(*_triple(row))
-        for suffix, cycles in timings:
-            hw = cycles / r.fmax_mhz if r else None
-            ratios = [ratio(c, hw) if isinstance(c, float) else None for c in cpu]
-            t.rows.append([_label(op, n, l) + suffix, *cpu,
-                           f"{row.unit} {shown(row.params, _hidden(row))}", cycles,
-                           r.fmax_mhz if r else ctx.why(*_triple(row)), hw, *ratios])
-            _cpu_finding(findings, _label(op, n, l) + suffix, cpu, each, hw)
+        for one in row if isinstance(row, list) else [row]:
+            _cpu_beside(ctx, t, findings, link, (_label(op, n, l), cpu, each), one)
     t.notes += ["OpenFHE: medians after a warm-up, 60-bit NTT primes (DCRTPoly: the towers "
                 "named, the same primes as the configuration beside them), every result checked "
                 "against Python big integers first (fhe_hw.bench.openfhe); OpenMP threads "
@@ -809,6 +800,29 @@ def cpu_vs_hardware(ctx):
     return Part([t], [], findings)
 
 
+def _cpu_beside(ctx, t, findings, link, case, row):
+    """The rows of ``t`` (and their findings) that put configuration ``row`` beside the
+    OpenFHE ``case`` (its label, its medians per thread count, those counts' names): one
+    operation and, for the polynomial units, one of a stream back to back; with its towers
+    side by side, the label says so. ``link`` gains the NTT's host link time."""
+    label, cpu, each = case
+    if row.params.get("parallel_towers"):
+        label += " (towers side by side)"
+    timings = [("", get_unit(row.unit).cycles(row.params))]
+    if row.unit in ("rns-poly-ntt", "rns-poly-product"):
+        timings.append((" (one of a stream back to back)", poly_timing(row)[1]))
+    if row.unit == "rns-poly-ntt":
+        link.append(f"{label}: {_link_seconds(row):.3g} s each way per polynomial over the "
+                    f"host link's UART at {LINK_BAUD} baud (payload bytes only)")
+    r = ctx.synth(*_triple(row))
+    for suffix, cycles in timings:
+        hw = cycles / r.fmax_mhz if r else None
+        ratios = [ratio(c, hw) if isinstance(c, float) else None for c in cpu]
+        t.rows.append([label + suffix, *cpu, f"{row.unit} {shown(row.params, _hidden(row))}",
+                       cycles, r.fmax_mhz if r else ctx.why(*_triple(row)), hw, *ratios])
+        _cpu_finding(findings, label + suffix, cpu, each, hw)
+
+
 #: The host link's default baud rate (:class:`fhe_hw.link.HostLinkTop`'s).
 LINK_BAUD = inspect.signature(HostLinkTop).parameters["baud"].default
 
@@ -817,7 +831,7 @@ def _link_seconds(row):
     """Seconds the UART host link takes to move one polynomial of ``row`` one way: its beats'
     payload bytes, 10 bits each (start and stop bits), at :data:`LINK_BAUD`."""
     plan = get_unit(row.unit).make_plan(row.params)
-    payload = -(-plan.width * plan.lanes_resolved // 8)
+    payload = -(-plan.width * plan.beat_lanes // 8)
     return plan.input_beats * payload * 10 / LINK_BAUD
 
 

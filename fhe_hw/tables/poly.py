@@ -45,36 +45,43 @@ def _flow(row):
     return f"`{row.target}`" + (f", {placer} placer" if placer else "")
 
 
+#: The NTT table's column of its towers' layout on the streams.
+SIDE_BY_SIDE = ("towers side by side", "parallel_towers")
+
+
 def row_key(row):
     """The cells that identify ``row`` in the table."""
-    return {"N": str(row.params["n"]), "towers": _towers(row),
-            "P per engine": str(row.params["butterflies"]), "flow": _flow(row)}
+    key = {"N": str(row.params["n"]), "towers": _towers(row),
+           "P per engine": str(row.params["butterflies"]), "flow": _flow(row)}
+    if row.unit == "rns-poly-ntt":
+        key[SIDE_BY_SIDE[0]] = _yes(row.params.get(SIDE_BY_SIDE[1]))
+    return key
 
 
 def _yes(value):
     return "yes" if value else "no"
 
 
-def markdown(rows, results, per="polynomial", flag=("Karatsuba", "karatsuba")):
+def markdown(rows, results, per="polynomial", flags=(SIDE_BY_SIDE, ("Karatsuba", "karatsuba"))):
     """The block of ``rows`` (one ``per`` a unit's run) and their ``results``: resources,
-    Fmax and times; ``flag``: (the header, the parameter) of the yes/no column."""
+    Fmax and times; ``flags``: (the header, the parameter) of each yes/no column."""
     cells = []
     for row, r in zip(rows, results):
         one, period = timing(row)
         cells.append([row.params["n"], _towers(row), row.params["butterflies"],
-                      _yes(row.params.get(flag[1])), one, period,
+                      *(_yes(row.params.get(name)) for _, name in flags), one, period,
                       r.lut, r.ff, r.dsp, r.bram, r.fmax_mhz, f"{one / r.fmax_mhz:.1f}",
                       f"{period / r.fmax_mhz:.1f}", _flow(row)])
-    return markdown_table(["N", "towers", "P per engine", flag[0], "cycles()",
-                           f"cycles per {per} back to back", "LUT", "FF", "DSP", "BRAM",
-                           "Fmax MHz", f"µs per {per}", f"µs per {per} back to back",
+    return markdown_table(["N", "towers", "P per engine", *(header for header, _ in flags),
+                           "cycles()", f"cycles per {per} back to back", "LUT", "FF", "DSP",
+                           "BRAM", "Fmax MHz", f"µs per {per}", f"µs per {per} back to back",
                            "flow"], cells)
 
 
 def product_markdown(rows, results):
     """The ``rns-poly-product`` block: :func:`markdown` per product, whether b arrives in
     evaluation form."""
-    return markdown(rows, results, "product", ("b in evaluation form", "b_evaluated"))
+    return markdown(rows, results, "product", [("b in evaluation form", "b_evaluated")])
 
 
 def _routed(rows, block, args, progress):
@@ -127,6 +134,8 @@ def estimate_markdown(estimates):
     cells = []
     for row, e in estimates:
         config = f"N={row.params['n']}, {_towers(row)}, P={row.params['butterflies']}"
+        if row.params.get(SIDE_BY_SIDE[1]):
+            config += f", {SIDE_BY_SIDE[0]}"
         per = " per polynomial"
         if row.unit == "rns-poly-product":
             evaluated = ", b evaluated" if row.params.get("b_evaluated") else ""
