@@ -275,10 +275,12 @@ def test_cpu_vs_hardware_puts_the_polynomial_ntt_beside_openfhes_dcrtpoly(monkey
     # the same towers side by side: a row of their own beside the same OpenFHE time
     (side,) = [r for r in POLY_TABLE if r.params.get("parallel_towers")]
     beside = rows["DCRTPoly forward NTT N=4096, 8 towers (towers side by side)"]
-    assert beside["our configuration"].endswith("parallel_towers=True")
+    assert "parallel_towers=True" in beside["our configuration"]
     assert beside["cycles()"] == unit.cycles(side.params) < one
     assert beside["OpenFHE 1 thread / hardware"] == pytest.approx(
         500.0 / (unit.cycles(side.params) / 125.0))
+    assert rows["DCRTPoly forward NTT N=4096, 8 towers (towers side by side, one of a stream "
+                "back to back)"]["cycles()"] == poly_timing(side)[1]
     assert rows["DCRTPoly negacyclic product N=4096, 8 towers"]["our configuration"].startswith(
         "none routed")
     # beside SwitchCRTBasis: the extension of the same towers, its cycles, no routed time

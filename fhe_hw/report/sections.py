@@ -806,21 +806,23 @@ def _cpu_beside(ctx, t, findings, link, case, row):
     operation and, for the polynomial units, one of a stream back to back; with its towers
     side by side, the label says so. ``link`` gains the NTT's host link time."""
     label, cpu, each = case
-    if row.params.get("parallel_towers"):
-        label += " (towers side by side)"
-    timings = [("", get_unit(row.unit).cycles(row.params))]
+    side = ["towers side by side"] if row.params.get("parallel_towers") else []
+
+    def named(*more):
+        return label + (f" ({', '.join(side + list(more))})" if side or more else "")
+    timings = [(named(), get_unit(row.unit).cycles(row.params))]
     if row.unit in ("rns-poly-ntt", "rns-poly-product"):
-        timings.append((" (one of a stream back to back)", poly_timing(row)[1]))
+        timings.append((named("one of a stream back to back"), poly_timing(row)[1]))
     if row.unit == "rns-poly-ntt":
-        link.append(f"{label}: {_link_seconds(row):.3g} s each way per polynomial over the "
+        link.append(f"{named()}: {_link_seconds(row):.3g} s each way per polynomial over the "
                     f"host link's UART at {LINK_BAUD} baud (payload bytes only)")
     r = ctx.synth(*_triple(row))
-    for suffix, cycles in timings:
+    for name, cycles in timings:
         hw = cycles / r.fmax_mhz if r else None
         ratios = [ratio(c, hw) if isinstance(c, float) else None for c in cpu]
-        t.rows.append([label + suffix, *cpu, f"{row.unit} {shown(row.params, _hidden(row))}",
+        t.rows.append([name, *cpu, f"{row.unit} {shown(row.params, _hidden(row))}",
                        cycles, r.fmax_mhz if r else ctx.why(*_triple(row)), hw, *ratios])
-        _cpu_finding(findings, label + suffix, cpu, each, hw)
+        _cpu_finding(findings, name, cpu, each, hw)
 
 
 #: The host link's default baud rate (:class:`fhe_hw.link.HostLinkTop`'s).
