@@ -112,22 +112,25 @@ def test_credit_queue_refuses_a_depth_below_two():
 class _Credit(Component):
     """credit_room alone: ``room`` for a queue of ``depth`` beats, ``issue`` and ``taken`` in."""
 
-    def __init__(self, depth):
-        self._depth = depth
+    def __init__(self, depth, late):
+        self._depth, self._late = depth, late
         super().__init__({"issue": In(1), "taken": In(1), "room": Out(1)})
 
     def elaborate(self, platform):
         m = Module()
-        m.d.comb += self.room.eq(credit_room(m, self.issue, self.taken, self._depth))
+        m.d.comb += self.room.eq(credit_room(m, self.issue, self.taken, self._depth,
+                                             late=self._late))
         return m
 
 
+@pytest.mark.parametrize("late", [True, False])
 @pytest.mark.parametrize("depth", [1, 2, 5])
-def test_credit_room_is_the_count_below_the_depth_every_cycle(depth):
+def test_credit_room_is_the_count_below_the_depth_every_cycle(depth, late):
     """Random issues (only with room) and takes (only of beats issued and not yet taken):
     ``room`` equals count < depth in every cycle, the count being the beats issued minus those
-    taken before the previous cycle (a take counts a cycle late), and it reaches the depth."""
-    dut, rng = _Credit(depth), random.Random(depth)
+    taken before the previous cycle (``late``: a take counts a cycle late) or before this one,
+    and it reaches the depth."""
+    dut, rng = _Credit(depth, late), random.Random(depth)
     counts = []
 
     async def bench(ctx):
@@ -139,7 +142,7 @@ def test_credit_room_is_the_count_below_the_depth_every_cycle(depth):
             ctx.set(dut.issue, issue)
             ctx.set(dut.taken, taken)
             await ctx.tick()
-            count += issue - last_taken
+            count += issue - (last_taken if late else taken)
             held += issue - taken
             last_taken = taken
             counts.append(count)

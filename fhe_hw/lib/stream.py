@@ -94,23 +94,28 @@ class CreditQueue(Component):
         return m
 
 
-def credit_room(m, issue, taken, depth, name="credit"):
+def credit_room(m, issue, taken, depth, name="credit", *, late=True):
     """The issue credit of a :class:`CreditQueue` of ``depth`` beats behind a fixed-latency
     unit: a count of the beats issued (``issue``) and not yet taken at the queue's output
     (``taken``), and returns ``room``, whether the count is below ``depth``, as a register
     (its next value picked from comparisons of the count for each way the count may move, so
     no comparator follows it). Issue only with ``room`` and the queue never overfills.
 
-    ``taken`` is counted a cycle late, through a register: the consumer's ``ready`` (which may
-    come from across the die) then ends at a flip-flop, not at the count's adder. The count
-    is one beat too high for that cycle, so a queue that must pass a beat per cycle needs one
-    beat more than the beats in flight."""
+    With ``late`` (the default) ``taken`` is counted a cycle late, through a register: the
+    consumer's ``ready`` (which may come from across the die) then ends at a flip-flop, not at
+    the count's adder. The count is one beat too high for that cycle, so a queue that must pass
+    a beat per cycle needs one beat more than the beats in flight. Without it a take frees
+    its beat at once."""
     credit = Signal(range(depth + 1), name=name)
     room = Signal(init=1, name=f"{name}_room")
-    late = Signal(name=f"{name}_taken")
-    m.d.sync += [late.eq(taken), credit.eq(credit + issue - late),
-                 room.eq(Mux(issue, Mux(late, credit < depth, credit < depth - 1),
-                             late | (credit < depth)))]
+    if late:
+        took = Signal(name=f"{name}_taken")
+        m.d.sync += took.eq(taken)
+    else:
+        took = taken
+    m.d.sync += [credit.eq(credit + issue - took),
+                 room.eq(Mux(issue, Mux(took, credit < depth, credit < depth - 1),
+                             took | (credit < depth)))]
     return room
 
 

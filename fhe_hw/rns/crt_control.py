@@ -16,7 +16,7 @@ from amaranth import Const, Module, Mux, Signal
 from amaranth.lib.wiring import In, Out, Signature
 
 from ..component import Component
-from ..lib.stream import CreditQueue
+from ..lib.stream import CreditQueue, credit_room
 from .common import wrap_inc
 
 __all__ = ["CRTControl", "beat_signature", "issue_signature", "WRITTEN", "queue_depth"]
@@ -225,14 +225,9 @@ class CRTControl(Component):
                            Mux(ps.par, after[1], after[0])),
                 Mux(ps.par, ahead(1, ps.row, ps.row), ahead(0, ps.row, ps.row))))
             ready_row &= red_ahead
-        # room = (credit < depth) as a register, its next value picked late from comparisons of
-        # the register credit for each way it may move, so no comparator precedes the issue
-        depth = queue_depth(self._plan)
-        credit, room = Signal(range(depth + 1)), Signal(init=1)
+        # room in the output queue as a register, no comparator before the issue
+        room = credit_room(m, issue, self.q_xfer, queue_depth(self._plan), late=False)
         m.d.comb += issue.eq(ready_row & room)
-        m.d.sync += [credit.eq(credit + issue - self.q_xfer),
-                     room.eq(Mux(issue, Mux(self.q_xfer, credit < depth, credit < depth - 1),
-                                 self.q_xfer | (credit < depth)))]
         with m.If(issue & ps.done):
             for b in range(2):  # free this parity for the pass after next
                 with m.If(ps.par == b):
