@@ -29,7 +29,6 @@ from fhe_hw.ntt import StreamingNTT
 from fhe_hw.params import convention_root, ntt_params, openfhe_primes
 from fhe_hw.poly import RNSPolyNTT, RNSPolyNTTPlan
 from fhe_hw.poly.configs import POLY_TABLE
-from fhe_hw.rns.common import polynomial_beats
 from fhe_hw.sim.pysim import run_stream
 
 SOURCE = Path(__file__).with_name("interop") / "openfhe_ntt.cpp"
@@ -123,15 +122,17 @@ def test_inverse_ntt_hardware_gives_openfhes_words(n, bits):
     assert differing(hardware(n, limb["q"], limb["e"], inverse=True), limb["e_coef"]) == 0
 
 
-def dcrt_hardware(polys, inverse=False):
+def dcrt_hardware(polys, inverse=False, parallel_towers=False):
     """The DCRTPoly transforms of ``polys`` (each a list of towers) streamed back to back
-    through one pysim run of fhe_hw's ``rns-poly-ntt`` unit at OpenFHE's primes, flattened
-    tower-major."""
+    through one pysim run of fhe_hw's ``rns-poly-ntt`` unit at OpenFHE's primes (its towers
+    side by side on the streams with ``parallel_towers``), flattened tower-major."""
     n, bits, limbs = DCRT
-    unit = RNSPolyNTT(n, limbs=limbs, prime_bits=bits, butterflies=2, inverse=inverse)
-    beats = polynomial_beats([t for x in polys for t in x], unit.lanes)
+    unit = RNSPolyNTT(n, limbs=limbs, prime_bits=bits, butterflies=2, inverse=inverse,
+                      parallel_towers=parallel_towers)
+    beats = unit.plan.stream_beats(polys)
     run = run_stream(unit, {"i": beats}, {"o": len(beats)}, seed=SEED)
-    return [v for beat in run.outputs["o"] for v in beat]
+    return [v for poly in unit.plan.stream_polynomials(run.outputs["o"]) for t in poly
+            for v in t]
 
 
 def test_dcrt_primes_and_roots_are_openfhes():
@@ -155,14 +156,16 @@ def test_dcrt_towers_of_the_documented_configurations_are_openfhes(row):
     assert [t["psi"] for t in towers] == [e.roots.psi for e in plan.engines]
 
 
-def test_dcrt_forward_ntt_through_the_rns_polynomial_ntt():
+@pytest.mark.parametrize("parallel_towers", [False, True], ids=["tower-major", "side-by-side"])
+def test_dcrt_forward_ntt_through_the_rns_polynomial_ntt(parallel_towers):
     """OpenFHE's DCRTPoly a and b to evaluation form, every tower at once: fhe_hw's
-    rns-poly-ntt unit gives OpenFHE's words for both, back to back."""
+    rns-poly-ntt unit gives OpenFHE's words for both, back to back, with its towers
+    tower-major or side by side on the streams."""
     n, bits, limbs = DCRT
     towers = openfhe("dcrt", n, bits, limbs)
     a, b = [t["a"] for t in towers], [t["b"] for t in towers]
     want = [v for x in ("a_eval", "b_eval") for t in towers for v in t[x]]
-    assert differing(dcrt_hardware([a, b]), want) == 0
+    assert differing(dcrt_hardware([a, b], parallel_towers=parallel_towers), want) == 0
 
 
 def test_dcrt_product_through_the_rns_polynomial_ntt():
@@ -182,18 +185,23 @@ def test_dcrt_product_through_the_rns_polynomial_ntt():
 # Minutes of the link core in pysim: the slow suite (the fast suite checks the unit against
 # OpenFHE above and the NumPy API against the model in tests/test_poly_host.py).
 @pytest.mark.slow
-@pytest.mark.parametrize("unit_name", ["rns-poly-ntt", "rns-poly-product"])
-def test_the_numpy_api_gives_openfhes_words(unit_name):
+@pytest.mark.parametrize("unit_name, extra", [("rns-poly-ntt", {}),
+                                               ("rns-poly-ntt", {"parallel_towers": True}),
+                                               ("rns-poly-product", {})],
+                         ids=["ntt", "ntt-side-by-side", "product"])
+def test_the_numpy_api_gives_openfhes_words(unit_name, extra):
     """A library's call: OpenFHE's towers of a and b, each a uint64 array of shape (L, n) as a
     DCRTPoly holds them, through :class:`~fhe_hw.poly.host.PolyDevice` on the simulated board
     (the link core and the unit at OpenFHE's primes): ``transform`` gives OpenFHE's evaluation
-    forms of both, ``product`` OpenFHE's a·b."""
+    forms of both (the same arrays when the towers stream side by side), ``product`` OpenFHE's
+    a·b."""
     np = pytest.importorskip("numpy")
     from fhe_hw.poly.host import simulated
 
     n, bits, limbs = DCRT
     towers = openfhe("dcrt", n, bits, limbs)
-    device = simulated(unit_name, polys=2, n=n, limbs=limbs, prime_bits=bits, butterflies=2)
+    device = simulated(unit_name, polys=2, n=n, limbs=limbs, prime_bits=bits, butterflies=2,
+                       **extra)
     assert device.towers == tuple(t["q"] for t in towers)
     a, b = (np.array([t[x] for t in towers], dtype=np.uint64) for x in ("a", "b"))
     if unit_name == "rns-poly-ntt":
