@@ -365,7 +365,7 @@ class RNSPolyNTTPlan(TowersPlan):
     def input_beats(self):
         """Beats of one polynomial on ``i``: n / lanes with ``parallel_towers``, else
         L·n / lanes."""
-        return self.tower_beats if self.parallel_towers else TowerBeats.input_beats.fget(self)
+        return self.tower_beats * (1 if self.parallel_towers else len(self.towers))
 
     output_beats = input_beats
 
