@@ -9,7 +9,6 @@ from helpers import rng_for
 from fhe_hw.model.dcrt import dcrt_extend
 from fhe_hw.params import RNSBase, openfhe_primes
 from fhe_hw.poly import RNSPolyExtend, RNSPolyExtendPlan
-from fhe_hw.rns.common import beats_to_polynomials, polynomial_beats
 from fhe_hw.sim.pysim import run_stream
 from fhe_hw.units import get_unit
 
@@ -47,12 +46,9 @@ def test_model_refuses_residues_out_of_range_and_shared_factors():
 def run_extension(unit, polys, **kw):
     """``polys`` (each a list of L towers) streamed back to back through ``unit`` in pysim:
     the outputs, L + K towers per polynomial, and the run."""
-    lanes, n = unit.lanes, unit.n
-    beats = polynomial_beats([t for poly in polys for t in poly], lanes)
+    beats = unit.plan.stream_beats(polys)
     run = run_stream(unit, {"i": beats}, {"o": len(polys) * unit.output_beats}, **kw)
-    towers = beats_to_polynomials(run.outputs["o"], n, lanes)
-    count = len(unit.towers) + len(unit.targets)
-    return [towers[j:j + count] for j in range(0, len(towers), count)], run
+    return unit.plan.stream_polynomials(run.outputs["o"]), run
 
 
 # (n, L, K, lanes, architecture): one and several lanes, both engines, one tower of Q

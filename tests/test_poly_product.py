@@ -11,7 +11,6 @@ from fhe_hw.model.dcrt import dcrt_extend, dcrt_ntt, schoolbook_product
 from fhe_hw.params import openfhe_primes
 from fhe_hw.poly import RNSPolyProduct, RNSPolyProductPlan
 from fhe_hw.poly.estimate import blocks, memory_bits
-from fhe_hw.rns.common import beats_to_polynomials, polynomial_beats
 from fhe_hw.sim.icarus import require_iverilog, run_from_reset
 from fhe_hw.sim.pysim import run_stream
 from fhe_hw.units import get_unit
@@ -20,7 +19,7 @@ from fhe_hw.units import get_unit
 def run_products(unit, pairs, **kw):
     """The products of ``pairs`` ((a, b), each a list of towers) back to back through ``unit``
     in pysim, regrouped per product, and the run."""
-    streams = {port: polynomial_beats([t for pair in pairs for t in pair[k]], unit.lanes)
+    streams = {port: unit.plan.stream_beats([pair[k] for pair in pairs])
                for k, port in enumerate(("i_a", "i_b"))}
     run = run_stream(unit, streams, {"o": len(streams["i_a"])}, **kw)
     return unit.plan.stream_polynomials(run.outputs["o"]), run
@@ -76,11 +75,10 @@ def test_extended_products_are_the_models_product_then_extension(b_evaluated, P,
              for k in range(3)]
     fed = [(a, dcrt_ntt(b, primes) if b_evaluated else b) for a, b in pairs]
     kw = {} if ready == 1.0 else dict(valid_prob=0.6, ready_prob=ready, seed=4)
-    beats = {port: polynomial_beats([t for pair in fed for t in pair[k]], unit.lanes)
+    beats = {port: unit.plan.stream_beats([pair[k] for pair in fed])
              for k, port in enumerate(("i_a", "i_b"))}
     run = run_stream(unit, beats, {"o": 3 * unit.output_beats}, **kw)
-    towers = beats_to_polynomials(run.outputs["o"], 16, unit.lanes)
-    assert [towers[k:k + 4] for k in range(0, 12, 4)] == [
+    assert unit.plan.stream_polynomials(run.outputs["o"]) == [
         dcrt_extend(schoolbook_product(a, b, primes), primes, targets) for a, b in pairs]
     if ready == 1.0:
         assert run.cycles == unit.cycles(3) == 3 * unit.cycles(1)
@@ -124,12 +122,11 @@ def test_extended_product_from_reset_in_icarus(tmp_path):
     primes, targets = unit.towers, unit.plan.extension.targets
     pairs = [(random_dcrt(primes, 16, "ra", k), random_dcrt(primes, 16, "rb", k))
              for k in range(2)]
-    beats = {port: polynomial_beats([t for pair in pairs for t in pair[k]], unit.lanes)
+    beats = {port: unit.plan.stream_beats([pair[k] for pair in pairs])
              for k, port in enumerate(("i_a", "i_b"))}
     run = run_from_reset(unit, "rns-poly-product", beats, {"o": 2 * unit.output_beats},
                          tmp_path)
-    towers = beats_to_polynomials(run.outputs["o"], 16, unit.lanes)
-    assert [towers[:2], towers[2:]] == [
+    assert unit.plan.stream_polynomials(run.outputs["o"]) == [
         dcrt_extend(schoolbook_product(a, b, primes), primes, targets) for a, b in pairs]
     assert run.cycles == unit.cycles(2)
 
@@ -146,14 +143,13 @@ def test_evaluated_product_in_ecp5_form_from_reset_in_icarus(tmp_path):
     primes = unit.towers
     pairs = [(random_dcrt(primes, 32, "ea", k), random_dcrt(primes, 32, "eb", k))
              for k in range(2)]
-    beats = {port: polynomial_beats([t for a, b in pairs
-                                     for t in (a, dcrt_ntt(b, primes))[k]], unit.lanes)
+    beats = {port: unit.plan.stream_beats([(a, dcrt_ntt(b, primes))[k] for a, b in pairs])
              for k, port in enumerate(("i_a", "i_b"))}
     run = run_from_reset(build(), "rns-poly-product", beats, {"o": 2 * unit.output_beats},
                          tmp_path, platform=OutOfContextPlatform("ecp5"),
                          libraries=[dp16kd_model(), mult18x18d_model()])
-    towers = beats_to_polynomials(run.outputs["o"], 32, unit.lanes)
-    assert [towers[:2], towers[2:]] == [schoolbook_product(a, b, primes) for a, b in pairs]
+    assert unit.plan.stream_polynomials(run.outputs["o"]) == [
+        schoolbook_product(a, b, primes) for a, b in pairs]
     assert run.cycles == unit.cycles(2)
     banks = dp16kd_shape(unit.plan.width, 32 // 2)[1]
     rom = dp16kd_shape(unit.plan.width, 32)[1]
