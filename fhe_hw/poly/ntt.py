@@ -354,8 +354,7 @@ class RNSPolyNTTPlan(TowersPlan):
         engines = self.engine_plans(self.inverse, scaled=self.scaled,
                                     shared_twiddles=self.shared_twiddles,
                                     registered_valid=self.registered_valid)
-        timings = {(e.cycles(), e.period()) for e in engines}
-        if self.parallel_towers and len(timings) > 1:
+        if self.parallel_towers and len({(e.cycles(), e.period()) for e in engines}) > 1:
             raise ValueError(f"parallel_towers needs one timing for every tower's engine "
                              f"(their primes of one width), not the towers' "
                              f"{', '.join(str(q.bit_length()) for q in self.towers)} bits")
