@@ -33,6 +33,7 @@ Counts come from Yosys's ``stat -json`` after synthesis (the per-type counts are
 
 import argparse
 import hashlib
+import inspect
 import json
 import re
 import sys
@@ -62,11 +63,11 @@ from ..units import (
 from .run import run_logged
 
 __all__ = ["TARGETS", "Target", "resolve_target", "SynthResult", "atp_area", "synthesize",
-           "synth_unit", "flow_key", "key_params", "design_digest", "ooc_verilog", "load_cached",
-           "cached_unit", "tool_versions", "short_versions", "OutOfContextPlatform",
-           "RegisteredPorts", "SerialPorts",
-           "add_synth_parser", "count_resources", "read_yosys_stat", "read_nextpnr_report",
-           "params_hash", "port_bits", "ECP5_85F_DSP", "KEEP_COPIES"]
+           "synth_unit", "flow_key", "key_params", "design_digest", "unit_design", "row_design",
+           "ooc_verilog", "load_cached", "cached_unit", "tool_versions", "short_versions",
+           "OutOfContextPlatform", "RegisteredPorts", "SerialPorts", "add_synth_parser",
+           "count_resources", "read_yosys_stat", "read_nextpnr_report", "params_hash",
+           "port_bits", "ECP5_85F_DSP", "KEEP_COPIES"]
 
 
 @dataclass(frozen=True)
@@ -406,14 +407,30 @@ def load_cached(key, build_dir=None):
     return result if result.key == key else None
 
 
-def cached_unit(unit_name, params, target="ecp5", *, pnr=True, **variation):
-    """The stored :class:`SynthResult` of registered unit ``unit_name`` built with ``params``
-    (the unit is built and written as Verilog to key it; nothing is synthesized), or None."""
+def unit_design(unit_name, params, target="ecp5", **variation):
+    """The :func:`design_digest` of registered unit ``unit_name`` built with ``params``, as
+    :func:`synth_unit` hands it to Yosys with ``target`` and the ``variation`` keywords of
+    :func:`resolve_target` (the unit is built and written as Verilog; nothing is
+    synthesized)."""
     params = dict(params)
     tgt = resolve_target(target, **variation)[1]
     verilog, _ = ooc_verilog(get_unit(unit_name).build(**params), unit_name, params, tgt)
-    key, _, _ = flow_key(unit_name, params, target, design=design_digest(verilog), pnr=pnr,
-                         **variation)
+    return design_digest(verilog)
+
+
+def row_design(row):
+    """:func:`unit_design` of a :class:`~fhe_hw.flow.rows.Row`: its unit, parameters, target
+    and the options of :func:`resolve_target` among its own."""
+    keywords = inspect.signature(resolve_target).parameters
+    variation = {k: v for k, v in row.options.items() if k in keywords and k != "target"}
+    return unit_design(row.unit, row.params, row.target, **variation)
+
+
+def cached_unit(unit_name, params, target="ecp5", *, pnr=True, **variation):
+    """The stored :class:`SynthResult` of registered unit ``unit_name`` built with ``params``
+    (:func:`unit_design` keys it; nothing is synthesized), or None."""
+    design = unit_design(unit_name, params, target, **variation)
+    key, _, _ = flow_key(unit_name, dict(params), target, design=design, pnr=pnr, **variation)
     return load_cached(key)
 
 

@@ -1,9 +1,16 @@
-"""``fhe-hw table NAME [--jobs N] [--reuse]``: regenerate one documented results table.
+"""``fhe-hw table NAME [--jobs N] [--reuse] [--check]``: regenerate one documented results
+table, or check that its rows still describe the generator's Verilog.
 
 The table's rows come from its family's ``configs`` module, synthesis runs through
 :mod:`fhe_hw.flow.synth` (cached by :mod:`fhe_hw.builddir`'s key), and the block between the
 ``<!-- table:NAME:begin/end -->`` markers of its page under ``docs/results/`` is rewritten,
 ending with a provenance line. The Markdown and JSON also go to ``build/tables/``.
+
+A table that routes rows records in its block the design each row was routed from (its
+Verilog's :func:`~fhe_hw.flow.synth.design_digest`, :func:`~.pages.designs_line`). ``--check``
+builds each row's Verilog again, synthesizes nothing, and exits with 1 when a row's design
+differs from the recorded one (the row is stale: the generator changed since it was routed)
+or the block records none.
 """
 
 import json
@@ -14,9 +21,19 @@ from pathlib import Path
 from .. import builddir
 from ..cliargs import RawDescriptionHelpFormatter, add_verbose, int_in
 from ..flow.run import Progress
+from ..flow.synth import row_design
 from ..karatsuba.schedule import MAX_RECURSIONS
-from . import MODULES, get_table
-from .pages import RESULTS, TableFailure, git_commit, provenance, write_block
+from . import MODULES, get_table, tables
+from .pages import (
+    RESULTS,
+    TableFailure,
+    designs_line,
+    git_commit,
+    provenance,
+    read_block,
+    read_designs,
+    write_block,
+)
 
 __all__ = ["add_table_parser", "cmd_table", "command_line"]
 
@@ -30,6 +47,9 @@ _COMMON = (
                                   "and tools made it"}),
     ("--no-write", "no_write", {"action": "store_true",
                                 "help": "print the block, do not rewrite the results page"}),
+    ("--check", "check", {"action": "store_true",
+                          "help": "synthesize nothing: exit 1 when a row's generated Verilog "
+                                  "differs from the design the table records for it"}),
 )
 #: Options of single tables (flag, dest, argparse keywords, tables that use it).
 _SPECIFIC = (
@@ -81,6 +101,8 @@ def cmd_table(args):
                              f"not {args.name}")
     root = _root()
     os.chdir(root)  # build/ and docs/results/ of this checkout
+    if args.check:
+        return check_designs(spec, root)
     out = builddir.table_dir()
     out.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
@@ -100,6 +122,12 @@ def cmd_table(args):
         progress(f"FAILED, {RESULTS / spec.page} left as it is: {e}")
         return 1
     seconds = time.monotonic() - start
+    designs = facts.get("designs")
+    if spec.rows and designs and None not in designs:
+        if len(designs) != len(spec.rows):
+            raise RuntimeError(f"{args.name}: {len(designs)} designs routed for "
+                               f"{len(spec.rows)} rows")
+        block = block.rstrip("\n") + "\n\n" + designs_line(args.name, designs) + "\n"
     line = provenance(command_line(args), commit=commit, tools=facts.get("tools"),
                       device=facts.get("device"), freq_mhz=facts.get("freq_mhz"),
                       seconds=seconds if facts.get("timed", True) else None)
@@ -115,6 +143,41 @@ def cmd_table(args):
     elif not args.no_write:
         progress(f"updated {write_block(root, spec, block)}")
     progress(f"done in {seconds:.0f} s")
+    return 0
+
+
+def check_designs(spec, root):
+    """``fhe-hw table NAME --check``: each of ``spec``'s rows built again and its design
+    compared with the one its block records, a line per row as it is built. Returns 0 when
+    every row is current, else 1."""
+    if not spec.rows:
+        routed = ", ".join(name for name, t in tables().items() if t.rows)
+        raise ValueError(f"--check applies to the tables that route rows ({routed}), "
+                         f"not {spec.name}")
+    progress = Progress(spec.name)
+    page = Path(root, RESULTS, spec.page)
+    recorded = read_designs(read_block(page.read_text(), spec.name) or "")
+    if recorded is None:
+        progress(f"{page} records no designs for its rows: regenerate it with "
+                 f"`fhe-hw table {spec.name}` to record them")
+        return 1
+    if len(recorded) != len(spec.rows):
+        progress(f"{page} records {len(recorded)} designs for {len(spec.rows)} rows: "
+                 f"regenerate it with `fhe-hw table {spec.name}`")
+        return 1
+    stale = 0
+    for i, (row, old) in enumerate(zip(spec.rows, recorded), 1):
+        new = row_design(row)
+        what = f"row {i} of {len(spec.rows)} ({row.unit} {row.params})"
+        if new == old:
+            progress(f"{what}: current (design {new})")
+        else:
+            stale += 1
+            progress(f"{what}: STALE, routed from design {old}, the generator now makes {new}")
+    if stale:
+        progress(f"{stale} stale row(s): regenerate with `fhe-hw table {spec.name}`")
+        return 1
+    progress(f"every row current ({page})")
     return 0
 
 

@@ -36,8 +36,13 @@ def synth_rows(rows, args, progress, **kw):
     return results
 
 
-def ecp5_facts(result):
-    """Provenance facts (tools, device, frequency) of an ECP5 result."""
-    return {"tools": short_versions(result.tools),
-            "device": f"ECP5 LFE5U-85F (`--{result.device}`, {result.package})",
-            "freq_mhz": result.freq_target_mhz}
+def ecp5_facts(results):
+    """Provenance facts of ECP5 ``results`` (None for a row not routed): the first one's
+    tools, device and frequency, and ``designs``, every routed row's design digest in order
+    (:func:`~fhe_hw.flow.synth.design_digest`, from its cache key; None without one)."""
+    routed = [r for r in results if r is not None]
+    first = routed[0]
+    return {"tools": short_versions(first.tools),
+            "device": f"ECP5 LFE5U-85F (`--{first.device}`, {first.package})",
+            "freq_mhz": first.freq_target_mhz,
+            "designs": [r.key["design"] if r.key else None for r in routed]}

@@ -10,7 +10,13 @@ nextpnr gave up.
 """
 
 from ..flow.synth import ECP5_85F_DSP
-from ..karatsuba.configs import RECURSIONS, TOTAL, multiplier_params, relin_params
+from ..karatsuba.configs import (
+    RECURSIONS,
+    TABLE_ROWS,
+    TOTAL,
+    multiplier_params,
+    relin_params,
+)
 from ..karatsuba.configs import row as table_row
 from ..markdown import table as markdown_table
 from ..model.karatsuba import hardware_cycles
@@ -100,8 +106,9 @@ def generate(args, progress):
         item["projection"] = projection(item["r"], r.fmax_mhz)
         table.append(item)
     partial = args.no_pnr or list(recursions) != list(RECURSIONS)
-    return markdown(table), {**ecp5_facts(results[0]), "json": table, "partial": partial}
+    return markdown(table), {**ecp5_facts(results), "json": table, "partial": partial}
 
 
-TABLE = TableSpec("karatsuba", "karatsuba.md", "Karatsuba-r multiplier on ECP5-85F", generate)
+TABLE = TableSpec("karatsuba", "karatsuba.md", "Karatsuba-r multiplier on ECP5-85F", generate,
+                  rows=tuple(TABLE_ROWS))
 TABLES = {TABLE.name: TABLE}

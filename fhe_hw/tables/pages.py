@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["RESULTS", "TableSpec", "TableFailure", "markers", "replace_block", "read_block",
-           "write_block", "git_commit", "provenance"]
+           "write_block", "designs_line", "read_designs", "git_commit", "provenance"]
 
 #: The results pages, relative to the repository root.
 RESULTS = Path("docs", "results")
@@ -24,13 +24,15 @@ class TableSpec:
     """One documented table: ``name`` (``fhe-hw table NAME``), ``page`` (file name under
     :data:`RESULTS`), ``title``, ``generate(args, progress) -> (markdown, facts)`` (it raises
     :class:`TableFailure` when a row fails its check), ``logs`` (where its tools' logs go,
-    under ``build/``)."""
+    under ``build/``), ``rows`` (the :class:`~fhe_hw.flow.rows.Row` s it routes, in order:
+    the block records their designs, :func:`designs_line`)."""
 
     name: str
     page: str
     title: str
     generate: object
     logs: str = "synth"
+    rows: tuple = ()
 
 
 class TableFailure(Exception):
@@ -66,6 +68,19 @@ def write_block(root, spec, block):
     path = Path(root, RESULTS, spec.page)
     path.write_text(replace_block(path.read_text(), spec.name, block))
     return path
+
+
+def designs_line(name, digests):
+    """The block's record of the designs its rows were routed from: a comment holding each
+    row's :func:`~fhe_hw.flow.synth.design_digest`, which ``fhe-hw table NAME --check``
+    compares with the generator's current Verilog."""
+    return f"<!-- designs (fhe-hw table {name} --check): {' '.join(digests)} -->"
+
+
+def read_designs(block):
+    """The digests of ``block``'s :func:`designs_line`, or None without one."""
+    found = re.search(r"<!-- designs \(fhe-hw table [\w-]+ --check\):([0-9a-f ]*)-->", block)
+    return None if found is None else found.group(1).split()
 
 
 def git_commit(root="."):

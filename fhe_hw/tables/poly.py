@@ -88,7 +88,7 @@ def _routed(rows, block, args, progress):
     """``rows`` routed (:func:`~fhe_hw.tables.common.synth_rows`): the markdown ``block(rows,
     results)`` and the facts of the run."""
     results = synth_rows(rows, args, progress)
-    return block(rows, results), {**ecp5_facts(results[0]),
+    return block(rows, results), {**ecp5_facts(results),
                                   "json": [r.to_dict() for r in results]}
 
 
@@ -160,11 +160,12 @@ def _generate_estimate(args, progress):
     return estimate_markdown(estimates), facts
 
 
-TABLE = TableSpec("rns-poly", "poly.md", "RNS polynomial NTT on ECP5-85F", generate)
+TABLE = TableSpec("rns-poly", "poly.md", "RNS polynomial NTT on ECP5-85F", generate,
+                  rows=tuple(POLY_TABLE))
 TABLES = {t.name: t for t in (
     TABLE, TableSpec("rns-poly-asic", "poly.md", "RNS polynomial NTT and product: sky130 "
                      "estimate from their blocks", _generate_estimate, logs="asic"),
     TableSpec("rns-poly-extend", "poly.md", "Exact base extension Q → Q ∪ B on ECP5-85F",
-              _generate_extend),
+              _generate_extend, rows=tuple(EXTEND_TABLE)),
     TableSpec("rns-poly-product", "poly.md", "RNS polynomial product on ECP5-85F",
-              _generate_product))}
+              _generate_product, rows=tuple(PRODUCT_TABLE)))}

@@ -40,12 +40,12 @@ def _generator(rows):
     def generate(args, progress):
         results = synth_rows(rows, args, progress)
         return markdown(rows, results), {
-            **ecp5_facts(results[0]), "json": [r.to_dict() for r in results]}
+            **ecp5_facts(results), "json": [r.to_dict() for r in results]}
     return generate
 
 
 TABLES = {t.name: t for t in (
     TableSpec("reducers", "arith.md", "reducers and modular multipliers on ECP5-85F",
-              _generator(REDUCER_TABLE)),
+              _generator(REDUCER_TABLE), rows=tuple(REDUCER_TABLE)),
     TableSpec("engine-modmuls", "arith.md", "the engines' own ModMuls on ECP5-85F",
-              _generator(ENGINE_MODMULS)))}
+              _generator(ENGINE_MODMULS), rows=tuple(ENGINE_MODMULS)))}
