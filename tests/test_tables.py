@@ -182,8 +182,15 @@ def test_the_routed_tables_rows_are_the_rows_their_blocks_show():
     assert not get_table("asic").rows and not get_table("ntt-cosim").rows
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("name", [name for name in MODULES if get_table(name).rows])
+#: The routed tables whose rows build in seconds: checked in the fast suite, the others in
+#: the slow one.
+QUICK_CHECKS = ("reducers", "engine-modmuls", "butterflies", "rns-poly-extend",
+                "rns-poly-product")
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(name, marks=() if name in QUICK_CHECKS else pytest.mark.slow)
+    for name in MODULES if get_table(name).rows])
 def test_every_committed_row_describes_the_verilog_the_generator_makes(name, monkeypatch,
                                                                         capsys):
     # a row routed from Verilog the generator no longer makes is stale: regenerate its table
