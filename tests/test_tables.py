@@ -251,13 +251,13 @@ def test_bad_input_is_one_line_and_status_2(argv, flag, capsys):
 
 def test_command_line_round_trip():
     args = argparse.Namespace(name="karatsuba", jobs=1, reuse=True, no_write=False,
-                                        check=False, iterations_only=False, recursions=[1, 2], no_pnr=True,
-                                        time_limit=None)
+                              check=False, iterations_only=False, recursions=[1, 2],
+                              no_pnr=True, time_limit=None)
     assert table_cli.command_line(args) == \
         "fhe-hw table karatsuba --reuse --recursions 1 2 --no-pnr"
     args = argparse.Namespace(name="board-fits", jobs=1, reuse=False, no_write=False,
-                                        check=False, iterations_only=False, recursions=None, no_pnr=False,
-                                        time_limit=30)
+                              check=False, iterations_only=False, recursions=None,
+                              no_pnr=False, time_limit=30)
     assert table_cli.command_line(args) == "fhe-hw table board-fits --time-limit 30"
 
 
