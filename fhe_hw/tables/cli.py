@@ -7,7 +7,8 @@ The table's rows come from its family's ``configs`` module, synthesis runs throu
 ending with a provenance line. The Markdown and JSON also go to ``build/tables/``.
 
 A table that routes rows records in its block the design each row was routed from (its
-Verilog's :func:`~fhe_hw.flow.synth.design_digest`, :func:`~.pages.designs_line`). ``--check``
+Verilog's :func:`~fhe_hw.flow.synth.design_digest`, and the Amaranth that converted it,
+:func:`~.pages.designs_line`). ``--check``
 builds each row's Verilog again, synthesizes nothing, and exits with 1 when a row's design
 differs from the recorded one (the row is stale: the generator changed since it was routed)
 or the block records none.
@@ -21,7 +22,7 @@ from pathlib import Path
 from .. import builddir
 from ..cliargs import RawDescriptionHelpFormatter, add_verbose, int_in
 from ..flow.run import Progress
-from ..flow.synth import row_design
+from ..flow.synth import design_generator, row_design
 from ..karatsuba.schedule import MAX_RECURSIONS
 from . import MODULES, get_table, tables
 from .pages import (
@@ -127,7 +128,8 @@ def cmd_table(args):
         if len(designs) != len(spec.rows):
             raise RuntimeError(f"{args.name}: {len(designs)} designs routed for "
                                f"{len(spec.rows)} rows")
-        block = block.rstrip("\n") + "\n\n" + designs_line(args.name, designs) + "\n"
+        block = (block.rstrip("\n") + "\n\n"
+                 + designs_line(args.name, designs, design_generator()) + "\n")
     line = provenance(command_line(args), commit=commit, tools=facts.get("tools"),
                       device=facts.get("device"), freq_mhz=facts.get("freq_mhz"),
                       seconds=seconds if facts.get("timed", True) else None)
@@ -161,6 +163,11 @@ def check_designs(spec, root):
         progress(f"{page} records no designs for its rows: regenerate it with "
                  f"`fhe-hw table {spec.name}` to record them")
         return 1
+    generator, recorded = recorded
+    if generator != design_generator():
+        progress(f"the rows were converted to Verilog by {generator}, this environment "
+                 f"converts with {design_generator()}: a row's Verilog may differ for that "
+                 f"alone")
     if len(recorded) != len(spec.rows):
         progress(f"{page} records {len(recorded)} designs for {len(spec.rows)} rows: "
                  f"regenerate it with `fhe-hw table {spec.name}`")

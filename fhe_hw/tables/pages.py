@@ -70,17 +70,19 @@ def write_block(root, spec, block):
     return path
 
 
-def designs_line(name, digests):
+def designs_line(name, digests, generator):
     """The block's record of the designs its rows were routed from: a comment holding each
-    row's :func:`~fhe_hw.flow.synth.design_digest`, which ``fhe-hw table NAME --check``
-    compares with the generator's current Verilog."""
-    return f"<!-- designs (fhe-hw table {name} --check): {' '.join(digests)} -->"
+    row's :func:`~fhe_hw.flow.synth.design_digest` and the packages that converted them to
+    Verilog (``generator``, :func:`~fhe_hw.flow.synth.design_generator`), which ``fhe-hw
+    table NAME --check`` compares with the generator's current Verilog."""
+    return f"<!-- designs (fhe-hw table {name} --check; {generator}): {' '.join(digests)} -->"
 
 
 def read_designs(block):
-    """The digests of ``block``'s :func:`designs_line`, or None without one."""
-    found = re.search(r"<!-- designs \(fhe-hw table [\w-]+ --check\):([0-9a-f ]*)-->", block)
-    return None if found is None else found.group(1).split()
+    """``(generator, digests)`` of ``block``'s :func:`designs_line`, or None without one."""
+    found = re.search(r"<!-- designs \(fhe-hw table [\w-]+ --check; ([^)]*)\):([0-9a-f ]*)-->",
+                      block)
+    return None if found is None else (found.group(1), found.group(2).split())
 
 
 def git_commit(root="."):
