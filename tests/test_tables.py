@@ -173,6 +173,19 @@ def test_a_routed_table_records_its_rows_designs_and_check_finds_a_stale_row(
            "may differ for that alone" in capsys.readouterr().err
 
 
+def test_a_partial_run_prints_its_rows_and_records_no_designs(tmp_path, monkeypatch, capsys):
+    # karatsuba --recursions 1 routes one of the table's three rows: no page, no record
+    from fhe_hw.tables import karatsuba
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / pages.RESULTS).mkdir(parents=True)
+    monkeypatch.setattr(karatsuba, "synth_rows", lambda rows, args, progress, **kw: [
+        replace(_fake(r, 1), key={"design": "0" * 16}) for r in rows])
+    assert main(["table", "karatsuba", "--recursions", "1"]) == 0
+    out = capsys.readouterr()
+    assert "| 1 | " in out.out and "designs (" not in out.out
+    assert "a partial table" in out.err
+
+
 def test_check_fails_where_the_block_records_no_designs(tmp_path, monkeypatch, capsys):
     page = _reducers_page(tmp_path, monkeypatch, [None] * len(REDUCER_TABLE))
     assert pages.read_designs(pages.read_block(page.read_text(), "reducers")) is None
