@@ -163,11 +163,10 @@ def check_designs(spec, root):
         progress(f"{page} records no designs for its rows: regenerate it with "
                  f"`fhe-hw table {spec.name}` to record them")
         return 1
-    generator, recorded = recorded
-    if generator != design_generator():
+    (generator, recorded), here = recorded, design_generator()
+    if generator != here:
         progress(f"the rows were converted to Verilog by {generator}, this environment "
-                 f"converts with {design_generator()}: a row's Verilog may differ for that "
-                 f"alone")
+                 f"converts with {here}: a row's Verilog may differ for that alone")
     if len(recorded) != len(spec.rows):
         progress(f"{page} records {len(recorded)} designs for {len(spec.rows)} rows: "
                  f"regenerate it with `fhe-hw table {spec.name}`")

@@ -65,7 +65,7 @@ def _routed(entries):
 def _generator(entries, cycles):
     def generate(args, progress):
         run = [e for e in entries if not e.not_routed]
-        done = dict(zip(map(id, run), synth_rows(_routed(entries), args, progress)))
+        done = dict(zip(map(id, run), synth_rows([e.row for e in run], args, progress)))
         results = [done.get(id(e)) for e in entries]
         return markdown(entries, results, cycles), {
             **ecp5_facts(results), "json": [r.to_dict() for r in results if r is not None]}
