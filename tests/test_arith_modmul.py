@@ -72,8 +72,9 @@ def test_one_chain_add_and_sub_are_exact_for_every_operand_pair(runtime_q):
 
 
 class _Mul(FixedLatencyUnit):
-    def __init__(self, aw, bw, stages, tiled=False, karatsuba=False):
-        self._mul = Multiplier(aw, bw, stages, tiled=tiled, karatsuba=karatsuba)
+    def __init__(self, aw, bw, stages, tiled=False, karatsuba=False, tile_reg=False):
+        self._mul = Multiplier(aw, bw, stages, tiled=tiled, karatsuba=karatsuba,
+                               tile_reg=tile_reg)
         self._latency = self._mul.stages
         super().__init__(operand_layout(max(aw, bw), "a", "b"), self._mul.product_width)
         self._widths = aw, bw
@@ -136,6 +137,43 @@ def test_karatsuba_uses_three_quarters_of_the_tiles_at_64_bits():
 def test_karatsuba_refuses_untiled_non_bool_and_too_few_stages(kwargs, error, message):
     with pytest.raises(error, match=message):
         Multiplier(64, 64, **kwargs)
+
+
+@pytest.mark.parametrize("aw,bw,stages,karatsuba", [
+    (64, 64, None, False), (64, 64, 2, False), (64, 64, 3, False), (64, 64, 8, False),
+    (70, 33, None, False), (17, 17, None, False), (64, 64, None, True), (61, 61, 12, True)])
+def test_tile_register_is_one_stage_more_and_keeps_the_product(aw, bw, stages, karatsuba):
+    unit = _Mul(aw, bw, stages, tiled=True, karatsuba=karatsuba, tile_reg=True)
+    plain = Multiplier(aw, bw, tiled=True, karatsuba=karatsuba)
+    assert unit.latency == (plain.stages + 1 if stages is None else stages)
+    rng = rng_for("tile-reg", aw, bw, stages, karatsuba)
+    ins = [{"a": (1 << aw) - 1, "b": (1 << bw) - 1}, {"a": 0, "b": 1}] + \
+          [{"a": rng.getrandbits(aw), "b": rng.getrandbits(bw)} for _ in range(200)]
+    check_unit(unit, ins, [v["a"] * v["b"] for v in ins], label="Multiplier(tile_reg)")
+
+
+@pytest.mark.parametrize("kwargs,error,message", [
+    ({"tile_reg": True}, ValueError, "tile_reg needs tiled=True"),
+    ({"tiled": True, "tile_reg": "yes"}, TypeError, "tile_reg must be a bool, not 'yes'"),
+    ({"tiled": True, "tile_reg": True, "stages": 1}, ValueError,
+     "mult_stages must be at least 2 with tile_reg, not 1"),
+    ({"tiled": True, "karatsuba": True, "tile_reg": True, "stages": 9}, ValueError,
+     "mult_stages must be at least 10 with karatsuba, not 9")])
+def test_tile_register_refuses_untiled_non_bool_and_too_few_stages(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        Multiplier(64, 64, **kwargs)
+
+
+@pytest.mark.parametrize("modulus,karatsuba", [(ntt_primes(60, 1 << 12, 1)[0], True),
+                                               ("general32", False)], ids=str)
+def test_barrett_mod_mul_with_tile_registers_matches_model_three_cycles_later(modulus,
+                                                                            karatsuba):
+    unit = ModMul(modulus, "barrett", karatsuba=karatsuba, tile_reg=True)
+    q = unit.modulus
+    assert unit.latency == ModMulPlan(modulus, "barrett", karatsuba=karatsuba).latency + 3
+    ins = pairs(q, "modmul-tile-reg", q)
+    check_unit(unit, ins, [v["a"] * v["b"] % q for v in ins],
+               label=f"ModMul({modulus}, tile_reg=True)")
 
 
 @pytest.mark.parametrize("widths", [(64, 63), (17, 17), (8, 8)])

@@ -109,6 +109,7 @@ def test_karatsuba_reaches_the_modmul_and_only_its_latency_changes():
     check_unit(unit, ins, expected, label="Butterfly(solinas64, karatsuba=True)")
 
 
-def test_karatsuba_is_refused_with_a_constant_twiddle():
-    with pytest.raises(ValueError, match="karatsuba applies to run-time twiddles only"):
-        Butterfly("fermat32", twiddle=2, karatsuba=True)
+@pytest.mark.parametrize("option", ["karatsuba", "tile_reg"])
+def test_run_time_multiplier_options_are_refused_with_a_constant_twiddle(option):
+    with pytest.raises(ValueError, match=f"{option} applies to run-time twiddles only"):
+        Butterfly("fermat32", twiddle=2, **{option: True})

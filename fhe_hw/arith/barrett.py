@@ -26,6 +26,7 @@ from .pipeline import (
     modulus_param,
     mult_stages_param,
     pipelined_param,
+    tile_reg_param,
     tiled_param,
 )
 
@@ -47,6 +48,9 @@ class BarrettReducerPlan(Plan):
         :class:`~fhe_hw.arith.pipeline.Multiplier`; [Cao14] §4 uses 4.
     tiled : bool
         Both multipliers in 17-bit tiles, one DSP per partial product (default True).
+    tile_reg : bool
+        A fabric register after each tile's product in both multipliers, tiled only (default
+        False; see :class:`~fhe_hw.arith.pipeline.Multiplier`).
     pipelined : bool
         Register the final subtractions and selection.
     deep : bool
@@ -66,6 +70,7 @@ class BarrettReducerPlan(Plan):
     beta: int | None = param(None, help="beta < -2 (default -4)")
     mult_stages: int | None = mult_stages_param()
     tiled: bool = tiled_param()
+    tile_reg: bool = tile_reg_param()
     pipelined: bool = pipelined_param()
     deep: bool = deep_param()
     constants: object = field(init=False, repr=False, compare=False)
@@ -77,8 +82,10 @@ class BarrettReducerPlan(Plan):
         t_width = 2 * c.m - (c.m + c.beta)
         sigma_width = t_width + c.mu_bits - (c.alpha - c.beta)
         self._set(constants=c, multipliers=(
-            Multiplier(t_width, c.mu_bits, self.mult_stages, tiled=self.tiled),
-            Multiplier(sigma_width, c.m, self.mult_stages, tiled=self.tiled)))
+            Multiplier(t_width, c.mu_bits, self.mult_stages, tiled=self.tiled,
+                       tile_reg=self.tile_reg),
+            Multiplier(sigma_width, c.m, self.mult_stages, tiled=self.tiled,
+                       tile_reg=self.tile_reg)))
 
     @property
     def latency(self):

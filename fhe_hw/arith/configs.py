@@ -50,8 +50,10 @@ ENGINE_MODMULS = [
     Row("mod-mul", {"modulus": "1073479681", "tiled": True}),
     Row("mod-mul", {"modulus": 4293918721}),
     # The 60-bit RNS polynomial NTT's (fhe_hw.poly.configs): OpenFHE's first 60-bit prime for
-    # N = 4096, Barrett, with Karatsuba as the engines'.
+    # N = 4096, Barrett, with Karatsuba as the engines', and with their tile registers.
     Row("mod-mul", {"modulus": "1152921504606830593", "tiled": True, "karatsuba": True}),
+    Row("mod-mul", {"modulus": "1152921504606830593", "tiled": True, "karatsuba": True,
+                    "tile_reg": True}),
 ]
 
 #: A quick smoke set: the smallest reducer and multiplier.

@@ -25,6 +25,7 @@ from .pipeline import (
     modulus_param,
     mult_stages_param,
     pipelined_param,
+    tile_reg_param,
     tiled_param,
 )
 from .solinas import SolinasReducer, SolinasReducerPlan
@@ -95,6 +96,11 @@ class ModMulPlan(Plan):
         The operand multiplier as one level of Karatsuba, tiled only: three half-width
         products, 12 MULT18X18D instead of 16 for 64 bits, three cycles more for solinas64
         (see :class:`~fhe_hw.arith.pipeline.Multiplier`; default False).
+    tile_reg : bool
+        A fabric register after each DSP tile's product, before the adder tree, in the operand
+        multiplier and Barrett's two, tiled only: one cycle more per multiplier, for a wire
+        from a DSP to its adder across the die (default False; the Montgomery reducer's own
+        tile products do not take it).
 
     Attributes
     ----------
@@ -121,6 +127,7 @@ class ModMulPlan(Plan):
                              "(default 17 tiled: one MULT18X18D each; narrower suits an ASIC)",
                              range=(2, DSP_WIDTH), kw_only=True)
     karatsuba: bool = karatsuba_param()
+    tile_reg: bool = tile_reg_param()
     kind: str = field(init=False, repr=False, compare=False)
     multiplier: object = field(init=False, repr=False, compare=False)
     reducer_plan: Plan = field(init=False, repr=False, compare=False)
@@ -129,7 +136,8 @@ class ModMulPlan(Plan):
         super().__post_init__()
         mod = get_modulus(self.modulus)
         multiplier = Multiplier(mod.bits, mod.bits, self.mult_stages, tiled=self.tiled,
-                                chunk=self.tile, karatsuba=self.karatsuba)
+                                chunk=self.tile, karatsuba=self.karatsuba,
+                                tile_reg=self.tile_reg)
         kind, reducer_plan = self._reducer(mod)
         self._set(kind=kind, multiplier=multiplier, reducer_plan=reducer_plan)
 
@@ -162,7 +170,7 @@ class ModMulPlan(Plan):
                 word = min(AUTO_MONTGOMERY_WORD, _two_adicity(mod.value))
             return kind, MontgomeryReducerPlan(mod, word, **stages)
         return kind, BarrettReducerPlan(mod, self.alpha, self.beta, mult_stages=self.mult_stages,
-                                        tiled=self.tiled, **stages)
+                                        tiled=self.tiled, tile_reg=self.tile_reg, **stages)
 
     @property
     def latency(self):

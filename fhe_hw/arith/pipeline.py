@@ -20,7 +20,7 @@ from .dsp import DSP_WIDTH, tile_product
 __all__ = ["FixedLatencyUnit", "Stages", "Multiplier", "tile_products", "add_terms", "wrap_inc",
            "check_stages", "check_mult_stages", "MAX_STAGES", "KEEP", "modulus_param",
            "pipelined_param", "deep_param", "mult_stages_param", "tiled_param",
-           "karatsuba_param"]
+           "karatsuba_param", "tile_reg_param"]
 
 
 #: The attributes of a register that is a deliberate copy of another (to split a large
@@ -94,6 +94,14 @@ def karatsuba_param():
     return param(False, help="the operand multiplier as one level of Karatsuba, tiled only: 12 "
                  "DSPs instead of 16 at 64 bits (true/false, default false)", cli_default=None,
                  kw_only=True)
+
+
+def tile_reg_param():
+    """The plan field ``tile_reg`` of a unit with tiled :class:`Multiplier` s (default False;
+    left out of a generated file's header unless given, like ``karatsuba``)."""
+    return param(False, help="a fabric register after each DSP tile's product, before the adder "
+                 "tree: the wire from a DSP to its adder has a cycle of its own, one more per "
+                 "multiplier (true/false, default false)", cli_default=None, kw_only=True)
 
 
 class FixedLatencyUnit(Component):
@@ -186,10 +194,15 @@ class Multiplier:
     on an ECP5, and every sum happens in the registered tree. A register beyond the product
     register and one per tree level holds the operands, in the DSP's input registers.
 
+    ``tile_reg=True`` (tiled only) puts a register in the fabric after each tile's product
+    register, before the adder tree: on an ECP5 the placer can then put it between a DSP and the
+    adder it feeds, which may lie across the die when many multipliers share the DSP rows. It
+    counts in ``stages`` right after the product register (``stages`` is then at least 2).
+
     Registers beyond those go at the end. ``stages=None`` is the fast setting
     (:attr:`stages` becomes ``levels + 2`` tiled, ``levels + 1`` otherwise: a register for every
-    tree level, and the operand register when tiled), where ``levels`` is the depth of the
-    adder tree.
+    tree level, and the operand register when tiled; one more with ``tile_reg``), where
+    ``levels`` is the depth of the adder tree.
 
     ``karatsuba=True`` (tiled, square, both operands at least ``chunk + 1`` bits) makes one
     level of Karatsuba multiplication: with h = ⌈width/2⌉, a = a1·2^h + a0 and b likewise,
@@ -199,15 +212,18 @@ class Multiplier:
     their sums, the DSP's operand and product registers, one per tree level (the three trees
     side by side; ``levels`` is theirs), then z1 − z0, minus z2 and the final addition in two
     parts (the middle term's span, then the carry above it), one register each:
-    ``levels + 7``.
+    ``levels + 7`` (``levels + 8`` with ``tile_reg``).
     """
 
     def __init__(self, a_width, b_width, stages=None, *, chunk=None, tiled=False,
-                 karatsuba=False):
+                 karatsuba=False, tile_reg=False):
         self.a_width = require_int("a_width", a_width, minimum=1)
         self.b_width = require_int("b_width", b_width, minimum=1)
         self.tiled = check_bool("tiled", tiled)
         self.karatsuba = check_bool("karatsuba", karatsuba)
+        self.tile_reg = check_bool("tile_reg", tile_reg)
+        if tile_reg and not tiled:
+            raise ValueError("tile_reg needs tiled=True")
         self.chunk = require_int("chunk", (17 if tiled else 18) if chunk is None else chunk,
                                  minimum=1)
         if tiled and self.chunk > DSP_WIDTH:
@@ -221,16 +237,18 @@ class Multiplier:
             # The widest of the three products is z1's, (h + 1) x (h + 1) bits.
             slices = -(-(self.half + 1) // self.chunk)
             self.levels = (slices * slices - 1).bit_length()
-            fast = self.levels + _KARATSUBA_EXTRA
+            fast = self.levels + _KARATSUBA_EXTRA + self.tile_reg
         else:
             terms = (-(-self.b_width // self.chunk)
                      * (-(-self.a_width // self.chunk) if tiled else 1))
             self.levels = (terms - 1).bit_length()
-            fast = self.levels + 1 + self.tiled
+            fast = self.levels + 1 + self.tiled + self.tile_reg
         self.stages = fast if check_mult_stages(stages) is None else stages
         if karatsuba and self.stages < fast:
             raise ValueError(f"mult_stages must be at least {fast} with karatsuba, not "
                              f"{stages!r}")
+        if self.tile_reg and self.stages < 2:
+            raise ValueError(f"mult_stages must be at least 2 with tile_reg, not {stages!r}")
 
     @property
     def half(self):
@@ -259,17 +277,20 @@ class Multiplier:
         if self.karatsuba:
             return self._build_karatsuba(st, a, b)[:width]
         c, levels = self.chunk, self.levels
-        tree_regs = min(self.stages - 1, levels)
-        operand_reg = self.tiled and self.stages - 1 > levels
+        fixed = 1 + self.tile_reg       # the product register and the tile register
+        tree_regs = min(self.stages - fixed, levels)
+        operand_reg = self.tiled and self.stages - fixed > levels
         if self.tiled:
             terms, _ = tile_products(st, a, b, self.a_width, self.b_width, chunk=c,
                                      operand_reg=operand_reg)
+            if self.tile_reg:
+                (terms,), _ = _cut_terms(st, [terms])
         else:
             products = [(a * _slice(b, lo, c), lo) for lo in range(0, self.b_width, c)]
             parts = st.cut(*(p for p, _ in products), enable=True)
             terms = list(zip(parts, (lo for _, lo in products)))
         product = add_terms(st, terms, tree_regs)
-        for _ in range(self.stages - 1 - tree_regs - operand_reg):
+        for _ in range(self.stages - fixed - tree_regs - operand_reg):
             product, = st.cut(product, enable=True)
         return product[:width]
 
@@ -283,6 +304,8 @@ class Multiplier:
                  for x, y, x_width in ((a0, b0, h), (sa, sb, h + 1), (a1, b1, w - h))]
         st.cut(enable=True)     # the DSPs' operand registers
         st.cut(enable=True)     # and their product registers
+        if self.tile_reg:
+            trees, _ = _cut_terms(st, trees)
         (z0, z1, z2), _ = _add_trees(st, trees, self.levels)
         # z1 - z0 = a0·b1 + a1·b0 + a1·b1 >= 0; minus z2 leaves the middle term, < 2^(2h+1).
         low_high = Cat(z0[:2 * h], z2)
@@ -294,7 +317,7 @@ class Multiplier:
         low_sum, low, high = st.cut(low_high[h:h + span] + middle, low_high[:h],
                                     low_high[h + span:], enable=True)
         product, = st.cut(Cat(low, low_sum[:span], high + low_sum[span]), enable=True)
-        for _ in range(self.stages - self.levels - _KARATSUBA_EXTRA):
+        for _ in range(self.stages - self.levels - _KARATSUBA_EXTRA - self.tile_reg):
             product, = st.cut(product, enable=True)
         return product
 
@@ -335,6 +358,18 @@ def add_terms(st, terms, registers, *, carry=None, along=None):
     return total if along is None else (total, rest)
 
 
+def _cut_terms(st, trees, along=()):
+    """The ``(value, offset)`` term lists ``trees`` after one cut of ``st``, and ``along`` (a
+    tuple of values) registered at the same cut: ``(trees, along)``."""
+    flat = [t for terms in trees for t, _ in terms]
+    regs = st.cut(*flat, *along, enable=True)
+    rest, out = tuple(regs[len(flat):]), []
+    for terms in trees:
+        out.append(list(zip(regs[:len(terms)], (lo for _, lo in terms))))
+        regs = regs[len(terms):]
+    return out, rest
+
+
 def _add_trees(st, trees, registers, *, carry=None, along=()):
     """:func:`add_terms` of several term lists side by side, cut at the same registers (spread
     over the deepest tree's levels; ``carry`` enters the first list's). Returns the sums and
@@ -346,13 +381,7 @@ def _add_trees(st, trees, registers, *, carry=None, along=()):
         trees = [[_add_pair(terms[i:i + 2], carry if i == level == k == 0 else None)
                   for i in range(0, len(terms), 2)] for k, terms in enumerate(trees)]
         if level in cut_after:
-            flat = [t for terms in trees for t, _ in terms]
-            *regs, = st.cut(*flat, *rest, enable=True)
-            rest, out = tuple(regs[len(flat):]), []
-            for terms in trees:
-                out.append(list(zip(regs[:len(terms)], (lo for _, lo in terms))))
-                regs = regs[len(terms):]
-            trees = out
+            trees, rest = _cut_terms(st, trees, rest)
     return [terms[0][0] for terms in trees], rest
 
 

@@ -36,6 +36,7 @@ from ..arith.pipeline import (
     karatsuba_param,
     modulus_param,
     mult_stages_param,
+    tile_reg_param,
     tiled_param,
 )
 from ..params import get_modulus, require_int
@@ -86,6 +87,9 @@ class ButterflyPlan(Plan):
     karatsuba : bool
         Run-time twiddles only: the ModMul's operand multiplier as one level of Karatsuba, 12
         MULT18X18D instead of 16 at 64 bits (default False).
+    tile_reg : bool
+        Run-time twiddles only: the ModMul's fabric register after each DSP tile's product
+        (default False; see :class:`~fhe_hw.arith.ModMulPlan`).
     reducer : str
         The ModMuls' reducer (default ``auto``).
     form : str
@@ -124,6 +128,7 @@ class ButterflyPlan(Plan):
                              "width, 2..18 bits (default 17; narrower suits an ASIC)",
                              range=(2, DSP_WIDTH), kw_only=True)
     karatsuba: bool = karatsuba_param()
+    tile_reg: bool = tile_reg_param()
     reducer: str = field(default="auto", kw_only=True)
     form: str = field(default="ct", kw_only=True)
     negated: bool = field(default=False, kw_only=True)
@@ -156,16 +161,18 @@ class ButterflyPlan(Plan):
             raise ValueError(f"multiplier applies to constant twiddles only, not "
                              f"{self.multiplier!r} with twiddle=None")
         latency = ModMulPlan(mod, self.reducer, mult_stages=self.mult_stages, tiled=self.tiled,
-                             tile=self.tile, karatsuba=self.karatsuba).latency
+                             tile=self.tile, karatsuba=self.karatsuba,
+                             tile_reg=self.tile_reg).latency
         self._set(up_multiplier=self.scale_up, mult_latency_resolved=latency)
 
     def _constant_twiddles(self, mod):
         if self.tile is not None:
             raise ValueError(f"tile applies to run-time twiddles only, not {self.tile!r} with "
                              f"a constant twiddle")
-        if self.karatsuba:
-            raise ValueError("karatsuba applies to run-time twiddles only, not with a constant "
-                             "twiddle")
+        for name in ("karatsuba", "tile_reg"):
+            if getattr(self, name):
+                raise ValueError(f"{name} applies to run-time twiddles only, not with a "
+                                 f"constant twiddle")
         p = mod.value
         require_int("twiddle", self.twiddle, minimum=0, maximum=p - 1)
         if self.twiddle_up is not None:
@@ -235,7 +242,7 @@ class Butterfly(FixedLatencyUnit):
         self._latency = plan.latency
         if plan.twiddle is None:
             muls = [ModMul(mod, plan.reducer, mult_stages=plan.mult_stages, tiled=plan.tiled,
-                           tile=plan.tile, karatsuba=plan.karatsuba)
+                           tile=plan.tile, karatsuba=plan.karatsuba, tile_reg=plan.tile_reg)
                     for _ in range(2 if plan.scale_up else 1)]
         else:
             muls = [ConstMul(mod, c, multiplier=plan.multiplier, mult_stages=plan.mult_stages,

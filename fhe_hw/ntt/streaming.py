@@ -120,6 +120,7 @@ from ..arith.pipeline import (
     karatsuba_param,
     modulus_param,
     mult_stages_param,
+    tile_reg_param,
     tiled_param,
 )
 from ..component import Component, FixedRun
@@ -204,6 +205,9 @@ class StreamingNTTPlan(StreamPlan):
     karatsuba : bool
         Each ModMul's operand multiplier as one level of Karatsuba, 12 MULT18X18D instead of
         16 for solinas64 (default False).
+    tile_reg : bool
+        Each ModMul's fabric register after every DSP tile's product, before its adder tree
+        (default False; see :class:`~fhe_hw.arith.ModMulPlan`).
     root : str or None
         The root-of-unity convention (:func:`fhe_hw.params.ntt_params`; default
         ``generator``), unless ``psi`` (negacyclic) or ``omega`` (cyclic) gives the root.
@@ -250,6 +254,7 @@ class StreamingNTTPlan(StreamPlan):
                               "permuted butterfly results)", range=(0, MAX_WRITE_STAGES),
                               kw_only=True)
     karatsuba: bool = karatsuba_param()
+    tile_reg: bool = tile_reg_param()
     root: str | None = root_param()
     psi: int | None = psi_param()
     omega: int | None = omega_param()
@@ -296,7 +301,8 @@ class StreamingNTTPlan(StreamPlan):
                                   form="gs" if self.inverse and self.negacyclic else "ct",
                                   negated=self.shared_twiddles and self.inverse,
                                   reducer=self.reducer, mult_stages=self.mult_stages,
-                                  tiled=self.tiled, karatsuba=self.karatsuba)
+                                  tiled=self.tiled, karatsuba=self.karatsuba,
+                                  tile_reg=self.tile_reg)
         self._set(modulus_resolved=mod, roots=roots, lanes_resolved=lanes, butterfly=butterfly,
                   butterfly_latency=butterfly.latency)
 
@@ -881,7 +887,7 @@ def shared_twiddle_rom(m, name, engines):
     if first.inverse or not all(e.plan.shared_twiddles for e in engines):
         raise ValueError("engines must have shared_twiddles, the first a forward engine")
     key = lambda e: (e.n, e.plan.roots, e.plan.reducer, e.plan.mult_stages,  # noqa: E731
-                     e.plan.tiled, e.plan.karatsuba, e.twiddle_output_reg)
+                     e.plan.tiled, e.plan.karatsuba, e.plan.tile_reg, e.twiddle_output_reg)
     if any(key(e) != key(first) for e in engines):
         raise ValueError("engines sharing a twiddle ROM must have one n, prime, root, "
                          "multiplier and read_stages")

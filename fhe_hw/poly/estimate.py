@@ -19,8 +19,9 @@ __all__ = ["blocks", "memory_bits", "sky130_estimate"]
 
 def _multiplier(plan):
     options = {"tiled": plan.tiled}
-    if plan.karatsuba:
-        options["karatsuba"] = True
+    for name in ("karatsuba", "tile_reg"):
+        if getattr(plan, name):
+            options[name] = True
     if plan.mult_stages is not None:
         options["mult_stages"] = plan.mult_stages
     return options

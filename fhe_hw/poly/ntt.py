@@ -63,7 +63,7 @@ from amaranth.lib import data, stream
 from amaranth.lib.wiring import In, Out, connect
 
 from ..arith.modmul import choose_reducer
-from ..arith.pipeline import karatsuba_param, mult_stages_param, tiled_param
+from ..arith.pipeline import karatsuba_param, mult_stages_param, tile_reg_param, tiled_param
 from ..cliargs import int_list
 from ..component import Component, FixedRun
 from ..lib.stream import SkidBuffer
@@ -193,7 +193,7 @@ class TowersPlan(TowerBeats, StreamPlan):
         The towers' primes q_0, ..., q_(L-1), each ≡ 1 (mod 2n) and distinct (they replace
         ``limbs``, ``prime_bits`` and ``prime_n``); default None:
         :func:`~fhe_hw.params.openfhe_primes` (``prime_bits``, ``prime_n``, ``limbs``).
-    butterflies, lanes, mult_stages, tiled, karatsuba, read_stages, write_stages
+    butterflies, lanes, mult_stages, tiled, karatsuba, tile_reg, read_stages, write_stages
         Each engine's (:class:`~fhe_hw.ntt.StreamingNTTPlan`); ``lanes`` is also the beat
         of the streams.
     reducer : str
@@ -233,6 +233,7 @@ class TowersPlan(TowerBeats, StreamPlan):
     mult_stages: int | None = mult_stages_param()
     tiled: bool = tiled_param()
     karatsuba: bool = karatsuba_param()
+    tile_reg: bool = tile_reg_param()
     read_stages: int = param(READ_STAGES, help="registers on each engine's read path (0..4)",
                              range=(0, MAX_READ_STAGES), kw_only=True)
     write_stages: int = param(WRITE_STAGES, help="registers on each engine's write-back path "
@@ -275,7 +276,7 @@ class TowersPlan(TowerBeats, StreamPlan):
                 engines.append(StreamingNTTPlan(
                     self.n, q, butterflies=self.butterflies, lanes=self.lanes, negacyclic=True,
                     inverse=inverse, mult_stages=self.mult_stages, tiled=self.tiled,
-                    karatsuba=self.karatsuba, read_stages=self.read_stages,
+                    karatsuba=self.karatsuba, tile_reg=self.tile_reg, read_stages=self.read_stages,
                     write_stages=self.write_stages, root="openfhe", reducer=reducer, **extra))
             except ValueError as e:
                 if not str(e).startswith("modulus"):
