@@ -4,7 +4,9 @@
 rns-poly``, ``docs/results/poly.md``), the configurations issue 46 sets at N = 4096: 8 towers of
 30-bit primes with two butterflies per engine (OpenFHE's primes of the ring 2^16, ≡ 1 mod 2^17:
 Montgomery ModMuls), and 4 towers of OpenFHE's 60-bit primes with one butterfly per engine and
-Karatsuba ModMuls; one engine per tower, the towers tower-major on the streams as OpenFHE stores
+Karatsuba ModMuls with a fabric register after each DSP tile (``tile_reg``: without it their
+critical path ran from a Barrett reducer's MULT18X18D across the die into its adder's carry
+chain); one engine per tower, the towers tower-major on the streams as OpenFHE stores
 them; and both with their towers side by side on the streams (``parallel_towers``), so that
 their engines load at once, with a register slice before and after every engine (``skid``):
 without them the 8-tower one's critical path ran from the input's ``valid`` across the die into
@@ -46,23 +48,26 @@ POLY_TABLE = [
     Row("rns-poly-ntt", {"n": 4096, "limbs": 8, "prime_bits": 30, "prime_n": 65536,
                          "butterflies": 2}, STREAMING_TARGET, {"placer": "static"}),
     Row("rns-poly-ntt", {"n": 4096, "limbs": 4, "prime_bits": 60, "butterflies": 1,
-                         "karatsuba": True}, STREAMING_TARGET, {"placer": "static"}),
+                         "karatsuba": True, "tile_reg": True}, STREAMING_TARGET,
+        {"placer": "static"}),
     Row("rns-poly-ntt", {"n": 4096, "limbs": 8, "prime_bits": 30, "prime_n": 65536,
                          "butterflies": 2, "parallel_towers": True, "skid": True},
         STREAMING_TARGET, {"placer": "static"}),
     Row("rns-poly-ntt", {"n": 4096, "limbs": 4, "prime_bits": 60, "butterflies": 1,
-                         "karatsuba": True, "parallel_towers": True, "skid": True},
+                         "karatsuba": True, "tile_reg": True, "parallel_towers": True,
+                         "skid": True},
         STREAMING_TARGET, {"placer": "static"}),
 ]
 
 
 def modmul_row(row):
     """The ``mod-mul`` row of ``row``'s engines: its first tower's prime (every tower has its
-    width and reducer), tiled, with Karatsuba as the engines'."""
+    width and reducer), tiled, with Karatsuba and tile registers as the engines'."""
     plan = get_unit(row.unit).make_plan(row.params)
     params = {"modulus": str(plan.towers[0]), "tiled": True}
-    if row.params.get("karatsuba"):
-        params["karatsuba"] = True
+    for name in ("karatsuba", "tile_reg"):
+        if row.params.get(name):
+            params[name] = True
     return Row("mod-mul", params)
 
 

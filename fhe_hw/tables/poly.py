@@ -47,6 +47,7 @@ def _flow(row):
 
 #: The NTT table's column of its towers' layout on the streams.
 SIDE_BY_SIDE = ("towers side by side", "parallel_towers")
+TILE_REGISTERS = ("tile registers", "tile_reg")
 
 
 def row_key(row):
@@ -55,6 +56,7 @@ def row_key(row):
            "P per engine": str(row.params["butterflies"]), "flow": _flow(row)}
     if row.unit == "rns-poly-ntt":
         key[SIDE_BY_SIDE[0]] = _yes(row.params.get(SIDE_BY_SIDE[1]))
+        key[TILE_REGISTERS[0]] = _yes(row.params.get(TILE_REGISTERS[1]))
     return key
 
 
@@ -62,7 +64,8 @@ def _yes(value):
     return "yes" if value else "no"
 
 
-def markdown(rows, results, per="polynomial", flags=(SIDE_BY_SIDE, ("Karatsuba", "karatsuba"))):
+def markdown(rows, results, per="polynomial", flags=(SIDE_BY_SIDE, ("Karatsuba", "karatsuba"),
+                                                    TILE_REGISTERS)):
     """The block of ``rows`` (one ``per`` a unit's run) and their ``results``: resources,
     Fmax and times; ``flags``: (the header, the parameter) of each yes/no column."""
     cells = []
@@ -134,8 +137,9 @@ def estimate_markdown(estimates):
     cells = []
     for row, e in estimates:
         config = f"N={row.params['n']}, {_towers(row)}, P={row.params['butterflies']}"
-        if row.params.get(SIDE_BY_SIDE[1]):
-            config += f", {SIDE_BY_SIDE[0]}"
+        for header, name in (SIDE_BY_SIDE, TILE_REGISTERS):
+            if row.params.get(name):
+                config += f", {header}"
         per = " per polynomial"
         if row.unit == "rns-poly-product":
             evaluated = ", b evaluated" if row.params.get("b_evaluated") else ""
