@@ -254,3 +254,27 @@ def test_parallel_towers_from_reset_in_icarus(tmp_path):
     assert unit.plan.stream_polynomials(run.outputs["o"]) == [dcrt_ntt(x, unit.towers)
                                                               for x in polys]
     assert run.cycles == unit.cycles(2)
+
+
+def test_sixty_bit_towers_with_tile_registers_from_reset_in_icarus(tmp_path):
+    """The 60-bit rows' shape (Karatsuba ModMuls with tile registers, towers side by side,
+    skid slices) at n = 16: each ModMul three cycles deeper, the model's words back to back in
+    cycles(), under random valid and ready, and in Icarus from reset with registers at x."""
+    shape = {"limbs": 2, "prime_bits": 60, "butterflies": 1, "karatsuba": True,
+             "parallel_towers": True, "skid": True}
+    unit = RNSPolyNTT(16, tile_reg=True, **shape)
+    plain = RNSPolyNTTPlan(16, **shape)
+    assert unit.plan.engines[0].butterfly_latency == plain.engines[0].butterfly_latency + 3
+    # each of a transform's 4 stages drains three cycles later
+    assert unit.cycles() == plain.cycles() + 3 * 4
+    polys = [random_dcrt(unit.towers, 16, "tile-reg", k) for k in range(3)]
+    want = [dcrt_ntt(x, unit.towers) for x in polys]
+    got, run = run_polys(unit, polys)
+    assert got == want and run.cycles == unit.cycles(3)
+    got, _ = run_polys(unit, polys[:2], valid_prob=0.5, ready_prob=0.5, seed=6)
+    assert got == want[:2]
+    require_iverilog()
+    beats = unit.plan.stream_beats(polys[:2])
+    run = run_from_reset(unit, "rns-poly-ntt", {"i": beats}, {"o": len(beats)}, tmp_path)
+    assert unit.plan.stream_polynomials(run.outputs["o"]) == want[:2]
+    assert run.cycles == unit.cycles(2)
