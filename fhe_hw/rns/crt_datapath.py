@@ -94,7 +94,7 @@ class CRTDatapath(Component):
         riders = {key: s.b[key] for key in ("row", "first", "last", "par")}
         written = None
         for x, bank in enumerate(banks):
-            m.d.comb += bank.r_addr.eq(Mux(s.reads, s.b["row"], post.row))
+            m.d.comb += bank.r_addr.eq(self._read_row(m, f"acc_p{x}", s, post))
             written = self._accumulate(m, f"p{x}", bank, s.b_valid, riders,
                                        [u.o.payload for u in s.mul_p[x]], s.b[f"p_{x}"])
         if self._sk:
@@ -104,6 +104,24 @@ class CRTDatapath(Component):
         m.d.comb += [self.written.valid.eq(w_valid), self.written.last.eq(w["last"]),
                      self.written.par.eq(w["par"])]
         return m
+
+    @property
+    def _early_rows(self):
+        """Whether each slot bank's read row is a register of its own, selected a cycle early
+        (Shenoy–Kumaresan with several target slots, whose banks spread across the die):
+        :meth:`_read_row`."""
+        return self._sk and self._t > 1
+
+    def _read_row(self, m, name, s, post):
+        """The read row of slot bank ``name``: a reading Sum item's row (stage B), else the
+        Post-Sum's. With :attr:`_early_rows`, a kept register of the bank's own, selected from
+        the stage before, so that the selection and the wire to a bank across the die do not
+        share a clock period with the bank's read-write compare."""
+        if not self._early_rows:
+            return Mux(s.reads, s.b["row"], post.row)
+        row = Signal.like(s.b["row"], name=f"{name}_row", attrs=KEEP)
+        m.d.sync += row.eq(Mux(s.reads_early, s.b_early["row"], post.row_early))
+        return row
 
     def _mul(self, m, name):
         proto = self._plan.multiplier
@@ -163,10 +181,17 @@ class CRTDatapath(Component):
         a_valid, a = delay(m, lm, s1_valid, **{key: s1[key] for key in s0}, **consts)
         mul_p = [[self._mul(m, f"mul_p{s}_{x}") for x in range(tp)] for s in range(t)]
         mul_l = [self._mul(m, f"mul_l{x}") for x in range(tp)] if self._sk else []
-        b_valid, b = delay(m, lm, a_valid, **{key: a[key] for key in s0},
-                           **{f"p_{s}": a[f"p_{s}"] for s in range(t)})
-        return SimpleNamespace(mu_q=[unit.o.payload for unit in mul_a], a_valid=a_valid, a=a,
-                               mul_p=mul_p, mul_l=mul_l, b_valid=b_valid, b=b)
+        b_riders = {**{key: a[key] for key in s0}, **{f"p_{s}": a[f"p_{s}"] for s in range(t)}}
+        out = SimpleNamespace(mu_q=[unit.o.payload for unit in mul_a], a_valid=a_valid, a=a,
+                              mul_p=mul_p, mul_l=mul_l)
+        if self._early_rows:
+            # stage B a cycle early too, for the banks' own read rows (_read_row)
+            early_valid, out.b_early = delay(m, lm - 1, a_valid, **b_riders)
+            out.reads_early = early_valid & ~out.b_early["first"]
+            out.b_valid, out.b = delay(m, 1, early_valid, **out.b_early)
+        else:
+            out.b_valid, out.b = delay(m, lm, a_valid, **b_riders)
+        return out
 
     def _post_sum(self, m, s, banks):
         """Shenoy–Kumaresan's Post-Sum Process, per issued (slot, row): at c read acc_l and
@@ -196,7 +221,14 @@ class CRTDatapath(Component):
         p2_valid, p2 = delay(m, lm, p1_valid, **p1, **post_d)
         mul_mu = s.mul_p[0] if self._folded else [self._mul(m, f"mul_mu{x}") for x in range(tp)]
         mu_prime = Cat(*(unit.o.payload for unit in mul_mu))
-        row = delay(m, 2 * lm + 1 - READ_LATENCY - 1, p1_valid, row=p1["row"])[1]["row"]
+        row_delay = 2 * lm + 1 - READ_LATENCY - 1
+        row_early = None
+        if self._early_rows:
+            early_valid, early = delay(m, row_delay - 1, p1_valid, row=p1["row"])
+            row_early = early["row"]
+            row = delay(m, 1, early_valid, row=row_early)[1]["row"]
+        else:
+            row = delay(m, row_delay, p1_valid, row=p1["row"])[1]["row"]
         p3_valid, p3 = delay(m, lm, p2_valid, p=p2["p"], slot=p2["slot"])
         acc_out = self._read_slot(m, banks, delay(m, lm - 1, p2_valid,
                                                   slot=p2["slot"])[1]["slot"])
@@ -206,8 +238,9 @@ class CRTDatapath(Component):
             for a, b in zip(lanes(acc_out, r, tp), lanes(mu_prime, r, tp)))))
         p4_valid, _ = delay(m, 1, p3_valid)
         m.d.comb += [self.result.valid.eq(p4_valid), self.result.payload.eq(out_lanes)]
-        return SimpleNamespace(row=row, bank_l=bank_l, ms=ms, alpha=alpha, mul_alpha=mul_alpha,
-                               mul_mu=mul_mu, p1_valid=p1_valid, p2_valid=p2_valid, p2=p2,
+        return SimpleNamespace(row=row, row_early=row_early, bank_l=bank_l, ms=ms, alpha=alpha,
+                               mul_alpha=mul_alpha, mul_mu=mul_mu, p1_valid=p1_valid,
+                               p2_valid=p2_valid, p2=p2,
                                c4=p.multiplier.premultiply(p.constants.Q_inv_mod_ql, q_l))
 
     def _read_out(self, m, banks):

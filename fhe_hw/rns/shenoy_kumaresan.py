@@ -49,7 +49,10 @@ beat (the engine takes no input in the first cycle after reset, whose read the r
 the selected word is registered once more before it fans out to the multipliers (stage A's
 modulus and constant in a copy per lane). The
 Post-Sum's "redundant row x has arrived" is a register, and the bank read addresses are
-selected by registers (a reading Sum item at the read stage), never by the issue decision.
+selected by registers (a reading Sum item at the read stage), never by the issue decision;
+with several target slots each slot bank's read row is a register of its own, selected a
+cycle early, so that no selection shares a clock period with the wire to a bank across the
+die and the bank's read-write compare.
 The accumulation reads its bank through a fabric register of its own, which a first residue's
 item clears through the register's synchronous reset (the ``first`` flag never meets the carry
 chain); with several target slots, the Post-Sum's word of its slot is a register of
