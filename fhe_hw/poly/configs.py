@@ -4,23 +4,24 @@
 rns-poly``, ``docs/results/poly.md``), the configurations issue 46 sets at N = 4096: 8 towers of
 30-bit primes with two butterflies per engine (OpenFHE's primes of the ring 2^16, ≡ 1 mod 2^17:
 Montgomery ModMuls), and 4 towers of OpenFHE's 60-bit primes with one butterfly per engine and
-Karatsuba ModMuls with a fabric register after each DSP tile (``tile_reg``: without it their
-critical path ran from a Barrett reducer's MULT18X18D across the die into its adder's carry
-chain); one engine per tower, the towers tower-major on the streams as OpenFHE stores
-them; and both with their towers side by side on the streams (``parallel_towers``), so that
-their engines load at once, with a register slice before and after every engine (``skid``):
-without them the 8-tower one's critical path ran from the input's ``valid`` across the die into
-an engine's load control. All are placed by nextpnr's electrostatic placer: with
-HeAP the first two routed slower (the 8-tower engines' input control and a 4-tower reducer's
-MULT18X18D and carry chain spread across the die). :data:`POLY_MODMULS` is each row's ModMul,
-whose DSP count and Fmax set the device's limit in the report. :data:`EXTEND_TABLE` is the
-documented ECP5-85F table of the exact base extension (``fhe-hw table rns-poly-extend``): Q → Q ∪ B
-on the 8-tower row's towers, B OpenFHE's next 8 primes, with that row's lanes.
-:data:`PRODUCT_TABLE` is the documented ECP5-85F table of the polynomial product (``fhe-hw table
-rns-poly-product``): the 8-tower row's towers with b in evaluation form, as OpenFHE keeps keys,
-and one butterfly per engine, the most that fits the device's MULT18X18D with a forward and an
-inverse engine per tower, and a register slice before and after every engine (``skid``), so
-that no handshake between an engine and the point-wise stage crosses the die twice in a cycle.
+Karatsuba ModMuls; one engine per tower, the towers tower-major on the streams as OpenFHE stores
+them; and both with their towers side by side on the streams (``parallel_towers``), so that their
+engines load at once, with a register slice before and after every engine (``skid``): without them
+the 8-tower one's critical path ran from the input's ``valid`` across the die into an engine's load
+control. The 4-tower row side by side takes a fabric register after each DSP tile of its ModMuls
+(``tile_reg``): without it its critical path ran from a Barrett reducer's MULT18X18D across the die
+into its adder's carry chain (tower-major, the same registers moved the critical path to the input's
+load control, which routed slower). All are placed by nextpnr's electrostatic placer: with HeAP the
+first two routed slower (the 8-tower engines' input control and a 4-tower reducer's MULT18X18D and
+carry chain spread across the die). :data:`POLY_MODMULS` is each row's ModMul, whose DSP count and
+Fmax set the device's limit in the report. :data:`EXTEND_TABLE` is the documented ECP5-85F table of
+the exact base extension (``fhe-hw table rns-poly-extend``): Q → Q ∪ B on the 8-tower row's towers,
+B OpenFHE's next 8 primes, with that row's lanes. :data:`PRODUCT_TABLE` is the documented ECP5-85F
+table of the polynomial product (``fhe-hw table rns-poly-product``): the 8-tower row's towers with b
+in evaluation form, as OpenFHE keeps keys, and one butterfly per engine, the most that fits the
+device's MULT18X18D with a forward and an inverse engine per tower, and a register slice before and
+after every engine (``skid``), so that no handshake between an engine and the point-wise stage
+crosses the die twice in a cycle.
 """
 
 from ..flow.rows import Row
@@ -48,8 +49,7 @@ POLY_TABLE = [
     Row("rns-poly-ntt", {"n": 4096, "limbs": 8, "prime_bits": 30, "prime_n": 65536,
                          "butterflies": 2}, STREAMING_TARGET, {"placer": "static"}),
     Row("rns-poly-ntt", {"n": 4096, "limbs": 4, "prime_bits": 60, "butterflies": 1,
-                         "karatsuba": True, "tile_reg": True}, STREAMING_TARGET,
-        {"placer": "static"}),
+                         "karatsuba": True}, STREAMING_TARGET, {"placer": "static"}),
     Row("rns-poly-ntt", {"n": 4096, "limbs": 8, "prime_bits": 30, "prime_n": 65536,
                          "butterflies": 2, "parallel_towers": True, "skid": True},
         STREAMING_TARGET, {"placer": "static"}),
