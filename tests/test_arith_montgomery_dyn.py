@@ -86,7 +86,23 @@ def test_deep_latency_counts_the_round_registers_and_two_for_the_subtractions():
     assert DynamicModMul(SETS[32]).latency == 4 + 3 * (2 + 2) + 2
 
 
-@pytest.mark.parametrize("name,value", [("deep", 1), ("tiled", "yes")])
+@pytest.mark.parametrize("bits, deep", [(32, True), (60, False)])
+def test_tile_registers_are_one_multiplier_stage_more(bits, deep):
+    moduli = SETS[bits]
+    unit = DynamicModMul(moduli, tile_reg=True, deep=deep)
+    assert unit.latency == DynamicModMulPlan(moduli, deep=deep).latency + 1
+    ins = operands(moduli, "dynmul-tile-reg", bits, count=200, full_width=True)
+    expected = [v["a"] * v["b"] * unit.output_scale(v["q"]) % v["q"] for v in ins]
+    check_unit(unit, ins, expected, label=f"DynamicModMul({bits}-bit, tile_reg=True)")
+
+
+@pytest.mark.parametrize("kw", [{"tiled": False}, {"mult_stages": 0}])
+def test_tile_registers_need_tiles_and_a_registered_multiplier(kw):
+    with pytest.raises(ValueError, match="tile_reg needs tiled=True and mult_stages >= 1"):
+        DynamicModMulPlan(SETS[32], tile_reg=True, **kw)
+
+
+@pytest.mark.parametrize("name,value", [("deep", 1), ("tiled", "yes"), ("tile_reg", 1)])
 def test_refuses_a_non_bool_deep_or_tiled(name, value):
     with pytest.raises(TypeError, match=f"{name} must be a bool, not {value!r}"):
         DynamicModMulPlan(SETS[32], **{name: value})

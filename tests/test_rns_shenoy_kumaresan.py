@@ -260,7 +260,10 @@ def test_rejects_more_targets_per_pass_than_targets():
 @pytest.mark.parametrize("name, extra", [
     ("shenoy-kumaresan", {}), ("fast-base-conversion", {}),
     # two slot banks: each reads a row register of its own, selected a cycle early
-    ("shenoy-kumaresan", {"targets_per_pass": 2})])
+    ("shenoy-kumaresan", {"targets_per_pass": 2}),
+    # the multipliers' tile registers (the 4 -> 4 row's)
+    ("shenoy-kumaresan", {"targets_per_pass": 2, "tile_reg": True}),
+    ("fast-base-conversion", {"tile_reg": True})])
 def test_ecp5_form_matches_the_model_from_reset_in_icarus(name, extra, tmp_path):
     """As the ECP5 flow elaborates it (the Sum ROM a DP16KD with its output register, read a
     cycle ahead; MULT18X18D tiles), with behavioural models of both primitives, from reset with

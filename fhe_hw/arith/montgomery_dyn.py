@@ -93,6 +93,10 @@ class DynamicModMulPlan(Plan):
         the DSP on an ECP5 (default True; see :class:`~fhe_hw.arith.pipeline.Multiplier`).
     deep : bool
         The fast rounds of the module docstring (default True).
+    tile_reg : bool
+        A fabric register after each DSP tile's product, before the r×r multiplier's adder tree,
+        tiled only: one register more than ``mult_stages`` (at least 1 then; default False;
+        see :class:`~fhe_hw.arith.pipeline.Multiplier`).
 
     Attributes
     ----------
@@ -110,6 +114,7 @@ class DynamicModMulPlan(Plan):
     mult_stages: int = field(default=4, kw_only=True)
     tiled: bool = field(default=True, kw_only=True)
     deep: bool = field(default=True, kw_only=True)
+    tile_reg: bool = field(default=False, kw_only=True)
     nu: int = field(init=False, repr=False, compare=False)
     bounds: tuple = field(init=False, repr=False, compare=False)
     corrections: int = field(init=False, repr=False, compare=False)
@@ -125,6 +130,10 @@ class DynamicModMulPlan(Plan):
         check_stages("mult_stages", self.mult_stages)
         check_bool("tiled", self.tiled)
         check_bool("deep", self.deep)
+        check_bool("tile_reg", self.tile_reg)
+        if self.tile_reg and not (self.tiled and self.mult_stages >= 1):
+            raise ValueError(f"tile_reg needs tiled=True and mult_stages >= 1, not "
+                             f"tiled={self.tiled!r}, mult_stages={self.mult_stages!r}")
         nu = -(-r // w)
         q_high = max(q >> w for q in moduli)
         bounds = montgomery_bounds(w, nu, q_high, 1 << (2 * r))
@@ -139,9 +148,14 @@ class DynamicModMulPlan(Plan):
         if self.deep:
             # q_H = q >> w of the widest modulus is the DSP tiles' run-time operand.
             q_high_width = self.width - self.word
-            return (self.mult_stages + self.nu * deep_round_latency(q_high_width, self.word)
-                    + 2)
-        return self.mult_stages + self.nu + self.corrections
+            return (self.multiplier_stages
+                    + self.nu * deep_round_latency(q_high_width, self.word) + 2)
+        return self.multiplier_stages + self.nu + self.corrections
+
+    @property
+    def multiplier_stages(self):
+        """The r×r multiplier's registers: ``mult_stages``, one more with ``tile_reg``."""
+        return self.mult_stages + self.tile_reg
 
     @property
     def R(self):
@@ -229,8 +243,8 @@ class DynamicModMul(FixedLatencyUnit):
         w, r = p.word, p.width
         st = Stages(m, self.i.valid)
         st.ride(q=self.i.payload.q)
-        t = Multiplier(r, r, p.mult_stages, tiled=p.tiled).build(st, self.i.payload.a,
-                                                                 self.i.payload.b)
+        t = Multiplier(r, r, p.multiplier_stages, tiled=p.tiled, tile_reg=p.tile_reg).build(
+            st, self.i.payload.a, self.i.payload.b)
         if p.deep:
             for bound in p.bounds[1:]:
                 t = deep_round(st, t, st["q"][w:], r - w, w)[:(bound - 1).bit_length()]

@@ -7,6 +7,7 @@ or the banks' read-out (fast base conversion). Its controller is
 :class:`~fhe_hw.rns.crt_control.CRTControl`.
 """
 
+from dataclasses import replace
 from types import SimpleNamespace
 
 from amaranth import Cat, Const, Module, Mux, Signal
@@ -124,9 +125,7 @@ class CRTDatapath(Component):
         return row
 
     def _mul(self, m, name):
-        proto = self._plan.multiplier
-        m.submodules[name] = unit = DynamicModMul(proto.moduli, proto.word, width=self._r,
-                                                  mult_stages=proto.mult_stages, deep=proto.deep)
+        m.submodules[name] = unit = DynamicModMul(replace(self._plan.multiplier, width=self._r))
         return unit
 
     def _bank(self, m, name):

@@ -148,11 +148,12 @@ class BaseConversionPlan(Plan):
                       source + target + extra)
         return (source, target, *extra)
 
-    def _multiplier(self, moduli, deep=True, mult_stages=None):
+    def _multiplier(self, moduli, deep=True, mult_stages=None, tile_reg=False):
         """The plan of the engine's run-time-modulus multipliers for ``moduli``: ``mult_stages``
-        registers (default the plan's, None: :data:`DEFAULT_MULT_STAGES`)."""
+        registers (default the plan's, None: :data:`DEFAULT_MULT_STAGES`), a register after
+        each DSP tile with ``tile_reg``."""
         stages = self.mult_stages if mult_stages is None else mult_stages
-        return DynamicModMulPlan(moduli, self.word, deep=deep,
+        return DynamicModMulPlan(moduli, self.word, deep=deep, tile_reg=tile_reg,
                                  mult_stages=DEFAULT_MULT_STAGES if stages is None else stages)
 
     def describe(self):

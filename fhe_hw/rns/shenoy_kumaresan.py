@@ -74,6 +74,7 @@ from amaranth.lib import data, stream
 from amaranth.lib.wiring import In, Out, connect
 
 from ..arith.montgomery_dyn import DynamicModMulPlan
+from ..arith.pipeline import tile_reg_param
 from ..component import Component, FixedRun
 from ..lib.stream import CreditQueue, SkidBuffer
 from ..model import rns as model
@@ -114,6 +115,9 @@ target_primes
     targets_per_pass : int
         t target residues per pass over the source, 1 to k (folded only beyond 1; the
         thesis's design is t = 1).
+    tile_reg : bool
+        The multipliers' fabric register after each DSP tile's product, one cycle more each
+        (default False; :class:`~fhe_hw.arith.montgomery_dyn.DynamicModMulPlan`).
 
     Attributes
     ----------
@@ -135,6 +139,7 @@ target_primes
     architecture: str = param("folded", help="folded or pipelined")
     targets_per_pass: int = param(1, help="target residues per pass over the source",
                                   range=(1, MAX_RESIDUES))
+    tile_reg: bool = tile_reg_param()
     constants: object = field(init=False, repr=False, compare=False)
     multiplier: DynamicModMulPlan = field(init=False, repr=False, compare=False)
     rows: int = field(init=False, repr=False, compare=False)
@@ -158,7 +163,7 @@ target_primes
                              f"Post-Sum overlaps the next pass's first residue polynomial), not "
                              f"{t!r}; use architecture='folded'")
         moduli = self.source + self.target + self._redundant_moduli()
-        mul = self._multiplier(moduli, self._deep_rounds(moduli))
+        mul = self._multiplier(moduli, self._deep_rounds(moduli), tile_reg=self.tile_reg)
         lm = mul.latency
         self._set(multiplier=mul, rows=self.n // self.lanes, passes=ceil(k / t),
                   acc_latency=_acc_latency_of(lm),
@@ -271,7 +276,8 @@ out_latency
         return (self.redundant,)
 
     def _deep_rounds(self, moduli):
-        return self.n // self.lanes >= self._hidden_rows(self._multiplier(moduli).latency)
+        return self.n // self.lanes >= self._hidden_rows(
+            self._multiplier(moduli, tile_reg=self.tile_reg).latency)
 
     @staticmethod
     def _hidden_rows(lm):
