@@ -20,7 +20,7 @@ from .dsp import DSP_WIDTH, tile_product
 __all__ = ["FixedLatencyUnit", "Stages", "Multiplier", "tile_products", "add_terms", "wrap_inc",
            "check_stages", "check_mult_stages", "MAX_STAGES", "KEEP", "modulus_param",
            "pipelined_param", "deep_param", "mult_stages_param", "tiled_param",
-           "karatsuba_param", "tile_reg_param"]
+           "karatsuba_param", "tile_reg_param", "MULTIPLIER_FLAGS"]
 
 
 #: The attributes of a register that is a deliberate copy of another (to split a large
@@ -94,6 +94,12 @@ def karatsuba_param():
     return param(False, help="the operand multiplier as one level of Karatsuba, tiled only: 12 "
                  "DSPs instead of 16 at 64 bits (true/false, default false)", cli_default=None,
                  kw_only=True)
+
+
+#: The yes/no multiplier options, off by default, that an engine passes on to its ModMuls
+#: (:func:`karatsuba_param`, :func:`tile_reg_param`): what a row's own ModMul must share with
+#: it, and what tells two rows of an engine apart.
+MULTIPLIER_FLAGS = ("karatsuba", "tile_reg")
 
 
 def tile_reg_param():

@@ -31,6 +31,7 @@ from ..arith import ModMul, ModMulPlan
 from ..arith.dsp import DSP_WIDTH
 from ..arith.modadd import add_parallel, add_select, operand_layout, sub_parallel, sub_select
 from ..arith.pipeline import (
+    MULTIPLIER_FLAGS,
     FixedLatencyUnit,
     Stages,
     karatsuba_param,
@@ -169,7 +170,7 @@ class ButterflyPlan(Plan):
         if self.tile is not None:
             raise ValueError(f"tile applies to run-time twiddles only, not {self.tile!r} with "
                              f"a constant twiddle")
-        for name in ("karatsuba", "tile_reg"):
+        for name in MULTIPLIER_FLAGS:
             if getattr(self, name):
                 raise ValueError(f"{name} applies to run-time twiddles only, not with a "
                                  f"constant twiddle")

@@ -24,6 +24,7 @@ after every engine (``skid``), so that no handshake between an engine and the po
 crosses the die twice in a cycle.
 """
 
+from ..arith.pipeline import MULTIPLIER_FLAGS
 from ..flow.rows import Row
 from ..ntt.configs import STREAMING_TARGET
 from ..units import get_unit
@@ -65,7 +66,7 @@ def modmul_row(row):
     width and reducer), tiled, with Karatsuba and tile registers as the engines'."""
     plan = get_unit(row.unit).make_plan(row.params)
     params = {"modulus": str(plan.towers[0]), "tiled": True}
-    for name in ("karatsuba", "tile_reg"):
+    for name in MULTIPLIER_FLAGS:
         if row.params.get(name):
             params[name] = True
     return Row("mod-mul", params)

@@ -9,6 +9,7 @@ control, crossbars and the stream distribution are not counted, and the clock is
 block's."""
 
 from ..arith.montgomery_dyn import DynamicModMul
+from ..arith.pipeline import MULTIPLIER_FLAGS
 from ..largeint.estimate import SRAM_UM2_PER_BIT, Sky130Estimate, block_rows
 from ..ntt import Butterfly
 from .ntt import RNSPolyNTTPlan
@@ -19,7 +20,7 @@ __all__ = ["blocks", "memory_bits", "sky130_estimate"]
 
 def _multiplier(plan):
     options = {"tiled": plan.tiled}
-    for name in ("karatsuba", "tile_reg"):
+    for name in MULTIPLIER_FLAGS:
         if getattr(plan, name):
             options[name] = True
     if plan.mult_stages is not None:

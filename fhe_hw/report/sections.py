@@ -11,6 +11,7 @@ import json
 
 from .. import builddir
 from ..arith.configs import MODMULS, REDUCERS
+from ..arith.pipeline import MULTIPLIER_FLAGS
 from ..bench.openfhe import BASE_SETS, NTT_SIZES, OPERATIONS, PRODUCT_SIZES
 from ..bigint import CMNTEncryptPlan, CNTEncryptPlan, IntegerFFTMultiplierPlan
 from ..bigint.configs import MULTIPLIERS, REPORT_MODMULS, REPORT_SMALL
@@ -873,8 +874,9 @@ def _limit_engines():
         return get_unit(row.unit).cycles(row.params)
     for row in STREAMING_TABLE:
         if row.params["n"] == 4096:
-            # the engine's own ModMul: tiled, and Karatsuba, as the engine's are
-            same = {key: True for key in ("tiled", "karatsuba") if row.params.get(key)}
+            # the engine's own ModMul: tiled, with Karatsuba and tile registers, as the
+            # engine's are
+            same = {key: True for key in ("tiled", *MULTIPLIER_FLAGS) if row.params.get(key)}
             mm = Row("mod-mul", {"modulus": row.params["modulus"], **same})
             out.append((row, mm, ntt_products(row.params["n"]), one(row), "one operation"))
     for row in SYNTH_TABLE:

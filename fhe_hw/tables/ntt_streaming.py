@@ -4,6 +4,7 @@ Karatsuba multipliers; n = 4096, P = 8 over a 30-bit prime, with read_stages 3 a
 P = 16), rows :data:`fhe_hw.ntt.configs.STREAMING_TABLE` (tiled ``ModMul``\\ s, ``splitnets``;
 each row's flow in its last column)."""
 
+from ..arith.pipeline import MULTIPLIER_FLAGS
 from ..markdown import table as markdown_table
 from ..ntt import READ_STAGES
 from ..ntt.configs import STREAMING_TABLE
@@ -16,7 +17,7 @@ __all__ = ["TABLE", "TABLES", "markdown", "row_key"]
 
 def _tag(row):
     """`` (tiled, karatsuba)``: the ModMul options written after the Fmax."""
-    tag = ", ".join(name for name in ("tiled", "karatsuba") if row.params.get(name))
+    tag = ", ".join(name for name in ("tiled", *MULTIPLIER_FLAGS) if row.params.get(name))
     return f" ({tag})" if tag else ""
 
 
