@@ -5,6 +5,8 @@
     python tools/cosim_rns.py --quick    # < 60 s smoke: all four engines at N = 256, l = k = 2
     python tools/cosim_rns.py --engine kawamura --engine mixed-radix [--n ..] [--source-limbs ..]
     python tools/cosim_rns.py --engine all
+    python tools/cosim_rns.py --n 4096 --source-limbs 4 --lanes 4 --prime-bits 32 \
+        --prime-n 65536 --targets-per-pass 4 --tile-reg   # the rns table's exact 4 -> 4 row
 
 Checks every target residue against exact CRT arithmetic and a prefix against the golden
 model (:func:`fhe_hw.rns.cosim.cosim_base_extension`), prints the measured cycles beside the
@@ -49,6 +51,10 @@ def main(argv=None):
     ap.add_argument("--prime-bits", type=int, default=60)
     ap.add_argument("--architecture", default=None)
     ap.add_argument("--targets-per-pass", type=int, default=1)
+    ap.add_argument("--prime-n", type=int, default=None,
+                    help="NTT size the primes support (default: the engine's)")
+    ap.add_argument("--tile-reg", action="store_true",
+                    help="a register after each DSP tile's product (polynomial engines)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--opt", default="-O3", help="C++ optimisation of the Verilator model")
     ap.add_argument("--out", default="build/cosim/rns.json")
@@ -62,7 +68,8 @@ def main(argv=None):
         runs = [{"engine": e, "n": args.n, "source_limbs": args.source_limbs,
                  "target_limbs": args.target_limbs, "lanes": args.lanes,
                  "prime_bits": args.prime_bits, "architecture": args.architecture,
-                 "targets_per_pass": args.targets_per_pass, "opt": args.opt} for e in engines]
+                 "targets_per_pass": args.targets_per_pass, "prime_n": args.prime_n,
+                 "tile_reg": args.tile_reg, "opt": args.opt} for e in engines]
     results, status, start = [], 0, time.monotonic()
     for run in runs:
         try:

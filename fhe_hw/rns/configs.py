@@ -15,14 +15,16 @@ __all__ = ["TARGET", "SYNTH_TABLE", "REPORT_ROWS", "ITERATION_SETS", "SMOKE", "s
 TARGET = "ecp5-splitnets-map"
 
 
-def sk(lanes, architecture="folded", n=4096, l=30, targets_per_pass=1):
+def sk(lanes, architecture="folded", n=4096, l=30, targets_per_pass=1, tile_reg=False):
     """Shenoy–Kumaresan parameters with l = k limbs of 32-bit primes ≡ 1 mod 2^17
     (``prime_n`` = 2^16: the Montgomery word is then 17, two rounds of 15×17 bits, 6 MULT18X18D
-    per multiplier)."""
+    per multiplier); ``tile_reg``: a fabric register after each DSP tile's product."""
     params = {"prime_bits": 32, "n": n, "source_limbs": l, "target_limbs": l, "lanes": lanes,
               "architecture": architecture, "prime_n": 2**16}
     if targets_per_pass != 1:
         params["targets_per_pass"] = targets_per_pass
+    if tile_reg:
+        params["tile_reg"] = True
     return params
 
 
@@ -47,7 +49,7 @@ SYNTH_TABLE = (
        Row("fast-base-conversion", {"prime_bits": 32, "n": 4096, "source_limbs": 30,
                                     "target_limbs": 30, "lanes": 4, "prime_n": 2**16}, TARGET)]
     + [Row("shenoy-kumaresan", sk(tp, n=16384, l=7), TARGET) for tp in (1, 4, 8)]
-    + [Row("shenoy-kumaresan", {**sk(4, l=4, targets_per_pass=4), "tile_reg": True}, TARGET),
+    + [Row("shenoy-kumaresan", sk(4, l=4, targets_per_pass=4, tile_reg=True), TARGET),
        Row("fast-base-conversion", sk(4, l=4, targets_per_pass=2), TARGET)]
 )
 

@@ -32,13 +32,20 @@ _POLYNOMIAL = ("shenoy-kumaresan", "fast-base-conversion")
 
 
 def make_engine(engine, n, source_limbs, target_limbs, lanes, prime_bits, architecture=None,
-                targets_per_pass=1, *, rho=16, delta=None):
-    """Build ``engine`` (one of :data:`ENGINES`) on :func:`~fhe_hw.rns.default_bases` primes.
-    ``architecture`` ``None`` picks the engine's default; ``lanes``/``targets_per_pass`` apply
-    to the polynomial-streaming engines, ``rho``/``delta`` to Kawamura (δ default 1/8)."""
+                targets_per_pass=1, *, rho=16, delta=None, prime_n=None, tile_reg=False):
+    """Build ``engine`` (one of :data:`ENGINES`) on :func:`~fhe_hw.rns.default_bases` primes
+    (``prime_n``: the primes' NTT size, default the engine's). ``architecture`` ``None`` picks
+    the engine's default; ``lanes``/``targets_per_pass``/``tile_reg`` apply to the
+    polynomial-streaming engines, ``rho``/``delta`` to Kawamura (δ default 1/8)."""
     common = {"prime_bits": prime_bits, "n": n, "source_limbs": source_limbs,
               "target_limbs": target_limbs}
     arch = {} if architecture is None else {"architecture": architecture}
+    if prime_n is not None:
+        common["prime_n"] = prime_n
+    if tile_reg:
+        if engine not in _POLYNOMIAL:
+            raise ValueError(f"tile_reg applies to {' and '.join(_POLYNOMIAL)}, not {engine}")
+        arch["tile_reg"] = True
     if engine == "shenoy-kumaresan":
         return ShenoyKumaresan(**common, lanes=lanes, targets_per_pass=targets_per_pass, **arch)
     if engine == "fast-base-conversion":
@@ -79,7 +86,7 @@ def _fbc_exact(unit, values):
 def cosim_base_extension(engine="shenoy-kumaresan", n=2**16, source_limbs=17, target_limbs=None,
                          lanes=32, prime_bits=60, architecture=None, targets_per_pass=1, *,
                          seed=1, workdir=None, model_coefficients=256, valid_prob=1.0,
-                         ready_prob=1.0, opt="-O3", log=print):
+                         ready_prob=1.0, opt="-O3", log=print, prime_n=None, tile_reg=False):
     """Co-simulate ``engine`` (default: [Kir25] Table 4.10's OpenFHE set, N = 2^16,
     l = k = 17, TP = 32 lanes, 60-bit primes) with Verilator and check it (see the module
     docstring).
@@ -88,12 +95,13 @@ def cosim_base_extension(engine="shenoy-kumaresan", n=2**16, source_limbs=17, ta
     comparable when ``valid_prob = ready_prob = 1``), ``paper_iterations`` ([Kir25] Table 4.5; for
     fast base conversion ``None``), ``multipliers``, build/run seconds and the parameters.
     Raises :class:`~fhe_hw.sim.SimulationMismatch` on a mismatch (seed and first mismatching
-    coefficient given).
+    coefficient given). ``prime_n`` and ``tile_reg`` go to :func:`make_engine`.
     """
     l = source_limbs
     k = l if target_limbs is None else target_limbs
     t0 = time.time()
-    unit = make_engine(engine, n, l, k, lanes, prime_bits, architecture, targets_per_pass)
+    unit = make_engine(engine, n, l, k, lanes, prime_bits, architecture, targets_per_pass,
+                       prime_n=prime_n, tile_reg=tile_reg)
     sim = cosim.build(unit, engine, workdir, seed=seed, opt=opt)
     t_build = time.time() - t0
     rng = random.Random(seed)
@@ -110,8 +118,8 @@ def cosim_base_extension(engine="shenoy-kumaresan", n=2**16, source_limbs=17, ta
     arch = "cox-rower" if engine == "kawamura" else unit.architecture
     shown_lanes = lanes if polynomial else "-"
     log(f"{engine} cosim: N={n} l={l} k={k} lanes={shown_lanes} "
-        f"{prime_bits}-bit {arch} t={targets_per_pass}: built in {t_build:.0f} s, {len(beats)} "
-        f"input beats")
+        f"{prime_bits}-bit {arch} t={targets_per_pass}{' tile_reg' if tile_reg else ''}: "
+        f"built in {t_build:.0f} s, {len(beats)} input beats")
     t1 = time.time()
     run = sim.run({"i": beats}, {"o": n_out}, valid_prob=valid_prob, ready_prob=ready_prob)
     t_run = time.time() - t1
@@ -143,7 +151,8 @@ def cosim_base_extension(engine="shenoy-kumaresan", n=2**16, source_limbs=17, ta
     paper = None if engine == "fast-base-conversion" else unit.paper_iterations()
     result = {"engine": engine, "n": n, "source_limbs": l, "target_limbs": k, "lanes": lanes,
               "prime_bits": prime_bits, "architecture": arch,
-              "targets_per_pass": targets_per_pass, "valid_prob": valid_prob,
+              "targets_per_pass": targets_per_pass, "prime_n": unit.plan.prime_n,
+              "tile_reg": tile_reg, "valid_prob": valid_prob,
               "ready_prob": ready_prob, "cycles": run.cycles, "expected_cycles": unit.cycles(),
               "paper_iterations": paper, "multipliers": unit.arithmetic_units["MM"],
               "build_seconds": round(t_build, 1), "run_seconds": round(t_run, 1)}
