@@ -83,16 +83,18 @@ def conditional_subtract(t, q, width):
     return Mux(t >= q, t - q, t)[:width]
 
 
-def deep_round_latency(q_high_width, word):
-    """Registers of :func:`deep_round` for a q_H of ``q_high_width`` bits and word w."""
+def deep_round_latency(q_high_width, word, tile_reg=False):
+    """Registers of :func:`deep_round` for a q_H of ``q_high_width`` bits and word w (one more
+    with ``tile_reg``)."""
     tiles = -(-q_high_width // TILE) * -(-word // TILE)
-    return 2 + tiles.bit_length()
+    return 2 + tile_reg + tiles.bit_length()
 
 
-def deep_round(st, t, q_high, q_high_width, word):
+def deep_round(st, t, q_high, q_high_width, word, tile_reg=False):
     """One round of Algorithm 7 (T_H + q_H·T̃ + carry) over :func:`deep_round_latency`
     registers of ``st`` (module docstring); ``q_high`` is a :class:`~amaranth.hdl.Const` (fixed
-    modulus) or a signal aligned with ``t`` (run-time modulus), of ``q_high_width`` bits."""
+    modulus) or a signal aligned with ``t`` (run-time modulus), of ``q_high_width`` bits.
+    ``tile_reg``: a register in the fabric after each tile product, before the sum."""
     t_low, t_high = t[:word], t[word:]
     t_neg = (-t_low)[:word]
     carry = t_neg[word - 1] | t[word - 1]
@@ -102,7 +104,8 @@ def deep_round(st, t, q_high, q_high_width, word):
     split = q_high_width + word + 1
     t_high, high = t_high[:split], t_high[split:]
     tiles, (t_high, carry, high) = tile_products(st, q_high, t_neg, q_high_width, word,
-                                                 chunk=TILE, along=(t_high, carry, high))
+                                                 chunk=TILE, tile_reg=tile_reg,
+                                                 along=(t_high, carry, high))
     terms = [(t_high, 0)] + tiles
     total, (high,) = add_terms(st, terms, (len(terms) - 1).bit_length(), carry=carry,
                                along=(high,))
