@@ -39,6 +39,7 @@ from .pipeline import (
     modulus_param,
     pipelined_param,
     tile_products,
+    tile_reg_param,
 )
 
 __all__ = ["MontgomeryReducer", "MontgomeryReducerPlan", "montgomery_round_bounds",
@@ -143,6 +144,9 @@ class MontgomeryReducerPlan(Plan):
         The fast pipeline of the module docstring, the default: latency
         ``ν·deep_round_latency + 2``; False: one register per round and per subtraction,
         latency ``ν + corrections``. No effect when not pipelined.
+    tile_reg : bool
+        A fabric register after each tile product of every round, before its sum, pipelined
+        and deep only: one register more per round (default False).
 
     Attributes
     ----------
@@ -160,12 +164,16 @@ class MontgomeryReducerPlan(Plan):
     word: int = param(help="word size w", range=(1, None), cli_default=17)
     pipelined: bool = pipelined_param()
     deep: bool = deep_param()
+    tile_reg: bool = tile_reg_param()
     constants: object = field(init=False, repr=False, compare=False)
     bounds: list = field(init=False, repr=False, compare=False)
     corrections: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         super().__post_init__()
+        if self.tile_reg and not (self.pipelined and self.deep):
+            raise ValueError(f"tile_reg needs the deep pipelined Montgomery reducer, not "
+                             f"pipelined={self.pipelined!r}, deep={self.deep!r}")
         c = montgomery_constants(self.modulus, self.word)
         bounds = montgomery_round_bounds(c, 1 << (2 * c.r))
         self._set(constants=c, bounds=bounds,
@@ -177,7 +185,7 @@ class MontgomeryReducerPlan(Plan):
         if not self.pipelined:
             return 0
         if self.deep:
-            return c.nu * deep_round_latency(c.q_high.bit_length(), c.word) + 2
+            return c.nu * deep_round_latency(c.q_high.bit_length(), c.word, self.tile_reg) + 2
         return c.nu + self.corrections
 
 
@@ -227,7 +235,8 @@ class MontgomeryReducer(FixedLatencyUnit):
         q_high = Const(c.q_high)
         if p.pipelined and p.deep:
             for bound in p.bounds[1:]:
-                t = deep_round(st, t, q_high, len(q_high), w)[:(bound - 1).bit_length()]
+                t = deep_round(st, t, q_high, len(q_high), w, p.tile_reg)[
+                    :(bound - 1).bit_length()]
             t = deep_corrections(st, t, c.q, p.corrections, c.r)
         else:
             for bound in p.bounds[1:]:
