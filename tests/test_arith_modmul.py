@@ -176,19 +176,6 @@ def test_barrett_mod_mul_with_tile_registers_matches_model_three_cycles_later(mo
                label=f"ModMul({modulus}, tile_reg=True)")
 
 
-def test_montgomery_mod_mul_with_tile_registers_registers_every_round_too():
-    # a 30-bit prime, w = 17: two rounds, each one register longer, and the operand multiplier
-    modulus = ntt_primes(30, 1 << 16, 1)[0]
-    unit = ModMul(modulus, "montgomery", tile_reg=True)
-    assert unit.plan.reducer_plan.constants.nu == 2
-    assert unit.latency == ModMulPlan(modulus, "montgomery").latency + 1 + 2
-    q = unit.modulus
-    plain = pairs(q, "mont-tile-reg", q)
-    ins = [{"a": v["a"], "b": unit.premultiply(v["b"])} for v in plain]
-    check_unit(unit, ins, [v["a"] * v["b"] % q for v in plain],
-               label=f"ModMul({modulus}, montgomery, tile_reg=True)")
-
-
 @pytest.mark.parametrize("widths", [(64, 63), (17, 17), (8, 8)])
 def test_karatsuba_needs_equal_widths_above_one_tile(widths):
     with pytest.raises(ValueError, match="karatsuba needs equal operand widths above chunk"):

@@ -120,23 +120,6 @@ def test_montgomery_reducer_matches_model(modulus, word, deep):
     assert unit.latency == MontgomeryReducerPlan(modulus, word, deep=deep).latency == rounds
 
 
-@pytest.mark.parametrize("modulus,word", [("general32", 17), (PRIME60, 12)], ids=str)
-def test_montgomery_tile_registers_are_one_register_more_per_round(modulus, word):
-    unit = MontgomeryReducer(modulus, word, tile_reg=True)
-    c = unit.constants
-    tiles = -(-c.q_high.bit_length() // 17) * -(-word // 17)
-    assert unit.latency == c.nu * (2 + 1 + tiles.bit_length()) + 2
-    xs = vectors(c.q, 2 * c.r, "montgomery-tile-reg", c.q, word)
-    check_unit(unit, xs, [x * pow(c.R, -1, c.q) % c.q for x in xs],
-               label=f"MontgomeryReducer({modulus}, {word}, tile_reg=True)")
-
-
-@pytest.mark.parametrize("kw", [{"deep": False}, {"pipelined": False}])
-def test_montgomery_tile_registers_need_the_deep_pipelined_rounds(kw):
-    with pytest.raises(ValueError, match="tile_reg needs the deep pipelined Montgomery"):
-        MontgomeryReducerPlan("general32", 17, tile_reg=True, **kw)
-
-
 def test_montgomery_reducer_latencies_at_the_table_moduli():
     assert MontgomeryReducerPlan("general32", 17).latency == 2 * 3 + 2
     assert MontgomeryReducerPlan(PRIME60, 17).latency == 4 * 4 + 2

@@ -259,8 +259,7 @@ def test_rejects_more_targets_per_pass_than_targets():
 
 @pytest.mark.parametrize("name, extra", [
     ("shenoy-kumaresan", {}), ("fast-base-conversion", {}),
-    # two slot banks: each reads a row register of its own, selected a cycle early, and each
-    # of the two output lanes subtracts with a modulus register of its own
+    # two slot banks: each reads a row register of its own, selected a cycle early
     ("shenoy-kumaresan", {"targets_per_pass": 2}),
     # the multipliers' tile registers (the 4 -> 4 row's)
     ("shenoy-kumaresan", {"targets_per_pass": 2, "tile_reg": True}),

@@ -98,9 +98,9 @@ class ModMulPlan(Plan):
         (see :class:`~fhe_hw.arith.pipeline.Multiplier`; default False).
     tile_reg : bool
         A fabric register after each DSP tile's product, before the adder tree, in the operand
-        multiplier and Barrett's two (or every Montgomery round, which must then be deep and
-        pipelined), tiled only: one cycle more per multiplier or round, for a wire from a DSP
-        to its adder across the die (default False).
+        multiplier and Barrett's two, tiled only: one cycle more per multiplier, for a wire
+        from a DSP to its adder across the die (default False; the Montgomery reducer's own
+        tile products do not take it).
 
     Attributes
     ----------
@@ -168,7 +168,7 @@ class ModMulPlan(Plan):
             word = self.word
             if word is None:
                 word = min(AUTO_MONTGOMERY_WORD, _two_adicity(mod.value))
-            return kind, MontgomeryReducerPlan(mod, word, tile_reg=self.tile_reg, **stages)
+            return kind, MontgomeryReducerPlan(mod, word, **stages)
         return kind, BarrettReducerPlan(mod, self.alpha, self.beta, mult_stages=self.mult_stages,
                                         tiled=self.tiled, tile_reg=self.tile_reg, **stages)
 

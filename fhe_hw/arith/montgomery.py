@@ -39,7 +39,6 @@ from .pipeline import (
     modulus_param,
     pipelined_param,
     tile_products,
-    tile_reg_param,
 )
 
 __all__ = ["MontgomeryReducer", "MontgomeryReducerPlan", "montgomery_round_bounds",
@@ -84,18 +83,16 @@ def conditional_subtract(t, q, width):
     return Mux(t >= q, t - q, t)[:width]
 
 
-def deep_round_latency(q_high_width, word, tile_reg=False):
-    """Registers of :func:`deep_round` for a q_H of ``q_high_width`` bits and word w (one more
-    with ``tile_reg``)."""
+def deep_round_latency(q_high_width, word):
+    """Registers of :func:`deep_round` for a q_H of ``q_high_width`` bits and word w."""
     tiles = -(-q_high_width // TILE) * -(-word // TILE)
-    return 2 + tile_reg + tiles.bit_length()
+    return 2 + tiles.bit_length()
 
 
-def deep_round(st, t, q_high, q_high_width, word, tile_reg=False):
+def deep_round(st, t, q_high, q_high_width, word):
     """One round of Algorithm 7 (T_H + q_H·T̃ + carry) over :func:`deep_round_latency`
     registers of ``st`` (module docstring); ``q_high`` is a :class:`~amaranth.hdl.Const` (fixed
-    modulus) or a signal aligned with ``t`` (run-time modulus), of ``q_high_width`` bits.
-    ``tile_reg``: a register in the fabric after each tile product, before the sum."""
+    modulus) or a signal aligned with ``t`` (run-time modulus), of ``q_high_width`` bits."""
     t_low, t_high = t[:word], t[word:]
     t_neg = (-t_low)[:word]
     carry = t_neg[word - 1] | t[word - 1]
@@ -105,8 +102,7 @@ def deep_round(st, t, q_high, q_high_width, word, tile_reg=False):
     split = q_high_width + word + 1
     t_high, high = t_high[:split], t_high[split:]
     tiles, (t_high, carry, high) = tile_products(st, q_high, t_neg, q_high_width, word,
-                                                 chunk=TILE, tile_reg=tile_reg,
-                                                 along=(t_high, carry, high))
+                                                 chunk=TILE, along=(t_high, carry, high))
     terms = [(t_high, 0)] + tiles
     total, (high,) = add_terms(st, terms, (len(terms) - 1).bit_length(), carry=carry,
                                along=(high,))
@@ -144,9 +140,6 @@ class MontgomeryReducerPlan(Plan):
         The fast pipeline of the module docstring, the default: latency
         ``ν·deep_round_latency + 2``; False: one register per round and per subtraction,
         latency ``ν + corrections``. No effect when not pipelined.
-    tile_reg : bool
-        A fabric register after each tile product of every round, before its sum, pipelined
-        and deep only: one register more per round (default False).
 
     Attributes
     ----------
@@ -164,16 +157,12 @@ class MontgomeryReducerPlan(Plan):
     word: int = param(help="word size w", range=(1, None), cli_default=17)
     pipelined: bool = pipelined_param()
     deep: bool = deep_param()
-    tile_reg: bool = tile_reg_param()
     constants: object = field(init=False, repr=False, compare=False)
     bounds: list = field(init=False, repr=False, compare=False)
     corrections: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         super().__post_init__()
-        if self.tile_reg and not (self.pipelined and self.deep):
-            raise ValueError(f"tile_reg needs the deep pipelined Montgomery reducer, not "
-                             f"pipelined={self.pipelined!r}, deep={self.deep!r}")
         c = montgomery_constants(self.modulus, self.word)
         bounds = montgomery_round_bounds(c, 1 << (2 * c.r))
         self._set(constants=c, bounds=bounds,
@@ -185,7 +174,7 @@ class MontgomeryReducerPlan(Plan):
         if not self.pipelined:
             return 0
         if self.deep:
-            return c.nu * deep_round_latency(c.q_high.bit_length(), c.word, self.tile_reg) + 2
+            return c.nu * deep_round_latency(c.q_high.bit_length(), c.word) + 2
         return c.nu + self.corrections
 
 
@@ -235,8 +224,7 @@ class MontgomeryReducer(FixedLatencyUnit):
         q_high = Const(c.q_high)
         if p.pipelined and p.deep:
             for bound in p.bounds[1:]:
-                t = deep_round(st, t, q_high, len(q_high), w, p.tile_reg)[
-                    :(bound - 1).bit_length()]
+                t = deep_round(st, t, q_high, len(q_high), w)[:(bound - 1).bit_length()]
             t = deep_corrections(st, t, c.q, p.corrections, c.r)
         else:
             for bound in p.bounds[1:]:

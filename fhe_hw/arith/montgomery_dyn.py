@@ -94,10 +94,9 @@ class DynamicModMulPlan(Plan):
     deep : bool
         The fast rounds of the module docstring (default True).
     tile_reg : bool
-        A fabric register after each DSP tile's product, before its adder, tiled only (default
-        False): in the r×r multiplier, one register more than ``mult_stages`` (at least 1 then;
-        see :class:`~fhe_hw.arith.pipeline.Multiplier`), and with ``deep`` in every round, one
-        more per round (:func:`~.montgomery.deep_round`).
+        A fabric register after each DSP tile's product, before the r×r multiplier's adder tree,
+        tiled only: one register more than ``mult_stages`` (at least 1 then; default False;
+        see :class:`~fhe_hw.arith.pipeline.Multiplier`).
 
     Attributes
     ----------
@@ -150,7 +149,7 @@ class DynamicModMulPlan(Plan):
             # q_H = q >> w of the widest modulus is the DSP tiles' run-time operand.
             q_high_width = self.width - self.word
             return (self.multiplier_stages
-                    + self.nu * deep_round_latency(q_high_width, self.word, self.tile_reg) + 2)
+                    + self.nu * deep_round_latency(q_high_width, self.word) + 2)
         return self.multiplier_stages + self.nu + self.corrections
 
     @property
@@ -189,9 +188,8 @@ class DynamicModMul(FixedLatencyUnit):
     o : Out(stream.Signature(unsigned(r))), always ready
         a·b·R^-1 mod q with R = 2^(w·ν), ν = ⌈r/w⌉; one result per cycle.
     latency : int
-        ``multiplier_stages + ν·deep_round_latency + 2`` (deep; 3 or 4 registers per round, one
-        more each with ``tile_reg``, 2 for the subtractions) or ``multiplier_stages + ν +
-        corrections`` (one round and one final
+        ``mult_stages + ν·deep_round_latency + 2`` (deep; 3 or 4 registers per round, 2 for
+        the subtractions) or ``mult_stages + ν + corrections`` (one round and one final
         subtraction per register); ``corrections`` is the most any modulus of the set needs
         for products up to 2^(2r). The plan gives it without building.
 
@@ -249,8 +247,7 @@ class DynamicModMul(FixedLatencyUnit):
             st, self.i.payload.a, self.i.payload.b)
         if p.deep:
             for bound in p.bounds[1:]:
-                t = deep_round(st, t, st["q"][w:], r - w, w, p.tile_reg)[
-                    :(bound - 1).bit_length()]
+                t = deep_round(st, t, st["q"][w:], r - w, w)[:(bound - 1).bit_length()]
             t = deep_corrections(st, t, st["q"], p.corrections, r)
         else:
             for bound in p.bounds[1:]:

@@ -288,7 +288,9 @@ class Multiplier:
         operand_reg = self.tiled and self.stages - fixed > levels
         if self.tiled:
             terms, _ = tile_products(st, a, b, self.a_width, self.b_width, chunk=c,
-                                     operand_reg=operand_reg, tile_reg=self.tile_reg)
+                                     operand_reg=operand_reg)
+            if self.tile_reg:
+                (terms,), _ = _cut_terms(st, [terms])
         else:
             products = [(a * _slice(b, lo, c), lo) for lo in range(0, self.b_width, c)]
             parts = st.cut(*(p for p, _ in products), enable=True)
@@ -326,21 +328,17 @@ class Multiplier:
         return product
 
 
-def tile_products(st, a, b, a_width, b_width, *, chunk=17, operand_reg=True, tile_reg=False,
-                  along=()):
+def tile_products(st, a, b, a_width, b_width, *, chunk=17, operand_reg=True, along=()):
     """The partial products of ``a`` and ``b`` (``a_width``/``b_width`` bits; a constant as a
     :class:`~amaranth.hdl.Const`) cut into ``chunk``-bit tiles: one
     :class:`~fhe_hw.arith.dsp.TileProduct` each in ``st``'s module (with its clock enable),
     and ``st`` advanced by
-    their latency (the operand register with ``operand_reg``, the product register, and with
-    ``tile_reg`` a register in the fabric after each product), the values ``along`` registered
-    with them. Returns ``(terms, along)``: ``(product, offset)`` terms in increasing offset for
-    :func:`add_terms` and the registered ``along``."""
+    their latency (the operand register with ``operand_reg``, and the product register), the
+    values ``along`` registered with them. Returns ``(terms, along)``: ``(product, offset)``
+    terms in increasing offset for :func:`add_terms` and the registered ``along``."""
     terms = _tiles(st, a, b, a_width, b_width, chunk=chunk, operand_reg=operand_reg)
     for _ in range(1 + operand_reg):
         along = st.cut(*along, enable=True)
-    if tile_reg:
-        (terms,), along = _cut_terms(st, [terms], tuple(along))
     return terms, along
 
 

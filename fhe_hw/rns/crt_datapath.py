@@ -107,19 +107,18 @@ class CRTDatapath(Component):
         return m
 
     @property
-    def _spread(self):
-        """Whether the slot banks spread across the die (Shenoy–Kumaresan with several target
-        slots). Then each bank reads a row register of its own, selected a cycle early
-        (:meth:`_read_row`), and each output lane subtracts with a modulus register of its own
-        (:meth:`_output_moduli`)."""
+    def _early_rows(self):
+        """Whether each slot bank's read row is a register of its own, selected a cycle early
+        (Shenoy–Kumaresan with several target slots, whose banks spread across the die):
+        :meth:`_read_row`."""
         return self._sk and self._t > 1
 
     def _read_row(self, m, name, s, post):
         """The read row of slot bank ``name``: a reading Sum item's row (stage B), else the
-        Post-Sum's. With :attr:`_spread`, a kept register of the bank's own, selected from
+        Post-Sum's. With :attr:`_early_rows`, a kept register of the bank's own, selected from
         the stage before, so that the selection and the wire to a bank across the die do not
         share a clock period with the bank's read-write compare."""
-        if not self._spread:
+        if not self._early_rows:
             return Mux(s.reads, s.b["row"], post.row)
         row = Signal.like(s.b["row"], name=f"{name}_row", attrs=KEEP)
         m.d.sync += row.eq(Mux(s.reads_early, s.b_early["row"], post.row_early))
@@ -184,7 +183,7 @@ class CRTDatapath(Component):
         b_riders = {**{key: a[key] for key in s0}, **{f"p_{s}": a[f"p_{s}"] for s in range(t)}}
         out = SimpleNamespace(mu_q=[unit.o.payload for unit in mul_a], a_valid=a_valid, a=a,
                               mul_p=mul_p, mul_l=mul_l)
-        if self._spread:
+        if self._early_rows:
             # stage B a cycle early too, for the banks' own read rows (_read_row)
             early_valid, out.b_early = delay(m, lm - 1, a_valid, **b_riders)
             out.reads_early = early_valid & ~out.b_early["first"]
@@ -223,39 +222,25 @@ class CRTDatapath(Component):
         mu_prime = Cat(*(unit.o.payload for unit in mul_mu))
         row_delay = 2 * lm + 1 - READ_LATENCY - 1
         row_early = None
-        if self._spread:
+        if self._early_rows:
             early_valid, early = delay(m, row_delay - 1, p1_valid, row=p1["row"])
             row_early = early["row"]
             row = delay(m, 1, early_valid, row=row_early)[1]["row"]
         else:
             row = delay(m, row_delay, p1_valid, row=p1["row"])[1]["row"]
-        p3_valid, moduli = self._output_moduli(m, p2_valid, p2)
+        p3_valid, p3 = delay(m, lm, p2_valid, p=p2["p"], slot=p2["slot"])
         acc_out = self._read_slot(m, banks, delay(m, lm - 1, p2_valid,
                                                   slot=p2["slot"])[1]["slot"])
         out_lanes = Signal(r * tp)  # registered
         m.d.sync += out_lanes.eq(Cat(*(
-            sub_parallel(a, b, q, r)
-            for a, b, q in zip(lanes(acc_out, r, tp), lanes(mu_prime, r, tp), moduli))))
+            sub_parallel(a, b, p3["p"], r)
+            for a, b in zip(lanes(acc_out, r, tp), lanes(mu_prime, r, tp)))))
         p4_valid, _ = delay(m, 1, p3_valid)
         m.d.comb += [self.result.valid.eq(p4_valid), self.result.payload.eq(out_lanes)]
         return SimpleNamespace(row=row, row_early=row_early, bank_l=bank_l, ms=ms, alpha=alpha,
                                mul_alpha=mul_alpha, mul_mu=mul_mu, p1_valid=p1_valid,
                                p2_valid=p2_valid, p2=p2,
                                c4=p.multiplier.premultiply(p.constants.Q_inv_mod_ql, q_l))
-
-    def _output_moduli(self, m, p2_valid, p2):
-        """The Post-Sum's output subtraction's modulus p_j per lane, ``Lm`` cycles after stage
-        p2, with its valid flag. With :attr:`_spread` each lane's last register is a kept copy
-        of its own, placed by its lane's subtracter; otherwise one register serves every
-        lane."""
-        lm, tp = self._lm, self._tp
-        if not self._spread:
-            p3_valid, p3 = delay(m, lm, p2_valid, p=p2["p"], slot=p2["slot"])
-            return p3_valid, [p3["p"]] * tp
-        early_valid, early = delay(m, lm - 1, p2_valid, p=p2["p"])
-        moduli = [Signal.like(early["p"], name=f"out_p{x}", attrs=KEEP) for x in range(tp)]
-        m.d.sync += [q.eq(early["p"]) for q in moduli]
-        return delay(m, 1, early_valid)[0], moduli
 
     def _read_out(self, m, banks):
         """Fast base conversion's output: the issued slot's bank row, to ``result``
