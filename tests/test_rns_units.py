@@ -1,13 +1,19 @@
-"""RNS base-extension registry entries (`fhe-hw generate` / `fhe-hw synth` names) and the
-iteration counts of all engines at [Kir25] Table 4.6's parameter sets."""
+"""RNS base-extension registry entries (`fhe-hw generate` / `fhe-hw synth` names), the
+iteration counts of all engines at [Kir25] Table 4.6's parameter sets, and the engines that
+``tools/cosim_rns.py`` builds."""
 
+import subprocess
+import sys
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 from helpers import kawamura, mixed_radix, sk
 
 from fhe_hw.model import rns as model
 from fhe_hw.rns import default_bases
+from fhe_hw.rns.configs import SYNTH_TABLE
+from fhe_hw.rns.cosim import make_engine
 from fhe_hw.units import get_unit, to_verilog, top_name
 
 TINY = {"prime_bits": 32, "n": 16, "source_limbs": 2, "target_limbs": 2}
@@ -83,3 +89,27 @@ def test_one_pass_variant_reaches_the_io_bound_at_table_4_6_sizes(params):
     unit = sk(source, target, red, n, tp, targets_per_pass=l)
     assert unit.cycles() == unit.io_bound() == n // tp * (2 * l + 1)
     assert unit.arithmetic_units["MM"] == (l + 2) * tp
+
+
+def test_cosim_engine_is_the_rns_tables_exact_row_with_its_primes_and_tile_registers():
+    # tools/cosim_rns.py --prime-n 65536 --tile-reg builds what the table routes
+    row = SYNTH_TABLE[-2]
+    routed = get_unit(row.unit).build(**row.params)
+    built = make_engine("shenoy-kumaresan", 4096, 4, 4, 4, 32, "folded", 4, prime_n=65536,
+                        tile_reg=True)
+    assert built.plan == routed.plan
+
+
+def test_cosim_engine_refuses_tile_registers_for_the_coefficient_engines():
+    with pytest.raises(ValueError, match="tile_reg applies to shenoy-kumaresan and "
+                                         "fast-base-conversion, not kawamura"):
+        make_engine("kawamura", 256, 2, 2, 1, 32, tile_reg=True)
+
+
+def test_cosim_tool_refuses_tile_registers_for_a_coefficient_engine_in_one_line():
+    tool = Path(__file__).resolve().parent.parent / "tools" / "cosim_rns.py"
+    run = subprocess.run([sys.executable, str(tool), "--engine", "kawamura", "--tile-reg"],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2
+    assert "--tile-reg applies to shenoy-kumaresan and fast-base-conversion only" in run.stderr
+    assert "Traceback" not in run.stderr

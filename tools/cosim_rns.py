@@ -19,7 +19,7 @@ import argparse
 import sys
 import time
 
-from fhe_hw.rns.cosim import ENGINES, cosim_base_extension
+from fhe_hw.rns.cosim import ENGINES, POLYNOMIAL, cosim_base_extension
 from fhe_hw.sim import SimulationMismatch
 from fhe_hw.sim.cosim import finish, judge
 
@@ -59,6 +59,8 @@ def main(argv=None):
     ap.add_argument("--opt", default="-O3", help="C++ optimisation of the Verilator model")
     ap.add_argument("--out", default="build/cosim/rns.json")
     args = ap.parse_args(argv)
+    if args.tile_reg and set(args.engine or ["shenoy-kumaresan"]) - set(POLYNOMIAL):
+        ap.error(f"--tile-reg applies to {' and '.join(POLYNOMIAL)} only")
     if args.quick:
         runs = [dict(run, opt="-O0") for run in QUICK]
     else:

@@ -22,13 +22,14 @@ from .kawamura import Kawamura
 from .mixed_radix import MixedRadix
 from .shenoy_kumaresan import ShenoyKumaresan
 
-__all__ = ["ENGINES", "make_engine", "cosim_base_extension", "cosim_shenoy_kumaresan"]
+__all__ = ["ENGINES", "POLYNOMIAL", "make_engine", "cosim_base_extension",
+           "cosim_shenoy_kumaresan"]
 
 ENGINES = ("shenoy-kumaresan", "fast-base-conversion", "kawamura", "mixed-radix")
 
 #: The engines that stream residue polynomials, ``lanes`` coefficients per beat, P passes
 #: over the source; the others take one coefficient's residues per beat.
-_POLYNOMIAL = ("shenoy-kumaresan", "fast-base-conversion")
+POLYNOMIAL = ("shenoy-kumaresan", "fast-base-conversion")
 
 
 def make_engine(engine, n, source_limbs, target_limbs, lanes, prime_bits, architecture=None,
@@ -43,8 +44,8 @@ def make_engine(engine, n, source_limbs, target_limbs, lanes, prime_bits, archit
     if prime_n is not None:
         common["prime_n"] = prime_n
     if tile_reg:
-        if engine not in _POLYNOMIAL:
-            raise ValueError(f"tile_reg applies to {' and '.join(_POLYNOMIAL)}, not {engine}")
+        if engine not in POLYNOMIAL:
+            raise ValueError(f"tile_reg applies to {' and '.join(POLYNOMIAL)}, not {engine}")
         arch["tile_reg"] = True
     if engine == "shenoy-kumaresan":
         return ShenoyKumaresan(**common, lanes=lanes, targets_per_pass=targets_per_pass, **arch)
@@ -107,7 +108,7 @@ def cosim_base_extension(engine="shenoy-kumaresan", n=2**16, source_limbs=17, ta
     rng = random.Random(seed)
     values = _values(engine, unit, rng)
     polys = [[a % q for a in values] for q in unit.source]
-    polynomial = engine in _POLYNOMIAL
+    polynomial = engine in POLYNOMIAL
     if polynomial:
         extra = [[a % unit.redundant for a in values]] if engine == "shenoy-kumaresan" else []
         beats = polynomial_beats(polys + extra, lanes) * unit.passes
