@@ -59,14 +59,14 @@ def main(argv=None):
     ap.add_argument("--opt", default="-O3", help="C++ optimisation of the Verilator model")
     ap.add_argument("--out", default="build/cosim/rns.json")
     args = ap.parse_args(argv)
-    if args.tile_reg and set(args.engine or ["shenoy-kumaresan"]) - set(POLYNOMIAL):
+    engines = args.engine or ["shenoy-kumaresan"]
+    if "all" in engines:
+        engines = list(ENGINES)
+    if args.tile_reg and set(engines) - set(POLYNOMIAL):
         ap.error(f"--tile-reg applies to {' and '.join(POLYNOMIAL)} only")
     if args.quick:
         runs = [dict(run, opt="-O0") for run in QUICK]
     else:
-        engines = args.engine or ["shenoy-kumaresan"]
-        if "all" in engines:
-            engines = list(ENGINES)
         runs = [{"engine": e, "n": args.n, "source_limbs": args.source_limbs,
                  "target_limbs": args.target_limbs, "lanes": args.lanes,
                  "prime_bits": args.prime_bits, "architecture": args.architecture,
