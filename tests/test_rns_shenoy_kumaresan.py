@@ -44,7 +44,7 @@ def run(unit, *, key=(), valid_prob=1.0, ready_prob=1.0):
     beats = polynomial_beats(polys + [red], tp) * unit.passes
     result = run_stream(unit, {"i": beats}, {"o": unit.output_beats}, valid_prob=valid_prob,
                         ready_prob=ready_prob, seed=SEED)
-    got = beats_to_polynomials(result.outputs["o"], n, tp)
+    got = unit.plan.target_polynomials(result.outputs["o"])
     golden = model.extend_polynomial(model.shenoy_kumaresan, polys, unit.constants, red)
     for j, p in enumerate(unit.target):
         want = [a % p for a in values]

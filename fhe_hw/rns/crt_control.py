@@ -63,8 +63,9 @@ class CRTControl(Component):
     * ``i_valid`` (in), ``i_ready`` (out, a register): the engine's input handshake.
     * ``beat`` (out, :func:`beat_signature`): the transferring beat's place in the schedule.
     * ``issue`` (out, :func:`issue_signature`): a Post-Sum item, one (slot, row) per cycle
-      once its pass's accumulations are written (and for Shenoy–Kumaresan its redundant row
-      has arrived) and the output queue has room.
+      (with ``parallel_targets`` a row of every slot, ``slot`` 0) once its pass's
+      accumulations are written (and for Shenoy–Kumaresan its redundant row has arrived) and
+      the output queue has room.
     * ``written`` (in, :data:`WRITTEN`): the datapath's bank writes.
     * ``q_xfer`` (in): a read of the output queue; ``q_last`` (out): the beat read ends its
       pass.
@@ -81,10 +82,12 @@ class CRTControl(Component):
     @property
     def _sizes(self):
         p = self._plan
-        P, t, l = p.passes, p.targets_per_pass, len(p.source)
-        return SimpleNamespace(R=p.rows, P=P, t=t, l=l, sk=p._redundant_path,
+        P, t, l, slots = p.passes, p.targets_per_pass, len(p.source), p.output_slots
+        # t: the Post-Sum items (and output rows) of a row per pass, 1 with the slots side by
+        # side; last_t: those of the last pass
+        return SimpleNamespace(R=p.rows, P=P, t=t // slots, l=l, sk=p._redundant_path,
                                n_res=l + int(p._redundant_path),
-                               last_t=min(t, len(p.target) - (P - 1) * t))
+                               last_t=min(t, len(p.target) - (P - 1) * t) // slots)
 
     def elaborate(self, platform):
         m = Module()

@@ -38,7 +38,8 @@ class CRTDatapath(Component):
       :func:`~fhe_hw.rns.crt_control.issue_signature`): the controller's schedule.
     * ``written`` (out, :data:`~fhe_hw.rns.crt_control.WRITTEN`): the Sum Process's bank
       writes, ``last`` on the pass's last accumulation.
-    * ``result`` (out, an always-ready stream): an issued target row, the plan's
+    * ``result`` (out, an always-ready stream): an issued target row (with
+      ``parallel_targets`` the row of every slot, slot 0 in the low lanes), the plan's
       ``issue_latency`` cycles after its issue.
     """
 
@@ -47,9 +48,11 @@ class CRTDatapath(Component):
         self._sk, self._folded = p._redundant_path, p.architecture == "folded"
         self._r, self._tp, self._t = p.width, p.lanes, p.targets_per_pass
         self._lm = p.multiplier.latency
+        self._par = p.output_slots > 1  # every slot of a row at once (parallel_targets)
         super().__init__({"data": In(p.width * p.lanes), "beat": In(beat_signature(p)),
                           "issue": In(issue_signature(p)), "written": Out(WRITTEN),
-                          "result": Out(stream.Signature(p.width * p.lanes, always_ready=True))})
+                          "result": Out(stream.Signature(p.width * p.lanes * p.output_slots,
+                                                         always_ready=True))})
 
     # --- constants ---------------------------------------------------------------------------
 
@@ -72,6 +75,8 @@ class CRTDatapath(Component):
         return rows
 
     def _post_rom_rows(self):
+        """The Post-Sum ROM: p_j and |Q|_{p_j} per (pass, slot), or with ``parallel_targets``
+        a row per pass holding every slot's (``p_s``, ``c5_s``)."""
         p = self._plan
         rows = []
         for n in range(p.passes):
@@ -79,7 +84,11 @@ class CRTDatapath(Component):
                 j = min(n * self._t + s, len(p.target) - 1)
                 pj = p.target[j]
                 rows.append({"p": pj, "c5": p.multiplier.premultiply(p.constants.Q_mod_p[j], pj)})
-        return rows
+        if not self._par:
+            return rows
+        t = self._t
+        return [{f"{key}_{s}": row[key] for s, row in enumerate(rows[n * t:(n + 1) * t])
+                 for key in ("p", "c5")} for n in range(p.passes)]
 
     # --- hardware ------------------------------------------------------------------------------
 
@@ -207,7 +216,7 @@ class CRTDatapath(Component):
                      red_mem.w_en.eq(self.beat.red), red_mem.r_addr.eq(issue.row),
                      bank_l.r_addr.eq(Mux(s.reads, s.b["row"], issue.row))]
         post = Rom(m, "post_rom", self._post_rom_rows(), r).read(
-            issue.pass_ * self._t + issue.slot)
+            issue.pass_ if self._par else issue.pass_ * self._t + issue.slot)
         p1_valid, p1 = delay(m, READ_LATENCY + 1, issue.valid, row=issue.row, slot=issue.slot)
         qw = q_l.bit_length()
         ms = [Signal(qw, name=f"ms{x}") for x in range(tp)]  # registered
@@ -216,10 +225,12 @@ class CRTDatapath(Component):
         mul_alpha = (s.mul_l if self._folded
                      else [self._mul(m, f"mul_alpha{x}") for x in range(tp)])
         alpha = [unit.o.payload for unit in mul_alpha]
-        post_d = delay(m, READ_LATENCY, Const(0, 1), p=post["p"], c5=post["c5"])[1]
+        post_d = delay(m, READ_LATENCY, Const(0, 1), **post)[1]
         p2_valid, p2 = delay(m, lm, p1_valid, **p1, **post_d)
         mul_mu = s.mul_p[0] if self._folded else [self._mul(m, f"mul_mu{x}") for x in range(tp)]
         mu_prime = Cat(*(unit.o.payload for unit in mul_mu))
+        if self._par:  # μ' of every slot on its own stage-B multipliers
+            mu_prime = [Cat(*(unit.o.payload for unit in units)) for units in s.mul_p]
         row_delay = 2 * lm + 1 - READ_LATENCY - 1
         row_early = None
         if self._early_rows:
@@ -228,13 +239,21 @@ class CRTDatapath(Component):
             row = delay(m, 1, early_valid, row=row_early)[1]["row"]
         else:
             row = delay(m, row_delay, p1_valid, row=p1["row"])[1]["row"]
-        p3_valid, p3 = delay(m, lm, p2_valid, p=p2["p"], slot=p2["slot"])
-        acc_out = self._read_slot(m, banks, delay(m, lm - 1, p2_valid,
-                                                  slot=p2["slot"])[1]["slot"])
-        out_lanes = Signal(r * tp)  # registered
+        if self._par:
+            # every slot: its bank's word (a fabric register beside the bank) − its μ'
+            p3_valid, p3 = delay(m, lm, p2_valid, **{f"p_{x}": p2[f"p_{x}"]
+                                                     for x in range(self._t)})
+            slots = [(bank.r_data, mu_prime[x], p3[f"p_{x}"]) for x, bank in enumerate(banks)]
+        else:
+            p3_valid, p3 = delay(m, lm, p2_valid, p=p2["p"], slot=p2["slot"])
+            slots = [(self._read_slot(m, banks, delay(m, lm - 1, p2_valid,
+                                                      slot=p2["slot"])[1]["slot"]),
+                      mu_prime, p3["p"])]
+        out_lanes = Signal(r * tp * len(slots))  # registered
         m.d.sync += out_lanes.eq(Cat(*(
-            sub_parallel(a, b, p3["p"], r)
-            for a, b in zip(lanes(acc_out, r, tp), lanes(mu_prime, r, tp)))))
+            sub_parallel(a, b, q, r)
+            for acc_out, mu, q in slots
+            for a, b in zip(lanes(acc_out, r, tp), lanes(mu, r, tp)))))
         p4_valid, _ = delay(m, 1, p3_valid)
         m.d.comb += [self.result.valid.eq(p4_valid), self.result.payload.eq(out_lanes)]
         return SimpleNamespace(row=row, row_early=row_early, bank_l=bank_l, ms=ms, alpha=alpha,
@@ -246,6 +265,10 @@ class CRTDatapath(Component):
         """Fast base conversion's output: the issued slot's bank row, to ``result``
         :data:`~fhe_hw.rns.crt_bank.READ_LATENCY` cycles after the issue."""
         issue = self.issue
+        if self._par:
+            m.d.comb += [self.result.valid.eq(delay(m, READ_LATENCY, issue.valid)[0]),
+                         self.result.payload.eq(Cat(*(bank.r_data for bank in banks)))]
+            return SimpleNamespace(row=issue.row)
         slot_early = delay(m, READ_LATENCY - 1, issue.valid, slot=issue.slot)[1]["slot"]
         m.d.comb += [self.result.valid.eq(delay(m, READ_LATENCY, issue.valid)[0]),
                      self.result.payload.eq(self._read_slot(m, banks, slot_early))]
@@ -257,10 +280,10 @@ class CRTDatapath(Component):
         for x_s in range(self._t):
             for x, unit in enumerate(s.mul_p[x_s]):
                 ops = [s.a_valid, s.mu_q[x], s.a[f"c2_{x_s}"], s.a[f"p_{x_s}"]]
-                if self._sk and self._folded and x_s == 0:
-                    v = post.p2_valid
+                if self._sk and self._folded and (x_s == 0 or self._par):
+                    v, key = post.p2_valid, f"_{x_s}" if self._par else ""
                     ops = [s.a_valid | v, Mux(v, post.alpha[x], s.mu_q[x]),
-                           Mux(v, post.p2["c5"], ops[2]), Mux(v, post.p2["p"], ops[3])]
+                           Mux(v, post.p2["c5" + key], ops[2]), Mux(v, post.p2["p" + key], ops[3])]
                 self._drive(m, unit, *ops)
         if not self._sk:
             return

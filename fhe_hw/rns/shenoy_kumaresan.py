@@ -118,6 +118,12 @@ target_primes
     tile_reg : bool
         The multipliers' fabric register after each DSP tile's product, one cycle more each
         (default False; :class:`~fhe_hw.arith.montgomery_dyn.DynamicModMulPlan`).
+    parallel_targets : bool
+        A pass's t target residue polynomials leave side by side: beat x of a pass holds row
+        x of slot 0, then row x of slot 1, and so on (t·lanes words), so a pass's outputs take
+        R beats, not t·R; the Post-Sum computes every slot of a row at once, on the stage-B
+        multipliers of every slot (folded only; t must divide k). The sink then takes t·lanes
+        words a cycle, each target residue polynomial into its own memory (default False).
 
     Attributes
     ----------
@@ -140,6 +146,10 @@ target_primes
     targets_per_pass: int = param(1, help="target residues per pass over the source",
                                   range=(1, MAX_RESIDUES))
     tile_reg: bool = tile_reg_param()
+    parallel_targets: bool = param(
+        False, help="a pass's target residues side by side on o, targets_per_pass x lanes "
+        "words a beat (folded; targets_per_pass must divide k; true/false, default false)",
+        cli_default=None, kw_only=True)
     constants: object = field(init=False, repr=False, compare=False)
     multiplier: DynamicModMulPlan = field(init=False, repr=False, compare=False)
     rows: int = field(init=False, repr=False, compare=False)
@@ -162,6 +172,10 @@ target_primes
             raise ValueError(f"targets_per_pass must be 1 for the pipelined architecture (its "
                              f"Post-Sum overlaps the next pass's first residue polynomial), not "
                              f"{t!r}; use architecture='folded'")
+        if self.parallel_targets and (self.architecture != "folded" or k % t):
+            raise ValueError(f"parallel_targets needs architecture='folded' and "
+                             f"targets_per_pass dividing k = {k}, not "
+                             f"{self.architecture!r} with targets_per_pass = {t}")
         moduli = self.source + self.target + self._redundant_moduli()
         mul = self._multiplier(moduli, self._deep_rounds(moduli), tile_reg=self.tile_reg)
         lm = mul.latency
@@ -189,9 +203,33 @@ target_primes
         return self.passes * self.input_residues * self.rows
 
     @property
+    def output_slots(self):
+        """Target residue polynomials side by side in an output beat: t with
+        ``parallel_targets``, else 1."""
+        return self.targets_per_pass if self.parallel_targets else 1
+
+    @property
     def output_beats(self):
-        """Output beats of one conversion: k·N/lanes."""
-        return len(self.target) * self.rows
+        """Output beats of one conversion: k·N/lanes, or P·N/lanes with
+        ``parallel_targets``."""
+        return len(self.target) // self.output_slots * self.rows
+
+    def target_beats(self, polys):
+        """The k target residue polynomials (each N coefficients, p_0 first) as the beats of
+        ``o``: N/lanes beats each, or with ``parallel_targets`` each pass's t side by side."""
+        t, tp = self.output_slots, self.lanes
+        return [[c for poly in polys[j:j + t] for c in poly[x:x + tp]]
+                for j in range(0, len(polys), t) for x in range(0, self.n, tp)]
+
+    def target_polynomials(self, beats):
+        """Inverse of :meth:`target_beats`: the k target residue polynomials of ``o``'s
+        beats."""
+        t, tp, R = self.output_slots, self.lanes, self.rows
+        polys = []
+        for start in range(0, len(beats), R):
+            rows = beats[start:start + R]
+            polys += [[c for beat in rows for c in beat[s * tp:(s + 1) * tp]] for s in range(t)]
+        return polys
 
     @property
     def hidden_latency_rows(self):
@@ -214,14 +252,15 @@ target_primes
         transfer, with always-valid input and always-ready output.
 
         Folded: P·O + k·N/TP (each pass: its input, then its t·N/TP outputs; the next pass's
-        input starts after the last output). Pipelined (t = 1): (P − 1)·Δ + O + N/TP with pass
+        input starts after the last output); with ``parallel_targets`` P·O + P·N/TP (a pass's
+        outputs side by side). Pipelined (t = 1): (P − 1)·Δ + O + N/TP with pass
         spacing Δ = max(input beats of a pass, l·N/TP + accumulate latency + 1). For
         N/TP ≥ accumulate + Post-Sum latency (:attr:`hidden_latency_rows`) this is exactly
         [Kir25] Table 4.5: l·(N(l+1)/TP + N/TP) folded, N(l+1)l/TP + N/TP pipelined (k = l).
         """
         O, R, P, k = self.pass_offset(), self.rows, self.passes, len(self.target)
         if self.architecture == "folded":
-            return P * O + k * R
+            return P * O + k // self.output_slots * R
         l = len(self.source)
         inputs = (l + int(self._redundant_path)) * R
         delta = max(inputs, l * R + self.acc_latency + 1)
@@ -310,7 +349,9 @@ class CRTBaseExtension(FixedRun, Component):
     polynomials (q_0 first, N/lanes beats each, coefficient c in row c // lanes, lane
     c % lanes), followed in each pass by the redundant residue polynomial when there is one;
     ``o`` — the same layout, the target residue polynomials p_0, p_1, ..., p_{k-1}, N/lanes
-    beats each. r is the widest modulus.
+    beats each; with ``parallel_targets``, ``data.ArrayLayout(r, t·lanes)``, a pass's t
+    target residue polynomials side by side (:meth:`CRTBaseExtensionPlan.target_beats`).
+    r is the widest modulus.
     """
 
     #: The plan class of the engine.
@@ -327,7 +368,8 @@ class CRTBaseExtension(FixedRun, Component):
         self._n, self._tp, self._t = p.n, p.lanes, p.targets_per_pass
         self._rows, self._passes = p.rows, p.passes
         layout = data.ArrayLayout(self._width, p.lanes)
-        super().__init__({"i": In(stream.Signature(layout)), "o": Out(stream.Signature(layout))})
+        out = data.ArrayLayout(self._width, p.lanes * p.output_slots)
+        super().__init__({"i": In(stream.Signature(layout)), "o": Out(stream.Signature(out))})
 
     # --- parameters -----------------------------------------------------------------------
 
@@ -385,7 +427,8 @@ class CRTBaseExtension(FixedRun, Component):
         m = Module()
         m.submodules.control = ctl = CRTControl(self.plan)
         m.submodules.datapath = dp = CRTDatapath(self.plan)
-        m.submodules.queue = queue = CreditQueue(self._width * self._tp, queue_depth(self.plan))
+        m.submodules.queue = queue = CreditQueue(
+            self._width * self._tp * self.plan.output_slots, queue_depth(self.plan))
         m.submodules.out_skid = skid = SkidBuffer(data.StructLayout({
             "beat": self.o.payload.shape(), "last": 1}))
         connect(m, ctl.beat, dp.beat)

@@ -35,7 +35,7 @@ def _shenoy_kumaresan_vectors(unit, rng, count):
     red = [a % unit.redundant for a in values]
     golden = model.extend_polynomial(model.shenoy_kumaresan, polys, unit.constants, red)
     return Vectors({"i": polynomial_beats(polys + [red], unit.lanes) * unit.passes},
-                   {"o": polynomial_beats([list(p) for p in golden], unit.lanes)}, {})
+                   {"o": unit.plan.target_beats([list(p) for p in golden])}, {})
 
 
 @register_vectors("fast-base-conversion", small={**_SMALL, "lanes": 2})
@@ -47,7 +47,7 @@ def _fast_base_conversion_vectors(unit, rng, count):
     golden = [model.fast_base_conversion(list(col), unit.constants) for col in columns]
     targets = [list(p) for p in zip(*golden, strict=True)]
     return Vectors({"i": polynomial_beats(polys, unit.lanes) * unit.passes},
-                   {"o": polynomial_beats(targets, unit.lanes)}, {})
+                   {"o": unit.plan.target_beats(targets)}, {})
 
 
 def _per_coefficient(unit, top, extend):
