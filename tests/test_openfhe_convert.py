@@ -171,16 +171,25 @@ def test_centred_mixed_radix_gives_switch_crt_basis(l, k, architecture):
     exact_against_openfhe(l, RNSBase(source).Q, values, run.outputs["o"], out, target)
 
 
+@pytest.mark.parametrize("parallel", [False, True])
 @pytest.mark.parametrize("l, k", HARDWARE_CASES)
-def test_shenoy_kumaresan_gives_switch_crt_basis_from_the_centred_redundant_residue(l, k):
+def test_shenoy_kumaresan_gives_switch_crt_basis_from_the_centred_redundant_residue(l, k,
+                                                                                   parallel):
+    """Also with the k target towers side by side on ``o`` (``parallel_targets``), each beat
+    split into its towers by hand here."""
     source, target, values, out = case(l, k)
     big_q, red = RNSBase(source).Q, ntt_primes(BITS, N, l + k + 1)[0]
-    unit = sk(source, target, red, N, TP, targets_per_pass=k)
+    unit = sk(source, target, red, N, TP, targets_per_pass=k, parallel_targets=parallel)
     polys = [[x % q for x in values] for q in source]
     redundant = [centred_lift(x, big_q) % red for x in values]
     beats = polynomial_beats(polys + [redundant], TP) * unit.passes
     run = run_stream(unit, {"i": beats}, {"o": unit.output_beats}, seed=SEED)
-    got = beats_to_polynomials(run.outputs["o"], N, TP)
+    if parallel:
+        assert len(run.outputs["o"]) == N // TP
+        got = [[c for beat in run.outputs["o"] for c in beat[j * TP:(j + 1) * TP]]
+               for j in range(k)]
+    else:
+        got = beats_to_polynomials(run.outputs["o"], N, TP)
     exact_against_openfhe(l, big_q, values, [list(c) for c in zip(*got)], out, target)
 
 

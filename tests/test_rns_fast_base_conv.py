@@ -6,7 +6,7 @@ from helpers import SEED, alternating_slow, fbc, rng_for
 
 from fhe_hw.model import rns as model
 from fhe_hw.params import RNSBase, ntt_primes
-from fhe_hw.rns import FastBaseConversionPlan, beats_to_polynomials, polynomial_beats
+from fhe_hw.rns import FastBaseConversionPlan, polynomial_beats
 from fhe_hw.sim.pysim import run_stream
 
 POOL = {bits: ntt_primes(bits, 1 << 12, 6) for bits in (32, 60, 64)}
@@ -25,7 +25,7 @@ def run(unit, *, key=(), valid_prob=1.0, ready_prob=1.0):
     result = run_stream(unit, {"i": polynomial_beats(polys, tp) * unit.passes},
                         {"o": unit.output_beats}, valid_prob=valid_prob, ready_prob=ready_prob,
                         seed=SEED)
-    got = beats_to_polynomials(result.outputs["o"], n, tp)
+    got = unit.plan.target_polynomials(result.outputs["o"])
     golden = model.extend_polynomial(model.fast_base_conversion, polys, unit.constants)
     for j in range(len(unit.target)):
         bad = [c for c in range(n) if got[j][c] != golden[j][c]]
@@ -76,6 +76,14 @@ def test_one_pass_for_all_targets():
     unit = fbc(*bases(32, 2, 3), 32, 2, targets_per_pass=3)
     assert run(unit, key=("t=k",))[0].cycles == unit.cycles() == unit.pass_offset() + 3 * 16
     assert unit.arithmetic_units == {"MM": 4 * 2, "MA": 3 * 2, "A": 0}
+
+
+def test_targets_side_by_side():
+    """``parallel_targets``: a pass's rows of every slot in one beat, N/TP output beats."""
+    unit = fbc(*bases(32, 2, 4), 16, 2, targets_per_pass=2, parallel_targets=True)
+    assert unit.output_beats == 2 * 8
+    assert run(unit, key=("side",))[0].cycles == unit.cycles() == 2 * (unit.pass_offset() + 8)
+    run(unit, key=("side vr",), valid_prob=0.5, ready_prob=0.5)
 
 
 @pytest.mark.parametrize("architecture", ["folded", "pipelined"])

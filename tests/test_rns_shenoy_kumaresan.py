@@ -15,7 +15,6 @@ from fhe_hw.model import rns as model
 from fhe_hw.params import RNSBase, ntt_primes
 from fhe_hw.rns import (
     ShenoyKumaresanPlan,
-    beats_to_polynomials,
     default_bases,
     polynomial_beats,
 )
@@ -114,6 +113,35 @@ def test_partial_last_pass_under_back_pressure():
     assert unit.passes == 2
     assert run(unit, key=("t=2",)).cycles == unit.cycles()
     run(unit, key=("t=2 vr",), valid_prob=0.7, ready_prob=0.5)
+
+
+def test_targets_side_by_side_leave_a_pass_in_one_residue_polynomials_beats():
+    """``parallel_targets``: the t slots' rows leave together, so a one-pass conversion takes
+    its input, the pipeline the rows hide, and N/TP output beats: (l + 2)·N/TP."""
+    source, target, red = bases(32, 3, 3)
+    unit = sk(source, target, red, 256, 4, targets_per_pass=3, parallel_targets=True)
+    assert unit.o.payload.shape().length == 12 and unit.output_beats == 64
+    assert run(unit, key=("side",)).cycles == unit.cycles() == 5 * 64
+    assert unit.arithmetic_units == {"MM": 5 * 4, "MA": 6 * 4, "A": 0}
+
+
+def test_targets_side_by_side_over_two_passes_under_back_pressure():
+    source, target, red = bases(32, 2, 4)
+    unit = sk(source, target, red, 16, 2, targets_per_pass=2, parallel_targets=True)
+    assert unit.passes == 2 and unit.output_beats == 2 * 8
+    assert run(unit, key=("side t=2",)).cycles == unit.cycles() == \
+        sk(source, target, red, 16, 2, targets_per_pass=2, parallel_targets=True,
+           cls=ShenoyKumaresanPlan).cycles()
+    run(unit, key=("side t=2 vr",), valid_prob=0.6, ready_prob=0.5)
+
+
+def test_target_beats_put_a_passs_targets_side_by_side():
+    plan = sk(*bases(32, 2, 4), 4, 2, targets_per_pass=2, parallel_targets=True,
+              cls=ShenoyKumaresanPlan)
+    polys = [[10 * j + c for c in range(4)] for j in range(4)]
+    beats = plan.target_beats(polys)
+    assert beats == [[0, 1, 10, 11], [2, 3, 12, 13], [20, 21, 30, 31], [22, 23, 32, 33]]
+    assert plan.target_polynomials(beats) == polys
 
 
 @pytest.mark.parametrize("architecture", ["folded", "pipelined"])
@@ -241,6 +269,13 @@ def test_rejects_multi_target_pipelined():
         sk(*bases(32, 2, 2), 16, 2, "pipelined", targets_per_pass=2)
 
 
+def test_rejects_targets_side_by_side_pipelined_or_with_a_partial_pass():
+    with pytest.raises(ValueError, match="parallel_targets needs architecture='folded'"):
+        sk(*bases(32, 2, 2), 16, 2, "pipelined", parallel_targets=True)
+    with pytest.raises(ValueError, match="targets_per_pass dividing k = 3"):
+        sk(*bases(32, 2, 3), 16, 2, targets_per_pass=2, parallel_targets=True)
+
+
 def test_rejects_targets_per_pass_of_zero():
     with pytest.raises(ValueError, match="targets_per_pass must be"):
         sk(*bases(32, 2, 2), 16, 2, targets_per_pass=0)
@@ -263,6 +298,9 @@ def test_rejects_more_targets_per_pass_than_targets():
     ("shenoy-kumaresan", {"targets_per_pass": 2}),
     # the multipliers' tile registers (the 4 -> 4 row's)
     ("shenoy-kumaresan", {"targets_per_pass": 2, "tile_reg": True}),
+    # the targets side by side (the rns-side-by-side row's)
+    ("shenoy-kumaresan", {"targets_per_pass": 2, "tile_reg": True, "parallel_targets": True}),
+    ("fast-base-conversion", {"targets_per_pass": 2, "parallel_targets": True}),
     ("fast-base-conversion", {"tile_reg": True})])
 def test_ecp5_form_matches_the_model_from_reset_in_icarus(name, extra, tmp_path):
     """As the ECP5 flow elaborates it (the Sum ROM a DP16KD with its output register, read a

@@ -12,7 +12,7 @@ from helpers import kawamura, mixed_radix, sk
 
 from fhe_hw.model import rns as model
 from fhe_hw.rns import default_bases
-from fhe_hw.rns.configs import SYNTH_TABLE
+from fhe_hw.rns.configs import SIDE_BY_SIDE_TABLE, SYNTH_TABLE
 from fhe_hw.rns.cosim import make_engine
 from fhe_hw.units import get_unit, to_verilog, top_name
 
@@ -100,16 +100,26 @@ def test_cosim_engine_is_the_rns_tables_exact_row_with_its_primes_and_tile_regis
     assert built.plan == routed.plan
 
 
+def test_cosim_engine_is_the_side_by_side_row():
+    # ... --tile-reg --parallel-targets builds what rns-side-by-side routes
+    row, = SIDE_BY_SIDE_TABLE
+    routed = get_unit(row.unit).build(**row.params)
+    built = make_engine("shenoy-kumaresan", 4096, 4, 4, 4, 32, "folded", 4, prime_n=65536,
+                        tile_reg=True, parallel_targets=True)
+    assert built.plan == routed.plan and built.plan.parallel_targets
+
+
 def test_cosim_engine_refuses_tile_registers_for_the_coefficient_engines():
     with pytest.raises(ValueError, match="tile_reg applies to shenoy-kumaresan and "
                                          "fast-base-conversion, not kawamura"):
         make_engine("kawamura", 256, 2, 2, 1, 32, tile_reg=True)
 
 
-def test_cosim_tool_refuses_tile_registers_for_a_coefficient_engine_in_one_line():
+@pytest.mark.parametrize("flag", ["--tile-reg", "--parallel-targets"])
+def test_cosim_tool_refuses_polynomial_flags_for_a_coefficient_engine_in_one_line(flag):
     tool = Path(__file__).resolve().parent.parent / "tools" / "cosim_rns.py"
-    run = subprocess.run([sys.executable, str(tool), "--engine", "kawamura", "--tile-reg"],
+    run = subprocess.run([sys.executable, str(tool), "--engine", "kawamura", flag],
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 2
-    assert "--tile-reg applies to shenoy-kumaresan and fast-base-conversion only" in run.stderr
+    assert f"{flag} applies to shenoy-kumaresan and fast-base-conversion only" in run.stderr
     assert "Traceback" not in run.stderr

@@ -7,6 +7,7 @@
     python tools/cosim_rns.py --engine all
     python tools/cosim_rns.py --n 4096 --source-limbs 4 --lanes 4 --prime-bits 32 \
         --prime-n 65536 --targets-per-pass 4 --tile-reg   # the rns table's exact 4 -> 4 row
+        [--parallel-targets]                              # (rns-side-by-side's)
 
 Checks every target residue against exact CRT arithmetic and a prefix against the golden
 model (:func:`fhe_hw.rns.cosim.cosim_base_extension`), prints the measured cycles beside the
@@ -55,6 +56,8 @@ def main(argv=None):
                     help="NTT size the primes support (default: the engine's)")
     ap.add_argument("--tile-reg", action="store_true",
                     help="a register after each DSP tile's product (polynomial engines)")
+    ap.add_argument("--parallel-targets", action="store_true",
+                    help="a pass's targets side by side on o (polynomial engines, folded)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--opt", default="-O3", help="C++ optimisation of the Verilator model")
     ap.add_argument("--out", default="build/cosim/rns.json")
@@ -62,8 +65,9 @@ def main(argv=None):
     engines = args.engine or ["shenoy-kumaresan"]
     if "all" in engines:
         engines = list(ENGINES)
-    if args.tile_reg and set(engines) - set(POLYNOMIAL):
-        ap.error(f"--tile-reg applies to {' and '.join(POLYNOMIAL)} only")
+    for flag in ("tile_reg", "parallel_targets"):
+        if getattr(args, flag) and set(engines) - set(POLYNOMIAL):
+            ap.error(f"--{flag.replace('_', '-')} applies to {' and '.join(POLYNOMIAL)} only")
     if args.quick:
         runs = [dict(run, opt="-O0") for run in QUICK]
     else:
@@ -71,7 +75,8 @@ def main(argv=None):
                  "target_limbs": args.target_limbs, "lanes": args.lanes,
                  "prime_bits": args.prime_bits, "architecture": args.architecture,
                  "targets_per_pass": args.targets_per_pass, "prime_n": args.prime_n,
-                 "tile_reg": args.tile_reg, "opt": args.opt} for e in engines]
+                 "tile_reg": args.tile_reg, "parallel_targets": args.parallel_targets,
+                 "opt": args.opt} for e in engines]
     results, status, start = [], 0, time.monotonic()
     for run in runs:
         try:

@@ -18,7 +18,7 @@ from ..arith.configs import ENGINE_MODMULS, REDUCER_TABLE
 from ..karatsuba.configs import TABLE_ROWS as KARATSUBA_TABLE
 from ..ntt.configs import STREAMING_TABLE
 from ..poly.configs import EXTEND_TABLE, POLY_TABLE, PRODUCT_TABLE
-from ..rns.configs import SYNTH_TABLE
+from ..rns.configs import SIDE_BY_SIDE_TABLE, SYNTH_TABLE
 from ..tables import karatsuba, ntt_streaming, poly, reducers, rns
 from ..tables.pages import RESULTS, read_block
 
@@ -35,6 +35,7 @@ BLOCKS = {
     "engine-modmuls": ("arith.md", ENGINE_MODMULS, reducers.row_key),
     "ntt-streaming": ("ntt.md", STREAMING_TABLE, ntt_streaming.row_key),
     "rns": ("rns.md", SYNTH_TABLE, rns.row_key),
+    "rns-side-by-side": ("rns.md", SIDE_BY_SIDE_TABLE, rns.row_key),
     "karatsuba": ("karatsuba.md", KARATSUBA_TABLE, karatsuba.row_key),
     "rns-poly": ("poly.md", POLY_TABLE, poly.row_key),
     "rns-poly-extend": ("poly.md", EXTEND_TABLE, poly.extend_row_key),

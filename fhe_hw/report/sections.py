@@ -37,7 +37,7 @@ from ..poly.configs import (
     towers_of,
 )
 from ..rns import Kawamura, MixedRadix, ShenoyKumaresan, ShenoyKumaresanPlan, default_bases
-from ..rns.configs import ITERATION_SETS, SYNTH_TABLE, sk
+from ..rns.configs import ITERATION_SETS, SIDE_BY_SIDE_TABLE, SYNTH_TABLE, sk
 from ..rns.configs import REPORT_ROWS as RNS_ROWS
 from ..rns.configs import TARGET as RNS_TARGET
 from ..tables import paper as P
@@ -642,9 +642,9 @@ def _openfhe(ctx):
 
 
 def _conversion_beside(unit, n, l):
-    """The fastest (fewest ``cycles()``) row of the synthesized RNS table (every row of it fits
-    the ECP5-85F) for ``unit`` at N, l = k, or None."""
-    rows = [r for r in SYNTH_TABLE
+    """The fastest (fewest ``cycles()``) row of the synthesized RNS tables (``rns`` and
+    ``rns-side-by-side``; every row fits the ECP5-85F) for ``unit`` at N, l = k, or None."""
+    rows = [r for r in SYNTH_TABLE + SIDE_BY_SIDE_TABLE
             if r.unit == unit and (r.params["n"], r.params["source_limbs"]) == (n, l)]
     return min(rows, key=lambda r: get_unit(r.unit).cycles(r.params), default=None)
 
@@ -740,7 +740,7 @@ def _beside_openfhe(ntt):
 def _cpu_rows():
     """The configurations beside OpenFHE that the documented tables synthesize (the others
     have no result): every NTT candidate, and the conversions."""
-    documented = [_triple(r) for r in STREAMING_TABLE + SYNTH_TABLE]
+    documented = [_triple(r) for r in STREAMING_TABLE + SYNTH_TABLE + SIDE_BY_SIDE_TABLE]
     out = [_triple(row) for row in
            _ntt_candidates() + POLY_TABLE + EXTEND_TABLE + PRODUCT_TABLE]
     for row in _conversions_beside().values():
@@ -879,7 +879,7 @@ def _limit_engines():
             same = {key: True for key in ("tiled", *MULTIPLIER_FLAGS) if row.params.get(key)}
             mm = Row("mod-mul", {"modulus": row.params["modulus"], **same})
             out.append((row, mm, ntt_products(row.params["n"]), one(row), "one operation"))
-    for row in SYNTH_TABLE:
+    for row in SYNTH_TABLE + SIDE_BY_SIDE_TABLE:
         if row.unit in ("shenoy-kumaresan", "fast-base-conversion"):
             p = row.params
             prime = ntt_primes(p["prime_bits"], p.get("prime_n") or p["n"], 1)[0]

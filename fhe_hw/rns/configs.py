@@ -1,30 +1,36 @@
 """Named configuration sets of the RNS base extension engines.
 
 :data:`SYNTH_TABLE` is the documented ECP5-85F table (``fhe-hw table rns``,
-``docs/results/rns.md``); the report's [Kir25] Table 4.9 section reads :data:`REPORT_ROWS` (the
-table's N = 2^12 Shenoy–Kumaresan rows, same flow). :data:`ITERATION_SETS` are [Kir25] Table 4.6's
-parameter sets.
+``docs/results/rns.md``), :data:`SIDE_BY_SIDE_TABLE` its exact 4 → 4 row with the targets side
+by side (``fhe-hw table rns-side-by-side``); the report's [Kir25] Table 4.9 section reads
+:data:`REPORT_ROWS` (the table's N = 2^12 Shenoy–Kumaresan rows, same flow).
+:data:`ITERATION_SETS` are [Kir25] Table 4.6's parameter sets.
 """
 
 from ..flow.rows import Row
 
-__all__ = ["TARGET", "SYNTH_TABLE", "REPORT_ROWS", "ITERATION_SETS", "SMOKE", "sk", "BOARD_SWEEP"]
+__all__ = ["TARGET", "SYNTH_TABLE", "SIDE_BY_SIDE_TABLE", "REPORT_ROWS", "ITERATION_SETS",
+           "SMOKE", "sk", "BOARD_SWEEP"]
 
 #: Yosys 0.70's ABC9 asserts on these engines (YosysHQ/yosys#4349); the workaround given there,
 #: ``splitnets`` just before LUT mapping, is this target.
 TARGET = "ecp5-splitnets-map"
 
 
-def sk(lanes, architecture="folded", n=4096, l=30, targets_per_pass=1, tile_reg=False):
+def sk(lanes, architecture="folded", n=4096, l=30, targets_per_pass=1, tile_reg=False,
+       parallel_targets=False):
     """Shenoy–Kumaresan parameters with l = k limbs of 32-bit primes ≡ 1 mod 2^17
     (``prime_n`` = 2^16: the Montgomery word is then 17, two rounds of 15×17 bits, 6 MULT18X18D
-    per multiplier); ``tile_reg``: a fabric register after each DSP tile's product."""
+    per multiplier); ``tile_reg``: a fabric register after each DSP tile's product;
+    ``parallel_targets``: a pass's targets side by side on ``o``."""
     params = {"prime_bits": 32, "n": n, "source_limbs": l, "target_limbs": l, "lanes": lanes,
               "architecture": architecture, "prime_n": 2**16}
     if targets_per_pass != 1:
         params["targets_per_pass"] = targets_per_pass
     if tile_reg:
         params["tile_reg"] = True
+    if parallel_targets:
+        params["parallel_targets"] = True
     return params
 
 
@@ -52,6 +58,14 @@ SYNTH_TABLE = (
     + [Row("shenoy-kumaresan", sk(4, l=4, targets_per_pass=4, tile_reg=True), TARGET),
        Row("fast-base-conversion", sk(4, l=4, targets_per_pass=2), TARGET)]
 )
+
+#: The exact 4 -> 4 row again with its four targets side by side on ``o``
+#: (``parallel_targets``: the outputs take N/TP beats, not 4·N/TP), documented in its own table
+#: (``fhe-hw table rns-side-by-side``). The report puts it beside ``SwitchCRTBasis`` when it is
+#: the faster.
+SIDE_BY_SIDE_TABLE = [
+    Row("shenoy-kumaresan", sk(4, l=4, targets_per_pass=4, tile_reg=True,
+                               parallel_targets=True), TARGET)]
 
 #: The report's rows: the table's Shenoy–Kumaresan rows at [Kir25] Table 4.9's N = 2^12, l = 30.
 REPORT_ROWS = [row for row in SYNTH_TABLE

@@ -16,7 +16,7 @@ from fractions import Fraction
 from ..model import rns as model
 from ..params import RNSBase
 from ..sim import SimulationMismatch, cosim
-from .common import beats_to_polynomials, polynomial_beats
+from .common import polynomial_beats
 from .fast_base_conv import FastBaseConversion
 from .kawamura import Kawamura
 from .mixed_radix import MixedRadix
@@ -33,20 +33,23 @@ POLYNOMIAL = ("shenoy-kumaresan", "fast-base-conversion")
 
 
 def make_engine(engine, n, source_limbs, target_limbs, lanes, prime_bits, architecture=None,
-                targets_per_pass=1, *, rho=16, delta=None, prime_n=None, tile_reg=False):
+                targets_per_pass=1, *, rho=16, delta=None, prime_n=None, tile_reg=False,
+                parallel_targets=False):
     """Build ``engine`` (one of :data:`ENGINES`) on :func:`~fhe_hw.rns.default_bases` primes
     (``prime_n``: the primes' NTT size, default the engine's). ``architecture`` ``None`` picks
-    the engine's default; ``lanes``/``targets_per_pass``/``tile_reg`` apply to the
-    polynomial-streaming engines, ``rho``/``delta`` to Kawamura (δ default 1/8)."""
+    the engine's default; ``lanes``/``targets_per_pass``/``tile_reg``/``parallel_targets``
+    apply to the polynomial-streaming engines (ValueError for the others),
+    ``rho``/``delta`` to Kawamura (δ default 1/8)."""
     common = {"prime_bits": prime_bits, "n": n, "source_limbs": source_limbs,
               "target_limbs": target_limbs}
     arch = {} if architecture is None else {"architecture": architecture}
     if prime_n is not None:
         common["prime_n"] = prime_n
-    if tile_reg:
-        if engine not in POLYNOMIAL:
-            raise ValueError(f"tile_reg applies to {' and '.join(POLYNOMIAL)}, not {engine}")
-        arch["tile_reg"] = True
+    for flag, value in (("tile_reg", tile_reg), ("parallel_targets", parallel_targets)):
+        if value:
+            if engine not in POLYNOMIAL:
+                raise ValueError(f"{flag} applies to {' and '.join(POLYNOMIAL)}, not {engine}")
+            arch[flag] = True
     if engine == "shenoy-kumaresan":
         return ShenoyKumaresan(**common, lanes=lanes, targets_per_pass=targets_per_pass, **arch)
     if engine == "fast-base-conversion":
@@ -87,7 +90,8 @@ def _fbc_exact(unit, values):
 def cosim_base_extension(engine="shenoy-kumaresan", n=2**16, source_limbs=17, target_limbs=None,
                          lanes=32, prime_bits=60, architecture=None, targets_per_pass=1, *,
                          seed=1, workdir=None, model_coefficients=256, valid_prob=1.0,
-                         ready_prob=1.0, opt="-O3", log=print, prime_n=None, tile_reg=False):
+                         ready_prob=1.0, opt="-O3", log=print, prime_n=None, tile_reg=False,
+                         parallel_targets=False):
     """Co-simulate ``engine`` (default: [Kir25] Table 4.10's OpenFHE set, N = 2^16,
     l = k = 17, TP = 32 lanes, 60-bit primes) with Verilator and check it (see the module
     docstring).
@@ -96,13 +100,14 @@ def cosim_base_extension(engine="shenoy-kumaresan", n=2**16, source_limbs=17, ta
     comparable when ``valid_prob = ready_prob = 1``), ``paper_iterations`` ([Kir25] Table 4.5; for
     fast base conversion ``None``), ``multipliers``, build/run seconds and the parameters.
     Raises :class:`~fhe_hw.sim.SimulationMismatch` on a mismatch (seed and first mismatching
-    coefficient given). ``prime_n`` and ``tile_reg`` go to :func:`make_engine`.
+    coefficient given). ``prime_n``, ``tile_reg`` and ``parallel_targets`` go to
+    :func:`make_engine`.
     """
     l = source_limbs
     k = l if target_limbs is None else target_limbs
     t0 = time.time()
     unit = make_engine(engine, n, l, k, lanes, prime_bits, architecture, targets_per_pass,
-                       prime_n=prime_n, tile_reg=tile_reg)
+                       prime_n=prime_n, tile_reg=tile_reg, parallel_targets=parallel_targets)
     sim = cosim.build(unit, engine, workdir, seed=seed, opt=opt)
     t_build = time.time() - t0
     rng = random.Random(seed)
@@ -118,14 +123,16 @@ def cosim_base_extension(engine="shenoy-kumaresan", n=2**16, source_limbs=17, ta
         n_out = n
     arch = "cox-rower" if engine == "kawamura" else unit.architecture
     shown_lanes = lanes if polynomial else "-"
+    flags = "".join(f" {name}" for name, on in (("tile_reg", tile_reg),
+                                                 ("parallel_targets", parallel_targets)) if on)
     log(f"{engine} cosim: N={n} l={l} k={k} lanes={shown_lanes} "
-        f"{prime_bits}-bit {arch} t={targets_per_pass}{' tile_reg' if tile_reg else ''}: "
+        f"{prime_bits}-bit {arch} t={targets_per_pass}{flags}: "
         f"built in {t_build:.0f} s, {len(beats)} input beats")
     t1 = time.time()
     run = sim.run({"i": beats}, {"o": n_out}, valid_prob=valid_prob, ready_prob=ready_prob)
     t_run = time.time() - t1
     if polynomial:
-        got = beats_to_polynomials(run.outputs["o"], n, lanes)
+        got = unit.plan.target_polynomials(run.outputs["o"])
     else:
         got = [list(col) for col in zip(*run.outputs["o"], strict=True)]
     exact = _fbc_exact(unit, values) if engine == "fast-base-conversion" else values
@@ -153,7 +160,8 @@ def cosim_base_extension(engine="shenoy-kumaresan", n=2**16, source_limbs=17, ta
     result = {"engine": engine, "n": n, "source_limbs": l, "target_limbs": k, "lanes": lanes,
               "prime_bits": prime_bits, "architecture": arch,
               "targets_per_pass": targets_per_pass, "prime_n": unit.plan.prime_n,
-              "tile_reg": tile_reg, "valid_prob": valid_prob,
+              "tile_reg": tile_reg, "parallel_targets": parallel_targets,
+              "valid_prob": valid_prob,
               "ready_prob": ready_prob, "cycles": run.cycles, "expected_cycles": unit.cycles(),
               "paper_iterations": paper, "multipliers": unit.arithmetic_units["MM"],
               "build_seconds": round(t_build, 1), "run_seconds": round(t_run, 1)}

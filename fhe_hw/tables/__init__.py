@@ -18,6 +18,7 @@ MODULES = {
     "reducers": "reducers",
     "engine-modmuls": "reducers",
     "rns": "rns",
+    "rns-side-by-side": "rns",
     "karatsuba": "karatsuba",
     "ntt": "ntt",
     "butterflies": "ntt",

@@ -17,13 +17,14 @@ from amaranth.hdl import UnusedElaboratable
 
 from ..markdown import table as markdown_table
 from ..rns import FastBaseConversion, Kawamura, MixedRadix, ShenoyKumaresan, default_bases
-from ..rns.configs import ITERATION_SETS, SYNTH_TABLE
+from ..rns.configs import ITERATION_SETS, SIDE_BY_SIDE_TABLE, SYNTH_TABLE
 from ..units import get_unit
 from .common import ecp5_facts, synth_rows
 from .pages import TableSpec
 from .paper import P003_T4_6, P003_T4_8, P003_T4_9
 
-__all__ = ["TABLE", "TABLES", "iteration_rows", "iteration_markdown", "synth_markdown", "row_key"]
+__all__ = ["TABLE", "SIDE_BY_SIDE", "TABLES", "iteration_rows", "iteration_markdown",
+           "synth_markdown", "row_key"]
 
 warnings.filterwarnings("ignore", category=UnusedElaboratable)
 
@@ -81,7 +82,8 @@ def row_key(row):
                                 if k not in ("prime_bits", "prime_n"))}
 
 
-def synth_markdown(results):
+def _synth_rows(results):
+    """The synthesis table's rows of ``results`` ((row, SynthResult) pairs)."""
     ours = []
     for row, r in results:
         unit = get_unit(row.unit).build(**row.params)
@@ -90,12 +92,32 @@ def synth_markdown(results):
         atp = t_us * (r.lut + r.ff / 2 + 100 * r.dsp + 300 * r.bram) / 1e6
         ours.append([*row_key(row).values(), au["MM"], r.lut, r.ff, r.dsp, r.bram,
                      f"{r.fmax_mhz:.1f}", cc, f"{t_us:.2f}", f"{atp:.2f}"])
+    return ours
+
+
+_HEADERS = ["unit", "params", "MM", "LUT", "FF", "DSP", "BRAM (DP16KD)", "Fmax (MHz)", "CC / k",
+            "Time (µs)", "ATP (×10^6)"]
+
+
+def _flow_note(results):
+    seconds = sum(r.runtime_s.get("total", 0) for _, r in results)
+    return ("Out of context, every port registered (Yosys `splitnets` before LUT "
+            "mapping, YosysHQ/yosys#4349); LUT = LUT4 + 2 per CCU2C, DSP = MULT18X18D, "
+            "Fmax from nextpnr. 32-bit NTT primes "
+            "q ≡ 1 mod 2^17 (`prime_n` = 2^16: Montgomery word 17); Kawamura and "
+            "mixed-radix at l = k = 4 (their multiplier count grows with l). CC / k = "
+            "`cycles()` of a whole conversion over its k target residues ([Kir25] gives the "
+            "time per new residue); Time = (CC / k) / Fmax; ATP = Time · (LUT + FF/2 + "
+            f"100·DSP + 300·BRAM). Tool time of the rows: {seconds:.0f} s.")
+
+
+def synth_markdown(results):
+    ours = _synth_rows(results)
     paper = [[table, f"{log_n}, {l}", tp, *(p[k] for k in ("lut", "ff", "bram", "dsp",
                                                           "fmax_mhz", "cc", "time_us",
                                                           "atp_1e6"))]
              for (table, log_n, l), rows in PAPER.items() for tp, p in rows.items()]
-    lines = [markdown_table(["unit", "params", "MM", "LUT", "FF", "DSP", "BRAM (DP16KD)",
-                             "Fmax (MHz)", "CC / k", "Time (µs)", "ATP (×10^6)"], ours),
+    lines = [markdown_table(_HEADERS, ours),
              "[Kir25] Tables 4.8 and 4.9, 32-bit rows (folded; Alveo U280, Vivado; BRAM are "
              "36 kbit RAMB36, DSP48E2 27×18). Table 4.7 (log N = 16, l = 17) has no ECP5 "
              "row: its three banks of 65536 32-bit words need 384 DP16KD, the ECP5-85F has "
@@ -103,15 +125,7 @@ def synth_markdown(results):
              markdown_table(["table", "log N, l", "TP", "LUT", "FF", "BRAM36", "DSP",
                              "Fmax (MHz)", "CC", "Time (µs)", "ATP (×10^6)"], paper).rstrip("\n")]
     if results:
-        seconds = sum(r.runtime_s.get("total", 0) for _, r in results)
-        lines += ["", "Out of context, every port registered (Yosys `splitnets` before LUT "
-                  "mapping, YosysHQ/yosys#4349); LUT = LUT4 + 2 per CCU2C, DSP = MULT18X18D, "
-                  "Fmax from nextpnr. 32-bit NTT primes "
-                  "q ≡ 1 mod 2^17 (`prime_n` = 2^16: Montgomery word 17); Kawamura and "
-                  "mixed-radix at l = k = 4 (their multiplier count grows with l). CC / k = "
-                  "`cycles()` of a whole conversion over its k target residues ([Kir25] gives the "
-                  "time per new residue); Time = (CC / k) / Fmax; ATP = Time · (LUT + FF/2 + "
-                  f"100·DSP + 300·BRAM). Tool time of the rows: {seconds:.0f} s."]
+        lines += ["", _flow_note(results)]
     return "\n".join(lines) + "\n"
 
 
@@ -125,6 +139,18 @@ def generate(args, progress):
     return block, {**ecp5_facts(results), "json": [r.to_dict() for r in results]}
 
 
+def generate_side_by_side(args, progress):
+    results = list(zip(SIDE_BY_SIDE_TABLE, synth_rows(SIDE_BY_SIDE_TABLE, args, progress)))
+    block = "\n".join([markdown_table(_HEADERS, _synth_rows(results)).rstrip("\n"), "",
+                        _flow_note(results)]) + "\n"
+    return block, {**ecp5_facts([r for _, r in results]),
+                   "json": [r.to_dict() for _, r in results]}
+
+
 TABLE = TableSpec("rns", "rns.md", "RNS base extension: iterations and ECP5-85F synthesis",
                   generate, rows=tuple(SYNTH_TABLE))
-TABLES = {TABLE.name: TABLE}
+#: The engines with a pass's targets side by side on ``o`` (``parallel_targets``).
+SIDE_BY_SIDE = TableSpec("rns-side-by-side", "rns.md",
+                         "RNS base extension, targets side by side: ECP5-85F synthesis",
+                         generate_side_by_side, rows=tuple(SIDE_BY_SIDE_TABLE))
+TABLES = {TABLE.name: TABLE, SIDE_BY_SIDE.name: SIDE_BY_SIDE}
