@@ -13,11 +13,13 @@ from fhe_hw.arith.montgomery_dyn import DynamicModMul, DynamicModMulPlan
 from fhe_hw.flow.synth import OutOfContextPlatform
 from fhe_hw.model import rns as model
 from fhe_hw.params import RNSBase, ntt_primes
+from fhe_hw.poly.estimate import blocks, memory_bits
 from fhe_hw.rns import (
     ShenoyKumaresanPlan,
     default_bases,
     polynomial_beats,
 )
+from fhe_hw.rns.crt_bank import AccumulatorBank
 from fhe_hw.sim.icarus import run_from_reset
 from fhe_hw.sim.pysim import run_stream
 from fhe_hw.sim.vectors import documented_cycles, small_params, vectors_for
@@ -121,7 +123,7 @@ def test_targets_side_by_side_leave_a_pass_in_one_residue_polynomials_beats():
     source, target, red = bases(32, 3, 3)
     unit = sk(source, target, red, 256, 4, targets_per_pass=3, parallel_targets=True)
     assert unit.o.payload.shape().length == 12 and unit.output_beats == 64
-    assert run(unit, key=("side",)).cycles == unit.cycles() == 5 * 64
+    assert run(unit, key=("side",)).cycles == unit.cycles() == unit.io_bound() == 5 * 64
     assert unit.arithmetic_units == {"MM": 5 * 4, "MA": 6 * 4, "A": 0}
 
 
@@ -195,6 +197,20 @@ def test_multi_target_instantiates_t_plus_2_multipliers_per_lane():
     source, target, red = bases(32, 2, 3)
     unit = sk(source, target, red, 64, 2, targets_per_pass=3)
     assert count_instances(unit, DynamicModMul) == (3 + 2) * 2 == unit.arithmetic_units["MM"]
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_sky130_estimate_counts_the_multipliers_and_banks_the_engine_builds(parallel):
+    """The estimate's blocks (fhe_hw.poly.estimate) against the instances elaboration makes:
+    side by side the targets take no multiplier more, the Post-Sum borrowing every slot's."""
+    source, target, red = bases(32, 2, 4)
+    unit = sk(source, target, red, 64, 2, targets_per_pass=2, parallel_targets=parallel,
+              tile_reg=True)
+    (name, params, count, factory), = blocks(unit.plan)
+    assert count == count_instances(unit, DynamicModMul) == (2 + 2) * 2
+    assert factory().plan == unit.plan.multiplier and params["width"] == 32
+    assert unit.plan.banks == count_instances(unit, AccumulatorBank) == 2 + 2
+    assert memory_bits(unit.plan) == 4 * 64 * 32
 
 
 def test_arithmetic_units_follow_table_3_2():

@@ -1,17 +1,22 @@
-"""A sky130 estimate of :class:`~fhe_hw.poly.RNSPolyNTT` and
-:class:`~fhe_hw.poly.RNSPolyProduct` at the documented sizes, as
+"""A sky130 estimate of :class:`~fhe_hw.poly.RNSPolyNTT`, :class:`~fhe_hw.poly.RNSPolyProduct`
+and the exact base conversion beside OpenFHE's ``SwitchCRTBasis`` (the Sum / Post-Sum engine,
+:class:`~fhe_hw.rns.ShenoyKumaresan`) at the documented sizes, as
 :mod:`fhe_hw.largeint.estimate` does it: the datapath blocks synthesized one by one
-(:func:`blocks`: each engine's butterflies, a product's point-wise multipliers), their areas
-times their counts, plus the engines' banks and ROMs at
-:data:`~fhe_hw.largeint.estimate.SRAM_UM2_PER_BIT`. The blocks are those of the first tower's
-prime; the other towers' differ only in their constants. An estimate, not a layout: the engines'
-control, crossbars and the stream distribution are not counted, and the clock is the slowest
-block's."""
+(:func:`blocks`: each engine's butterflies, a product's point-wise multipliers, a conversion's
+run-time-modulus multipliers), their areas times their counts, plus the engines' banks (and a
+polynomial engine's ROMs) at :data:`~fhe_hw.largeint.estimate.SRAM_UM2_PER_BIT`. The blocks are
+those of the first tower's prime; the other towers' differ only in their constants. An
+estimate, not a layout: the engines' control, crossbars and the stream distribution (and a
+conversion's modular adders, output queue and constant ROMs) are not counted, and the clock is
+the slowest block's."""
+
+from dataclasses import replace
 
 from ..arith.montgomery_dyn import DynamicModMul
 from ..arith.pipeline import MULTIPLIER_FLAGS
 from ..largeint.estimate import SRAM_UM2_PER_BIT, Sky130Estimate, block_rows
 from ..ntt import Butterfly
+from ..rns.shenoy_kumaresan import CRTBaseExtensionPlan
 from .ntt import RNSPolyNTTPlan
 from .product import RNSPolyProductPlan
 
@@ -34,7 +39,16 @@ def blocks(plan):
     twiddles, the engines' reducer; the inverse's Gentleman–Sande form, with its
     up-multiplier when scaled), built as the engines build them; for an
     :class:`RNSPolyProductPlan`, its forward units' (one, or two unless ``b_evaluated``) and
-    inverse unit's, and two run-time-modulus multipliers per lane (``pointwise-modmul``)."""
+    inverse unit's, and two run-time-modulus multipliers per lane (``pointwise-modmul``); for a
+    :class:`~fhe_hw.rns.shenoy_kumaresan.CRTBaseExtensionPlan`, its run-time-modulus
+    multipliers (``conversion-modmul``, ``arithmetic_units["MM"]`` of them)."""
+    if isinstance(plan, CRTBaseExtensionPlan):
+        mul = replace(plan.multiplier, width=plan.width)
+        shown = {"width": plan.width, "word": mul.word}
+        if plan.tile_reg:
+            shown["tile_reg"] = True
+        return [("conversion-modmul", shown, plan.arithmetic_units["MM"],
+                 lambda: DynamicModMul(mul))]
     if isinstance(plan, RNSPolyProductPlan):
         pointwise = plan.pointwise
         shown = {"towers": len(plan.towers), "width": plan.width, "word": pointwise.word}
@@ -54,7 +68,10 @@ def blocks(plan):
 def memory_bits(plan):
     """The engines' banks and ROMs: per tower and engine n words of the banks, and n twiddles
     per ROM (an NTT's engine has its own; a product's engines of a tower read one through two
-    ports each, as a dual-port block RAM), each word the tower's prime's width."""
+    ports each, as a dual-port block RAM), each word the tower's prime's width; a conversion's
+    banks of N words of its widest modulus."""
+    if isinstance(plan, CRTBaseExtensionPlan):
+        return plan.banks * plan.n * plan.width
     engines = 1
     if isinstance(plan, RNSPolyProductPlan):
         engines = plan.forward_units + 1
@@ -65,9 +82,10 @@ def memory_bits(plan):
 def sky130_estimate(results, plan):
     """Combine ``results`` ({(unit, frozen params): AsicSynthResult} of :func:`blocks`) into a
     :class:`~fhe_hw.largeint.estimate.Sky130Estimate` of one polynomial or product
-    (``cycles()``)."""
-    if not isinstance(plan, (RNSPolyNTTPlan, RNSPolyProductPlan)):
-        raise TypeError(f"plan must be an RNSPolyNTTPlan or RNSPolyProductPlan, not {plan!r}")
+    (``cycles()``), or conversion."""
+    if not isinstance(plan, (RNSPolyNTTPlan, RNSPolyProductPlan, CRTBaseExtensionPlan)):
+        raise TypeError(f"plan must be an RNSPolyNTTPlan, RNSPolyProductPlan or "
+                        f"CRTBaseExtensionPlan, not {plan!r}")
     rows = block_rows(results, blocks(plan))
     bits = memory_bits(plan)
     return Sky130Estimate(rows, sum(row[2] * row[3] for row in rows), bits,

@@ -787,7 +787,9 @@ def cpu_vs_hardware(ctx):
                 "negacyclic forward mode takes the same cycles()); the base conversions work "
                 "on 32-bit primes. Shenoy–Kumaresan is exact; where no fast-base-conversion "
                 "row is synthesized it stands beside the fast conversion (X + αQ, "
-                "0 ≤ α < l) too, doing more work than OpenFHE there.",
+                "0 ≤ α < l) too, doing more work than OpenFHE there. With its targets side by "
+                "side (parallel_targets), its output beat carries a row of every target tower "
+                "(targets_per_pass × lanes words), each tower written to its own memory.",
                 "Not synthesized: n = 65536 (65536 words of 64 bits need 4 Mbit of RAM, the "
                 "ECP5-85F has 3.7 Mbit of DP16KD) and SK at N = 2^16, l = 17 (384 DP16KD, "
                 "208 available); n = 16384 is not in the tables.",
@@ -805,9 +807,11 @@ def _cpu_beside(ctx, t, findings, link, case, row):
     """The rows of ``t`` (and their findings) that put configuration ``row`` beside the
     OpenFHE ``case`` (its label, its medians per thread count, those counts' names): one
     operation and, for the polynomial units, one of a stream back to back; with its towers
-    side by side, the label says so. ``link`` gains the NTT's host link time."""
+    (or a conversion's targets) side by side, the label says so. ``link`` gains the NTT's host
+    link time."""
     label, cpu, each = case
-    side = ["towers side by side"] if row.params.get("parallel_towers") else []
+    side = (["towers side by side"] if row.params.get("parallel_towers") else
+            ["targets side by side"] if row.params.get("parallel_targets") else [])
 
     def named(*more):
         return label + (f" ({', '.join(side + list(more))})" if side or more else "")

@@ -232,6 +232,21 @@ target_primes
         return polys
 
     @property
+    def arithmetic_units(self):
+        """Modular multipliers (MM) and modular adders/subtracters (MA) instantiated."""
+        t, tp = self.targets_per_pass, self.lanes
+        if not self._redundant_path:
+            return {"MM": (t + 1) * tp, "MA": t * tp, "A": 0}
+        mm = (t + 2 if self.architecture == "folded" else t + 4) * tp
+        return {"MM": mm, "MA": (t + 3) * tp, "A": 0}
+
+    @property
+    def banks(self):
+        """The engine's banks of N words (:class:`~fhe_hw.rns.crt_bank.AccumulatorBank`):
+        one per target slot, and for Shenoy–Kumaresan acc_l and a_ql."""
+        return self.targets_per_pass + 2 * int(self._redundant_path)
+
+    @property
     def hidden_latency_rows(self):
         """Smallest N/lanes for which :meth:`cycles` has no pipeline fill/drain term."""
         return self.acc_latency + self.issue_latency + self.out_latency
@@ -395,14 +410,8 @@ class CRTBaseExtension(FixedRun, Component):
     input_residues = property(lambda self: self.plan.input_residues,
                               doc=CRTBaseExtensionPlan.input_residues.__doc__)
 
-    @property
-    def arithmetic_units(self):
-        """Modular multipliers (MM) and modular adders/subtracters (MA) instantiated."""
-        t, tp = self._t, self._tp
-        if not self._redundant_path:
-            return {"MM": (t + 1) * tp, "MA": t * tp, "A": 0}
-        mm = (t + 2 if self._arch == "folded" else t + 4) * tp
-        return {"MM": mm, "MA": (t + 3) * tp, "A": 0}
+    arithmetic_units = property(lambda self: self.plan.arithmetic_units,
+                                doc=CRTBaseExtensionPlan.arithmetic_units.__doc__)
 
     def pass_offset(self):
         """:meth:`CRTBaseExtensionPlan.pass_offset`."""
@@ -492,5 +501,7 @@ class ShenoyKumaresan(CRTBaseExtension):
 
     def io_bound(self):
         """N·(l+1+k)/TP: one pass over the source and the redundant residue plus the outputs
-        on a shared port — what ``targets_per_pass = k`` approaches."""
-        return (len(self._source) + 1 + len(self._target)) * self._rows
+        on a shared port — what ``targets_per_pass = k`` approaches; with
+        ``parallel_targets`` N·(l+1+k/t)/TP, t target residues in each output beat."""
+        outputs = len(self._target) // self.plan.output_slots
+        return (len(self._source) + 1 + outputs) * self._rows

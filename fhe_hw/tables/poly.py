@@ -13,6 +13,7 @@ from ..asic.configs import SKY130_CLOCK_NS
 from ..markdown import table as markdown_table
 from ..poly.configs import EXTEND_TABLE, POLY_TABLE, PRODUCT_TABLE
 from ..poly.estimate import blocks, sky130_estimate
+from ..rns.configs import SIDE_BY_SIDE_TABLE
 from ..units import get_unit
 from .common import ecp5_facts, synth_rows
 from .large_int import estimate_note, sky130_cells
@@ -131,11 +132,28 @@ def _generate_product(args, progress):
     return _routed(PRODUCT_TABLE, product_markdown, args, progress)
 
 
+def _conversion_config(row):
+    """The configuration cell of an exact conversion row (``SIDE_BY_SIDE_TABLE``)."""
+    p, plan = row.params, get_unit(row.unit).make_plan(row.params)
+    config = (f"exact conversion ({row.unit}): N={p['n']}, {len(plan.source)} → "
+              f"{len(plan.target)} × {plan.width}-bit, TP={plan.lanes}, "
+              f"t={plan.targets_per_pass}")
+    if plan.parallel_targets:
+        config += ", targets side by side"
+    if plan.tile_reg:
+        config += f", {TILE_REGISTERS[0]}"
+    return config
+
+
 def estimate_markdown(estimates):
-    """The ``rns-poly-asic`` block from [(row of :data:`POLY_TABLE` or :data:`PRODUCT_TABLE`,
-    its Sky130Estimate)]."""
+    """The ``rns-poly-asic`` block from [(row of :data:`POLY_TABLE`, :data:`PRODUCT_TABLE` or
+    :data:`~fhe_hw.rns.configs.SIDE_BY_SIDE_TABLE`, its Sky130Estimate)]."""
     cells = []
     for row, e in estimates:
+        if row.unit not in ("rns-poly-ntt", "rns-poly-product"):
+            cells += sky130_cells(_conversion_config(row), e, "banks (bits, estimated)",
+                                  " per conversion")
+            continue
         config = f"N={row.params['n']}, {_towers(row)}, P={row.params['butterflies']}"
         for header, name in (SIDE_BY_SIDE, TILE_REGISTERS):
             if row.params.get(name):
@@ -148,12 +166,13 @@ def estimate_markdown(estimates):
     return markdown_table(["configuration", "block", "count", "area µm² each", "area mm²",
                            "Fmax MHz", "critical path"], cells) + estimate_note(
         "the engines' control, crossbars, the stream distribution and the wiring between "
-        "blocks; the blocks are the first tower's (the others differ in their constants)")
+        "blocks; the blocks are the first tower's (the others differ in their constants); a "
+        "conversion's modular adders, output queue and constant ROMs")
 
 
 def _generate_estimate(args, progress):
     plans = [(row, get_unit(row.unit).make_plan(row.params))
-             for row in POLY_TABLE + PRODUCT_TABLE]
+             for row in POLY_TABLE + PRODUCT_TABLE + SIDE_BY_SIDE_TABLE]
     wanted = {(unit, tuple(sorted(params.items()))): (unit, params, factory)
               for _, plan in plans for unit, params, _, factory in blocks(plan)}
     results, tools = synthesize_blocks(wanted, SKY130_CLOCK_NS, progress)
@@ -167,8 +186,9 @@ def _generate_estimate(args, progress):
 TABLE = TableSpec("rns-poly", "poly.md", "RNS polynomial NTT on ECP5-85F", generate,
                   rows=tuple(POLY_TABLE))
 TABLES = {t.name: t for t in (
-    TABLE, TableSpec("rns-poly-asic", "poly.md", "RNS polynomial NTT and product: sky130 "
-                     "estimate from their blocks", _generate_estimate, logs="asic"),
+    TABLE, TableSpec("rns-poly-asic", "poly.md", "RNS polynomial NTT, product and exact "
+                     "conversion: sky130 estimate from their blocks", _generate_estimate,
+                     logs="asic"),
     TableSpec("rns-poly-extend", "poly.md", "Exact base extension Q → Q ∪ B on ECP5-85F",
               _generate_extend, rows=tuple(EXTEND_TABLE)),
     TableSpec("rns-poly-product", "poly.md", "RNS polynomial product on ECP5-85F",
