@@ -208,7 +208,9 @@ class CRTDatapath(Component):
         is read at c+1+2Lm — the same offset from its start as a Sum item's read, so the two
         never meet on a read port — and arrives with μ' at c+3+2Lm; a_{p_j} = acc − μ'
         (registered) goes to ``result``. Folded, α and μ' borrow the multipliers of q_l and of
-        slot 0. Returns the operands of the borrowed multipliers and the banks' read row."""
+        slot 0; with ``parallel_targets`` an issue is a row of every slot, μ' of slot s on slot
+        s's multipliers, subtracted from slot s's bank word (its fabric register). Returns the
+        operands of the borrowed multipliers and the banks' read row."""
         p, r, tp, lm, issue = self._plan, self._r, self._tp, self._lm, self.issue
         q_l = p.redundant
         bank_l, red_mem = self._bank(m, "acc_l"), self._bank(m, "a_ql")
@@ -262,7 +264,8 @@ class CRTDatapath(Component):
                                c4=p.multiplier.premultiply(p.constants.Q_inv_mod_ql, q_l))
 
     def _read_out(self, m, banks):
-        """Fast base conversion's output: the issued slot's bank row, to ``result``
+        """Fast base conversion's output: the issued slot's bank row (with
+        ``parallel_targets`` every slot's), to ``result``
         :data:`~fhe_hw.rns.crt_bank.READ_LATENCY` cycles after the issue."""
         issue = self.issue
         if self._par:
@@ -276,7 +279,7 @@ class CRTDatapath(Component):
 
     def _stage_b_operands(self, m, s, post):
         """Stage B's (and the Post-Sum's) multiplier operands; in folded mode the Post-Sum
-        borrows mul_l (α) and slot 0's (μ')."""
+        borrows mul_l (α) and slot 0's (μ'; every slot's with ``parallel_targets``)."""
         for x_s in range(self._t):
             for x, unit in enumerate(s.mul_p[x_s]):
                 ops = [s.a_valid, s.mu_q[x], s.a[f"c2_{x_s}"], s.a[f"p_{x_s}"]]

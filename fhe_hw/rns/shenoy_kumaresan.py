@@ -27,6 +27,11 @@ from small ROMs indexed by the (pass, residue) counters. Folded (Fig. 3.5): the 
 the q_l multipliers and those of target slot 0, (t + 2)·TP multipliers; pipelined (Fig. 3.4): the
 Post-Sum has its own 2·TP, (t + 4)·TP in all (5·TP and 3·TP for t = 1, Table 3.2).
 
+Targets side by side (``parallel_targets``, folded, beyond the thesis): a Post-Sum item is a
+row of every target slot, α computed once for it and μ' of each slot on that slot's own
+multipliers (idle while the folded engine outputs), so a pass's outputs take N/TP beats of
+t·TP words instead of t·N/TP beats of TP words; no multiplier more.
+
 Scheduling. Bank reads of every item (Sum or Post-Sum) happen a fixed time after the item starts,
 so the Sum and Post-Sum never compete for a read port: the Post-Sum of a pass starts once the
 pass's last accumulation is written and reads row x once the redundant row x has arrived; the
