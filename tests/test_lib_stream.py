@@ -109,6 +109,20 @@ def test_credit_queue_refuses_a_depth_below_two():
         CreditQueue(unsigned(8), 2.0)
 
 
+def test_credit_queue_in_distributed_ram_asks_the_tools_for_luts():
+    from amaranth.back import rtlil
+
+    def storage_attrs(queue):
+        text = rtlil.convert(queue, ports=[queue.i.valid, queue.i.payload, queue.o.valid,
+                                           queue.o.ready, queue.o.payload])
+        return [line.strip() for line in text.splitlines() if "ram_style" in line]
+    assert storage_attrs(CreditQueue(unsigned(8), 4, distributed=True)) == \
+        ['attribute \\ram_style "distributed"']
+    assert storage_attrs(CreditQueue(unsigned(8), 4)) == []
+    with pytest.raises(TypeError, match="distributed must be a bool"):
+        CreditQueue(unsigned(8), 4, distributed=1)
+
+
 class _Credit(Component):
     """credit_room alone: ``room`` for a queue of ``depth`` beats, ``issue`` and ``taken`` in."""
 

@@ -441,8 +441,11 @@ class CRTBaseExtension(FixedRun, Component):
         m = Module()
         m.submodules.control = ctl = CRTControl(self.plan)
         m.submodules.datapath = dp = CRTDatapath(self.plan)
+        # side by side, the wide queue in LUTs: in block RAM its clock-to-out started the
+        # path across the die to the skid buffer
         m.submodules.queue = queue = CreditQueue(
-            self._width * self._tp * self.plan.output_slots, queue_depth(self.plan))
+            self._width * self._tp * self.plan.output_slots, queue_depth(self.plan),
+            distributed=self.plan.output_slots > 1)
         m.submodules.out_skid = skid = SkidBuffer(data.StructLayout({
             "beat": self.o.payload.shape(), "last": 1}))
         connect(m, ctl.beat, dp.beat)
