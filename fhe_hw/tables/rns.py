@@ -99,13 +99,16 @@ _HEADERS = ["unit", "params", "MM", "LUT", "FF", "DSP", "BRAM (DP16KD)", "Fmax (
             "Time (µs)", "ATP (×10^6)"]
 
 
-def _flow_note(results):
+def _flow_note(results, coefficient_engines=True):
+    """The line under a synthesis table; ``coefficient_engines``: it has Kawamura and
+    mixed-radix rows."""
     seconds = sum(r.runtime_s.get("total", 0) for _, r in results)
+    engines = (" Kawamura and mixed-radix at l = k = 4 (their multiplier count grows with l)."
+               if coefficient_engines else "")
     return ("Out of context, every port registered (Yosys `splitnets` before LUT "
             "mapping, YosysHQ/yosys#4349); LUT = LUT4 + 2 per CCU2C, DSP = MULT18X18D, "
             "Fmax from nextpnr. 32-bit NTT primes "
-            "q ≡ 1 mod 2^17 (`prime_n` = 2^16: Montgomery word 17); Kawamura and "
-            "mixed-radix at l = k = 4 (their multiplier count grows with l). CC / k = "
+            f"q ≡ 1 mod 2^17 (`prime_n` = 2^16: Montgomery word 17);{engines} CC / k = "
             "`cycles()` of a whole conversion over its k target residues ([Kir25] gives the "
             "time per new residue); Time = (CC / k) / Fmax; ATP = Time · (LUT + FF/2 + "
             f"100·DSP + 300·BRAM). Tool time of the rows: {seconds:.0f} s.")
@@ -142,7 +145,7 @@ def generate(args, progress):
 def generate_side_by_side(args, progress):
     results = list(zip(SIDE_BY_SIDE_TABLE, synth_rows(SIDE_BY_SIDE_TABLE, args, progress)))
     block = "\n".join([markdown_table(_HEADERS, _synth_rows(results)).rstrip("\n"), "",
-                        _flow_note(results)]) + "\n"
+                        _flow_note(results, coefficient_engines=False)]) + "\n"
     return block, {**ecp5_facts([r for _, r in results]),
                    "json": [r.to_dict() for _, r in results]}
 
