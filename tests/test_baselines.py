@@ -80,3 +80,11 @@ def test_flint_baselines_run_small():
     a = B.flint_poly_multiply(n=64, bits=125, repeat=1)
     b = B.flint_negacyclic_multiply(n=64, repeat=1)
     assert a["library"].startswith("python-flint") and b["params"]["n"] == 64
+
+
+def test_the_machine_names_the_processor_model_from_cpuinfo():
+    cpuinfo = ("processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 7B13\n\n"
+               "processor\t: 1\nmodel name\t: AMD EPYC 7B13\n")
+    assert B.cpu_model(cpuinfo) == "AMD EPYC 7B13"
+    assert B.cpu_model("processor\t: 0\n") != ""          # no model line: the architecture
+    assert B.machine()["processor"].endswith(" logical CPUs)")

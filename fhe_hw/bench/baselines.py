@@ -18,17 +18,19 @@ Each baseline builds its random inputs from a fixed seed, runs once to warm up a
 ``ImportError`` naming the extra to install (``pip install -e .[bench]``).
 """
 
+import os
 import platform
 import random
 import statistics
 import time
+from pathlib import Path
 
 from ..model.bigint import cmnt_group, cnt_group
 from ..params import ntt_primes, require_int
 from .openfhe import openfhe_baselines
 from .timing import Timing, from_runs
 
-__all__ = ["Timing", "time_median", "machine", "gmp_multiply", "gmp_cmnt_encrypt",
+__all__ = ["Timing", "time_median", "machine", "cpu_model", "gmp_multiply", "gmp_cmnt_encrypt",
            "gmp_cmnt_reference", "gmp_cnt_encrypt", "gmp_cnt_reference", "flint_poly_multiply",
            "flint_negacyclic_multiply", "numpy_ntt", "ntt_numpy", "run_baselines", "GROUPS"]
 
@@ -52,9 +54,26 @@ def _timing(name, library, params, fn, repeat, warmup=1):
     return from_runs(name, library, params, time_median(fn, repeat, warmup)[1])
 
 
+def cpu_model(cpuinfo=None):
+    """The processor's model name: the first ``model name`` line of ``cpuinfo`` (the text of
+    /proc/cpuinfo, read when None), else :func:`platform.processor`, else the architecture. A
+    baseline's time depends on it, so a ratio to the hardware is only comparable on one
+    model."""
+    if cpuinfo is None:
+        try:
+            cpuinfo = Path("/proc/cpuinfo").read_text()
+        except OSError:
+            cpuinfo = ""
+    for line in cpuinfo.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() == "model name" and value.strip():
+            return value.strip()
+    return platform.processor() or platform.machine()
+
+
 def machine():
-    """What ran the baselines: processor, Python, platform."""
-    return {"processor": platform.processor() or platform.machine(),
+    """What ran the baselines: processor model, its logical CPUs, Python, platform."""
+    return {"processor": f"{cpu_model()} ({os.cpu_count()} logical CPUs)",
             "python": platform.python_version(), "platform": platform.platform()}
 
 
