@@ -41,17 +41,28 @@ def beat_signature(plan):
 
 def issue_signature(plan):
     """A Post-Sum issue (from the controller's side): ``valid``, the ``row``, the target
-    ``slot`` and the pass (``pass_``)."""
+    ``slot`` and the pass (``pass_``); with the targets side by side also ``last``, the
+    pass's last row (its output beat ends the pass)."""
+    last = {"last": Out(1)} if plan.output_slots > 1 else {}
     return Signature({"valid": Out(1), "row": Out(range(plan.rows)),
                       "slot": Out(range(plan.targets_per_pass)),
-                      "pass_": Out(range(plan.passes))})
+                      "pass_": Out(range(plan.passes)), **last})
 
 
 def queue_depth(plan):
     """The output queue's depth, the issue credit: a Post-Sum issue at c is read from the queue
     at c + issue latency + the queue's latency at the earliest, and its credit is back for the
-    issue decision of the cycle after; two beats more keep the Post-Sum issuing every cycle."""
-    return plan.issue_latency + CreditQueue.LATENCY + 2
+    issue decision of the cycle after; two beats more keep the Post-Sum issuing every cycle.
+    With the targets side by side a read reaches the credit :data:`LATE_CREDIT` cycles later,
+    through registers at both ends of its wire, and the queue is deeper by as much."""
+    late = LATE_CREDIT if plan.output_slots > 1 else 0
+    return plan.issue_latency + CreditQueue.LATENCY + 2 + late
+
+
+#: Cycles by which a queue read reaches the issue credit with the targets side by side: a
+#: register beside the queue (the engine's ``q_xfer``) and one in the controller
+#: (:func:`~fhe_hw.lib.stream.credit_room`'s ``late``).
+LATE_CREDIT = 2
 
 
 class CRTControl(Component):
@@ -67,8 +78,9 @@ class CRTControl(Component):
       accumulations are written (and for Shenoy–Kumaresan its redundant row has arrived) and
       the output queue has room.
     * ``written`` (in, :data:`WRITTEN`): the datapath's bank writes.
-    * ``q_xfer`` (in): a read of the output queue; ``q_last`` (out): the beat read ends its
-      pass.
+    * ``q_xfer`` (in): a read of the output queue (with the targets side by side, a cycle
+      late, from a register beside the queue); ``q_last`` (out): the beat read ends its pass
+      (with the targets side by side unused: ``issue.last`` travels with the row).
     * ``pass_out`` (in): the transfer at ``o`` of a pass's last beat; ``gate`` (out, a
       register): ``o`` may transfer (the pass's input is complete).
     """
@@ -165,6 +177,8 @@ class CRTControl(Component):
                          pass_.eq(moved["pass"]), seq.eq(moved["seq"])]
         m.d.comb += [self.issue.row.eq(row), self.issue.slot.eq(slot),
                      self.issue.pass_.eq(pass_)]
+        if self._plan.output_slots > 1:
+            m.d.comb += self.issue.last.eq(done)
         return SimpleNamespace(row=row, row_next=row_next, row_last=row_last, par=seq[0],
                                done=done, moved=moved, last_slot=last_slot,
                                now={"row": row, "slot": slot, "pass": pass_, "seq": seq})
@@ -229,7 +243,8 @@ class CRTControl(Component):
                 Mux(ps.par, ahead(1, ps.row, ps.row), ahead(0, ps.row, ps.row))))
             ready_row &= red_ahead
         # room in the output queue as a register, no comparator before the issue
-        room = credit_room(m, issue, self.q_xfer, queue_depth(self._plan), late=False)
+        room = credit_room(m, issue, self.q_xfer, queue_depth(self._plan),
+                           late=self._plan.output_slots > 1)
         m.d.comb += issue.eq(ready_row & room)
         with m.If(issue & ps.done):
             for b in range(2):  # free this parity for the pass after next
@@ -249,12 +264,18 @@ class CRTControl(Component):
         open while a pass's input is complete and its outputs are not."""
         z = self._sizes
         R, P, t = z.R, z.P, z.t
+        gate_next = Mux(inp.accept, inp.moved["seq"], inp.seq)[:2]
+        if self._plan.output_slots > 1:  # the pass's last beat carries its flag (issue.last)
+            seq = Signal(2)
+            m.d.sync += self.gate.eq(gate_next != Mux(self.pass_out, seq + 1, seq)[:2])
+            with m.If(self.pass_out):
+                m.d.sync += seq.eq(seq + 1)
+            return
         row, slot, pass_ = Signal(range(R)), Signal(range(t)), Signal(range(P))
         seq = Signal(2)
         last = (row == R - 1) & (slot == Mux(pass_ == P - 1, z.last_t, t) - 1)
         m.d.comb += self.q_last.eq(last)
-        m.d.sync += self.gate.eq(Mux(inp.accept, inp.moved["seq"], inp.seq)[:2]
-                                 != Mux(self.pass_out, seq + 1, seq)[:2])
+        m.d.sync += self.gate.eq(gate_next != Mux(self.pass_out, seq + 1, seq)[:2])
         with m.If(self.q_xfer):
             m.d.sync += row.eq(wrap_inc(row, R - 1))
             with m.If(row == R - 1):

@@ -39,8 +39,8 @@ class CRTDatapath(Component):
     * ``written`` (out, :data:`~fhe_hw.rns.crt_control.WRITTEN`): the Sum Process's bank
       writes, ``last`` on the pass's last accumulation.
     * ``result`` (out, an always-ready stream): an issued target row (with
-      ``parallel_targets`` the row of every slot, slot 0 in the low lanes), the plan's
-      ``issue_latency`` cycles after its issue.
+      ``parallel_targets`` the row of every slot, slot 0 in the low lanes, and above them
+      the issue's ``last``), the plan's ``issue_latency`` cycles after its issue.
     """
 
     def __init__(self, plan):
@@ -51,8 +51,9 @@ class CRTDatapath(Component):
         self._par = p.output_slots > 1  # every slot of a row at once (parallel_targets)
         super().__init__({"data": In(p.width * p.lanes), "beat": In(beat_signature(p)),
                           "issue": In(issue_signature(p)), "written": Out(WRITTEN),
-                          "result": Out(stream.Signature(p.width * p.lanes * p.output_slots,
-                                                         always_ready=True))})
+                          "result": Out(stream.Signature(
+                              p.width * p.lanes * p.output_slots + int(self._par),
+                              always_ready=True))})
 
     # --- constants ---------------------------------------------------------------------------
 
@@ -219,7 +220,9 @@ class CRTDatapath(Component):
                      bank_l.r_addr.eq(Mux(s.reads, s.b["row"], issue.row))]
         post = Rom(m, "post_rom", self._post_rom_rows(), r).read(
             issue.pass_ if self._par else issue.pass_ * self._t + issue.slot)
-        p1_valid, p1 = delay(m, READ_LATENCY + 1, issue.valid, row=issue.row, slot=issue.slot)
+        last = {"last": issue.last} if self._par else {}
+        p1_valid, p1 = delay(m, READ_LATENCY + 1, issue.valid, row=issue.row, slot=issue.slot,
+                             **last)
         qw = q_l.bit_length()
         ms = [Signal(qw, name=f"ms{x}") for x in range(tp)]  # registered
         m.d.sync += [ms[x].eq(sub_parallel(a, b, q_l, qw)) for x, (a, b) in enumerate(
@@ -243,8 +246,8 @@ class CRTDatapath(Component):
             row = delay(m, row_delay, p1_valid, row=p1["row"])[1]["row"]
         if self._par:
             # every slot: its bank's word (a fabric register beside the bank) − its μ'
-            p3_valid, p3 = delay(m, lm, p2_valid, **{f"p_{x}": p2[f"p_{x}"]
-                                                     for x in range(self._t)})
+            p3_valid, p3 = delay(m, lm, p2_valid, last=p2["last"],
+                                 **{f"p_{x}": p2[f"p_{x}"] for x in range(self._t)})
             slots = [(bank.r_data, mu_prime[x], p3[f"p_{x}"]) for x, bank in enumerate(banks)]
         else:
             p3_valid, p3 = delay(m, lm, p2_valid, p=p2["p"], slot=p2["slot"])
@@ -256,8 +259,9 @@ class CRTDatapath(Component):
             sub_parallel(a, b, q, r)
             for acc_out, mu, q in slots
             for a, b in zip(lanes(acc_out, r, tp), lanes(mu, r, tp)))))
-        p4_valid, _ = delay(m, 1, p3_valid)
-        m.d.comb += [self.result.valid.eq(p4_valid), self.result.payload.eq(out_lanes)]
+        p4_valid, p4 = delay(m, 1, p3_valid, **({"last": p3["last"]} if self._par else {}))
+        m.d.comb += [self.result.valid.eq(p4_valid),
+                     self.result.payload.eq(Cat(out_lanes, *p4.values()))]
         return SimpleNamespace(row=row, row_early=row_early, bank_l=bank_l, ms=ms, alpha=alpha,
                                mul_alpha=mul_alpha, mul_mu=mul_mu, p1_valid=p1_valid,
                                p2_valid=p2_valid, p2=p2,
@@ -269,8 +273,9 @@ class CRTDatapath(Component):
         :data:`~fhe_hw.rns.crt_bank.READ_LATENCY` cycles after the issue."""
         issue = self.issue
         if self._par:
-            m.d.comb += [self.result.valid.eq(delay(m, READ_LATENCY, issue.valid)[0]),
-                         self.result.payload.eq(Cat(*(bank.r_data for bank in banks)))]
+            valid, d = delay(m, READ_LATENCY, issue.valid, last=issue.last)
+            m.d.comb += [self.result.valid.eq(valid), self.result.payload.eq(
+                Cat(*(bank.r_data for bank in banks), d["last"]))]
             return SimpleNamespace(row=issue.row)
         slot_early = delay(m, READ_LATENCY - 1, issue.valid, slot=issue.slot)[1]["slot"]
         m.d.comb += [self.result.valid.eq(delay(m, READ_LATENCY, issue.valid)[0]),

@@ -442,10 +442,11 @@ class CRTBaseExtension(FixedRun, Component):
         m.submodules.control = ctl = CRTControl(self.plan)
         m.submodules.datapath = dp = CRTDatapath(self.plan)
         # side by side, the wide queue in LUTs: in block RAM its clock-to-out started the
-        # path across the die to the skid buffer
-        m.submodules.queue = queue = CreditQueue(
-            self._width * self._tp * self.plan.output_slots, queue_depth(self.plan),
-            distributed=self.plan.output_slots > 1)
+        # path across the die to the skid buffer; its beats carry their pass's last flag
+        side = self.plan.output_slots > 1
+        words = self._width * self._tp * self.plan.output_slots
+        m.submodules.queue = queue = CreditQueue(words + int(side), queue_depth(self.plan),
+                                                 distributed=side)
         m.submodules.out_skid = skid = SkidBuffer(data.StructLayout({
             "beat": self.o.payload.shape(), "last": 1}))
         connect(m, ctl.beat, dp.beat)
@@ -455,12 +456,20 @@ class CRTBaseExtension(FixedRun, Component):
         m.d.comb += [ctl.i_valid.eq(self.i.valid), self.i.ready.eq(ctl.i_ready),
                      dp.data.eq(self.i.payload.as_value()),
                      skid.i.valid.eq(queue.o.valid), queue.o.ready.eq(skid.i.ready),
-                     skid.i.payload.beat.eq(queue.o.payload), skid.i.payload.last.eq(ctl.q_last),
-                     ctl.q_xfer.eq(skid.i.valid & skid.i.ready),
+                     # side by side the pass's last flag comes with the beat
+                     *([skid.i.payload.beat.eq(queue.o.payload[:words]),
+                        skid.i.payload.last.eq(queue.o.payload[words])] if side else
+                       [skid.i.payload.beat.eq(queue.o.payload),
+                        skid.i.payload.last.eq(ctl.q_last),
+                        ctl.q_xfer.eq(skid.i.valid & skid.i.ready)]),
                      self.o.valid.eq(skid.o.valid & ctl.gate),
                      self.o.payload.eq(skid.o.payload.beat),
                      skid.o.ready.eq(self.o.ready & ctl.gate),
                      ctl.pass_out.eq(self.o.valid & self.o.ready & skid.o.payload.last)]
+        if side:
+            # the queue's reads reach the credit through a register here, beside the queue,
+            # and another in the controller (crt_control.LATE_CREDIT)
+            m.d.sync += ctl.q_xfer.eq(skid.i.valid & skid.i.ready)
         return m
 
 
