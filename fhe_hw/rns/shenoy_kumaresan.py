@@ -479,17 +479,20 @@ class ShenoyKumaresan(CRTBaseExtension):
     Parameters: a :class:`ShenoyKumaresanPlan`, or its arguments (``prime_bits``, ``n``,
     ``source_limbs``, ``target_limbs``, ``lanes``, ``architecture``, ``targets_per_pass``;
     keywords ``word``, ``mult_stages``, ``prime_n``, ``source_primes``, ``target_primes``,
-    ``redundant_prime``): the source base q_0..q_{l-1}, the target base p_0..p_{k-1} and the
-    redundant q_l > l, pairwise coprime, all odd with q ≡ 1 (mod 2^word); N (a power of two);
+    ``redundant_prime``, ``tile_reg``, ``parallel_targets``): the source base q_0..q_{l-1},
+    the target base p_0..p_{k-1} and the redundant q_l > l, pairwise coprime, all odd with
+    q ≡ 1 (mod 2^word); N (a power of two);
     TP = ``lanes`` (a power of two <= N); ``architecture`` (``"folded"``, Fig. 3.5, or
     ``"pipelined"``, Fig. 3.4); t = ``targets_per_pass`` target residues per pass over the
-    source (folded only beyond 1; the thesis's design is t = 1).
+    source (folded only beyond 1; the thesis's design is t = 1); ``parallel_targets``: a
+    pass's t targets side by side on ``o`` (folded, t dividing k).
 
     Ports: ``i`` — stream of ``data.ArrayLayout(r, lanes)`` beats: per pass, the l source
     residue polynomials (q_0 first) then the redundant one (q_l), N/TP beats each (coefficient
     c in row c // TP, lane c % TP); a conversion is P = ⌈k/t⌉ passes, so the host streams the
     source P times (as the thesis re-reads it from HBM for every target residue). ``o`` — the
-    target residue polynomials p_0..p_{k-1} in the same layout. The engine extends the integer
+    target residue polynomials p_0..p_{k-1} in the same layout (with ``parallel_targets``
+    t·lanes words a beat, :meth:`ShenoyKumaresanPlan.target_beats`). The engine extends the integer
     the redundant residues pin: A mod p_j given A mod q_l, and the centred lift (A − Q when
     2A >= Q, OpenFHE's ``SwitchCRTBasis``) given the centred lift's residue (docs/rns.md).
 
@@ -500,7 +503,8 @@ class ShenoyKumaresan(CRTBaseExtension):
 
     Raises (through the plan) ``ValueError`` for non-coprime moduli, q_l <= l, N or TP not a
     power of two, TP > N, moduli without a common Montgomery word, ``targets_per_pass`` outside
-    1..k (or > 1 pipelined), an unknown architecture.
+    1..k (or > 1 pipelined), ``parallel_targets`` pipelined or with t not dividing k, an
+    unknown architecture.
     """
 
     plan_class = ShenoyKumaresanPlan
