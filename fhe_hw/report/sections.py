@@ -37,8 +37,9 @@ from ..poly.configs import (
     towers_of,
 )
 from ..rns import Kawamura, MixedRadix, ShenoyKumaresan, ShenoyKumaresanPlan, default_bases
-from ..rns.configs import ITERATION_SETS, SIDE_BY_SIDE_TABLE, SYNTH_TABLE, sk
+from ..rns.configs import ITERATION_SETS, sk
 from ..rns.configs import REPORT_ROWS as RNS_ROWS
+from ..rns.configs import ROUTED as RNS_ROUTED
 from ..rns.configs import TARGET as RNS_TARGET
 from ..tables import paper as P
 from ..tables.poly import timing as poly_timing
@@ -644,7 +645,7 @@ def _openfhe(ctx):
 def _conversion_beside(unit, n, l):
     """The fastest (fewest ``cycles()``) row of the synthesized RNS tables (``rns`` and
     ``rns-side-by-side``; every row fits the ECP5-85F) for ``unit`` at N, l = k, or None."""
-    rows = [r for r in SYNTH_TABLE + SIDE_BY_SIDE_TABLE
+    rows = [r for r in RNS_ROUTED
             if r.unit == unit and (r.params["n"], r.params["source_limbs"]) == (n, l)]
     return min(rows, key=lambda r: get_unit(r.unit).cycles(r.params), default=None)
 
@@ -740,7 +741,7 @@ def _beside_openfhe(ntt):
 def _cpu_rows():
     """The configurations beside OpenFHE that the documented tables synthesize (the others
     have no result): every NTT candidate, and the conversions."""
-    documented = [_triple(r) for r in STREAMING_TABLE + SYNTH_TABLE + SIDE_BY_SIDE_TABLE]
+    documented = [_triple(r) for r in STREAMING_TABLE + RNS_ROUTED]
     out = [_triple(row) for row in
            _ntt_candidates() + POLY_TABLE + EXTEND_TABLE + PRODUCT_TABLE]
     for row in _conversions_beside().values():
@@ -883,7 +884,7 @@ def _limit_engines():
             same = {key: True for key in ("tiled", *MULTIPLIER_FLAGS) if row.params.get(key)}
             mm = Row("mod-mul", {"modulus": row.params["modulus"], **same})
             out.append((row, mm, ntt_products(row.params["n"]), one(row), "one operation"))
-    for row in SYNTH_TABLE + SIDE_BY_SIDE_TABLE:
+    for row in RNS_ROUTED:
         if row.unit in ("shenoy-kumaresan", "fast-base-conversion"):
             p = row.params
             prime = ntt_primes(p["prime_bits"], p.get("prime_n") or p["n"], 1)[0]

@@ -9,8 +9,8 @@ by side (``fhe-hw table rns-side-by-side``); the report's [Kir25] Table 4.9 sect
 
 from ..flow.rows import Row
 
-__all__ = ["TARGET", "SYNTH_TABLE", "SIDE_BY_SIDE_TABLE", "REPORT_ROWS", "ITERATION_SETS",
-           "SMOKE", "sk", "BOARD_SWEEP"]
+__all__ = ["TARGET", "SYNTH_TABLE", "SIDE_BY_SIDE_TABLE", "ROUTED", "REPORT_ROWS",
+           "ITERATION_SETS", "SMOKE", "sk", "BOARD_SWEEP"]
 
 #: Yosys 0.70's ABC9 asserts on these engines (YosysHQ/yosys#4349); the workaround given there,
 #: ``splitnets`` just before LUT mapping, is this target.
@@ -66,6 +66,9 @@ SYNTH_TABLE = (
 SIDE_BY_SIDE_TABLE = [
     Row("shenoy-kumaresan", sk(4, l=4, targets_per_pass=4, tile_reg=True,
                                parallel_targets=True), TARGET)]
+
+#: Every routed RNS row: the rns table's and the side-by-side table's.
+ROUTED = SYNTH_TABLE + SIDE_BY_SIDE_TABLE
 
 #: The report's rows: the table's Shenoy–Kumaresan rows at [Kir25] Table 4.9's N = 2^12, l = 30.
 REPORT_ROWS = [row for row in SYNTH_TABLE

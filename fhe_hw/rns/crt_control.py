@@ -43,7 +43,7 @@ def issue_signature(plan):
     """A Post-Sum issue (from the controller's side): ``valid``, the ``row``, the target
     ``slot`` and the pass (``pass_``); with the targets side by side also ``last``, the
     pass's last row (its output beat ends the pass)."""
-    last = {"last": Out(1)} if plan.output_slots > 1 else {}
+    last = {"last": Out(1)} if plan.side_by_side else {}
     return Signature({"valid": Out(1), "row": Out(range(plan.rows)),
                       "slot": Out(range(plan.targets_per_pass)),
                       "pass_": Out(range(plan.passes)), **last})
@@ -55,7 +55,7 @@ def queue_depth(plan):
     issue decision of the cycle after; two beats more keep the Post-Sum issuing every cycle.
     With the targets side by side a read reaches the credit :data:`LATE_CREDIT` cycles later,
     through registers at both ends of its wire, and the queue is deeper by as much."""
-    late = LATE_CREDIT if plan.output_slots > 1 else 0
+    late = LATE_CREDIT if plan.side_by_side else 0
     return plan.issue_latency + CreditQueue.LATENCY + 2 + late
 
 
@@ -177,7 +177,7 @@ class CRTControl(Component):
                          pass_.eq(moved["pass"]), seq.eq(moved["seq"])]
         m.d.comb += [self.issue.row.eq(row), self.issue.slot.eq(slot),
                      self.issue.pass_.eq(pass_)]
-        if self._plan.output_slots > 1:
+        if self._plan.side_by_side:
             m.d.comb += self.issue.last.eq(done)
         return SimpleNamespace(row=row, row_next=row_next, row_last=row_last, par=seq[0],
                                done=done, moved=moved, last_slot=last_slot,
@@ -244,7 +244,7 @@ class CRTControl(Component):
             ready_row &= red_ahead
         # room in the output queue as a register, no comparator before the issue
         room = credit_room(m, issue, self.q_xfer, queue_depth(self._plan),
-                           late=self._plan.output_slots > 1)
+                           late=self._plan.side_by_side)
         m.d.comb += issue.eq(ready_row & room)
         with m.If(issue & ps.done):
             for b in range(2):  # free this parity for the pass after next
@@ -265,7 +265,7 @@ class CRTControl(Component):
         z = self._sizes
         R, P, t = z.R, z.P, z.t
         gate_next = Mux(inp.accept, inp.moved["seq"], inp.seq)[:2]
-        if self._plan.output_slots > 1:  # the pass's last beat carries its flag (issue.last)
+        if self._plan.side_by_side:  # the pass's last beat carries its flag (issue.last)
             seq = Signal(2)
             m.d.sync += self.gate.eq(gate_next != Mux(self.pass_out, seq + 1, seq)[:2])
             with m.If(self.pass_out):

@@ -48,7 +48,7 @@ class CRTDatapath(Component):
         self._sk, self._folded = p._redundant_path, p.architecture == "folded"
         self._r, self._tp, self._t = p.width, p.lanes, p.targets_per_pass
         self._lm = p.multiplier.latency
-        self._par = p.output_slots > 1  # every slot of a row at once (parallel_targets)
+        self._par = p.side_by_side  # every slot of a row at once (parallel_targets)
         super().__init__({"data": In(p.width * p.lanes), "beat": In(beat_signature(p)),
                           "issue": In(issue_signature(p)), "written": Out(WRITTEN),
                           "result": Out(stream.Signature(
@@ -233,9 +233,9 @@ class CRTDatapath(Component):
         post_d = delay(m, READ_LATENCY, Const(0, 1), **post)[1]
         p2_valid, p2 = delay(m, lm, p1_valid, **p1, **post_d)
         mul_mu = s.mul_p[0] if self._folded else [self._mul(m, f"mul_mu{x}") for x in range(tp)]
-        mu_prime = Cat(*(unit.o.payload for unit in mul_mu))
-        if self._par:  # μ' of every slot on its own stage-B multipliers
-            mu_prime = [Cat(*(unit.o.payload for unit in units)) for units in s.mul_p]
+        # side by side, μ' of every slot on its own stage-B multipliers
+        mu_prime = ([Cat(*(unit.o.payload for unit in units)) for units in s.mul_p]
+                    if self._par else Cat(*(unit.o.payload for unit in mul_mu)))
         row_delay = 2 * lm + 1 - READ_LATENCY - 1
         row_early = None
         if self._early_rows:

@@ -214,6 +214,12 @@ target_primes
         return self.targets_per_pass if self.parallel_targets else 1
 
     @property
+    def side_by_side(self):
+        """Whether an output beat holds several targets (``output_slots`` > 1): the hardware
+        of ``parallel_targets``, which with t = 1 builds the engine without it."""
+        return self.output_slots > 1
+
+    @property
     def output_beats(self):
         """Output beats of one conversion: k·N/lanes, or P·N/lanes with
         ``parallel_targets``."""
@@ -443,7 +449,7 @@ class CRTBaseExtension(FixedRun, Component):
         m.submodules.datapath = dp = CRTDatapath(self.plan)
         # side by side, the wide queue in LUTs: in block RAM its clock-to-out started the
         # path across the die to the skid buffer; its beats carry their pass's last flag
-        side = self.plan.output_slots > 1
+        side = self.plan.side_by_side
         words = self._width * self._tp * self.plan.output_slots
         m.submodules.queue = queue = CreditQueue(words + int(side), queue_depth(self.plan),
                                                  distributed=side)
