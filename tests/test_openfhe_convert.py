@@ -171,18 +171,23 @@ def test_centred_mixed_radix_gives_switch_crt_basis(l, k, architecture):
     exact_against_openfhe(l, RNSBase(source).Q, values, run.outputs["o"], out, target)
 
 
-@pytest.mark.parametrize("parallel", [False, True])
+@pytest.mark.parametrize("parallel, beside", [(False, False), (True, False), (True, True)],
+                         ids=["towers", "targets-side-by-side", "and-redundant-beside"])
 @pytest.mark.parametrize("l, k", HARDWARE_CASES)
 def test_shenoy_kumaresan_gives_switch_crt_basis_from_the_centred_redundant_residue(l, k,
-                                                                                   parallel):
+                                                                                   parallel,
+                                                                                   beside):
     """Also with the k target towers side by side on ``o`` (``parallel_targets``), each beat
-    split into its towers by hand here."""
+    split into its towers by hand here, and with the redundant residue beside the last source
+    tower on ``i`` (``parallel_redundant``)."""
     source, target, values, out = case(l, k)
     big_q, red = RNSBase(source).Q, ntt_primes(BITS, N, l + k + 1)[0]
-    unit = sk(source, target, red, N, TP, targets_per_pass=k, parallel_targets=parallel)
+    unit = sk(source, target, red, N, TP, targets_per_pass=k, parallel_targets=parallel,
+              parallel_redundant=beside)
     polys = [[x % q for x in values] for q in source]
     redundant = [centred_lift(x, big_q) % red for x in values]
-    beats = polynomial_beats(polys + [redundant], TP) * unit.passes
+    beats = unit.plan.source_beats(polys, redundant)
+    assert len(beats) == (l + (not beside)) * N // TP
     run = run_stream(unit, {"i": beats}, {"o": unit.output_beats}, seed=SEED)
     if parallel:
         assert len(run.outputs["o"]) == N // TP

@@ -14,11 +14,7 @@ from fhe_hw.flow.synth import OutOfContextPlatform
 from fhe_hw.model import rns as model
 from fhe_hw.params import RNSBase, ntt_primes
 from fhe_hw.poly.estimate import blocks, memory_bits
-from fhe_hw.rns import (
-    ShenoyKumaresanPlan,
-    default_bases,
-    polynomial_beats,
-)
+from fhe_hw.rns import ShenoyKumaresanPlan, default_bases
 from fhe_hw.rns.crt_bank import AccumulatorBank
 from fhe_hw.sim.icarus import run_from_reset
 from fhe_hw.sim.pysim import run_stream
@@ -36,13 +32,13 @@ def bases(bits, l, k):
 def run(unit, *, key=(), valid_prob=1.0, ready_prob=1.0):
     """Extend random coefficients (coefficient 0 is A = 0, the last A = Q − 1); check every
     target residue against A mod p_j and the golden model; return the StreamRun."""
-    n, tp = unit.n, unit.lanes
+    n = unit.n
     rng = rng_for("sk", *key)
     base = RNSBase(unit.source)
     values = [0] + [rng.randrange(base.Q) for _ in range(n - 2)] + [base.Q - 1][:n - 1]
     polys = [[a % q for a in values] for q in unit.source]
     red = [a % unit.redundant for a in values]
-    beats = polynomial_beats(polys + [red], tp) * unit.passes
+    beats = unit.plan.source_beats(polys, red)
     result = run_stream(unit, {"i": beats}, {"o": unit.output_beats}, valid_prob=valid_prob,
                         ready_prob=ready_prob, seed=SEED)
     got = unit.plan.target_polynomials(result.outputs["o"])
@@ -135,6 +131,45 @@ def test_targets_side_by_side_over_two_passes_under_back_pressure():
         sk(source, target, red, 16, 2, targets_per_pass=2, parallel_targets=True,
            cls=ShenoyKumaresanPlan).cycles()
     run(unit, key=("side t=2 vr",), valid_prob=0.6, ready_prob=0.5)
+
+
+def test_redundant_beside_the_last_source_residue_saves_its_beats():
+    """``parallel_redundant``: the redundant residue's rows ride with the last source
+    residue's, so a pass takes l·N/TP input beats; the Post-Sum follows the Sum's pipeline
+    (pass offset l·N/TP + the latencies), against (l + 1)·N/TP without it."""
+    source, target, red = bases(32, 3, 3)
+    kw = {"targets_per_pass": 3, "parallel_targets": True}
+    unit = sk(source, target, red, 256, 4, **kw, parallel_redundant=True)
+    assert unit.i.payload.shape().length == 8 and unit.input_beats == 3 * 64
+    p = unit.plan
+    assert unit.pass_offset() == 3 * 64 + p.acc_latency + p.issue_latency + p.out_latency
+    assert run(unit, key=("beside",)).cycles == unit.cycles() == unit.pass_offset() + 64
+    assert unit.cycles() < sk(source, target, red, 256, 4, **kw).cycles() == 5 * 64
+    assert unit.arithmetic_units == {"MM": 5 * 4, "MA": 6 * 4, "A": 0}
+
+
+@pytest.mark.parametrize("kw", [{"targets_per_pass": 2}, {"targets_per_pass": 1},
+                                {"targets_per_pass": 2, "parallel_targets": True}])
+def test_redundant_beside_over_several_passes_under_back_pressure(kw):
+    source, target, red = bases(64, 2, 4)
+    unit = sk(source, target, red, 16, 2, **kw, parallel_redundant=True)
+    assert unit.passes > 1
+    assert run(unit, key=("beside", *kw.values())).cycles == unit.cycles() == \
+        sk(source, target, red, 16, 2, **kw, parallel_redundant=True,
+           cls=ShenoyKumaresanPlan).cycles()
+    run(unit, key=("beside vr", *kw.values()), valid_prob=0.6, ready_prob=0.5)
+
+
+def test_source_beats_put_the_redundant_rows_above_the_last_source_residue():
+    plan = sk(*bases(32, 2, 2), 4, 2, parallel_redundant=True, cls=ShenoyKumaresanPlan)
+    polys, red = [[1, 2, 3, 4], [5, 6, 7, 8]], [9, 10, 11, 12]
+    assert plan.passes == 2 and plan.input_lanes == 4
+    one = [[1, 2, 0, 0], [3, 4, 0, 0], [5, 6, 9, 10], [7, 8, 11, 12]]
+    assert plan.source_beats(polys, red) == one + one
+    tower = sk(*bases(32, 2, 2), 4, 2, targets_per_pass=2, cls=ShenoyKumaresanPlan)
+    assert tower.source_beats(polys, red) == [[1, 2], [3, 4], [5, 6], [7, 8], [9, 10], [11, 12]]
+    with pytest.raises(ValueError, match="redundant residue polynomial"):
+        plan.source_beats(polys)
 
 
 def test_target_beats_put_a_passs_targets_side_by_side():
@@ -292,6 +327,11 @@ def test_rejects_targets_side_by_side_pipelined_or_with_a_partial_pass():
         sk(*bases(32, 2, 3), 16, 2, targets_per_pass=2, parallel_targets=True)
 
 
+def test_rejects_redundant_beside_pipelined():
+    with pytest.raises(ValueError, match="parallel_redundant needs architecture='folded'"):
+        sk(*bases(32, 2, 2), 16, 2, "pipelined", parallel_redundant=True)
+
+
 def test_rejects_targets_per_pass_of_zero():
     with pytest.raises(ValueError, match="targets_per_pass must be"):
         sk(*bases(32, 2, 2), 16, 2, targets_per_pass=0)
@@ -316,6 +356,9 @@ def test_rejects_more_targets_per_pass_than_targets():
     ("shenoy-kumaresan", {"targets_per_pass": 2, "tile_reg": True}),
     # the targets side by side (the rns-side-by-side row's)
     ("shenoy-kumaresan", {"targets_per_pass": 2, "tile_reg": True, "parallel_targets": True}),
+    # and the redundant residue beside the last source one
+    ("shenoy-kumaresan", {"targets_per_pass": 2, "tile_reg": True, "parallel_targets": True,
+                          "parallel_redundant": True}),
     ("fast-base-conversion", {"targets_per_pass": 2, "parallel_targets": True}),
     ("fast-base-conversion", {"tile_reg": True})])
 def test_ecp5_form_matches_the_model_from_reset_in_icarus(name, extra, tmp_path):

@@ -100,19 +100,26 @@ def test_cosim_engine_is_the_rns_tables_exact_row_with_its_primes_and_tile_regis
     assert built.plan == routed.plan
 
 
-def test_cosim_engine_is_the_side_by_side_row():
-    # ... --tile-reg --parallel-targets builds what rns-side-by-side routes
-    row, = SIDE_BY_SIDE_TABLE
+@pytest.mark.parametrize("beside", [False, True])
+def test_cosim_engine_is_a_side_by_side_row(beside):
+    # ... --tile-reg --parallel-targets [--parallel-redundant] builds what rns-side-by-side
+    # routes
+    row, = (row for row in SIDE_BY_SIDE_TABLE if row.params.get("parallel_redundant", False)
+            == beside)
     routed = get_unit(row.unit).build(**row.params)
     built = make_engine("shenoy-kumaresan", 4096, 4, 4, 4, 32, "folded", 4, prime_n=65536,
-                        tile_reg=True, parallel_targets=True)
+                        tile_reg=True, parallel_targets=True, parallel_redundant=beside)
     assert built.plan == routed.plan and built.plan.parallel_targets
+    assert built.plan.parallel_redundant == beside
 
 
 def test_cosim_engine_refuses_tile_registers_for_the_coefficient_engines():
     with pytest.raises(ValueError, match="tile_reg applies to shenoy-kumaresan and "
                                          "fast-base-conversion, not kawamura"):
         make_engine("kawamura", 256, 2, 2, 1, 32, tile_reg=True)
+    with pytest.raises(ValueError, match="parallel_redundant applies to shenoy-kumaresan, "
+                                         "not fast-base-conversion"):
+        make_engine("fast-base-conversion", 256, 2, 2, 1, 32, parallel_redundant=True)
 
 
 @pytest.mark.parametrize("flag", ["--tile-reg", "--parallel-targets"])
@@ -122,4 +129,13 @@ def test_cosim_tool_refuses_polynomial_flags_for_a_coefficient_engine_in_one_lin
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 2
     assert f"{flag} applies to shenoy-kumaresan and fast-base-conversion only" in run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def test_cosim_tool_refuses_the_redundant_beside_for_fast_base_conversion_in_one_line():
+    tool = Path(__file__).resolve().parent.parent / "tools" / "cosim_rns.py"
+    run = subprocess.run([sys.executable, str(tool), "--engine", "fast-base-conversion",
+                          "--parallel-redundant"], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2
+    assert "--parallel-redundant applies to shenoy-kumaresan only" in run.stderr
     assert "Traceback" not in run.stderr

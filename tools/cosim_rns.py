@@ -20,7 +20,7 @@ import argparse
 import sys
 import time
 
-from fhe_hw.rns.cosim import ENGINES, POLYNOMIAL, cosim_base_extension
+from fhe_hw.rns.cosim import ENGINES, FLAGS, cosim_base_extension
 from fhe_hw.sim import SimulationMismatch
 from fhe_hw.sim.cosim import finish, judge
 
@@ -58,6 +58,9 @@ def main(argv=None):
                     help="a register after each DSP tile's product (polynomial engines)")
     ap.add_argument("--parallel-targets", action="store_true",
                     help="a pass's targets side by side on o (polynomial engines, folded)")
+    ap.add_argument("--parallel-redundant", action="store_true",
+                    help="the redundant residue beside the last source residue on i "
+                    "(shenoy-kumaresan, folded)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--opt", default="-O3", help="C++ optimisation of the Verilator model")
     ap.add_argument("--out", default="build/cosim/rns.json")
@@ -65,9 +68,9 @@ def main(argv=None):
     engines = args.engine or ["shenoy-kumaresan"]
     if "all" in engines:
         engines = list(ENGINES)
-    for flag in ("tile_reg", "parallel_targets"):
-        if getattr(args, flag) and set(engines) - set(POLYNOMIAL):
-            ap.error(f"--{flag.replace('_', '-')} applies to {' and '.join(POLYNOMIAL)} only")
+    for flag, allowed in FLAGS.items():
+        if getattr(args, flag) and set(engines) - set(allowed):
+            ap.error(f"--{flag.replace('_', '-')} applies to {' and '.join(allowed)} only")
     if args.quick:
         runs = [dict(run, opt="-O0") for run in QUICK]
     else:
@@ -75,7 +78,7 @@ def main(argv=None):
                  "target_limbs": args.target_limbs, "lanes": args.lanes,
                  "prime_bits": args.prime_bits, "architecture": args.architecture,
                  "targets_per_pass": args.targets_per_pass, "prime_n": args.prime_n,
-                 "tile_reg": args.tile_reg, "parallel_targets": args.parallel_targets,
+                 **{flag: getattr(args, flag) for flag in FLAGS},
                  "opt": args.opt} for e in engines]
     results, status, start = [], 0, time.monotonic()
     for run in runs:

@@ -790,7 +790,9 @@ def cpu_vs_hardware(ctx):
                 "row is synthesized it stands beside the fast conversion (X + αQ, "
                 "0 ≤ α < l) too, doing more work than OpenFHE there. With its targets side by "
                 "side (parallel_targets), its output beat carries a row of every target tower "
-                "(targets_per_pass × lanes words), each tower written to its own memory.",
+                "(targets_per_pass × lanes words), each tower written to its own memory; with "
+                "the redundant residue beside (parallel_redundant), its input beat carries the "
+                "redundant residue's row above the last source tower's (2 × lanes words).",
                 "Not synthesized: n = 65536 (65536 words of 64 bits need 4 Mbit of RAM, the "
                 "ECP5-85F has 3.7 Mbit of DP16KD) and SK at N = 2^16, l = 17 (384 DP16KD, "
                 "208 available); n = 16384 is not in the tables.",
@@ -813,6 +815,8 @@ def _cpu_beside(ctx, t, findings, link, case, row):
     label, cpu, each = case
     side = (["towers side by side"] if row.params.get("parallel_towers") else
             ["targets side by side"] if row.params.get("parallel_targets") else [])
+    if row.params.get("parallel_redundant"):
+        side.append("redundant beside")
 
     def named(*more):
         return label + (f" ({', '.join(side + list(more))})" if side or more else "")

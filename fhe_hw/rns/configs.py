@@ -18,11 +18,12 @@ TARGET = "ecp5-splitnets-map"
 
 
 def sk(lanes, architecture="folded", n=4096, l=30, targets_per_pass=1, tile_reg=False,
-       parallel_targets=False):
+       parallel_targets=False, parallel_redundant=False):
     """Shenoy–Kumaresan parameters with l = k limbs of 32-bit primes ≡ 1 mod 2^17
     (``prime_n`` = 2^16: the Montgomery word is then 17, two rounds of 15×17 bits, 6 MULT18X18D
     per multiplier); ``tile_reg``: a fabric register after each DSP tile's product;
-    ``parallel_targets``: a pass's targets side by side on ``o``."""
+    ``parallel_targets``: a pass's targets side by side on ``o``; ``parallel_redundant``: the
+    redundant residue beside the last source residue on ``i``."""
     params = {"prime_bits": 32, "n": n, "source_limbs": l, "target_limbs": l, "lanes": lanes,
               "architecture": architecture, "prime_n": 2**16}
     if targets_per_pass != 1:
@@ -31,6 +32,8 @@ def sk(lanes, architecture="folded", n=4096, l=30, targets_per_pass=1, tile_reg=
         params["tile_reg"] = True
     if parallel_targets:
         params["parallel_targets"] = True
+    if parallel_redundant:
+        params["parallel_redundant"] = True
     return params
 
 
@@ -60,12 +63,15 @@ SYNTH_TABLE = (
 )
 
 #: The exact 4 -> 4 row again with its four targets side by side on ``o``
-#: (``parallel_targets``: the outputs take N/TP beats, not 4·N/TP), documented in its own table
-#: (``fhe-hw table rns-side-by-side``). The report puts it beside ``SwitchCRTBasis`` when it is
-#: the faster.
+#: (``parallel_targets``: the outputs take N/TP beats, not 4·N/TP), and with the redundant
+#: residue beside the last source residue on ``i`` too (``parallel_redundant``: the input takes
+#: l·N/TP beats, not (l + 1)·N/TP), documented in their own table
+#: (``fhe-hw table rns-side-by-side``). The report puts the one with the fewest ``cycles()``
+#: beside ``SwitchCRTBasis``.
 SIDE_BY_SIDE_TABLE = [
     Row("shenoy-kumaresan", sk(4, l=4, targets_per_pass=4, tile_reg=True,
-                               parallel_targets=True), TARGET)]
+                               parallel_targets=True, parallel_redundant=beside), TARGET)
+    for beside in (False, True)]
 
 #: Every routed RNS row: the rns table's and the side-by-side table's.
 ROUTED = SYNTH_TABLE + SIDE_BY_SIDE_TABLE

@@ -16,7 +16,6 @@ from fractions import Fraction
 from ..model import rns as model
 from ..params import RNSBase
 from ..sim import SimulationMismatch, cosim
-from .common import polynomial_beats
 from .fast_base_conv import FastBaseConversion
 from .kawamura import Kawamura
 from .mixed_radix import MixedRadix
@@ -31,24 +30,29 @@ ENGINES = ("shenoy-kumaresan", "fast-base-conversion", "kawamura", "mixed-radix"
 #: over the source; the others take one coefficient's residues per beat.
 POLYNOMIAL = ("shenoy-kumaresan", "fast-base-conversion")
 
+#: The engines' boolean options and the engines each applies to.
+FLAGS = {"tile_reg": POLYNOMIAL, "parallel_targets": POLYNOMIAL,
+         "parallel_redundant": ("shenoy-kumaresan",)}
+
 
 def make_engine(engine, n, source_limbs, target_limbs, lanes, prime_bits, architecture=None,
-                targets_per_pass=1, *, rho=16, delta=None, prime_n=None, tile_reg=False,
-                parallel_targets=False):
+                targets_per_pass=1, *, rho=16, delta=None, prime_n=None, **flags):
     """Build ``engine`` (one of :data:`ENGINES`) on :func:`~fhe_hw.rns.default_bases` primes
     (``prime_n``: the primes' NTT size, default the engine's). ``architecture`` ``None`` picks
-    the engine's default; ``lanes``/``targets_per_pass``/``tile_reg``/``parallel_targets``
-    apply to the polynomial-streaming engines (ValueError for the others),
-    ``rho``/``delta`` to Kawamura (δ default 1/8)."""
+    the engine's default; ``lanes``/``targets_per_pass`` apply to the polynomial-streaming
+    engines, each of ``flags`` (keywords of :data:`FLAGS`, default False) to its engines
+    (ValueError for the others), ``rho``/``delta`` to Kawamura (δ default 1/8)."""
     common = {"prime_bits": prime_bits, "n": n, "source_limbs": source_limbs,
               "target_limbs": target_limbs}
     arch = {} if architecture is None else {"architecture": architecture}
     if prime_n is not None:
         common["prime_n"] = prime_n
-    for flag, value in (("tile_reg", tile_reg), ("parallel_targets", parallel_targets)):
+    for flag, value in flags.items():
+        if flag not in FLAGS:
+            raise TypeError(f"make_engine() got an unexpected keyword argument {flag!r}")
         if value:
-            if engine not in POLYNOMIAL:
-                raise ValueError(f"{flag} applies to {' and '.join(POLYNOMIAL)}, not {engine}")
+            if engine not in FLAGS[flag]:
+                raise ValueError(f"{flag} applies to {' and '.join(FLAGS[flag])}, not {engine}")
             arch[flag] = True
     if engine == "shenoy-kumaresan":
         return ShenoyKumaresan(**common, lanes=lanes, targets_per_pass=targets_per_pass, **arch)
@@ -90,8 +94,7 @@ def _fbc_exact(unit, values):
 def cosim_base_extension(engine="shenoy-kumaresan", n=2**16, source_limbs=17, target_limbs=None,
                          lanes=32, prime_bits=60, architecture=None, targets_per_pass=1, *,
                          seed=1, workdir=None, model_coefficients=256, valid_prob=1.0,
-                         ready_prob=1.0, opt="-O3", log=print, prime_n=None, tile_reg=False,
-                         parallel_targets=False):
+                         ready_prob=1.0, opt="-O3", log=print, prime_n=None, **flags):
     """Co-simulate ``engine`` (default: [Kir25] Table 4.10's OpenFHE set, N = 2^16,
     l = k = 17, TP = 32 lanes, 60-bit primes) with Verilator and check it (see the module
     docstring).
@@ -100,14 +103,15 @@ def cosim_base_extension(engine="shenoy-kumaresan", n=2**16, source_limbs=17, ta
     comparable when ``valid_prob = ready_prob = 1``), ``paper_iterations`` ([Kir25] Table 4.5; for
     fast base conversion ``None``), ``multipliers``, build/run seconds and the parameters.
     Raises :class:`~fhe_hw.sim.SimulationMismatch` on a mismatch (seed and first mismatching
-    coefficient given). ``prime_n``, ``tile_reg`` and ``parallel_targets`` go to
+    coefficient given). ``prime_n`` and the ``flags`` (:data:`FLAGS`) go to
     :func:`make_engine`.
     """
     l = source_limbs
     k = l if target_limbs is None else target_limbs
     t0 = time.time()
     unit = make_engine(engine, n, l, k, lanes, prime_bits, architecture, targets_per_pass,
-                       prime_n=prime_n, tile_reg=tile_reg, parallel_targets=parallel_targets)
+                       prime_n=prime_n, **flags)
+    flags = {flag: bool(flags.get(flag)) for flag in FLAGS}
     sim = cosim.build(unit, engine, workdir, seed=seed, opt=opt)
     t_build = time.time() - t0
     rng = random.Random(seed)
@@ -115,18 +119,17 @@ def cosim_base_extension(engine="shenoy-kumaresan", n=2**16, source_limbs=17, ta
     polys = [[a % q for a in values] for q in unit.source]
     polynomial = engine in POLYNOMIAL
     if polynomial:
-        extra = [[a % unit.redundant for a in values]] if engine == "shenoy-kumaresan" else []
-        beats = polynomial_beats(polys + extra, lanes) * unit.passes
+        red = [a % unit.redundant for a in values] if engine == "shenoy-kumaresan" else None
+        beats = unit.plan.source_beats(polys, red)
         n_out = unit.output_beats
     else:
         beats = [list(col) for col in zip(*polys, strict=True)]
         n_out = n
     arch = "cox-rower" if engine == "kawamura" else unit.architecture
     shown_lanes = lanes if polynomial else "-"
-    flags = "".join(f" {name}" for name, on in (("tile_reg", tile_reg),
-                                                 ("parallel_targets", parallel_targets)) if on)
+    shown = "".join(f" {name}" for name, on in flags.items() if on)
     log(f"{engine} cosim: N={n} l={l} k={k} lanes={shown_lanes} "
-        f"{prime_bits}-bit {arch} t={targets_per_pass}{flags}: "
+        f"{prime_bits}-bit {arch} t={targets_per_pass}{shown}: "
         f"built in {t_build:.0f} s, {len(beats)} input beats")
     t1 = time.time()
     run = sim.run({"i": beats}, {"o": n_out}, valid_prob=valid_prob, ready_prob=ready_prob)
@@ -160,8 +163,7 @@ def cosim_base_extension(engine="shenoy-kumaresan", n=2**16, source_limbs=17, ta
     result = {"engine": engine, "n": n, "source_limbs": l, "target_limbs": k, "lanes": lanes,
               "prime_bits": prime_bits, "architecture": arch,
               "targets_per_pass": targets_per_pass, "prime_n": unit.plan.prime_n,
-              "tile_reg": tile_reg, "parallel_targets": parallel_targets,
-              "valid_prob": valid_prob,
+              **flags, "valid_prob": valid_prob,
               "ready_prob": ready_prob, "cycles": run.cycles, "expected_cycles": unit.cycles(),
               "paper_iterations": paper, "multipliers": unit.arithmetic_units["MM"],
               "build_seconds": round(t_build, 1), "run_seconds": round(t_run, 1)}

@@ -30,9 +30,10 @@ def beat_signature(plan):
     """The input beat's control (from the controller's side), valid in the cycle of the
     transfer: ``sum`` (a source beat transfers), its ``row``, ``first`` (of the pass's first
     residue polynomial), ``last`` (the pass's last source beat) and ``par`` (the pass's
-    parity); ``red`` (a redundant beat transfers); the Sum ROM's addresses ``rom_now`` (the
-    residue polynomial's) and ``rom_next`` (the following one's) and ``starts`` (a transfer
-    that ends a residue polynomial, so the next beat starts one)."""
+    parity); ``red`` (a beat with a redundant row transfers: the redundant residue
+    polynomial's, or with ``parallel_redundant`` the last source one's); the Sum ROM's
+    addresses ``rom_now`` (the residue polynomial's) and ``rom_next`` (the following one's) and
+    ``starts`` (a transfer that ends a residue polynomial, so the next beat starts one)."""
     addr = range(plan.passes * len(plan.source) + 1)
     return Signature({"sum": Out(1), "row": Out(range(plan.rows)), "first": Out(1),
                       "last": Out(1), "par": Out(1), "red": Out(1), "rom_now": Out(addr),
@@ -96,9 +97,10 @@ class CRTControl(Component):
         p = self._plan
         P, t, l, slots = p.passes, p.targets_per_pass, len(p.source), p.output_slots
         # t: the Post-Sum items (and output rows) of a row per pass, 1 with the slots side by
-        # side; last_t: those of the last pass
+        # side; last_t: those of the last pass; tower: the redundant residue polynomial in
+        # beats of its own (beside the last source one, its rows arrive with that one's)
         return SimpleNamespace(R=p.rows, P=P, t=t // slots, l=l, sk=p._redundant_path,
-                               n_res=l + int(p._redundant_path),
+                               tower=p.redundant_tower, n_res=p.input_residues,
                                last_t=min(t, len(p.target) - (P - 1) * t) // slots)
 
     def elaborate(self, platform):
@@ -114,15 +116,15 @@ class CRTControl(Component):
         """The input counters (row, residue polynomial, Sum ROM address, pass sequence number)
         and their values after a transfer; drives ``beat``."""
         z = self._sizes
-        R, P, l, n_res, sk = z.R, z.P, z.l, z.n_res, z.sk
+        R, P, l, n_res, tower = z.R, z.P, z.l, z.n_res, z.tower
         in_row, in_res = Signal(range(R)), Signal(range(n_res))
         # The Sum ROM address pass·l + residue as a counter (no multiplier before the ROM), and
         # beside it, a register too, the address after this residue polynomial: the ROM reads
         # both (its two ports), so that its output register holds the word of a residue
         # polynomial's first beat in time (see the datapath's constants).
         def following(addr, res):
-            return Mux(res == n_res - 1, Mux(addr == P * l - 1 + int(sk), 0, addr + 1 - int(sk)),
-                       addr + 1)
+            return Mux(res == n_res - 1,
+                       Mux(addr == P * l - 1 + int(tower), 0, addr + 1 - int(tower)), addr + 1)
         in_addr = Signal(range(P * l + 1))
         after = Signal(range(P * l + 1), init=int(n_res > 1 or P > 1))  # following(0, 0)
         in_seq = Signal(2)  # pass sequence number

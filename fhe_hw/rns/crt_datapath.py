@@ -33,7 +33,8 @@ class CRTDatapath(Component):
 
     Ports:
 
-    * ``data`` (in): the input beat's payload, TP lanes of r bits.
+    * ``data`` (in): the input beat's payload, TP lanes of r bits (with ``parallel_redundant``
+      2·TP, the redundant residue's row above).
     * ``beat`` (in, :func:`~fhe_hw.rns.crt_control.beat_signature`) and ``issue`` (in,
       :func:`~fhe_hw.rns.crt_control.issue_signature`): the controller's schedule.
     * ``written`` (out, :data:`~fhe_hw.rns.crt_control.WRITTEN`): the Sum Process's bank
@@ -49,7 +50,7 @@ class CRTDatapath(Component):
         self._r, self._tp, self._t = p.width, p.lanes, p.targets_per_pass
         self._lm = p.multiplier.latency
         self._par = p.side_by_side  # every slot of a row at once (parallel_targets)
-        super().__init__({"data": In(p.width * p.lanes), "beat": In(beat_signature(p)),
+        super().__init__({"data": In(p.width * p.input_lanes), "beat": In(beat_signature(p)),
                           "issue": In(issue_signature(p)), "written": Out(WRITTEN),
                           "result": Out(stream.Signature(
                               p.width * p.lanes * p.output_slots + int(self._par),
@@ -180,7 +181,8 @@ class CRTDatapath(Component):
         s0_valid, s0_data = Signal(), Signal(r * tp)
         s0 = {"row": Signal.like(self.beat.row), "first": Signal(), "last": Signal(),
               "par": Signal()}
-        m.d.sync += [s0_valid.eq(self.beat.sum), s0_data.eq(self.data),
+        source = self.data[:r * tp] if self._plan.input_lanes > tp else self.data
+        m.d.sync += [s0_valid.eq(self.beat.sum), s0_data.eq(source),
                      s0["row"].eq(self.beat.row), s0["first"].eq(self.beat.first),
                      s0["last"].eq(self.beat.last), s0["par"].eq(self.beat.par)]
         s1_valid, s1 = delay(m, 1, s0_valid, data=s0_data, **s0)
@@ -215,7 +217,10 @@ class CRTDatapath(Component):
         p, r, tp, lm, issue = self._plan, self._r, self._tp, self._lm, self.issue
         q_l = p.redundant
         bank_l, red_mem = self._bank(m, "acc_l"), self._bank(m, "a_ql")
-        m.d.comb += [red_mem.w_addr.eq(self.beat.row), red_mem.w_data.eq(self.data),
+        # the redundant residue's row: the beat, or beside the last source residue its upper
+        # lanes (parallel_redundant)
+        red_row = self.data[r * tp:] if p.input_lanes > tp else self.data
+        m.d.comb += [red_mem.w_addr.eq(self.beat.row), red_mem.w_data.eq(red_row),
                      red_mem.w_en.eq(self.beat.red), red_mem.r_addr.eq(issue.row),
                      bank_l.r_addr.eq(Mux(s.reads, s.b["row"], issue.row))]
         post = Rom(m, "post_rom", self._post_rom_rows(), r).read(

@@ -87,7 +87,7 @@ from ..lib.stream import CreditQueue, SkidBuffer
 from ..model import rns as model
 from ..params import ShenoyKumaresanConstants
 from ..plan import StreamPlan, param
-from .common import MAX_N, MAX_RESIDUES, check_choice, check_ring
+from .common import MAX_N, MAX_RESIDUES, check_choice, check_ring, polynomial_beats
 from .crt_bank import READ_LATENCY
 from .crt_control import CRTControl, queue_depth
 from .crt_datapath import CRTDatapath
@@ -206,10 +206,43 @@ target_primes
         register."""
         raise NotImplementedError
 
+    #: The redundant residue polynomial rides beside the last source one (Shenoy–Kumaresan's
+    #: ``parallel_redundant``).
+    _redundant_beside = False
+
+    @property
+    def redundant_tower(self):
+        """Whether the redundant residue polynomial follows the source ones on ``i`` in beats
+        of its own (Shenoy–Kumaresan without ``parallel_redundant``)."""
+        return self._redundant_path and not self._redundant_beside
+
     @property
     def input_residues(self):
-        """Residue polynomials per pass: l, plus the redundant one for Shenoy–Kumaresan."""
-        return len(self.source) + int(self._redundant_path)
+        """Residue polynomials (of N/lanes beats) per pass: l, plus the redundant one for
+        Shenoy–Kumaresan unless it rides beside the last source one."""
+        return len(self.source) + int(self.redundant_tower)
+
+    @property
+    def input_lanes(self):
+        """Words of an input beat: ``lanes``, twice that with ``parallel_redundant`` (the
+        redundant residue's row above the source residue's)."""
+        return self.lanes * (1 + int(self._redundant_beside))
+
+    def source_beats(self, polys, redundant=None):
+        """The beats of ``i`` for one conversion: the l source residue polynomials (each N
+        coefficients, q_0 first), and for Shenoy–Kumaresan the ``redundant`` one, P times.
+        With ``parallel_redundant`` the redundant residue's row x rides in the upper
+        ``lanes`` words of the last source residue's beat x (zeros above the other ones)."""
+        if self._redundant_path != (redundant is not None):
+            raise ValueError("the redundant residue polynomial goes with Shenoy–Kumaresan only")
+        if not self._redundant_beside:
+            return polynomial_beats(list(polys) + ([redundant] if self.redundant_tower else []),
+                                    self.lanes) * self.passes
+        l, zeros = len(polys), [[0] * self.lanes] * self.rows
+        above = [zeros] * (l - 1) + [polynomial_beats([redundant], self.lanes)]
+        beats = [low + high for poly, over in zip(polys, above, strict=True)
+                 for low, high in zip(polynomial_beats([poly], self.lanes), over, strict=True)]
+        return beats * self.passes
 
     @property
     def input_beats(self):
@@ -276,9 +309,11 @@ target_primes
         valid input, always ready output) = (input beats of the pass) + E, with
         E = max(0, accumulate latency + Post-Sum latency − R) for Shenoy–Kumaresan (0 when
         N/lanes is large enough to hide the pipeline) and the whole latency for fast base
-        conversion, whose outputs need the last residue's accumulations."""
+        conversion and for Shenoy–Kumaresan with ``parallel_redundant``, whose outputs need
+        the last residue's accumulations (the folded Post-Sum borrows the Sum's
+        multipliers)."""
         lat = self.acc_latency + self.issue_latency + self.out_latency
-        if self._redundant_path:
+        if self.redundant_tower:
             return len(self.source) * self.rows + max(self.rows, lat)
         return len(self.source) * self.rows + lat
 
@@ -297,7 +332,7 @@ target_primes
         if self.architecture == "folded":
             return P * O + k // self.output_slots * R
         l = len(self.source)
-        inputs = (l + int(self._redundant_path)) * R
+        inputs = self.input_residues * R
         delta = max(inputs, l * R + self.acc_latency + 1)
         return (P - 1) * delta + O + R
 
@@ -319,6 +354,12 @@ target_primes, lanes, architecture, targets_per_pass
         The redundant modulus q_l > l, coprime to both bases; default the generated base's
         largest prime, or with the user's bases the largest prime ≡ 1 mod 2n of their widest
         prime's bits not in them.
+    parallel_redundant : bool
+        The redundant residue polynomial rides beside the last source one on ``i``: beats of
+        2·lanes words, the redundant residue's row x above the last source residue's row x
+        (:meth:`source_beats`), so that a pass takes l·N/lanes input beats, not (l + 1)·N/lanes;
+        the Post-Sum then follows the Sum's pipeline instead of overlapping the redundant
+        residue (:meth:`pass_offset`). Folded only (default False).
 
     Attributes
     ----------
@@ -334,7 +375,20 @@ out_latency
     redundant_prime: int | None = param(None, help="the redundant modulus q_l (default: the "
                                         "largest prime 1 mod 2n of the bases' bits not in "
                                         "them)", kw_only=True)
+    parallel_redundant: bool = param(
+        False, help="the redundant residue beside the last source residue on i, 2 x lanes "
+        "words a beat (folded; true/false, default false)", cli_default=None, kw_only=True)
     redundant: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.parallel_redundant and self.architecture != "folded":
+            raise ValueError(f"parallel_redundant needs architecture='folded', not "
+                             f"{self.architecture!r}")
+
+    @property
+    def _redundant_beside(self):
+        return self.parallel_redundant
 
     def _redundant_request(self):
         if self.redundant_prime is None:
@@ -401,7 +455,7 @@ class CRTBaseExtension(FixedRun, Component):
         self._proto, self._word = p.multiplier, p.multiplier.word
         self._n, self._tp, self._t = p.n, p.lanes, p.targets_per_pass
         self._rows, self._passes = p.rows, p.passes
-        layout = data.ArrayLayout(self._width, p.lanes)
+        layout = data.ArrayLayout(self._width, p.input_lanes)
         out = data.ArrayLayout(self._width, p.lanes * p.output_slots)
         super().__init__({"i": In(stream.Signature(layout)), "o": Out(stream.Signature(out))})
 
@@ -500,22 +554,27 @@ class ShenoyKumaresan(CRTBaseExtension):
     Parameters: a :class:`ShenoyKumaresanPlan`, or its arguments (``prime_bits``, ``n``,
     ``source_limbs``, ``target_limbs``, ``lanes``, ``architecture``, ``targets_per_pass``;
     keywords ``word``, ``mult_stages``, ``prime_n``, ``source_primes``, ``target_primes``,
-    ``redundant_prime``, ``tile_reg``, ``parallel_targets``): the source base q_0..q_{l-1},
+    ``redundant_prime``, ``tile_reg``, ``parallel_targets``, ``parallel_redundant``): the
+    source base q_0..q_{l-1},
     the target base p_0..p_{k-1} and the redundant q_l > l, pairwise coprime, all odd with
     q ≡ 1 (mod 2^word); N (a power of two);
     TP = ``lanes`` (a power of two <= N); ``architecture`` (``"folded"``, Fig. 3.5, or
     ``"pipelined"``, Fig. 3.4); t = ``targets_per_pass`` target residues per pass over the
     source (folded only beyond 1; the thesis's design is t = 1); ``parallel_targets``: a
-    pass's t targets side by side on ``o`` (folded, t dividing k).
+    pass's t targets side by side on ``o`` (folded, t dividing k); ``parallel_redundant``:
+    the redundant residue beside the last source residue on ``i`` (folded).
 
     Ports: ``i`` — stream of ``data.ArrayLayout(r, lanes)`` beats: per pass, the l source
     residue polynomials (q_0 first) then the redundant one (q_l), N/TP beats each (coefficient
-    c in row c // TP, lane c % TP); a conversion is P = ⌈k/t⌉ passes, so the host streams the
-    source P times (as the thesis re-reads it from HBM for every target residue). ``o`` — the
-    target residue polynomials p_0..p_{k-1} in the same layout (with ``parallel_targets``
-    t·lanes words a beat, :meth:`ShenoyKumaresanPlan.target_beats`). The engine extends the integer
-    the redundant residues pin: A mod p_j given A mod q_l, and the centred lift (A − Q when
-    2A >= Q, OpenFHE's ``SwitchCRTBasis``) given the centred lift's residue (docs/rns.md).
+    c in row c // TP, lane c % TP), with ``parallel_redundant`` 2·lanes words a beat, the
+    redundant residue's rows above the last source residue's
+    (:meth:`ShenoyKumaresanPlan.source_beats`); a conversion is P = ⌈k/t⌉ passes, so the host
+    streams the source P times (as the thesis re-reads it from HBM for every target residue).
+    ``o`` — the target residue polynomials p_0..p_{k-1} in the same layout (with
+    ``parallel_targets`` t·lanes words a beat, :meth:`ShenoyKumaresanPlan.target_beats`). The
+    engine extends the integer the redundant residues pin: A mod p_j given A mod q_l, and the
+    centred lift (A − Q when 2A >= Q, OpenFHE's ``SwitchCRTBasis``) given the centred lift's
+    residue (docs/rns.md).
 
     Cycles: :meth:`cycles` (= [Kir25] Table 4.5 when N/TP >= :attr:`hidden_latency_rows`).
     Arithmetic: :attr:`arithmetic_units` ((t+2)·TP multipliers folded, (t+4)·TP pipelined,
@@ -524,8 +583,8 @@ class ShenoyKumaresan(CRTBaseExtension):
 
     Raises (through the plan) ``ValueError`` for non-coprime moduli, q_l <= l, N or TP not a
     power of two, TP > N, moduli without a common Montgomery word, ``targets_per_pass`` outside
-    1..k (or > 1 pipelined), ``parallel_targets`` pipelined or with t not dividing k, an
-    unknown architecture.
+    1..k (or > 1 pipelined), ``parallel_targets`` pipelined or with t not dividing k,
+    ``parallel_redundant`` pipelined, an unknown architecture.
     """
 
     plan_class = ShenoyKumaresanPlan
@@ -544,6 +603,7 @@ class ShenoyKumaresan(CRTBaseExtension):
     def io_bound(self):
         """N·(l+1+k)/TP: one pass over the source and the redundant residue plus the outputs
         on a shared port — what ``targets_per_pass = k`` approaches; with
-        ``parallel_targets`` N·(l+1+k/t)/TP, t target residues in each output beat."""
+        ``parallel_targets`` N·(l+1+k/t)/TP, t target residues in each output beat; with
+        ``parallel_redundant`` l instead of l + 1."""
         outputs = len(self._target) // self.plan.output_slots
-        return (len(self._source) + 1 + outputs) * self._rows
+        return (self.plan.input_residues + outputs) * self._rows

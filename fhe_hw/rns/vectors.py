@@ -5,7 +5,6 @@ exactly), its source residues in, the target residues out, from :mod:`fhe_hw.mod
 from ..model import rns as model
 from ..params import RNSBase
 from ..sim.vectors import Vectors, register_vectors
-from .common import polynomial_beats
 
 __all__ = ["DEMO"]
 
@@ -34,7 +33,7 @@ def _shenoy_kumaresan_vectors(unit, rng, count):
     polys = _residues(values, unit.source)
     red = [a % unit.redundant for a in values]
     golden = model.extend_polynomial(model.shenoy_kumaresan, polys, unit.constants, red)
-    return Vectors({"i": polynomial_beats(polys + [red], unit.lanes) * unit.passes},
+    return Vectors({"i": unit.plan.source_beats(polys, red)},
                    {"o": unit.plan.target_beats([list(p) for p in golden])}, {})
 
 
@@ -46,7 +45,7 @@ def _fast_base_conversion_vectors(unit, rng, count):
     columns = zip(*polys, strict=True)
     golden = [model.fast_base_conversion(list(col), unit.constants) for col in columns]
     targets = [list(p) for p in zip(*golden, strict=True)]
-    return Vectors({"i": polynomial_beats(polys, unit.lanes) * unit.passes},
+    return Vectors({"i": unit.plan.source_beats(polys)},
                    {"o": unit.plan.target_beats(targets)}, {})
 
 

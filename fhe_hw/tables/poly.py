@@ -140,6 +140,8 @@ def _conversion_config(row):
               f"t={plan.targets_per_pass}")
     if plan.parallel_targets:
         config += ", targets side by side"
+    if plan.parallel_redundant:
+        config += ", redundant beside"
     if plan.tile_reg:
         config += f", {TILE_REGISTERS[0]}"
     return config
