@@ -66,11 +66,9 @@ output gate are registers, and the folded engine's hold meets the input handshak
 front of ``i.ready``'s register. The output queue (:class:`~fhe_hw.lib.stream.CreditQueue`) has
 no level check on its write, since the credit guarantees room, and drains into a skid buffer
 (:class:`~fhe_hw.lib.stream.SkidBuffer`) behind which the gate holds ``o``: the queue's read depends
-on registers only, never on ``o.ready``. With the targets side by side a second skid buffer, a
-register slice, sits between the queue and that one, so that the queue's read follows a ready
-register beside the queue. None of this adds a cycle where N/TP hides the pipeline
+on registers only, never on ``o.ready``. None of this adds a cycle where N/TP hides the pipeline
 (:attr:`hidden_latency_rows`); below it, the constants' register adds one to the Sum's latency
-and each skid buffer one to the output's.
+and the skid buffer one to the output's.
 """
 
 from dataclasses import dataclass, field
@@ -99,15 +97,8 @@ __all__ = ["CRTBaseExtension", "CRTBaseExtensionPlan", "ShenoyKumaresan", "Sheno
 ARCHITECTURES = ("folded", "pipelined")
 
 #: A beat written to the output queue (:class:`~fhe_hw.lib.stream.CreditQueue`) at w is readable
-#: from w + 2 and at ``o``, through the skid buffer behind the queue, from w + 3; with the
-#: targets side by side through a second skid buffer too (the engine's ``out_slice``), from w + 4.
+#: from w + 2 and at ``o``, through the skid buffer behind the queue, from w + 3.
 _OUT_LATENCY = CreditQueue.LATENCY + 1
-
-
-def _out_latency(side_by_side):
-    """:attr:`CRTBaseExtensionPlan.out_latency`: with the targets side by side a register slice
-    (a skid buffer) sits between the queue and the gate's skid buffer."""
-    return _OUT_LATENCY + int(side_by_side)
 
 
 @dataclass(frozen=True)
@@ -196,7 +187,7 @@ target_primes
         self._set(multiplier=mul, rows=self.n // self.lanes, passes=ceil(k / t),
                   acc_latency=_acc_latency_of(lm),
                   issue_latency=_issue_latency_of(lm) if self._redundant_path else READ_LATENCY,
-                  out_latency=_out_latency(self.side_by_side))
+                  out_latency=_OUT_LATENCY)
 
     def _redundant_moduli(self):
         return ()
@@ -407,9 +398,10 @@ out_latency
         return self.n // self.lanes >= self._hidden_rows(
             self._multiplier(moduli, tile_reg=self.tile_reg).latency)
 
-    def _hidden_rows(self, lm):
+    @staticmethod
+    def _hidden_rows(lm):
         """:attr:`hidden_latency_rows` with multiplier latency ``lm``."""
-        return _acc_latency_of(lm) + _issue_latency_of(lm) + _out_latency(self.side_by_side)
+        return _acc_latency_of(lm) + _issue_latency_of(lm) + _OUT_LATENCY
 
     def describe(self):
         return {**super().describe(), "redundant modulus q_l": self.redundant}
@@ -515,25 +507,18 @@ class CRTBaseExtension(FixedRun, Component):
         words = self._width * self._tp * self.plan.output_slots
         m.submodules.queue = queue = CreditQueue(words + int(side), queue_depth(self.plan),
                                                  distributed=side)
-        beat = data.StructLayout({"beat": self.o.payload.shape(), "last": 1})
-        m.submodules.out_skid = skid = SkidBuffer(beat)
-        # side by side, a register slice between the queue and the skid buffer, so that the
-        # queue's read (its level, its read address, its output register's enable) follows
-        # the slice's ready register, beside it, not the skid buffer's across the die
-        head = skid
-        if side:
-            m.submodules.out_slice = head = SkidBuffer(beat)
-            connect(m, head.o, skid.i)
+        m.submodules.out_skid = skid = SkidBuffer(data.StructLayout({
+            "beat": self.o.payload.shape(), "last": 1}))
         connect(m, ctl.beat, dp.beat)
         connect(m, ctl.issue, dp.issue)
         connect(m, dp.written, ctl.written)
         connect(m, dp.result, queue.i)
         m.d.comb += [ctl.i_valid.eq(self.i.valid), self.i.ready.eq(ctl.i_ready),
                      dp.data.eq(self.i.payload.as_value()),
-                     head.i.valid.eq(queue.o.valid), queue.o.ready.eq(head.i.ready),
+                     skid.i.valid.eq(queue.o.valid), queue.o.ready.eq(skid.i.ready),
                      # side by side the pass's last flag comes with the beat
-                     *([head.i.payload.beat.eq(queue.o.payload[:words]),
-                        head.i.payload.last.eq(queue.o.payload[words])] if side else
+                     *([skid.i.payload.beat.eq(queue.o.payload[:words]),
+                        skid.i.payload.last.eq(queue.o.payload[words])] if side else
                        [skid.i.payload.beat.eq(queue.o.payload),
                         skid.i.payload.last.eq(ctl.q_last),
                         ctl.q_xfer.eq(skid.i.valid & skid.i.ready)]),
@@ -544,7 +529,7 @@ class CRTBaseExtension(FixedRun, Component):
         if side:
             # the queue's reads reach the credit through a register here, beside the queue,
             # and another in the controller (crt_control.LATE_CREDIT)
-            m.d.sync += ctl.q_xfer.eq(head.i.valid & head.i.ready)
+            m.d.sync += ctl.q_xfer.eq(skid.i.valid & skid.i.ready)
         return m
 
 
