@@ -168,7 +168,7 @@ def test_source_beats_put_the_redundant_rows_above_the_last_source_residue():
     assert plan.source_beats(polys, red) == one + one
     tower = sk(*bases(32, 2, 2), 4, 2, targets_per_pass=2, cls=ShenoyKumaresanPlan)
     assert tower.source_beats(polys, red) == [[1, 2], [3, 4], [5, 6], [7, 8], [9, 10], [11, 12]]
-    with pytest.raises(ValueError, match="redundant residue polynomial"):
+    with pytest.raises(ValueError, match="redundant: Shenoy–Kumaresan takes the redundant"):
         plan.source_beats(polys)
 
 

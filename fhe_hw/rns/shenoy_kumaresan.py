@@ -225,7 +225,8 @@ target_primes
         With ``parallel_redundant`` the redundant residue's row x rides in the upper
         ``lanes`` words of the last source residue's beat x (zeros above the other ones)."""
         if self._redundant_path != (redundant is not None):
-            raise ValueError("the redundant residue polynomial goes with Shenoy–Kumaresan only")
+            raise ValueError("redundant: Shenoy–Kumaresan takes the redundant residue "
+                             "polynomial, fast base conversion none")
         if not self._redundant_beside:
             return polynomial_beats(list(polys) + ([redundant] if self.redundant_tower else []),
                                     self.lanes) * self.passes
@@ -540,9 +541,8 @@ class ShenoyKumaresan(CRTBaseExtension):
     ``source_limbs``, ``target_limbs``, ``lanes``, ``architecture``, ``targets_per_pass``;
     keywords ``word``, ``mult_stages``, ``prime_n``, ``source_primes``, ``target_primes``,
     ``redundant_prime``, ``tile_reg``, ``parallel_targets``, ``parallel_redundant``): the
-    source base q_0..q_{l-1},
-    the target base p_0..p_{k-1} and the redundant q_l > l, pairwise coprime, all odd with
-    q ≡ 1 (mod 2^word); N (a power of two);
+    source base q_0..q_{l-1}, the target base p_0..p_{k-1} and the redundant q_l > l, pairwise
+    coprime, all odd with q ≡ 1 (mod 2^word); N (a power of two);
     TP = ``lanes`` (a power of two <= N); ``architecture`` (``"folded"``, Fig. 3.5, or
     ``"pipelined"``, Fig. 3.4); t = ``targets_per_pass`` target residues per pass over the
     source (folded only beyond 1; the thesis's design is t = 1); ``parallel_targets``: a
