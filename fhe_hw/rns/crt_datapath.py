@@ -50,6 +50,7 @@ class CRTDatapath(Component):
         self._r, self._tp, self._t = p.width, p.lanes, p.targets_per_pass
         self._lm = p.multiplier.latency
         self._par = p.side_by_side  # every slot of a row at once (parallel_targets)
+        self._beside = p._redundant_beside  # the redundant row above (parallel_redundant)
         super().__init__({"data": In(p.width * p.input_lanes), "beat": In(beat_signature(p)),
                           "issue": In(issue_signature(p)), "written": Out(WRITTEN),
                           "result": Out(stream.Signature(
@@ -181,7 +182,7 @@ class CRTDatapath(Component):
         s0_valid, s0_data = Signal(), Signal(r * tp)
         s0 = {"row": Signal.like(self.beat.row), "first": Signal(), "last": Signal(),
               "par": Signal()}
-        source = self.data[:r * tp] if self._plan.input_lanes > tp else self.data
+        source = self.data[:r * tp] if self._beside else self.data
         m.d.sync += [s0_valid.eq(self.beat.sum), s0_data.eq(source),
                      s0["row"].eq(self.beat.row), s0["first"].eq(self.beat.first),
                      s0["last"].eq(self.beat.last), s0["par"].eq(self.beat.par)]
@@ -219,7 +220,7 @@ class CRTDatapath(Component):
         bank_l, red_mem = self._bank(m, "acc_l"), self._bank(m, "a_ql")
         # the redundant residue's row: the beat, or beside the last source residue its upper
         # lanes (parallel_redundant)
-        red_row = self.data[r * tp:] if p.input_lanes > tp else self.data
+        red_row = self.data[r * tp:] if self._beside else self.data
         m.d.comb += [red_mem.w_addr.eq(self.beat.row), red_mem.w_data.eq(red_row),
                      red_mem.w_en.eq(self.beat.red), red_mem.r_addr.eq(issue.row),
                      bank_l.r_addr.eq(Mux(s.reads, s.b["row"], issue.row))]

@@ -230,11 +230,10 @@ target_primes
         if not self._redundant_beside:
             return polynomial_beats(list(polys) + ([redundant] if self.redundant_tower else []),
                                     self.lanes) * self.passes
-        l, zeros = len(polys), [[0] * self.lanes] * self.rows
-        above = [zeros] * (l - 1) + [polynomial_beats([redundant], self.lanes)]
-        beats = [low + high for poly, over in zip(polys, above, strict=True)
-                 for low, high in zip(polynomial_beats([poly], self.lanes), over, strict=True)]
-        return beats * self.passes
+        high = ([[0] * self.lanes] * ((len(polys) - 1) * self.rows)
+                + polynomial_beats([redundant], self.lanes))
+        return [low + up for low, up in zip(polynomial_beats(polys, self.lanes), high,
+                                            strict=True)] * self.passes
 
     @property
     def input_beats(self):
