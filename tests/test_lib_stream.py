@@ -9,7 +9,7 @@ from amaranth.lib.wiring import In, Out
 from amaranth.sim import Simulator
 
 from fhe_hw.component import Component
-from fhe_hw.lib.stream import CreditQueue, SkidBuffer, credit_room
+from fhe_hw.lib.stream import CreditQueue, GroupedQueue, SkidBuffer, credit_room
 from fhe_hw.sim.pysim import StreamProtocolError, pack, run_stream, unpack
 
 
@@ -54,19 +54,20 @@ def test_pack_and_unpack_lanes_and_structs():
         pack(pair, {"a": 16, "b": 0})
 
 
-def _run_credit_queue(depth, n, valid_prob, ready_prob, seed):
-    """Write n beats into a CreditQueue under a writer that counts credits (beats written
-    minus beats taken at o at most depth); return (beats seen at o, cycle of each write, cycle
-    of each output transfer)."""
-    dut = CreditQueue(unsigned(16), depth)
+def _run_credit_queue(depth, n, valid_prob, ready_prob, seed, dut=None):
+    """Write n beats into a CreditQueue (or ``dut``, a GroupedQueue of 16 bits) under a writer
+    that counts credits (beats written minus beats taken at o, or read into a GroupedQueue's
+    buffer, at most depth); return (beats seen at o, cycle of each write, cycle of each output
+    transfer)."""
+    dut = CreditQueue(unsigned(16), depth) if dut is None else dut
     rng = random.Random(seed)
     seen, written, taken = [], [], []
 
     async def bench(ctx):
-        cycle, sent = 0, 0
+        cycle, sent, freed = 0, 0, 0
         while len(seen) < n:
             assert cycle < 20 * n + 50, "the queue stopped delivering"
-            write = sent < n and sent - len(seen) < depth and rng.random() < valid_prob
+            write = sent < n and sent - freed < depth and rng.random() < valid_prob
             ready = rng.random() < ready_prob
             ctx.set(dut.i.valid, write)
             ctx.set(dut.i.payload, (sent * 7919 + 13) & 0xFFFF)
@@ -77,6 +78,7 @@ def _run_credit_queue(depth, n, valid_prob, ready_prob, seed):
             if write:
                 written.append(cycle)
                 sent += 1
+            freed = ctx.get(dut.read) + freed if isinstance(dut, GroupedQueue) else len(seen)
             await ctx.tick()
             cycle += 1
 
@@ -121,6 +123,36 @@ def test_credit_queue_in_distributed_ram_asks_the_tools_for_luts():
     assert storage_attrs(CreditQueue(unsigned(8), 4)) == []
     with pytest.raises(TypeError, match="distributed must be a bool"):
         CreditQueue(unsigned(8), 4, distributed=1)
+
+
+@pytest.mark.parametrize("widths", [(16,), (5, 11), (1, 7, 8)])
+@pytest.mark.parametrize("valid_prob,ready_prob", [(1, 1), (1, 0.3), (0.5, 0.5), (0.3, 1)])
+def test_grouped_queue_delivers_every_beat_whole_and_in_order(widths, valid_prob, ready_prob):
+    """Each group holds its own bits of a beat; under random valid and ready the groups stay
+    in lockstep, so every beat leaves whole (a group ahead or behind would mix two beats)."""
+    seen, _, _ = _run_credit_queue(4, 150, valid_prob, ready_prob, seed=len(widths),
+                                   dut=GroupedQueue(widths, 4))
+    assert seen == [(x * 7919 + 13) & 0xFFFF for x in range(150)]
+
+
+def test_grouped_queue_passes_a_beat_per_cycle_three_cycles_after_its_write():
+    seen, written, taken = _run_credit_queue(5, 60, 1, 1, seed=0,
+                                             dut=GroupedQueue((8, 8), 5, distributed=True))
+    assert written == list(range(60))
+    assert taken == [w + GroupedQueue.LATENCY for w in written] and GroupedQueue.LATENCY == 3
+
+
+def test_grouped_queue_refuses_bad_groups_depth_and_distributed():
+    with pytest.raises(ValueError, match="at least one group"):
+        GroupedQueue((), 4)
+    with pytest.raises(ValueError, match="widths must be at least 1"):
+        GroupedQueue((8, 0), 4)
+    with pytest.raises(TypeError, match="widths must be an integer"):
+        GroupedQueue((8, 2.0), 4)
+    with pytest.raises(ValueError, match="depth"):
+        GroupedQueue((8,), 1)
+    with pytest.raises(TypeError, match="distributed must be a bool"):
+        GroupedQueue((8,), 4, distributed=1)
 
 
 class _Credit(Component):

@@ -1,18 +1,19 @@
 """Small stream helpers shared by the engines: a skid buffer that registers a
 stream's payload, valid and ready without losing throughput, a queue for writers that count
-credits, and a clock-enable wrapper that stalls a fixed-latency datapath behind it on
+credits (and the two in a row, cut into groups of payload bits with control of their own), and
+a clock-enable wrapper that stalls a fixed-latency datapath behind it on
 back-pressure."""
 
-from amaranth import EnableInserter, Module, Mux, Signal
+from amaranth import Cat, EnableInserter, Module, Mux, Signal
 from amaranth.lib import stream
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from ..arith.pipeline import wrap_inc
 from ..component import Component
-from ..params import require_int
+from ..params import check_bool, require_int
 
-__all__ = ["SkidBuffer", "CreditQueue", "credit_room", "stall_on_backpressure"]
+__all__ = ["SkidBuffer", "CreditQueue", "GroupedQueue", "credit_room", "stall_on_backpressure"]
 
 
 class SkidBuffer(Component):
@@ -98,6 +99,56 @@ class CreditQueue(Component):
             m.d.sync += self.o.valid.eq(0)
         count_next = count + self.i.valid - move
         m.d.sync += [count.eq(count_next), nonempty.eq(count_next != 0)]
+        return m
+
+
+class GroupedQueue(Component):
+    """A :class:`CreditQueue` draining into a :class:`SkidBuffer`, the queue's read depending on
+    registers only, with the payload cut into groups of bits that each have a queue and a buffer
+    of their own, control and all. The groups see the same writes and the same ``o.ready``, so
+    they move in lockstep from reset, but no group's clock enable, counter or level reaches
+    another: a payload spread over the die (a group per engine slot) needs no control net that
+    spans it, only ``i.valid`` and ``o.ready`` reach every group. (Each group's registers feed
+    back into themselves, so synthesis does not merge the copies.)
+
+    Parameters: ``widths`` (bits of each group; payload bit 0 is group 0's first), ``depth``
+    (the queue's beats, at least 2) and ``distributed``, as :class:`CreditQueue`'s. Ports: ``i``
+    (stream in, always ready: the writer counts credits), ``o`` (stream out, ``payload`` and
+    ``valid`` registers), ``read`` (out: a beat leaves the queue for the buffer in this cycle,
+    the credit's "taken"). Latency: a beat written in cycle w is valid at ``o`` from w + 3
+    (:data:`GroupedQueue.LATENCY`), one beat per cycle passes when ``o`` is ready.
+    """
+
+    LATENCY = CreditQueue.LATENCY + 1
+
+    def __init__(self, widths, depth, *, distributed=False):
+        widths = tuple(widths)
+        if not widths:
+            raise ValueError("widths must name at least one group")
+        for width in widths:
+            require_int("widths", width, minimum=1)
+        require_int("depth", depth, minimum=2)
+        check_bool("distributed", distributed)
+        self._widths, self._depth, self._distributed = widths, depth, distributed
+        super().__init__({"i": In(stream.Signature(sum(widths), always_ready=True)),
+                          "o": Out(stream.Signature(sum(widths))), "read": Out(1)})
+
+    def elaborate(self, platform):
+        m = Module()
+        start, outs, skids = 0, [], []
+        for g, width in enumerate(self._widths):
+            m.submodules[f"queue{g}"] = queue = CreditQueue(width, self._depth,
+                                                            distributed=self._distributed)
+            m.submodules[f"skid{g}"] = skid = SkidBuffer(width)
+            m.d.comb += [queue.i.valid.eq(self.i.valid),
+                         queue.i.payload.eq(self.i.payload[start:start + width]),
+                         skid.i.valid.eq(queue.o.valid), skid.i.payload.eq(queue.o.payload),
+                         queue.o.ready.eq(skid.i.ready), skid.o.ready.eq(self.o.ready)]
+            start += width
+            outs.append(skid.o.payload)
+            skids.append(skid)
+        m.d.comb += [self.o.payload.eq(Cat(*outs)), self.o.valid.eq(skids[0].o.valid),
+                     self.read.eq(skids[0].i.valid & skids[0].i.ready)]
         return m
 
 

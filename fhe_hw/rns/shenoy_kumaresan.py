@@ -81,7 +81,7 @@ from amaranth.lib.wiring import In, Out, connect
 from ..arith.montgomery_dyn import DynamicModMulPlan
 from ..arith.pipeline import tile_reg_param
 from ..component import Component, FixedRun
-from ..lib.stream import CreditQueue, SkidBuffer
+from ..lib.stream import CreditQueue, GroupedQueue, SkidBuffer
 from ..model import rns as model
 from ..params import ShenoyKumaresanConstants
 from ..plan import StreamPlan, param
@@ -501,35 +501,43 @@ class CRTBaseExtension(FixedRun, Component):
         m = Module()
         m.submodules.control = ctl = CRTControl(self.plan)
         m.submodules.datapath = dp = CRTDatapath(self.plan)
-        # side by side, the wide queue in LUTs: in block RAM its clock-to-out started the
-        # path across the die to the skid buffer; its beats carry their pass's last flag
+        # side by side, the wide queue in LUTs, cut into a group per target slot (the last one
+        # with the pass's last flag that its beats carry), each with its own control: one
+        # queue's clock enables spanned the die from the buffer's state to the slots' words
         side = self.plan.side_by_side
         words = self._width * self._tp * self.plan.output_slots
-        m.submodules.queue = queue = CreditQueue(words + int(side), queue_depth(self.plan),
-                                                 distributed=side)
-        m.submodules.out_skid = skid = SkidBuffer(data.StructLayout({
-            "beat": self.o.payload.shape(), "last": 1}))
+        if side:
+            slot = self._width * self._tp
+            m.submodules.queue = queue = GroupedQueue(
+                [slot] * (self.plan.output_slots - 1) + [slot + 1], queue_depth(self.plan),
+                distributed=True)
+        else:
+            m.submodules.queue = queue = CreditQueue(words, queue_depth(self.plan))
+            m.submodules.out_skid = skid = SkidBuffer(data.StructLayout({
+                "beat": self.o.payload.shape(), "last": 1}))
         connect(m, ctl.beat, dp.beat)
         connect(m, ctl.issue, dp.issue)
         connect(m, dp.written, ctl.written)
         connect(m, dp.result, queue.i)
         m.d.comb += [ctl.i_valid.eq(self.i.valid), self.i.ready.eq(ctl.i_ready),
-                     dp.data.eq(self.i.payload.as_value()),
-                     skid.i.valid.eq(queue.o.valid), queue.o.ready.eq(skid.i.ready),
-                     # side by side the pass's last flag comes with the beat
-                     *([skid.i.payload.beat.eq(queue.o.payload[:words]),
-                        skid.i.payload.last.eq(queue.o.payload[words])] if side else
-                       [skid.i.payload.beat.eq(queue.o.payload),
-                        skid.i.payload.last.eq(ctl.q_last),
-                        ctl.q_xfer.eq(skid.i.valid & skid.i.ready)]),
+                     dp.data.eq(self.i.payload.as_value())]
+        if side:
+            m.d.comb += [self.o.valid.eq(queue.o.valid & ctl.gate),
+                         self.o.payload.eq(queue.o.payload[:words]),
+                         queue.o.ready.eq(self.o.ready & ctl.gate),
+                         ctl.pass_out.eq(self.o.valid & self.o.ready & queue.o.payload[words])]
+            # the queue's reads reach the credit through a register here, beside the queue,
+            # and another in the controller (crt_control.LATE_CREDIT)
+            m.d.sync += ctl.q_xfer.eq(queue.read)
+            return m
+        m.d.comb += [skid.i.valid.eq(queue.o.valid), queue.o.ready.eq(skid.i.ready),
+                     skid.i.payload.beat.eq(queue.o.payload),
+                     skid.i.payload.last.eq(ctl.q_last),
+                     ctl.q_xfer.eq(skid.i.valid & skid.i.ready),
                      self.o.valid.eq(skid.o.valid & ctl.gate),
                      self.o.payload.eq(skid.o.payload.beat),
                      skid.o.ready.eq(self.o.ready & ctl.gate),
                      ctl.pass_out.eq(self.o.valid & self.o.ready & skid.o.payload.last)]
-        if side:
-            # the queue's reads reach the credit through a register here, beside the queue,
-            # and another in the controller (crt_control.LATE_CREDIT)
-            m.d.sync += ctl.q_xfer.eq(skid.i.valid & skid.i.ready)
         return m
 
 
