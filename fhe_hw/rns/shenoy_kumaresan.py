@@ -66,7 +66,9 @@ output gate are registers, and the folded engine's hold meets the input handshak
 front of ``i.ready``'s register. The output queue (:class:`~fhe_hw.lib.stream.CreditQueue`) has
 no level check on its write, since the credit guarantees room, and drains into a skid buffer
 (:class:`~fhe_hw.lib.stream.SkidBuffer`) behind which the gate holds ``o``: the queue's read depends
-on registers only, never on ``o.ready``. None of this adds a cycle where N/TP hides the pipeline
+on registers only, never on ``o.ready``; with the targets side by side the two are a
+:class:`~fhe_hw.lib.stream.GroupedQueue`, a queue and a buffer per target slot, each with its
+own control, so that no clock enable spans the die to the far slots' words. None of this adds a cycle where N/TP hides the pipeline
 (:attr:`hidden_latency_rows`); below it, the constants' register adds one to the Sum's latency
 and the skid buffer one to the output's.
 """
@@ -497,7 +499,8 @@ class CRTBaseExtension(FixedRun, Component):
         controller's output counters) depends on registers only, never on ``o.ready`` or the
         gate; the gate holds the buffer's output instead. The buffer has the pass's first beats
         ready when the gate opens, so ``o`` sees them as early as it would see the queue's
-        without the buffer."""
+        without the buffer. With the targets side by side the queue and the buffer are a
+        :class:`~fhe_hw.lib.stream.GroupedQueue` (a pair per target slot)."""
         m = Module()
         m.submodules.control = ctl = CRTControl(self.plan)
         m.submodules.datapath = dp = CRTDatapath(self.plan)
