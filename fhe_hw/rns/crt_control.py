@@ -19,7 +19,12 @@ from ..component import Component
 from ..lib.stream import CreditQueue, credit_room
 from .common import wrap_inc
 
-__all__ = ["CRTControl", "beat_signature", "issue_signature", "WRITTEN", "queue_depth"]
+#: Registers of the fused Post-Sum (``fused_post_sum``) from the last accumulation's sum to the
+#: output queue's write: ms, the match of α, |α·Q|_{p_j}, the difference.
+FUSED_LATENCY = 4
+
+__all__ = ["CRTControl", "beat_signature", "issue_signature", "WRITTEN", "queue_depth",
+           "FUSED_LATENCY"]
 
 #: A bank write of the Sum Process (from the datapath's side): ``valid``, ``last`` (the pass's
 #: last accumulation) and ``par`` (its pass's parity).
@@ -55,8 +60,13 @@ def queue_depth(plan):
     at c + issue latency + the queue's latency at the earliest, and its credit is back for the
     issue decision of the cycle after; two beats more keep the Post-Sum issuing every cycle.
     With the targets side by side a read reaches the credit :data:`LATE_CREDIT` cycles later,
-    through registers at both ends of its wire, and the queue is deeper by as much."""
+    through registers at both ends of its wire, and the queue is deeper by as much. With
+    ``fused_post_sum`` the credit is taken by the last source residue's input transfers, an
+    accumulate latency and :data:`FUSED_LATENCY` ahead of the
+    queue's write."""
     late = LATE_CREDIT if plan.side_by_side else 0
+    if plan._fused:
+        return plan.acc_latency + FUSED_LATENCY + CreditQueue.LATENCY + 2 + late
     return plan.issue_latency + CreditQueue.LATENCY + 2 + late
 
 
@@ -106,6 +116,9 @@ class CRTControl(Component):
     def elaborate(self, platform):
         m = Module()
         inp = self._input_counters(m)
+        if self._plan._fused:
+            self._fused(m, inp)
+            return m
         ps = self._issue_counters(m)
         self._handshake(m, inp, ps)
         self._issue(m, inp, ps)
@@ -155,6 +168,15 @@ class CRTControl(Component):
         return SimpleNamespace(accept=accept, seq=in_seq, pass_end=pass_end, moved=moved,
                                now={"row": in_row, "res": in_res, "first": res_first,
                                     "seq": in_seq})
+
+    def _fused(self, m, inp):
+        """``fused_post_sum``: no Post-Sum issue and no hold, the gate always open; the last
+        source residue's transfers take the output queue's credit, and ``i_ready`` is the
+        credit's room (a register) from the second cycle after reset on."""
+        started = Signal()
+        m.d.sync += started.eq(1)
+        room = credit_room(m, self.beat.red, self.q_xfer, queue_depth(self._plan))
+        m.d.comb += [self.i_ready.eq(room & started), self.gate.eq(1)]
 
     def _issue_counters(self, m):
         """The Post-Sum counters (row, target slot, pass, pass sequence number) and their

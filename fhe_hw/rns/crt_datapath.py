@@ -51,6 +51,7 @@ class CRTDatapath(Component):
         self._lm = p.multiplier.latency
         self._par = p.side_by_side  # every slot of a row at once (parallel_targets)
         self._beside = p._redundant_beside  # the redundant row above (parallel_redundant)
+        self._fused = p._fused  # the Post-Sum behind the last accumulation (fused_post_sum)
         super().__init__({"data": In(p.width * p.input_lanes), "beat": In(beat_signature(p)),
                           "issue": In(issue_signature(p)), "written": Out(WRITTEN),
                           "result": Out(stream.Signature(
@@ -102,20 +103,29 @@ class CRTDatapath(Component):
         # A Sum item that reads (not the first residue's) never meets a Post-Sum read (see the
         # module docstring), so the read addresses are selected by registers alone.
         s.reads = s.b_valid & ~s.b["first"]
-        post = self._post_sum(m, s, banks) if self._sk else self._read_out(m, banks)
+        if self._fused:
+            post = self._fused_banks(m, s)
+        else:
+            post = self._post_sum(m, s, banks) if self._sk else self._read_out(m, banks)
         self._stage_b_operands(m, s, post)
         riders = {key: s.b[key] for key in ("row", "first", "last", "par")}
-        written = None
+        if self._fused:
+            riders["fin"] = s.b["fin"]
+        written, sums = None, []
         for x, bank in enumerate(banks):
             m.d.comb += bank.r_addr.eq(self._read_row(m, f"acc_p{x}", s, post))
-            written = self._accumulate(m, f"p{x}", bank, s.b_valid, riders,
-                                       [u.o.payload for u in s.mul_p[x]], s.b[f"p_{x}"])
+            *written, summed = self._accumulate(m, f"p{x}", bank, s.b_valid, riders,
+                                                [u.o.payload for u in s.mul_p[x]],
+                                                s.b[f"p_{x}"])
+            sums.append(summed)
         if self._sk:
-            self._accumulate(m, "l", post.bank_l, s.b_valid, riders,
-                             [u.o.payload for u in s.mul_l], self._plan.redundant)
+            *_, sum_l = self._accumulate(m, "l", post.bank_l, s.b_valid, riders,
+                                         [u.o.payload for u in s.mul_l], self._plan.redundant)
         w_valid, w = written
         m.d.comb += [self.written.valid.eq(w_valid), self.written.last.eq(w["last"]),
                      self.written.par.eq(w["par"])]
+        if self._fused:
+            self._fused_post_sum(m, w_valid & w["fin"], w["last"], sums, sum_l, post.red)
         return m
 
     @property
@@ -133,7 +143,8 @@ class CRTDatapath(Component):
         if not self._early_rows:
             return Mux(s.reads, s.b["row"], post.row)
         row = Signal.like(s.b["row"], name=f"{name}_row", attrs=KEEP)
-        m.d.sync += row.eq(Mux(s.reads_early, s.b_early["row"], post.row_early))
+        m.d.sync += row.eq(s.b_early["row"] if self._fused else
+                           Mux(s.reads_early, s.b_early["row"], post.row_early))
         return row
 
     def _mul(self, m, name):
@@ -186,6 +197,9 @@ class CRTDatapath(Component):
         m.d.sync += [s0_valid.eq(self.beat.sum), s0_data.eq(source),
                      s0["row"].eq(self.beat.row), s0["first"].eq(self.beat.first),
                      s0["last"].eq(self.beat.last), s0["par"].eq(self.beat.par)]
+        if self._fused:  # a beat of the last source residue: its rows leave after its sums
+            s0["fin"] = Signal()
+            m.d.sync += s0["fin"].eq(self.beat.red)
         s1_valid, s1 = delay(m, 1, s0_valid, data=s0_data, **s0)
         mul_a = [self._mul(m, f"mul_q{x}") for x in range(tp)]
         for unit, a, c in zip(mul_a, lanes(s1["data"], r, tp), lane_consts):
@@ -273,6 +287,49 @@ class CRTDatapath(Component):
                                p2_valid=p2_valid, p2=p2,
                                c4=p.multiplier.premultiply(p.constants.Q_inv_mod_ql, q_l))
 
+    def _fused_banks(self, m, s):
+        """``fused_post_sum``: acc_l and a_ql, both read at the row of the Sum item in stage B
+        (a_ql written as its row arrives, beside the last source residue's), so that a_ql's
+        word arrives with acc_l's."""
+        r, tp = self._r, self._tp
+        bank_l, red_mem = self._bank(m, "acc_l"), self._bank(m, "a_ql")
+        m.d.comb += [red_mem.w_addr.eq(self.beat.row), red_mem.w_data.eq(self.data[r * tp:]),
+                     red_mem.w_en.eq(self.beat.red), red_mem.r_addr.eq(s.b["row"]),
+                     bank_l.r_addr.eq(s.b["row"])]
+        red = Signal(r * tp, name="a_ql_word")  # with the sum of acc_l (the write stage)
+        m.d.sync += red.eq(red_mem.r_data)
+        return SimpleNamespace(bank_l=bank_l, red=red)
+
+    def _fused_post_sum(self, m, valid, last, sums, sum_l, red):
+        """``fused_post_sum``: the Post-Sum of a row of the last source residue from its sums
+        as they are written (``sums`` per slot, ``sum_l``) and its redundant row ``red``, four
+        registers to ``result``: ms = acc_l − a_ql (mod q_l); the match of ms against
+        |α·Q|_{q_l} for α = 0..l (one bit per α); |α·Q|_{p_j} per slot, a constant of the
+        match (0 when nothing matches); a_{p_j} = acc_j − |α·Q|_{p_j} (mod p_j)."""
+        p, r, tp = self._plan, self._r, self._tp
+        q_l = p.redundant
+        qw = q_l.bit_length()
+        ql_table, p_tables = p.alpha_table()
+        ms = [Signal(qw, name=f"ms{x}") for x in range(tp)]
+        m.d.sync += [ms[x].eq(sub_parallel(a, b, q_l, qw)) for x, (a, b) in enumerate(
+            zip(lanes(sum_l, r, tp), lanes(red, r, tp)))]
+        v1, d1 = delay(m, 1, valid, last=last, sums=Cat(*sums))
+        match = [Signal(len(ql_table), name=f"alpha{x}") for x in range(tp)]
+        m.d.sync += [match[x].eq(Cat(*(ms[x] == c for c in ql_table))) for x in range(tp)]
+        v2, d2 = delay(m, 1, v1, **d1)
+        mu = Signal(r * tp * self._t, name="mu_prime")
+        m.d.sync += mu.eq(Cat(*(_select(match[x], table, r)
+                                for table in p_tables for x in range(tp))))
+        v3, d3 = delay(m, 1, v2, **d2)
+        out = Signal(r * tp * self._t, name="fused_out")
+        m.d.sync += out.eq(Cat(*(
+            sub_parallel(a, b, pj, r)
+            for s, pj in enumerate(p.target)
+            for a, b in zip(lanes(d3["sums"][s * r * tp:(s + 1) * r * tp], r, tp),
+                            lanes(mu[s * r * tp:(s + 1) * r * tp], r, tp)))))
+        v4, d4 = delay(m, 1, v3, last=d3["last"])
+        m.d.comb += [self.result.valid.eq(v4), self.result.payload.eq(Cat(out, d4["last"]))]
+
     def _read_out(self, m, banks):
         """Fast base conversion's output: the issued slot's bank row (with
         ``parallel_targets`` every slot's), to ``result``
@@ -294,7 +351,7 @@ class CRTDatapath(Component):
         for x_s in range(self._t):
             for x, unit in enumerate(s.mul_p[x_s]):
                 ops = [s.a_valid, s.mu_q[x], s.a[f"c2_{x_s}"], s.a[f"p_{x_s}"]]
-                if self._sk and self._folded and (x_s == 0 or self._par):
+                if self._sk and self._folded and not self._fused and (x_s == 0 or self._par):
                     v, key = post.p2_valid, f"_{x_s}" if self._par else ""
                     ops = [s.a_valid | v, Mux(v, post.alpha[x], s.mu_q[x]),
                            Mux(v, post.p2["c5" + key], ops[2]), Mux(v, post.p2["p" + key], ops[3])]
@@ -303,7 +360,9 @@ class CRTDatapath(Component):
             return
         q_l = self._plan.redundant
         for x in range(self._tp):
-            if self._folded:
+            if self._fused:
+                self._drive(m, s.mul_l[x], s.a_valid, s.mu_q[x], s.a["c3"], q_l)
+            elif self._folded:
                 v = post.p1_valid
                 self._drive(m, s.mul_l[x], s.a_valid | v, Mux(v, post.ms[x], s.mu_q[x]),
                             Mux(v, post.c4, s.a["c3"]), q_l)
@@ -324,11 +383,12 @@ class CRTDatapath(Component):
         reads the bank through a fabric register of its own (beside the Post-Sum's) that a
         first residue's item clears through its synchronous reset, so that the ``first`` flag
         ends at the register and not at the adders' carry chain across the lanes. Returns the
-        write-stage (valid, riders)."""
+        write-stage (valid, riders) and the sum written (a register)."""
         r, tp = self._r, self._tp
         v1, d1 = delay(m, READ_LATENCY, valid, mu=Cat(*mu),
                        mu_q=Cat(*((x - q)[:r + 1] for x in mu)), **riders)
-        v2, d2 = delay(m, 1, v1, row=d1["row"], last=d1["last"], par=d1["par"])
+        fin = {"fin": d1["fin"]} if "fin" in riders else {}
+        v2, d2 = delay(m, 1, v1, row=d1["row"], last=d1["last"], par=d1["par"], **fin)
         summed = Signal(r * tp, name=f"sum_{name}")
         if self._plan.rows >= READ_LATENCY + 2:
             first = delay(m, READ_LATENCY - 1, valid, first=riders["first"])[1]["first"]
@@ -349,7 +409,7 @@ class CRTDatapath(Component):
             for a, b, bq in zip(lanes(old, r, tp), lanes(d1["mu"], r, tp),
                                 lanes(d1["mu_q"], r + 1, tp)))))
         m.d.comb += [bank.w_addr.eq(d2["row"]), bank.w_data.eq(summed), bank.w_en.eq(v2)]
-        return v2, d2
+        return v2, d2, summed
 
     @staticmethod
     def _read_slot(m, banks, slot_early):
@@ -365,3 +425,13 @@ class CRTDatapath(Component):
         word = Signal.like(banks[0].r_data, name="slot_word")
         m.d.sync += word.eq(out)
         return word
+
+
+def _select(match, table, width):
+    """The entry of ``table`` whose bit of ``match`` is set (at most one is), 0 if none: an OR
+    of the entries, each gated by its bit."""
+    word = Const(0, width)
+    for bit, entry in zip(match, table, strict=True):
+        if entry:
+            word = word | Mux(bit, Const(entry, width), 0)
+    return word

@@ -68,9 +68,9 @@ no level check on its write, since the credit guarantees room, and drains into a
 (:class:`~fhe_hw.lib.stream.SkidBuffer`) behind which the gate holds ``o``: the queue's read depends
 on registers only, never on ``o.ready``; with the targets side by side the two are a
 :class:`~fhe_hw.lib.stream.GroupedQueue`, a queue and a buffer per target slot, each with its
-own control, so that no clock enable spans the die to the far slots' words. None of this adds a cycle where N/TP hides the pipeline
-(:attr:`hidden_latency_rows`); below it, the constants' register adds one to the Sum's latency
-and the skid buffer one to the output's.
+own control, so that no clock enable spans the die to the far slots' words. None of this adds
+a cycle where N/TP hides the pipeline (:attr:`hidden_latency_rows`); below it, the constants'
+register adds one to the Sum's latency and the skid buffer one to the output's.
 """
 
 from dataclasses import dataclass, field
@@ -89,7 +89,7 @@ from ..params import ShenoyKumaresanConstants
 from ..plan import StreamPlan, param
 from .common import MAX_N, MAX_RESIDUES, check_choice, check_ring, polynomial_beats
 from .crt_bank import READ_LATENCY
-from .crt_control import CRTControl, queue_depth
+from .crt_control import FUSED_LATENCY, CRTControl, queue_depth
 from .crt_datapath import CRTDatapath
 from .plan import BaseConversionPlan, check_primes
 
@@ -203,6 +203,10 @@ target_primes
     #: ``parallel_redundant``).
     _redundant_beside = False
 
+    #: The Post-Sum follows each row of the last source residue without multipliers
+    #: (Shenoy–Kumaresan's ``fused_post_sum``).
+    _fused = False
+
     @property
     def redundant_tower(self):
         """Whether the redundant residue polynomial follows the source ones on ``i`` in beats
@@ -304,8 +308,12 @@ target_primes
         N/lanes is large enough to hide the pipeline) and the whole latency for fast base
         conversion and for Shenoy–Kumaresan with ``parallel_redundant``, whose outputs need
         the last residue's accumulations (the folded Post-Sum borrows the Sum's
-        multipliers)."""
+        multipliers). With ``fused_post_sum`` a row's output follows its last accumulation:
+        (l − 1)·N/TP + accumulate latency + :data:`FUSED_LATENCY` + output latency."""
         lat = self.acc_latency + self.issue_latency + self.out_latency
+        if self._fused:
+            return (len(self.source) - 1) * self.rows + self.acc_latency + FUSED_LATENCY + \
+                self.out_latency
         if self.redundant_tower:
             return len(self.source) * self.rows + max(self.rows, lat)
         return len(self.source) * self.rows + lat
@@ -320,8 +328,11 @@ target_primes
         spacing Δ = max(input beats of a pass, l·N/TP + accumulate latency + 1). For
         N/TP ≥ accumulate + Post-Sum latency (:attr:`hidden_latency_rows`) this is exactly
         [Kir25] Table 4.5: l·(N(l+1)/TP + N/TP) folded, N(l+1)l/TP + N/TP pipelined (k = l).
+        With ``fused_post_sum`` (one pass) O + N/TP = l·N/TP + the latency.
         """
         O, R, P, k = self.pass_offset(), self.rows, self.passes, len(self.target)
+        if self._fused:
+            return O + R
         if self.architecture == "folded":
             return P * O + k // self.output_slots * R
         l = len(self.source)
@@ -353,6 +364,15 @@ target_primes, lanes, architecture, targets_per_pass
         (:meth:`source_beats`), so that a pass takes l·N/lanes input beats, not (l + 1)·N/lanes;
         the Post-Sum then follows the Sum's pipeline instead of overlapping the redundant
         residue (:meth:`pass_offset`). Folded only (default False).
+    fused_post_sum : bool
+        The Post-Sum of row x right behind the last source residue's row x, on the
+        accumulations' sums as they are written, with no multiplier: α ≤ l for a redundant
+        residue of A or of its centred lift, so ms = acc_l − a_ql is matched against its l + 1
+        possible values |α·Q|_{q_l} and |α·Q|_{p_j} is a constant of the match
+        (:meth:`alpha_table`). The outputs then stream while the last source residue streams
+        in: one conversion is l·N/lanes + latency cycles, and conversions follow each other
+        without a hold. Needs ``parallel_redundant``, ``parallel_targets`` and
+        ``targets_per_pass`` = k ≥ 2 (default False).
 
     Attributes
     ----------
@@ -371,6 +391,11 @@ out_latency
     parallel_redundant: bool = param(
         False, help="the redundant residue beside the last source residue on i, 2 x lanes "
         "words a beat (folded; true/false, default false)", cli_default=None, kw_only=True)
+    fused_post_sum: bool = param(
+        False, help="the Post-Sum right behind each row of the last source residue, alpha "
+        "matched against its l + 1 values, no multiplier (needs parallel_redundant, "
+        "parallel_targets and targets_per_pass = k >= 2; true/false, default false)",
+        cli_default=None, kw_only=True)
     redundant: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -378,6 +403,28 @@ out_latency
         if self.parallel_redundant and self.architecture != "folded":
             raise ValueError(f"parallel_redundant needs architecture='folded', not "
                              f"{self.architecture!r}")
+        k = len(self.target)
+        if self.fused_post_sum and not (self.parallel_redundant and self.parallel_targets
+                                        and self.targets_per_pass == k >= 2):
+            raise ValueError(f"fused_post_sum needs parallel_redundant, parallel_targets and "
+                             f"targets_per_pass = k >= 2 (one pass), not "
+                             f"parallel_redundant={self.parallel_redundant}, "
+                             f"parallel_targets={self.parallel_targets}, targets_per_pass="
+                             f"{self.targets_per_pass} with k = {k}")
+
+    @property
+    def _fused(self):
+        return self.fused_post_sum
+
+    def alpha_table(self):
+        """The fused Post-Sum's tables ([Kir25] Algorithm 2, lines 4-6, for α = 0..l, the
+        values α takes when the redundant residue is A's or its centred lift's):
+        ``(|α·Q|_{q_l} for each α, [|α·Q|_{p_j} for each α] for each target p_j)``. The
+        engine matches ms = acc_l − a_ql against the first and subtracts the second's entry;
+        an ms that matches none (a redundant residue of neither) counts as α = 0."""
+        Q, alphas = self.constants.source.Q, range(len(self.source) + 1)
+        return (tuple(a * Q % self.redundant for a in alphas),
+                [tuple(a * Q % pj for a in alphas) for pj in self.target])
 
     @property
     def _redundant_beside(self):
