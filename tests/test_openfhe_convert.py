@@ -171,19 +171,22 @@ def test_centred_mixed_radix_gives_switch_crt_basis(l, k, architecture):
     exact_against_openfhe(l, RNSBase(source).Q, values, run.outputs["o"], out, target)
 
 
-@pytest.mark.parametrize("parallel, beside", [(False, False), (True, False), (True, True)],
-                         ids=["towers", "targets-side-by-side", "and-redundant-beside"])
+@pytest.mark.parametrize("parallel, beside, fused", [
+    (False, False, False), (True, False, False), (True, True, False), (True, True, True)],
+    ids=["towers", "targets-side-by-side", "and-redundant-beside", "and-post-sum-fused"])
 @pytest.mark.parametrize("l, k", HARDWARE_CASES)
 def test_shenoy_kumaresan_gives_switch_crt_basis_from_the_centred_redundant_residue(l, k,
                                                                                    parallel,
-                                                                                   beside):
+                                                                                   beside,
+                                                                                   fused):
     """Also with the k target towers side by side on ``o`` (``parallel_targets``), each beat
-    split into its towers by hand here, and with the redundant residue beside the last source
-    tower on ``i`` (``parallel_redundant``)."""
+    split into its towers by hand here, with the redundant residue beside the last source
+    tower on ``i`` (``parallel_redundant``), and with the Post-Sum fused behind the last
+    source tower (``fused_post_sum``, α matched against 0..l)."""
     source, target, values, out = case(l, k)
     big_q, red = RNSBase(source).Q, ntt_primes(BITS, N, l + k + 1)[0]
     unit = sk(source, target, red, N, TP, targets_per_pass=k, parallel_targets=parallel,
-              parallel_redundant=beside)
+              parallel_redundant=beside, fused_post_sum=fused)
     polys = [[x % q for x in values] for q in source]
     redundant = [centred_lift(x, big_q) % red for x in values]
     beats = unit.plan.source_beats(polys, redundant)

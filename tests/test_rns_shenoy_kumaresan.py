@@ -16,6 +16,7 @@ from fhe_hw.params import RNSBase, ntt_primes
 from fhe_hw.poly.estimate import blocks, memory_bits
 from fhe_hw.rns import ShenoyKumaresanPlan, default_bases
 from fhe_hw.rns.crt_bank import AccumulatorBank
+from fhe_hw.rns.crt_control import FUSED_LATENCY
 from fhe_hw.sim.icarus import run_from_reset
 from fhe_hw.sim.pysim import run_stream
 from fhe_hw.sim.vectors import documented_cycles, small_params, vectors_for
@@ -158,6 +159,85 @@ def test_redundant_beside_over_several_passes_under_back_pressure(kw):
         sk(source, target, red, 16, 2, **kw, parallel_redundant=True,
            cls=ShenoyKumaresanPlan).cycles()
     run(unit, key=("beside vr", *kw.values()), valid_prob=0.6, ready_prob=0.5)
+
+
+def fused(l, k, n, tp, **kw):
+    """The fused Post-Sum engine (one pass, targets side by side, redundant beside) on
+    32-bit primes."""
+    return sk(*bases(32, l, k), n, tp, targets_per_pass=k, parallel_targets=True,
+              parallel_redundant=True, fused_post_sum=True, **kw)
+
+
+def test_fused_post_sum_streams_the_outputs_behind_the_last_source_residue():
+    unit = fused(3, 3, 256, 4)
+    p = unit.plan
+    assert unit.cycles() == 3 * 64 + p.acc_latency + FUSED_LATENCY + p.out_latency
+    assert run(unit, key=("fused",)).cycles == unit.cycles() == \
+        fused(3, 3, 256, 4, cls=ShenoyKumaresanPlan).cycles()
+    assert unit.cycles() < sk(*bases(32, 3, 3), 256, 4, targets_per_pass=3,
+                              parallel_targets=True, parallel_redundant=True).cycles()
+    assert unit.arithmetic_units["MM"] == 5 * 4  # the Sum's multipliers, none more
+
+
+@pytest.mark.parametrize("l, k, n, tp", [(2, 2, 16, 2), (3, 2, 8, 4), (2, 4, 32, 1)])
+def test_fused_post_sum_under_back_pressure(l, k, n, tp):
+    unit = fused(l, k, n, tp)
+    assert run(unit, key=("fused", l, k, n, tp)).cycles == unit.cycles()
+    run(unit, key=("fused vr", l, k, n, tp), valid_prob=0.6, ready_prob=0.5)
+
+
+@pytest.mark.parametrize("valid_prob, ready_prob", [(1.0, 1.0), (0.7, 0.4)])
+def test_fused_conversions_follow_each_other_without_a_hold(valid_prob, ready_prob):
+    """Three conversions back to back: each one's outputs exact, and at full rate the next
+    conversion's input follows the last one's at once, so three take 2·l·N/TP + cycles()."""
+    unit, rng = fused(3, 2, 32, 2), rng_for("fused back to back", valid_prob)
+    base, beats, want = RNSBase(unit.source), [], []
+    for _ in range(3):
+        values = [rng.randrange(base.Q) for _ in range(unit.n)]
+        beats += unit.plan.source_beats([[a % q for a in values] for q in unit.source],
+                                        [a % unit.redundant for a in values])
+        want += unit.plan.target_beats([[a % p for a in values] for p in unit.target])
+    result = run_stream(unit, {"i": beats}, {"o": len(want)}, valid_prob=valid_prob,
+                        ready_prob=ready_prob, seed=SEED)
+    assert result.outputs["o"] == want
+    if valid_prob == 1.0:
+        assert result.cycles == 2 * 3 * unit.rows + unit.cycles()
+
+
+def test_fused_post_sum_takes_an_unmatched_alpha_as_zero():
+    """A redundant residue of neither A nor its centred lift: α of Algorithm 2 exceeds l, the
+    match finds none and the engine returns the sums a'_{p_j}
+    (:func:`~fhe_hw.model.rns.shenoy_kumaresan_matched`); with A's residue the match is
+    Algorithm 2."""
+    unit, rng = fused(2, 2, 16, 2), rng_for("unmatched")
+    base = RNSBase(unit.source)
+    values = [rng.randrange(base.Q) for _ in range(unit.n)]
+    polys = [[a % q for a in values] for q in unit.source]
+    red = [rng.randrange(unit.redundant) for _ in values]
+    matched = model.extend_polynomial(model.shenoy_kumaresan_matched, polys, unit.constants,
+                                      red)
+    assert matched != model.extend_polynomial(model.shenoy_kumaresan, polys, unit.constants,
+                                              red)
+    result = run_stream(unit, {"i": unit.plan.source_beats(polys, red)},
+                        {"o": unit.output_beats}, seed=SEED)
+    assert unit.plan.target_polynomials(result.outputs["o"]) == [list(p) for p in matched]
+    exact = [a % unit.redundant for a in values]
+    assert model.extend_polynomial(model.shenoy_kumaresan_matched, polys, unit.constants,
+                                   exact) == \
+        model.extend_polynomial(model.shenoy_kumaresan, polys, unit.constants, exact)
+
+
+@pytest.mark.parametrize("kw", [{"parallel_redundant": False}, {"parallel_targets": False},
+                                {"targets_per_pass": 1}])
+def test_rejects_fused_post_sum_without_one_side_by_side_pass(kw):
+    args = {"targets_per_pass": 2, "parallel_targets": True, "parallel_redundant": True,
+            "fused_post_sum": True, **kw}
+    with pytest.raises(ValueError, match="fused_post_sum needs parallel_redundant, "
+                       "parallel_targets and targets_per_pass = k >= 2"):
+        sk(*bases(32, 2, 2), 16, 2, **args, cls=ShenoyKumaresanPlan)
+    with pytest.raises(ValueError, match="targets_per_pass = k >= 2"):
+        sk(*bases(32, 2, 1), 16, 2, targets_per_pass=1, parallel_targets=True,
+           parallel_redundant=True, fused_post_sum=True, cls=ShenoyKumaresanPlan)
 
 
 def test_source_beats_put_the_redundant_rows_above_the_last_source_residue():
@@ -359,6 +439,9 @@ def test_rejects_more_targets_per_pass_than_targets():
     # and the redundant residue beside the last source one
     ("shenoy-kumaresan", {"targets_per_pass": 2, "tile_reg": True, "parallel_targets": True,
                           "parallel_redundant": True}),
+    # and the Post-Sum fused behind the last source residue
+    ("shenoy-kumaresan", {"targets_per_pass": 2, "tile_reg": True, "parallel_targets": True,
+                          "parallel_redundant": True, "fused_post_sum": True}),
     ("fast-base-conversion", {"targets_per_pass": 2, "parallel_targets": True}),
     ("fast-base-conversion", {"tile_reg": True})])
 def test_ecp5_form_matches_the_model_from_reset_in_icarus(name, extra, tmp_path):

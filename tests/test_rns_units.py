@@ -100,17 +100,19 @@ def test_cosim_engine_is_the_rns_tables_exact_row_with_its_primes_and_tile_regis
     assert built.plan == routed.plan
 
 
-@pytest.mark.parametrize("beside", [False, True])
-def test_cosim_engine_is_a_side_by_side_row(beside):
-    # ... --tile-reg --parallel-targets [--parallel-redundant] builds what rns-side-by-side
-    # routes
-    row, = (row for row in SIDE_BY_SIDE_TABLE if row.params.get("parallel_redundant", False)
-            == beside)
+@pytest.mark.parametrize("beside, fused", [(False, False), (True, False), (True, True)])
+def test_cosim_engine_is_a_side_by_side_row(beside, fused):
+    # ... --tile-reg --parallel-targets [--parallel-redundant [--fused-post-sum]] builds what
+    # rns-side-by-side routes
+    row, = (row for row in SIDE_BY_SIDE_TABLE
+            if (row.params.get("parallel_redundant", False),
+                row.params.get("fused_post_sum", False)) == (beside, fused))
     routed = get_unit(row.unit).build(**row.params)
     built = make_engine("shenoy-kumaresan", 4096, 4, 4, 4, 32, "folded", 4, prime_n=65536,
-                        tile_reg=True, parallel_targets=True, parallel_redundant=beside)
+                        tile_reg=True, parallel_targets=True, parallel_redundant=beside,
+                        fused_post_sum=fused)
     assert built.plan == routed.plan and built.plan.parallel_targets
-    assert built.plan.parallel_redundant == beside
+    assert (built.plan.parallel_redundant, built.plan.fused_post_sum) == (beside, fused)
 
 
 def test_cosim_engine_refuses_tile_registers_for_the_coefficient_engines():

@@ -61,6 +61,10 @@ def main(argv=None):
     ap.add_argument("--parallel-redundant", action="store_true",
                     help="the redundant residue beside the last source residue on i "
                     "(shenoy-kumaresan, folded)")
+    ap.add_argument("--fused-post-sum", action="store_true",
+                    help="the Post-Sum behind each row of the last source residue, no "
+                    "multiplier (shenoy-kumaresan, with --parallel-redundant, "
+                    "--parallel-targets and --targets-per-pass = k)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--opt", default="-O3", help="C++ optimisation of the Verilator model")
     ap.add_argument("--out", default="build/cosim/rns.json")

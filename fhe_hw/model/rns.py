@@ -22,7 +22,7 @@ from fhe_hw.params import require_int, require_power_of_two
 
 __all__ = [
     "fast_base_conversion", "modular_products", "ShenoyKumaresanSteps",
-    "shenoy_kumaresan_steps", "shenoy_kumaresan",
+    "shenoy_kumaresan_steps", "shenoy_kumaresan", "shenoy_kumaresan_matched",
     "trunc", "KawamuraSteps", "kawamura_steps", "kawamura", "MixedRadixSteps",
     "mixed_radix_steps", "mixed_radix", "extend_polynomial", "ARCHITECTURES",
     "iterations_sk_pipelined", "iterations_sk_folded", "iterations_cox_rower",
@@ -119,6 +119,19 @@ def shenoy_kumaresan_steps(residues, redundant_residue, consts):
 def shenoy_kumaresan(residues, redundant_residue, consts):
     """[Kir25] Algorithm 2: the target residues a_{p_j} (see :func:`shenoy_kumaresan_steps`)."""
     return shenoy_kumaresan_steps(residues, redundant_residue, consts).a_p
+
+
+def shenoy_kumaresan_matched(residues, redundant_residue, consts):
+    """[Kir25] Algorithm 2 with step 5 by a match, as the fused Post-Sum computes it
+    (``fused_post_sum``): α is the k in 0..l with |k·Q|_{q_l} = ms, or 0 if there is none, and
+    a_{p_j} = a'_{p_j} − |α·Q|_{p_j}. Equal to :func:`shenoy_kumaresan` whenever Algorithm 2's
+    α is at most l (a redundant residue of A or of its centred lift; q_l > l makes k unique);
+    for any other redundant residue the result is a'_{p_j}."""
+    steps = shenoy_kumaresan_steps(residues, redundant_residue, consts)
+    big_q, ql = consts.source.Q, consts.redundant
+    alpha = next((k for k in range(len(residues) + 1) if k * big_q % ql == steps.ms), 0)
+    return tuple((s - alpha * big_q) % p
+                 for s, p in zip(steps.a_p_prime, consts.target, strict=True))
 
 
 def trunc(xi, r, rho):

@@ -18,12 +18,13 @@ TARGET = "ecp5-splitnets-map"
 
 
 def sk(lanes, architecture="folded", n=4096, l=30, targets_per_pass=1, tile_reg=False,
-       parallel_targets=False, parallel_redundant=False):
+       parallel_targets=False, parallel_redundant=False, fused_post_sum=False):
     """Shenoy–Kumaresan parameters with l = k limbs of 32-bit primes ≡ 1 mod 2^17
     (``prime_n`` = 2^16: the Montgomery word is then 17, two rounds of 15×17 bits, 6 MULT18X18D
     per multiplier); ``tile_reg``: a fabric register after each DSP tile's product;
     ``parallel_targets``: a pass's targets side by side on ``o``; ``parallel_redundant``: the
-    redundant residue beside the last source residue on ``i``."""
+    redundant residue beside the last source residue on ``i``; ``fused_post_sum``: the Post-Sum
+    behind each row of the last source residue."""
     params = {"prime_bits": 32, "n": n, "source_limbs": l, "target_limbs": l, "lanes": lanes,
               "architecture": architecture, "prime_n": 2**16}
     if targets_per_pass != 1:
@@ -34,6 +35,8 @@ def sk(lanes, architecture="folded", n=4096, l=30, targets_per_pass=1, tile_reg=
         params["parallel_targets"] = True
     if parallel_redundant:
         params["parallel_redundant"] = True
+    if fused_post_sum:
+        params["fused_post_sum"] = True
     return params
 
 
@@ -65,13 +68,15 @@ SYNTH_TABLE = (
 #: The exact 4 -> 4 row again with its four targets side by side on ``o``
 #: (``parallel_targets``: the outputs take N/TP beats, not 4·N/TP), and with the redundant
 #: residue beside the last source residue on ``i`` too (``parallel_redundant``: the input takes
-#: l·N/TP beats, not (l + 1)·N/TP), documented in their own table
-#: (``fhe-hw table rns-side-by-side``). The report puts the one with the fewest ``cycles()``
-#: beside ``SwitchCRTBasis``.
+#: l·N/TP beats, not (l + 1)·N/TP), and with the Post-Sum fused behind the last source residue
+#: as well (``fused_post_sum``: the outputs stream while it streams in), documented in their own
+#: table (``fhe-hw table rns-side-by-side``). The report puts the one with the fewest
+#: ``cycles()`` beside ``SwitchCRTBasis``.
 SIDE_BY_SIDE_TABLE = [
     Row("shenoy-kumaresan", sk(4, l=4, targets_per_pass=4, tile_reg=True,
-                               parallel_targets=True, parallel_redundant=beside), TARGET)
-    for beside in (False, True)]
+                               parallel_targets=True, parallel_redundant=beside,
+                               fused_post_sum=fused), TARGET)
+    for beside, fused in ((False, False), (True, False), (True, True))]
 
 #: Every routed RNS row: the rns table's and the side-by-side table's.
 ROUTED = SYNTH_TABLE + SIDE_BY_SIDE_TABLE

@@ -32,7 +32,7 @@ POLYNOMIAL = ("shenoy-kumaresan", "fast-base-conversion")
 
 #: The engines' boolean options and the engines each applies to.
 FLAGS = {"tile_reg": POLYNOMIAL, "parallel_targets": POLYNOMIAL,
-         "parallel_redundant": ("shenoy-kumaresan",)}
+         "parallel_redundant": ("shenoy-kumaresan",), "fused_post_sum": ("shenoy-kumaresan",)}
 
 
 def make_engine(engine, n, source_limbs, target_limbs, lanes, prime_bits, architecture=None,

@@ -142,6 +142,8 @@ def _conversion_config(row):
         config += ", targets side by side"
     if plan.parallel_redundant:
         config += ", redundant beside"
+    if plan.fused_post_sum:
+        config += ", Post-Sum fused"
     if plan.tile_reg:
         config += f", {TILE_REGISTERS[0]}"
     return config
