@@ -597,14 +597,18 @@ class ShenoyKumaresan(CRTBaseExtension):
     Parameters: a :class:`ShenoyKumaresanPlan`, or its arguments (``prime_bits``, ``n``,
     ``source_limbs``, ``target_limbs``, ``lanes``, ``architecture``, ``targets_per_pass``;
     keywords ``word``, ``mult_stages``, ``prime_n``, ``source_primes``, ``target_primes``,
-    ``redundant_prime``, ``tile_reg``, ``parallel_targets``, ``parallel_redundant``): the
+    ``redundant_prime``, ``tile_reg``, ``parallel_targets``, ``parallel_redundant``,
+    ``fused_post_sum``): the
     source base q_0..q_{l-1}, the target base p_0..p_{k-1} and the redundant q_l > l, pairwise
     coprime, all odd with q ≡ 1 (mod 2^word); N (a power of two);
     TP = ``lanes`` (a power of two <= N); ``architecture`` (``"folded"``, Fig. 3.5, or
     ``"pipelined"``, Fig. 3.4); t = ``targets_per_pass`` target residues per pass over the
     source (folded only beyond 1; the thesis's design is t = 1); ``parallel_targets``: a
     pass's t targets side by side on ``o`` (folded, t dividing k); ``parallel_redundant``:
-    the redundant residue beside the last source residue on ``i`` (folded).
+    the redundant residue beside the last source residue on ``i`` (folded);
+    ``fused_post_sum``: the Post-Sum right behind each row of the last source residue, α
+    matched against 0..l, no multiplier (with both and one pass;
+    :attr:`ShenoyKumaresanPlan.fused_post_sum`).
 
     Ports: ``i`` — stream of ``data.ArrayLayout(r, lanes)`` beats: per pass, the l source
     residue polynomials (q_0 first) then the redundant one (q_l), N/TP beats each (coefficient
@@ -626,7 +630,8 @@ class ShenoyKumaresan(CRTBaseExtension):
     Raises (through the plan) ``ValueError`` for non-coprime moduli, q_l <= l, N or TP not a
     power of two, TP > N, moduli without a common Montgomery word, ``targets_per_pass`` outside
     1..k (or > 1 pipelined), ``parallel_targets`` pipelined or with t not dividing k,
-    ``parallel_redundant`` pipelined, an unknown architecture.
+    ``parallel_redundant`` pipelined, ``fused_post_sum`` without ``parallel_redundant``,
+    ``parallel_targets`` and ``targets_per_pass`` = k >= 2, an unknown architecture.
     """
 
     plan_class = ShenoyKumaresanPlan
