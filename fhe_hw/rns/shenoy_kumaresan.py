@@ -608,7 +608,7 @@ class ShenoyKumaresan(CRTBaseExtension):
     the redundant residue beside the last source residue on ``i`` (folded);
     ``fused_post_sum``: the Post-Sum right behind each row of the last source residue, α
     matched against 0..l, no multiplier (with both and one pass;
-    :attr:`ShenoyKumaresanPlan.fused_post_sum`).
+    :class:`ShenoyKumaresanPlan`).
 
     Ports: ``i`` — stream of ``data.ArrayLayout(r, lanes)`` beats: per pass, the l source
     residue polynomials (q_0 first) then the redundant one (q_l), N/TP beats each (coefficient
