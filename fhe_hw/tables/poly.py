@@ -13,7 +13,7 @@ from ..asic.configs import SKY130_CLOCK_NS
 from ..markdown import table as markdown_table
 from ..poly.configs import EXTEND_TABLE, POLY_TABLE, PRODUCT_TABLE
 from ..poly.estimate import blocks, sky130_estimate
-from ..rns.configs import SIDE_BY_SIDE_TABLE
+from ..rns.configs import FUSED, SIDE_BY_SIDE_TABLE
 from ..units import get_unit
 from .common import ecp5_facts, synth_rows
 from .large_int import estimate_note, sky130_cells
@@ -133,7 +133,8 @@ def _generate_product(args, progress):
 
 
 def _conversion_config(row):
-    """The configuration cell of an exact conversion row (``SIDE_BY_SIDE_TABLE``)."""
+    """The configuration cell of an exact conversion row (``SIDE_BY_SIDE_TABLE`` or
+    ``FUSED``)."""
     p, plan = row.params, get_unit(row.unit).make_plan(row.params)
     config = (f"exact conversion ({row.unit}): N={p['n']}, {len(plan.source)} → "
               f"{len(plan.target)} × {plan.width}-bit, TP={plan.lanes}, "
@@ -151,7 +152,8 @@ def _conversion_config(row):
 
 def estimate_markdown(estimates):
     """The ``rns-poly-asic`` block from [(row of :data:`POLY_TABLE`, :data:`PRODUCT_TABLE` or
-    :data:`~fhe_hw.rns.configs.SIDE_BY_SIDE_TABLE`, its Sky130Estimate)]."""
+    :data:`~fhe_hw.rns.configs.SIDE_BY_SIDE_TABLE` or :data:`~fhe_hw.rns.configs.FUSED`, its
+    Sky130Estimate)]."""
     cells = []
     for row, e in estimates:
         if row.unit not in ("rns-poly-ntt", "rns-poly-product"):
@@ -176,7 +178,7 @@ def estimate_markdown(estimates):
 
 def _generate_estimate(args, progress):
     plans = [(row, get_unit(row.unit).make_plan(row.params))
-             for row in POLY_TABLE + PRODUCT_TABLE + SIDE_BY_SIDE_TABLE]
+             for row in POLY_TABLE + PRODUCT_TABLE + SIDE_BY_SIDE_TABLE + [FUSED]]
     wanted = {(unit, tuple(sorted(params.items()))): (unit, params, factory)
               for _, plan in plans for unit, params, _, factory in blocks(plan)}
     results, tools = synthesize_blocks(wanted, SKY130_CLOCK_NS, progress)
