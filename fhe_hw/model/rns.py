@@ -123,8 +123,8 @@ def shenoy_kumaresan(residues, redundant_residue, consts):
 
 def shenoy_kumaresan_matched(residues, redundant_residue, consts):
     """[Kir25] Algorithm 2 with step 5 by a match, as the fused Post-Sum computes it
-    (``fused_post_sum``): α is the k in 0..l with |k·Q|_{q_l} = ms, or 0 if there is none, and
-    a_{p_j} = a'_{p_j} − |α·Q|_{p_j}. Equal to :func:`shenoy_kumaresan` whenever Algorithm 2's
+    (``fused_post_sum``): α is the k in 0..l with k·Q mod q_l = ms, or 0 if there is none, and
+    a_{p_j} = (a'_{p_j} − α·Q) mod p_j. Equal to :func:`shenoy_kumaresan` whenever Algorithm 2's
     α is at most l (a redundant residue of A or of its centred lift; q_l > l makes k unique);
     for any other redundant residue the result is a'_{p_j}."""
     steps = shenoy_kumaresan_steps(residues, redundant_residue, consts)

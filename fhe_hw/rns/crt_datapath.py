@@ -304,8 +304,8 @@ class CRTDatapath(Component):
         """``fused_post_sum``: the Post-Sum of a row of the last source residue from its sums
         as they are written (``sums`` per slot, ``sum_l``) and its redundant row ``red``, four
         registers to ``result``: ms = acc_l − a_ql (mod q_l); the match of ms against
-        |α·Q|_{q_l} for α = 0..l (one bit per α); |α·Q|_{p_j} per slot, a constant of the
-        match (0 when nothing matches); a_{p_j} = acc_j − |α·Q|_{p_j} (mod p_j)."""
+        α·Q mod q_l for α = 0..l (one bit per α); α·Q mod p_j per slot, a constant of the
+        match (0 when nothing matches); a_{p_j} = (acc_j − α·Q) mod p_j."""
         p, r, tp = self._plan, self._r, self._tp
         q_l = p.redundant
         qw = q_l.bit_length()

@@ -368,7 +368,7 @@ target_primes, lanes, architecture, targets_per_pass
         The Post-Sum of row x right behind the last source residue's row x, on the
         accumulations' sums as they are written, with no multiplier: α ≤ l for a redundant
         residue of A or of its centred lift, so ms = acc_l − a_ql is matched against its l + 1
-        possible values |α·Q|_{q_l} and |α·Q|_{p_j} is a constant of the match
+        possible values α·Q mod q_l and α·Q mod p_j is a constant of the match
         (:meth:`alpha_table`). The outputs then stream while the last source residue streams
         in: one conversion is l·N/lanes + latency cycles, and conversions follow each other
         without a hold. Needs ``parallel_redundant``, ``parallel_targets`` and
