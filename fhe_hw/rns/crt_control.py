@@ -82,7 +82,9 @@ class CRTControl(Component):
 
     Ports:
 
-    * ``i_valid`` (in), ``i_ready`` (out, a register): the engine's input handshake.
+    * ``i_valid`` (in), ``i_ready`` (out, a register; with ``fused_post_sum`` the output
+      queue's credit room, a register, gated low in the first cycle after reset): the
+      engine's input handshake.
     * ``beat`` (out, :func:`beat_signature`): the transferring beat's place in the schedule.
     * ``issue`` (out, :func:`issue_signature`): a Post-Sum item, one (slot, row) per cycle
       (with ``parallel_targets`` a row of every slot, ``slot`` 0) once its pass's
