@@ -65,9 +65,8 @@ def queue_depth(plan):
     accumulate latency and :data:`FUSED_LATENCY` ahead of the
     queue's write."""
     late = LATE_CREDIT if plan.side_by_side else 0
-    if plan._fused:
-        return plan.acc_latency + FUSED_LATENCY + CreditQueue.LATENCY + 2 + late
-    return plan.issue_latency + CreditQueue.LATENCY + 2 + late
+    ahead = plan.acc_latency + FUSED_LATENCY if plan._fused else plan.issue_latency
+    return ahead + CreditQueue.LATENCY + 2 + late
 
 
 #: Cycles by which a queue read reaches the issue credit with the targets side by side: a

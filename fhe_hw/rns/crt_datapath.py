@@ -231,13 +231,8 @@ class CRTDatapath(Component):
         operands of the borrowed multipliers and the banks' read row."""
         p, r, tp, lm, issue = self._plan, self._r, self._tp, self._lm, self.issue
         q_l = p.redundant
-        bank_l, red_mem = self._bank(m, "acc_l"), self._bank(m, "a_ql")
-        # the redundant residue's row: the beat, or beside the last source residue its upper
-        # lanes (parallel_redundant)
-        red_row = self.data[r * tp:] if self._beside else self.data
-        m.d.comb += [red_mem.w_addr.eq(self.beat.row), red_mem.w_data.eq(red_row),
-                     red_mem.w_en.eq(self.beat.red), red_mem.r_addr.eq(issue.row),
-                     bank_l.r_addr.eq(Mux(s.reads, s.b["row"], issue.row))]
+        bank_l, red_mem = self._redundant_banks(m, issue.row,
+                                                Mux(s.reads, s.b["row"], issue.row))
         post = Rom(m, "post_rom", self._post_rom_rows(), r).read(
             issue.pass_ if self._par else issue.pass_ * self._t + issue.slot)
         last = {"last": issue.last} if self._par else {}
@@ -287,16 +282,24 @@ class CRTDatapath(Component):
                                p2_valid=p2_valid, p2=p2,
                                c4=p.multiplier.premultiply(p.constants.Q_inv_mod_ql, q_l))
 
+    def _redundant_banks(self, m, red_row, l_row):
+        """acc_l and a_ql (Shenoy–Kumaresan), read at ``l_row`` and ``red_row``; a_ql written
+        as the redundant residue's rows arrive: the beat, or beside the last source residue
+        its upper lanes (``parallel_redundant``)."""
+        r, tp = self._r, self._tp
+        bank_l, red_mem = self._bank(m, "acc_l"), self._bank(m, "a_ql")
+        data = self.data[r * tp:] if self._beside else self.data
+        m.d.comb += [red_mem.w_addr.eq(self.beat.row), red_mem.w_data.eq(data),
+                     red_mem.w_en.eq(self.beat.red), red_mem.r_addr.eq(red_row),
+                     bank_l.r_addr.eq(l_row)]
+        return bank_l, red_mem
+
     def _fused_banks(self, m, s):
         """``fused_post_sum``: acc_l and a_ql, both read at the row of the Sum item in stage B
         (a_ql written as its row arrives, beside the last source residue's), so that a_ql's
         word arrives with acc_l's."""
-        r, tp = self._r, self._tp
-        bank_l, red_mem = self._bank(m, "acc_l"), self._bank(m, "a_ql")
-        m.d.comb += [red_mem.w_addr.eq(self.beat.row), red_mem.w_data.eq(self.data[r * tp:]),
-                     red_mem.w_en.eq(self.beat.red), red_mem.r_addr.eq(s.b["row"]),
-                     bank_l.r_addr.eq(s.b["row"])]
-        red = Signal(r * tp, name="a_ql_word")  # with the sum of acc_l (the write stage)
+        bank_l, red_mem = self._redundant_banks(m, s.b["row"], s.b["row"])
+        red = Signal(self._r * self._tp, name="a_ql_word")  # with acc_l's sum (write stage)
         m.d.sync += red.eq(red_mem.r_data)
         return SimpleNamespace(bank_l=bank_l, red=red)
 

@@ -152,9 +152,8 @@ def generate_side_by_side(args, progress):
 
 TABLE = TableSpec("rns", "rns.md", "RNS base extension: iterations and ECP5-85F synthesis",
                   generate, rows=tuple(SYNTH_TABLE))
-#: The engines with a pass's targets side by side on ``o`` (``parallel_targets``), the
-#: redundant residue beside the last source residue on ``i`` (``parallel_redundant``) and the
-#: Post-Sum fused behind the last source residue (``fused_post_sum``).
+#: The engines with a pass's targets side by side on ``o`` (``parallel_targets``), and the
+#: redundant residue beside the last source residue on ``i`` (``parallel_redundant``).
 SIDE_BY_SIDE = TableSpec("rns-side-by-side", "rns.md",
                          "RNS base extension, targets side by side: ECP5-85F synthesis",
                          generate_side_by_side, rows=tuple(SIDE_BY_SIDE_TABLE))
