@@ -307,8 +307,10 @@ class CRTDatapath(Component):
         """``fused_post_sum``: the Post-Sum of a row of the last source residue from its sums
         as they are written (``sums`` per slot, ``sum_l``) and its redundant row ``red``, four
         registers to ``result``: ms = acc_l − a_ql (mod q_l); the match of ms against
-        α·Q mod q_l for α = 0..l (one bit per α); α·Q mod p_j per slot, a constant of the
-        match (0 when nothing matches); a_{p_j} = (acc_j − α·Q) mod p_j."""
+        α·Q mod q_l for α = 0..l (one bit per α); a copy of the match per target slot (only
+        these bits cross to the slots' subtracters, wherever the placer puts them);
+        a_{p_j} = (acc_j − α·Q) mod p_j, α·Q mod p_j a constant of the slot's copy (0 when
+        nothing matches)."""
         p, r, tp = self._plan, self._r, self._tp
         q_l = p.redundant
         qw = q_l.bit_length()
@@ -320,16 +322,16 @@ class CRTDatapath(Component):
         match = [Signal(len(ql_table), name=f"alpha{x}") for x in range(tp)]
         m.d.sync += [match[x].eq(Cat(*(ms[x] == c for c in ql_table))) for x in range(tp)]
         v2, d2 = delay(m, 1, v1, **d1)
-        mu = Signal(r * tp * self._t, name="mu_prime")
-        m.d.sync += mu.eq(Cat(*(_select(match[x], table, r)
-                                for table in p_tables for x in range(tp))))
+        copies = [[Signal(len(ql_table), name=f"alpha{x}_slot{s}", attrs=KEEP)
+                   for x in range(tp)] for s in range(self._t)]
+        m.d.sync += [copies[s][x].eq(match[x]) for s in range(self._t) for x in range(tp)]
         v3, d3 = delay(m, 1, v2, **d2)
         out = Signal(r * tp * self._t, name="fused_out")
         m.d.sync += out.eq(Cat(*(
-            sub_parallel(a, b, pj, r)
-            for s, pj in enumerate(p.target)
-            for a, b in zip(lanes(d3["sums"][s * r * tp:(s + 1) * r * tp], r, tp),
-                            lanes(mu[s * r * tp:(s + 1) * r * tp], r, tp)))))
+            sub_parallel(a, _select(alpha, table, r), pj, r)
+            for s, (pj, table) in enumerate(zip(p.target, p_tables, strict=True))
+            for a, alpha in zip(lanes(d3["sums"][s * r * tp:(s + 1) * r * tp], r, tp),
+                                copies[s]))))
         v4, d4 = delay(m, 1, v3, last=d3["last"])
         m.d.comb += [self.result.valid.eq(v4), self.result.payload.eq(Cat(out, d4["last"]))]
 
