@@ -9,6 +9,7 @@ import pytest
 
 from fhe_hw.bench.timing import Timing
 from fhe_hw.cli import main
+from fhe_hw.flow import synth
 from fhe_hw.flow.rows import Row, shown
 from fhe_hw.ntt.configs import STREAMING_TABLE, streaming_params
 from fhe_hw.poly import RNSPolyExtendPlan
@@ -180,7 +181,7 @@ def _committed(results):
     SimpleNamespace of result fields or None; every request is recorded in ``.asked``."""
     asked = []
 
-    def lookup(unit, params, flow="ecp5"):
+    def lookup(unit, params, flow="ecp5", options=None):
         asked.append((unit, params, flow))
         r = results(unit, params)
         if r is None:
@@ -367,7 +368,7 @@ def test_device_limit_divides_by_156_dsp_and_each_configurations_own_fmax(monkey
     its cycles()."""
     fmax = {("mod-mul", "solinas64"): 100.0}
 
-    def synth(unit, params, flow="ecp5"):
+    def synth(unit, params, flow="ecp5", options=None):
         if unit == "mod-mul":
             f = fmax.get((unit, params["modulus"]))
             return SimpleNamespace(dsp=16, fmax_mhz=f) if f else None
@@ -395,7 +396,7 @@ def test_device_limit_of_the_rns_polynomial_ntt_per_polynomial_and_back_to_back(
     ModMul's limit."""
     row = POLY_TABLE[0]
 
-    def synth(unit, params, flow="ecp5"):
+    def synth(unit, params, flow="ecp5", options=None):
         if unit == "mod-mul":
             own = {"modulus": str(get_unit(row.unit).make_plan(row.params).towers[0]),
                    "tiled": True}
@@ -420,7 +421,7 @@ def test_device_limit_of_a_karatsuba_engine_is_its_own_karatsuba_modmuls(monkeyp
                "ecp5-splitnets-static") in STREAMING_TABLE
     asked = []
 
-    def synth(unit, params, flow="ecp5"):
+    def synth(unit, params, flow="ecp5", options=None):
         asked.append((unit, params))
         if unit == "mod-mul":
             dsp = 12 if params.get("karatsuba") else 16
@@ -441,11 +442,11 @@ def _all_rows():
     return [row for s in core.SECTIONS if s.synth_rows for row in s.synth_rows()]
 
 
-def _triple(row):
-    return (row.unit, row.params, row.target)
+def _synth_row(row):
+    return (row.unit, row.params, row.target, row.options)
 
 
-P8 = _triple(Row("ntt", streaming_params(4096, 8, karatsuba=True), "ecp5-splitnets-static"))
+P8 = _synth_row(Row("ntt", streaming_params(4096, 8, karatsuba=True), "ecp5-splitnets-static"))
 
 
 def test_the_default_plan_synthesizes_nothing_the_committed_blocks_hold():
@@ -455,7 +456,7 @@ def test_the_default_plan_synthesizes_nothing_the_committed_blocks_hold():
     run, read = core.plan(_all_rows())
     assert run == []
     assert all(committed.lookup(*row)[0] is not None for row in read)
-    assert P8 in read and _triple(RNS_ROWS[0]) in read
+    assert P8 in read and _synth_row(RNS_ROWS[0]) in read
     engines = {row[0] for row in read} - core.QUICK_UNITS
     assert engines >= {"ntt", "shenoy-kumaresan", "fast-base-conversion", "karatsuba"}
 
@@ -482,8 +483,8 @@ def test_the_report_says_up_front_what_it_synthesizes_and_where_each_result_came
         (None, "not in a block here") if unit == "mod-mul" else lookup(unit, *rest)))
     synthesized = []
 
-    def cached_synth(unit, params, flow="ecp5"):
-        synthesized.append((unit, params, flow))
+    def cached_synth(unit, params, flow="ecp5", options=None):
+        synthesized.append((unit, params, flow, options))
         return SimpleNamespace(dsp=16, fmax_mhz=200.0, build_dir="build/synth/x")
     monkeypatch.setattr(core, "cached_synth", cached_synth)
     (sec,) = [s for s in core.SECTIONS if s.key == "device_limit"]
@@ -492,7 +493,7 @@ def test_the_report_says_up_front_what_it_synthesizes_and_where_each_result_came
     assert r.status == "ok", r.message
     out = capsys.readouterr().out
     run, read = core.plan(sec.synth_rows())
-    assert run and {unit for unit, _, _ in run} == {"mod-mul"}
+    assert run and {row[0] for row in run} == {"mod-mul"}
     announced = out.index(f"will synthesize (or take from the synthesis cache) {len(run)} "
                           "configuration(s):")
     assert announced < out.index("synthesizing") < out.index("fhe-hw report: sw")
@@ -526,14 +527,14 @@ def test_a_committed_block_yields_its_rows_with_the_blocks_provenance(tmp_path):
                             tools="Yosys 0.70, nextpnr-0.11.1", date="2026-01-01")
     _page(tmp_path, "ntt-streaming", "ntt.md",
           ntt_streaming.markdown([row], [made_up]) + "\n" + line + "\n")
-    r, why = committed.lookup(*_triple(row), root=tmp_path)
+    r, why = committed.lookup(*_synth_row(row), root=tmp_path)
     assert why is None
     assert (r.lut, r.ff, r.dsp, r.bram, r.fmax_mhz) == (1234, 2345, 16, 12, 111.25)
     assert r.table == "ntt-streaming" and r.page == "docs/results/ntt.md"
     assert r.provenance == line and "at commit `abc1234`" in r.provenance
-    assert committed.lookup(*_triple(other), root=tmp_path) == (
+    assert committed.lookup(*_synth_row(other), root=tmp_path) == (
         None, "the committed block `ntt-streaming` in docs/results/ntt.md has no such row")
-    assert committed.lookup(*_triple(RNS_ROWS[0]), root=tmp_path) == (
+    assert committed.lookup(*_synth_row(RNS_ROWS[0]), root=tmp_path) == (
         None, "no committed block `rns` in docs/results/rns.md")
     assert committed.lookup("mod-add", {"modulus": "general32"}, root=tmp_path)[0] is None
 
@@ -543,11 +544,35 @@ def test_every_row_of_the_committed_tables_parses_with_its_provenance():
     provenance line of its own table (Karatsuba-2 and -3 do not fit: no Fmax)."""
     for name, (_, rows, _) in committed.BLOCKS.items():
         for row in rows:
-            r, why = committed.lookup(*_triple(row))
+            r, why = committed.lookup(*_synth_row(row))
             assert why is None, (name, row)
             assert r.lut > 0 and r.provenance.startswith(f"Generated by `fhe-hw table {name}")
             assert (r.fmax_mhz is None) == (name == "karatsuba" and
                                             row.params["recursions"] > 1)
+
+
+def test_a_row_with_its_own_flow_options_is_that_row_and_is_synthesized_with_them(monkeypatch):
+    """A table row placed with its own placer: the committed block's row is found only with
+    those options, and a planned run synthesizes (and keys) it with them."""
+    row = next(r for r in POLY_TABLE if r.options)
+    assert committed.lookup(*_synth_row(row))[1] is None
+    assert committed.lookup(row.unit, row.params, row.target) == (
+        None, "not a row of a committed results table (docs/results)")
+    synthesized = []
+
+    def cached_synth(unit, params, flow="ecp5", options=None):
+        synthesized.append(options)
+        return SimpleNamespace(fmax_mhz=100.0, build_dir="build/synth/x")
+    monkeypatch.setattr(core, "cached_synth", cached_synth)
+    ctx = core.Context(planned=[_synth_row(row)])
+    assert ctx.synth(*_synth_row(row)).fmax_mhz == 100.0 and synthesized == [row.options]
+    assert ctx.why(*_synth_row(row)) == "synthesis cache (build/synth/x)"
+    assert ctx.why(row.unit, row.params, row.target) is None
+    assert core._shown_row(*_synth_row(row)).endswith(
+        f"({row.target}, {shown(row.options)})")
+    # a row's options that are not its flow's (how a failed route is recorded) key no cache
+    assert synth.flow_variation({"placer": "static", "pnr_errors": "record"}) == {
+        "placer": "static"}
 
 
 def test_a_karatsuba_row_that_does_not_fit_has_no_fmax():
@@ -562,7 +587,7 @@ def test_a_planned_row_read_by_many_engines_is_keyed_once(monkeypatch):
     converts the design to Verilog for its key, so the context asks once per row."""
     calls = []
 
-    def cached_synth(unit, params, flow="ecp5"):
+    def cached_synth(unit, params, flow="ecp5", options=None):
         calls.append(unit)
         return SimpleNamespace(dsp=6, fmax_mhz=200.0, build_dir="build/synth/x")
     monkeypatch.setattr(core, "cached_synth", cached_synth)
@@ -573,7 +598,7 @@ def test_a_planned_row_read_by_many_engines_is_keyed_once(monkeypatch):
 
 
 def test_a_failed_synthesis_is_listed_as_failed_not_replaced_by_a_committed_block(monkeypatch):
-    def cached_synth(unit, params, flow="ecp5"):
+    def cached_synth(unit, params, flow="ecp5", options=None):
         raise RuntimeError("nextpnr failed (exit 1)\nmore")
     monkeypatch.setattr(core, "cached_synth", cached_synth)
     row = ("mod-mul", {"modulus": "fermat32"}, "ecp5")      # a row the reducer block holds

@@ -65,7 +65,7 @@ from .run import run_logged
 
 __all__ = ["TARGETS", "Target", "resolve_target", "SynthResult", "atp_area", "synthesize",
            "synth_unit", "flow_key", "key_params", "design_digest", "design_generator",
-           "unit_design", "row_design",
+           "unit_design", "row_design", "flow_variation",
            "ooc_verilog", "load_cached", "cached_unit", "tool_versions", "short_versions",
            "OutOfContextPlatform", "RegisteredPorts", "SerialPorts", "add_synth_parser",
            "count_resources", "read_yosys_stat", "read_nextpnr_report", "params_hash",
@@ -436,12 +436,17 @@ def unit_design(unit_name, params, target="ecp5", **variation):
     return design_digest(verilog)
 
 
+def flow_variation(options):
+    """The keywords of :func:`resolve_target` among a row's ``options`` (its placer, router,
+    frequency, ...: what varies its flow; not, e.g., ``pnr_errors``)."""
+    keywords = inspect.signature(resolve_target).parameters
+    return {k: v for k, v in options.items() if k in keywords and k != "target"}
+
+
 def row_design(row):
     """:func:`unit_design` of a :class:`~fhe_hw.flow.rows.Row`: its unit, parameters, target
-    and the options of :func:`resolve_target` among its own."""
-    keywords = inspect.signature(resolve_target).parameters
-    variation = {k: v for k, v in row.options.items() if k in keywords and k != "target"}
-    return unit_design(row.unit, row.params, row.target, **variation)
+    and its :func:`flow_variation`."""
+    return unit_design(row.unit, row.params, row.target, **flow_variation(row.options))
 
 
 def cached_unit(unit_name, params, target="ecp5", *, pnr=True, **variation):

@@ -123,13 +123,13 @@ def _block(name, root):
     return read_block(path.read_text(encoding="utf-8"), name)
 
 
-def lookup(unit, params, flow="ecp5", *, root=ROOT):
-    """``(Committed, None)`` for the configuration's row in the committed block of the table
-    that lists it, or ``(None, why)``: the reason there is none (no table lists it, the page
-    or block is missing, the block has no such row)."""
+def lookup(unit, params, flow="ecp5", options=None, *, root=ROOT):
+    """``(Committed, None)`` for the configuration's row (its flow ``options`` too) in the
+    committed block of the table that lists it, or ``(None, why)``: the reason there is none
+    (no table lists it, the page or block is missing, the block has no such row)."""
+    want = (unit, params, flow, options or {})
     for name, (page, rows, row_key) in BLOCKS.items():
-        row = next((r for r in rows if (r.unit, r.params, r.target) == (unit, params, flow)),
-                   None)
+        row = next((r for r in rows if (r.unit, r.params, r.target, r.options) == want), None)
         if row is None:
             continue
         block = _block(name, str(root))

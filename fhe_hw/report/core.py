@@ -91,7 +91,7 @@ class Section:
     key: str
     title: str
     fn: object
-    synth_rows: object = None   # callable() -> [(unit, params, flow)]
+    synth_rows: object = None   # callable() -> [(unit, params, flow[, options])]
 
 
 SECTIONS = []
@@ -151,49 +151,49 @@ class Context:
         self._ran = {}
         self._results = {}
 
-    def synth(self, unit, params, flow="ecp5"):
+    def synth(self, unit, params, flow="ecp5", options=None):
         """The synthesis result of the row: for a planned row the
         :class:`~fhe_hw.flow.synth.SynthResult` (cached, or run now when synthesis is enabled;
         with synthesis disabled and nothing cached, the committed block's), for any other row
         the committed block's :class:`~.committed.Committed`; None when there is none (the
-        reason is in :meth:`why`; a failed synthesis is in ``synth_errors`` too)."""
+        reason is in :meth:`why`; a failed synthesis is in ``synth_errors`` too). ``options``
+        are the row's own flow options (:attr:`fhe_hw.flow.rows.Row.options`)."""
 
-        key = _row_key(unit, params, flow)
+        row = (unit, params, flow, options or {})
+        key = _row_key(*row)
         if key in self.synth_errors:
-            self._record(unit, params, flow, f"synthesis failed: {self.synth_errors[key]}")
+            self._record(row, f"synthesis failed: {self.synth_errors[key]}")
             return None
         if key not in self._results:    # once: keying the cache converts the design again
-            self._results[key] = self._result(key, unit, params, flow)
+            self._results[key] = self._result(key, row)
         return self._results[key]
 
-    def _result(self, key, unit, params, flow):
+    def _result(self, key, row):
         if key in self.planned:
             try:
-                r = cached_synth(unit, params, flow) if self.synth_enabled else \
-                    load_cached(unit, params, flow)
+                r = cached_synth(*row) if self.synth_enabled else load_cached(*row)
             except RuntimeError as e:
                 self.synth_errors[key] = str(e).splitlines()[0]
-                return self.synth(unit, params, flow)
+                return self.synth(*row)
             if r is not None:
-                self._record(unit, params, flow, self._ran.get(
-                    key, f"synthesis cache ({r.build_dir})"))
+                self._record(row, self._ran.get(key, f"synthesis cache ({r.build_dir})"))
                 return r
-        r, why = committed.lookup(unit, params, flow)
+        r, why = committed.lookup(*row)
         if r is None:
-            self._record(unit, params, flow, f"none: {why}")
+            self._record(row, f"none: {why}")
         else:
-            self._record(unit, params, flow, f"committed block `{r.table}` in {r.page}",
-                         r.provenance)
+            self._record(row, f"committed block `{r.table}` in {r.page}", r.provenance)
         return r
 
-    def why(self, unit, params, flow="ecp5"):
+    def why(self, unit, params, flow="ecp5", options=None):
         """Where the row's numbers came from, or why there are none (after :meth:`synth`)."""
-        return self.sources.get(_row_key(unit, params, flow), {}).get("source")
+        return self.sources.get(_row_key(unit, params, flow, options), {}).get("source")
 
-    def _record(self, unit, params, flow, source, provenance=None):
-        self.sources[_row_key(unit, params, flow)] = {
-            "unit": unit, "params": params, "flow": flow, "source": source,
-            "provenance": provenance}
+    def _record(self, row, source, provenance=None):
+        unit, params, flow, options = row
+        self.sources[_row_key(*row)] = {
+            "unit": unit, "params": params, "flow": flow, "options": options,
+            "source": source, "provenance": provenance}
 
     def prefetch(self, rows):
         """Synthesize the rows that are not cached, each once, ``jobs`` at a time."""
@@ -229,8 +229,15 @@ class Context:
         return [b for b in self._baselines if b.get("name", "").startswith(name_prefix)]
 
 
-def _row_key(unit, params, flow="ecp5"):
-    return f"{unit} {json.dumps(params, sort_keys=True, default=str)} {flow}"
+def _row_key(unit, params, flow="ecp5", options=None):
+    key = f"{unit} {json.dumps(params, sort_keys=True, default=str)} {flow}"
+    return key + (f" {json.dumps(options, sort_keys=True)}" if options else "")
+
+
+def _shown_row(unit, params, flow="ecp5", options=None):
+    """A synthesis row as the report prints it: unit, parameters, (flow, its own options)."""
+    flow = ", ".join([flow] + ([shown(options)] if options else []))
+    return f"{unit} {shown(params)} ({flow})"
 
 
 def _print_progress(text):
@@ -288,13 +295,13 @@ def announce(run, read, synth=True):
     what = "will synthesize (or take from the synthesis cache)" if synth else \
         "will take from the synthesis cache (--no-synth), else from the committed blocks,"
     print(f"fhe-hw report: {what} {len(run)} configuration(s):", flush=True)
-    for unit, params, flow in run:
-        print(f"  {unit} {shown(params)} ({flow})", flush=True)
+    for row in run:
+        print(f"  {_shown_row(*row)}", flush=True)
     if read:
         print(f"fhe-hw report: reads {len(read)} configuration(s) from the results pages' "
               f"committed blocks (docs/results; --full synthesizes them instead):", flush=True)
-        for unit, params, flow in read:
-            print(f"  {unit} {shown(params)} ({flow})", flush=True)
+        for row in read:
+            print(f"  {_shown_row(*row)}", flush=True)
 
 
 def build_report(papers="all", *, full=False, synth=True, baselines=True, jobs=2,

@@ -64,9 +64,10 @@ def _find(findings, *items):
     findings.extend(i for i in items if i)
 
 
-def _triple(row):
-    """(unit, params, flow) of a configs row, as the report's synthesis cache takes it."""
-    return (row.unit, row.params, row.target)
+def _synth_row(row):
+    """(unit, params, flow, options) of a configs row, as the report's synthesis cache and
+    :meth:`Context.synth <fhe_hw.report.core.Context.synth>` take it."""
+    return (row.unit, row.params, row.target, row.options)
 
 
 # --- 000 / 001: integer FHE encryption ---------------------------------------------------------
@@ -76,13 +77,13 @@ def _triple(row):
 _BIGINT = {m: (MULTIPLIERS[m]["n"], MULTIPLIERS[m]["digit_bits"])
            for m in ("fermat32", "general32", "fermat64", "solinas64")}
 #: The reduced transform that fits the LFE5U-85F's 156 MULT18X18D (the documented table's row).
-_BIGINT_SMALL = _triple(REPORT_SMALL)
+_BIGINT_SMALL = _synth_row(REPORT_SMALL)
 _TOY_BITS = 160_000     # φ of the toy group ([Cao14] Table 1)
 
 
 def _bigint_rows():
     """The ModMul of each modulus (the DSP lower bound) and the reduced multiplier."""
-    return [_triple(row) for row in REPORT_MODMULS] + [_BIGINT_SMALL]
+    return [_synth_row(row) for row in REPORT_MODMULS] + [_BIGINT_SMALL]
 
 
 @section("000", "[Cao13] Tables 4–6: super-size multiplier and CMNT encryption primitive",
@@ -254,7 +255,7 @@ _MODMULS = [(row.unit, row.params) for row in MODMULS]
 
 
 def _reducer_rows():
-    return [_triple(row) for row in REDUCERS + MODMULS]
+    return [_synth_row(row) for row in REDUCERS + MODMULS]
 
 
 @section("001", "[Cao14] Table 3: modular multipliers and reducers per Integer-FFT modulus (ECP5)",
@@ -298,11 +299,11 @@ def reducers(ctx):
 
 #: The documented streaming-NTT rows (fhe_hw.ntt.configs); n = 1024, P = 1 is the clock
 #: estimate of the 64K-point transform.
-_NTT_SYNTH = _triple(REPORT_STREAMING)
+_NTT_SYNTH = _synth_row(REPORT_STREAMING)
 
 
 def _ntt_rows():
-    return [_triple(row) for row in STREAMING_TABLE]
+    return [_synth_row(row) for row in STREAMING_TABLE]
 
 
 @section("002", "[Wang13] §V: 64K-point NTT over 2^64-2^32+1", _ntt_rows)
@@ -341,8 +342,8 @@ def ntt_64k(ctx):
                 "tests/test_ntt_streaming.py and tests/test_ntt_four_step.py."]
     s = Table("Streaming NTT synthesized on ECP5-85F", "measured here",
               ["n", "P", "cycles()", "LUT", "FF", "DSP", "BRAM", "Fmax MHz", "µs / transform"])
-    for unit, params, flow in _ntt_rows():
-        r = ctx.synth(unit, params, flow)
+    for unit, params, *flow in _ntt_rows():
+        r = ctx.synth(unit, params, *flow)
         c = StreamingNTTPlan(params["n"], SOLINAS, butterflies=params["butterflies"]).cycles()
         s.rows.append([params["n"], params["butterflies"], c, *(
             (r.lut, r.ff, r.dsp, r.bram, r.fmax_mhz, c / r.fmax_mhz) if r else [None] * 6)])
@@ -464,7 +465,7 @@ def rns_iterations(ctx):
 def _rns_rows():
     """The documented RNS table's Shenoy–Kumaresan rows at N = 2^12, l = 30
     (fhe_hw.rns.configs.REPORT_ROWS)."""
-    return [_triple(row) for row in RNS_ROWS]
+    return [_synth_row(row) for row in RNS_ROWS]
 
 
 @section("003", "[Kir25] Table 4.9: Shenoy–Kumaresan utilization, log N = 12, l = 30, 32-bit",
@@ -482,8 +483,8 @@ def rns_utilization(ctx):
     for (bits, tp), p in ref.items():
         if bits == 32:
             series["paper 003"].append((tp, p["atp_1e6"]))
-    for unit, params, flow in _rns_rows():
-        r = ctx.synth(unit, params, flow)
+    for unit, params, *flow in _rns_rows():
+        r = ctx.synth(unit, params, *flow)
         u = get_unit(unit).build(**params)
         cc = u.cycles() // len(u.target)
         time_us = cc / r.fmax_mhz if r else None
@@ -553,7 +554,7 @@ def rns_openfhe(ctx):
 
 def _kara_rows():
     """Karatsuba-1, the documented table's row that fits (fhe_hw.karatsuba.configs)."""
-    return [_triple(row) for row in KARATSUBA_ROWS]
+    return [_synth_row(row) for row in KARATSUBA_ROWS]
 
 
 @section("004", "[Mig16] Tables II–III: Karatsuba-r polynomial multiplier, n = 2560, 125 bits",
@@ -582,8 +583,8 @@ def karatsuba(ctx):
                    "tests/test_karatsuba_multiplier.py; coeff_bits = 134 - r as in [Mig16] §III.")
     s = Table("Karatsuba-1 on ECP5-85F", "measured here",
               ["r", "LUT", "FF", "DSP", "Fmax MHz", "µs at our Fmax"])
-    for unit, params, flow in _kara_rows():
-        res = ctx.synth(unit, params, flow)
+    for unit, params, *flow in _kara_rows():
+        res = ctx.synth(unit, params, *flow)
         c = get_unit(unit).cycles(params, products=3 ** 8)
         s.rows.append([1, *((res.lut, res.ff, res.dsp, res.fmax_mhz, c / res.fmax_mhz)
                             if res else [None] * 5)])
@@ -663,7 +664,7 @@ def _fastest_ntt(ctx):
     candidates = _ntt_candidates()
     timed = []
     for row in candidates:
-        r = ctx.synth(*_triple(row))
+        r = ctx.synth(*_synth_row(row))
         if r:
             timed.append((get_unit(row.unit).cycles(row.params) / r.fmax_mhz, row))
     if timed:
@@ -741,12 +742,12 @@ def _beside_openfhe(ntt):
 def _cpu_rows():
     """The configurations beside OpenFHE that the documented tables synthesize (the others
     have no result): every NTT candidate, and the conversions."""
-    documented = [_triple(r) for r in STREAMING_TABLE + RNS_ROUTED]
-    out = [_triple(row) for row in
+    documented = [_synth_row(r) for r in STREAMING_TABLE + RNS_ROUTED]
+    out = [_synth_row(row) for row in
            _ntt_candidates() + POLY_TABLE + EXTEND_TABLE + PRODUCT_TABLE]
     for row in _conversions_beside().values():
-        if _triple(row) in documented and _triple(row) not in out:
-            out.append(_triple(row))
+        if _synth_row(row) in documented and _synth_row(row) not in out:
+            out.append(_synth_row(row))
     return out
 
 
@@ -826,12 +827,12 @@ def _cpu_beside(ctx, t, findings, link, case, row):
     if row.unit == "rns-poly-ntt":
         link.append(f"{named()}: {_link_seconds(row):.3g} s each way per polynomial over the "
                     f"host link's UART at {LINK_BAUD} baud (payload bytes only)")
-    r = ctx.synth(*_triple(row))
+    r = ctx.synth(*_synth_row(row))
     for name, cycles in timings:
         hw = cycles / r.fmax_mhz if r else None
         ratios = [ratio(c, hw) if isinstance(c, float) else None for c in cpu]
         t.rows.append([name, *cpu, f"{row.unit} {shown(row.params, _hidden(row))}",
-                       cycles, r.fmax_mhz if r else ctx.why(*_triple(row)), hw, *ratios])
+                       cycles, r.fmax_mhz if r else ctx.why(*_synth_row(row)), hw, *ratios])
         _cpu_finding(findings, name, cpu, each, hw)
 
 
@@ -909,8 +910,8 @@ def _limit_rows():
     rows = []
     for engine, mm, *_ in _limit_engines():
         for row in (mm, engine):
-            if _triple(row) not in rows:
-                rows.append(_triple(row))
+            if _synth_row(row) not in rows:
+                rows.append(_synth_row(row))
     return rows
 
 
@@ -924,7 +925,7 @@ def device_limit(ctx):
                "engine Gprod/s", "fraction of the limit"])
     findings = []
     for engine, mm, products, cycles, counted in _limit_engines():
-        m, e = (ctx.synth(*_triple(row)) for row in (mm, engine))
+        m, e = (ctx.synth(*_synth_row(row)) for row in (mm, engine))
         limit = (ECP5_85F_DSP // m.dsp * m.fmax_mhz / 1e3) if m and m.dsp else None
         rate = products * e.fmax_mhz / cycles / 1e3 if e else None
         label = f"{engine.unit} {shown(engine.params, _hidden(engine, 'modulus'))} ({counted})"

@@ -87,8 +87,9 @@ def sources_markdown(sources):
     """The lines of the table that says, for every synthesis configuration the sections read,
     whether this run synthesized it, took it from the synthesis cache or read it from a
     committed block (with that block's provenance line), or why it has no result."""
-    rows = [[f"`{s['unit']}`", shown(s["params"]), f"`{s['flow']}`", s["source"],
-             s["provenance"]] for s in sources]
+    rows = [[f"`{s['unit']}`", shown(s["params"]),
+             ", ".join([f"`{s['flow']}`"] + ([shown(s["options"])] if s.get("options") else [])),
+             s["source"], s["provenance"]] for s in sources]
     return ["## Where the synthesis results come from", "",
             markdown_table(["unit", "params", "flow", "source", "provenance"], rows), ""]
 
