@@ -20,8 +20,9 @@ from ..lib.stream import CreditQueue, credit_room
 from .common import wrap_inc
 
 #: Registers of the fused Post-Sum (``fused_post_sum``) from the last accumulation's sum to the
-#: output queue's write: ms, the match of α, α·Q mod p_j, the difference.
-FUSED_LATENCY = 4
+#: output queue's write: ms, the match of α, its copy per target slot, α·Q mod p_j, the
+#: difference.
+FUSED_LATENCY = 5
 
 __all__ = ["CRTControl", "beat_signature", "issue_signature", "WRITTEN", "queue_depth",
            "FUSED_LATENCY"]

@@ -305,12 +305,13 @@ class CRTDatapath(Component):
 
     def _fused_post_sum(self, m, valid, last, sums, sum_l, red):
         """``fused_post_sum``: the Post-Sum of a row of the last source residue from its sums
-        as they are written (``sums`` per slot, ``sum_l``) and its redundant row ``red``, four
-        registers to ``result``: ms = acc_l − a_ql (mod q_l); the match of ms against
-        α·Q mod q_l for α = 0..l (one bit per α); a copy of the match per target slot (only
-        these bits cross to the slots' subtracters, wherever the placer puts them);
-        a_{p_j} = (acc_j − α·Q) mod p_j, α·Q mod p_j a constant of the slot's copy (0 when
-        nothing matches)."""
+        as they are written (``sums`` per slot, ``sum_l``) and its redundant row ``red``,
+        :data:`~fhe_hw.rns.crt_control.FUSED_LATENCY` registers to ``result``: ms = acc_l −
+        a_ql (mod q_l); the match of ms against α·Q mod q_l for α = 0..l (one bit per α); a
+        copy of the match per target slot (only these bits cross to the slots, wherever the
+        placer puts them); α·Q mod p_j, a constant of the slot's copy (0 when nothing
+        matches); a_{p_j} = (acc_j − α·Q) mod p_j. Each stage has at most one wire that may
+        cross the die, from a register."""
         p, r, tp = self._plan, self._r, self._tp
         q_l = p.redundant
         qw = q_l.bit_length()
@@ -326,14 +327,17 @@ class CRTDatapath(Component):
                    for x in range(tp)] for s in range(self._t)]
         m.d.sync += [copies[s][x].eq(match[x]) for s in range(self._t) for x in range(tp)]
         v3, d3 = delay(m, 1, v2, **d2)
+        mu = [[Signal(r, name=f"mu{x}_slot{s}") for x in range(tp)] for s in range(self._t)]
+        m.d.sync += [mu[s][x].eq(_select(copies[s][x], table, r))
+                     for s, table in enumerate(p_tables) for x in range(tp)]
+        v4, d4 = delay(m, 1, v3, **d3)
         out = Signal(r * tp * self._t, name="fused_out")
         m.d.sync += out.eq(Cat(*(
-            sub_parallel(a, _select(alpha, table, r), pj, r)
-            for s, (pj, table) in enumerate(zip(p.target, p_tables, strict=True))
-            for a, alpha in zip(lanes(d3["sums"][s * r * tp:(s + 1) * r * tp], r, tp),
-                                copies[s]))))
-        v4, d4 = delay(m, 1, v3, last=d3["last"])
-        m.d.comb += [self.result.valid.eq(v4), self.result.payload.eq(Cat(out, d4["last"]))]
+            sub_parallel(a, b, pj, r)
+            for s, pj in enumerate(p.target)
+            for a, b in zip(lanes(d4["sums"][s * r * tp:(s + 1) * r * tp], r, tp), mu[s]))))
+        v5, d5 = delay(m, 1, v4, last=d4["last"])
+        m.d.comb += [self.result.valid.eq(v5), self.result.payload.eq(Cat(out, d5["last"]))]
 
     def _read_out(self, m, banks):
         """Fast base conversion's output: the issued slot's bank row (with
