@@ -12,7 +12,7 @@ from helpers import kawamura, mixed_radix, sk
 
 from fhe_hw.model import rns as model
 from fhe_hw.rns import default_bases
-from fhe_hw.rns.configs import FUSED, SIDE_BY_SIDE_TABLE, SYNTH_TABLE
+from fhe_hw.rns.configs import SIDE_BY_SIDE_TABLE, SYNTH_TABLE
 from fhe_hw.rns.cosim import make_engine
 from fhe_hw.units import get_unit, to_verilog, top_name
 
@@ -103,8 +103,8 @@ def test_cosim_engine_is_the_rns_tables_exact_row_with_its_primes_and_tile_regis
 @pytest.mark.parametrize("beside, fused", [(False, False), (True, False), (True, True)])
 def test_cosim_engine_is_a_side_by_side_row(beside, fused):
     # ... --tile-reg --parallel-targets [--parallel-redundant [--fused-post-sum]] builds what
-    # rns-side-by-side routes (and FUSED)
-    row, = (row for row in (*SIDE_BY_SIDE_TABLE, FUSED)
+    # rns-side-by-side routes
+    row, = (row for row in SIDE_BY_SIDE_TABLE
             if (row.params.get("parallel_redundant", False),
                 row.params.get("fused_post_sum", False)) == (beside, fused))
     routed = get_unit(row.unit).build(**row.params)

@@ -35,7 +35,7 @@ BLOCKS = {
     "engine-modmuls": ("arith.md", ENGINE_MODMULS, reducers.row_key),
     "ntt-streaming": ("ntt.md", STREAMING_TABLE, ntt_streaming.row_key),
     "rns": ("rns.md", SYNTH_TABLE, rns.row_key),
-    "rns-side-by-side": ("rns.md", SIDE_BY_SIDE_TABLE, rns.row_key),
+    "rns-side-by-side": ("rns.md", SIDE_BY_SIDE_TABLE, rns.side_by_side_key),
     "karatsuba": ("karatsuba.md", KARATSUBA_TABLE, karatsuba.row_key),
     "rns-poly": ("poly.md", POLY_TABLE, poly.row_key),
     "rns-poly-extend": ("poly.md", EXTEND_TABLE, poly.extend_row_key),

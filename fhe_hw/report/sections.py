@@ -793,7 +793,10 @@ def cpu_vs_hardware(ctx):
                 "side (parallel_targets), its output beat carries a row of every target tower "
                 "(targets_per_pass × lanes words), each tower written to its own memory; with "
                 "the redundant residue beside (parallel_redundant), its input beat carries the "
-                "redundant residue's row above the last source tower's (2 × lanes words).",
+                "redundant residue's row above the last source tower's (2 × lanes words); with "
+                "the Post-Sum fused (fused_post_sum), each row's outputs follow its last "
+                "accumulation, α matched against its l + 1 values (exact for A's redundant "
+                "residue or its centred lift's).",
                 "Not synthesized: n = 65536 (65536 words of 64 bits need 4 Mbit of RAM, the "
                 "ECP5-85F has 3.7 Mbit of DP16KD) and SK at N = 2^16, l = 17 (384 DP16KD, "
                 "208 available); n = 16384 is not in the tables.",
@@ -818,6 +821,8 @@ def _cpu_beside(ctx, t, findings, link, case, row):
             ["targets side by side"] if row.params.get("parallel_targets") else [])
     if row.params.get("parallel_redundant"):
         side.append("redundant beside")
+    if row.params.get("fused_post_sum"):
+        side.append("Post-Sum fused")
 
     def named(*more):
         return label + (f" ({', '.join(side + list(more))})" if side or more else "")

@@ -5,13 +5,20 @@ from concurrent.futures import ProcessPoolExecutor
 from ..flow.synth import short_versions, synth_unit
 from ..units import get_unit
 
-__all__ = ["synth_rows", "ecp5_facts", "latency"]
+__all__ = ["synth_rows", "ecp5_facts", "latency", "flow_cell"]
 
 
 def latency(row):
     """The row's latency from the unit's timing contract (every registered unit has one: its
     plan's, or the ``latency`` function it was registered with)."""
     return get_unit(row.unit).latency(row.params)
+
+
+def flow_cell(row):
+    """A table's flow cell: the row's target, and the placer and router where it sets its own."""
+    placer, router = row.options.get("placer"), row.options.get("router")
+    return f"`{row.target}`" + (f", {placer} placer" if placer else "") + \
+        (f", {router}" if router else "")
 
 
 def _one(job):

@@ -13,9 +13,9 @@ from ..asic.configs import SKY130_CLOCK_NS
 from ..markdown import table as markdown_table
 from ..poly.configs import EXTEND_TABLE, POLY_TABLE, PRODUCT_TABLE
 from ..poly.estimate import blocks, sky130_estimate
-from ..rns.configs import FUSED, SIDE_BY_SIDE_TABLE
+from ..rns.configs import SIDE_BY_SIDE_TABLE
 from ..units import get_unit
-from .common import ecp5_facts, synth_rows
+from .common import ecp5_facts, flow_cell, synth_rows
 from .large_int import estimate_note, sky130_cells
 from .pages import TableSpec
 
@@ -40,12 +40,6 @@ def _towers(row):
     return f"{len(plan.towers)} × {plan.width}-bit (OpenFHE's for N = {_ring(row)})"
 
 
-def _flow(row):
-    """The flow cell: the target, and the placer where the row sets its own."""
-    placer = row.options.get("placer")
-    return f"`{row.target}`" + (f", {placer} placer" if placer else "")
-
-
 #: The NTT table's column of its towers' layout on the streams.
 SIDE_BY_SIDE = ("towers side by side", "parallel_towers")
 TILE_REGISTERS = ("tile registers", "tile_reg")
@@ -54,7 +48,7 @@ TILE_REGISTERS = ("tile registers", "tile_reg")
 def row_key(row):
     """The cells that identify ``row`` in the table."""
     key = {"N": str(row.params["n"]), "towers": _towers(row),
-           "P per engine": str(row.params["butterflies"]), "flow": _flow(row)}
+           "P per engine": str(row.params["butterflies"]), "flow": flow_cell(row)}
     if row.unit == "rns-poly-ntt":
         key[SIDE_BY_SIDE[0]] = _yes(row.params.get(SIDE_BY_SIDE[1]))
         key[TILE_REGISTERS[0]] = _yes(row.params.get(TILE_REGISTERS[1]))
@@ -75,7 +69,7 @@ def markdown(rows, results, per="polynomial", flags=(SIDE_BY_SIDE, ("Karatsuba",
         cells.append([row.params["n"], _towers(row), row.params["butterflies"],
                       *(_yes(row.params.get(name)) for _, name in flags), one, period,
                       r.lut, r.ff, r.dsp, r.bram, r.fmax_mhz, f"{one / r.fmax_mhz:.1f}",
-                      f"{period / r.fmax_mhz:.1f}", _flow(row)])
+                      f"{period / r.fmax_mhz:.1f}", flow_cell(row)])
     return markdown_table(["N", "towers", "P per engine", *(header for header, _ in flags),
                            "cycles()", f"cycles per {per} back to back", "LUT", "FF", "DSP",
                            "BRAM", "Fmax MHz", f"µs per {per}", f"µs per {per} back to back",
@@ -108,7 +102,7 @@ def _bases(row):
 
 def extend_row_key(row):
     """The cells that identify an :data:`~fhe_hw.poly.configs.EXTEND_TABLE` row."""
-    return {"N": str(row.params["n"]), "bases": _bases(row), "flow": _flow(row)}
+    return {"N": str(row.params["n"]), "bases": _bases(row), "flow": flow_cell(row)}
 
 
 def extend_markdown(rows, results):
@@ -119,7 +113,7 @@ def extend_markdown(rows, results):
         cycles = plan.cycles()
         cells.append([row.params["n"], _bases(row), plan.lanes, plan.architecture, cycles,
                       r.lut, r.ff, r.dsp, r.bram, r.fmax_mhz, f"{cycles / r.fmax_mhz:.1f}",
-                      _flow(row)])
+                      flow_cell(row)])
     return markdown_table(["N", "bases", "lanes", "engine", "cycles()", "LUT", "FF", "DSP",
                            "BRAM", "Fmax MHz", "µs per polynomial", "flow"], cells)
 
@@ -133,8 +127,7 @@ def _generate_product(args, progress):
 
 
 def _conversion_config(row):
-    """The configuration cell of an exact conversion row (``SIDE_BY_SIDE_TABLE`` or
-    ``FUSED``)."""
+    """The configuration cell of an exact conversion row (``SIDE_BY_SIDE_TABLE``)."""
     p, plan = row.params, get_unit(row.unit).make_plan(row.params)
     config = (f"exact conversion ({row.unit}): N={p['n']}, {len(plan.source)} → "
               f"{len(plan.target)} × {plan.width}-bit, TP={plan.lanes}, "
@@ -152,8 +145,7 @@ def _conversion_config(row):
 
 def estimate_markdown(estimates):
     """The ``rns-poly-asic`` block from [(row of :data:`POLY_TABLE`, :data:`PRODUCT_TABLE` or
-    :data:`~fhe_hw.rns.configs.SIDE_BY_SIDE_TABLE` or :data:`~fhe_hw.rns.configs.FUSED`, its
-    Sky130Estimate)]."""
+    :data:`~fhe_hw.rns.configs.SIDE_BY_SIDE_TABLE`, its Sky130Estimate)]."""
     cells = []
     for row, e in estimates:
         if row.unit not in ("rns-poly-ntt", "rns-poly-product"):
@@ -178,7 +170,7 @@ def estimate_markdown(estimates):
 
 def _generate_estimate(args, progress):
     plans = [(row, get_unit(row.unit).make_plan(row.params))
-             for row in POLY_TABLE + PRODUCT_TABLE + SIDE_BY_SIDE_TABLE + [FUSED]]
+             for row in POLY_TABLE + PRODUCT_TABLE + SIDE_BY_SIDE_TABLE]
     wanted = {(unit, tuple(sorted(params.items()))): (unit, params, factory)
               for _, plan in plans for unit, params, _, factory in blocks(plan)}
     results, tools = synthesize_blocks(wanted, SKY130_CLOCK_NS, progress)

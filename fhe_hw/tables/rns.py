@@ -19,12 +19,12 @@ from ..markdown import table as markdown_table
 from ..rns import FastBaseConversion, Kawamura, MixedRadix, ShenoyKumaresan, default_bases
 from ..rns.configs import ITERATION_SETS, SIDE_BY_SIDE_TABLE, SYNTH_TABLE
 from ..units import get_unit
-from .common import ecp5_facts, synth_rows
+from .common import ecp5_facts, flow_cell, synth_rows
 from .pages import TableSpec
 from .paper import P003_T4_6, P003_T4_8, P003_T4_9
 
 __all__ = ["TABLE", "SIDE_BY_SIDE", "TABLES", "iteration_rows", "iteration_markdown",
-           "synth_markdown", "row_key"]
+           "synth_markdown", "row_key", "side_by_side_key"]
 
 warnings.filterwarnings("ignore", category=UnusedElaboratable)
 
@@ -82,29 +82,38 @@ def row_key(row):
                                 if k not in ("prime_bits", "prime_n"))}
 
 
-def _synth_rows(results):
-    """The synthesis table's rows of ``results`` ((row, SynthResult) pairs)."""
+def side_by_side_key(row):
+    """The cells that identify ``row`` in the side-by-side table: :func:`row_key` and its
+    flow (a row may set its own placer)."""
+    return {**row_key(row), "flow": flow_cell(row)}
+
+
+def _synth_rows(results, key=row_key):
+    """The synthesis table's rows of ``results`` ((row, SynthResult) pairs), each first with
+    the cells of ``key``."""
     ours = []
     for row, r in results:
         unit = get_unit(row.unit).build(**row.params)
         cc, au = unit.cycles() // len(unit.target), unit.arithmetic_units
         t_us = cc / r.fmax_mhz
         atp = t_us * (r.lut + r.ff / 2 + 100 * r.dsp + 300 * r.bram) / 1e6
-        ours.append([*row_key(row).values(), au["MM"], r.lut, r.ff, r.dsp, r.bram,
+        ours.append([*key(row).values(), au["MM"], r.lut, r.ff, r.dsp, r.bram,
                      f"{r.fmax_mhz:.1f}", cc, f"{t_us:.2f}", f"{atp:.2f}"])
     return ours
 
 
-_HEADERS = ["unit", "params", "MM", "LUT", "FF", "DSP", "BRAM (DP16KD)", "Fmax (MHz)", "CC / k",
-            "Time (µs)", "ATP (×10^6)"]
+_RESULTS = ["MM", "LUT", "FF", "DSP", "BRAM (DP16KD)", "Fmax (MHz)", "CC / k", "Time (µs)",
+            "ATP (×10^6)"]
+_HEADERS = ["unit", "params", *_RESULTS]
 
 
 def _flow_note(results, coefficient_engines=True):
     """The line under a synthesis table; ``coefficient_engines``: it has Kawamura and
-    mixed-radix rows."""
+    mixed-radix rows (the rns table), else it has a flow column (the side-by-side table)."""
     seconds = sum(r.runtime_s.get("total", 0) for _, r in results)
     engines = (" Kawamura and mixed-radix at l = k = 4 (their multiplier count grows with l)."
-               if coefficient_engines else "")
+               if coefficient_engines else " nextpnr's HeAP placer and router1 unless the "
+               "flow names another.")
     return ("Out of context, every port registered (Yosys `splitnets` before LUT "
             "mapping, YosysHQ/yosys#4349); LUT = LUT4 + 2 per CCU2C, DSP = MULT18X18D, "
             "Fmax from nextpnr. 32-bit NTT primes "
@@ -144,7 +153,8 @@ def generate(args, progress):
 
 def generate_side_by_side(args, progress):
     results = list(zip(SIDE_BY_SIDE_TABLE, synth_rows(SIDE_BY_SIDE_TABLE, args, progress)))
-    block = "\n".join([markdown_table(_HEADERS, _synth_rows(results)).rstrip("\n"), "",
+    block = "\n".join([markdown_table(["unit", "params", "flow", *_RESULTS],
+                                      _synth_rows(results, side_by_side_key)).rstrip("\n"), "",
                         _flow_note(results, coefficient_engines=False)]) + "\n"
     return block, {**ecp5_facts([r for _, r in results]),
                    "json": [r.to_dict() for _, r in results]}
