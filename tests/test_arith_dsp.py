@@ -84,6 +84,8 @@ def test_only_an_ecp5_platform_selects_the_primitive():
     ("solinas64", lambda: ModMul("solinas64"), 16),
     ("solinas64-karatsuba", lambda: ModMul("solinas64", karatsuba=True), 12),
     ("general32-montgomery", lambda: ModMul("general32"), 4 + 2),  # 2 x 2 tiles, 2 rounds
+    # an OpenFHE 30-bit prime for N = 2^16, its rounds in the fabric: the product's tiles only
+    ("openfhe30-fabric-rounds", lambda: ModMul(1073479681, fabric_rounds=True), 4),
     ("rns-prime-barrett", lambda: ModMul(RNS_PRIME, "barrett"), None),
     ("untiled", lambda: ModMul("fermat32", tiled=False), 0),
     ("product-register-only", lambda: ModMul("fermat64", mult_stages=4), 16),

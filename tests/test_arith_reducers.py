@@ -13,6 +13,7 @@ from fhe_hw.arith import (
     SpecialReducer,
     SpecialReducerPlan,
 )
+from fhe_hw.arith.montgomery import signed_digits
 from fhe_hw.model import reduce as R
 from fhe_hw.params import MODULI, SOLINAS64, ntt_primes
 
@@ -118,6 +119,39 @@ def test_montgomery_reducer_matches_model(modulus, word, deep):
     tiles = -(-c.q_high.bit_length() // 17) * -(-word // 17)
     rounds = c.nu * (2 + tiles.bit_length()) + 2 if deep else c.nu + unit.corrections
     assert unit.latency == MontgomeryReducerPlan(modulus, word, deep=deep).latency == rounds
+
+
+#: The 30-bit primes OpenFHE picks for N = 2^16 (q_H just below 2^13: two to five signed digits)
+#: and the moduli above whose q_H has no negative digit, or many.
+OPENFHE30 = [1073479681, 1071513601, 1062862849, 1062469633]
+
+
+@pytest.mark.parametrize("modulus,word", [(q, 17) for q in OPENFHE30] + MONTGOMERY, ids=str)
+def test_montgomery_fabric_rounds_match_the_model(modulus, word):
+    unit = MontgomeryReducer(modulus, word, fabric_rounds=True)
+    c = unit.constants
+    xs = vectors(c.q, 2 * c.r, "montgomery fabric", c.q, word)
+    if c.r % word == 0:
+        xs.append(c.q * (c.R + 1))
+    expected = [x * pow(c.R, -1, c.q) % c.q for x in xs]
+    check_unit(unit, xs, expected, label=f"MontgomeryReducer({modulus}, {word}, fabric)")
+    # per round: T~ and T_H + carry; one register per adder level of the positive and the
+    # negative digits' sums side by side, as many as the most digits a q_H of this width has
+    # (at most ceil((b + 1)/2)); their difference
+    plus, minus = signed_digits(c.q_high)
+    assert sum(1 << s for s in plus) - sum(1 << s for s in minus) == c.q_high
+    assert all(b - a >= 2 for a, b in zip(sorted(plus + minus), sorted(plus + minus)[1:]))
+    b = c.q_high.bit_length()
+    assert len(plus) + len(minus) <= (b + 2) // 2
+    assert unit.latency == c.nu * (2 + ((b + 2) // 2).bit_length()) + 2
+
+
+def test_montgomery_fabric_rounds_need_the_deep_pipeline():
+    for kw in ({"deep": False}, {"pipelined": False}):
+        with pytest.raises(ValueError, match="fabric_rounds needs pipelined and deep"):
+            MontgomeryReducerPlan(OPENFHE30[0], 17, fabric_rounds=True, **kw)
+    with pytest.raises(TypeError):
+        MontgomeryReducerPlan(OPENFHE30[0], 17, fabric_rounds=1)
 
 
 def test_montgomery_reducer_latencies_at_the_table_moduli():

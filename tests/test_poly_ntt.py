@@ -278,3 +278,33 @@ def test_sixty_bit_towers_with_tile_registers_from_reset_in_icarus(tmp_path):
     run = run_from_reset(unit, "rns-poly-ntt", {"i": beats}, {"o": len(beats)}, tmp_path)
     assert unit.plan.stream_polynomials(run.outputs["o"]) == want[:2]
     assert run.cycles == unit.cycles(2)
+
+
+def test_thirty_bit_towers_with_fabric_rounds_transform_like_the_model(tmp_path):
+    """The 30-bit rows' primes (OpenFHE's for N = 2^16: Montgomery ModMuls) with the rounds in
+    the fabric, towers side by side at n = 16: the model's words back to back in cycles(),
+    under random valid and ready, and in Icarus from reset with every register at x."""
+    shape = {"limbs": 3, "prime_bits": 30, "prime_n": 1 << 16, "butterflies": 2,
+             "parallel_towers": True, "skid": True}
+    unit = RNSPolyNTT(16, fabric_rounds=True, **shape)
+    plain = RNSPolyNTTPlan(16, **shape)
+    assert {e.butterfly.reducer for e in plain.engines} == {"montgomery"}
+    mod_mul = lambda p: p.engines[0].butterfly.mult_latency_resolved  # noqa: E731
+    assert unit.cycles() - plain.cycles() == 4 * (mod_mul(unit.plan) - mod_mul(plain))
+    polys = [random_dcrt(unit.towers, 16, "fabric", k) for k in range(3)]
+    want = [dcrt_ntt(x, unit.towers) for x in polys]
+    got, run = run_polys(unit, polys)
+    assert got == want and run.cycles == unit.cycles(3)
+    got, _ = run_polys(unit, polys[:2], valid_prob=0.5, ready_prob=0.5, seed=7)
+    assert got == want[:2]
+    require_iverilog()
+    beats = unit.plan.stream_beats(polys[:2])
+    run = run_from_reset(RNSPolyNTT(16, fabric_rounds=True, **shape), "rns-poly-ntt",
+                         {"i": beats}, {"o": len(beats)}, tmp_path)
+    assert unit.plan.stream_polynomials(run.outputs["o"]) == want[:2]
+    assert run.cycles == unit.cycles(2)
+
+
+def test_fabric_rounds_need_montgomery_modmuls():
+    with pytest.raises(ValueError, match="fabric_rounds applies to the Montgomery reducer only"):
+        RNSPolyNTTPlan(16, limbs=2, prime_bits=30, fabric_rounds=True)

@@ -101,6 +101,10 @@ class ModMulPlan(Plan):
         multiplier and Barrett's two, tiled only: one cycle more per multiplier, for a wire
         from a DSP to its adder across the die (default False; the Montgomery reducer's own
         tile products do not take it).
+    fabric_rounds : bool
+        The Montgomery reducer's rounds without DSPs, q_H·T̃ by shifted additions
+        (:class:`MontgomeryReducerPlan`; default False): a 30-bit ModMul then takes the 4
+        MULT18X18D of its product only.
 
     Attributes
     ----------
@@ -128,6 +132,9 @@ class ModMulPlan(Plan):
                              range=(2, DSP_WIDTH), kw_only=True)
     karatsuba: bool = karatsuba_param()
     tile_reg: bool = tile_reg_param()
+    fabric_rounds: bool = param(False, help="the Montgomery rounds by shifted additions in the "
+                                "fabric, no DSP (true/false)", cli_default=None,
+                                kw_only=True)
     kind: str = field(init=False, repr=False, compare=False)
     multiplier: object = field(init=False, repr=False, compare=False)
     reducer_plan: Plan = field(init=False, repr=False, compare=False)
@@ -151,6 +158,9 @@ class ModMulPlan(Plan):
         if self.word is not None and kind != "montgomery":
             raise ValueError(f"word applies to the Montgomery reducer only, not to {kind} "
                              f"(modulus {mod})")
+        if self.fabric_rounds and kind != "montgomery":
+            raise ValueError(f"fabric_rounds applies to the Montgomery reducer only, not to "
+                             f"{kind} (modulus {mod})")
         if (self.alpha, self.beta) != (None, None) and kind != "barrett":
             raise ValueError(f"alpha and beta apply to the Barrett reducer only, not to {kind} "
                              f"(modulus {mod})")
@@ -168,7 +178,8 @@ class ModMulPlan(Plan):
             word = self.word
             if word is None:
                 word = min(AUTO_MONTGOMERY_WORD, _two_adicity(mod.value))
-            return kind, MontgomeryReducerPlan(mod, word, **stages)
+            return kind, MontgomeryReducerPlan(mod, word, fabric_rounds=self.fabric_rounds,
+                                               **stages)
         return kind, BarrettReducerPlan(mod, self.alpha, self.beta, mult_stages=self.mult_stages,
                                         tiled=self.tiled, tile_reg=self.tile_reg, **stages)
 

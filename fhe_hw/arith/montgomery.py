@@ -19,6 +19,15 @@ one register, the selection of the last non-negative one in the next (:func:`dee
 ``deep=False`` keeps one register per round (negation, DSP and addition in one cycle) and one
 per subtraction.
 
+With ``fabric_rounds=True`` (pipelined and deep) a round takes no DSP: q_H is a constant, so
+q_H·T̃ is a few shifted copies of T̃ added and subtracted (q_H in signed digits, its non-adjacent
+form: :func:`signed_digits`). A round (:func:`fabric_round`) registers T̃ and T_H + carry
+(the carry is T_L ≠ 0), then adds T_H + carry and the positive digits' copies, and beside them
+the negative digits' copies, one register per adder level (as many levels as a q_H of its
+width may need, so that moduli of one width share the latency), then subtracts the second
+sum from the first in one more register: :func:`fabric_round_latency`. NTT-friendly primes
+q = q_H·2^w + 1 near 2^r have q_H just below a power of two, so few digits.
+
 The bound of T after every round is computed here from the input width, so the register widths
 are exact and, should the last bound exceed 2q (it does not for products T < q^2, but may for
 arbitrary 2r-bit inputs), further conditional subtractions are added: the unit is exact for every
@@ -34,6 +43,7 @@ from ..plan import Plan, param
 from .pipeline import (
     FixedLatencyUnit,
     Stages,
+    add_term_lists,
     add_terms,
     deep_param,
     modulus_param,
@@ -43,7 +53,8 @@ from .pipeline import (
 
 __all__ = ["MontgomeryReducer", "MontgomeryReducerPlan", "montgomery_round_bounds",
            "montgomery_bounds", "montgomery_round", "montgomery_corrections",
-           "conditional_subtract", "deep_round", "deep_round_latency", "deep_corrections"]
+           "conditional_subtract", "deep_round", "deep_round_latency", "deep_corrections",
+           "signed_digits", "fabric_round", "fabric_round_latency"]
 
 #: Tile width of the round products q_H × T̃ (an unsigned 17 × 17 product is one MULT18X18D).
 TILE = 17
@@ -112,6 +123,46 @@ def deep_round(st, t, q_high, q_high_width, word):
     return Cat(total[:split], high + total[split])
 
 
+def signed_digits(value):
+    """The non-adjacent form of ``value`` > 0: ``(plus, minus)``, the shifts of its +1 and −1
+    digits, ascending (value = Σ 2^plus − Σ 2^minus)."""
+    plus, minus, shift = [], [], 0
+    while value:
+        if value & 1:
+            digit = 2 - (value & 3)     # +1 for value ≡ 1 (mod 4), −1 for value ≡ 3
+            (plus if digit > 0 else minus).append(shift)
+            value -= digit
+        value >>= 1
+        shift += 1
+    return plus, minus
+
+
+def fabric_round_latency(q_high_width):
+    """Registers of :func:`fabric_round` for any q_H of ``q_high_width`` bits, so that moduli
+    of one width share a timing: T̃; the adder levels of the most signed digits such a q_H can
+    have (a non-adjacent form of b bits has at most ⌈(b + 1)/2⌉), a q_H with fewer padded;
+    the difference."""
+    return 2 + ((q_high_width + 2) // 2).bit_length()
+
+
+def fabric_round(st, t, q_high, word):
+    """One round of Algorithm 7, T_H + q_H·T̃ + carry, with q_H (an int) in signed digits and
+    no DSP, over :func:`fabric_round_latency` registers of ``st`` (module docstring)."""
+    t_low, t_high = t[:word], t[word:]
+    t_neg, t_high = st.cut((-t_low)[:word], t_high + t_low.any(), enable=True)
+    plus, minus = signed_digits(q_high)
+    lists = [[(t_high, 0)] + [(t_neg, shift) for shift in plus],
+             [(t_neg, shift) for shift in minus] or [(Const(0, 1), 0)]]
+    levels = max((len(terms) - 1).bit_length() for terms in lists)
+    sums = add_term_lists(st, lists, levels)    # T_H and a digit at least: levels >= 1
+    for _ in range(fabric_round_latency(q_high.bit_length()) - 2 - levels):
+        sums = st.cut(*sums, enable=True)
+    # each sum is at its list's first offset: the negative one at its lowest digit's
+    low = minus[0] if minus else 0
+    difference, = st.cut((sums[0] - (sums[1] << low))[:len(sums[0])], enable=True)
+    return difference
+
+
 def deep_corrections(st, t, q, count, width):
     """``count`` conditional subtractions of q (an int, or a signal aligned with ``t``) over
     two registers of ``st``: T − j·q for j = 0 … ``count`` side by side, then the last
@@ -140,6 +191,10 @@ class MontgomeryReducerPlan(Plan):
         The fast pipeline of the module docstring, the default: latency
         ``ν·deep_round_latency + 2``; False: one register per round and per subtraction,
         latency ``ν + corrections``. No effect when not pipelined.
+    fabric_rounds : bool
+        The rounds without DSPs, q_H·T̃ by shifted additions and subtractions (module
+        docstring; pipelined and deep only): latency ``ν·fabric_round_latency + 2``
+        (default False).
 
     Attributes
     ----------
@@ -157,12 +212,18 @@ class MontgomeryReducerPlan(Plan):
     word: int = param(help="word size w", range=(1, None), cli_default=17)
     pipelined: bool = pipelined_param()
     deep: bool = deep_param()
+    fabric_rounds: bool = param(False, help="the rounds' q_H x T~ by shifted additions in the "
+                                "fabric, no DSP (pipelined and deep; true/false)", cli_default=None,
+                                kw_only=True)
     constants: object = field(init=False, repr=False, compare=False)
     bounds: list = field(init=False, repr=False, compare=False)
     corrections: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         super().__post_init__()
+        if self.fabric_rounds and not (self.pipelined and self.deep):
+            raise ValueError(f"fabric_rounds needs pipelined and deep, not pipelined="
+                             f"{self.pipelined}, deep={self.deep}")
         c = montgomery_constants(self.modulus, self.word)
         bounds = montgomery_round_bounds(c, 1 << (2 * c.r))
         self._set(constants=c, bounds=bounds,
@@ -173,6 +234,8 @@ class MontgomeryReducerPlan(Plan):
         c = self.constants
         if not self.pipelined:
             return 0
+        if self.fabric_rounds:
+            return c.nu * fabric_round_latency(c.q_high.bit_length()) + 2
         if self.deep:
             return c.nu * deep_round_latency(c.q_high.bit_length(), c.word) + 2
         return c.nu + self.corrections
@@ -222,7 +285,11 @@ class MontgomeryReducer(FixedLatencyUnit):
         st = Stages(mod, self.i.valid, p.pipelined)
         t = self.i.payload
         q_high = Const(c.q_high)
-        if p.pipelined and p.deep:
+        if p.fabric_rounds:
+            for bound in p.bounds[1:]:
+                t = fabric_round(st, t, c.q_high, w)[:(bound - 1).bit_length()]
+            t = deep_corrections(st, t, c.q, p.corrections, c.r)
+        elif p.pipelined and p.deep:
             for bound in p.bounds[1:]:
                 t = deep_round(st, t, q_high, len(q_high), w)[:(bound - 1).bit_length()]
             t = deep_corrections(st, t, c.q, p.corrections, c.r)

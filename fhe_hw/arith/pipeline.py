@@ -20,7 +20,7 @@ from .dsp import DSP_WIDTH, tile_product
 __all__ = ["FixedLatencyUnit", "Stages", "Multiplier", "tile_products", "add_terms", "wrap_inc",
            "check_stages", "check_mult_stages", "MAX_STAGES", "KEEP", "modulus_param",
            "pipelined_param", "deep_param", "mult_stages_param", "tiled_param",
-           "karatsuba_param", "tile_reg_param", "MULTIPLIER_FLAGS"]
+           "karatsuba_param", "tile_reg_param", "MULTIPLIER_FLAGS", "add_term_lists"]
 
 
 #: The attributes of a register that is a deliberate copy of another (to split a large
@@ -362,6 +362,12 @@ def add_terms(st, terms, registers, *, carry=None, along=None):
     (total,), rest = _add_trees(st, [terms], registers, carry=carry,
                                 along=() if along is None else along)
     return total if along is None else (total, rest)
+
+
+def add_term_lists(st, lists, registers):
+    """:func:`add_terms` of several lists of ``(value, offset)`` terms side by side, cut at the
+    same ``registers`` (spread over the deepest list's levels): their sums, in order."""
+    return _add_trees(st, lists, registers)[0]
 
 
 def _cut_terms(st, trees, along=()):

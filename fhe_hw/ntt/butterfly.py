@@ -93,6 +93,9 @@ class ButterflyPlan(Plan):
         (default False; see :class:`~fhe_hw.arith.ModMulPlan`).
     reducer : str
         The ModMuls' reducer (default ``auto``).
+    fabric_rounds : bool
+        The ModMuls' Montgomery rounds without DSPs (:class:`~fhe_hw.arith.ModMulPlan`; run-time
+        twiddles only, default False).
     form : str
         ``"ct"``, the Fig. 2 butterfly (default), or ``"gs"``, the Gentleman–Sande butterfly
         (run-time twiddles only; module docstring).
@@ -131,6 +134,7 @@ class ButterflyPlan(Plan):
     karatsuba: bool = karatsuba_param()
     tile_reg: bool = tile_reg_param()
     reducer: str = field(default="auto", kw_only=True)
+    fabric_rounds: bool = field(default=False, kw_only=True)
     form: str = field(default="ct", kw_only=True)
     negated: bool = field(default=False, kw_only=True)
     mult_latency: int | None = field(default=None, kw_only=True)
@@ -162,15 +166,15 @@ class ButterflyPlan(Plan):
             raise ValueError(f"multiplier applies to constant twiddles only, not "
                              f"{self.multiplier!r} with twiddle=None")
         latency = ModMulPlan(mod, self.reducer, mult_stages=self.mult_stages, tiled=self.tiled,
-                             tile=self.tile, karatsuba=self.karatsuba,
-                             tile_reg=self.tile_reg).latency
+                             tile=self.tile, karatsuba=self.karatsuba, tile_reg=self.tile_reg,
+                             fabric_rounds=self.fabric_rounds).latency
         self._set(up_multiplier=self.scale_up, mult_latency_resolved=latency)
 
     def _constant_twiddles(self, mod):
         if self.tile is not None:
             raise ValueError(f"tile applies to run-time twiddles only, not {self.tile!r} with "
                              f"a constant twiddle")
-        for name in MULTIPLIER_FLAGS:
+        for name in (*MULTIPLIER_FLAGS, "fabric_rounds"):
             if getattr(self, name):
                 raise ValueError(f"{name} applies to run-time twiddles only, not with a "
                                  f"constant twiddle")
@@ -243,7 +247,8 @@ class Butterfly(FixedLatencyUnit):
         self._latency = plan.latency
         if plan.twiddle is None:
             muls = [ModMul(mod, plan.reducer, mult_stages=plan.mult_stages, tiled=plan.tiled,
-                           tile=plan.tile, karatsuba=plan.karatsuba, tile_reg=plan.tile_reg)
+                           tile=plan.tile, karatsuba=plan.karatsuba, tile_reg=plan.tile_reg,
+                           fabric_rounds=plan.fabric_rounds)
                     for _ in range(2 if plan.scale_up else 1)]
         else:
             muls = [ConstMul(mod, c, multiplier=plan.multiplier, mult_stages=plan.mult_stages,

@@ -259,6 +259,7 @@ class StreamingNTTPlan(StreamPlan):
     psi: int | None = psi_param()
     omega: int | None = omega_param()
     reducer: str = field(default="auto", kw_only=True)
+    fabric_rounds: bool = field(default=False, kw_only=True)
     modulus_resolved: Modulus = field(init=False, repr=False, compare=False)
     roots: NTTParams = field(init=False, repr=False, compare=False)
     lanes_resolved: int = field(init=False, repr=False, compare=False)
@@ -302,7 +303,7 @@ class StreamingNTTPlan(StreamPlan):
                                   negated=self.shared_twiddles and self.inverse,
                                   reducer=self.reducer, mult_stages=self.mult_stages,
                                   tiled=self.tiled, karatsuba=self.karatsuba,
-                                  tile_reg=self.tile_reg)
+                                  tile_reg=self.tile_reg, fabric_rounds=self.fabric_rounds)
         self._set(modulus_resolved=mod, roots=roots, lanes_resolved=lanes, butterfly=butterfly,
                   butterfly_latency=butterfly.latency)
 
@@ -887,7 +888,8 @@ def shared_twiddle_rom(m, name, engines):
     if first.inverse or not all(e.plan.shared_twiddles for e in engines):
         raise ValueError("engines must have shared_twiddles, the first a forward engine")
     key = lambda e: (e.n, e.plan.roots, e.plan.reducer, e.plan.mult_stages,  # noqa: E731
-                     e.plan.tiled, e.plan.karatsuba, e.plan.tile_reg, e.twiddle_output_reg)
+                     e.plan.tiled, e.plan.karatsuba, e.plan.tile_reg, e.plan.fabric_rounds,
+                     e.twiddle_output_reg)
     if any(key(e) != key(first) for e in engines):
         raise ValueError("engines sharing a twiddle ROM must have one n, prime, root, "
                          "multiplier and read_stages")

@@ -198,6 +198,10 @@ class TowersPlan(TowerBeats, StreamPlan):
         of the streams.
     reducer : str
         The engines' reducer (default ``auto``: one for all towers).
+    fabric_rounds : bool
+        The engines' Montgomery rounds without DSPs (:class:`~fhe_hw.arith.ModMulPlan`;
+        default False): with OpenFHE's 30-bit primes for ``prime_n`` = 2^16 a ModMul takes the
+        4 MULT18X18D of its product, not 6, so twice the butterflies fit the ECP5-85F.
     skid : bool
         A :class:`~fhe_hw.lib.stream.SkidBuffer` on each engine's input and output (default
         False): the streams' ready and valid then reach an engine through a register, not in
@@ -242,6 +246,9 @@ class TowersPlan(TowerBeats, StreamPlan):
                          "barrett, montgomery", kw_only=True)
     # cli_default None: left out of a generated file's header (and the tables' cache keys)
     # unless given, like karatsuba.
+    fabric_rounds: bool = param(False, help="the engines' Montgomery rounds by shifted "
+                                "additions in the fabric, no DSP (true/false, default false)",
+                                cli_default=None, kw_only=True)
     skid: bool = param(False, help="a register slice on each engine's input and output stream "
                        "(true/false, default false): no path from one engine to the streams' "
                        "ports and back in a cycle; a tower enters and leaves its engine a "
@@ -277,7 +284,8 @@ class TowersPlan(TowerBeats, StreamPlan):
                     self.n, q, butterflies=self.butterflies, lanes=self.lanes, negacyclic=True,
                     inverse=inverse, mult_stages=self.mult_stages, tiled=self.tiled,
                     karatsuba=self.karatsuba, tile_reg=self.tile_reg, read_stages=self.read_stages,
-                    write_stages=self.write_stages, root="openfhe", reducer=reducer, **extra))
+                    write_stages=self.write_stages, root="openfhe", reducer=reducer,
+                    fabric_rounds=self.fabric_rounds, **extra))
             except ValueError as e:
                 if not str(e).startswith("modulus"):
                     raise
