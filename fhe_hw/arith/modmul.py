@@ -21,6 +21,7 @@ from .pipeline import (
     Multiplier,
     Stages,
     deep_param,
+    fabric_rounds_param,
     karatsuba_param,
     modulus_param,
     mult_stages_param,
@@ -132,9 +133,7 @@ class ModMulPlan(Plan):
                              range=(2, DSP_WIDTH), kw_only=True)
     karatsuba: bool = karatsuba_param()
     tile_reg: bool = tile_reg_param()
-    fabric_rounds: bool = param(False, help="the Montgomery rounds by shifted additions in the "
-                                "fabric, no DSP (true/false)", cli_default=None,
-                                kw_only=True)
+    fabric_rounds: bool = fabric_rounds_param()
     kind: str = field(init=False, repr=False, compare=False)
     multiplier: object = field(init=False, repr=False, compare=False)
     reducer_plan: Plan = field(init=False, repr=False, compare=False)

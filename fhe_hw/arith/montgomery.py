@@ -46,6 +46,7 @@ from .pipeline import (
     add_term_lists,
     add_terms,
     deep_param,
+    fabric_rounds_param,
     modulus_param,
     pipelined_param,
     tile_products,
@@ -212,9 +213,7 @@ class MontgomeryReducerPlan(Plan):
     word: int = param(help="word size w", range=(1, None), cli_default=17)
     pipelined: bool = pipelined_param()
     deep: bool = deep_param()
-    fabric_rounds: bool = param(False, help="the rounds' q_H x T~ by shifted additions in the "
-                                "fabric, no DSP (pipelined and deep; true/false)", cli_default=None,
-                                kw_only=True)
+    fabric_rounds: bool = fabric_rounds_param()
     constants: object = field(init=False, repr=False, compare=False)
     bounds: list = field(init=False, repr=False, compare=False)
     corrections: int = field(init=False, repr=False, compare=False)

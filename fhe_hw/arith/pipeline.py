@@ -20,7 +20,8 @@ from .dsp import DSP_WIDTH, tile_product
 __all__ = ["FixedLatencyUnit", "Stages", "Multiplier", "tile_products", "add_terms", "wrap_inc",
            "check_stages", "check_mult_stages", "MAX_STAGES", "KEEP", "modulus_param",
            "pipelined_param", "deep_param", "mult_stages_param", "tiled_param",
-           "karatsuba_param", "tile_reg_param", "MULTIPLIER_FLAGS", "add_term_lists"]
+           "karatsuba_param", "tile_reg_param", "fabric_rounds_param", "MULTIPLIER_FLAGS",
+           "add_term_lists"]
 
 
 #: The attributes of a register that is a deliberate copy of another (to split a large
@@ -97,9 +98,9 @@ def karatsuba_param():
 
 
 #: The yes/no multiplier options, off by default, that an engine passes on to its ModMuls
-#: (:func:`karatsuba_param`, :func:`tile_reg_param`): what a row's own ModMul must share with
-#: it, and what tells two rows of an engine apart.
-MULTIPLIER_FLAGS = ("karatsuba", "tile_reg")
+#: (:func:`karatsuba_param`, :func:`tile_reg_param`, :func:`fabric_rounds_param`): what a
+#: row's own ModMul must share with it, and what tells two rows of an engine apart.
+MULTIPLIER_FLAGS = ("karatsuba", "tile_reg", "fabric_rounds")
 
 
 def tile_reg_param():
@@ -108,6 +109,13 @@ def tile_reg_param():
     return param(False, help="a fabric register after each DSP tile's product, before the adder "
                  "tree: the wire from a DSP to its adder has a cycle of its own, one more per "
                  "multiplier (true/false, default false)", cli_default=None, kw_only=True)
+
+
+def fabric_rounds_param():
+    """The plan field ``fabric_rounds`` of a unit with Montgomery ModMuls (default False; left
+    out of a generated file's header unless given, like ``karatsuba``)."""
+    return param(False, help="the Montgomery rounds' q_H x T~ by shifted additions in the "
+                 "fabric, no DSP (true/false, default false)", cli_default=None, kw_only=True)
 
 
 class FixedLatencyUnit(Component):

@@ -34,6 +34,7 @@ from ..arith.pipeline import (
     MULTIPLIER_FLAGS,
     FixedLatencyUnit,
     Stages,
+    fabric_rounds_param,
     karatsuba_param,
     modulus_param,
     mult_stages_param,
@@ -133,8 +134,8 @@ class ButterflyPlan(Plan):
                              range=(2, DSP_WIDTH), kw_only=True)
     karatsuba: bool = karatsuba_param()
     tile_reg: bool = tile_reg_param()
+    fabric_rounds: bool = fabric_rounds_param()
     reducer: str = field(default="auto", kw_only=True)
-    fabric_rounds: bool = field(default=False, kw_only=True)
     form: str = field(default="ct", kw_only=True)
     negated: bool = field(default=False, kw_only=True)
     mult_latency: int | None = field(default=None, kw_only=True)
@@ -174,7 +175,7 @@ class ButterflyPlan(Plan):
         if self.tile is not None:
             raise ValueError(f"tile applies to run-time twiddles only, not {self.tile!r} with "
                              f"a constant twiddle")
-        for name in (*MULTIPLIER_FLAGS, "fabric_rounds"):
+        for name in MULTIPLIER_FLAGS:
             if getattr(self, name):
                 raise ValueError(f"{name} applies to run-time twiddles only, not with a "
                                  f"constant twiddle")

@@ -117,6 +117,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..arith.pipeline import (
     KEEP,
+    fabric_rounds_param,
     karatsuba_param,
     modulus_param,
     mult_stages_param,
@@ -208,6 +209,9 @@ class StreamingNTTPlan(StreamPlan):
     tile_reg : bool
         Each ModMul's fabric register after every DSP tile's product, before its adder tree
         (default False; see :class:`~fhe_hw.arith.ModMulPlan`).
+    fabric_rounds : bool
+        Each Montgomery ModMul's rounds without DSPs (default False; see
+        :class:`~fhe_hw.arith.ModMulPlan`).
     root : str or None
         The root-of-unity convention (:func:`fhe_hw.params.ntt_params`; default
         ``generator``), unless ``psi`` (negacyclic) or ``omega`` (cyclic) gives the root.
@@ -255,11 +259,11 @@ class StreamingNTTPlan(StreamPlan):
                               kw_only=True)
     karatsuba: bool = karatsuba_param()
     tile_reg: bool = tile_reg_param()
+    fabric_rounds: bool = fabric_rounds_param()
     root: str | None = root_param()
     psi: int | None = psi_param()
     omega: int | None = omega_param()
     reducer: str = field(default="auto", kw_only=True)
-    fabric_rounds: bool = field(default=False, kw_only=True)
     modulus_resolved: Modulus = field(init=False, repr=False, compare=False)
     roots: NTTParams = field(init=False, repr=False, compare=False)
     lanes_resolved: int = field(init=False, repr=False, compare=False)

@@ -63,7 +63,13 @@ from amaranth.lib import data, stream
 from amaranth.lib.wiring import In, Out, connect
 
 from ..arith.modmul import choose_reducer
-from ..arith.pipeline import karatsuba_param, mult_stages_param, tile_reg_param, tiled_param
+from ..arith.pipeline import (
+    fabric_rounds_param,
+    karatsuba_param,
+    mult_stages_param,
+    tile_reg_param,
+    tiled_param,
+)
 from ..cliargs import int_list
 from ..component import Component, FixedRun
 from ..lib.stream import SkidBuffer
@@ -246,9 +252,7 @@ class TowersPlan(TowerBeats, StreamPlan):
                          "barrett, montgomery", kw_only=True)
     # cli_default None: left out of a generated file's header (and the tables' cache keys)
     # unless given, like karatsuba.
-    fabric_rounds: bool = param(False, help="the engines' Montgomery rounds by shifted "
-                                "additions in the fabric, no DSP (true/false, default false)",
-                                cli_default=None, kw_only=True)
+    fabric_rounds: bool = fabric_rounds_param()
     skid: bool = param(False, help="a register slice on each engine's input and output stream "
                        "(true/false, default false): no path from one engine to the streams' "
                        "ports and back in a cycle; a tower enters and leaves its engine a "
