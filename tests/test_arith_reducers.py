@@ -135,7 +135,7 @@ def test_montgomery_fabric_rounds_match_the_model(modulus, word):
         xs.append(c.q * (c.R + 1))
     expected = [x * pow(c.R, -1, c.q) % c.q for x in xs]
     check_unit(unit, xs, expected, label=f"MontgomeryReducer({modulus}, {word}, fabric)")
-    # per round: T~ and T_H + carry; one register per adder level of the positive and the
+    # per round: T~, T_H and the carry; one register per adder level of the positive and the
     # negative digits' sums side by side, as many as the most digits a q_H of this width has
     # (at most ceil((b + 1)/2)); their difference
     plus, minus = signed_digits(c.q_high)

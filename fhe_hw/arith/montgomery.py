@@ -21,8 +21,9 @@ per subtraction.
 
 With ``fabric_rounds=True`` (pipelined and deep) a round takes no DSP: q_H is a constant, so
 q_H·T̃ is a few shifted copies of T̃ added and subtracted (q_H in signed digits, its non-adjacent
-form: :func:`signed_digits`). A round (:func:`fabric_round`) registers T̃ and T_H + carry
-(the carry is T_L ≠ 0), then adds T_H + carry and the positive digits' copies, and beside them
+form: :func:`signed_digits`). A round (:func:`fabric_round`) registers T̃, T_H and the carry
+(T_L ≠ 0), then adds T_H, the carry (the first addition's carry in) and the positive digits'
+copies, and beside them
 the negative digits' copies, one register per adder level (as many levels as a q_H of its
 width may need, so that moduli of one width share the latency), then subtracts the second
 sum from the first in one more register: :func:`fabric_round_latency`. NTT-friendly primes
@@ -150,12 +151,13 @@ def fabric_round(st, t, q_high, word):
     """One round of Algorithm 7, T_H + q_H·T̃ + carry, with q_H (an int) in signed digits and
     no DSP, over :func:`fabric_round_latency` registers of ``st`` (module docstring)."""
     t_low, t_high = t[:word], t[word:]
-    t_neg, t_high = st.cut((-t_low)[:word], t_high + t_low.any(), enable=True)
+    t_neg, carry, t_high = st.cut((-t_low)[:word], t_low.any(), t_high, enable=True)
     plus, minus = signed_digits(q_high)
     lists = [[(t_high, 0)] + [(t_neg, shift) for shift in plus],
              [(t_neg, shift) for shift in minus] or [(Const(0, 1), 0)]]
     levels = max((len(terms) - 1).bit_length() for terms in lists)
-    sums = add_term_lists(st, lists, levels)    # T_H and a digit at least: levels >= 1
+    # T_H and a digit at least: levels >= 1; the carry enters T_H's addition
+    sums = add_term_lists(st, lists, levels, carry=carry)
     for _ in range(fabric_round_latency(q_high.bit_length()) - 2 - levels):
         sums = st.cut(*sums, enable=True)
     # each sum is at its list's first offset: the negative one at its lowest digit's

@@ -372,10 +372,11 @@ def add_terms(st, terms, registers, *, carry=None, along=None):
     return total if along is None else (total, rest)
 
 
-def add_term_lists(st, lists, registers):
+def add_term_lists(st, lists, registers, *, carry=None):
     """:func:`add_terms` of several lists of ``(value, offset)`` terms side by side, cut at the
-    same ``registers`` (spread over the deepest list's levels): their sums, in order."""
-    return _add_trees(st, lists, registers)[0]
+    same ``registers`` (spread over the deepest list's levels), ``carry`` (one bit) the carry
+    in of the first list's first addition: their sums, in order."""
+    return _add_trees(st, lists, registers, carry=carry)[0]
 
 
 def _cut_terms(st, trees, along=()):
@@ -414,16 +415,17 @@ def _slice(value, lo, width):
 
 def _add_pair(pair, carry=None):
     """The sum of two (value, offset) terms, offset of the first <= the second's, plus
-    ``carry`` (a bit; the offsets must then be equal); the low bits that only the first term
-    has are passed through, so the carry chain starts where the terms overlap."""
+    ``carry`` (a bit, at the first's offset); without a carry the low bits that only the first
+    term has are passed through, so the carry chain starts where the terms overlap."""
     if len(pair) == 1:
         return pair[0]
     (x, lo_x), (y, lo_y) = pair
     shift = lo_y - lo_x
     if carry is not None:
+        # One chain with a carry in: bit 0 of Cat(c, x) + Cat(c, y) is 2c, a carry of c (with
+        # terms at different offsets the chain starts at the first's bit 0).
         if shift:
-            raise ValueError(f"a carry in needs terms at the same offset, not {lo_x} and {lo_y}")
-        # One chain with a carry in: bit 0 of Cat(c, x) + Cat(c, y) is 2c, a carry of c.
+            y = Cat(Const(0, shift), y)
         return ((Cat(carry, x) + Cat(carry, y))[1:], lo_x)
     if shift >= len(x):
         return (Cat(x, Const(0, shift - len(x)), y), lo_x)
