@@ -48,6 +48,9 @@ ENGINE_MODMULS = [
     Row("mod-mul", {"modulus": "solinas64", "tiled": True}),
     Row("mod-mul", {"modulus": "solinas64", "tiled": True, "karatsuba": True}),
     Row("mod-mul", {"modulus": "1073479681", "tiled": True}),
+    # and with its Montgomery rounds in the fabric (the 30-bit RNS polynomial NTT with four
+    # butterflies per engine)
+    Row("mod-mul", {"modulus": "1073479681", "tiled": True, "fabric_rounds": True}),
     Row("mod-mul", {"modulus": 4293918721}),
     # The 60-bit RNS polynomial NTT's (fhe_hw.poly.configs): OpenFHE's first 60-bit prime for
     # N = 4096, Barrett, with Karatsuba as the engines', and with their tile registers.
