@@ -692,9 +692,11 @@ def _conversions_beside():
 _NO_PRODUCT = ("none: no product engine routed (two forward NTTs, a pointwise product, an "
                "inverse NTT)")
 _NO_DCRT_PRODUCT = ("none routed: with b transformed too, rns-poly-product needs a third "
-                    "engine per tower (two forward, one inverse), more MULT18X18D than the "
-                    "ECP5-85F has at one butterfly per engine; the next row, with b in "
-                    "evaluation form, needs one engine less")
+                    "engine per tower (two forward, one inverse), more MULT18X18D or block "
+                    "RAM than the ECP5-85F has at one butterfly per engine (with the "
+                    "Montgomery rounds in the fabric the 30-bit towers' multipliers fit, "
+                    "their banks and twiddle ROMs do not); the next row, with b in evaluation "
+                    "form, needs one engine less")
 _NO_EVALUATED_PRODUCT = ("none routed: no rns-poly-product row of the results tables has these "
                          "towers")
 
