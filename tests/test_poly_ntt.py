@@ -267,7 +267,16 @@ def test_sixty_bit_towers_with_tile_registers_from_reset_in_icarus(tmp_path):
     assert unit.plan.engines[0].butterfly_latency == plain.engines[0].butterfly_latency + 3
     # each of a transform's 4 stages drains three cycles later
     assert unit.cycles() == plain.cycles() + 3 * 4
-    polys = [random_dcrt(unit.towers, 16, "tile-reg", k) for k in range(3)]
+    check_back_to_back_and_from_reset(lambda: RNSPolyNTT(16, tile_reg=True, **shape),
+                                      "tile-reg", tmp_path)
+
+
+def check_back_to_back_and_from_reset(build, key, tmp_path):
+    """The unit ``build()`` makes: three polynomials back to back give the model's words in
+    cycles(3), two under random valid and ready too, and two in Icarus from reset with every
+    register at x, in cycles(2)."""
+    unit = build()
+    polys = [random_dcrt(unit.towers, 16, key, k) for k in range(3)]
     want = [dcrt_ntt(x, unit.towers) for x in polys]
     got, run = run_polys(unit, polys)
     assert got == want and run.cycles == unit.cycles(3)
@@ -275,7 +284,7 @@ def test_sixty_bit_towers_with_tile_registers_from_reset_in_icarus(tmp_path):
     assert got == want[:2]
     require_iverilog()
     beats = unit.plan.stream_beats(polys[:2])
-    run = run_from_reset(unit, "rns-poly-ntt", {"i": beats}, {"o": len(beats)}, tmp_path)
+    run = run_from_reset(build(), "rns-poly-ntt", {"i": beats}, {"o": len(beats)}, tmp_path)
     assert unit.plan.stream_polynomials(run.outputs["o"]) == want[:2]
     assert run.cycles == unit.cycles(2)
 
@@ -291,18 +300,8 @@ def test_thirty_bit_towers_with_fabric_rounds_transform_like_the_model(tmp_path)
     assert {e.butterfly.reducer for e in plain.engines} == {"montgomery"}
     mod_mul = lambda p: p.engines[0].butterfly.mult_latency_resolved  # noqa: E731
     assert unit.cycles() - plain.cycles() == 4 * (mod_mul(unit.plan) - mod_mul(plain))
-    polys = [random_dcrt(unit.towers, 16, "fabric", k) for k in range(3)]
-    want = [dcrt_ntt(x, unit.towers) for x in polys]
-    got, run = run_polys(unit, polys)
-    assert got == want and run.cycles == unit.cycles(3)
-    got, _ = run_polys(unit, polys[:2], valid_prob=0.5, ready_prob=0.5, seed=7)
-    assert got == want[:2]
-    require_iverilog()
-    beats = unit.plan.stream_beats(polys[:2])
-    run = run_from_reset(RNSPolyNTT(16, fabric_rounds=True, **shape), "rns-poly-ntt",
-                         {"i": beats}, {"o": len(beats)}, tmp_path)
-    assert unit.plan.stream_polynomials(run.outputs["o"]) == want[:2]
-    assert run.cycles == unit.cycles(2)
+    check_back_to_back_and_from_reset(lambda: RNSPolyNTT(16, fabric_rounds=True, **shape),
+                                      "fabric", tmp_path)
 
 
 def test_fabric_rounds_need_montgomery_modmuls():
