@@ -142,3 +142,54 @@ module DP16KD({bits("DIA", 18)}, {bits("ADA", 14)}, CEA, OCEA, CLKA, WEA, RSTA, 
   assign {{{bits("DOB", 18)}}} = !supported ? 18'bx : REGMODE_B == "OUTREG" ? out_b : latch_b;
 endmodule
 """
+
+
+def pdpw16kd_model():
+    """The PDPW16KD as :class:`fhe_hw.lib.bram.RegisteredRAM` uses it with ``wide`` (Lattice
+    TN1264, ECP5 sysMEM: the block RAM's pseudo-dual-port mode): 512 words of 36 bits, written
+    at ``ADW[8:0]`` with ``DI[35:0]`` at a ``CLKW`` edge with ``CEW`` (all four byte enables
+    set), read at the word address ``ADR[13:5]`` into a latch at a ``CLKR`` edge with
+    ``CER``, x when that edge writes the word read (undefined on the device); ``REGMODE =
+    "OUTREG"`` adds the output register (``OCER``); the synchronous ``RST`` clears the latch
+    and the register. The outputs are x for any other use: widths other than 36, byte enables
+    not all set, chip selects, an asynchronous reset, a clock enable that is not 0 or 1."""
+    def bits(name, n):
+        return ", ".join(f"{name}{k}" for k in reversed(range(n)))
+    return f"""
+module PDPW16KD({bits("DI", 36)}, {bits("ADW", 9)}, {bits("BE", 4)}, CEW, CLKW, CSW2, CSW1,
+                CSW0, {bits("ADR", 14)}, {bits("DO", 36)}, CER, OCER, CLKR, CSR2, CSR1, CSR0,
+                RST);
+  parameter DATA_WIDTH_W = 36;
+  parameter DATA_WIDTH_R = 36;
+  parameter REGMODE = "NOREG";
+  parameter RESETMODE = "SYNC";
+  parameter ASYNC_RESET_RELEASE = "SYNC";
+  parameter CSDECODE_W = "0b000";
+  parameter CSDECODE_R = "0b000";
+  parameter GSR = "ENABLED";
+  input {bits("DI", 36)}, {bits("ADW", 9)}, {bits("BE", 4)}, CEW, CLKW, CSW2, CSW1, CSW0;
+  input {bits("ADR", 14)}, CER, OCER, CLKR, CSR2, CSR1, CSR0, RST;
+  output {bits("DO", 36)};
+  wire [35:0] di = {{{bits("DI", 36)}}};
+  wire [8:0] wa = {{{bits("ADW", 9)}}};
+  wire [8:0] ra = {{{bits("ADR", 14)}}} >> 5;
+  reg [35:0] mem [0:511];
+  reg [35:0] latch, out;
+  wire supported = DATA_WIDTH_W == 36 && DATA_WIDTH_R == 36 &&
+                   (REGMODE == "NOREG" || REGMODE == "OUTREG") && RESETMODE == "SYNC" &&
+                   CSDECODE_W == "0b000" && CSDECODE_R == "0b000" &&
+                   {{{bits("BE", 4)}}} === 4'b1111 &&
+                   {{CSW2, CSW1, CSW0, CSR2, CSR1, CSR0}} === 6'b0 &&
+                   (CEW === 1'b0 || CEW === 1'b1) && (CER === 1'b0 || CER === 1'b1) &&
+                   (OCER === 1'b0 || OCER === 1'b1) && (RST === 1'b0 || RST === 1'b1);
+  always @(posedge CLKW)
+    if (CEW) mem[wa] <= di;
+  always @(posedge CLKR) begin
+    if (RST) latch <= 0;
+    else if (CER) latch <= CEW && wa == ra ? 36'bx : mem[ra];
+    if (RST) out <= 0;
+    else if (OCER) out <= latch;
+  end
+  assign {{{bits("DO", 36)}}} = !supported ? 36'bx : REGMODE == "OUTREG" ? out : latch;
+endmodule
+"""

@@ -10,7 +10,7 @@ import subprocess
 import pytest
 from amaranth.back import verilog
 from amaranth.sim import Simulator
-from ecp5_models import dp16kd_model
+from ecp5_models import dp16kd_model, pdpw16kd_model
 from helpers import alternating_slow
 
 from fhe_hw.flow.synth import OutOfContextPlatform
@@ -114,7 +114,7 @@ def _icarus(unit, ops, platform, workdir, inputs, outputs):
     unit_v = verilog.convert(unit, name="unit", platform=platform, ports=[*inputs, *outputs],
                              emit_src=False)
     (workdir / "unit.v").write_text(without_initial_values(unit_v))
-    (workdir / "model.v").write_text(dp16kd_model())
+    (workdir / "model.v").write_text(dp16kd_model() + pdpw16kd_model())
     fields = [len(s) for s in inputs]
     total, lows = sum(fields), [sum(fields[:i]) for i in range(len(fields))]
     (workdir / "ops.hex").write_text("".join(
@@ -181,6 +181,36 @@ def test_ecp5_form_matches_the_model_and_the_portable_form_in_icarus(width, dept
         assert bad is None, f"{name}: cycle {bad}: r_data {words[bad]}, want {want[bad]:x}"
     if output_reg:   # the output register is cleared by the reset, in both forms
         assert got["ecp5"][0] == got["portable"][0] == "0" * len(got["ecp5"][0])
+
+
+# The streaming NTT's 30-bit banks with four butterflies (512 words), the widest word, a narrow
+# one; the output register both ways.
+@pytest.mark.parametrize("width,depth,output_reg", [(30, 512, True), (36, 64, False),
+                                                    (19, 512, False), (2, 16, True)])
+def test_wide_ecp5_form_is_one_pdpw16kd_matching_the_model_in_icarus(width, depth, output_reg,
+                                                                     tmp_path):
+    """With ``wide``: one PDPW16KD (36-bit ports), no DP16KD, the model's words from reset,
+    a read of the word written at the same edge included (the write register's bypass)."""
+    ops = _stimulus(width, depth, 300, f"wide:{width}:{depth}")
+    want = _expected(ops, 1 + output_reg)
+    ram = RegisteredRAM(width, depth, output_reg=output_reg, wide=True)
+    text = verilog.convert(ram, platform=ECP5, ports=_ports(ram))
+    assert (text.count("PDPW16KD #("), text.count("DP16KD #(")) == (1, 0)
+    words = _icarus_ram(RegisteredRAM(width, depth, output_reg=output_reg, wide=True), ops, ECP5,
+                        tmp_path)
+    defined = [k for k, w in enumerate(want) if w is not None]
+    assert len(defined) > len(ops) // 2
+    bad = next((k for k in defined if not re.fullmatch("[0-9a-f]+", words[k])
+                or int(words[k], 16) != want[k]), None)
+    assert bad is None, f"cycle {bad}: r_data {words[bad]}, want {want[bad]:x}"
+
+
+@pytest.mark.parametrize("width,depth", [(37, 16), (30, 1024)])
+def test_wide_needs_one_pdpw16kd(width, depth):
+    with pytest.raises(ValueError, match="wide needs at most 512 words of at most 36 bits"):
+        RegisteredRAM(width, depth, output_reg=True, wide=True)
+    with pytest.raises(TypeError):
+        RegisteredRAM(8, 16, output_reg=True, wide=1)
 
 
 @pytest.mark.parametrize("bypass", [True, False])

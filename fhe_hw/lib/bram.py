@@ -21,9 +21,10 @@ from amaranth import ClockSignal, Const, Elaboratable, Instance, Module, Mux, Re
 from amaranth.lib.memory import Memory
 
 from ..arith.dsp import is_ecp5
-from ..params import require_int
+from ..params import check_bool, require_int
 
-__all__ = ["RegisteredRAM", "RegisteredROM", "ReadPort", "dp16kd_shape", "dp16kd_initval"]
+__all__ = ["RegisteredRAM", "RegisteredROM", "ReadPort", "dp16kd_shape", "dp16kd_initval",
+           "PDPW16KD_DEPTH", "PDPW16KD_WIDTH"]
 
 #: DP16KD port widths and the address bits each leaves unused at the bottom of ``AD[13:0]``
 #: (Yosys's ``brams_map_16kd.v``: a port of width 1, 2, 4, 9, 18 has 16384, 8192, 4096, 2048,
@@ -90,6 +91,39 @@ def _dp16kd_port(port, w, addr, *, ce, output_reg=False, write=None, read=None):
         if read is not None and k < w:
             args[f"o_DO{port}{k}"] = read[k]
     return args
+
+
+#: The PDPW16KD's words at its 36-bit ports (``wide`` :class:`RegisteredRAM`).
+PDPW16KD_DEPTH, PDPW16KD_WIDTH = 512, 36
+
+
+def _pdpw16kd(w_en, w_addr, w_data, r_en, r_addr, read, *, output_reg):
+    """A PDPW16KD (pseudo dual port, both ports 36 bits wide): ``w_data`` written at
+    ``w_addr`` (``ADW``, all four byte enables set) at a clock edge with ``w_en`` on ``CEW``;
+    ``r_addr`` read (the word address on ``ADR[13:5]``) with ``r_en`` on ``CER``, the word on
+    ``read``, through the output register with ``output_reg``; the domain's reset on ``RST``.
+    Data bit k is ``DI``/``DO`` k (nextpnr packs ``DI[17:0]``/``DI[35:18]`` into ``DIA``/
+    ``DIB`` and ``DO[17:0]``/``DO[35:18]`` from ``DOB``/``DOA``)."""
+    args = {"p_DATA_WIDTH_W": PDPW16KD_WIDTH, "p_DATA_WIDTH_R": PDPW16KD_WIDTH,
+            "p_REGMODE": "OUTREG" if output_reg else "NOREG", "p_RESETMODE": "SYNC",
+            "p_ASYNC_RESET_RELEASE": "SYNC", "p_CSDECODE_W": "0b000", "p_CSDECODE_R": "0b000",
+            "p_GSR": "DISABLED", "i_CLKW": ClockSignal(), "i_CEW": w_en,
+            "i_CLKR": ClockSignal(), "i_CER": r_en, "i_OCER": Const(1),
+            "i_RST": ResetSignal(allow_reset_less=True)}
+    for k in range(4):
+        args[f"i_BE{k}"] = Const(1)
+    for k in range(3):
+        args[f"i_CSW{k}"] = args[f"i_CSR{k}"] = Const(0)
+    for k in range(9):
+        args[f"i_ADW{k}"] = w_addr[k] if k < len(w_addr) else Const(0)
+    for k in range(14):
+        a = k - 5
+        args[f"i_ADR{k}"] = r_addr[a] if 0 <= a < len(r_addr) else Const(0)
+    for k in range(PDPW16KD_WIDTH):
+        args[f"i_DI{k}"] = w_data[k] if k < len(w_data) else Const(0)
+        if k < len(read):
+            args[f"o_DO{k}"] = read[k]
+    return Instance("PDPW16KD", **args)
 
 
 def _dp16kd(a, b, initval=None):
@@ -163,12 +197,22 @@ class RegisteredRAM(_BlockMemory):
     reset (0 if it has none) on ``RSTB`` and on the fabric registers. Elaborating it for an
     ECP5 raises ``ValueError`` when ``depth`` exceeds 16384 words. A one-word memory keeps the
     portable form there too (Yosys makes it flip-flops).
+
+    With ``wide`` (at most :data:`PDPW16KD_DEPTH` words of at most :data:`PDPW16KD_WIDTH`
+    bits) the ECP5 form is one PDPW16KD, the block RAM's pseudo-dual-port mode with 36-bit
+    ports, instead of the DP16KDs at 18 bits that a word wider than 18 bits needs two of: the
+    same ports, latency, write register and bypass.
     """
 
-    def __init__(self, width, depth, *, output_reg):
+    def __init__(self, width, depth, *, output_reg, wide=False):
         if width < 1 or depth < 1:
             raise ValueError(f"a RAM needs width >= 1 and depth >= 1, not {width} x {depth}")
+        check_bool("wide", wide)
+        if wide and (depth > PDPW16KD_DEPTH or width > PDPW16KD_WIDTH):
+            raise ValueError(f"wide needs at most {PDPW16KD_DEPTH} words of at most "
+                             f"{PDPW16KD_WIDTH} bits, not {depth} x {width}")
         self.width, self.depth, self.output_reg = width, depth, bool(output_reg)
+        self.wide = wide
         self.w_en = Signal()
         self.w_addr = Signal(range(depth))
         self.w_data = Signal(width)
@@ -197,6 +241,12 @@ class RegisteredRAM(_BlockMemory):
             hit_q, fwd_q = Signal(), Signal.like(self.w_data)
             m.d.sync += [hit_q.eq(hit), fwd_q.eq(fwd)]
             hit, fwd = hit_q, fwd_q
+        if self.wide:
+            data = Signal(self.width)
+            m.submodules.ram = _pdpw16kd(wq_en, wq_addr, wq_data, self.r_en, self.r_addr, data,
+                                         output_reg=self.output_reg)
+            m.d.comb += self.r_data.eq(Mux(hit, fwd, data))
+            return
         w, blocks = dp16kd_shape(self.width, self.depth)
         data = Signal(w * blocks)
         for j in range(blocks):

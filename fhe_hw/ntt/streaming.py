@@ -125,7 +125,7 @@ from ..arith.pipeline import (
     tiled_param,
 )
 from ..component import Component, FixedRun
-from ..lib.bram import RegisteredRAM, RegisteredROM
+from ..lib.bram import PDPW16KD_DEPTH, PDPW16KD_WIDTH, RegisteredRAM, RegisteredROM
 from ..lib.delay import register_delay
 from ..model.ntt import gs_table, stage_pairs, stage_twiddles
 from ..params import Modulus, NTTParams, get_modulus, ntt_params, require_power_of_two
@@ -148,13 +148,22 @@ from .schedule import (
     twiddle_index,
 )
 
-__all__ = ["StreamingNTT", "StreamingNTTPlan", "output_fifo", "shared_twiddle_rom"]
+__all__ = ["StreamingNTT", "StreamingNTTPlan", "output_fifo", "shared_twiddle_rom",
+           "wide_banks_param"]
 
 #: A butterfly's twiddle port on a shared ROM (``shared_twiddles``): its address and word.
 _TwiddlePort = namedtuple("_TwiddlePort", "r_addr r_data")
 
 #: The phases of :class:`StreamingNTT`'s control.
 _LOAD, _COMPUTE, _UNLOAD = 0, 1, 2
+
+
+def wide_banks_param():
+    """The plan field ``wide_banks`` (default False; left out of a generated file's header
+    unless given, like ``karatsuba``)."""
+    return param(False, help="each bank in one PDPW16KD with 36-bit ports on an ECP5, not two "
+                 "DP16KDs (banks of at most 512 words of at most 36 bits; true/false, default "
+                 "false)", cli_default=None, kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -195,6 +204,10 @@ class StreamingNTTPlan(StreamPlan):
         default None, ModMul's own).
     tiled : bool
         ModMul's tiled multipliers (default True).
+    wide_banks : bool
+        Each bank as one ``wide`` :class:`~fhe_hw.lib.bram.RegisteredRAM` on an ECP5 (one
+        PDPW16KD with 36-bit ports instead of two DP16KDs at 18 bits; banks of n/(2P) <= 512
+        words of at most 36 bits; default False).
     read_stages : int
         Registers on the read path, 0 to 4 (default 3): the read addresses, which add one
         cycle to the unload, then each bank's output, the read network's middle and a fabric
@@ -250,6 +263,7 @@ class StreamingNTTPlan(StreamPlan):
     registered_valid: bool = field(default=False, kw_only=True)
     mult_stages: int | None = mult_stages_param()
     tiled: bool = tiled_param()
+    wide_banks: bool = wide_banks_param()
     read_stages: int = param(READ_STAGES, help="registers on the read path: 0, 1 (read "
                              "addresses), 2 (and the bank outputs), 3 (and the read network's "
                              "middle) or 4 (and a fabric register after each bank)",
@@ -285,6 +299,11 @@ class StreamingNTTPlan(StreamPlan):
             raise ValueError(f"lanes must be at most 2·butterflies = {2 * butterflies} (one "
                              f"coefficient per bank per cycle), not {lanes!r}")
         mod = get_modulus(self.modulus)
+        if self.wide_banks and (n // (2 * butterflies) > PDPW16KD_DEPTH
+                                or mod.bits > PDPW16KD_WIDTH):
+            raise ValueError(f"wide_banks needs banks of at most {PDPW16KD_DEPTH} words "
+                             f"(n/(2·butterflies) = {n // (2 * butterflies)}) of at most "
+                             f"{PDPW16KD_WIDTH} bits ({mod.bits})")
         try:
             roots = ntt_params(mod, n, negacyclic=self.negacyclic)
         except ValueError as e:
@@ -523,7 +542,8 @@ class StreamingNTT(FixedRun, Component):
         self._bfs = [Butterfly(plan.butterfly) for _ in range(butterflies)]
         # The banks; the output register (read_stages >= 2) is the RAM's own.
         self._banks = [RegisteredRAM(mod.bits, n // (2 * butterflies),
-                                     output_reg=_read_split(plan.read_stages)[1] >= 1)
+                                     output_reg=_read_split(plan.read_stages)[1] >= 1,
+                                     wide=plan.wide_banks)
                        for _ in range(2 * butterflies)]
         layout = data.ArrayLayout(unsigned(mod.bits), lanes)
         ports = {"i": In(stream.Signature(layout)), "o": Out(stream.Signature(layout))}

@@ -81,7 +81,7 @@ from ..ntt.schedule import (
     READ_STAGES,
     WRITE_STAGES,
 )
-from ..ntt.streaming import StreamingNTT, StreamingNTTPlan
+from ..ntt.streaming import StreamingNTT, StreamingNTTPlan, wide_banks_param
 from ..params import openfhe_primes, require_power_of_two
 from ..plan import StreamPlan, param
 from ..rns.common import MAX_RESIDUES, beats_to_polynomials, polynomial_beats
@@ -199,7 +199,8 @@ class TowersPlan(TowerBeats, StreamPlan):
         The towers' primes q_0, ..., q_(L-1), each ≡ 1 (mod 2n) and distinct (they replace
         ``limbs``, ``prime_bits`` and ``prime_n``); default None:
         :func:`~fhe_hw.params.openfhe_primes` (``prime_bits``, ``prime_n``, ``limbs``).
-    butterflies, lanes, mult_stages, tiled, karatsuba, tile_reg, read_stages, write_stages
+    butterflies, lanes, mult_stages, tiled, karatsuba, tile_reg, wide_banks, read_stages
+    write_stages
         Each engine's (:class:`~fhe_hw.ntt.StreamingNTTPlan`); ``lanes`` is also the beat
         of the streams.
     reducer : str
@@ -244,6 +245,7 @@ class TowersPlan(TowerBeats, StreamPlan):
     tiled: bool = tiled_param()
     karatsuba: bool = karatsuba_param()
     tile_reg: bool = tile_reg_param()
+    wide_banks: bool = wide_banks_param()
     read_stages: int = param(READ_STAGES, help="registers on each engine's read path (0..4)",
                              range=(0, MAX_READ_STAGES), kw_only=True)
     write_stages: int = param(WRITE_STAGES, help="registers on each engine's write-back path "
@@ -287,7 +289,8 @@ class TowersPlan(TowerBeats, StreamPlan):
                 engines.append(StreamingNTTPlan(
                     self.n, q, butterflies=self.butterflies, lanes=self.lanes, negacyclic=True,
                     inverse=inverse, mult_stages=self.mult_stages, tiled=self.tiled,
-                    karatsuba=self.karatsuba, tile_reg=self.tile_reg, read_stages=self.read_stages,
+                    karatsuba=self.karatsuba, tile_reg=self.tile_reg, wide_banks=self.wide_banks,
+                    read_stages=self.read_stages,
                     write_stages=self.write_stages, root="openfhe", reducer=reducer,
                     fabric_rounds=self.fabric_rounds, **extra))
             except ValueError as e:
