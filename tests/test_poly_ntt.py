@@ -4,6 +4,7 @@ schedule: simulated cycles equal ``cycles()`` for one polynomial and back to bac
 import pytest
 from helpers import rng_for
 
+from fhe_hw.flow.synth import OutOfContextPlatform
 from fhe_hw.model.dcrt import dcrt_ntt, dcrt_pointwise, dcrt_product, schoolbook_product
 from fhe_hw.params import ntt_primes, openfhe_primes
 from fhe_hw.poly import RNSPolyNTT, RNSPolyNTTPlan
@@ -11,7 +12,7 @@ from fhe_hw.poly.estimate import blocks, memory_bits
 from fhe_hw.rns.common import polynomial_beats
 from fhe_hw.sim.icarus import require_iverilog, run_from_reset
 from fhe_hw.sim.pysim import run_stream
-from fhe_hw.units import get_unit
+from fhe_hw.units import get_unit, to_verilog
 
 
 def random_dcrt(primes, n, *key):
@@ -77,6 +78,9 @@ def test_openfhe_primes_are_the_largest_ntt_primes_descending():
     ({"prime_bits": 14, "limbs": 64}, "limbs must be at most the primes"),
     ({"prime_n": 8}, "prime_n must be"),
     ({"prime_n": 48}, "prime_n must be a power of two"),
+    # n = 16: the banks hold 8 words; 60-bit words are wider than a PDPW16KD's
+    ({"prime_bits": 60, "wide_banks": True}, r"wide_banks needs banks .* of at most 36 bits"),
+    ({"wide_banks": 1}, "wide_banks must be"),
 ])
 def test_plan_refuses_bad_parameters_naming_them(kw, message):
     with pytest.raises((ValueError, TypeError), match=message):
@@ -307,3 +311,16 @@ def test_thirty_bit_towers_with_fabric_rounds_transform_like_the_model(tmp_path)
 def test_fabric_rounds_need_montgomery_modmuls():
     with pytest.raises(ValueError, match="fabric_rounds applies to the Montgomery reducer only"):
         RNSPolyNTTPlan(16, limbs=2, prime_bits=30, fabric_rounds=True)
+
+
+def test_wide_banks_put_each_bank_in_one_pdpw16kd_on_the_ecp5():
+    """Every engine's 2P banks are PDPW16KDs on an ECP5 (the twiddle ROMs stay DP16KDs), and
+    the towers transform as without them (the portable form is the same RAM)."""
+    shape = {"limbs": 2, "prime_bits": 30, "prime_n": 1 << 16, "butterflies": 2}
+    text = to_verilog(RNSPolyNTT(16, wide_banks=True, **shape), "rns-poly-ntt",
+                      platform=OutOfContextPlatform("ecp5"))
+    assert text.count("PDPW16KD #(") == 2 * 4
+    unit = RNSPolyNTT(16, wide_banks=True, **shape)
+    polys = [random_dcrt(unit.towers, 16, "wide", k) for k in range(2)]
+    got, run = run_polys(unit, polys)
+    assert got == [dcrt_ntt(x, unit.towers) for x in polys] and run.cycles == unit.cycles(2)
