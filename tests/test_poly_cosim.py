@@ -41,7 +41,8 @@ SMALL = [{**row.params, "n": 64, "limbs": 3} for row in POLY_TABLE]
 
 def config_id(p):
     side = "-side-by-side" if p.get("parallel_towers") else ""
-    return f"n{p['n']}-{p['limbs']}x{p['prime_bits']}{side}"
+    wide = f"-P{p['butterflies']}" if p.get("wide_banks") else ""
+    return f"n{p['n']}-{p['limbs']}x{p['prime_bits']}{side}{wide}"
 
 
 CONFIGS = [pytest.param(p, id=config_id(p)) for p in [row.params for row in POLY_TABLE] + SMALL]

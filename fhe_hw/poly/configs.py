@@ -13,7 +13,10 @@ control. The 4-tower row side by side takes a fabric register after each DSP til
 into its adder's carry chain (tower-major, the same registers moved the critical path to the input's
 load control, which routed slower). All are placed by nextpnr's electrostatic placer: with HeAP the
 first two routed slower (the 8-tower engines' input control and a 4-tower reducer's MULT18X18D and
-carry chain spread across the die). :data:`POLY_MODMULS` is each row's ModMul, whose DSP count and
+carry chain spread across the die). The last row has the 8 towers side by side with four
+butterflies per engine: its ModMuls' Montgomery rounds in the fabric (``fabric_rounds``: 4
+MULT18X18D each, not 6) and each bank in one PDPW16KD (``wide_banks``: not two DP16KDs) make
+room for them. :data:`POLY_MODMULS` is each row's ModMul, whose DSP count and
 Fmax set the device's limit in the report. :data:`EXTEND_TABLE` is the documented ECP5-85F table of
 the exact base extension (``fhe-hw table rns-poly-extend``): Q → Q ∪ B on the 8-tower row's towers,
 B OpenFHE's next 8 primes, with that row's lanes. :data:`PRODUCT_TABLE` is the documented ECP5-85F
@@ -57,6 +60,12 @@ POLY_TABLE = [
     Row("rns-poly-ntt", {"n": 4096, "limbs": 4, "prime_bits": 60, "butterflies": 1,
                          "karatsuba": True, "tile_reg": True, "parallel_towers": True,
                          "skid": True},
+        STREAMING_TARGET, {"placer": "static"}),
+    # the 8 towers side by side with four butterflies per engine: the Montgomery rounds in the
+    # fabric (4 MULT18X18D per ModMul, not 6) and each bank in one PDPW16KD (not two DP16KDs)
+    Row("rns-poly-ntt", {"n": 4096, "limbs": 8, "prime_bits": 30, "prime_n": 65536,
+                         "butterflies": 4, "parallel_towers": True, "skid": True,
+                         "fabric_rounds": True, "wide_banks": True},
         STREAMING_TARGET, {"placer": "static"}),
 ]
 

@@ -43,6 +43,11 @@ def _towers(row):
 #: The NTT table's column of its towers' layout on the streams.
 SIDE_BY_SIDE = ("towers side by side", "parallel_towers")
 TILE_REGISTERS = ("tile registers", "tile_reg")
+#: The NTT table's columns of the ModMuls' Montgomery rounds and the banks' block RAM.
+FABRIC_ROUNDS = ("Montgomery rounds in the fabric", "fabric_rounds")
+WIDE_BANKS = ("banks in PDPW16KD", "wide_banks")
+#: The NTT table's yes/no columns that tell its rows apart.
+_NTT_FLAGS = (SIDE_BY_SIDE, TILE_REGISTERS, FABRIC_ROUNDS, WIDE_BANKS)
 
 
 def row_key(row):
@@ -50,8 +55,7 @@ def row_key(row):
     key = {"N": str(row.params["n"]), "towers": _towers(row),
            "P per engine": str(row.params["butterflies"]), "flow": flow_cell(row)}
     if row.unit == "rns-poly-ntt":
-        key[SIDE_BY_SIDE[0]] = _yes(row.params.get(SIDE_BY_SIDE[1]))
-        key[TILE_REGISTERS[0]] = _yes(row.params.get(TILE_REGISTERS[1]))
+        key.update({header: _yes(row.params.get(name)) for header, name in _NTT_FLAGS})
     return key
 
 
@@ -60,7 +64,7 @@ def _yes(value):
 
 
 def markdown(rows, results, per="polynomial", flags=(SIDE_BY_SIDE, ("Karatsuba", "karatsuba"),
-                                                    TILE_REGISTERS)):
+                                                    TILE_REGISTERS, FABRIC_ROUNDS, WIDE_BANKS)):
     """The block of ``rows`` (one ``per`` a unit's run) and their ``results``: resources,
     Fmax and times; ``flags``: (the header, the parameter) of each yes/no column."""
     cells = []
