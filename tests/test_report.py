@@ -268,21 +268,26 @@ def test_cpu_vs_hardware_puts_the_polynomial_ntt_beside_openfhes_dcrtpoly(monkey
     row = POLY_TABLE[0]
     unit = get_unit("rns-poly-ntt")
     one, period = unit.cycles(row.params), poly_timing(row)[1]
-    first = rows["DCRTPoly forward NTT N=4096, 8 towers"]
-    stream = rows["DCRTPoly forward NTT N=4096, 8 towers (one of a stream back to back)"]
+    first = rows["DCRTPoly forward NTT N=4096, 8 towers (2 butterflies per engine)"]
+    stream = rows["DCRTPoly forward NTT N=4096, 8 towers (2 butterflies per engine, one of a "
+                  "stream back to back)"]
     assert (first["cycles()"], stream["cycles()"]) == (one, period) and period < one
     assert first["hardware µs"] == pytest.approx(one / 125.0)
     assert stream["OpenFHE 1 thread / hardware"] == pytest.approx(500.0 / (period / 125.0))
     # the same towers side by side: a row of their own beside the same OpenFHE time
-    (side,) = [r for r in POLY_TABLE if r.params.get("parallel_towers") and
-               r.params["limbs"] == 8]
-    beside = rows["DCRTPoly forward NTT N=4096, 8 towers (towers side by side)"]
+    side, four = [r for r in POLY_TABLE if r.params.get("parallel_towers") and
+                  r.params["limbs"] == 8]
+    beside = rows["DCRTPoly forward NTT N=4096, 8 towers (towers side by side, 2 butterflies "
+                  "per engine)"]
     assert "parallel_towers=True" in beside["our configuration"]
     assert beside["cycles()"] == unit.cycles(side.params) < one
     assert beside["OpenFHE 1 thread / hardware"] == pytest.approx(
         500.0 / (unit.cycles(side.params) / 125.0))
-    assert rows["DCRTPoly forward NTT N=4096, 8 towers (towers side by side, one of a stream "
-                "back to back)"]["cycles()"] == poly_timing(side)[1]
+    assert rows["DCRTPoly forward NTT N=4096, 8 towers (towers side by side, 2 butterflies "
+                "per engine, one of a stream back to back)"]["cycles()"] == poly_timing(side)[1]
+    # and with four butterflies per engine: a row of its own, in its own cycles
+    assert rows["DCRTPoly forward NTT N=4096, 8 towers (towers side by side, 4 butterflies "
+                "per engine)"]["cycles()"] == unit.cycles(four.params) < unit.cycles(side.params)
     assert rows["DCRTPoly negacyclic product N=4096, 8 towers"]["our configuration"].startswith(
         "none routed")
     # beside SwitchCRTBasis: the extension of the same towers, its cycles, no routed time
