@@ -3,13 +3,25 @@
 ECP5 forms. Each models the primitive as the units use it and gives x for any other use."""
 
 
+def bits(name, n):
+    """``name{n-1}, ..., name0``: a bus of single-bit Verilog ports, most significant first."""
+    return ", ".join(f"{name}{k}" for k in reversed(range(n)))
+
+
+#: The block RAMs' reset and global-reset parameters, as the units set them.
+_RAM_RESET_PARAMETERS = """\
+  parameter RESETMODE = "SYNC";
+  parameter ASYNC_RESET_RELEASE = "SYNC";
+  parameter GSR = "ENABLED";
+"""
+
+
 def mult18x18d_model():
     """The MULT18X18D as the tiles use it (Lattice TN1267, sysDSP): unsigned A x B, the operands
     registered when REG_INPUTA_CLK/REG_INPUTB_CLK name CLK0 and the product when
     REG_OUTPUT_CLK does, with CE0 and the synchronous RST0 (which clears the registers whatever
     CE0 is). The product is x for any other use (signed operands, cascade inputs, a clock
     enable that is not 0 or 1, other modes)."""
-    bits = lambda name, n: ", ".join(f"{name}{k}" for k in reversed(range(n)))  # noqa: E731
     return f"""
 module MULT18X18D({bits("A", 18)}, {bits("B", 18)}, {bits("C", 18)}, CLK0, CE0, RST0,
                   SIGNEDA, SIGNEDB, SOURCEA, SOURCEB, {bits("P", 36)});
@@ -63,8 +75,6 @@ def dp16kd_model():
     the register, whatever ``CE``/``OCE`` are. The outputs are x for any other use: different
     widths, port B writing, chip selects, an asynchronous reset, a clock enable that is not 0
     or 1."""
-    def bits(name, n):
-        return ", ".join(f"{name}{k}" for k in reversed(range(n)))
     initvals = [f"INITVAL_{i:02X}" for i in range(64)]
     return f"""
 module DP16KD({bits("DIA", 18)}, {bits("ADA", 14)}, CEA, OCEA, CLKA, WEA, RSTA, CSA2, CSA1, CSA0,
@@ -74,13 +84,11 @@ module DP16KD({bits("DIA", 18)}, {bits("ADA", 14)}, CEA, OCEA, CLKA, WEA, RSTA, 
   parameter DATA_WIDTH_B = 18;
   parameter REGMODE_A = "NOREG";
   parameter REGMODE_B = "NOREG";
-  parameter RESETMODE = "SYNC";
-  parameter ASYNC_RESET_RELEASE = "SYNC";
   parameter CSDECODE_A = "0b000";
   parameter CSDECODE_B = "0b000";
   parameter WRITEMODE_A = "NORMAL";
   parameter WRITEMODE_B = "NORMAL";
-  parameter GSR = "ENABLED";
+{_RAM_RESET_PARAMETERS}\
 {"".join(f"  parameter [319:0] {p} = 320'h0;{chr(10)}" for p in initvals)}\
   input {bits("DIA", 18)}, {bits("ADA", 14)}, CEA, OCEA, CLKA, WEA, RSTA, CSA2, CSA1, CSA0;
   input {bits("DIB", 18)}, {bits("ADB", 14)}, CEB, OCEB, CLKB, WEB, RSTB, CSB2, CSB1, CSB0;
@@ -153,8 +161,6 @@ def pdpw16kd_model():
     "OUTREG"`` adds the output register (``OCER``); the synchronous ``RST`` clears the latch
     and the register. The outputs are x for any other use: widths other than 36, byte enables
     not all set, chip selects, an asynchronous reset, a clock enable that is not 0 or 1."""
-    def bits(name, n):
-        return ", ".join(f"{name}{k}" for k in reversed(range(n)))
     return f"""
 module PDPW16KD({bits("DI", 36)}, {bits("ADW", 9)}, {bits("BE", 4)}, CEW, CLKW, CSW2, CSW1,
                 CSW0, {bits("ADR", 14)}, {bits("DO", 36)}, CER, OCER, CLKR, CSR2, CSR1, CSR0,
@@ -162,11 +168,9 @@ module PDPW16KD({bits("DI", 36)}, {bits("ADW", 9)}, {bits("BE", 4)}, CEW, CLKW, 
   parameter DATA_WIDTH_W = 36;
   parameter DATA_WIDTH_R = 36;
   parameter REGMODE = "NOREG";
-  parameter RESETMODE = "SYNC";
-  parameter ASYNC_RESET_RELEASE = "SYNC";
   parameter CSDECODE_W = "0b000";
   parameter CSDECODE_R = "0b000";
-  parameter GSR = "ENABLED";
+{_RAM_RESET_PARAMETERS}\
   input {bits("DI", 36)}, {bits("ADW", 9)}, {bits("BE", 4)}, CEW, CLKW, CSW2, CSW1, CSW0;
   input {bits("ADR", 14)}, CER, OCER, CLKR, CSR2, CSR1, CSR0, RST;
   output {bits("DO", 36)};
