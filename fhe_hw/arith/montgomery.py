@@ -286,13 +286,10 @@ class MontgomeryReducer(FixedLatencyUnit):
         st = Stages(mod, self.i.valid, p.pipelined)
         t = self.i.payload
         q_high = Const(c.q_high)
-        if p.fabric_rounds:
+        if p.pipelined and p.deep:   # fabric_rounds implies both
             for bound in p.bounds[1:]:
-                t = fabric_round(st, t, c.q_high, w)[:(bound - 1).bit_length()]
-            t = deep_corrections(st, t, c.q, p.corrections, c.r)
-        elif p.pipelined and p.deep:
-            for bound in p.bounds[1:]:
-                t = deep_round(st, t, q_high, len(q_high), w)[:(bound - 1).bit_length()]
+                t = (fabric_round(st, t, c.q_high, w) if p.fabric_rounds else
+                     deep_round(st, t, q_high, len(q_high), w))[:(bound - 1).bit_length()]
             t = deep_corrections(st, t, c.q, p.corrections, c.r)
         else:
             for bound in p.bounds[1:]:

@@ -8,7 +8,7 @@ The families' ``configs`` modules hold the named lists of rows.
 
 from typing import NamedTuple
 
-__all__ = ["Row", "shown"]
+__all__ = ["Row", "shown", "shown_flow"]
 
 
 class Row(NamedTuple):
@@ -25,3 +25,8 @@ class Row(NamedTuple):
 def shown(params, skip=()):
     """``"a=1, b=2"``: parameters as the tables print them."""
     return ", ".join(f"{k}={v}" for k, v in params.items() if k not in skip)
+
+
+def shown_flow(flow, options=None):
+    """``"flow"`` or ``"flow, placer=static"``: a flow and the options a row varies it by."""
+    return ", ".join([flow] + ([shown(options)] if options else []))

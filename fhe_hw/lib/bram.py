@@ -157,7 +157,7 @@ class ReadPort:
 
 class _BlockMemory(Elaboratable):
     """What :class:`RegisteredRAM` and :class:`RegisteredROM` share: the read latency, and
-    DP16KDs (the subclass's ``_dp16kd``) when elaborated for an ECP5 with more than one word,
+    block RAMs (the subclass's ``_dp16kd``) when elaborated for an ECP5 with more than one word,
     else a portable Amaranth ``Memory`` (``_portable``)."""
 
     @property
@@ -245,17 +245,18 @@ class RegisteredRAM(_BlockMemory):
             data = Signal(self.width)
             m.submodules.ram = _pdpw16kd(wq_en, wq_addr, wq_data, self.r_en, self.r_addr, data,
                                          output_reg=self.output_reg)
-            m.d.comb += self.r_data.eq(Mux(hit, fwd, data))
-            return
-        w, blocks = dp16kd_shape(self.width, self.depth)
-        data = Signal(w * blocks)
-        for j in range(blocks):
-            m.submodules[f"ram{j}"] = _dp16kd(
-                _dp16kd_port("A", w, wq_addr, ce=Const(1),
-                             write=(wq_en, wq_data[j * w:(j + 1) * w])),
-                _dp16kd_port("B", w, self.r_addr, ce=self.r_en, output_reg=self.output_reg,
-                             read=data[j * w:(j + 1) * w]))
-        m.d.comb += self.r_data.eq(Mux(hit, fwd, data[:self.width]))
+            word = data
+        else:
+            w, blocks = dp16kd_shape(self.width, self.depth)
+            data = Signal(w * blocks)
+            for j in range(blocks):
+                m.submodules[f"ram{j}"] = _dp16kd(
+                    _dp16kd_port("A", w, wq_addr, ce=Const(1),
+                                 write=(wq_en, wq_data[j * w:(j + 1) * w])),
+                    _dp16kd_port("B", w, self.r_addr, ce=self.r_en, output_reg=self.output_reg,
+                                 read=data[j * w:(j + 1) * w]))
+            word = data[:self.width]
+        m.d.comb += self.r_data.eq(Mux(hit, fwd, word))
 
 
 class RegisteredROM(_BlockMemory):

@@ -252,9 +252,9 @@ class TowersPlan(TowerBeats, StreamPlan):
                               "(0 or 1)", range=(0, MAX_WRITE_STAGES), kw_only=True)
     reducer: str = param("auto", help="the engines' reducer: auto (one for every prime), "
                          "barrett, montgomery", kw_only=True)
+    fabric_rounds: bool = fabric_rounds_param()
     # cli_default None: left out of a generated file's header (and the tables' cache keys)
     # unless given, like karatsuba.
-    fabric_rounds: bool = fabric_rounds_param()
     skid: bool = param(False, help="a register slice on each engine's input and output stream "
                        "(true/false, default false): no path from one engine to the streams' "
                        "ports and back in a cycle; a tower enters and leaves its engine a "

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .. import __version__, builddir
 from ..bench.baselines import machine, run_baselines
-from ..flow.rows import shown
+from ..flow.rows import shown, shown_flow
 from ..flow.synth import short_versions, tool_versions
 from ..tables.pages import git_commit
 from . import committed
@@ -236,8 +236,7 @@ def _row_key(unit, params, flow="ecp5", options=None):
 
 def _shown_row(unit, params, flow="ecp5", options=None):
     """A synthesis row as the report prints it: unit, parameters, (flow, its own options)."""
-    flow = ", ".join([flow] + ([shown(options)] if options else []))
-    return f"{unit} {shown(params)} ({flow})"
+    return f"{unit} {shown(params)} ({shown_flow(flow, options)})"
 
 
 def _print_progress(text):

@@ -3,7 +3,7 @@
 import json
 from pathlib import Path
 
-from ..flow.rows import shown
+from ..flow.rows import shown, shown_flow
 from ..markdown import table as markdown_table
 
 __all__ = ["fmt", "table_markdown", "sources_markdown", "write_markdown", "write_json",
@@ -87,8 +87,7 @@ def sources_markdown(sources):
     """The lines of the table that says, for every synthesis configuration the sections read,
     whether this run synthesized it, took it from the synthesis cache or read it from a
     committed block (with that block's provenance line), or why it has no result."""
-    rows = [[f"`{s['unit']}`", shown(s["params"]),
-             ", ".join([f"`{s['flow']}`"] + ([shown(s["options"])] if s.get("options") else [])),
+    rows = [[f"`{s['unit']}`", shown(s["params"]), shown_flow(f"`{s['flow']}`", s.get("options")),
              s["source"], s["provenance"]] for s in sources]
     return ["## Where the synthesis results come from", "",
             markdown_table(["unit", "params", "flow", "source", "provenance"], rows), ""]

@@ -310,10 +310,10 @@ target_primes
         the last residue's accumulations (the folded Post-Sum borrows the Sum's
         multipliers). With ``fused_post_sum`` a row's output follows its last accumulation:
         (l − 1)·N/TP + accumulate latency + :data:`FUSED_LATENCY` + output latency."""
-        lat = self.acc_latency + self.issue_latency + self.out_latency
         if self._fused:
             return (len(self.source) - 1) * self.rows + self.acc_latency + FUSED_LATENCY + \
                 self.out_latency
+        lat = self.acc_latency + self.issue_latency + self.out_latency
         if self.redundant_tower:
             return len(self.source) * self.rows + max(self.rows, lat)
         return len(self.source) * self.rows + lat
