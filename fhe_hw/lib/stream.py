@@ -9,7 +9,7 @@ from amaranth.lib import stream
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from ..arith.pipeline import wrap_inc
+from ..arith.pipeline import KEEP, wrap_inc
 from ..component import Component
 from ..params import check_bool, require_int
 
@@ -21,16 +21,30 @@ class SkidBuffer(Component):
     (payload, valid and ready) is registered, and a beat per cycle passes when ``o`` is always
     ready.
 
-    Parameters: ``shape`` (payload shape). Ports: ``i`` (stream in), ``o`` (stream out).
+    Parameters: ``shape`` (payload shape); ``spread`` (None, the default, or k >= 1): the
+    payload's registers take no valid, the skid register capturing ``i.payload`` in every cycle
+    its slot is free, so ``i.valid`` reaches the valid registers only, not the payload's clock
+    enables; and the slot's state is k register copies (kept apart in synthesis,
+    :data:`~fhe_hw.arith.pipeline.KEEP`), each one producer's ``ready``, so that k producers
+    spread over the die each take their ready from a register of their own, not from one net
+    across the die. Ports: ``i`` (stream in), ``o`` (stream out); with ``spread``,
+    ``ready_copies`` (out, k bits: copy g is ``i.ready``, for producer g).
     """
 
-    def __init__(self, shape):
-        self._shape = shape
-        super().__init__({"i": In(stream.Signature(shape)), "o": Out(stream.Signature(shape))})
+    def __init__(self, shape, *, spread=None):
+        if spread is not None:
+            require_int("spread", spread, minimum=1)
+        self._shape, self._spread = shape, spread
+        ports = {"i": In(stream.Signature(shape)), "o": Out(stream.Signature(shape))}
+        if spread is not None:
+            ports["ready_copies"] = Out(spread)
+        super().__init__(ports)
 
     def elaborate(self, platform):
         m = Module()
         skid = Signal.like(self.i.payload, name="skid")
+        if self._spread is not None:
+            return self._elaborate_spread(m, skid)
         skid_valid = Signal()
         # i.ready is a register: high while the skid slot is free.
         m.d.comb += self.i.ready.eq(~skid_valid)
@@ -40,6 +54,23 @@ class SkidBuffer(Component):
                          skid_valid.eq(0)]
         with m.Elif(self.i.valid & self.i.ready):
             m.d.sync += [skid.eq(self.i.payload), skid_valid.eq(1)]
+        return m
+
+    def _elaborate_spread(self, m, skid):
+        """``spread``: the same slice, the skid slot's state in copies (class docstring)."""
+        copies = [Signal(name=f"skid_valid{g}", attrs=KEEP) for g in range(self._spread)]
+        skid_valid = copies[0]
+        move = Signal()
+        m.d.comb += [move.eq(self.o.ready | ~self.o.valid), self.i.ready.eq(~skid_valid),
+                     self.ready_copies.eq(~Cat(*copies))]
+        with m.If(~skid_valid):
+            m.d.sync += skid.eq(self.i.payload)
+        with m.If(move):
+            m.d.sync += [self.o.valid.eq(self.i.valid | skid_valid),
+                         self.o.payload.eq(Mux(skid_valid, skid, self.i.payload))]
+        # Each copy from its own value: the slot fills with a beat it did not pass on, and
+        # empties when the output register moves.
+        m.d.sync += [copy.eq(~move & (copy | self.i.valid)) for copy in copies]
         return m
 
 

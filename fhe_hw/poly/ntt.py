@@ -60,7 +60,7 @@ from dataclasses import dataclass, field
 
 from amaranth import Module, Mux, Signal, unsigned
 from amaranth.lib import data, stream
-from amaranth.lib.wiring import In, Out, connect
+from amaranth.lib.wiring import In, Out, connect, flipped
 
 from ..arith.modmul import choose_reducer
 from ..arith.pipeline import (
@@ -346,6 +346,13 @@ class RNSPolyNTTPlan(TowersPlan):
         unloads at once and one polynomial takes one engine's cycles. The engines then run in
         lockstep, and every tower's engine must have the same cycles and period (the primes
         one width).
+    spread_handshakes : bool
+        With ``parallel_towers`` and ``skid`` (default False): no net of the streams'
+        handshakes spans the die to every tower's slices. The input slices' payload registers
+        take no valid (:class:`~fhe_hw.lib.stream.SkidBuffer`'s ``spread``), so the input's
+        ``valid`` reaches each tower's two valid registers only; and one more slice at the
+        output gathers the towers' beats, its ``ready`` a register copy per tower, so the
+        output's ``ready`` reaches that slice only. A polynomial leaves a cycle later.
 
     Attributes
     ----------
@@ -363,10 +370,18 @@ class RNSPolyNTTPlan(TowersPlan):
                                   "(true/false, default false: tower-major): a beat holds "
                                   "lanes coefficients of every tower, the engines load at "
                                   "once", cli_default=None, kw_only=True)
+    # cli_default None, as parallel_towers.
+    spread_handshakes: bool = param(False, help="with parallel_towers and skid: the input "
+                                    "slices' payloads take no valid, and one slice at the "
+                                    "output gathers the towers, its ready a register per tower "
+                                    "(true/false, default false)", cli_default=None,
+                                    kw_only=True)
     engines: tuple = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         super().__post_init__()
+        if self.spread_handshakes and not (self.parallel_towers and self.skid):
+            raise ValueError("spread_handshakes needs parallel_towers and skid")
         engines = self.engine_plans(self.inverse, scaled=self.scaled,
                                     shared_twiddles=self.shared_twiddles,
                                     registered_valid=self.registered_valid)
@@ -424,7 +439,9 @@ class RNSPolyNTTPlan(TowersPlan):
         arrivals = [0] * (polys * len(engines)) if arrivals is None else list(arrivals)
         spans = [e.cycles() for e in engines]
         periods = [e.period() for e in engines]
-        return _tower_schedule(periods, spans, self.tower_beats, arrivals, self.skid)
+        starts = _tower_schedule(periods, spans, self.tower_beats, arrivals, self.skid)
+        # the gathering slice of spread_handshakes: a cycle more on the way out
+        return [start + self.spread_handshakes for start in starts]
 
     def cycles(self, polys=1):
         """Exact cycles of ``polys`` polynomials back to back, first input transfer to last
@@ -489,10 +506,16 @@ class RNSPolyNTT(TowersComponent):
         if not parallel:
             in_tower = tower_turn(m, "in", towers, beats, self.i.valid & self.i.ready)
             out_tower = tower_turn(m, "out", towers, beats, self.o.valid & self.o.ready)
+        spread = self.plan.spread_handshakes
+        if spread:
+            m.submodules.gather = gather = SkidBuffer(self.o.payload.shape(), spread=towers)
+            connect(m, gather.o, flipped(self.o))
         for j, engine in enumerate(self._engines):
             sink, source = self._tower_ends(m, j, engine)
-            if parallel:
-                self._side_by_side(m, j, sink, source)
+            if spread:
+                self._side_by_side(m, j, sink, source, gather.i, gather.ready_copies[j])
+            elif parallel:
+                self._side_by_side(m, j, sink, source, self.o, self.o.ready)
             else:
                 self._in_turn(m, sink, source, in_tower == j, out_tower == j)
         return m
@@ -503,23 +526,25 @@ class RNSPolyNTT(TowersComponent):
         m.submodules[f"tower{j}"] = engine
         if not self.plan.skid:
             return engine.i, engine.o
-        m.submodules[f"tower{j}_in"] = into = SkidBuffer(engine.i.payload.shape())
+        spread = 1 if self.plan.spread_handshakes else None
+        m.submodules[f"tower{j}_in"] = into = SkidBuffer(engine.i.payload.shape(), spread=spread)
         m.submodules[f"tower{j}_out"] = out = SkidBuffer(engine.o.payload.shape())
         connect(m, into.o, engine.i)
         connect(m, engine.o, out.i)
         return into.i, out.o
 
-    def _side_by_side(self, m, j, sink, source):
+    def _side_by_side(self, m, j, sink, source, out, ready):
         """``parallel_towers``: engine j takes its lanes of each beat and gives its lanes of
-        each output beat. The engines run in lockstep (one timing, the same handshakes from
-        reset), so tower 0's ``ready`` and ``valid`` speak for all, and no handshake gathers
-        the towers' from across the die."""
+        each beat of ``out`` (``o``, or the gathering slice's input), its output taking
+        ``ready``. The engines run in lockstep (one timing, the same handshakes from reset), so
+        tower 0's ``ready`` and ``valid`` speak for all, and no handshake gathers the towers'
+        from across the die."""
         lanes = self.lanes
-        m.d.comb += [sink.valid.eq(self.i.valid), source.ready.eq(self.o.ready)]
+        m.d.comb += [sink.valid.eq(self.i.valid), source.ready.eq(ready)]
         m.d.comb += [sink.payload[k].eq(self.i.payload[j * lanes + k]) for k in range(lanes)]
-        m.d.comb += [self.o.payload[j * lanes + k].eq(source.payload[k]) for k in range(lanes)]
+        m.d.comb += [out.payload[j * lanes + k].eq(source.payload[k]) for k in range(lanes)]
         if j == 0:
-            m.d.comb += [self.i.ready.eq(sink.ready), self.o.valid.eq(source.valid)]
+            m.d.comb += [self.i.ready.eq(sink.ready), out.valid.eq(source.valid)]
 
     def _in_turn(self, m, sink, source, here_in, here_out):
         """Tower-major: the input feeds the engines in turn (this one ``here_in``), and the
