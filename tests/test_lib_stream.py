@@ -26,6 +26,46 @@ def test_skid_buffer_has_full_throughput():
     assert run.cycles == 100 + 1
 
 
+@pytest.mark.parametrize("spread", [1, 3])
+@pytest.mark.parametrize("valid_prob,ready_prob", [(1, 1), (0.5, 0.5), (0.9, 0.3)])
+def test_spread_skid_buffer_passes_every_beat_in_order(spread, valid_prob, ready_prob):
+    beats = list(range(200))
+    run = run_stream(SkidBuffer(unsigned(8), spread=spread), {"i": beats}, {"o": len(beats)},
+                     valid_prob=valid_prob, ready_prob=ready_prob, seed=spread)
+    assert run.outputs["o"] == beats
+    if valid_prob == ready_prob == 1:
+        assert run.cycles == 100 * 2 + 1
+
+
+def test_spread_skid_buffers_ready_copies_are_its_ready_every_cycle():
+    """Every copy of the slot's state is ``i.ready`` in every cycle, under random valid and
+    ready, and the slot does fill (ready falls) and empty."""
+    dut = SkidBuffer(unsigned(8), spread=4)
+    rng = random.Random(11)
+    readies = []
+
+    async def bench(ctx):
+        for cycle in range(300):
+            ctx.set(dut.i.valid, rng.random() < 0.7)
+            ctx.set(dut.i.payload, cycle & 0xFF)
+            ctx.set(dut.o.ready, rng.random() < 0.4)
+            ready = ctx.get(dut.i.ready)
+            assert ctx.get(dut.ready_copies) == (0b1111 if ready else 0), cycle
+            readies.append(ready)
+            await ctx.tick()
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()
+    assert 0 < sum(readies) < len(readies)
+
+
+def test_skid_buffer_refuses_a_spread_below_one():
+    with pytest.raises(ValueError, match="spread"):
+        SkidBuffer(unsigned(8), spread=0)
+
+
 class _DropsValid(Component):
     """Deliberately broken: offers each beat for one cycle only, ignoring ready."""
 

@@ -308,6 +308,24 @@ def test_thirty_bit_towers_with_fabric_rounds_transform_like_the_model(tmp_path)
                                       "fabric", tmp_path)
 
 
+def test_spread_handshakes_transform_like_the_model_a_cycle_later(tmp_path):
+    """Side by side with the handshakes spread (input slices that capture without valid, a
+    gathering output slice with a ready register per tower): the model's words back to back in
+    cycles(), a cycle after the same unit without it, under random valid and ready, and in
+    Icarus from reset with every register at x."""
+    shape = {"limbs": 3, "butterflies": 2, "lanes": 2, "parallel_towers": True, "skid": True}
+    unit = RNSPolyNTT(16, spread_handshakes=True, **shape)
+    assert unit.cycles(3) == RNSPolyNTTPlan(16, **shape).cycles(3) + 1
+    check_back_to_back_and_from_reset(lambda: RNSPolyNTT(16, spread_handshakes=True, **shape),
+                                      "spread", tmp_path)
+
+
+@pytest.mark.parametrize("kw", [{"parallel_towers": True}, {"skid": True}])
+def test_spread_handshakes_need_towers_side_by_side_and_skid_slices(kw):
+    with pytest.raises(ValueError, match="spread_handshakes needs parallel_towers and skid"):
+        RNSPolyNTTPlan(16, limbs=2, spread_handshakes=True, **kw)
+
+
 def test_fabric_rounds_need_montgomery_modmuls():
     with pytest.raises(ValueError, match="fabric_rounds applies to the Montgomery reducer only"):
         RNSPolyNTTPlan(16, limbs=2, prime_bits=30, fabric_rounds=True)

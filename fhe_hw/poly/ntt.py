@@ -45,6 +45,12 @@ and back to that engine's load control (two wires across the die in one cycle). 
 enters and leaves its engine a cycle later, and the slice before a busy engine takes the
 tower's first two beats.
 
+Side by side with the slices, ``spread_handshakes`` keeps the streams' handshakes from spanning
+the die: the input slices capture their payload without ``valid`` (only each tower's valid
+registers see the input's), and one more slice gathers the towers at ``o``, its ``ready`` a
+register copy per tower (:class:`~fhe_hw.lib.stream.SkidBuffer`'s ``spread``), so only that
+slice sees the output's ``ready``.
+
 Cycles
 ------
 :meth:`RNSPolyNTTPlan.cycles` follows the schedule tower by tower: with always-valid input and
