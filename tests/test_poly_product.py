@@ -8,6 +8,7 @@ from test_poly_ntt import random_dcrt
 from fhe_hw.flow.synth import OutOfContextPlatform
 from fhe_hw.lib.bram import dp16kd_shape
 from fhe_hw.model.dcrt import dcrt_extend, dcrt_ntt, schoolbook_product
+from fhe_hw.ntt.schedule import schedule, twiddle_index
 from fhe_hw.params import openfhe_primes
 from fhe_hw.poly import RNSPolyProduct, RNSPolyProductPlan
 from fhe_hw.poly.estimate import blocks, memory_bits
@@ -154,6 +155,74 @@ def test_evaluated_product_in_ecp5_form_from_reset_in_icarus(tmp_path):
     banks = dp16kd_shape(unit.plan.width, 32 // 2)[1]
     rom = dp16kd_shape(unit.plan.width, 32)[1]
     assert (tmp_path / "unit.v").read_text().count("DP16KD #(") == 2 * (2 * 2 * banks + rom)
+
+
+def _brv(x, bits):
+    return int(format(x, f"0{bits}b")[::-1], 2)
+
+
+def test_wide_twiddle_words_hold_every_cycles_twiddles():
+    """The premise of ``wide_twiddles``: in every compute cycle of every stage the P twiddle
+    addresses an engine issues (forward, and the inverse's, mapped onto the forward table)
+    lie in one word of P entries."""
+    for n, P in ((16, 2), (64, 4), (4096, 2), (4096, 4)):
+        log_n = n.bit_length() - 1
+        for inverse in (False, True):
+            for s, stage in enumerate(schedule(n, P, inverse)):
+                for pairs in stage:
+                    addrs = [twiddle_index(s, up, log_n, inverse, gs=inverse) for up, _ in pairs]
+                    if inverse:
+                        addrs = [_brv((n - _brv(a, log_n)) % n, log_n) for a in addrs]
+                    assert len({a // P for a in addrs}) == 1, (n, P, inverse, s, addrs)
+
+
+@pytest.mark.parametrize("P, lanes, b_evaluated", [(2, 2, True), (4, None, False)])
+def test_wide_twiddles_keep_the_products_under_random_valid_and_ready(P, lanes, b_evaluated):
+    unit = RNSPolyProduct(16, limbs=2, butterflies=P, lanes=lanes, b_evaluated=b_evaluated,
+                          skid=True, wide_twiddles=True)
+    primes = unit.towers
+    pairs = [(random_dcrt(primes, 16, "wa", k), random_dcrt(primes, 16, "wb", k))
+             for k in range(3)]
+    fed = [(a, dcrt_ntt(b, primes) if b_evaluated else b) for a, b in pairs]
+    want = [schoolbook_product(a, b, primes) for a, b in pairs]
+    got, run = run_products(unit, fed)
+    assert got == want and run.cycles == unit.cycles(3)
+    got, _ = run_products(RNSPolyProduct(16, limbs=2, butterflies=P, lanes=lanes,
+                                         b_evaluated=b_evaluated, skid=True,
+                                         wide_twiddles=True),
+                          fed[:2], valid_prob=0.6, ready_prob=0.5, seed=P)
+    assert got == want[:2]
+
+
+def test_wide_twiddles_in_ecp5_form_from_reset_in_icarus(tmp_path):
+    """The b-evaluated product with two butterflies per engine and wide twiddle words, as the
+    ECP5 flow elaborates it, with behavioural models of the DP16KD and MULT18X18D, in Icarus
+    from reset with every register and RAM word at x: each tower's ROM is one DP16KD copy of
+    n/2 words of two twiddles, read by both engines, and two products of two towers give the
+    schoolbook products in cycles(2)."""
+    require_iverilog()
+    build = lambda: RNSPolyProduct(32, limbs=2, butterflies=2, lanes=2,  # noqa: E731
+                                   b_evaluated=True, wide_twiddles=True)
+    unit = build()
+    primes = unit.towers
+    pairs = [(random_dcrt(primes, 32, "wea", k), random_dcrt(primes, 32, "web", k))
+             for k in range(2)]
+    beats = {port: unit.plan.stream_beats([(a, dcrt_ntt(b, primes))[k] for a, b in pairs])
+             for k, port in enumerate(("i_a", "i_b"))}
+    run = run_from_reset(build(), "rns-poly-product", beats, {"o": 2 * unit.output_beats},
+                         tmp_path, platform=OutOfContextPlatform("ecp5"),
+                         libraries=[dp16kd_model(), mult18x18d_model()])
+    assert unit.plan.stream_polynomials(run.outputs["o"]) == [
+        schoolbook_product(a, b, primes) for a, b in pairs]
+    assert run.cycles == unit.cycles(2)
+    banks = dp16kd_shape(unit.plan.width, 32 // 4)[1]
+    rom = dp16kd_shape(2 * unit.plan.width, 32 // 2)[1]
+    assert (tmp_path / "unit.v").read_text().count("DP16KD #(") == 2 * (2 * 4 * banks + rom)
+
+
+def test_wide_twiddles_need_two_butterflies():
+    with pytest.raises(ValueError, match="wide_twiddles needs butterflies of at least 2, not 1"):
+        RNSPolyProductPlan(16, limbs=2, wide_twiddles=True)
 
 
 @pytest.mark.parametrize("b_evaluated, forward_units, words", [(True, 1, 3), (False, 2, 5)])

@@ -900,14 +900,22 @@ class StreamingNTT(FixedRun, Component):
         m.d.comb += [fifo.w_en.eq(lane_valid), fifo.w_data.eq(Cat(*crossbar[:self._lanes]))]
 
 
-def shared_twiddle_rom(m, name, engines):
+def shared_twiddle_rom(m, name, engines, *, wide=False):
     """One twiddle ROM for ``engines`` (:class:`StreamingNTT` with ``shared_twiddles``, of one
     n, prime, root, reducer and ``read_stages``; the first a forward one, whose table the ROM
     holds), added to ``m`` as ``name`` and connected to each engine's ``tw_addr`` and
     ``tw_data``: P read ports per engine, two per block-RAM copy
     (:class:`~fhe_hw.lib.bram.RegisteredROM`), so a forward and an inverse engine with one
-    butterfly each share one copy. ``ValueError`` when the engines differ or the first is an
-    inverse. Returns the ROM."""
+    butterfly each share one copy.
+
+    With ``wide``, the ROM holds P twiddles per word (n/P words of P·m bits, entry a in lane
+    a mod P of word a // P) and each engine reads it through one port: the P twiddles an engine
+    reads in one cycle always lie in one such word (forward, and the inverse's mapped addresses
+    alike; the tests check every cycle of :func:`~fhe_hw.ntt.schedule.schedule`), so the word
+    of butterfly 0's address serves all P, each taking its lane by its address's low bits,
+    delayed as the ROM's read. A forward and an inverse engine with P butterflies each then
+    share one copy (two ports), not P. ``ValueError`` when the engines differ or the first is
+    an inverse, or with ``wide`` when the engines' P differ. Returns the ROM."""
     first = engines[0]
     if first.inverse or not all(e.plan.shared_twiddles for e in engines):
         raise ValueError("engines must have shared_twiddles, the first a forward engine")
@@ -917,13 +925,30 @@ def shared_twiddle_rom(m, name, engines):
     if any(key(e) != key(first) for e in engines):
         raise ValueError("engines sharing a twiddle ROM must have one n, prime, root, "
                          "multiplier and read_stages")
-    rom = RegisteredROM(first.plan.modulus_resolved.bits, first.twiddle_words(),
-                        read_ports=sum(e.butterflies for e in engines),
-                        output_reg=first.twiddle_output_reg)
+    bits, words = first.plan.modulus_resolved.bits, first.twiddle_words()
+    if not wide:
+        rom = RegisteredROM(bits, words, read_ports=sum(e.butterflies for e in engines),
+                            output_reg=first.twiddle_output_reg)
+        m.submodules[name] = rom
+        ports = iter(rom.ports)
+        for engine in engines:
+            for q in range(engine.butterflies):
+                port = next(ports)
+                m.d.comb += [port.r_addr.eq(engine.tw_addr[q]),
+                             engine.tw_data[q].eq(port.r_data)]
+        return rom
+    P = first.butterflies
+    if any(e.butterflies != P for e in engines):
+        raise ValueError("engines sharing a wide twiddle ROM must have one P")
+    log_p = P.bit_length() - 1
+    rom = RegisteredROM(bits * P, [sum(w << (r * bits) for r, w in enumerate(words[a:a + P]))
+                                   for a in range(0, len(words), P)],
+                        read_ports=len(engines), output_reg=first.twiddle_output_reg)
     m.submodules[name] = rom
-    ports = iter(rom.ports)
-    for engine in engines:
-        for q in range(engine.butterflies):
-            port = next(ports)
-            m.d.comb += [port.r_addr.eq(engine.tw_addr[q]), engine.tw_data[q].eq(port.r_data)]
+    latency = 1 + rom.output_reg
+    for e, (engine, port) in enumerate(zip(engines, rom.ports)):
+        m.d.comb += port.r_addr.eq(engine.tw_addr[0][log_p:])
+        for q in range(P):
+            lane = register_delay(m, engine.tw_addr[q][:log_p], latency, f"{name}_lane{e}_{q}")
+            m.d.comb += engine.tw_data[q].eq(port.r_data.word_select(lane, bits))
     return rom

@@ -40,6 +40,9 @@ the forward table ψ^brv(a), which the inverse reads as -ψ^(n - brv(a))), throu
 RAM's two ports when b arrives evaluated, so a tower's forward and inverse engines take the
 block RAM of one ROM, not two; with b transformed here the three engines' ports take two
 copies.
+With ``wide_twiddles`` the ROM holds P twiddles per word and every engine reads it through one
+port, so with P butterflies per engine a tower's forward and inverse engines still share one
+copy (P ports each would take P copies).
 
 Cycles
 ------
@@ -94,6 +97,11 @@ class RNSPolyProductPlan(TowersPlan):
     extend_architecture : str
         The extension's conversion engine (:class:`~fhe_hw.poly.RNSPolyExtendPlan`'s
         ``architecture``, default ``"iterative"``).
+    wide_twiddles : bool
+        Each tower's twiddle ROM holds P twiddles per word and each engine reads it through
+        one port (:func:`~fhe_hw.ntt.streaming.shared_twiddle_rom`'s ``wide``; default False:
+        a port per butterfly), so a tower's engines take one block-RAM copy of the ROM whatever
+        P; ``butterflies`` at least 2.
 
     Attributes
     ----------
@@ -117,6 +125,10 @@ class RNSPolyProductPlan(TowersPlan):
     extend_architecture: str = param("iterative", help="the extension's conversion engine: "
                                      "iterative or pipelined (default iterative)",
                                      cli_default=None, kw_only=True)
+    # cli_default None, as extend_limbs.
+    wide_twiddles: bool = param(False, help="each tower's twiddle ROM P twiddles to a word, "
+                                "one port per engine (butterflies >= 2; true/false, default "
+                                "false)", cli_default=None, kw_only=True)
     forward: RNSPolyNTTPlan = field(init=False, repr=False, compare=False)
     backward: RNSPolyNTTPlan = field(init=False, repr=False, compare=False)
     pointwise: DynamicModMulPlan = field(init=False, repr=False, compare=False)
@@ -125,6 +137,9 @@ class RNSPolyProductPlan(TowersPlan):
 
     def __post_init__(self):
         super().__post_init__()
+        if self.wide_twiddles and self.butterflies < 2:
+            raise ValueError(f"wide_twiddles needs butterflies of at least 2, not "
+                             f"{self.butterflies}")
         shared = {f.name: getattr(self, f.name) for f in fields(TowersPlan) if f.init}
         units = dict(shared, shared_twiddles=True, registered_valid=True)
         pointwise = DynamicModMulPlan(self.towers, width=self.width)
@@ -262,7 +277,7 @@ class RNSPolyProduct(TowersComponent):
         if self._fb is not None:
             engines.insert(1, self._fb.engines)
         for j, tower in enumerate(zip(*engines)):
-            shared_twiddle_rom(m, f"twiddles{j}", tower)
+            shared_twiddle_rom(m, f"twiddles{j}", tower, wide=plan.wide_twiddles)
         i_a, i_b = self._gated_inputs(m)
         connect(m, i_a, self._fa.i)
         a = self._fa.o
