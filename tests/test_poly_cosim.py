@@ -20,6 +20,7 @@ Run them one at a time (each N = 4096 build holds GBs):
 ``nox -s slow -- tests/test_poly_cosim.py -n 0 -s``.
 """
 
+from dataclasses import fields
 from fractions import Fraction
 
 import pytest
@@ -42,7 +43,8 @@ SMALL = [{**row.params, "n": 64, "limbs": 3} for row in POLY_TABLE]
 def config_id(p):
     side = "-side-by-side" if p.get("parallel_towers") else ""
     wide = f"-P{p['butterflies']}" if p.get("wide_banks") else ""
-    return f"n{p['n']}-{p['limbs']}x{p['prime_bits']}{side}{wide}"
+    spread = "-spread" if p.get("spread_handshakes") else ""
+    return f"n{p['n']}-{p['limbs']}x{p['prime_bits']}{side}{wide}{spread}"
 
 
 CONFIGS = [pytest.param(p, id=config_id(p)) for p in [row.params for row in POLY_TABLE] + SMALL]
@@ -50,8 +52,8 @@ CONFIGS = [pytest.param(p, id=config_id(p)) for p in [row.params for row in POLY
 #: their towers (and lanes).
 TOWER_MAJOR = [c for c in CONFIGS if not c.values[0].get("parallel_towers")]
 #: The documented products and each at n = 64, 3 towers.
-PRODUCTS = [pytest.param(p, id=f"n{p['n']}-{p['limbs']}x{p['prime_bits']}") for row in
-            PRODUCT_TABLE for p in (row.params, {**row.params, "n": 64, "limbs": 3})]
+PRODUCTS = [pytest.param(p, id=f"n{p['n']}-{p['limbs']}x{p['prime_bits']}-P{p['butterflies']}")
+            for row in PRODUCT_TABLE for p in (row.params, {**row.params, "n": 64, "limbs": 3})]
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +67,8 @@ def openfhe_polys(params):
     of ``params``, which must be the plan's."""
     ring = (params["prime_n"],) if params.get("prime_n") else ()
     towers = openfhe("dcrt", params["n"], params["prime_bits"], params["limbs"], *ring)
-    shared = {k: v for k, v in params.items() if k != "b_evaluated"}
+    names = {f.name for f in fields(RNSPolyNTTPlan) if f.init}
+    shared = {k: v for k, v in params.items() if k in names}
     assert tuple(t["q"] for t in towers) == RNSPolyNTTPlan(**shared).towers
     return {key: [t[key] for t in towers] for key in ("a", "b", "ab", "a_eval", "b_eval",
                                                       "ab_eval")}
