@@ -24,7 +24,10 @@ table of the polynomial product (``fhe-hw table rns-poly-product``): the 8-tower
 in evaluation form, as OpenFHE keeps keys, and one butterfly per engine, the most that fits the
 device's MULT18X18D with a forward and an inverse engine per tower, and a register slice before and
 after every engine (``skid``), so that no handshake between an engine and the point-wise stage
-crosses the die twice in a cycle.
+crosses the die twice in a cycle; and again with two butterflies per engine, its ModMuls'
+rounds in the fabric (``fabric_rounds``), each tower's twiddle ROM two twiddles to a word
+(``wide_twiddles``: one block-RAM copy per tower, read through one port per engine) and two
+lanes per beat, so that the point-wise multipliers fit the MULT18X18D the engines leave.
 """
 
 from ..arith.pipeline import MULTIPLIER_FLAGS
@@ -91,6 +94,13 @@ EXTEND_TABLE = [
 PRODUCT_TABLE = [
     Row("rns-poly-product", {"n": 4096, "limbs": 8, "prime_bits": 30, "prime_n": 65536,
                              "butterflies": 1, "b_evaluated": True, "skid": True},
+        STREAMING_TARGET, {"placer": "static"}),
+    # two butterflies per engine: the Montgomery rounds in the fabric (4 MULT18X18D per ModMul)
+    # and a twiddle ROM of two twiddles a word (one block-RAM copy per tower), two lanes so
+    # that the point-wise multipliers fit beside the engines
+    Row("rns-poly-product", {"n": 4096, "limbs": 8, "prime_bits": 30, "prime_n": 65536,
+                             "butterflies": 2, "lanes": 2, "b_evaluated": True, "skid": True,
+                             "fabric_rounds": True, "wide_twiddles": True},
         STREAMING_TARGET, {"placer": "static"}),
 ]
 

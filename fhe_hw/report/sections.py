@@ -704,12 +704,12 @@ _NO_EVALUATED_PRODUCT = ("none routed: no rns-poly-product row of the results ta
 def _poly_beside():
     """{(op, N, towers): the configuration (or why none) beside that OpenFHE DCRTPoly case}:
     each :data:`~fhe_hw.poly.configs.POLY_TABLE` row at its (N, towers), the
-    :data:`~fhe_hw.poly.configs.PRODUCT_TABLE` row of the same towers (b evaluated) beside the
+    :data:`~fhe_hw.poly.configs.PRODUCT_TABLE` rows of the same towers (b evaluated) beside the
     product with b in evaluation form, and beside the exact
     conversion to the next primes the ``rns-poly-extend`` of the same towers (K = L, the row's
     lanes): the :data:`~fhe_hw.poly.configs.EXTEND_TABLE` row where there is one, else the
-    configuration alone (its cycles without a time). Beside the NTT, every row of those
-    towers (a list: tower-major, then side by side); beside the others, the first row's."""
+    configuration alone (its cycles without a time). Beside the NTT and the product, every
+    row of those towers (a list, in the table's order); beside the others, the first row's."""
     out = {}
     for row in POLY_TABLE:
         p = row.params
@@ -719,9 +719,9 @@ def _poly_beside():
             continue
         out[("dcrt-ntt", *key)] = [row]
         out[("dcrt-mul", *key)] = _NO_DCRT_PRODUCT
-        out[("dcrt-mul-eval", *key)] = next(
-            (r for r in PRODUCT_TABLE if r.params["b_evaluated"] and towers_of(r.params) ==
-             towers_of(p)), _NO_EVALUATED_PRODUCT)
+        out[("dcrt-mul-eval", *key)] = [
+            r for r in PRODUCT_TABLE if r.params["b_evaluated"] and towers_of(r.params) ==
+            towers_of(p)] or _NO_EVALUATED_PRODUCT
         params = extension_of(p, get_unit(row.unit).make_plan(p).lanes_resolved)
         out[("dcrt-exact", *key)] = next(
             (r for r in EXTEND_TABLE if (r.unit, r.params) == ("rns-poly-extend", params)),
