@@ -47,9 +47,10 @@ tower's first two beats.
 
 Side by side with the slices, ``spread_handshakes`` keeps the streams' handshakes from spanning
 the die: the input slices capture their payload without ``valid`` (only each tower's valid
-registers see the input's), and one more slice gathers the towers at ``o``, its ``ready`` a
-register copy per tower (:class:`~fhe_hw.lib.stream.SkidBuffer`'s ``spread``), so only that
-slice sees the output's ``ready``.
+registers see the input's), and one slice gathers the engines' outputs at ``o`` in place of
+their own output slices, its ``ready`` a register copy per engine
+(:class:`~fhe_hw.lib.stream.SkidBuffer`'s ``spread``), so only that slice sees the output's
+``ready``.
 
 Cycles
 ------
@@ -356,9 +357,11 @@ class RNSPolyNTTPlan(TowersPlan):
         With ``parallel_towers`` and ``skid`` (default False): no net of the streams'
         handshakes spans the die to every tower's slices. The input slices' payload registers
         take no valid (:class:`~fhe_hw.lib.stream.SkidBuffer`'s ``spread``), so the input's
-        ``valid`` reaches each tower's two valid registers only; and one more slice at the
-        output gathers the towers' beats, its ``ready`` a register copy per tower, so the
-        output's ``ready`` reaches that slice only. A polynomial leaves a cycle later.
+        ``valid`` reaches each tower's two valid registers only; and one slice at the output
+        gathers the engines' beats in place of their own output slices, its ``ready`` a
+        register copy per engine, so the output's ``ready`` reaches that slice only, and the
+        engines' output ``valid`` comes from a register (``registered_valid``). The cycles are
+        the slices' (the gathering slice is the engines' output slice).
 
     Attributes
     ----------
@@ -379,8 +382,8 @@ class RNSPolyNTTPlan(TowersPlan):
     # cli_default None, as parallel_towers.
     spread_handshakes: bool = param(False, help="with parallel_towers and skid: the input "
                                     "slices' payloads take no valid, and one slice at the "
-                                    "output gathers the towers, its ready a register per tower "
-                                    "(true/false, default false)", cli_default=None,
+                                    "output gathers the engines, its ready a register per "
+                                    "engine (true/false, default false)", cli_default=None,
                                     kw_only=True)
     engines: tuple = field(init=False, repr=False, compare=False)
 
@@ -390,7 +393,8 @@ class RNSPolyNTTPlan(TowersPlan):
             raise ValueError("spread_handshakes needs parallel_towers and skid")
         engines = self.engine_plans(self.inverse, scaled=self.scaled,
                                     shared_twiddles=self.shared_twiddles,
-                                    registered_valid=self.registered_valid)
+                                    registered_valid=self.registered_valid
+                                    or self.spread_handshakes)
         if self.parallel_towers and len({(e.cycles(), e.period()) for e in engines}) > 1:
             raise ValueError(f"parallel_towers needs one timing for every tower's engine "
                              f"(their primes of one width), not the towers' "
@@ -445,9 +449,7 @@ class RNSPolyNTTPlan(TowersPlan):
         arrivals = [0] * (polys * len(engines)) if arrivals is None else list(arrivals)
         spans = [e.cycles() for e in engines]
         periods = [e.period() for e in engines]
-        starts = _tower_schedule(periods, spans, self.tower_beats, arrivals, self.skid)
-        # the gathering slice of spread_handshakes: a cycle more on the way out
-        return [start + self.spread_handshakes for start in starts]
+        return _tower_schedule(periods, spans, self.tower_beats, arrivals, self.skid)
 
     def cycles(self, polys=1):
         """Exact cycles of ``polys`` polynomials back to back, first input transfer to last
@@ -532,8 +534,12 @@ class RNSPolyNTT(TowersComponent):
         m.submodules[f"tower{j}"] = engine
         if not self.plan.skid:
             return engine.i, engine.o
-        spread = 1 if self.plan.spread_handshakes else None
-        m.submodules[f"tower{j}_in"] = into = SkidBuffer(engine.i.payload.shape(), spread=spread)
+        if self.plan.spread_handshakes:
+            # the gathering slice is every engine's output slice
+            m.submodules[f"tower{j}_in"] = into = SkidBuffer(engine.i.payload.shape(), spread=1)
+            connect(m, into.o, engine.i)
+            return into.i, engine.o
+        m.submodules[f"tower{j}_in"] = into = SkidBuffer(engine.i.payload.shape())
         m.submodules[f"tower{j}_out"] = out = SkidBuffer(engine.o.payload.shape())
         connect(m, into.o, engine.i)
         connect(m, engine.o, out.i)
