@@ -8,7 +8,6 @@ from fhe_hw.arith import ModMulPlan
 from fhe_hw.model.ntt import butterfly, gs_butterfly
 from fhe_hw.ntt import Butterfly, ButterflyPlan
 from fhe_hw.params import MODULI, ntt_primes
-from fhe_hw.units import to_verilog
 
 MODULI_ALL = [*MODULI, ntt_primes(60, 1 << 16, 1)[0]]
 
@@ -45,23 +44,6 @@ def test_gentleman_sande_butterfly_multiplies_the_difference_a_cycle_after_the_s
     assert unit.latency == unit._mul.latency + 1 == Butterfly(modulus).latency
     ins, expected = vectors(unit, modulus, "gs", scale_up, count=300)
     check_unit(unit, ins, expected, label=f"Butterfly({modulus}, form=gs, scale_up={scale_up})")
-
-
-@pytest.mark.parametrize("form, fast_add", [("ct", True), ("ct", False), ("gs", True)])
-def test_delay_in_ram_computes_the_same_with_the_same_latency(form, fast_add):
-    """x_up's delay line (x_up + x_down's, Gentleman–Sande) in distributed RAM: the model's
-    words at the latency of the registers' line, and its memory asks the tools for LUTs."""
-    q = ntt_primes(30, 1 << 16, 1)[0]
-    unit = Butterfly(q, form=form, fast_add=fast_add, fabric_rounds=True, reducer="montgomery",
-                     tiled=True, delay_ram=True)
-    plain = Butterfly(q, form=form, fast_add=fast_add, fabric_rounds=True, reducer="montgomery",
-                      tiled=True)
-    assert unit.latency == plain.latency
-    ins, expected = vectors(unit, form, fast_add, "ram", count=300)
-    check_unit(unit, ins, expected, label=f"Butterfly({q}, form={form}, delay_ram=True)")
-    text = to_verilog(Butterfly(q, form=form, fast_add=fast_add, fabric_rounds=True,
-                                reducer="montgomery", tiled=True, delay_ram=True), "butterfly")
-    assert text.count('ram_style = "distributed"') == 1
 
 
 @pytest.mark.parametrize("modulus", MODULI_ALL, ids=str)

@@ -320,26 +320,6 @@ def test_spread_handshakes_transform_like_the_model_in_the_slices_cycles(tmp_pat
                                       "spread", tmp_path)
 
 
-def test_delay_ram_keeps_the_words_and_cycles_from_reset(tmp_path):
-    """The 30-bit rows' shape with the butterflies' delay lines in distributed RAM, forward
-    (the Cooley–Tukey butterfly's x_up) and inverse (the Gentleman–Sande sum): the model's
-    words in the cycles() of the registers' form, back to back, under random valid and ready,
-    and in Icarus from reset with every register and RAM word at x."""
-    shape = {"limbs": 2, "prime_bits": 30, "prime_n": 1 << 16, "butterflies": 2,
-             "parallel_towers": True, "skid": True, "fabric_rounds": True}
-    unit = RNSPolyNTT(16, delay_ram=True, **shape)
-    assert unit.cycles(3) == RNSPolyNTTPlan(16, **shape).cycles(3)
-    check_back_to_back_and_from_reset(lambda: RNSPolyNTT(16, delay_ram=True, **shape),
-                                      "ram", tmp_path)
-    inverse = RNSPolyNTT(16, delay_ram=True, inverse=True, scaled=False, **shape)
-    polys = [random_dcrt(inverse.towers, 16, "ram-inv", k) for k in range(2)]
-    got, run = run_polys(inverse, polys)
-    # unscaled: n times the inverse transform
-    assert got == [[[16 * c % q for c in t] for t, q in
-                    zip(dcrt_ntt(x, inverse.towers, True), inverse.towers)] for x in polys]
-    assert run.cycles == RNSPolyNTTPlan(16, inverse=True, scaled=False, **shape).cycles(2)
-
-
 @pytest.mark.parametrize("kw", [{"parallel_towers": True}, {"skid": True}])
 def test_spread_handshakes_need_towers_side_by_side_and_skid_slices(kw):
     with pytest.raises(ValueError, match="spread_handshakes needs parallel_towers and skid"):

@@ -18,7 +18,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..arith.pipeline import Stages, wrap_inc
 from ..component import Component
-from ..params import check_bool, require_int
+from ..params import require_int
 
 __all__ = ["REGISTER_DELAY_LIMIT", "DelayLine", "delay_line", "register_delay", "delay"]
 
@@ -48,8 +48,7 @@ def register_delay(m, value, count, name):
 class DelayLine(Component):
     """``o`` is ``i`` delayed by exactly ``cycles`` clock cycles (0: a wire).
 
-    Parameters: ``width`` (bits, at least 1), ``cycles`` (at least 0), ``distributed`` (the
-    memory in distributed RAM, LUTs, never block RAM; default False). Ports: ``i`` (in,
+    Parameters: ``width`` (bits, at least 1), ``cycles`` (at least 0). Ports: ``i`` (in,
     ``width`` bits), ``o`` (out, ``width`` bits). Latency: ``cycles``.
 
     Up to :data:`REGISTER_DELAY_LIMIT` cycles it is a register chain (``d0``, ``d1``, ...,
@@ -60,10 +59,9 @@ class DelayLine(Component):
     included) stops with the enable, so the delay counts enabled cycles.
     """
 
-    def __init__(self, width, cycles, *, distributed=False):
+    def __init__(self, width, cycles):
         self.width = require_int("width", width, minimum=1)
         self.cycles = require_int("cycles", cycles, minimum=0)
-        self.distributed = check_bool("distributed", distributed)
         super().__init__({"i": In(width), "o": Out(width)})
 
     def elaborate(self, platform):
@@ -79,9 +77,7 @@ class DelayLine(Component):
             m.d.comb += self.o.eq(prev)
         else:
             depth = self.cycles - 1
-            attrs = {"ram_style": "distributed"} if self.distributed else None
-            m.submodules.mem = mem = Memory(shape=unsigned(self.width), depth=depth, init=[],
-                                            attrs=attrs)
+            m.submodules.mem = mem = Memory(shape=unsigned(self.width), depth=depth, init=[])
             wr = mem.write_port()
             rd = mem.read_port(transparent_for=())
             ptr = Signal(range(depth))
@@ -97,10 +93,9 @@ class DelayLine(Component):
         return m
 
 
-def delay_line(m, value, cycles, name=None, *, distributed=False):
-    """A :class:`DelayLine` of ``cycles`` cycles (its memory in distributed RAM with
-    ``distributed``) added to ``m`` (as submodule ``name``, or an anonymous one) for
-    ``value``; returns the delayed copy.
+def delay_line(m, value, cycles, name=None):
+    """A :class:`DelayLine` of ``cycles`` cycles added to ``m`` (as submodule ``name``, or an
+    anonymous one) for ``value``; returns the delayed copy.
 
     ``value`` is a Value or a list of Values, concatenated into one line; the result is then a
     list of slices of the same widths. ``cycles`` = 0 returns ``value`` itself (no submodule).
@@ -111,7 +106,7 @@ def delay_line(m, value, cycles, name=None, *, distributed=False):
     if cycles == 0:
         return list(parts) if isinstance(value, (list, tuple)) else value
     flat = Cat(*parts)
-    line = DelayLine(len(flat), cycles, distributed=distributed)
+    line = DelayLine(len(flat), cycles)
     if name is None:
         m.submodules += line
     else:

@@ -41,7 +41,6 @@ from ..arith.pipeline import (
     tile_reg_param,
     tiled_param,
 )
-from ..lib.delay import delay_line, register_delay
 from ..params import get_modulus, require_int
 from ..plan import Plan, param
 from .shift import MULTIPLIERS, ConstMul
@@ -98,12 +97,6 @@ class ButterflyPlan(Plan):
     fabric_rounds : bool
         The ModMuls' Montgomery rounds without DSPs (:class:`~fhe_hw.arith.ModMulPlan`; run-time
         twiddles only, default False).
-    delay_ram : bool
-        The delay line that holds x_up (form ``"ct"``) or x_up + x_down (``"gs"``) while the
-        product is made is a :class:`~fhe_hw.lib.delay.DelayLine` in distributed RAM (LUTs)
-        with an output register, not one register per cycle of the multiplier's latency
-        (default False): the same latency and words, a few hundred flip-flops fewer per
-        butterfly. With the up-multiplier there is no such line, and it changes nothing.
     form : str
         ``"ct"``, the Fig. 2 butterfly (default), or ``"gs"``, the Gentleman–Sande butterfly
         (run-time twiddles only; module docstring).
@@ -142,10 +135,6 @@ class ButterflyPlan(Plan):
     karatsuba: bool = karatsuba_param()
     tile_reg: bool = tile_reg_param()
     fabric_rounds: bool = fabric_rounds_param()
-    # cli_default None, as karatsuba.
-    delay_ram: bool = param(False, help="x_up's delay line (x_up + x_down's with form gs) in "
-                            "distributed RAM, not flip-flops (true/false, default false)",
-                            cli_default=None, kw_only=True)
     reducer: str = field(default="auto", kw_only=True)
     form: str = field(default="ct", kw_only=True)
     negated: bool = field(default=False, kw_only=True)
@@ -174,7 +163,6 @@ class ButterflyPlan(Plan):
         if self.mult_latency is not None:
             raise ValueError(f"mult_latency applies to constant twiddles only, not "
                              f"{self.mult_latency!r} with twiddle=None")
-
         if self.multiplier != "auto":
             raise ValueError(f"multiplier applies to constant twiddles only, not "
                              f"{self.multiplier!r} with twiddle=None")
@@ -331,8 +319,6 @@ class Butterfly(FixedLatencyUnit):
             m.d.comb += [mul_up.i.payload.a.eq(total), mul_up.i.payload.b.eq(st["w_up"]),
                          mul_up.i.valid.eq(st.valid)]
             total = mul_up.o.payload
-        elif self.plan.delay_ram:
-            total = delay_line(m, total, self._mul.latency, "total_delay", distributed=True)
         else:
             wait = Stages(m, st.valid)
             wait.ride(total=total)
@@ -366,12 +352,6 @@ class Butterfly(FixedLatencyUnit):
             st = Stages(m, mul.o.valid)
             st.ride(up=mul_up.o.payload, product=mul.o.payload)
             cuts = int(self.plan.fast_add)
-        elif self.plan.delay_ram:
-            # x_up waits in distributed RAM, up to the registers of x_up -/+ p (fast_add)
-            wait = self._mul.latency - self.plan.fast_add
-            st = Stages(m, register_delay(m, self.i.valid, wait, "up_valid"))
-            st.ride(up=delay_line(m, x.up, wait, "up_delay", distributed=True))
-            cuts = self.plan.fast_add
         else:
             # x_up waits for the product in a delay line of the multiplier's latency.
             st = Stages(m, self.i.valid)

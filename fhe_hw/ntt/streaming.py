@@ -225,9 +225,6 @@ class StreamingNTTPlan(StreamPlan):
     fabric_rounds : bool
         Each Montgomery ModMul's rounds without DSPs (default False; see
         :class:`~fhe_hw.arith.ModMulPlan`).
-    delay_ram : bool
-        The butterflies' delay line beside their ModMul in distributed RAM, not flip-flops
-        (default False; see :class:`~fhe_hw.ntt.ButterflyPlan`).
     root : str or None
         The root-of-unity convention (:func:`fhe_hw.params.ntt_params`; default
         ``generator``), unless ``psi`` (negacyclic) or ``omega`` (cyclic) gives the root.
@@ -277,9 +274,6 @@ class StreamingNTTPlan(StreamPlan):
     karatsuba: bool = karatsuba_param()
     tile_reg: bool = tile_reg_param()
     fabric_rounds: bool = fabric_rounds_param()
-    delay_ram: bool = param(False, help="the butterflies' x_up delay line in distributed RAM, "
-                            "not flip-flops (true/false, default false)", cli_default=None,
-                            kw_only=True)
     root: str | None = root_param()
     psi: int | None = psi_param()
     omega: int | None = omega_param()
@@ -332,8 +326,7 @@ class StreamingNTTPlan(StreamPlan):
                                   negated=self.shared_twiddles and self.inverse,
                                   reducer=self.reducer, mult_stages=self.mult_stages,
                                   tiled=self.tiled, karatsuba=self.karatsuba,
-                                  tile_reg=self.tile_reg, fabric_rounds=self.fabric_rounds,
-                                  delay_ram=self.delay_ram)
+                                  tile_reg=self.tile_reg, fabric_rounds=self.fabric_rounds)
         self._set(modulus_resolved=mod, roots=roots, lanes_resolved=lanes, butterfly=butterfly,
                   butterfly_latency=butterfly.latency)
 

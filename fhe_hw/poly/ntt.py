@@ -220,11 +220,6 @@ class TowersPlan(TowerBeats, StreamPlan):
         A :class:`~fhe_hw.lib.stream.SkidBuffer` on each engine's input and output (default
         False): the streams' ready and valid then reach an engine through a register, not in
         the same cycle as the engine's own control.
-    delay_ram : bool
-        The engines' butterflies hold the operand that waits for their ModMul's product in
-        distributed RAM, not one register per cycle (:class:`~fhe_hw.ntt.ButterflyPlan`'s
-        ``delay_ram``; default False): the same cycles, and per butterfly the width of a
-        word times the ModMul's latency in flip-flops traded for a few LUTs of RAM.
 
     Attributes
     ----------
@@ -271,10 +266,6 @@ class TowersPlan(TowerBeats, StreamPlan):
                        "(true/false, default false): no path from one engine to the streams' "
                        "ports and back in a cycle; a tower enters and leaves its engine a "
                        "cycle later", cli_default=None, kw_only=True)
-    # cli_default None, as skid.
-    delay_ram: bool = param(False, help="the engines' butterflies keep the operand that waits "
-                            "for the product in distributed RAM, not flip-flops (true/false, "
-                            "default false)", cli_default=None, kw_only=True)
     towers: tuple = field(init=False, repr=False, compare=False)
     width: int = field(init=False, repr=False, compare=False)
     lanes_resolved: int = field(init=False, repr=False, compare=False)
@@ -308,7 +299,7 @@ class TowersPlan(TowerBeats, StreamPlan):
                     karatsuba=self.karatsuba, tile_reg=self.tile_reg, wide_banks=self.wide_banks,
                     read_stages=self.read_stages,
                     write_stages=self.write_stages, root="openfhe", reducer=reducer,
-                    fabric_rounds=self.fabric_rounds, delay_ram=self.delay_ram, **extra))
+                    fabric_rounds=self.fabric_rounds, **extra))
             except ValueError as e:
                 if not str(e).startswith("modulus"):
                     raise

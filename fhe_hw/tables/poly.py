@@ -46,8 +46,16 @@ TILE_REGISTERS = ("tile registers", "tile_reg")
 #: The NTT table's columns of the ModMuls' Montgomery rounds and the banks' block RAM.
 FABRIC_ROUNDS = ("Montgomery rounds in the fabric", "fabric_rounds")
 WIDE_BANKS = ("banks in PDPW16KD", "wide_banks")
+#: The NTT table's column of the streams' handshakes.
+SPREAD = ("handshakes spread", "spread_handshakes")
 #: The NTT table's yes/no columns that tell its rows apart.
-_NTT_FLAGS = (SIDE_BY_SIDE, TILE_REGISTERS, FABRIC_ROUNDS, WIDE_BANKS)
+_NTT_FLAGS = (SIDE_BY_SIDE, TILE_REGISTERS, FABRIC_ROUNDS, WIDE_BANKS, SPREAD)
+#: The NTT table's column of the engines' read-path registers.
+READ_REGISTERS = "read registers"
+
+
+def _read_registers(row):
+    return str(get_unit(row.unit).make_plan(row.params).read_stages)
 
 
 def row_key(row):
@@ -56,6 +64,7 @@ def row_key(row):
            "P per engine": str(row.params["butterflies"]), "flow": flow_cell(row)}
     if row.unit == "rns-poly-ntt":
         key.update({header: _yes(row.params.get(name)) for header, name in _NTT_FLAGS})
+        key[READ_REGISTERS] = _read_registers(row)
     return key
 
 
@@ -64,26 +73,31 @@ def _yes(value):
 
 
 def markdown(rows, results, per="polynomial", flags=(SIDE_BY_SIDE, ("Karatsuba", "karatsuba"),
-                                                    TILE_REGISTERS, FABRIC_ROUNDS, WIDE_BANKS)):
+                                                    TILE_REGISTERS, FABRIC_ROUNDS, WIDE_BANKS,
+                                                    SPREAD), read_registers=True):
     """The block of ``rows`` (one ``per`` a unit's run) and their ``results``: resources,
-    Fmax and times; ``flags``: (the header, the parameter) of each yes/no column."""
+    Fmax and times; ``flags``: (the header, the parameter) of each yes/no column;
+    ``read_registers``: a column of the engines' read-path registers."""
     cells = []
+    reads = [READ_REGISTERS] if read_registers else []
     for row, r in zip(rows, results):
         one, period = timing(row)
         cells.append([row.params["n"], _towers(row), row.params["butterflies"],
-                      *(_yes(row.params.get(name)) for _, name in flags), one, period,
+                      *(_yes(row.params.get(name)) for _, name in flags),
+                      *([_read_registers(row)] if read_registers else []), one, period,
                       r.lut, r.ff, r.dsp, r.bram, r.fmax_mhz, f"{one / r.fmax_mhz:.1f}",
                       f"{period / r.fmax_mhz:.1f}", flow_cell(row)])
     return markdown_table(["N", "towers", "P per engine", *(header for header, _ in flags),
-                           "cycles()", f"cycles per {per} back to back", "LUT", "FF", "DSP",
-                           "BRAM", "Fmax MHz", f"µs per {per}", f"µs per {per} back to back",
-                           "flow"], cells)
+                           *reads, "cycles()", f"cycles per {per} back to back", "LUT", "FF",
+                           "DSP", "BRAM", "Fmax MHz", f"µs per {per}",
+                           f"µs per {per} back to back", "flow"], cells)
 
 
 def product_markdown(rows, results):
     """The ``rns-poly-product`` block: :func:`markdown` per product, whether b arrives in
     evaluation form."""
-    return markdown(rows, results, "product", [("b in evaluation form", "b_evaluated")])
+    return markdown(rows, results, "product", [("b in evaluation form", "b_evaluated")],
+                    read_registers=False)
 
 
 def _routed(rows, block, args, progress):
