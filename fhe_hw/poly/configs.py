@@ -16,7 +16,9 @@ first two routed slower (the 8-tower engines' input control and a 4-tower reduce
 carry chain spread across the die). The last row has the 8 towers side by side with four
 butterflies per engine: its ModMuls' Montgomery rounds in the fabric (``fabric_rounds``: 4
 MULT18X18D each, not 6) and each bank in one PDPW16KD (``wide_banks``: not two DP16KDs) make
-room for them. :data:`POLY_MODMULS` is each row's ModMul, whose DSP count and
+room for them; a fabric register after each bank (``read_stages`` = 4) and the streams'
+handshakes spread (``spread_handshakes``) keep its bank reads and its output ``ready`` from
+crossing the die in one cycle. :data:`POLY_MODMULS` is each row's ModMul, whose DSP count and
 Fmax set the device's limit in the report. :data:`EXTEND_TABLE` is the documented ECP5-85F table of
 the exact base extension (``fhe-hw table rns-poly-extend``): Q → Q ∪ B on the 8-tower row's towers,
 B OpenFHE's next 8 primes, with that row's lanes. :data:`PRODUCT_TABLE` is the documented ECP5-85F
