@@ -242,10 +242,11 @@ def test_cpu_vs_hardware_divides_each_configurations_cycles_by_its_own_fmax(monk
     assert len(set(asked_rows)) == len(asked_rows)      # each configuration asked once
     assert set(asked_rows) == set(shown_rows) | {f"ntt {shown(row.params)}" for row in candidates}
     # without a configuration: the two products, and for each DCRTPoly set its two products
-    # but the b-evaluated one of a PRODUCT_TABLE row's set (its exact conversion has the
+    # but the b-evaluated one of a set with PRODUCT_TABLE rows (its exact conversion has the
     # extension's cycles)
     sets = {(row.params["n"], row.params["limbs"]) for row in POLY_TABLE}
-    assert len(shown_rows) == len(rows) - 2 - 2 * len(sets) + len(PRODUCT_TABLE)
+    product_sets = {(row.params["n"], row.params["limbs"]) for row in PRODUCT_TABLE}
+    assert len(shown_rows) == len(rows) - 2 - 2 * len(sets) + len(product_sets)
     product = PRODUCT_TABLE[0].params
     label = (f"DCRTPoly negacyclic product (b in evaluation form) N={product['n']}, "
              f"{product['limbs']} towers")
@@ -253,6 +254,12 @@ def test_cpu_vs_hardware_divides_each_configurations_cycles_by_its_own_fmax(monk
     assert rows[label]["cycles()"] == get_unit("rns-poly-product").cycles(product)
     assert rows[label + " (one of a stream back to back)"]["cycles()"] == \
         poly_timing(PRODUCT_TABLE[0])[1]
+    # every product row of those towers, the one with two butterflies per engine named so
+    two = PRODUCT_TABLE[1]
+    assert rows[label + " (2 butterflies per engine)"]["cycles()"] == \
+        get_unit("rns-poly-product").cycles(two.params)
+    assert rows[label + " (2 butterflies per engine, one of a stream back to back)"][
+        "cycles()"] == poly_timing(two)[1]
 
 
 def test_cpu_vs_hardware_puts_the_polynomial_ntt_beside_openfhes_dcrtpoly(monkeypatch,

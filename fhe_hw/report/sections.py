@@ -816,8 +816,8 @@ def _cpu_beside(ctx, t, findings, link, case, row):
     """The rows of ``t`` (and their findings) that put configuration ``row`` beside the
     OpenFHE ``case`` (its label, its medians per thread count, those counts' names): one
     operation and, for the polynomial units, one of a stream back to back; with its towers
-    (or a conversion's targets) side by side, or an NTT's several butterflies per engine, the
-    label says so. ``link`` gains the NTT's host link time."""
+    (or a conversion's targets) side by side, or a polynomial unit's several butterflies per
+    engine, the label says so. ``link`` gains the NTT's host link time."""
     label, cpu, each = case
     side = (["towers side by side"] if row.params.get("parallel_towers") else
             ["targets side by side"] if row.params.get("parallel_targets") else [])
@@ -825,7 +825,7 @@ def _cpu_beside(ctx, t, findings, link, case, row):
         side.append("redundant beside")
     if row.params.get("fused_post_sum"):
         side.append("Post-Sum fused")
-    if row.unit == "rns-poly-ntt" and row.params.get("butterflies", 1) > 1:
+    if row.unit in ("rns-poly-ntt", "rns-poly-product") and row.params.get("butterflies", 1) > 1:
         side.append(f"{row.params['butterflies']} butterflies per engine")
 
     def named(*more):
