@@ -132,17 +132,20 @@ def test_extended_product_from_reset_in_icarus(tmp_path):
     assert run.cycles == unit.cycles(2)
 
 
-def test_evaluated_product_in_ecp5_form_from_reset_in_icarus(tmp_path):
+@pytest.mark.parametrize("P, lanes, wide", [(1, None, False), (2, 2, True)])
+def test_evaluated_product_in_ecp5_form_from_reset_in_icarus(P, lanes, wide, tmp_path):
     """The b-evaluated product as the ECP5 flow elaborates it (DP16KD banks and ROMs with
     their output registers, MULT18X18D tiles), with behavioural models of both, in Icarus
     from reset with every register and RAM word at x: each tower's forward and inverse engines
-    read one twiddle ROM through its two ports (one DP16KD copy per tower, not two), and two
-    products of two towers give the schoolbook products in cycles(2)."""
+    read one twiddle ROM, one DP16KD copy per tower (with one butterfly each through its two
+    ports; with two and ``wide_twiddles``, n/2 words of two twiddles, a port per engine), and
+    two products of two towers give the schoolbook products in cycles(2)."""
     require_iverilog()
-    build = lambda: RNSPolyProduct(32, limbs=2, butterflies=1, b_evaluated=True)  # noqa: E731
+    build = lambda: RNSPolyProduct(32, limbs=2, butterflies=P, lanes=lanes,  # noqa: E731
+                                   b_evaluated=True, wide_twiddles=wide)
     unit = build()
     primes = unit.towers
-    pairs = [(random_dcrt(primes, 32, "ea", k), random_dcrt(primes, 32, "eb", k))
+    pairs = [(random_dcrt(primes, 32, "ea", P, k), random_dcrt(primes, 32, "eb", P, k))
              for k in range(2)]
     beats = {port: unit.plan.stream_beats([(a, dcrt_ntt(b, primes))[k] for a, b in pairs])
              for k, port in enumerate(("i_a", "i_b"))}
@@ -152,9 +155,10 @@ def test_evaluated_product_in_ecp5_form_from_reset_in_icarus(tmp_path):
     assert unit.plan.stream_polynomials(run.outputs["o"]) == [
         schoolbook_product(a, b, primes) for a, b in pairs]
     assert run.cycles == unit.cycles(2)
-    banks = dp16kd_shape(unit.plan.width, 32 // 2)[1]
-    rom = dp16kd_shape(unit.plan.width, 32)[1]
-    assert (tmp_path / "unit.v").read_text().count("DP16KD #(") == 2 * (2 * 2 * banks + rom)
+    banks = dp16kd_shape(unit.plan.width, 32 // (2 * P))[1]
+    per_word = P if wide else 1
+    rom = dp16kd_shape(per_word * unit.plan.width, 32 // per_word)[1]
+    assert (tmp_path / "unit.v").read_text().count("DP16KD #(") == 2 * (2 * 2 * P * banks + rom)
 
 
 def _brv(x, bits):
@@ -192,32 +196,6 @@ def test_wide_twiddles_keep_the_products_under_random_valid_and_ready(P, lanes, 
                                          wide_twiddles=True),
                           fed[:2], valid_prob=0.6, ready_prob=0.5, seed=P)
     assert got == want[:2]
-
-
-def test_wide_twiddles_in_ecp5_form_from_reset_in_icarus(tmp_path):
-    """The b-evaluated product with two butterflies per engine and wide twiddle words, as the
-    ECP5 flow elaborates it, with behavioural models of the DP16KD and MULT18X18D, in Icarus
-    from reset with every register and RAM word at x: each tower's ROM is one DP16KD copy of
-    n/2 words of two twiddles, read by both engines, and two products of two towers give the
-    schoolbook products in cycles(2)."""
-    require_iverilog()
-    build = lambda: RNSPolyProduct(32, limbs=2, butterflies=2, lanes=2,  # noqa: E731
-                                   b_evaluated=True, wide_twiddles=True)
-    unit = build()
-    primes = unit.towers
-    pairs = [(random_dcrt(primes, 32, "wea", k), random_dcrt(primes, 32, "web", k))
-             for k in range(2)]
-    beats = {port: unit.plan.stream_beats([(a, dcrt_ntt(b, primes))[k] for a, b in pairs])
-             for k, port in enumerate(("i_a", "i_b"))}
-    run = run_from_reset(build(), "rns-poly-product", beats, {"o": 2 * unit.output_beats},
-                         tmp_path, platform=OutOfContextPlatform("ecp5"),
-                         libraries=[dp16kd_model(), mult18x18d_model()])
-    assert unit.plan.stream_polynomials(run.outputs["o"]) == [
-        schoolbook_product(a, b, primes) for a, b in pairs]
-    assert run.cycles == unit.cycles(2)
-    banks = dp16kd_shape(unit.plan.width, 32 // 4)[1]
-    rom = dp16kd_shape(2 * unit.plan.width, 32 // 2)[1]
-    assert (tmp_path / "unit.v").read_text().count("DP16KD #(") == 2 * (2 * 4 * banks + rom)
 
 
 def test_wide_twiddles_need_two_butterflies():
