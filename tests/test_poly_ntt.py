@@ -168,7 +168,10 @@ def test_sky130_estimate_counts_every_engines_butterflies_and_memories():
         assert butterfly.latency == plan.engines[0].butterfly_latency
         assert butterfly.scale_up == plan.inverse
     bits = sum(q.bit_length() for q in forward.towers) * 64
+    # the banks, and the ROM's two read ports in one dual-port copy
     assert memory_bits(forward) == memory_bits(inverse) == 2 * bits
+    # four butterflies read through four ports: two copies
+    assert memory_bits(RNSPolyNTTPlan(64, limbs=3, butterflies=4)) == 3 * bits
 
 
 @pytest.mark.parametrize("kw", [

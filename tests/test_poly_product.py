@@ -203,13 +203,16 @@ def test_wide_twiddles_need_two_butterflies():
         RNSPolyProductPlan(16, limbs=2, wide_twiddles=True)
 
 
-@pytest.mark.parametrize("b_evaluated, forward_units, words", [(True, 1, 3), (False, 2, 5)])
+@pytest.mark.parametrize("b_evaluated, forward_units, wide, words", [
+    (True, 1, False, 4), (False, 2, False, 6), (True, 1, True, 3), (False, 2, True, 5)])
 def test_sky130_estimate_counts_the_products_engines_multipliers_and_memories(
-        b_evaluated, forward_units, words):
+        b_evaluated, forward_units, wide, words):
     """Each tower's forward engines (one with b evaluated), its unscaled Gentleman–Sande
     inverse engine, two point-wise multipliers per lane; per tower the engines' banks and one
-    n-word ROM per two engines (the shared ROM's dual-port copies)."""
-    plan = RNSPolyProductPlan(64, limbs=3, butterflies=2, b_evaluated=b_evaluated)
+    n-word ROM per two read ports (the shared ROM's dual-port copies): two per engine at two
+    butterflies, one with wide twiddle words."""
+    plan = RNSPolyProductPlan(64, limbs=3, butterflies=2, b_evaluated=b_evaluated,
+                              wide_twiddles=wide)
     rows = blocks(plan)
     assert [(name, params.get("form"), count) for name, params, count, _ in rows] == [
         ("engine-butterfly", None, 3 * 2 * forward_units), ("engine-butterfly", "gs", 6),

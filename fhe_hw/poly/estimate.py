@@ -66,16 +66,18 @@ def blocks(plan):
 
 
 def memory_bits(plan):
-    """The engines' banks and ROMs: per tower and engine n words of the banks, and n twiddles
-    per ROM (an NTT's engine has its own; a product's engines of a tower read one through two
-    ports each, as a dual-port block RAM), each word the tower's prime's width; a conversion's
-    banks of N words of its widest modulus."""
+    """The engines' banks and ROMs: per tower and engine n words of the banks, and a tower's
+    twiddle ROM of n words once per two of its read ports, as a dual-port block RAM holds it
+    (an NTT's engine reads its own through P ports; a product's engines of a tower read one,
+    each through P ports, or one with ``wide_twiddles``), each word the tower's prime's width;
+    a conversion's banks of N words of its widest modulus."""
     if isinstance(plan, CRTBaseExtensionPlan):
         return plan.banks * plan.n * plan.width
-    engines = 1
+    engines, ports = 1, plan.butterflies
     if isinstance(plan, RNSPolyProductPlan):
         engines = plan.forward_units + 1
-    words = plan.n * (engines + -(-engines // 2))
+        ports = engines * (1 if plan.wide_twiddles else plan.butterflies)
+    words = plan.n * (engines + -(-ports // 2))
     return sum(words * q.bit_length() for q in plan.towers)
 
 
