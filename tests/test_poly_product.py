@@ -8,6 +8,7 @@ from test_poly_ntt import random_dcrt
 from fhe_hw.flow.synth import OutOfContextPlatform
 from fhe_hw.lib.bram import dp16kd_shape
 from fhe_hw.model.dcrt import dcrt_extend, dcrt_ntt, schoolbook_product
+from fhe_hw.model.ntt import bit_reverse
 from fhe_hw.ntt.schedule import schedule, twiddle_index
 from fhe_hw.params import openfhe_primes
 from fhe_hw.poly import RNSPolyProduct, RNSPolyProductPlan
@@ -161,10 +162,6 @@ def test_evaluated_product_in_ecp5_form_from_reset_in_icarus(P, lanes, wide, tmp
     assert (tmp_path / "unit.v").read_text().count("DP16KD #(") == 2 * (2 * 2 * P * banks + rom)
 
 
-def _brv(x, bits):
-    return int(format(x, f"0{bits}b")[::-1], 2)
-
-
 def test_wide_twiddle_words_hold_every_cycles_twiddles():
     """The premise of ``wide_twiddles``: in every compute cycle of every stage the P twiddle
     addresses an engine issues (forward, and the inverse's, mapped onto the forward table)
@@ -176,7 +173,7 @@ def test_wide_twiddle_words_hold_every_cycles_twiddles():
                 for pairs in stage:
                     addrs = [twiddle_index(s, up, log_n, inverse, gs=inverse) for up, _ in pairs]
                     if inverse:
-                        addrs = [_brv((n - _brv(a, log_n)) % n, log_n) for a in addrs]
+                        addrs = [bit_reverse((n - bit_reverse(a, log_n)) % n, log_n) for a in addrs]
                     assert len({a // P for a in addrs}) == 1, (n, P, inverse, s, addrs)
 
 

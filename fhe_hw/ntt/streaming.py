@@ -945,10 +945,10 @@ def shared_twiddle_rom(m, name, engines, *, wide=False):
                                    for a in range(0, len(words), P)],
                         read_ports=len(engines), output_reg=first.twiddle_output_reg)
     m.submodules[name] = rom
-    latency = 1 + rom.output_reg
     for e, (engine, port) in enumerate(zip(engines, rom.ports)):
         m.d.comb += port.r_addr.eq(engine.tw_addr[0][log_p:])
         for q in range(P):
-            lane = register_delay(m, engine.tw_addr[q][:log_p], latency, f"{name}_lane{e}_{q}")
+            lane = register_delay(m, engine.tw_addr[q][:log_p], rom.latency,
+                                  f"{name}_lane{e}_{q}")
             m.d.comb += engine.tw_data[q].eq(port.r_data.word_select(lane, bits))
     return rom
