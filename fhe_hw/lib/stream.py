@@ -4,7 +4,7 @@ credits (and the two in a row, cut into groups of payload bits with control of t
 a clock-enable wrapper that stalls a fixed-latency datapath behind it on
 back-pressure."""
 
-from amaranth import Cat, EnableInserter, Module, Mux, Signal
+from amaranth import Cat, EnableInserter, Module, Mux, Signal, Value
 from amaranth.lib import stream
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
@@ -27,8 +27,12 @@ class SkidBuffer(Component):
     enables; and the slot's state is k register copies (kept apart in synthesis,
     :data:`~fhe_hw.arith.pipeline.KEEP`), each one producer's ``ready``, so that k producers
     spread over the die each take their ready from a register of their own, not from one net
-    across the die. Ports: ``i`` (stream in), ``o`` (stream out); with ``spread``,
-    ``ready_copies`` (out, k bits: copy g is ``i.ready``, for producer g).
+    across the die. With k > 1 the payload's bits are k segments in order, as equal as they
+    divide (segment g bits ⌊g·w/k⌋ to ⌊(g + 1)·w/k⌋ − 1 of w), segment g producer g's: its
+    registers take their clock enables from copy g and from a copy of the output's valid of
+    their own, so no clock enable spans the producers either; only ``o.ready`` and
+    ``i.valid`` reach every segment. Ports: ``i`` (stream in), ``o`` (stream out); with
+    ``spread``, ``ready_copies`` (out, k bits: copy g is ``i.ready``, for producer g).
     """
 
     def __init__(self, shape, *, spread=None):
@@ -63,6 +67,11 @@ class SkidBuffer(Component):
         move = Signal()
         m.d.comb += [move.eq(self.o.ready | ~self.o.valid), self.i.ready.eq(~skid_valid),
                      self.ready_copies.eq(~Cat(*copies))]
+        if self._spread > 1:
+            with m.If(move):
+                m.d.sync += self.o.valid.eq(self.i.valid | skid_valid)
+            self._segments(m, skid, copies)
+            return m
         with m.If(~skid_valid):
             m.d.sync += skid.eq(self.i.payload)
         with m.If(move):
@@ -72,6 +81,22 @@ class SkidBuffer(Component):
         # empties when the output register moves.
         m.d.sync += [copy.eq(~move & (copy | self.i.valid)) for copy in copies]
         return m
+
+    def _segments(self, m, skid, copies):
+        """Segment g of the payload under copy g of the slot and a copy of ``o.valid`` (class
+        docstring): every copy sees the same updates from reset, so they stay equal."""
+        i, o, skid = (Value.cast(v) for v in (self.i.payload, self.o.payload, skid))
+        bounds = [g * len(i) // len(copies) for g in range(len(copies) + 1)]
+        for g, copy in enumerate(copies):
+            valid, move = Signal(name=f"o_valid{g}", attrs=KEEP), Signal(name=f"move{g}")
+            lo, hi = bounds[g], bounds[g + 1]
+            m.d.comb += move.eq(self.o.ready | ~valid)
+            with m.If(~copy):
+                m.d.sync += skid[lo:hi].eq(i[lo:hi])
+            with m.If(move):
+                m.d.sync += [valid.eq(self.i.valid | copy),
+                             o[lo:hi].eq(Mux(copy, skid[lo:hi], i[lo:hi]))]
+            m.d.sync += copy.eq(~move & (copy | self.i.valid))
 
 
 class CreditQueue(Component):
