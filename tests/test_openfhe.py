@@ -182,7 +182,7 @@ def test_cases_use_60_bit_primes_and_primitive_roots():
 
 def test_dcrt_sets_have_the_hardwares_primes():
     # The 30-bit towers of fhe_hw.poly's ECP5 configuration (Montgomery ModMuls: q ≡ 1 mod 2^17).
-    assert O.DCRT_SETS == ((4096, 8, 30, 65536), (4096, 4, 60, 4096))
+    assert O.DCRT_SETS == ((4096, 8, 30, 65536), (4096, 4, 60, 4096), (4096, 4, 60, 65536))
 
 
 @pytest.mark.parametrize("n, towers, bits, prime_n", O.DCRT_SETS + ((N, 3, 30, 4 * N),))
@@ -356,7 +356,8 @@ def test_timings_refuse_a_run_with_other_threads_or_missing_times():
 @pytest.mark.skipif(UNAVAILABLE is not None, reason=f"OpenFHE baseline: {UNAVAILABLE}")
 def test_benchmark_at_4096_is_right_and_timed(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
-    plan = O.cases(ntt=(4096,), products=(4096,), bases=((4096, 4),))    # DCRT_SETS too
+    # the first two DCRT_SETS: their towers are told apart by their sizes below
+    plan = O.cases(ntt=(4096,), products=(4096,), bases=((4096, 4),), dcrt=O.DCRT_SETS[:2])
     assert len(plan) == 12
     rows = O.openfhe_baselines(3, plan=plan, threads=(1,), warmup=1, samples=64)
     assert [r.get("error") for r in rows] == [None] * 12

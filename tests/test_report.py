@@ -13,7 +13,7 @@ from fhe_hw.flow import synth
 from fhe_hw.flow.rows import Row, shown
 from fhe_hw.ntt.configs import STREAMING_TABLE, streaming_params
 from fhe_hw.poly import RNSPolyExtendPlan
-from fhe_hw.poly.configs import POLY_TABLE, PRODUCT_TABLE
+from fhe_hw.poly.configs import POLY_TABLE, PRODUCT_TABLE, towers_of
 from fhe_hw.report import committed, core, sections, writers
 from fhe_hw.report.core import Part, Section, Table, Unavailable
 from fhe_hw.rns.configs import REPORT_ROWS as RNS_ROWS
@@ -24,6 +24,9 @@ from fhe_hw.units import get_unit
 PAPERS = Path(__file__).resolve().parents[2] / "shared" / "papers"
 if not PAPERS.exists():
     PAPERS = Path("/work/shared/papers")
+
+#: The 8-tower DCRTPoly forward NTT's label in the report.
+EIGHT = "DCRTPoly forward NTT N=4096, 8 towers of 30-bit primes ≡ 1 mod 2^17"
 
 
 def _run(tmp_path, secs, **kw):
@@ -244,12 +247,13 @@ def test_cpu_vs_hardware_divides_each_configurations_cycles_by_its_own_fmax(monk
     # without a configuration: the two products, and for each DCRTPoly set its two products
     # but the b-evaluated one of a set with PRODUCT_TABLE rows (its exact conversion has the
     # extension's cycles)
-    sets = {(row.params["n"], row.params["limbs"]) for row in POLY_TABLE}
-    product_sets = {(row.params["n"], row.params["limbs"]) for row in PRODUCT_TABLE}
+    sets = {tuple(towers_of(row.params).items()) for row in POLY_TABLE}
+    product_sets = {tuple(towers_of(row.params).items()) for row in PRODUCT_TABLE}
     assert len(shown_rows) == len(rows) - 2 - 2 * len(sets) + len(product_sets)
+    label = ("DCRTPoly negacyclic product (b in evaluation form) N=4096, 8 towers of 30-bit "
+             "primes ≡ 1 mod 2^17")
     product = PRODUCT_TABLE[0].params
-    label = (f"DCRTPoly negacyclic product (b in evaluation form) N={product['n']}, "
-             f"{product['limbs']} towers")
+    assert towers_of(product) == {"n": 4096, "limbs": 8, "prime_bits": 30, "prime_n": 65536}
     assert rows[label]["our configuration"].startswith("rns-poly-product")
     assert rows[label]["cycles()"] == get_unit("rns-poly-product").cycles(product)
     assert rows[label + " (one of a stream back to back)"]["cycles()"] == \
@@ -275,8 +279,8 @@ def test_cpu_vs_hardware_puts_the_polynomial_ntt_beside_openfhes_dcrtpoly(monkey
     row = POLY_TABLE[0]
     unit = get_unit("rns-poly-ntt")
     one, period = unit.cycles(row.params), poly_timing(row)[1]
-    first = rows["DCRTPoly forward NTT N=4096, 8 towers (2 butterflies per engine)"]
-    stream = rows["DCRTPoly forward NTT N=4096, 8 towers (2 butterflies per engine, one of a "
+    first = rows[EIGHT + " (2 butterflies per engine)"]
+    stream = rows[EIGHT + " (2 butterflies per engine, one of a "
                   "stream back to back)"]
     assert (first["cycles()"], stream["cycles()"]) == (one, period) and period < one
     assert first["hardware µs"] == pytest.approx(one / 125.0)
@@ -284,22 +288,22 @@ def test_cpu_vs_hardware_puts_the_polynomial_ntt_beside_openfhes_dcrtpoly(monkey
     # the same towers side by side: a row of their own beside the same OpenFHE time
     side, four = [r for r in POLY_TABLE if r.params.get("parallel_towers") and
                   r.params["limbs"] == 8]
-    beside = rows["DCRTPoly forward NTT N=4096, 8 towers (towers side by side, 2 butterflies "
+    beside = rows[EIGHT + " (towers side by side, 2 butterflies "
                   "per engine)"]
     assert "parallel_towers=True" in beside["our configuration"]
     assert beside["cycles()"] == unit.cycles(side.params) < one
     assert beside["OpenFHE 1 thread / hardware"] == pytest.approx(
         500.0 / (unit.cycles(side.params) / 125.0))
-    assert rows["DCRTPoly forward NTT N=4096, 8 towers (towers side by side, 2 butterflies "
+    assert rows[EIGHT + " (towers side by side, 2 butterflies "
                 "per engine, one of a stream back to back)"]["cycles()"] == poly_timing(side)[1]
     # and with four butterflies per engine: a row of its own, in its own cycles
-    assert rows["DCRTPoly forward NTT N=4096, 8 towers (towers side by side, 4 butterflies "
+    assert rows[EIGHT + " (towers side by side, 4 butterflies "
                 "per engine)"]["cycles()"] == unit.cycles(four.params) < unit.cycles(side.params)
-    assert rows["DCRTPoly negacyclic product N=4096, 8 towers"]["our configuration"].startswith(
+    assert rows[EIGHT.replace("forward NTT", "negacyclic product")]["our configuration"].startswith(
         "none routed")
     # beside SwitchCRTBasis: the extension of the same towers, its cycles, no routed time
     (exact,) = [v for k, v in rows.items() if k.startswith("DCRTPoly exact") and
-                k.endswith("N=4096, 8 towers")]
+                k.endswith("N=4096, 8 towers of 30-bit primes ≡ 1 mod 2^17")]
     assert exact["our configuration"].startswith("rns-poly-extend n=4096, limbs=8, ")
     plan = RNSPolyExtendPlan(4096, limbs=8, target_limbs=8, prime_n=65536, lanes=4)
     assert exact["cycles()"] == plan.cycles() and exact["hardware µs"] is None

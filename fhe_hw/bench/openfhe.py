@@ -14,10 +14,11 @@ and the header, the compiler version and both directories). It times (:func:`cas
   residue (``NativePoly::SwitchFormat``) at N = 4096, 16384, 65536 and the negacyclic product
   (two forward NTTs, pointwise product, inverse NTT) at N = 4096, 65536;
 * whole ``DCRTPoly`` objects (:data:`DCRT_SETS`: N = 4096 with 8 towers of 30-bit primes
-  q ≡ 1 mod 2^17 and with 4 towers of 60-bit primes q ≡ 1 mod 2^13) on the towers the hardware
-  of :mod:`fhe_hw.poly` is configured with, ``openfhe_primes(bits, prime_n, towers)``
-  (:func:`fhe_hw.params.openfhe_primes`: the primes OpenFHE picks for ring degree ``prime_n``;
-  prime_n = 2^16 makes the 30-bit ModMuls Montgomery ones), passed to the program, which makes
+  q ≡ 1 mod 2^17, with 4 towers of 60-bit primes q ≡ 1 mod 2^13 and with 4 towers of 60-bit
+  primes q ≡ 1 mod 2^17) on the towers the hardware of :mod:`fhe_hw.poly` is configured with,
+  ``openfhe_primes(bits, prime_n, towers)`` (:func:`fhe_hw.params.openfhe_primes`: the primes
+  OpenFHE picks for ring degree ``prime_n``; prime_n = 2^16 makes the ModMuls Montgomery
+  ones), passed to the program, which makes
   ``ILDCRTParams(2N, moduli, roots)`` with OpenFHE's ``RootOfUnity(2N, q)`` of each, the
   smallest primitive 2N-th root: the forward NTT (``SwitchFormat`` of every tower), the product
   as OpenFHE computes it (both operands to evaluation form, pointwise, back), the product with
@@ -75,7 +76,7 @@ BASE_SETS = ((4096, 4), (16384, 7), (65536, 17))
 #: The DCRTPoly parameter sets (N, towers, bits of each tower's prime, prime_n): the towers are
 #: ``openfhe_primes(bits, prime_n, towers)``, q ≡ 1 mod 2·prime_n, as ``fhe_hw.poly``'s units
 #: with that ``prime_n`` have them (2^16 for 30 bits: Montgomery ModMuls on the ECP5).
-DCRT_SETS = ((4096, 8, 30, 65536), (4096, 4, 60, 4096))
+DCRT_SETS = ((4096, 8, 30, 65536), (4096, 4, 60, 4096), (4096, 4, 60, 65536))
 
 LIBRARY = "libOPENFHEcore.so.1"
 HEADER = "lattice/lat-hal.h"

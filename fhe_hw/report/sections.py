@@ -628,7 +628,8 @@ def baselines(ctx):
 
 def _openfhe(ctx):
     """{(op, n, l, threads): OpenFHE's median in µs, or its error} from the baselines (l = 1
-    for an NTT or product); Unavailable when none was measured."""
+    for an NTT or product; for a DCRTPoly the towers, (l, bits, prime_n), as
+    :func:`_poly_beside` keys them); Unavailable when none was measured."""
     rows = ctx.baseline("OpenFHE")
     if not rows:
         raise Unavailable("baselines disabled (--no-baselines)")
@@ -638,7 +639,8 @@ def _openfhe(ctx):
     for r in rows:
         if "params" in r:
             p = r["params"]
-            out[p["op"], p["n"], p.get("l", 1), p["threads"]] = \
+            size = (p["l"], p["bits"], p["prime_n"]) if "prime_n" in p else p.get("l", 1)
+            out[p["op"], p["n"], size, p["threads"]] = \
                 r["median_s"] * 1e6 if "median_s" in r else r["error"]
     return out
 
@@ -702,7 +704,8 @@ _NO_EVALUATED_PRODUCT = ("none routed: no rns-poly-product row of the results ta
 
 
 def _poly_beside():
-    """{(op, N, towers): the configuration (or why none) beside that OpenFHE DCRTPoly case}:
+    """{(op, N, towers): the configuration (or why none) beside that OpenFHE DCRTPoly case,
+    towers = (L, bits, prime_n) as the baselines name them (:func:`_openfhe`)}:
     each :data:`~fhe_hw.poly.configs.POLY_TABLE` row at its (N, towers), the
     :data:`~fhe_hw.poly.configs.PRODUCT_TABLE` rows of the same towers (b evaluated) beside the
     product with b in evaluation form, and beside the exact
@@ -713,7 +716,7 @@ def _poly_beside():
     out = {}
     for row in POLY_TABLE:
         p = row.params
-        key = (p["n"], p["limbs"])
+        key = (p["n"], (p["limbs"], p["prime_bits"], p.get("prime_n", p["n"])))
         if ("dcrt-ntt", *key) in out:
             out[("dcrt-ntt", *key)].append(row)
             continue
@@ -757,7 +760,9 @@ def _label(op, n, l):
     if op in ("ntt", "mul"):
         return f"{OPERATIONS[op]} n={n}"
     if op.startswith("dcrt-"):
-        return f"{OPERATIONS[op]} N={n}, {l} towers"
+        towers, bits, prime_n = l
+        return (f"{OPERATIONS[op]} N={n}, {towers} towers of {bits}-bit primes ≡ 1 mod "
+                f"2^{prime_n.bit_length()}")
     return f"{OPERATIONS[op]} N=2^{n.bit_length() - 1}, {l} → {l}"
 
 
