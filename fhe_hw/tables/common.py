@@ -15,10 +15,12 @@ def latency(row):
 
 
 def flow_cell(row):
-    """A table's flow cell: the row's target, and the placer and router where it sets its own."""
+    """A table's flow cell: the row's target, and the placer, router and floorplan where it sets
+    its own."""
     placer, router = row.options.get("placer"), row.options.get("router")
+    floorplan = row.options.get("floorplan")
     return f"`{row.target}`" + (f", {placer} placer" if placer else "") + \
-        (f", {router}" if router else "")
+        (f", {router}" if router else "") + (f", {floorplan} floorplan" if floorplan else "")
 
 
 def _one(job):
