@@ -57,6 +57,11 @@ ENGINE_MODMULS = [
     Row("mod-mul", {"modulus": "1152921504606830593", "tiled": True, "karatsuba": True}),
     Row("mod-mul", {"modulus": "1152921504606830593", "tiled": True, "karatsuba": True,
                     "tile_reg": True}),
+    # and OpenFHE's first 60-bit prime for N = 2^16 (≡ 1 mod 2^17): Montgomery, its rounds in
+    # the fabric, with Karatsuba and tile registers (12 MULT18X18D, the 60-bit row with two
+    # butterflies per engine)
+    Row("mod-mul", {"modulus": "1152921504606584833", "tiled": True, "karatsuba": True,
+                    "tile_reg": True, "fabric_rounds": True}),
 ]
 
 #: A quick smoke set: the smallest reducer and multiplier.
