@@ -68,12 +68,13 @@ POLY_TABLE = [
         STREAMING_TARGET, {"placer": "static"}),
     # the 8 towers side by side with four butterflies per engine: the Montgomery rounds in the
     # fabric (4 MULT18X18D per ModMul, not 6) and each bank in one PDPW16KD (not two DP16KDs);
-    # a fabric register after each bank (read_stages=4) and the handshakes spread
+    # a fabric register after each bank (read_stages=4), the handshakes spread and each
+    # tower's DSPs in a block of their own (the towers floorplan)
     Row("rns-poly-ntt", {"n": 4096, "limbs": 8, "prime_bits": 30, "prime_n": 65536,
                          "butterflies": 4, "parallel_towers": True, "skid": True,
                          "fabric_rounds": True, "wide_banks": True, "read_stages": 4,
                          "spread_handshakes": True},
-        STREAMING_TARGET, {"placer": "static"}),
+        STREAMING_TARGET, {"placer": "static", "floorplan": "towers"}),
 ]
 
 
