@@ -42,7 +42,7 @@ SMALL = [{**row.params, "n": 64, "limbs": 3} for row in POLY_TABLE]
 
 def config_id(p):
     side = "-side-by-side" if p.get("parallel_towers") else ""
-    wide = f"-P{p['butterflies']}" if p.get("wide_banks") else ""
+    wide = f"-P{p['butterflies']}" if p.get("wide_banks") or p.get("fabric_rounds") else ""
     spread = "-spread" if p.get("spread_handshakes") else ""
     return f"n{p['n']}-{p['limbs']}x{p['prime_bits']}{side}{wide}{spread}"
 

@@ -4,6 +4,7 @@ schedule: simulated cycles equal ``cycles()`` for one polynomial and back to bac
 import pytest
 from helpers import rng_for
 
+from fhe_hw.arith.modmul import ModMulPlan
 from fhe_hw.flow.synth import OutOfContextPlatform
 from fhe_hw.model.dcrt import dcrt_ntt, dcrt_pointwise, dcrt_product, schoolbook_product
 from fhe_hw.params import ntt_primes, openfhe_primes
@@ -309,6 +310,23 @@ def test_thirty_bit_towers_with_fabric_rounds_transform_like_the_model(tmp_path)
     assert unit.cycles() - plain.cycles() == 4 * (mod_mul(unit.plan) - mod_mul(plain))
     check_back_to_back_and_from_reset(lambda: RNSPolyNTT(16, fabric_rounds=True, **shape),
                                       "fabric", tmp_path)
+
+
+def test_sixty_bit_towers_with_fabric_rounds_and_karatsuba_transform_like_the_model(tmp_path):
+    """OpenFHE's 60-bit primes for N = 2^16 (≡ 1 mod 2^17: Montgomery ModMuls of four rounds)
+    with the rounds in the fabric, Karatsuba products and tile registers, two butterflies per
+    engine, towers side by side at n = 16: 12 MULT18X18D per ModMul, the model's words back to
+    back in cycles(), under random valid and ready, and in Icarus from reset."""
+    shape = {"limbs": 2, "prime_bits": 60, "prime_n": 1 << 16, "butterflies": 2,
+             "parallel_towers": True, "skid": True, "karatsuba": True, "tile_reg": True}
+    unit = RNSPolyNTT(16, fabric_rounds=True, **shape)
+    butterfly = unit.plan.engines[0].butterfly
+    assert butterfly.reducer == "montgomery"
+    mod_mul = ModMulPlan(unit.towers[0], tiled=True, karatsuba=True, tile_reg=True,
+                         fabric_rounds=True)
+    assert (mod_mul.reducer_plan.constants.nu, mod_mul.multiplier.tile_count) == (4, 12)
+    check_back_to_back_and_from_reset(lambda: RNSPolyNTT(16, fabric_rounds=True, **shape),
+                                      "fabric60", tmp_path)
 
 
 def test_spread_handshakes_transform_like_the_model_in_the_slices_cycles(tmp_path):
