@@ -18,7 +18,9 @@ butterflies per engine: its ModMuls' Montgomery rounds in the fabric (``fabric_r
 MULT18X18D each, not 6) and each bank in one PDPW16KD (``wide_banks``: not two DP16KDs) make
 room for them; a fabric register after each bank (``read_stages`` = 4) and the streams'
 handshakes spread (``spread_handshakes``) keep its bank reads and its output ``ready`` from
-crossing the die in one cycle. :data:`POLY_MODMULS` is each row's ModMul, whose DSP count and
+crossing the die in one cycle, and each tower's MULT18X18D in a block of DSP sites of its own
+(the ``towers`` floorplan, :mod:`fhe_hw.flow.floorplan`) keeps its ModMuls' products beside
+their adders. :data:`POLY_MODMULS` is each row's ModMul, whose DSP count and
 Fmax set the device's limit in the report. :data:`EXTEND_TABLE` is the documented ECP5-85F table of
 the exact base extension (``fhe-hw table rns-poly-extend``): Q → Q ∪ B on the 8-tower row's towers,
 B OpenFHE's next 8 primes, with that row's lanes. :data:`PRODUCT_TABLE` is the documented ECP5-85F
