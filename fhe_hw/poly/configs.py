@@ -77,6 +77,14 @@ POLY_TABLE = [
                          "fabric_rounds": True, "wide_banks": True, "read_stages": 4,
                          "spread_handshakes": True},
         STREAMING_TARGET, {"placer": "static", "floorplan": "towers"}),
+    # 4 towers of OpenFHE's 60-bit primes for N = 2^16 (≡ 1 mod 2^17: Montgomery ModMuls)
+    # side by side with two butterflies per engine: the rounds in the fabric and Karatsuba
+    # products, 12 MULT18X18D per ModMul (26 with Barrett's), tile registers, handshakes spread
+    Row("rns-poly-ntt", {"n": 4096, "limbs": 4, "prime_bits": 60, "prime_n": 65536,
+                         "butterflies": 2, "karatsuba": True, "tile_reg": True,
+                         "fabric_rounds": True, "parallel_towers": True, "skid": True,
+                         "spread_handshakes": True},
+        STREAMING_TARGET, {"placer": "static"}),
 ]
 
 
