@@ -20,7 +20,10 @@ room for them; a fabric register after each bank (``read_stages`` = 4) and the s
 handshakes spread (``spread_handshakes``) keep its bank reads and its output ``ready`` from
 crossing the die in one cycle, and each tower's MULT18X18D in a block of DSP sites of its own
 (the ``towers`` floorplan, :mod:`fhe_hw.flow.floorplan`) keeps its ModMuls' products beside
-their adders. :data:`POLY_MODMULS` is each row's ModMul, whose DSP count and
+their adders. The row after it has 4 towers of OpenFHE's 60-bit primes for the ring 2^16
+side by side with two butterflies per engine: with those primes (≡ 1 mod 2^17) its ModMuls
+are Montgomery's, their rounds in the fabric and their products Karatsuba's, 12 MULT18X18D
+each where Barrett's take 26, with tile registers, the handshakes spread and the floorplan. :data:`POLY_MODMULS` is each row's ModMul, whose DSP count and
 Fmax set the device's limit in the report. :data:`EXTEND_TABLE` is the documented ECP5-85F table of
 the exact base extension (``fhe-hw table rns-poly-extend``): Q → Q ∪ B on the 8-tower row's towers,
 B OpenFHE's next 8 primes, with that row's lanes. :data:`PRODUCT_TABLE` is the documented ECP5-85F
@@ -79,12 +82,13 @@ POLY_TABLE = [
         STREAMING_TARGET, {"placer": "static", "floorplan": "towers"}),
     # 4 towers of OpenFHE's 60-bit primes for N = 2^16 (≡ 1 mod 2^17: Montgomery ModMuls)
     # side by side with two butterflies per engine: the rounds in the fabric and Karatsuba
-    # products, 12 MULT18X18D per ModMul (26 with Barrett's), tile registers, handshakes spread
+    # products, 12 MULT18X18D per ModMul (26 with Barrett's), tile registers, handshakes
+    # spread, the towers floorplan
     Row("rns-poly-ntt", {"n": 4096, "limbs": 4, "prime_bits": 60, "prime_n": 65536,
                          "butterflies": 2, "karatsuba": True, "tile_reg": True,
                          "fabric_rounds": True, "parallel_towers": True, "skid": True,
                          "spread_handshakes": True},
-        STREAMING_TARGET, {"placer": "static"}),
+        STREAMING_TARGET, {"placer": "static", "floorplan": "towers"}),
 ]
 
 
