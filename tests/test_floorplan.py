@@ -106,9 +106,12 @@ class _TwoTowers(Component):
 
 def test_nextpnr_places_each_towers_dsps_where_the_floorplan_says(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)     # the probe's directory is relative: build/floorplan
+    said = []
     result = synthesize(_TwoTowers(), "two-towers", "ecp5", floorplan="towers",
-                        build_dir=tmp_path / "synth")
+                        build_dir=tmp_path / "synth", progress=said.append)
     assert result.dsp == 4 and result.pnr == "ok"
+    assert f"floorplan towers: 4 MULT18X18D placed, sites in {tmp_path}/synth/floorplan.txt" \
+        in said
     build = tmp_path / "synth"
     placement = dict(line.split() for line in (build / "floorplan.txt").read_text().splitlines())
     assert sorted(cell.split(".")[1] for cell in placement) == ["tower0"] * 2 + ["tower1"] * 2

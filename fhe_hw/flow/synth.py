@@ -61,7 +61,7 @@ from ..units import (
     units,
     verilog_header,
 )
-from .floorplan import FLOORPLANS, apply_floorplan, dsp_sites
+from .floorplan import DSP_CELL, FLOORPLANS, apply_floorplan, dsp_sites
 from .run import run_logged
 
 __all__ = ["TARGETS", "Target", "resolve_target", "SynthResult", "atp_area", "synthesize",
@@ -489,6 +489,9 @@ def _place_and_route(nextpnr, tgt, build_dir, progress, pnr_errors):
                                     build_dir / "floorplan.json", sites)
         (build_dir / "floorplan.txt").write_text(
             "".join(f"{cell} {site}\n" for cell, site in placement.items()))
+        if progress:
+            progress(f"floorplan {tgt.floorplan}: {len(placement)} {DSP_CELL} placed, sites in "
+                     f"{build_dir / 'floorplan.txt'}")
         netlist = "floorplan.json"
     try:
         fmax, utilization = _nextpnr_report(nextpnr, tgt, build_dir, progress, netlist)

@@ -23,7 +23,8 @@ crossing the die in one cycle, and each tower's MULT18X18D in a block of DSP sit
 their adders. The row after it has 4 towers of OpenFHE's 60-bit primes for the ring 2^16
 side by side with two butterflies per engine: with those primes (≡ 1 mod 2^17) its ModMuls
 are Montgomery's, their rounds in the fabric and their products Karatsuba's, 12 MULT18X18D
-each where Barrett's take 26, with tile registers, the handshakes spread and the floorplan. :data:`POLY_MODMULS` is each row's ModMul, whose DSP count and
+each where Barrett's take 26, with tile registers, the handshakes spread and the floorplan.
+:data:`POLY_MODMULS` is each row's ModMul, whose DSP count and
 Fmax set the device's limit in the report. :data:`EXTEND_TABLE` is the documented ECP5-85F table of
 the exact base extension (``fhe-hw table rns-poly-extend``): Q → Q ∪ B on the 8-tower row's towers,
 B OpenFHE's next 8 primes, with that row's lanes. :data:`PRODUCT_TABLE` is the documented ECP5-85F
