@@ -23,7 +23,7 @@ import re
 from pathlib import Path
 
 __all__ = ["ROOT", "safe_name", "digest", "synth_key", "synth_dir", "board_dir", "explore_dir",
-           "asic_dir", "cosim_dir", "table_dir", "report_dir", "openfhe_dir"]
+           "asic_dir", "cosim_dir", "table_dir", "report_dir", "openfhe_dir", "floorplan_dir"]
 
 #: The root of everything the flows write.
 ROOT = Path("build")
@@ -98,3 +98,9 @@ def openfhe_dir(key, prefix="bench"):
     """``build/openfhe/<prefix>-<hash of key>`` (key: the C++ source's hash, the compiler
     version, the OpenFHE library and include directories; prefix ``bench`` for the benchmark)."""
     return ROOT / "openfhe" / f"{prefix}-{digest(key, 16)}"
+
+
+def floorplan_dir(device, package, tools):
+    """``build/floorplan/<device>-<package>-<hash of tools>``: where the DSP sites nextpnr gives
+    a device are kept (tools: the Yosys and nextpnr version lines)."""
+    return ROOT / "floorplan" / f"{safe_name(device)}-{safe_name(package)}-{digest(tools)}"

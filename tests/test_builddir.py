@@ -150,6 +150,15 @@ def test_explore_dir_stays_inside_build(name, expected):
     assert path.parent == builddir.ROOT / "explore"
 
 
+def test_floorplan_dir_is_one_folder_per_device_package_and_tools_inside_build():
+    tools = {"yosys": "Yosys 0.70", "nextpnr": "nextpnr-0.11.1"}
+    path = builddir.floorplan_dir("85k", "CABGA381", tools)
+    assert path.parent == builddir.ROOT / "floorplan"
+    assert path.name == f"85k-CABGA381-{builddir.digest(tools)}"
+    assert builddir.floorplan_dir("../85k", "CABGA381", tools).parent == path.parent
+    assert builddir.floorplan_dir("85k", "CABGA381", {**tools, "nextpnr": "other"}) != path
+
+
 def test_empty_name_is_refused():
     with pytest.raises(ValueError):
         builddir.safe_name("../")

@@ -110,8 +110,7 @@ def dsp_sites(yosys, nextpnr, device, package, tools, progress=None):
     """Every MULT18X18D site of the ECP5 ``device`` in ``package`` as nextpnr names them, read
     by placing a probe design (kept in ``build/floorplan``, keyed by the device, the package
     and ``tools``, the tool versions)."""
-    work = builddir.ROOT / "floorplan" / builddir.safe_name(
-        f"{device}-{package}-{builddir.digest(tools)}")
+    work = builddir.floorplan_dir(device, package, tools)
     work.mkdir(parents=True, exist_ok=True)
     stored = work / "sites.json"
     if stored.exists():
