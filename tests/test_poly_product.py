@@ -42,6 +42,29 @@ def test_products_are_the_schoolbook_products_back_to_back_in_cycles(n, towers, 
         {"n": n, "limbs": towers, "butterflies": P, "b_evaluated": b_evaluated}, polys=3)
 
 
+@pytest.mark.parametrize("random_handshakes", [False, True])
+def test_60_bit_product_with_karatsuba_and_fabric_rounds_back_to_back(random_handshakes):
+    """The documented 60-bit product's shape at n = 16, 2 towers: OpenFHE's 60-bit primes for
+    the ring 2^16 (Montgomery ModMuls, their rounds in the fabric, Karatsuba products, tile
+    registers), b in evaluation form, one lane, register slices; the schoolbook products of
+    three pairs back to back, in cycles(3) with the streams always valid and ready, and under
+    random valid/ready."""
+    params = {"n": 16, "limbs": 2, "prime_bits": 60, "prime_n": 65536, "butterflies": 1,
+              "lanes": 1, "b_evaluated": True, "skid": True, "karatsuba": True,
+              "tile_reg": True, "fabric_rounds": True}
+    unit = RNSPolyProduct(**params)
+    primes = unit.towers
+    assert primes == openfhe_primes(60, 65536, 2)
+    pairs = [(random_dcrt(primes, 16, "ka", k), random_dcrt(primes, 16, "kb", k))
+             for k in range(3)]
+    kw = dict(valid_prob=0.6, ready_prob=0.5, seed=5) if random_handshakes else {}
+    got, run = run_products(unit, [(a, dcrt_ntt(b, primes)) for a, b in pairs], **kw)
+    assert got == [schoolbook_product(a, b, primes) for a, b in pairs]
+    if not random_handshakes:
+        assert run.cycles == unit.cycles(3) == get_unit("rns-poly-product").cycles(params,
+                                                                                 polys=3)
+
+
 def test_random_valid_and_ready_keep_every_product():
     unit = RNSPolyProduct(16, limbs=2, butterflies=2, lanes=2)
     primes = unit.towers

@@ -403,3 +403,40 @@ def test_board_build_rows_are_the_documented_ones():
             if line.startswith("| ") and "---" not in line][1:]
     assert rows == [[board, row.unit, ", ".join(f"{k}={v}" for k, v in row.params.items())]
                     for board, row in BOARD_BUILDS]
+
+
+def test_rns_poly_table_gives_each_row_its_fraction_of_the_dsp_limit(monkeypatch):
+    """The rns-poly block's limit columns with faked results: each row's L·(n/2)·log2 n
+    products per its cycles at its Fmax, over ⌊156 / its ModMul's DSPs⌋ ModMuls at the
+    ModMul's Fmax; the ModMul rows are the report's (POLY_MODMULS); no ModMul result, no
+    fraction."""
+    from fhe_hw.poly.configs import POLY_MODMULS, POLY_TABLE
+    from fhe_hw.tables import poly
+    from fhe_hw.units import get_unit
+
+    def fake(rows, args, progress, **kw):
+        # engines at 125 MHz; ModMuls of 4 DSPs at 250 MHz
+        return [replace(_fake(row, 10), dsp=4, fmax_mhz=250.0) if row.unit == "mod-mul" else
+                replace(_fake(row, 10), fmax_mhz=125.0) for row in rows]
+    asked = []
+    monkeypatch.setattr(poly, "synth_rows", lambda rows, *a, **kw: asked.append(rows)
+                        or fake(rows, *a, **kw))
+    block, facts = poly.generate(argparse.Namespace(jobs=1, reuse=True), lambda text: None)
+    assert asked == [POLY_MODMULS, POLY_TABLE] and len(facts["modmuls"]) == len(POLY_TABLE)
+    header = next(line for line in block.splitlines() if line.startswith("| N"))
+    columns = [c.strip() for c in header.split("|")]
+    first, stream = (columns.index(name) for name in poly.LIMIT)
+    unit = get_unit("rns-poly-ntt")
+    for row, line in zip(POLY_TABLE, [line for line in block.splitlines()
+                                      if re.match(r"\| \d", line)]):
+        cells = [c.strip() for c in line.split("|")]
+        products = row.params["limbs"] * 4096 // 2 * 12
+        one = unit.cycles(row.params)
+        period = unit.cycles(row.params, polys=3) - unit.cycles(row.params, polys=2)
+        for column, cycles in ((first, one), (stream, period)):
+            want = products * 125.0 / cycles / (156 // 4 * 250.0)
+            assert cells[column] == f"{100 * want:.1f} %"
+    missing = replace(_fake(POLY_TABLE[0], 10), fmax_mhz=None)
+    assert poly.limit_fractions(POLY_TABLE[0], _fake(POLY_TABLE[0], 10), missing) == (None,
+                                                                                     None)
+    assert poly.limit_fractions(POLY_TABLE[0], None, _fake(POLY_MODMULS[0], 10)) == (None, None)

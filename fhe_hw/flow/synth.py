@@ -70,7 +70,7 @@ __all__ = ["TARGETS", "Target", "resolve_target", "SynthResult", "atp_area", "sy
            "ooc_verilog", "load_cached", "cached_unit", "tool_versions", "short_versions",
            "OutOfContextPlatform", "RegisteredPorts", "SerialPorts", "add_synth_parser",
            "count_resources", "read_yosys_stat", "read_nextpnr_report", "params_hash",
-           "port_bits", "ECP5_85F_DSP", "KEEP_COPIES"]
+           "port_bits", "ECP5_85F_DSP", "KEEP_COPIES", "dsp_limit", "product_rate"]
 
 
 @dataclass(frozen=True)
@@ -614,6 +614,21 @@ DEVICES = {"ecp5": ("12k", "25k", "45k", "85k", "um-25k", "um-45k", "um-85k", "u
 
 #: MULT18X18D blocks of the LFE5U-85F, the standard flow's device.
 ECP5_85F_DSP = 156
+
+
+def dsp_limit(modmul):
+    """The ECP5-85F's DSP-bound limit in modular products per ns (Gprod/s) for ModMuls like
+    ``modmul`` (its routed :class:`SynthResult`): ⌊:data:`ECP5_85F_DSP` / its DSPs⌋ of them,
+    each one product per cycle at its own Fmax; None without a result or without DSPs."""
+    if not modmul or not modmul.dsp or not modmul.fmax_mhz:
+        return None
+    return ECP5_85F_DSP // modmul.dsp * modmul.fmax_mhz / 1e3
+
+
+def product_rate(products, cycles, fmax_mhz):
+    """Modular products per ns (Gprod/s) of an operation of ``products`` products in
+    ``cycles`` at ``fmax_mhz``; None without an Fmax."""
+    return products * fmax_mhz / cycles / 1e3 if fmax_mhz else None
 
 
 def check_device(target, device):

@@ -17,7 +17,7 @@ from ..bigint import CMNTEncryptPlan, CNTEncryptPlan, IntegerFFTMultiplierPlan
 from ..bigint.configs import MULTIPLIERS, REPORT_MODMULS, REPORT_SMALL
 from ..encrypt import ENCRYPTION, KEY_PREPARATION, TransformEncryptPlan
 from ..flow.rows import Row, shown
-from ..flow.synth import ECP5_85F_DSP, atp_area
+from ..flow.synth import ECP5_85F_DSP, atp_area, dsp_limit, product_rate
 from ..karatsuba import KaratsubaMultiplierPlan
 from ..karatsuba.configs import REPORT_ROWS as KARATSUBA_ROWS
 from ..largeint import LargeIntegerMultiplierPlan
@@ -940,8 +940,8 @@ def device_limit(ctx):
     findings = []
     for engine, mm, products, cycles, counted in _limit_engines():
         m, e = (ctx.synth(*_synth_row(row)) for row in (mm, engine))
-        limit = (ECP5_85F_DSP // m.dsp * m.fmax_mhz / 1e3) if m and m.dsp else None
-        rate = products * e.fmax_mhz / cycles / 1e3 if e else None
+        limit = dsp_limit(m)
+        rate = product_rate(products, cycles, e.fmax_mhz) if e else None
         label = f"{engine.unit} {shown(engine.params, _hidden(engine, 'modulus'))} ({counted})"
         t.rows.append([engine.unit, label, shown(mm.params), m.dsp if m else None,
                        m.fmax_mhz if m else None, limit, e.fmax_mhz if e else None, cycles,

@@ -2,16 +2,20 @@
 ``rns-poly-ntt`` on ECP5-85F, rows :data:`fhe_hw.poly.configs.POLY_TABLE` (one engine per tower,
 ``splitnets``). Times are ``cycles()`` ÷ that configuration's Fmax: one polynomial from its
 first input beat to its last output beat, and one polynomial of a stream back to back, with the
-polynomials on chip (the input stream never waits; the host link's time is not included).
-``fhe-hw table rns-poly-extend`` routes the exact base extension ``rns-poly-extend``, rows
-:data:`fhe_hw.poly.configs.EXTEND_TABLE`, its time ``cycles()`` of one polynomial ÷ its Fmax;
+polynomials on chip (the input stream never waits; the host link's time is not included);
+and the fraction of the device's DSP-bound limit each reaches, as the report's device-limit
+section defines it (:func:`limit_fractions`). ``fhe-hw table rns-poly-extend`` routes the
+exact base extension ``rns-poly-extend``, rows :data:`fhe_hw.poly.configs.EXTEND_TABLE`, its
+time ``cycles()`` of one polynomial ÷ its Fmax;
 ``fhe-hw table rns-poly-product`` the polynomial product ``rns-poly-product``, rows
 :data:`fhe_hw.poly.configs.PRODUCT_TABLE`, its times as the NTT's, per product."""
 
 from ..asic import synthesize_blocks
 from ..asic.configs import SKY130_CLOCK_NS
+from ..flow.synth import dsp_limit, product_rate
 from ..markdown import table as markdown_table
-from ..poly.configs import EXTEND_TABLE, POLY_TABLE, PRODUCT_TABLE
+from ..model.ntt import modular_products as ntt_products
+from ..poly.configs import EXTEND_TABLE, POLY_MODMULS, POLY_TABLE, PRODUCT_TABLE
 from ..poly.estimate import blocks, sky130_estimate
 from ..rns.configs import SIDE_BY_SIDE_TABLE
 from ..units import get_unit
@@ -19,7 +23,8 @@ from .common import ecp5_facts, flow_cell, synth_rows
 from .large_int import estimate_note, sky130_cells
 from .pages import TableSpec
 
-__all__ = ["TABLE", "TABLES", "markdown", "row_key", "timing", "estimate_markdown",
+__all__ = ["TABLE", "TABLES", "markdown", "row_key", "timing", "limit_fractions",
+           "estimate_markdown",
            "extend_markdown", "extend_row_key", "product_markdown"]
 
 
@@ -72,25 +77,48 @@ def _yes(value):
     return "yes" if value else "no"
 
 
+#: The NTT table's columns of the fraction of the device's DSP-bound limit.
+LIMIT = ("fraction of the DSP limit", "fraction of the DSP limit back to back")
+
+
+def limit_fractions(row, result, modmul):
+    """The fractions of the ECP5-85F's DSP-bound limit (:func:`~fhe_hw.flow.synth.dsp_limit`
+    of ``modmul``, the routed result of the row's ModMul) that the ``rns-poly-ntt`` ``row``
+    reaches at its routed ``result``'s Fmax, over one polynomial and over one of a stream
+    back to back: L·(n/2)·log2 n modular products (:func:`fhe_hw.model.ntt.modular_products`
+    per tower) per its cycles; None each without both results."""
+    limit = dsp_limit(modmul)
+    if limit is None or result is None:
+        return None, None
+    products = row.params["limbs"] * ntt_products(row.params["n"])
+    return tuple(product_rate(products, cycles, result.fmax_mhz) / limit
+                 for cycles in timing(row))
+
+
 def markdown(rows, results, per="polynomial", flags=(SIDE_BY_SIDE, ("Karatsuba", "karatsuba"),
                                                     TILE_REGISTERS, FABRIC_ROUNDS, WIDE_BANKS,
-                                                    SPREAD), read_registers=True):
+                                                    SPREAD), read_registers=True, modmuls=None):
     """The block of ``rows`` (one ``per`` a unit's run) and their ``results``: resources,
     Fmax and times; ``flags``: (the header, the parameter) of each yes/no column;
-    ``read_registers``: a column of the engines' read-path registers."""
+    ``read_registers``: a column of the engines' read-path registers; ``modmuls``: each
+    row's ModMul's result, for the columns of :func:`limit_fractions` (none without)."""
     cells = []
     reads = [READ_REGISTERS] if read_registers else []
-    for row, r in zip(rows, results):
+    for k, (row, r) in enumerate(zip(rows, results)):
         one, period = timing(row)
+        fractions = [] if modmuls is None else [
+            f"{100 * f:.1f} %" if f is not None else None
+            for f in limit_fractions(row, r, modmuls[k])]
         cells.append([row.params["n"], _towers(row), row.params["butterflies"],
                       *(_yes(row.params.get(name)) for _, name in flags),
                       *([_read_registers(row)] if read_registers else []), one, period,
                       r.lut, r.ff, r.dsp, r.bram, r.fmax_mhz, f"{one / r.fmax_mhz:.1f}",
-                      f"{period / r.fmax_mhz:.1f}", flow_cell(row)])
+                      f"{period / r.fmax_mhz:.1f}", *fractions, flow_cell(row)])
     return markdown_table(["N", "towers", "P per engine", *(header for header, _ in flags),
                            *reads, "cycles()", f"cycles per {per} back to back", "LUT", "FF",
                            "DSP", "BRAM", "Fmax MHz", f"µs per {per}",
-                           f"µs per {per} back to back", "flow"], cells)
+                           f"µs per {per} back to back", *(LIMIT if modmuls else ()), "flow"],
+                          cells)
 
 
 def product_markdown(rows, results):
@@ -109,7 +137,12 @@ def _routed(rows, block, args, progress):
 
 
 def generate(args, progress):
-    return _routed(POLY_TABLE, markdown, args, progress)
+    """The NTT rows routed, with their ModMuls' (:data:`~fhe_hw.poly.configs.POLY_MODMULS`,
+    the ``engine-modmuls`` table's rows) for the fractions of the device's limit."""
+    modmuls = synth_rows(POLY_MODMULS, args, progress)
+    block, facts = _routed(POLY_TABLE, lambda rows, results: markdown(
+        rows, results, modmuls=modmuls), args, progress)
+    return block, {**facts, "modmuls": [r.to_dict() for r in modmuls]}
 
 
 def _bases(row):
