@@ -35,7 +35,9 @@ after every engine (``skid``), so that no handshake between an engine and the po
 crosses the die twice in a cycle; and again with two butterflies per engine, its ModMuls'
 rounds in the fabric (``fabric_rounds``), each tower's twiddle ROM two twiddles to a word
 (``wide_twiddles``: one block-RAM copy per tower, read through one port per engine) and two
-lanes per beat, so that the point-wise multipliers fit the MULT18X18D the engines leave.
+lanes per beat, so that the point-wise multipliers fit the MULT18X18D the engines leave;
+and on the 60-bit towers of the last NTT row, with one butterfly per engine (that row's
+ModMuls) and one lane, for the same reason.
 """
 
 from ..arith.pipeline import MULTIPLIER_FLAGS
@@ -121,6 +123,13 @@ PRODUCT_TABLE = [
     Row("rns-poly-product", {"n": 4096, "limbs": 8, "prime_bits": 30, "prime_n": 65536,
                              "butterflies": 2, "lanes": 2, "b_evaluated": True, "skid": True,
                              "fabric_rounds": True, "wide_twiddles": True},
+        STREAMING_TARGET, {"placer": "static"}),
+    # the last NTT row's towers (4 of OpenFHE's 60-bit primes for the ring 2^16), one
+    # butterfly per engine with that row's ModMuls (12 MULT18X18D each) and one lane, so
+    # that the two 60-bit point-wise multipliers fit the MULT18X18D the engines leave
+    Row("rns-poly-product", {"n": 4096, "limbs": 4, "prime_bits": 60, "prime_n": 65536,
+                             "butterflies": 1, "lanes": 1, "b_evaluated": True, "skid": True,
+                             "karatsuba": True, "tile_reg": True, "fabric_rounds": True},
         STREAMING_TARGET, {"placer": "static"}),
 ]
 
