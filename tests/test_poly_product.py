@@ -156,17 +156,24 @@ def test_extended_product_from_reset_in_icarus(tmp_path):
     assert run.cycles == unit.cycles(2)
 
 
-@pytest.mark.parametrize("P, lanes, wide", [(1, None, False), (2, 2, True)])
-def test_evaluated_product_in_ecp5_form_from_reset_in_icarus(P, lanes, wide, tmp_path):
+#: The documented 60-bit product's options (PRODUCT_TABLE's last row) besides its ring.
+SIXTY = {"prime_bits": 60, "prime_n": 65536, "skid": True, "karatsuba": True, "tile_reg": True,
+         "fabric_rounds": True}
+
+
+@pytest.mark.parametrize("P, lanes, wide, more", [
+    (1, None, False, {}), (2, 2, True, {}), (1, 1, False, SIXTY)])
+def test_evaluated_product_in_ecp5_form_from_reset_in_icarus(P, lanes, wide, more, tmp_path):
     """The b-evaluated product as the ECP5 flow elaborates it (DP16KD banks and ROMs with
     their output registers, MULT18X18D tiles), with behavioural models of both, in Icarus
     from reset with every register and RAM word at x: each tower's forward and inverse engines
     read one twiddle ROM, one DP16KD copy per tower (with one butterfly each through its two
     ports; with two and ``wide_twiddles``, n/2 words of two twiddles, a port per engine), and
-    two products of two towers give the schoolbook products in cycles(2)."""
+    two products of two towers give the schoolbook products in cycles(2); also in the shape of
+    the documented 60-bit product."""
     require_iverilog()
     build = lambda: RNSPolyProduct(32, limbs=2, butterflies=P, lanes=lanes,  # noqa: E731
-                                   b_evaluated=True, wide_twiddles=wide)
+                                   b_evaluated=True, wide_twiddles=wide, **more)
     unit = build()
     primes = unit.towers
     pairs = [(random_dcrt(primes, 32, "ea", P, k), random_dcrt(primes, 32, "eb", P, k))
