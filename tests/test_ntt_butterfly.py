@@ -76,6 +76,36 @@ def test_slow_add_computes_the_same_one_cycle_earlier_with_the_up_multiplier(mod
     check_unit(unit, ins, expected, label=f"Butterfly({modulus}, fast_add=False)")
 
 
+@pytest.mark.parametrize("form, fast_add, twiddle", [
+    ("ct", True, None), ("ct", False, None), ("gs", True, None), ("ct", True, 3)])
+def test_ram_delays_compute_the_same_in_the_same_latency(form, fast_add, twiddle):
+    """With ``ram_delays`` the delay line beside the multiplier is a memory: the same results
+    as the model's, with bubbles, in the registers' latency (run-time twiddles at 60 bits as
+    the 60-bit engines take them, and a constant twiddle)."""
+    q = ntt_primes(60, 1 << 16, 1)[0]
+    options = {"form": form, "fast_add": fast_add, "twiddle": twiddle}
+    if twiddle is None:
+        options.update(tiled=True, karatsuba=True, fabric_rounds=True)
+    unit = Butterfly(q, ram_delays=True, **options)
+    assert unit.latency == Butterfly(q, **options).latency > 5
+    if twiddle is None:
+        ins, expected = vectors(unit, "ram", form, fast_add, count=300)
+    else:
+        rng = rng_for("butterfly", "ram", "constant")
+        ins = [{"up": rng.randrange(q), "down": rng.randrange(q)} for _ in range(300)]
+        expected = [dict(zip(("up", "down"), butterfly(x["up"], x["down"], None, twiddle, q)))
+                    for x in ins]
+    check_unit(unit, ins, expected, label=f"Butterfly(ram_delays=True, {options})")
+
+
+def test_ram_delays_are_refused_with_the_up_multiplier():
+    with pytest.raises(ValueError, match="ram_delays needs a butterfly without the "
+                       "up-multiplier"):
+        ButterflyPlan("solinas64", scale_up=True, ram_delays=True)
+    with pytest.raises(ValueError, match="ram_delays needs a butterfly without"):
+        ButterflyPlan("fermat32", twiddle=2, twiddle_up=2, ram_delays=True)
+
+
 def test_butterfly_rejects_bad_parameters():
     with pytest.raises(TypeError, match="scale_up must be a bool"):
         Butterfly("solinas64", scale_up="yes")

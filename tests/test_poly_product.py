@@ -12,6 +12,7 @@ from fhe_hw.model.ntt import bit_reverse
 from fhe_hw.ntt.schedule import schedule, twiddle_index
 from fhe_hw.params import openfhe_primes
 from fhe_hw.poly import RNSPolyProduct, RNSPolyProductPlan
+from fhe_hw.poly.configs import PRODUCT_TABLE
 from fhe_hw.poly.estimate import blocks, memory_bits
 from fhe_hw.sim.icarus import require_iverilog, run_from_reset
 from fhe_hw.sim.pysim import run_stream
@@ -42,19 +43,24 @@ def test_products_are_the_schoolbook_products_back_to_back_in_cycles(n, towers, 
         {"n": n, "limbs": towers, "butterflies": P, "b_evaluated": b_evaluated}, polys=3)
 
 
+#: The documented 60-bit product's options (PRODUCT_TABLE's last row) but its size and beat.
+SIXTY = {k: v for k, v in PRODUCT_TABLE[-1].params.items()
+         if k not in ("n", "limbs", "butterflies", "lanes", "b_evaluated")}
+
+
 @pytest.mark.parametrize("random_handshakes", [False, True])
 def test_60_bit_product_with_karatsuba_and_fabric_rounds_back_to_back(random_handshakes):
     """The documented 60-bit product's shape at n = 16, 2 towers: OpenFHE's 60-bit primes for
     the ring 2^16 (Montgomery ModMuls, their rounds in the fabric, Karatsuba products, tile
-    registers), b in evaluation form, one lane, register slices; the schoolbook products of
+    registers), the butterflies' delay lines in memories, b in evaluation form, one lane,
+    register slices; the schoolbook products of
     three pairs back to back, in cycles(3) with the streams always valid and ready, and under
     random valid/ready."""
-    params = {"n": 16, "limbs": 2, "prime_bits": 60, "prime_n": 65536, "butterflies": 1,
-              "lanes": 1, "b_evaluated": True, "skid": True, "karatsuba": True,
-              "tile_reg": True, "fabric_rounds": True}
+    params = {"n": 16, "limbs": 2, "butterflies": 1, "lanes": 1, "b_evaluated": True,
+              **SIXTY}
     unit = RNSPolyProduct(**params)
     primes = unit.towers
-    assert primes == openfhe_primes(60, 65536, 2)
+    assert primes == openfhe_primes(60, 65536, 2) and SIXTY["ram_delays"]
     pairs = [(random_dcrt(primes, 16, "ka", k), random_dcrt(primes, 16, "kb", k))
              for k in range(3)]
     kw = dict(valid_prob=0.6, ready_prob=0.5, seed=5) if random_handshakes else {}
@@ -154,11 +160,6 @@ def test_extended_product_from_reset_in_icarus(tmp_path):
     assert unit.plan.stream_polynomials(run.outputs["o"]) == [
         dcrt_extend(schoolbook_product(a, b, primes), primes, targets) for a, b in pairs]
     assert run.cycles == unit.cycles(2)
-
-
-#: The documented 60-bit product's options (PRODUCT_TABLE's last row) besides its ring.
-SIXTY = {"prime_bits": 60, "prime_n": 65536, "skid": True, "karatsuba": True, "tile_reg": True,
-         "fabric_rounds": True}
 
 
 @pytest.mark.parametrize("P, lanes, wide, more", [

@@ -21,6 +21,12 @@ X_up = (x_up + x_down)·ω_up and X_down = (x_up - x_down)·ω_down
 register before the multipliers, whose own output registers end the unit: the latency is the
 multiplier's plus one, as the Fig. 2 butterfly's without the up-multiplier. Without
 ``scale_up`` the sum waits for the product in a delay line.
+
+Without the up-multiplier, that delay line (x_up's in the Fig. 2 butterfly, the sum's in the
+Gentleman–Sande one) is as long as the multiplier's latency: a register per bit and cycle.
+With ``ram_delays`` it is a :class:`~fhe_hw.lib.delay.DelayLine` instead, a circular buffer
+in a memory (LUT RAM on an ECP5) whose output is 0 from reset until its first word has gone
+round, and only the ``valid`` bit rides in registers: far fewer flip-flops, the same latency.
 """
 
 from dataclasses import dataclass, field
@@ -41,14 +47,23 @@ from ..arith.pipeline import (
     tile_reg_param,
     tiled_param,
 )
+from ..lib.delay import delay_line
 from ..params import get_modulus, require_int
 from ..plan import Plan, param
 from .shift import MULTIPLIERS, ConstMul
 
-__all__ = ["Butterfly", "ButterflyPlan", "FORMS"]
+__all__ = ["Butterfly", "ButterflyPlan", "FORMS", "ram_delays_param"]
 
 #: The butterflies: the Fig. 2 (Cooley–Tukey) one and the Gentleman–Sande one.
 FORMS = ("ct", "gs")
+
+
+def ram_delays_param():
+    """The plan field ``ram_delays`` of a unit with butterflies (default False; left out of a
+    generated file's header unless given, like ``karatsuba``)."""
+    return param(False, help="each butterfly's operand delay line, as long as its multiplier's "
+                 "latency, in a memory (LUT RAM), not registers; not with the up-multiplier "
+                 "(true/false, default false)", cli_default=None, kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -106,6 +121,9 @@ class ButterflyPlan(Plan):
     mult_latency : int or None
         Constant twiddles only: pad the multipliers to this latency, so that butterflies of one
         stage with different twiddles stay aligned (default: their own).
+    ram_delays : bool
+        The delay line beside the multiplier in a memory, not registers (module docstring;
+        default False); not with the up-multiplier, which has none.
 
     Attributes
     ----------
@@ -135,6 +153,7 @@ class ButterflyPlan(Plan):
     karatsuba: bool = karatsuba_param()
     tile_reg: bool = tile_reg_param()
     fabric_rounds: bool = fabric_rounds_param()
+    ram_delays: bool = ram_delays_param()
     reducer: str = field(default="auto", kw_only=True)
     form: str = field(default="ct", kw_only=True)
     negated: bool = field(default=False, kw_only=True)
@@ -155,6 +174,9 @@ class ButterflyPlan(Plan):
             self._run_time_twiddles(mod)
         else:
             self._constant_twiddles(mod)
+        if self.ram_delays and self.up_multiplier:
+            raise ValueError("ram_delays needs a butterfly without the up-multiplier (its "
+                             "delay line), not with scale_up or twiddle_up")
 
     def _run_time_twiddles(self, mod):
         if self.twiddle_up is not None:
@@ -319,6 +341,8 @@ class Butterfly(FixedLatencyUnit):
             m.d.comb += [mul_up.i.payload.a.eq(total), mul_up.i.payload.b.eq(st["w_up"]),
                          mul_up.i.valid.eq(st.valid)]
             total = mul_up.o.payload
+        elif self.plan.ram_delays:
+            total = delay_line(m, total, self._mul.latency, "total_line")
         else:
             wait = Stages(m, st.valid)
             wait.ride(total=total)
@@ -353,13 +377,17 @@ class Butterfly(FixedLatencyUnit):
             st.ride(up=mul_up.o.payload, product=mul.o.payload)
             cuts = int(self.plan.fast_add)
         else:
-            # x_up waits for the product in a delay line of the multiplier's latency.
+            # x_up waits for the product in a delay line of the multiplier's latency (with
+            # ram_delays in a memory, only the valid bit in the registers).
             st = Stages(m, self.i.valid)
-            st.ride(up=x.up)
+            if not self.plan.ram_delays:
+                st.ride(up=x.up)
             cuts = self._mul.latency
         # x_up - p and x_up + p enter the pipeline one register before the add (fast_add).
         for _ in range(cuts - self.plan.fast_add):
             st.cut()
+        if self.plan.ram_delays:
+            st.ride(up=delay_line(m, x.up, cuts - self.plan.fast_add, "up_line"))
         up = st["up"]
         st.ride(up_minus=up - p, up_plus=up + p)
         for _ in range(self.plan.fast_add):

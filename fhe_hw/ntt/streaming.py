@@ -130,7 +130,7 @@ from ..lib.delay import register_delay
 from ..model.ntt import gs_table, stage_pairs, stage_twiddles
 from ..params import Modulus, NTTParams, get_modulus, ntt_params, require_power_of_two
 from ..plan import StreamPlan, param
-from .butterfly import Butterfly, ButterflyPlan
+from .butterfly import Butterfly, ButterflyPlan, ram_delays_param
 from .roots import omega_param, psi_param, root_description, root_param
 from .schedule import (
     MAX_N,
@@ -225,6 +225,10 @@ class StreamingNTTPlan(StreamPlan):
     fabric_rounds : bool
         Each Montgomery ModMul's rounds without DSPs (default False; see
         :class:`~fhe_hw.arith.ModMulPlan`).
+    ram_delays : bool
+        Each butterfly's delay line beside its multiplier in a memory, not registers (default
+        False; see :class:`~fhe_hw.ntt.ButterflyPlan`); not for a scaled inverse, whose
+        butterflies have the up-multiplier instead.
     root : str or None
         The root-of-unity convention (:func:`fhe_hw.params.ntt_params`; default
         ``generator``), unless ``psi`` (negacyclic) or ``omega`` (cyclic) gives the root.
@@ -274,6 +278,7 @@ class StreamingNTTPlan(StreamPlan):
     karatsuba: bool = karatsuba_param()
     tile_reg: bool = tile_reg_param()
     fabric_rounds: bool = fabric_rounds_param()
+    ram_delays: bool = ram_delays_param()
     root: str | None = root_param()
     psi: int | None = psi_param()
     omega: int | None = omega_param()
@@ -321,12 +326,16 @@ class StreamingNTTPlan(StreamPlan):
         if self.shared_twiddles and self.inverse and self.scaled:
             raise ValueError("shared_twiddles needs scaled=False for the inverse (the forward "
                              "table has no n^-1 to fold into the last stage)")
+        if self.ram_delays and self.inverse and self.scaled:
+            raise ValueError("ram_delays needs butterflies without the up-multiplier: not "
+                             "with inverse=True and scaled=True")
         butterfly = ButterflyPlan(mod, scale_up=self.inverse and self.scaled,
                                   form="gs" if self.inverse and self.negacyclic else "ct",
                                   negated=self.shared_twiddles and self.inverse,
                                   reducer=self.reducer, mult_stages=self.mult_stages,
                                   tiled=self.tiled, karatsuba=self.karatsuba,
-                                  tile_reg=self.tile_reg, fabric_rounds=self.fabric_rounds)
+                                  tile_reg=self.tile_reg, fabric_rounds=self.fabric_rounds,
+                                  ram_delays=self.ram_delays)
         self._set(modulus_resolved=mod, roots=roots, lanes_resolved=lanes, butterfly=butterfly,
                   butterfly_latency=butterfly.latency)
 

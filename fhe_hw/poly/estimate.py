@@ -59,6 +59,8 @@ def blocks(plan):
     engine = plan.engines[0]
     towers, q, options = len(plan.towers), plan.towers[0], _multiplier(plan)
     shown = {"modulus": str(q), "reducer": engine.reducer, **options}
+    if plan.ram_delays:
+        shown["ram_delays"] = True
     if plan.inverse:
         shown.update(form=engine.butterfly.form, scale_up=engine.butterfly.scale_up)
     return [("engine-butterfly", shown, towers * plan.butterflies,

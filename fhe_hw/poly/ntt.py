@@ -80,6 +80,7 @@ from ..arith.pipeline import (
 from ..cliargs import int_list
 from ..component import Component, FixedRun
 from ..lib.stream import SkidBuffer
+from ..ntt.butterfly import ram_delays_param
 from ..ntt.schedule import (
     MAX_N,
     MAX_READ_STAGES,
@@ -216,6 +217,10 @@ class TowersPlan(TowerBeats, StreamPlan):
         The engines' Montgomery rounds without DSPs (:class:`~fhe_hw.arith.ModMulPlan`;
         default False): with OpenFHE's 30-bit primes for ``prime_n`` = 2^16 a ModMul takes the
         4 MULT18X18D of its product, not 6, so twice the butterflies fit the ECP5-85F.
+    ram_delays : bool
+        The engines' butterflies' delay lines in memories, not registers
+        (:class:`~fhe_hw.ntt.ButterflyPlan`; default False): at 60 bits a butterfly's is 60 bits
+        times its ModMul's latency; not for an inverse with ``scaled``.
     skid : bool
         A :class:`~fhe_hw.lib.stream.SkidBuffer` on each engine's input and output (default
         False): the streams' ready and valid then reach an engine through a register, not in
@@ -260,6 +265,7 @@ class TowersPlan(TowerBeats, StreamPlan):
     reducer: str = param("auto", help="the engines' reducer: auto (one for every prime), "
                          "barrett, montgomery", kw_only=True)
     fabric_rounds: bool = fabric_rounds_param()
+    ram_delays: bool = ram_delays_param()
     # cli_default None: left out of a generated file's header (and the tables' cache keys)
     # unless given, like karatsuba.
     skid: bool = param(False, help="a register slice on each engine's input and output stream "
@@ -299,7 +305,7 @@ class TowersPlan(TowerBeats, StreamPlan):
                     karatsuba=self.karatsuba, tile_reg=self.tile_reg, wide_banks=self.wide_banks,
                     read_stages=self.read_stages,
                     write_stages=self.write_stages, root="openfhe", reducer=reducer,
-                    fabric_rounds=self.fabric_rounds, **extra))
+                    fabric_rounds=self.fabric_rounds, ram_delays=self.ram_delays, **extra))
             except ValueError as e:
                 if not str(e).startswith("modulus"):
                     raise
