@@ -37,8 +37,9 @@ rounds in the fabric (``fabric_rounds``), each tower's twiddle ROM two twiddles 
 (``wide_twiddles``: one block-RAM copy per tower, read through one port per engine) and two
 lanes per beat, so that the point-wise multipliers fit the MULT18X18D the engines leave;
 and on the 60-bit towers of the last NTT row, with one butterfly per engine (that row's
-ModMuls) and one lane, for the same reason, and the butterflies' delay lines in LUT RAM
-(``ram_delays``), so that its flip-flops fit.
+ModMuls) and one lane, for the same reason, the butterflies' delay lines in LUT RAM
+(``ram_delays``), so that its flip-flops fit, and the point-wise multipliers' operands in the
+DSPs' input registers (``pointwise_stages``).
 """
 
 from ..arith.pipeline import MULTIPLIER_FLAGS
@@ -128,11 +129,13 @@ PRODUCT_TABLE = [
     # the last NTT row's towers (4 of OpenFHE's 60-bit primes for the ring 2^16), one
     # butterfly per engine with that row's ModMuls (12 MULT18X18D each) and one lane, so
     # that the two 60-bit point-wise multipliers fit the MULT18X18D the engines leave; the
-    # butterflies' delay lines in LUT RAM (with registers it does not place: 96 % of the FF)
+    # butterflies' delay lines in LUT RAM (with registers it does not place: 96 % of the FF);
+    # the point-wise multipliers' operands in the DSPs' input registers (without, the
+    # critical path ran from the operand slice across the die into a DSP's input)
     Row("rns-poly-product", {"n": 4096, "limbs": 4, "prime_bits": 60, "prime_n": 65536,
                              "butterflies": 1, "lanes": 1, "b_evaluated": True, "skid": True,
                              "karatsuba": True, "tile_reg": True, "fabric_rounds": True,
-                             "ram_delays": True},
+                             "ram_delays": True, "pointwise_stages": 6},
         STREAMING_TARGET, {"placer": "static"}),
 ]
 

@@ -52,6 +52,8 @@ def blocks(plan):
     if isinstance(plan, RNSPolyProductPlan):
         pointwise = plan.pointwise
         shown = {"towers": len(plan.towers), "width": plan.width, "word": pointwise.word}
+        if plan.pointwise_stages is not None:
+            shown["mult_stages"] = pointwise.mult_stages
         return [(name, params, count * plan.forward_units, factory)
                 for name, params, count, factory in blocks(plan.forward)] + \
             blocks(plan.backward) + [("pointwise-modmul", shown, 2 * plan.lanes_resolved,

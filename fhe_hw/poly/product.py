@@ -61,6 +61,7 @@ from amaranth.lib import data, stream
 from amaranth.lib.wiring import In, Out, connect, flipped
 
 from ..arith.montgomery_dyn import DynamicModMul, DynamicModMulPlan
+from ..arith.pipeline import MAX_STAGES
 from ..component import Component
 from ..lib.delay import register_delay
 from ..lib.stream import CreditQueue, SkidBuffer, credit_room
@@ -102,6 +103,12 @@ class RNSPolyProductPlan(TowersPlan):
         one port (:func:`~fhe_hw.ntt.streaming.shared_twiddle_rom`'s ``wide``; default False:
         a port per butterfly), so a tower's engines take one block-RAM copy of the ROM whatever
         P; ``butterflies`` at least 2.
+    pointwise_stages : int or None
+        Registers of each point-wise multiplier's r×r product
+        (:class:`~fhe_hw.arith.montgomery_dyn.DynamicModMulPlan`'s ``mult_stages``; default
+        None: its own default). As many as the product's adder levels plus two put its operands
+        in the DSPs' input registers (six at 60 bits): the operands then reach the DSPs from
+        the operand slices, across the die, in a cycle of their own.
 
     Attributes
     ----------
@@ -129,6 +136,12 @@ class RNSPolyProductPlan(TowersPlan):
     wide_twiddles: bool = param(False, help="each tower's twiddle ROM P twiddles to a word, "
                                 "one port per engine (butterflies >= 2; true/false, default "
                                 "false)", cli_default=None, kw_only=True)
+    # cli_default None, as extend_limbs.
+    pointwise_stages: int | None = param(None, help="registers of each point-wise multiplier's "
+                                         "product (default: the multiplier's own, 4; its adder "
+                                         "levels + 2 put its operands in the DSPs' input "
+                                         "registers)", range=(0, MAX_STAGES),
+                                         cli_default=None, kw_only=True)
     forward: RNSPolyNTTPlan = field(init=False, repr=False, compare=False)
     backward: RNSPolyNTTPlan = field(init=False, repr=False, compare=False)
     pointwise: DynamicModMulPlan = field(init=False, repr=False, compare=False)
@@ -142,7 +155,8 @@ class RNSPolyProductPlan(TowersPlan):
                              f"{self.butterflies}")
         shared = {f.name: getattr(self, f.name) for f in fields(TowersPlan) if f.init}
         units = dict(shared, shared_twiddles=True, registered_valid=True)
-        pointwise = DynamicModMulPlan(self.towers, width=self.width)
+        stages = {} if self.pointwise_stages is None else {"mult_stages": self.pointwise_stages}
+        pointwise = DynamicModMulPlan(self.towers, width=self.width, **stages)
         # The operands' slices, two multipliers, their output register, the queue after it and
         # the slice before the inverse unit.
         self._set(forward=RNSPolyNTTPlan(**units),
