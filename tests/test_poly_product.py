@@ -193,6 +193,22 @@ def test_evaluated_product_in_ecp5_form_from_reset_in_icarus(P, lanes, wide, mor
     assert (tmp_path / "unit.v").read_text().count("DP16KD #(") == 2 * (2 * 2 * P * banks + rom)
 
 
+def test_sky130_estimate_keys_the_pointwise_stages_and_builds_delay_lines_of_registers():
+    """The point-wise block is keyed by its product's registers when ``pointwise_stages`` sets
+    them, and built with them; the butterflies of a ``ram_delays`` product are built with
+    their delay lines in registers (the ASIC's form) under the same key as without."""
+    plain = RNSPolyProductPlan(16, limbs=2, b_evaluated=True)
+    tuned = RNSPolyProductPlan(16, limbs=2, b_evaluated=True, pointwise_stages=6,
+                               ram_delays=True)
+    rows, tuned_rows = blocks(plain), blocks(tuned)
+    assert [r[1] for r in tuned_rows[:2]] == [r[1] for r in rows[:2]]
+    assert [r[3]().plan for r in tuned_rows[:2]] == [r[3]().plan for r in rows[:2]]
+    assert tuned.forward.engines[0].butterfly.ram_delays
+    assert rows[2][1] == {"towers": 2, "width": 30, "word": plain.pointwise.word}
+    assert tuned_rows[2][1] == {**rows[2][1], "mult_stages": 6}
+    assert tuned_rows[2][3]().latency == tuned.pointwise.latency == plain.pointwise.latency + 2
+
+
 def test_wide_twiddle_words_hold_every_cycles_twiddles():
     """The premise of ``wide_twiddles``: in every compute cycle of every stage the P twiddle
     addresses an engine issues (forward, and the inverse's, mapped onto the forward table)

@@ -37,7 +37,8 @@ def blocks(plan):
     """The datapath blocks of ``plan``: [(block, its parameters, how many, factory)]. For an
     :class:`RNSPolyNTTPlan`, P butterflies per engine (``engine-butterfly``: run-time
     twiddles, the engines' reducer; the inverse's Gentleman–Sande form, with its
-    up-multiplier when scaled), built as the engines build them; for an
+    up-multiplier when scaled), built as the engines build them but with their delay lines in
+    registers (``ram_delays`` is an ECP5 form); for an
     :class:`RNSPolyProductPlan`, its forward units' (one, or two unless ``b_evaluated``) and
     inverse unit's, and two run-time-modulus multipliers per lane (``pointwise-modmul``); for a
     :class:`~fhe_hw.rns.shenoy_kumaresan.CRTBaseExtensionPlan`, its run-time-modulus
@@ -61,12 +62,14 @@ def blocks(plan):
     engine = plan.engines[0]
     towers, q, options = len(plan.towers), plan.towers[0], _multiplier(plan)
     shown = {"modulus": str(q), "reducer": engine.reducer, **options}
-    if plan.ram_delays:
-        shown["ram_delays"] = True
     if plan.inverse:
         shown.update(form=engine.butterfly.form, scale_up=engine.butterfly.scale_up)
+    # ram_delays is the ECP5's LUT RAM: in standard cells the delay line's registers are the
+    # smaller and faster form (a memory of registers adds its write decode, whose pointer
+    # fans out to every word), so the block is built with them.
+    butterfly = replace(engine.butterfly, ram_delays=False)
     return [("engine-butterfly", shown, towers * plan.butterflies,
-             lambda: Butterfly(engine.butterfly))]
+             lambda: Butterfly(butterfly))]
 
 
 def memory_bits(plan):
