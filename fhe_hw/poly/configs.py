@@ -129,7 +129,7 @@ PRODUCT_TABLE = [
     # the last NTT row's towers (4 of OpenFHE's 60-bit primes for the ring 2^16), one
     # butterfly per engine with that row's ModMuls (12 MULT18X18D each) and one lane, so
     # that the two 60-bit point-wise multipliers fit the MULT18X18D the engines leave; the
-    # butterflies' delay lines in LUT RAM (with registers it does not place: 96 % of the FF);
+    # butterflies' delay lines in LUT RAM (with registers it did not place: nearly every FF);
     # the point-wise multipliers' operands in the DSPs' input registers (without, the
     # critical path ran from the operand slice across the die into a DSP's input)
     Row("rns-poly-product", {"n": 4096, "limbs": 4, "prime_bits": 60, "prime_n": 65536,
