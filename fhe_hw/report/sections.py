@@ -42,6 +42,7 @@ from ..rns.configs import REPORT_ROWS as RNS_ROWS
 from ..rns.configs import ROUTED as RNS_ROUTED
 from ..rns.configs import TARGET as RNS_TARGET
 from ..tables import paper as P
+from ..tables.poly import modular_products as poly_products
 from ..tables.poly import timing as poly_timing
 from ..units import get_unit
 from .core import Part, Plot, Table, Unavailable, ratio, section
@@ -912,7 +913,7 @@ def _limit_engines():
                         p["n"] * rns_products(method, p["source_limbs"],
                                               p["target_limbs"]), one(row), "one operation"))
     for row, mm in zip(POLY_TABLE, POLY_MODMULS):
-        products = row.params["limbs"] * ntt_products(row.params["n"])
+        products = poly_products(row)
         latency, period = poly_timing(row)
         out += [(row, mm, products, latency, "one polynomial"),
                 (row, mm, products, period, "back to back")]

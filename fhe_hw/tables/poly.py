@@ -23,7 +23,8 @@ from .common import ecp5_facts, flow_cell, synth_rows
 from .large_int import estimate_note, sky130_cells
 from .pages import TableSpec
 
-__all__ = ["TABLE", "TABLES", "markdown", "row_key", "timing", "limit_fractions",
+__all__ = ["TABLE", "TABLES", "markdown", "row_key", "timing", "modular_products",
+           "limit_fractions",
            "estimate_markdown",
            "extend_markdown", "extend_row_key", "product_markdown"]
 
@@ -81,16 +82,22 @@ def _yes(value):
 LIMIT = ("fraction of the DSP limit", "fraction of the DSP limit back to back")
 
 
+def modular_products(row):
+    """Modular products of one polynomial through the ``rns-poly-ntt`` ``row``: L towers of
+    (n/2)·log2 n (:func:`fhe_hw.model.ntt.modular_products`)."""
+    return row.params["limbs"] * ntt_products(row.params["n"])
+
+
 def limit_fractions(row, result, modmul):
     """The fractions of the ECP5-85F's DSP-bound limit (:func:`~fhe_hw.flow.synth.dsp_limit`
     of ``modmul``, the routed result of the row's ModMul) that the ``rns-poly-ntt`` ``row``
     reaches at its routed ``result``'s Fmax, over one polynomial and over one of a stream
-    back to back: L·(n/2)·log2 n modular products (:func:`fhe_hw.model.ntt.modular_products`
-    per tower) per its cycles; None each without both results."""
+    back to back: :func:`modular_products` per its cycles; None each without both
+    results."""
     limit = dsp_limit(modmul)
     if limit is None or result is None:
         return None, None
-    products = row.params["limbs"] * ntt_products(row.params["n"])
+    products = modular_products(row)
     return tuple(product_rate(products, cycles, result.fmax_mhz) / limit
                  for cycles in timing(row))
 
