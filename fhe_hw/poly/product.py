@@ -109,6 +109,11 @@ class RNSPolyProductPlan(TowersPlan):
         None: its own default). As many as the product's adder levels plus two put its operands
         in the DSPs' input registers (six at 60 bits): the operands then reach the DSPs from
         the operand slices, across the die, in a cycle of their own.
+    distributed_queue : bool
+        The queue after the point-wise multipliers in LUT RAM
+        (:class:`~fhe_hw.lib.stream.CreditQueue`'s ``distributed``; default False: Yosys maps
+        a wide one to block RAM, whose read without its output register then starts the path
+        to the inverse unit's slice). Same cycles.
 
     Attributes
     ----------
@@ -142,6 +147,10 @@ class RNSPolyProductPlan(TowersPlan):
                                          "levels + 2 put its operands in the DSPs' input "
                                          "registers)", range=(0, MAX_STAGES),
                                          cli_default=None, kw_only=True)
+    # cli_default None, as extend_limbs.
+    distributed_queue: bool = param(False, help="the queue after the point-wise multipliers "
+                                    "in LUT RAM, not block RAM (true/false, default false)",
+                                    cli_default=None, kw_only=True)
     forward: RNSPolyNTTPlan = field(init=False, repr=False, compare=False)
     backward: RNSPolyNTTPlan = field(init=False, repr=False, compare=False)
     pointwise: DynamicModMulPlan = field(init=False, repr=False, compare=False)
@@ -307,7 +316,8 @@ class RNSPolyProduct(TowersComponent):
         # (credit_room counts a take a cycle late): pointwise_latency cycles, so as many
         # credits pass a beat per cycle.
         depth = plan.pointwise_latency
-        m.submodules.queue = queue = CreditQueue(self._layout, depth)
+        m.submodules.queue = queue = CreditQueue(self._layout, depth,
+                                                 distributed=plan.distributed_queue)
         join = Signal()
         room = credit_room(m, join, queue.o.valid & queue.o.ready, depth, "pointwise_credit")
         m.d.comb += [join.eq(a.valid & b.valid & room), a.ready.eq(join), b.ready.eq(join),
