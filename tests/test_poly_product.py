@@ -88,6 +88,22 @@ def test_plan_derives_both_transforms_and_the_pointwise_multipliers():
     assert plan.input_beats == plan.output_beats == 8 * 4096 // 2
 
 
+def test_distributed_queue_asks_for_luts_and_keeps_the_cycles():
+    """``distributed_queue`` marks the point-wise queue's storage for LUT RAM (the only
+    memory of this product the attribute is added to) and changes no cycle."""
+    from amaranth.back import rtlil
+
+    def lut_memories(unit):
+        return rtlil.convert(unit).count('attribute \\ram_style "distributed"')
+
+    kw = dict(limbs=2, b_evaluated=True)
+    plain, lut = RNSPolyProductPlan(16, **kw), RNSPolyProductPlan(16, distributed_queue=True, **kw)
+    assert lut_memories(RNSPolyProduct(lut)) == lut_memories(RNSPolyProduct(plain)) + 1
+    assert lut.cycles(3) == plain.cycles(3)
+    with pytest.raises(TypeError, match="distributed_queue"):
+        RNSPolyProductPlan(16, distributed_queue=1, **kw)
+
+
 # b in evaluation form with random valid/ready in the fast suite (whose chain's cycles the Icarus
 # test below checks, from reset); both operands in coefficient form, and skid slices with one
 # butterfly, in the slow suite.

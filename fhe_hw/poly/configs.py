@@ -38,8 +38,9 @@ rounds in the fabric (``fabric_rounds``), each tower's twiddle ROM two twiddles 
 lanes per beat, so that the point-wise multipliers fit the MULT18X18D the engines leave;
 and on the 60-bit towers of the last NTT row, with one butterfly per engine (that row's
 ModMuls) and one lane, for the same reason, the butterflies' delay lines in LUT RAM
-(``ram_delays``), so that its flip-flops fit, and the point-wise multipliers' operands in the
-DSPs' input registers (``pointwise_stages``).
+(``ram_delays``), so that its flip-flops fit, the point-wise multipliers' operands in the
+DSPs' input registers (``pointwise_stages``) and the queue after them in LUT RAM
+(``distributed_queue``).
 """
 
 from ..arith.pipeline import MULTIPLIER_FLAGS
@@ -131,11 +132,13 @@ PRODUCT_TABLE = [
     # that the two 60-bit point-wise multipliers fit the MULT18X18D the engines leave; the
     # butterflies' delay lines in LUT RAM (with registers it did not place: nearly every FF);
     # the point-wise multipliers' operands in the DSPs' input registers (without, the
-    # critical path ran from the operand slice across the die into a DSP's input)
+    # critical path ran from the operand slice across the die into a DSP's input); the queue
+    # after them in LUT RAM (in block RAM, its read was the critical path)
     Row("rns-poly-product", {"n": 4096, "limbs": 4, "prime_bits": 60, "prime_n": 65536,
                              "butterflies": 1, "lanes": 1, "b_evaluated": True, "skid": True,
                              "karatsuba": True, "tile_reg": True, "fabric_rounds": True,
-                             "ram_delays": True, "pointwise_stages": 6},
+                             "ram_delays": True, "pointwise_stages": 6,
+                             "distributed_queue": True},
         STREAMING_TARGET, {"placer": "static"}),
 ]
 
