@@ -24,9 +24,8 @@ from .large_int import estimate_note, sky130_cells
 from .pages import TableSpec
 
 __all__ = ["TABLE", "TABLES", "markdown", "row_key", "timing", "modular_products",
-           "limit_fractions",
-           "estimate_markdown",
-           "extend_markdown", "extend_row_key", "product_markdown"]
+           "limit_fractions", "estimate_markdown", "extend_markdown", "extend_row_key",
+           "product_markdown"]
 
 
 def timing(row):
@@ -111,11 +110,11 @@ def markdown(rows, results, per="polynomial", flags=(SIDE_BY_SIDE, ("Karatsuba",
     row's ModMul's result, for the columns of :func:`limit_fractions` (none without)."""
     cells = []
     reads = [READ_REGISTERS] if read_registers else []
-    for k, (row, r) in enumerate(zip(rows, results)):
+    limits = modmuls is not None
+    for row, r, modmul in zip(rows, results, modmuls if limits else [None] * len(rows)):
         one, period = timing(row)
-        fractions = [] if modmuls is None else [
-            f"{100 * f:.1f} %" if f is not None else None
-            for f in limit_fractions(row, r, modmuls[k])]
+        fractions = [f"{100 * f:.1f} %" if f is not None else None
+                     for f in limit_fractions(row, r, modmul)] if limits else []
         cells.append([row.params["n"], _towers(row), row.params["butterflies"],
                       *(_yes(row.params.get(name)) for _, name in flags),
                       *([_read_registers(row)] if read_registers else []), one, period,
@@ -124,7 +123,7 @@ def markdown(rows, results, per="polynomial", flags=(SIDE_BY_SIDE, ("Karatsuba",
     return markdown_table(["N", "towers", "P per engine", *(header for header, _ in flags),
                            *reads, "cycles()", f"cycles per {per} back to back", "LUT", "FF",
                            "DSP", "BRAM", "Fmax MHz", f"µs per {per}",
-                           f"µs per {per} back to back", *(LIMIT if modmuls else ()), "flow"],
+                           f"µs per {per} back to back", *(LIMIT if limits else ()), "flow"],
                           cells)
 
 
