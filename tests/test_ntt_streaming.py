@@ -280,6 +280,56 @@ def test_the_next_transform_starts_one_period_after_the_first(n, P, lanes, negac
     assert run.cycles == unit.plan.period() + unit.cycles()
 
 
+# --- ping-pong: two sets of banks -----------------------------------------------------------------
+
+@pytest.mark.parametrize("n, P, lanes, negacyclic, inverse, read_stages, write_stages", [
+    (16, 1, None, False, False, 3, 1), (32, 2, None, True, True, 3, 1),
+    (64, 2, 2, True, False, 0, 0), (64, 4, None, False, True, 4, 1),
+    (32, 2, 1, True, True, 2, 0)])
+def test_ping_pong_takes_one_compute_phase_per_transform(n, P, lanes, negacyclic, inverse,
+                                                         read_stages, write_stages):
+    """One transform takes cycles() as without ping-pong; three back to back each take one
+    compute phase more (period() = compute_cycles(), the load and unload hidden behind the
+    other set's compute phase), all equal to the model."""
+    kw = {"butterflies": P, "lanes": lanes, "negacyclic": negacyclic, "inverse": inverse,
+          "read_stages": read_stages, "write_stages": write_stages}
+    unit = StreamingNTT(n, "general32", ping_pong=True, **kw)
+    plain = StreamingNTTPlan(n, "general32", **kw)
+    assert unit.plan.period() == unit.plan.compute_cycles() == \
+        plain.period() - 2 * (n // unit.lanes)
+    assert unit.cycles() == plain.cycles()
+    x = random_poly(unit.modulus, n, "ping-pong")
+    got, run = transform(unit, x)
+    assert_equal(got, ntt_radix2(x, unit.params, inverse, negacyclic), "one transform")
+    assert run.cycles == unit.cycles()
+    unit = StreamingNTT(n, "general32", ping_pong=True, **kw)
+    xs = [random_poly(unit.modulus, n, "ping-pong", k) for k in range(3)]
+    run = transforms_back_to_back(unit, xs, inverse, negacyclic)
+    assert run.cycles == unit.cycles() + 2 * unit.plan.period()
+
+
+@pytest.mark.parametrize("n, P, lanes, inverse", [(32, 2, None, False), (16, 1, 1, True)])
+def test_ping_pong_streams_under_random_valid_and_ready(n, P, lanes, inverse):
+    """Four transforms under random valid and ready (the sets swap after a load or an unload
+    that waited, and with one set empty or one full) come out equal to the model."""
+    unit = StreamingNTT(n, "general32", butterflies=P, lanes=lanes, negacyclic=True,
+                        inverse=inverse, ping_pong=True)
+    xs = [random_poly(unit.modulus, n, "ping-pong-random", k) for k in range(4)]
+    transforms_back_to_back(unit, xs, inverse, True, valid_prob=0.3, ready_prob=0.4)
+
+
+def test_ping_pong_refuses_a_compute_phase_shorter_than_its_transfers():
+    """n = 64 with 32 butterflies and one lane: 128 cycles of load and unload against a
+    shorter compute phase, which the plan computes; refused before anything is built."""
+    plan = StreamingNTTPlan(64, "general32", butterflies=32, lanes=1)
+    assert plan.compute_cycles() < 128
+    with pytest.raises(ValueError, match=r"ping_pong needs the compute phase \(\d+ cycles\) "
+                       r"at least as long as a load and an unload \(2·n/lanes = 128\)"):
+        StreamingNTTPlan(64, "general32", butterflies=32, lanes=1, ping_pong=True)
+    with pytest.raises(TypeError, match="ping_pong"):
+        StreamingNTTPlan(64, "general32", ping_pong="yes")
+
+
 def test_default_write_depth_is_one():
     assert StreamingNTT(64).write_stages == 1
 
@@ -351,15 +401,17 @@ def test_back_to_back_transforms_stream_through():
 
 # Every read depth, both write depths and each direction in the fast suite; four more rows at 128
 # and 256 points in the slow suite.
-@pytest.mark.parametrize("n,P,inverse,negacyclic,read_stages,write_stages", [
-    (16, 1, False, False, 3, 1), (16, 4, True, True, 3, 1), (32, 1, True, True, 0, 0),
-    (64, 2, True, False, 3, 1), (64, 4, False, True, 2, 0), (128, 2, False, False, 1, 1),
-    (32, 4, True, True, 4, 1),
+@pytest.mark.parametrize("n,P,inverse,negacyclic,read_stages,write_stages,ping_pong", [
+    (16, 1, False, False, 3, 1, False), (16, 4, True, True, 3, 1, False),
+    (32, 1, True, True, 0, 0, False), (64, 2, True, False, 3, 1, False),
+    (64, 4, False, True, 2, 0, False), (128, 2, False, False, 1, 1, False),
+    (32, 4, True, True, 4, 1, False), (128, 2, True, True, 3, 1, True),
+    (64, 2, False, True, 0, 0, True),
     *(pytest.param(*row, marks=pytest.mark.slow) for row in (
-        (256, 8, True, True, 4, 1), (128, 4, True, True, 3, 1), (256, 8, False, True, 3, 1),
-        (256, 4, True, False, 3, 0)))])
+        (256, 8, True, True, 4, 1, False), (128, 4, True, True, 3, 1, False),
+        (256, 8, False, True, 3, 1, False), (256, 4, True, False, 3, 0, False)))])
 def test_no_bank_read_meets_a_write_of_its_address(n, P, inverse, negacyclic, read_stages,
-                                                   write_stages):
+                                                   write_stages, ping_pong):
     """A read of the word written in the same cycle is undefined on the DP16KD; the banks'
     ECP5 form reads the old word all the same (RegisteredRAM's bypass), and the engine does
     not even rely on it: over two back-to-back transforms under random valid and ready, every
@@ -367,7 +419,7 @@ def test_no_bank_read_meets_a_write_of_its_address(n, P, inverse, negacyclic, re
     ports are used. One-word banks (P = n/2) are flip-flops on the ECP5 too; there the last
     unload read and the next load's first write do meet."""
     unit = StreamingNTT(n, "solinas64", butterflies=P, inverse=inverse, negacyclic=negacyclic,
-                        read_stages=read_stages, write_stages=write_stages)
+                        read_stages=read_stages, write_stages=write_stages, ping_pong=ping_pong)
     hits, both = [], [0]
 
     async def monitor(ctx):
@@ -400,7 +452,8 @@ def test_no_bank_read_meets_a_write_of_its_address(n, P, inverse, negacyclic, re
                                      "negacyclic": True, "scaled": False},
                                     pytest.param({"n": 64, "butterflies": 4, "inverse": True,
                                                   "negacyclic": True}, marks=pytest.mark.slow),
-                                    {"n": 32, "butterflies": 2, "karatsuba": True}])
+                                    {"n": 32, "butterflies": 2, "karatsuba": True},
+                                    {"n": 32, "butterflies": 2, "ping_pong": True}])
 def test_ecp5_form_matches_the_model_from_reset_in_icarus(params, tmp_path):
     """The engine as the ECP5 flow elaborates it (DP16KD banks and ROMs with their output
     register, the ROMs' words in the DP16KDs' INITVALs, MULT18X18D tiles), with behavioural
@@ -417,8 +470,9 @@ def test_ecp5_form_matches_the_model_from_reset_in_icarus(params, tmp_path):
                             max_cycles=4 * unit.cycles())
     n, P = unit.n, unit.butterflies
     roms = -(-P // 2) * dp16kd_shape(64, n)[1]                     # the twiddle ROM's copies
+    sets = 2 if params.get("ping_pong") else 1
     assert (tmp_path / "unit.v").read_text().count("DP16KD #(") == \
-        2 * P * dp16kd_shape(64, n // (2 * P))[1] + roms
+        sets * 2 * P * dp16kd_shape(64, n // (2 * P))[1] + roms
     assert result.outputs["o"] == vectors.expected["o"]
 
 

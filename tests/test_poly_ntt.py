@@ -341,6 +341,32 @@ def test_spread_handshakes_transform_like_the_model_in_the_slices_cycles(tmp_pat
                                       "spread", tmp_path)
 
 
+@pytest.mark.parametrize("kw", [
+    {"limbs": 3, "butterflies": 2, "lanes": 2, "parallel_towers": True, "skid": True,
+     "spread_handshakes": True},
+    {"limbs": 2, "prime_bits": 60, "prime_n": 1 << 16, "butterflies": 1, "karatsuba": True,
+     "fabric_rounds": True, "parallel_towers": True}])
+def test_ping_pong_towers_take_one_compute_phase_per_polynomial(kw, tmp_path):
+    """Side by side with two sets of banks per engine: one polynomial in the cycles() of the
+    unit without them, each next one an engine's compute phase later (its loads and unloads
+    on the other set); the model's words back to back, under random valid and ready, and in
+    Icarus from reset with every register at x; twice the banks in the sky130 estimate."""
+    unit = RNSPolyNTT(16, ping_pong=True, **kw)
+    plain = RNSPolyNTTPlan(16, **kw)
+    engine = unit.plan.engines[0]
+    assert engine.ping_pong and unit.cycles() == plain.cycles()
+    assert unit.cycles(3) == unit.cycles() + 2 * engine.compute_cycles() < plain.cycles(3)
+    tower_bits = sum(q.bit_length() for q in unit.towers) * 16
+    assert memory_bits(unit.plan) == memory_bits(plain) + tower_bits
+    check_back_to_back_and_from_reset(lambda: RNSPolyNTT(16, ping_pong=True, **kw),
+                                      "ping-pong", tmp_path)
+
+
+def test_ping_pong_needs_towers_side_by_side():
+    with pytest.raises(ValueError, match="ping_pong needs parallel_towers"):
+        RNSPolyNTTPlan(16, limbs=2, ping_pong=True)
+
+
 @pytest.mark.parametrize("kw", [{"parallel_towers": True}, {"skid": True}])
 def test_spread_handshakes_need_towers_side_by_side_and_skid_slices(kw):
     with pytest.raises(ValueError, match="spread_handshakes needs parallel_towers and skid"):

@@ -24,8 +24,8 @@ from ..model.reduce import solinas_reduce
 from ..params import SOLINAS64, require_power_of_two
 
 __all__ = ["MIN_N", "MAX_N", "bank_of", "address_of", "stage_window", "crossbar_bank",
-           "crossbar_position", "twiddle_index", "schedule", "cycles", "period", "READ_STAGES",
-           "MAX_READ_STAGES", "WRITE_STAGES", "MAX_WRITE_STAGES", "FOUR_STEP_LANES",
+           "crossbar_position", "twiddle_index", "schedule", "cycles", "period", "compute_cycles",
+           "READ_STAGES", "MAX_READ_STAGES", "WRITE_STAGES", "MAX_WRITE_STAGES", "FOUR_STEP_LANES",
            "FOUR_STEP_PHASES", "four_step_fields", "four_step_bank", "four_step_schedule",
            "four_step_output_position", "run_four_step_schedule", "four_step_position",
            "four_step_unload_position", "four_step_twiddle", "four_step_cycles"]
@@ -147,16 +147,26 @@ def cycles(n, butterflies=1, *, lanes=None, butterfly_latency, read_stages=READ_
 
 
 def period(n, butterflies=1, *, lanes=None, butterfly_latency, read_stages=READ_STAGES,
-           write_stages=WRITE_STAGES):
+           write_stages=WRITE_STAGES, ping_pong=False):
     """Cycles from one transform's first input transfer to the next one's, back to back
     (always-valid input, always-ready output): 2·n/lanes (load and unload) +
-    log2(n)·(n/(2P) + butterfly_latency + 2 + D + W) (stages and their drains). The next load
-    starts once the last output read has been issued, so :func:`cycles` is this plus the read
-    path and the output FIFO."""
+    :func:`compute_cycles`. The next load starts once the last output read has been issued, so
+    :func:`cycles` is this plus the read path and the output FIFO. With ``ping_pong`` (two sets
+    of banks, the engine's ``ping_pong``) the load and unload overlap the compute phase of the
+    other set, and the period is :func:`compute_cycles` alone."""
     lanes = 2 * butterflies if lanes is None else lanes
+    compute = compute_cycles(n, butterflies, butterfly_latency=butterfly_latency,
+                             read_stages=read_stages, write_stages=write_stages)
+    return compute + (0 if ping_pong else 2 * (n // lanes))
+
+
+def compute_cycles(n, butterflies=1, *, butterfly_latency, read_stages=READ_STAGES,
+                   write_stages=WRITE_STAGES):
+    """Cycles of one transform's compute phase: log2(n)·(n/(2P) + butterfly_latency + 2 + D +
+    W), its stages and their drains (D = max(read_stages - 1, 0), W = write_stages)."""
     log_n = n.bit_length() - 1
     drain = butterfly_latency + 2 + max(read_stages - 1, 0) + write_stages
-    return 2 * (n // lanes) + log_n * (n // (2 * butterflies) + drain)
+    return log_n * (n // (2 * butterflies) + drain)
 
 
 # --- four-step engine: the plan ([Wang13] §IV-C, eqs 7–8, Figs 3–4)

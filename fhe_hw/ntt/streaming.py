@@ -140,6 +140,7 @@ from .schedule import (
     READ_STAGES,
     WRITE_STAGES,
     bank_of,
+    compute_cycles,
     crossbar_bank,
     crossbar_position,
     cycles,
@@ -229,6 +230,11 @@ class StreamingNTTPlan(StreamPlan):
         Each butterfly's delay line beside its multiplier in a memory, not registers (default
         False; see :class:`~fhe_hw.ntt.ButterflyPlan`); not for a scaled inverse, whose
         butterflies have the up-multiplier instead.
+    ping_pong : bool
+        Two sets of 2P banks (default False): while one set computes, the other unloads the
+        previous transform and loads the next, so that back to back a transform takes its
+        compute phase alone (:meth:`period`); one transform takes the same :meth:`cycles`.
+        Needs the compute phase at least as long as a load and an unload (2·n/lanes cycles).
     root : str or None
         The root-of-unity convention (:func:`fhe_hw.params.ntt_params`; default
         ``generator``), unless ``psi`` (negacyclic) or ``omega`` (cyclic) gives the root.
@@ -279,6 +285,10 @@ class StreamingNTTPlan(StreamPlan):
     tile_reg: bool = tile_reg_param()
     fabric_rounds: bool = fabric_rounds_param()
     ram_delays: bool = ram_delays_param()
+    # cli_default None: left out of a generated file's header unless given.
+    ping_pong: bool = param(False, help="two sets of banks: one computes while the other "
+                            "unloads the last transform and loads the next (true/false, default "
+                            "false; twice the banks)", cli_default=None, kw_only=True)
     root: str | None = root_param()
     psi: int | None = psi_param()
     omega: int | None = omega_param()
@@ -338,6 +348,10 @@ class StreamingNTTPlan(StreamPlan):
                                   ram_delays=self.ram_delays)
         self._set(modulus_resolved=mod, roots=roots, lanes_resolved=lanes, butterfly=butterfly,
                   butterfly_latency=butterfly.latency)
+        if self.ping_pong and 2 * (n // lanes) > self.compute_cycles():
+            raise ValueError(f"ping_pong needs the compute phase ({self.compute_cycles()} "
+                             f"cycles) at least as long as a load and an unload (2·n/lanes = "
+                             f"{2 * (n // lanes)}): more lanes")
 
     @property
     def input_beats(self):
@@ -355,10 +369,16 @@ class StreamingNTTPlan(StreamPlan):
 
     def period(self):
         """Cycles from one transform's first input to the next one's, back to back
-        (:func:`~fhe_hw.ntt.schedule.period`)."""
+        (:func:`~fhe_hw.ntt.schedule.period`; with ``ping_pong``, :meth:`compute_cycles`)."""
         return period(self.n, self.butterflies, lanes=self.lanes_resolved,
                       butterfly_latency=self.butterfly_latency, read_stages=self.read_stages,
-                      write_stages=self.write_stages)
+                      write_stages=self.write_stages, ping_pong=self.ping_pong)
+
+    def compute_cycles(self):
+        """Cycles of one transform's compute phase (:func:`~fhe_hw.ntt.schedule.compute_cycles`):
+        its stages and their drains."""
+        return compute_cycles(self.n, self.butterflies, butterfly_latency=self.butterfly_latency,
+                              read_stages=self.read_stages, write_stages=self.write_stages)
 
     def describe(self):
         """The root of unity of the transform."""
@@ -513,6 +533,77 @@ class _Control(Component):
         return m
 
 
+class _PingPongControl(Component):
+    """The control of :class:`StreamingNTT` with ``ping_pong``: two sets of banks, one with the
+    compute side (``cset``), the other with the input and output side; they change places
+    (``swap``) when the compute side is idle and the other side is between transfers.
+
+    The compute side runs log2 n stages of C = n/(2P) issue cycles and ``gap`` drain cycles
+    each (``computing``; ``stage``, ``cc``, ``cc1`` as in :class:`_Control`) and then holds
+    the result (``full``). The other side unloads a result (``unloading``) then loads the next
+    transform (``loading``) and holds it (``loaded``). They swap at the end of a cycle in which
+    the compute side finishes or is idle, the other side's set will be loaded or empty (no beat
+    of a load taken) and one of the two sets holds something: a loaded set starts computing, a
+    result starts unloading. So back to back, each swap comes as the last stage ends, with the
+    next transform loaded: one transform per compute phase, when it is at least as long as a
+    load and an unload.
+
+    Parameters: n, P (butterflies), lanes, log_n, gap. Attributes: ``C``, ``CL`` (n/lanes
+    beats), ``log_c``. Ports in: ``load_go``, ``unload_go``. Ports out: ``cset`` (the compute
+    side's set), ``computing``, ``loading``, ``unloading``, ``beat``, ``stage``, ``cc``,
+    ``cc1``, ``stage_ends``, ``issue``.
+    """
+
+    def __init__(self, n, P, lanes, log_n, *, gap):
+        self.C, self.CL, self.log_c = n // (2 * P), n // lanes, log_n - P.bit_length()
+        self._log_n, self._gap = log_n, gap
+        span = self.C + gap
+        super().__init__({"load_go": In(1), "unload_go": In(1),
+                          "cset": Out(1), "computing": Out(1), "loading": Out(1, init=1),
+                          "unloading": Out(1), "beat": Out(range(self.CL)),
+                          "stage": Out(range(log_n), init=log_n - 1), "cc": Out(range(span)),
+                          "cc1": Out(range(1, span + 1), init=1), "stage_ends": Out(1),
+                          "issue": Out(1)})
+
+    def elaborate(self, platform):
+        m = Module()
+        stage, cc, cc1, beat = self.stage, self.cc, self.cc1, self.beat
+        full, loaded = Signal(), Signal()
+        last_beat = beat == self.CL - 1
+        done = self.computing & self.stage_ends & (stage == self._log_n - 1)
+        full_next = full | done
+        loaded_next = loaded | (self.load_go & last_beat)
+        empty_next = (self.loading & (beat == 0) & ~self.load_go) | \
+            (self.unload_go & last_beat)
+        swap = Signal()
+        m.d.comb += [self.stage_ends.eq(cc == self.C + self._gap - 1),
+                     self.issue.eq(self.computing & (cc < self.C)),
+                     swap.eq((~self.computing | done) & (loaded_next | empty_next)
+                             & (full_next | loaded_next))]
+        with m.If(self.computing):
+            m.d.sync += [cc.eq(cc1), cc1.eq(cc1 + 1)]
+            with m.If(self.stage_ends):
+                m.d.sync += [cc.eq(0), cc1.eq(1)]
+                with m.If(stage == self._log_n - 1):
+                    m.d.sync += self.computing.eq(0)
+                with m.Else():
+                    m.d.sync += stage.eq(stage + 1)
+        with m.If(self.load_go | self.unload_go):
+            m.d.sync += beat.eq(Mux(last_beat, 0, beat + 1))
+        with m.If(swap):
+            m.d.sync += [self.cset.eq(~self.cset), self.computing.eq(loaded_next), full.eq(0),
+                         loaded.eq(0), self.unloading.eq(full_next), self.loading.eq(~full_next)]
+            with m.If(loaded_next):
+                m.d.sync += stage.eq(0)
+        with m.Else():
+            m.d.sync += [full.eq(full_next), loaded.eq(loaded_next)]
+            with m.If(self.load_go & last_beat):
+                m.d.sync += self.loading.eq(0)
+            with m.If(self.unload_go & last_beat):
+                m.d.sync += [self.unloading.eq(0), self.loading.eq(1)]
+        return m
+
+
 class StreamingNTT(FixedRun, Component):
     """Memory-based in-place radix-2 NTT with P butterflies per cycle ([Cao14] §3.2, [Wang13] §IV).
     The four-step engine for solinas64 is :class:`~fhe_hw.ntt.FourStepNTT`.
@@ -553,7 +644,7 @@ class StreamingNTT(FixedRun, Component):
         self._banks = [RegisteredRAM(mod.bits, n // (2 * butterflies),
                                      output_reg=_read_split(plan.read_stages)[1] >= 1,
                                      wide=plan.wide_banks)
-                       for _ in range(2 * butterflies)]
+                       for _ in range(2 * butterflies * (1 + plan.ping_pong))]
         layout = data.ArrayLayout(unsigned(mod.bits), lanes)
         ports = {"i": In(stream.Signature(layout)), "o": Out(stream.Signature(layout))}
         if plan.shared_twiddles:
@@ -643,15 +734,19 @@ class StreamingNTT(FixedRun, Component):
     def elaborate(self, platform):
         m = Module()
         banks, tw_ports = self._memories(m)
+        if self.plan.ping_pong:
+            self._ping_pong(m, banks, tw_ports)
+            return m
         d = _read_split(self._read_stages)[1]
         m.submodules.control = ctl = _Control(
             self._n, self._p, self._lanes, self._params.log_k,
             gap=self.butterfly_latency + 2 + d + self._write_stages)    # drain between stages
         xsw, usel, last = self._issue(m, ctl.stage, ctl.cc[:ctl.log_c], tw_ports)
-        rd_addr = self._read_address_registers(m, ctl)
+        rd_addr = self._read_address_registers(m, ctl, ctl.state != _COMPUTE)
         fold, beat_addr, load_go, unload_go, fifo = self._beats(m, ctl, banks, rd_addr, xsw,
                                                                 usel)
-        crossbar, outs = self._butterflies(m, banks, tw_ports, ctl.issue, last, xsw, usel)
+        crossbar, outs = self._butterflies(m, [bank.r_data for bank in banks], tw_ports,
+                                           ctl.issue, last, xsw, usel)
         last_beat, load_next, fold_next = self._next_beat(m, ctl, load_go, unload_go, fold)
         wen, waddr, wsw, wu = self._write_pipeline(m, ctl.issue, rd_addr, xsw, usel,
                                                    load_next, fold_next)
@@ -662,17 +757,74 @@ class StreamingNTT(FixedRun, Component):
                      ctl.last_beat.eq(last_beat)]
         return m
 
-    def _read_address_registers(self, m, ctl):
+    def _ping_pong(self, m, banks, tw_ports):
+        """``ping_pong``: the compute side (issue, read network, butterflies, write-back
+        network) on set ``cset`` of the two sets of 2P banks, and the loads and unloads on the
+        other set through networks of their own (:class:`_PingPongControl`): a beat of
+        ``lanes`` consecutive indices goes to and comes from banks lane ^ fold, one level of
+        pair swaps per bank bit. The compute side's read data and writes select their set with
+        ``cset`` delayed as the read and the write-back are; the unload's words leave through
+        the output FIFO 2 + ``read_stages`` cycles after their read, as without it."""
+        log_n, P, lanes = self._params.log_k, self._p, self._lanes
+        B, b, log_lanes = 2 * P, P.bit_length(), lanes.bit_length() - 1
+        a, d = _read_split(self._read_stages)
+        m.submodules.control = ctl = _PingPongControl(
+            self._n, P, lanes, log_n, gap=self.butterfly_latency + 2 + d + self._write_stages)
+        sets = [banks[:B], banks[B:]]
+        xsw, usel, last = self._issue(m, ctl.stage, ctl.cc[:ctl.log_c], tw_ports)
+        rd_addr = self._read_address_registers(m, ctl, ~ctl.computing)
+        beat_idx = Cat(Const(0, log_lanes), ctl.beat)          # index of lane 0
+        fold, beat_addr = _xorfold(beat_idx, log_n, b), beat_idx[b:]
+        load_go = Signal()
+        m.d.comb += [self.i.ready.eq(ctl.loading), load_go.eq(self.i.valid & ctl.loading)]
+        unload_go, fifo = output_fifo(m, self.o, self._mod.bits * lanes, 2 + self._read_stages,
+                                      ctl.unloading, self.plan.registered_valid)
+        for s, bank_set in enumerate(sets):
+            mine = ctl.cset == s
+            for k, bank in enumerate(bank_set):
+                m.d[_domain(a)] += [bank.r_addr.eq(Mux(mine, rd_addr[k], beat_addr)),
+                                    bank.r_en.eq(Mux(mine, ctl.issue, unload_go))]
+        # the set whose words a read brings: cset when the read was issued
+        rset = register_delay(m, ctl.cset, a + 1 + min(d, 1), "rset")
+        words = [Mux(rset, w1.r_data, w0.r_data) for w0, w1 in zip(*sets)]
+        crossbar, outs = self._butterflies(m, words, tw_ports, ctl.issue, last, xsw, usel)
+        wen, waddr, wsw, wu = self._write_pipeline(m, ctl.issue, rd_addr, xsw, usel, None, None)
+        wdata = _xor_swap(self._permuted(m, outs, wu), wsw)
+        wset = register_delay(m, ctl.cset, 2 + self._read_stages + self.butterfly_latency
+                              + self._write_stages, "wset")     # as wen (_write_pipeline)
+        lanes_in = [self.i.payload[j] if j < lanes else Const(0, self._mod.bits)
+                    for j in range(B)]
+        load_data = _xor_swap(lanes_in, fold)
+        for s, bank_set in enumerate(sets):
+            for k, bank in enumerate(bank_set):
+                lane = Const(k, b) ^ fold                   # the input lane for this bank
+                computed = Signal(name=f"computed{s}_{k}")
+                m.d.comb += computed.eq(wen & (wset == s))
+                m.d.comb += [bank.w_en.eq(computed | (load_go & (ctl.cset != s)
+                                                      & (lane[log_lanes:] == 0))),
+                             bank.w_addr.eq(Mux(computed, waddr[k], beat_addr)),
+                             bank.w_data.eq(Mux(computed, wdata[k], load_data[k]))]
+        # the unload: the other set's words, lane j from bank j ^ fold, registered
+        unload_words = [Mux(rset, w0.r_data, w1.r_data) for w0, w1 in zip(*sets)]
+        fold_r = register_delay(m, fold, a + 1 + min(d, 1), "unload_fold")
+        out = register_delay(m, _xor_swap(unload_words, fold_r)[:lanes], 1 + d - min(d, 1),
+                             "unload_lane")
+        m.d.comb += [fifo.w_en.eq(register_delay(m, unload_go, 2 + self._read_stages,
+                                                 "unload")),
+                     fifo.w_data.eq(Cat(*out))]
+        m.d.comb += [ctl.load_go.eq(load_go), ctl.unload_go.eq(unload_go)]
+
+    def _read_address_registers(self, m, ctl, idle):
         """The bank read addresses, registers beside the control, computed a cycle ahead:
         within a stage from cc1, and the first cycle of the next stage (of stage 0 outside the
-        compute phase) as constants per stage. Computed from cc in the same cycle, the address
-        decoding and the wire to the banks' address registers by the block RAMs were one path
-        (P = 4's critical path, 8.33 ns); computed from cc's next value, its increment and the
-        decoding were (P = 1, 7.50 ns)."""
+        compute phase, ``idle``) as constants per stage. Computed from cc in the same cycle, the
+        address decoding and the wire to the banks' address registers by the block RAMs were one
+        path (P = 4's critical path, 8.33 ns); computed from cc's next value, its increment and
+        the decoding were (P = 1, 7.50 ns)."""
         within = self._read_addresses(m, ctl.stage, ctl.cc1[:ctl.log_c], "within")
         first = self._read_addresses(m, ctl.stage, Const(0, ctl.log_c), "first", ahead=1)
         rd_addr = [Signal(range(ctl.C), name=f"rd_addr{k}") for k in range(2 * self._p)]
-        m.d.sync += [r.eq(Mux((ctl.state != _COMPUTE) | ctl.stage_ends, f, w))
+        m.d.sync += [r.eq(Mux(idle | ctl.stage_ends, f, w))
                      for r, f, w in zip(rd_addr, first, within)]
         return rd_addr
 
@@ -818,10 +970,10 @@ class StreamingNTT(FixedRun, Component):
                                                              f"tw_addr{q}"))
         return xsw, usel, last
 
-    def _butterflies(self, m, banks, tw_ports, issue, last, xsw, usel):
-        """Read stage: the bank outputs, the bank output registers (``read_stages`` >= 2), the
-        read network's pair swaps (after a fabric register with ``read_stages`` = 4), its middle
-        register (``read_stages`` >= 3), its position
+    def _butterflies(self, m, words, tw_ports, issue, last, xsw, usel):
+        """Read stage: the bank outputs (``words``), the bank output registers (``read_stages``
+        >= 2), the read network's pair swaps (after a fabric register with ``read_stages`` = 4),
+        its middle register (``read_stages`` >= 3), its position
         permutation and the crossbar register (the butterflies' registered operands), which
         holds the words of a read issued at cycle c at c + 2 + ``read_stages``; the twiddle
         ROM's words arrive with them (its address delayed in :meth:`_issue`, its output
@@ -829,8 +981,7 @@ class StreamingNTT(FixedRun, Component):
         position 2q + x; the butterfly outputs, in the same order)."""
         a, d = _read_split(self._read_stages)
         near = max(d - 2, 0)    # read_stages = 4: a fabric register right after each bank
-        words = [bank.r_data for bank in banks]     # the bank output registers are the RAMs'
-        words = register_delay(m, words, near, "bank_q")
+        words = register_delay(m, words, near, "bank_q")  # after the RAMs' output registers
         words = _xor_swap(words, register_delay(m, xsw, a + 1 + min(d, 1) + near, "xsw"))
         words = register_delay(m, words, min(d, 2) - min(d, 1), "swapped")
         pos = _permute(words, register_delay(m, usel, a + 1 + d, "usel"), crossbar_bank)
@@ -857,7 +1008,8 @@ class StreamingNTT(FixedRun, Component):
         """The write-back control: the issue, bank addresses and crossbar settings delayed to
         the butterfly outputs (issue -> read -> crossbar register -> butterfly). The last swap
         register is the write-back network's control: the fold of the next beat when the next
-        cycle loads (``load_next``), else the compute swap. Returns the delayed
+        cycle loads (``load_next``; None: loading does not use the network), else the compute
+        swap. Returns the delayed
         (wen, waddr, wsw, wu); the permutation ``wu`` is the butterflies' (it comes before the
         ``write_stages`` register), the others are the banks'."""
         depth_u = 2 + self._read_stages + self.butterfly_latency
@@ -866,7 +1018,7 @@ class StreamingNTT(FixedRun, Component):
         for d in range(depth_w):
             wen_r, wsw_r = Signal(name=f"wen_d{d}"), Signal(len(wsw), name=f"wsw_d{d}")
             nxt_a = [Signal(range(C), name=f"waddr{k}_d{d}") for k in range(B)]
-            if d == depth_w - 1:
+            if d == depth_w - 1 and load_next is not None:
                 wsw = Mux(load_next, fold_next, wsw)
             m.d.sync += [wen_r.eq(wen), wsw_r.eq(wsw)]
             m.d.sync += [a.eq(a0) for a, a0 in zip(nxt_a, waddr)]
@@ -886,10 +1038,7 @@ class StreamingNTT(FixedRun, Component):
         lanes, b = self._lanes, self._p.bit_length()
         log_lanes = lanes.bit_length() - 1
         lanes_in = self.i.payload
-        perm = _permute(outs, wu, crossbar_position)
-        if self._write_stages:
-            # Written before it is read: it reaches a bank only under wen, 0 from reset.
-            perm = register_delay(m, perm, 1, "permuted")
+        perm = self._permuted(m, outs, wu)
         perm = [Mux(loading, lanes_in[j], v) if j < lanes else v for j, v in enumerate(perm)]
         wdata = _xor_swap(perm, wsw)
         for k, bank in enumerate(banks):
@@ -900,6 +1049,15 @@ class StreamingNTT(FixedRun, Component):
             with m.Else():
                 m.d.comb += [bank.w_en.eq(load_go & (lane[log_lanes:] == 0)),
                              bank.w_addr.eq(beat_addr)]
+
+    def _permuted(self, m, outs, wu):
+        """The butterflies' results through the write-back permutation ``wu``, then the
+        ``write_stages`` register."""
+        perm = _permute(outs, wu, crossbar_position)
+        if self._write_stages:
+            # Written before it is read: it reaches a bank only under wen, 0 from reset.
+            perm = register_delay(m, perm, 1, "permuted")
+        return perm
 
     def _unload(self, m, unload_go, crossbar, fifo):
         """Unload: banks to lanes through the read crossbar (its register holds lane j at

@@ -73,18 +73,21 @@ def blocks(plan):
 
 
 def memory_bits(plan):
-    """The engines' banks and ROMs: per tower and engine n words of the banks, and a tower's
+    """The engines' banks and ROMs: per tower and engine n words of the banks (2n with
+    ``ping_pong``), and a tower's
     twiddle ROM of n words once per two of its read ports, as a dual-port block RAM holds it
     (an NTT's engine reads its own through P ports; a product's engines of a tower read one,
     each through P ports, or one with ``wide_twiddles``), each word the tower's prime's width;
     a conversion's banks of N words of its widest modulus."""
     if isinstance(plan, CRTBaseExtensionPlan):
         return plan.banks * plan.n * plan.width
-    engines, ports = 1, plan.butterflies
+    sets, ports = 1, plan.butterflies           # sets of n words of banks per tower
     if isinstance(plan, RNSPolyProductPlan):
-        engines = plan.forward_units + 1
-        ports = engines * (1 if plan.wide_twiddles else plan.butterflies)
-    words = plan.n * (engines + -(-ports // 2))
+        sets = plan.forward_units + 1
+        ports = sets * (1 if plan.wide_twiddles else plan.butterflies)
+    elif plan.ping_pong:
+        sets = 2
+    words = plan.n * (sets + -(-ports // 2))
     return sum(words * q.bit_length() for q in plan.towers)
 
 

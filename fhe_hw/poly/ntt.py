@@ -60,7 +60,9 @@ towers before it and engine j is free, and unloads after its own transform and t
 tower's unload. For equal towers that is ``(L - 1)·n/lanes + S`` for one polynomial, S the
 engine's :meth:`~fhe_hw.ntt.StreamingNTTPlan.cycles`, and one polynomial every
 ``max(L·n/lanes, T)`` after, T the engine's :meth:`~fhe_hw.ntt.StreamingNTTPlan.period`.
-Side by side the towers are one engine: one polynomial in S cycles, one every T after.
+Side by side the towers are one engine: one polynomial in S cycles, one every T after; with
+``ping_pong`` T is the engine's compute phase alone, its loads and unloads on the other set of
+banks.
 """
 
 from dataclasses import dataclass, field
@@ -290,8 +292,8 @@ class TowersPlan(TowerBeats, StreamPlan):
         """The :class:`~fhe_hw.ntt.StreamingNTTPlan` of each tower's engine, forward or
         ``inverse``: negacyclic, OpenFHE's root, one reducer for all (``auto``: the one
         :func:`~fhe_hw.arith.modmul.choose_reducer` picks for every prime, else Barrett);
-        ``extra``: the engine plans' ``scaled``, ``shared_twiddles`` and
-        ``registered_valid``."""
+        ``extra``: the engine plans' ``scaled``, ``shared_twiddles``, ``registered_valid`` and
+        ``ping_pong``."""
         reducer = self.reducer
         if reducer == "auto":
             kinds = {choose_reducer(q) for q in self.towers}
@@ -368,6 +370,11 @@ class RNSPolyNTTPlan(TowersPlan):
         register copy per engine, so the output's ``ready`` reaches that slice only, and the
         engines' output ``valid`` comes from a register (``registered_valid``). The cycles are
         the slices' (the gathering slice is the engines' output slice).
+    ping_pong : bool
+        With ``parallel_towers``: each engine with two sets of banks (default False; the
+        engines' ``ping_pong``), so that while one set computes, the other unloads the previous
+        polynomial and loads the next: back to back, a polynomial takes an engine's compute
+        phase, not its loads and unloads too; twice the banks.
 
     Attributes
     ----------
@@ -391,16 +398,23 @@ class RNSPolyNTTPlan(TowersPlan):
                                     "output gathers the engines, its ready a register per "
                                     "engine (true/false, default false)", cli_default=None,
                                     kw_only=True)
+    # cli_default None, as parallel_towers.
+    ping_pong: bool = param(False, help="with parallel_towers: two sets of banks per engine, "
+                            "one computes while the other unloads and loads (true/false, default "
+                            "false)", cli_default=None, kw_only=True)
     engines: tuple = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         super().__post_init__()
         if self.spread_handshakes and not (self.parallel_towers and self.skid):
             raise ValueError("spread_handshakes needs parallel_towers and skid")
+        if self.ping_pong and not self.parallel_towers:
+            raise ValueError("ping_pong needs parallel_towers (tower-major, a tower's load "
+                             "already overlaps the other towers' transforms)")
         engines = self.engine_plans(self.inverse, scaled=self.scaled,
                                     shared_twiddles=self.shared_twiddles,
                                     registered_valid=self.registered_valid
-                                    or self.spread_handshakes)
+                                    or self.spread_handshakes, ping_pong=self.ping_pong)
         if self.parallel_towers and len({(e.cycles(), e.period()) for e in engines}) > 1:
             raise ValueError(f"parallel_towers needs one timing for every tower's engine "
                              f"(their primes of one width), not the towers' "
