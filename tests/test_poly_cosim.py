@@ -44,7 +44,8 @@ def config_id(p):
     side = "-side-by-side" if p.get("parallel_towers") else ""
     wide = f"-P{p['butterflies']}" if p.get("wide_banks") or p.get("fabric_rounds") else ""
     spread = "-spread" if p.get("spread_handshakes") else ""
-    return f"n{p['n']}-{p['limbs']}x{p['prime_bits']}{side}{wide}{spread}"
+    pong = "-ping-pong" if p.get("ping_pong") else ""
+    return f"n{p['n']}-{p['limbs']}x{p['prime_bits']}{side}{wide}{spread}{pong}"
 
 
 CONFIGS = [pytest.param(p, id=config_id(p)) for p in [row.params for row in POLY_TABLE] + SMALL]

@@ -823,7 +823,7 @@ def _cpu_beside(ctx, t, findings, link, case, row):
     OpenFHE ``case`` (its label, its medians per thread count, those counts' names): one
     operation and, for the polynomial units, one of a stream back to back; with its towers
     (or a conversion's targets) side by side, or a polynomial unit's several butterflies per
-    engine, the label says so. ``link`` gains the NTT's host link time."""
+    engine or ping-pong banks, the label says so. ``link`` gains the NTT's host link time."""
     label, cpu, each = case
     side = (["towers side by side"] if row.params.get("parallel_towers") else
             ["targets side by side"] if row.params.get("parallel_targets") else [])
@@ -833,6 +833,8 @@ def _cpu_beside(ctx, t, findings, link, case, row):
         side.append("Post-Sum fused")
     if row.unit in ("rns-poly-ntt", "rns-poly-product") and row.params.get("butterflies", 1) > 1:
         side.append(f"{row.params['butterflies']} butterflies per engine")
+    if row.params.get("ping_pong"):
+        side.append("ping-pong banks")
 
     def named(*more):
         return label + (f" ({', '.join(side + list(more))})" if side or more else "")
