@@ -53,8 +53,10 @@ FABRIC_ROUNDS = ("Montgomery rounds in the fabric", "fabric_rounds")
 WIDE_BANKS = ("banks in PDPW16KD", "wide_banks")
 #: The NTT table's column of the streams' handshakes.
 SPREAD = ("handshakes spread", "spread_handshakes")
+#: The NTT table's column of the engines' second set of banks.
+PING_PONG = ("ping-pong banks", "ping_pong")
 #: The NTT table's yes/no columns that tell its rows apart.
-_NTT_FLAGS = (SIDE_BY_SIDE, TILE_REGISTERS, FABRIC_ROUNDS, WIDE_BANKS, SPREAD)
+_NTT_FLAGS = (SIDE_BY_SIDE, TILE_REGISTERS, FABRIC_ROUNDS, WIDE_BANKS, SPREAD, PING_PONG)
 #: The NTT table's column of the engines' read-path registers.
 READ_REGISTERS = "read registers"
 
@@ -103,7 +105,8 @@ def limit_fractions(row, result, modmul):
 
 def markdown(rows, results, per="polynomial", flags=(SIDE_BY_SIDE, ("Karatsuba", "karatsuba"),
                                                     TILE_REGISTERS, FABRIC_ROUNDS, WIDE_BANKS,
-                                                    SPREAD), read_registers=True, modmuls=None):
+                                                    SPREAD, PING_PONG), read_registers=True,
+             modmuls=None):
     """The block of ``rows`` (one ``per`` a unit's run) and their ``results``: resources,
     Fmax and times; ``flags``: (the header, the parameter) of each yes/no column;
     ``read_registers``: a column of the engines' read-path registers; ``modmuls``: each
