@@ -213,7 +213,7 @@ def estimate_markdown(estimates):
                                   " per conversion")
             continue
         config = f"N={row.params['n']}, {_towers(row)}, P={row.params['butterflies']}"
-        for header, name in (SIDE_BY_SIDE, TILE_REGISTERS):
+        for header, name in (SIDE_BY_SIDE, TILE_REGISTERS, PING_PONG):
             if row.params.get(name):
                 config += f", {header}"
         per = " per polynomial"
