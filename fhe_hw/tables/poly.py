@@ -216,10 +216,11 @@ def estimate_markdown(estimates):
         for header, name in (SIDE_BY_SIDE, TILE_REGISTERS, PING_PONG):
             if row.params.get(name):
                 config += f", {header}"
-        per = " per polynomial"
+        what = "polynomial"
         if row.unit == "rns-poly-product":
             evaluated = ", b evaluated" if row.params.get("b_evaluated") else ""
-            config, per = f"product{evaluated}: {config}", " per product"
+            config, what = f"product{evaluated}: {config}", "product"
+        per = f" per {what} ({timing(row)[1]} per {what} back to back)"
         cells += sky130_cells(config, e, "banks and ROMs (bits, estimated)", per)
     return markdown_table(["configuration", "block", "count", "area µm² each", "area mm²",
                            "Fmax MHz", "critical path"], cells) + estimate_note(
