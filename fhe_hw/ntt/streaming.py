@@ -763,8 +763,9 @@ class StreamingNTT(FixedRun, Component):
         other set through networks of their own (:class:`_PingPongControl`): a beat of
         ``lanes`` consecutive indices goes to and comes from banks lane ^ fold, one level of
         pair swaps per bank bit. The compute side's read data and writes select their set with
-        ``cset`` delayed as the read and the write-back are; the unload's words leave through
-        the output FIFO 2 + ``read_stages`` cycles after their read, as without it."""
+        ``cset`` delayed as the read and the write-back are; the unload's words, in a register
+        per bank after the banks, leave through the output FIFO 2 + ``read_stages`` cycles
+        after their read, as without it."""
         log_n, P, lanes = self._params.log_k, self._p, self._lanes
         B, b, log_lanes = 2 * P, P.bit_length(), lanes.bit_length() - 1
         a, d = _read_split(self._read_stages)
@@ -804,10 +805,12 @@ class StreamingNTT(FixedRun, Component):
                                                       & (lane[log_lanes:] == 0))),
                              bank.w_addr.eq(Mux(computed, waddr[k], beat_addr)),
                              bank.w_data.eq(Mux(computed, wdata[k], load_data[k]))]
-        # the unload: the other set's words, lane j from bank j ^ fold, registered
-        unload_words = [Mux(rset, w0.r_data, w1.r_data) for w0, w1 in zip(*sets)]
-        fold_r = register_delay(m, fold, a + 1 + min(d, 1), "unload_fold")
-        out = register_delay(m, _xor_swap(unload_words, fold_r)[:lanes], 1 + d - min(d, 1),
+        # the unload: the other set's words in a register per bank (beside the banks: the
+        # output FIFO may sit across the die), then lane j from bank j ^ fold, registered
+        unload_words = register_delay(m, [Mux(rset, w0.r_data, w1.r_data)
+                                          for w0, w1 in zip(*sets)], 1, "unload_word")
+        fold_r = register_delay(m, fold, a + 2 + min(d, 1), "unload_fold")
+        out = register_delay(m, _xor_swap(unload_words, fold_r)[:lanes], d - min(d, 1),
                              "unload_lane")
         m.d.comb += [fifo.w_en.eq(register_delay(m, unload_go, 2 + self._read_stages,
                                                  "unload")),
