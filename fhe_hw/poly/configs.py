@@ -13,7 +13,7 @@ control. The 4-tower row side by side takes a fabric register after each DSP til
 into its adder's carry chain (tower-major, the same registers moved the critical path to the input's
 load control, which routed slower). All are placed by nextpnr's electrostatic placer: with HeAP the
 first two routed slower (the 8-tower engines' input control and a 4-tower reducer's MULT18X18D and
-carry chain spread across the die). The last row has the 8 towers side by side with four
+carry chain spread across the die). The fifth row has the 8 towers side by side with four
 butterflies per engine: its ModMuls' Montgomery rounds in the fabric (``fabric_rounds``: 4
 MULT18X18D each, not 6) and each bank in one PDPW16KD (``wide_banks``: not two DP16KDs) make
 room for them; a fabric register after each bank (``read_stages`` = 4) and the streams'
@@ -38,7 +38,7 @@ crosses the die twice in a cycle; and again with two butterflies per engine, its
 rounds in the fabric (``fabric_rounds``), each tower's twiddle ROM two twiddles to a word
 (``wide_twiddles``: one block-RAM copy per tower, read through one port per engine) and two
 lanes per beat, so that the point-wise multipliers fit the MULT18X18D the engines leave;
-and on the 60-bit towers of the last NTT row, with one butterfly per engine (that row's
+and on the 60-bit towers of the sixth NTT row, with one butterfly per engine (that row's
 ModMuls) and one lane, for the same reason, the butterflies' delay lines in LUT RAM
 (``ram_delays``), so that its flip-flops fit, the point-wise multipliers' operands in the
 DSPs' input registers (``pointwise_stages``) and the queue after them in LUT RAM
@@ -136,7 +136,7 @@ PRODUCT_TABLE = [
                              "butterflies": 2, "lanes": 2, "b_evaluated": True, "skid": True,
                              "fabric_rounds": True, "wide_twiddles": True},
         STREAMING_TARGET, {"placer": "static"}),
-    # the last NTT row's towers (4 of OpenFHE's 60-bit primes for the ring 2^16), one
+    # the sixth NTT row's towers (4 of OpenFHE's 60-bit primes for the ring 2^16), one
     # butterfly per engine with that row's ModMuls (12 MULT18X18D each) and one lane, so
     # that the two 60-bit point-wise multipliers fit the MULT18X18D the engines leave; the
     # butterflies' delay lines in LUT RAM (with registers it did not place: nearly every FF);
