@@ -569,32 +569,36 @@ class _PingPongControl(Component):
         m = Module()
         stage, cc, cc1, beat = self.stage, self.cc, self.cc1, self.beat
         full, loaded = Signal(), Signal()
-        last_beat = beat == self.CL - 1
-        done = self.computing & self.stage_ends & (stage == self._log_n - 1)
+        # Registers that hold the comparisons the swap needs (beat == CL - 1, beat == 0,
+        # stage == log2 n - 1; stage_ends is one too): with them computed in the swap's cycle
+        # its cone was seven LUTs deep, the engine's critical path on the ECP5-85F.
+        last_beat, first_beat = Signal(init=self.CL == 1), Signal(init=1)
+        last_stage = Signal(init=1)
+        done = self.computing & self.stage_ends & last_stage
         full_next = full | done
         loaded_next = loaded | (self.load_go & last_beat)
-        empty_next = (self.loading & (beat == 0) & ~self.load_go) | \
-            (self.unload_go & last_beat)
+        empty_next = (self.loading & first_beat & ~self.load_go) | (self.unload_go & last_beat)
         swap = Signal()
-        m.d.comb += [self.stage_ends.eq(cc == self.C + self._gap - 1),
-                     self.issue.eq(self.computing & (cc < self.C)),
+        m.d.comb += [self.issue.eq(self.computing & (cc < self.C)),
                      swap.eq((~self.computing | done) & (loaded_next | empty_next)
                              & (full_next | loaded_next))]
         with m.If(self.computing):
-            m.d.sync += [cc.eq(cc1), cc1.eq(cc1 + 1)]
+            m.d.sync += [cc.eq(cc1), cc1.eq(cc1 + 1),
+                         self.stage_ends.eq(cc1 == self.C + self._gap - 1)]
             with m.If(self.stage_ends):
-                m.d.sync += [cc.eq(0), cc1.eq(1)]
-                with m.If(stage == self._log_n - 1):
+                m.d.sync += [cc.eq(0), cc1.eq(1), self.stage_ends.eq(0)]
+                with m.If(last_stage):
                     m.d.sync += self.computing.eq(0)
                 with m.Else():
-                    m.d.sync += stage.eq(stage + 1)
+                    m.d.sync += [stage.eq(stage + 1), last_stage.eq(stage == self._log_n - 2)]
         with m.If(self.load_go | self.unload_go):
-            m.d.sync += beat.eq(Mux(last_beat, 0, beat + 1))
+            m.d.sync += [beat.eq(Mux(last_beat, 0, beat + 1)), first_beat.eq(last_beat),
+                         last_beat.eq(beat == (self.CL - 2) % self.CL)]
         with m.If(swap):
             m.d.sync += [self.cset.eq(~self.cset), self.computing.eq(loaded_next), full.eq(0),
                          loaded.eq(0), self.unloading.eq(full_next), self.loading.eq(~full_next)]
             with m.If(loaded_next):
-                m.d.sync += stage.eq(0)
+                m.d.sync += [stage.eq(0), last_stage.eq(0)]
         with m.Else():
             m.d.sync += [full.eq(full_next), loaded.eq(loaded_next)]
             with m.If(self.load_go & last_beat):
