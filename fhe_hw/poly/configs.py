@@ -25,7 +25,8 @@ side by side with two butterflies per engine: with those primes (≡ 1 mod 2^17)
 are Montgomery's, their rounds in the fabric and their products Karatsuba's, 12 MULT18X18D
 each where Barrett's take 26, with tile registers, the handshakes spread and the floorplan;
 the last row is that one with two sets of banks per engine (``ping_pong``), so that back to back
-its engines unload and load on one set while they compute on the other.
+its engines unload and load on one set while they compute on the other, and a fabric register
+after each bank (``read_stages`` = 4).
 :data:`POLY_MODMULS` is each row's ModMul, whose DSP count and
 Fmax set the device's limit in the report. :data:`EXTEND_TABLE` is the documented ECP5-85F table of
 the exact base extension (``fhe-hw table rns-poly-extend``): Q → Q ∪ B on the 8-tower row's towers,
@@ -98,11 +99,13 @@ POLY_TABLE = [
                          "spread_handshakes": True},
         STREAMING_TARGET, {"placer": "static", "floorplan": "towers"}),
     # the row before, each engine with two sets of banks (ping_pong): one computes while the
-    # other unloads the last polynomial and loads the next
+    # other unloads the last polynomial and loads the next; a fabric register after each bank
+    # (read_stages=4: with twice the banks, a bank's read crossed the die into the read
+    # network)
     Row("rns-poly-ntt", {"n": 4096, "limbs": 4, "prime_bits": 60, "prime_n": 65536,
                          "butterflies": 2, "karatsuba": True, "tile_reg": True,
                          "fabric_rounds": True, "parallel_towers": True, "skid": True,
-                         "spread_handshakes": True, "ping_pong": True},
+                         "spread_handshakes": True, "ping_pong": True, "read_stages": 4},
         STREAMING_TARGET, {"placer": "static", "floorplan": "towers"}),
 ]
 
