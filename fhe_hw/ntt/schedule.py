@@ -131,7 +131,7 @@ def schedule(n, butterflies, inverse=False):
 
 
 def cycles(n, butterflies=1, *, lanes=None, butterfly_latency, read_stages=READ_STAGES,
-           write_stages=WRITE_STAGES):
+           write_stages=WRITE_STAGES, ping_pong=False):
     """Exact cycles from the first input transfer to the last output transfer of one transform
     with always-valid input and always-ready output: 2·n/lanes (load and unload) +
     log2(n)·(n/(2P) + butterfly_latency + 2 + D + W) (stages and their pipeline drains) +
@@ -141,9 +141,11 @@ def cycles(n, butterflies=1, *, lanes=None, butterfly_latency, read_stages=READ_
     reads and write-backs alike and so adds no drain, the others (D = read_stages - 1 of them)
     sit after the banks and lengthen every stage's drain; the W = ``write_stages`` registers
     (:data:`WRITE_STAGES` by default) on the write-back path lengthen every stage's drain
-    too."""
+    too. With ``ping_pong`` (two sets of banks, the engine's ``ping_pong``) one cycle more: a
+    set's load ends a cycle before it may start computing."""
     return period(n, butterflies, lanes=lanes, butterfly_latency=butterfly_latency,
-                  read_stages=read_stages, write_stages=write_stages) + 3 + read_stages
+                  read_stages=read_stages, write_stages=write_stages) + 3 + read_stages + \
+        ping_pong
 
 
 def period(n, butterflies=1, *, lanes=None, butterfly_latency, read_stages=READ_STAGES,

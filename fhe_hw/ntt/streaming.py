@@ -233,7 +233,8 @@ class StreamingNTTPlan(StreamPlan):
     ping_pong : bool
         Two sets of 2P banks (default False): while one set computes, the other unloads the
         previous transform and loads the next, so that back to back a transform takes its
-        compute phase alone (:meth:`period`); one transform takes the same :meth:`cycles`.
+        compute phase alone (:meth:`period`); one transform takes one cycle more
+        (:meth:`cycles`: a set's load ends a cycle before it may start computing).
         Needs the compute phase at least as long as a load and an unload (2·n/lanes cycles).
     root : str or None
         The root-of-unity convention (:func:`fhe_hw.params.ntt_params`; default
@@ -362,10 +363,10 @@ class StreamingNTTPlan(StreamPlan):
 
     def cycles(self):
         """Exact cycles of one transform, first input to last output
-        (:func:`~fhe_hw.ntt.schedule.cycles`)."""
+        (:func:`~fhe_hw.ntt.schedule.cycles`; one more with ``ping_pong``)."""
         return cycles(self.n, self.butterflies, lanes=self.lanes_resolved,
                       butterfly_latency=self.butterfly_latency, read_stages=self.read_stages,
-                      write_stages=self.write_stages)
+                      write_stages=self.write_stages, ping_pong=self.ping_pong)
 
     def period(self):
         """Cycles from one transform's first input to the next one's, back to back
@@ -541,24 +542,25 @@ class _PingPongControl(Component):
     The compute side runs log2 n stages of C = n/(2P) issue cycles and ``gap`` drain cycles
     each (``computing``; ``stage``, ``cc``, ``cc1`` as in :class:`_Control`) and then holds
     the result (``full``). The other side unloads a result (``unloading``) then loads the next
-    transform (``loading``) and holds it (``loaded``). They swap at the end of a cycle in which
-    the compute side finishes or is idle, the other side's set will be loaded or empty (no beat
-    of a load taken) and one of the two sets holds something: a loaded set starts computing, a
-    result starts unloading. So back to back, each swap comes as the last stage ends, with the
-    next transform loaded: one transform per compute phase, when it is at least as long as a
-    load and an unload.
+    transform (``loading``) and holds it (``loaded``, a cycle after its last beat). They swap
+    at the end of a cycle in which the compute side finishes or is idle and the other side's
+    set is loaded, or holds no beat of a load while a result waits (the input is then not
+    ready, ``load_ready``): a loaded set starts computing, a result starts unloading. So back to
+    back each swap comes as the last stage ends, with the next transform loaded: one transform
+    per compute phase, when it is at least as long as a load and an unload; the first
+    transform starts computing a cycle after its load.
 
     Parameters: n, P (butterflies), lanes, log_n, gap. Attributes: ``C``, ``CL`` (n/lanes
-    beats), ``log_c``. Ports in: ``load_go``, ``unload_go``. Ports out: ``cset`` (the compute
-    side's set), ``computing``, ``loading``, ``unloading``, ``beat``, ``stage``, ``cc``,
-    ``cc1``, ``stage_ends``, ``issue``.
+    beats), ``log_c``. Ports in: ``load_go``, ``unload_go``. Ports out: ``load_ready`` (the
+    input may give a beat), ``cset`` (the compute side's set), ``computing``, ``loading``,
+    ``unloading``, ``beat``, ``stage``, ``cc``, ``cc1``, ``stage_ends``, ``issue``.
     """
 
     def __init__(self, n, P, lanes, log_n, *, gap):
         self.C, self.CL, self.log_c = n // (2 * P), n // lanes, log_n - P.bit_length()
         self._log_n, self._gap = log_n, gap
         span = self.C + gap
-        super().__init__({"load_go": In(1), "unload_go": In(1),
+        super().__init__({"load_go": In(1), "unload_go": In(1), "load_ready": Out(1),
                           "cset": Out(1), "computing": Out(1), "loading": Out(1, init=1),
                           "unloading": Out(1), "beat": Out(range(self.CL)),
                           "stage": Out(range(log_n), init=log_n - 1), "cc": Out(range(span)),
@@ -570,18 +572,20 @@ class _PingPongControl(Component):
         stage, cc, cc1, beat = self.stage, self.cc, self.cc1, self.beat
         full, loaded = Signal(), Signal()
         # Registers that hold the comparisons the swap needs (beat == CL - 1, beat == 0,
-        # stage == log2 n - 1; stage_ends is one too): with them computed in the swap's cycle
-        # its cone was seven LUTs deep, the engine's critical path on the ECP5-85F.
+        # stage == log2 n - 1; stage_ends is one too), and no handshake in its cone: with them
+        # computed in the swap's cycle, and the input's valid in it, its cone was seven LUTs
+        # deep after a wire from the input's slice, the engine's critical path on the
+        # ECP5-85F. So a set whose load has just ended swaps a cycle later, and the input
+        # waits while a result does and no beat of a load has come.
         last_beat, first_beat = Signal(init=self.CL == 1), Signal(init=1)
         last_stage = Signal(init=1)
         done = self.computing & self.stage_ends & last_stage
-        full_next = full | done
-        loaded_next = loaded | (self.load_go & last_beat)
-        empty_next = (self.loading & first_beat & ~self.load_go) | (self.unload_go & last_beat)
+        hold = first_beat & (full | done)
         swap = Signal()
         m.d.comb += [self.issue.eq(self.computing & (cc < self.C)),
-                     swap.eq((~self.computing | done) & (loaded_next | empty_next)
-                             & (full_next | loaded_next))]
+                     self.load_ready.eq(self.loading & ~hold),
+                     swap.eq((~self.computing | done) & (loaded | (self.loading & hold))
+                             & (full | done | loaded))]
         with m.If(self.computing):
             m.d.sync += [cc.eq(cc1), cc1.eq(cc1 + 1),
                          self.stage_ends.eq(cc1 == self.C + self._gap - 1)]
@@ -595,14 +599,15 @@ class _PingPongControl(Component):
             m.d.sync += [beat.eq(Mux(last_beat, 0, beat + 1)), first_beat.eq(last_beat),
                          last_beat.eq(beat == (self.CL - 2) % self.CL)]
         with m.If(swap):
-            m.d.sync += [self.cset.eq(~self.cset), self.computing.eq(loaded_next), full.eq(0),
-                         loaded.eq(0), self.unloading.eq(full_next), self.loading.eq(~full_next)]
-            with m.If(loaded_next):
+            m.d.sync += [self.cset.eq(~self.cset), self.computing.eq(loaded), full.eq(0),
+                         loaded.eq(0), self.unloading.eq(full | done),
+                         self.loading.eq(~(full | done))]
+            with m.If(loaded):
                 m.d.sync += [stage.eq(0), last_stage.eq(0)]
         with m.Else():
-            m.d.sync += [full.eq(full_next), loaded.eq(loaded_next)]
+            m.d.sync += full.eq(full | done)
             with m.If(self.load_go & last_beat):
-                m.d.sync += self.loading.eq(0)
+                m.d.sync += [self.loading.eq(0), loaded.eq(1)]
             with m.If(self.unload_go & last_beat):
                 m.d.sync += [self.unloading.eq(0), self.loading.eq(1)]
         return m
@@ -781,7 +786,7 @@ class StreamingNTT(FixedRun, Component):
         beat_idx = Cat(Const(0, log_lanes), ctl.beat)          # index of lane 0
         fold, beat_addr = _xorfold(beat_idx, log_n, b), beat_idx[b:]
         load_go = Signal()
-        m.d.comb += [self.i.ready.eq(ctl.loading), load_go.eq(self.i.valid & ctl.loading)]
+        m.d.comb += [self.i.ready.eq(ctl.load_ready), load_go.eq(self.i.valid & ctl.load_ready)]
         unload_go, fifo = output_fifo(m, self.o, self._mod.bits * lanes, 2 + self._read_stages,
                                       ctl.unloading, self.plan.registered_valid)
         for s, bank_set in enumerate(sets):
