@@ -802,22 +802,17 @@ class StreamingNTT(FixedRun, Component):
         wdata = _xor_swap(self._permuted(m, outs, wu), wsw)
         wset = register_delay(m, ctl.cset, 2 + self._read_stages + self.butterfly_latency
                               + self._write_stages, "wset")     # as wen (_write_pipeline)
-        # the load: a beat, its fold, address and set in registers, then lane j to bank
-        # j ^ fold a cycle later (from the control, the fold's wire to the banks' write
-        # registers crossed the die; a set starts computing two cycles after its last beat)
-        ld_go, ld_fold, ld_addr, ld_set = register_delay(m, [load_go, fold, beat_addr, ctl.cset],
-                                                         1, "load")
-        ld_lanes = register_delay(m, [self.i.payload[j] for j in range(lanes)], 1, "load_lane")
-        load_data = _xor_swap([*ld_lanes, *(Const(0, self._mod.bits) for _ in range(B - lanes))],
-                              ld_fold)
+        lanes_in = [self.i.payload[j] if j < lanes else Const(0, self._mod.bits)
+                    for j in range(B)]
+        load_data = _xor_swap(lanes_in, fold)
         for s, bank_set in enumerate(sets):
             for k, bank in enumerate(bank_set):
-                lane = Const(k, b) ^ ld_fold                # the input lane for this bank
+                lane = Const(k, b) ^ fold                   # the input lane for this bank
                 computed = Signal(name=f"computed{s}_{k}")
                 m.d.comb += computed.eq(wen & (wset == s))
-                m.d.comb += [bank.w_en.eq(computed | (ld_go & (ld_set != s)
+                m.d.comb += [bank.w_en.eq(computed | (load_go & (ctl.cset != s)
                                                       & (lane[log_lanes:] == 0))),
-                             bank.w_addr.eq(Mux(computed, waddr[k], ld_addr)),
+                             bank.w_addr.eq(Mux(computed, waddr[k], beat_addr)),
                              bank.w_data.eq(Mux(computed, wdata[k], load_data[k]))]
         # the unload: the other set's words in a register per bank (beside the banks: the
         # output FIFO may sit across the die), then lane j from bank j ^ fold, registered
