@@ -746,10 +746,8 @@ class StreamingNTT(FixedRun, Component):
         if self.plan.ping_pong:
             self._ping_pong(m, banks, tw_ports)
             return m
-        d = _read_split(self._read_stages)[1]
-        m.submodules.control = ctl = _Control(
-            self._n, self._p, self._lanes, self._params.log_k,
-            gap=self.butterfly_latency + 2 + d + self._write_stages)    # drain between stages
+        m.submodules.control = ctl = _Control(self._n, self._p, self._lanes,
+                                              self._params.log_k, gap=self._drain)
         xsw, usel, last = self._issue(m, ctl.stage, ctl.cc[:ctl.log_c], tw_ports)
         rd_addr = self._read_address_registers(m, ctl, ctl.state != _COMPUTE)
         fold, beat_addr, load_go, unload_go, fifo = self._beats(m, ctl, banks, rd_addr, xsw,
@@ -778,13 +776,11 @@ class StreamingNTT(FixedRun, Component):
         log_n, P, lanes = self._params.log_k, self._p, self._lanes
         B, b, log_lanes = 2 * P, P.bit_length(), lanes.bit_length() - 1
         a, d = _read_split(self._read_stages)
-        m.submodules.control = ctl = _PingPongControl(
-            self._n, P, lanes, log_n, gap=self.butterfly_latency + 2 + d + self._write_stages)
+        m.submodules.control = ctl = _PingPongControl(self._n, P, lanes, log_n, gap=self._drain)
         sets = [banks[:B], banks[B:]]
         xsw, usel, last = self._issue(m, ctl.stage, ctl.cc[:ctl.log_c], tw_ports)
         rd_addr = self._read_address_registers(m, ctl, ~ctl.computing)
-        beat_idx = Cat(Const(0, log_lanes), ctl.beat)          # index of lane 0
-        fold, beat_addr = _xorfold(beat_idx, log_n, b), beat_idx[b:]
+        fold, beat_addr = self._beat_bank(ctl.beat)
         load_go = Signal()
         m.d.comb += [self.i.ready.eq(ctl.load_ready), load_go.eq(self.i.valid & ctl.load_ready)]
         unload_go, fifo = output_fifo(m, self.o, self._mod.bits * lanes, 2 + self._read_stages,
@@ -800,8 +796,7 @@ class StreamingNTT(FixedRun, Component):
         crossbar, outs = self._butterflies(m, words, tw_ports, ctl.issue, last, xsw, usel)
         wen, waddr, wsw, wu = self._write_pipeline(m, ctl.issue, rd_addr, xsw, usel, None, None)
         wdata = _xor_swap(self._permuted(m, outs, wu), wsw)
-        wset = register_delay(m, ctl.cset, 2 + self._read_stages + self.butterfly_latency
-                              + self._write_stages, "wset")     # as wen (_write_pipeline)
+        wset = register_delay(m, ctl.cset, self._write_depth, "wset")   # as wen
         lanes_in = [self.i.payload[j] if j < lanes else Const(0, self._mod.bits)
                     for j in range(B)]
         load_data = _xor_swap(lanes_in, fold)
@@ -826,6 +821,26 @@ class StreamingNTT(FixedRun, Component):
                      fifo.w_data.eq(Cat(*out))]
         m.d.comb += [ctl.load_go.eq(load_go), ctl.unload_go.eq(unload_go)]
 
+    @property
+    def _drain(self):
+        """The idle cycles after each stage's issue (the ``gap`` of the controls): the
+        butterflies, the read path after the banks and the write-back register."""
+        return self.butterfly_latency + 2 + _read_split(self._read_stages)[1] + \
+            self._write_stages
+
+    @property
+    def _write_depth(self):
+        """Cycles from a butterfly's issue to its write-back reaching the banks' write ports
+        (:meth:`_write_pipeline`)."""
+        return 2 + self._read_stages + self.butterfly_latency + self._write_stages
+
+    def _beat_bank(self, beat):
+        """(the fold, the bank address) of ``beat``, a beat of ``lanes`` consecutive indices:
+        lane j is in bank j ^ fold at that address."""
+        b, log_lanes = self._p.bit_length(), self._lanes.bit_length() - 1
+        beat_idx = Cat(Const(0, log_lanes), beat)          # index of lane 0
+        return _xorfold(beat_idx, self._params.log_k, b), beat_idx[b:]
+
     def _read_address_registers(self, m, ctl, idle):
         """The bank read addresses, registers beside the control, computed a cycle ahead:
         within a stage from cc1, and the first cycle of the next stage (of stage 0 outside the
@@ -845,11 +860,7 @@ class StreamingNTT(FixedRun, Component):
         handshake, the unload's output FIFO and credits, and the banks' read ports (compute
         reads or unload beats). Returns (the beat's fold, its bank address, load_go,
         unload_go, the FIFO)."""
-        log_n, b = self._params.log_k, self._p.bit_length()
-        log_lanes = self._lanes.bit_length() - 1
-        beat_idx = Cat(Const(0, log_lanes), ctl.beat)          # index of lane 0
-        fold = _xorfold(beat_idx, log_n, b)
-        beat_addr = beat_idx[b:]
+        fold, beat_addr = self._beat_bank(ctl.beat)
         with m.If(ctl.unloading):
             # Unloading reuses the read crossbar: position j holds lane j, from bank j ^ fold.
             m.d.comb += [xsw.eq(fold), usel.eq(1)]
@@ -1024,8 +1035,8 @@ class StreamingNTT(FixedRun, Component):
         swap. Returns the delayed
         (wen, waddr, wsw, wu); the permutation ``wu`` is the butterflies' (it comes before the
         ``write_stages`` register), the others are the banks'."""
-        depth_u = 2 + self._read_stages + self.butterfly_latency
-        depth_w = depth_u + self._write_stages
+        depth_w = self._write_depth
+        depth_u = depth_w - self._write_stages
         B, C = 2 * self._p, self._n // (2 * self._p)
         for d in range(depth_w):
             wen_r, wsw_r = Signal(name=f"wen_d{d}"), Signal(len(wsw), name=f"wsw_d{d}")
