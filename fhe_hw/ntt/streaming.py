@@ -780,11 +780,18 @@ class StreamingNTT(FixedRun, Component):
         sets = [banks[:B], banks[B:]]
         xsw, usel, last = self._issue(m, ctl.stage, ctl.cc[:ctl.log_c], tw_ports)
         rd_addr = self._read_address_registers(m, ctl, ~ctl.computing)
-        fold, beat_addr = self._beat_bank(ctl.beat)
         load_go = Signal()
         m.d.comb += [self.i.ready.eq(ctl.load_ready), load_go.eq(self.i.valid & ctl.load_ready)]
         unload_go, fifo = output_fifo(m, self.o, self._mod.bits * lanes, 2 + self._read_stages,
                                       ctl.unloading, self.plan.registered_valid)
+        # The beat's fold in a register, the next beat's taken as the beat advances: the
+        # swaps of the load and the banks' write enables then start at a flip-flop (the fold
+        # computed from the beat beside the control, then its wire across the die to the
+        # banks' write registers, was the routed critical path).
+        beat_addr = self._beat_bank(ctl.beat)[1]
+        fold = Signal(b, name="beat_fold")
+        with m.If(load_go | unload_go):
+            m.d.sync += fold.eq(self._beat_bank((ctl.beat + 1)[:len(ctl.beat)])[0])
         for s, bank_set in enumerate(sets):
             mine = ctl.cset == s
             for k, bank in enumerate(bank_set):
