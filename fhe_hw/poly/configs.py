@@ -24,9 +24,10 @@ their adders. The row after it has 4 towers of OpenFHE's 60-bit primes for the r
 side by side with two butterflies per engine: with those primes (≡ 1 mod 2^17) its ModMuls
 are Montgomery's, their rounds in the fabric and their products Karatsuba's, 12 MULT18X18D
 each where Barrett's take 26, with tile registers, the handshakes spread and the floorplan;
-the last row is that one with two sets of banks per engine (``ping_pong``), so that back to back
-its engines unload and load on one set while they compute on the other, and a fabric register
-after each bank (``read_stages`` = 4).
+the seventh row is that one with two sets of banks per engine (``ping_pong``), so that back to
+back its engines unload and load on one set while they compute on the other, and a fabric
+register after each bank (``read_stages`` = 4); the last row is the fourth with the same two
+sets and registers.
 :data:`POLY_MODMULS` is each row's ModMul, whose DSP count and
 Fmax set the device's limit in the report. :data:`EXTEND_TABLE` is the documented ECP5-85F table of
 the exact base extension (``fhe-hw table rns-poly-extend``): Q → Q ∪ B on the 8-tower row's towers,
@@ -107,6 +108,12 @@ POLY_TABLE = [
                          "fabric_rounds": True, "parallel_towers": True, "skid": True,
                          "spread_handshakes": True, "ping_pong": True, "read_stages": 4},
         STREAMING_TARGET, {"placer": "static", "floorplan": "towers"}),
+    # the fourth row (4 × 60-bit, one butterfly per engine, side by side) with two sets of
+    # banks per engine and a fabric register after each bank, as the row before
+    Row("rns-poly-ntt", {"n": 4096, "limbs": 4, "prime_bits": 60, "butterflies": 1,
+                         "karatsuba": True, "tile_reg": True, "parallel_towers": True,
+                         "skid": True, "ping_pong": True, "read_stages": 4},
+        STREAMING_TARGET, {"placer": "static"}),
 ]
 
 
