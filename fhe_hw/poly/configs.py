@@ -27,7 +27,7 @@ each where Barrett's take 26, with tile registers, the handshakes spread and the
 the seventh row is that one with two sets of banks per engine (``ping_pong``), so that back to
 back its engines unload and load on one set while they compute on the other, and a fabric
 register after each bank (``read_stages`` = 4); the last row is the fourth with the same two
-sets and registers.
+sets and registers, and the handshakes spread.
 :data:`POLY_MODMULS` is each row's ModMul, whose DSP count and
 Fmax set the device's limit in the report. :data:`EXTEND_TABLE` is the documented ECP5-85F table of
 the exact base extension (``fhe-hw table rns-poly-extend``): Q → Q ∪ B on the 8-tower row's towers,
@@ -109,10 +109,13 @@ POLY_TABLE = [
                          "spread_handshakes": True, "ping_pong": True, "read_stages": 4},
         STREAMING_TARGET, {"placer": "static", "floorplan": "towers"}),
     # the fourth row (4 × 60-bit, one butterfly per engine, side by side) with two sets of
-    # banks per engine and a fabric register after each bank, as the row before
+    # banks per engine and a fabric register after each bank, as the row before, and the
+    # handshakes spread (without them, the output's ready across the die into a tower's
+    # output slice was the critical path)
     Row("rns-poly-ntt", {"n": 4096, "limbs": 4, "prime_bits": 60, "butterflies": 1,
                          "karatsuba": True, "tile_reg": True, "parallel_towers": True,
-                         "skid": True, "ping_pong": True, "read_stages": 4},
+                         "skid": True, "spread_handshakes": True, "ping_pong": True,
+                         "read_stages": 4},
         STREAMING_TARGET, {"placer": "static"}),
 ]
 
