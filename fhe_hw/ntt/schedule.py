@@ -141,12 +141,11 @@ def cycles(n, butterflies=1, *, lanes=None, butterfly_latency, read_stages=READ_
     reads and write-backs alike and so adds no drain, the others (D = read_stages - 1 of them)
     sit after the banks and lengthen every stage's drain; the W = ``write_stages`` registers
     (:data:`WRITE_STAGES` by default) on the write-back path lengthen every stage's drain
-    too. With ``ping_pong`` (two sets of banks, the engine's ``ping_pong``) two cycles more: a
-    set's load ends a cycle before it may start computing, and its output queue's valid is a
-    register a cycle after the write (:func:`~fhe_hw.ntt.streaming.output_queue`)."""
+    too. With ``ping_pong`` (two sets of banks, the engine's ``ping_pong``) one cycle more: a
+    set's load ends a cycle before it may start computing."""
     return period(n, butterflies, lanes=lanes, butterfly_latency=butterfly_latency,
                   read_stages=read_stages, write_stages=write_stages) + 3 + read_stages + \
-        2 * ping_pong
+        ping_pong
 
 
 def period(n, butterflies=1, *, lanes=None, butterfly_latency, read_stages=READ_STAGES,

@@ -127,7 +127,6 @@ from ..arith.pipeline import (
 from ..component import Component, FixedRun
 from ..lib.bram import PDPW16KD_DEPTH, PDPW16KD_WIDTH, RegisteredRAM, RegisteredROM
 from ..lib.delay import register_delay
-from ..lib.stream import CreditQueue
 from ..model.ntt import gs_table, stage_pairs, stage_twiddles
 from ..params import Modulus, NTTParams, get_modulus, ntt_params, require_power_of_two
 from ..plan import StreamPlan, param
@@ -234,9 +233,8 @@ class StreamingNTTPlan(StreamPlan):
     ping_pong : bool
         Two sets of 2P banks (default False): while one set computes, the other unloads the
         previous transform and loads the next, so that back to back a transform takes its
-        compute phase alone (:meth:`period`); one transform takes two cycles more
-        (:meth:`cycles`: a set's load ends a cycle before it may start computing, and the
-        unload leaves through a :func:`output_queue`, whose valid is a register).
+        compute phase alone (:meth:`period`); one transform takes one cycle more
+        (:meth:`cycles`: a set's load ends a cycle before it may start computing).
         Needs the compute phase at least as long as a load and an unload (2·n/lanes cycles).
     root : str or None
         The root-of-unity convention (:func:`fhe_hw.params.ntt_params`; default
@@ -422,41 +420,18 @@ def output_fifo(m, o, width, latency, want, registered_valid=False):
     between the register and ``o.valid``."""
     depth = latency + 2
     m.submodules.out_fifo = fifo = SyncFIFO(width=width, depth=depth)
-    go, sent, count = _unload_credit(m, o, depth, want)
-    m.d.comb += [o.payload.eq(fifo.r_data), fifo.r_en.eq(o.ready)]
+    credit = Signal(range(depth + 1))
+    go, sent = Signal(), Signal()
+    m.d.comb += [go.eq(want & (credit < depth)), sent.eq(o.valid & o.ready),
+                 o.payload.eq(fifo.r_data), fifo.r_en.eq(o.ready)]
     if registered_valid:
         not_empty = Signal()
         m.d.sync += not_empty.eq(fifo.level + (fifo.w_en & fifo.w_rdy) - sent != 0)
         m.d.comb += o.valid.eq(not_empty)
     else:
         m.d.comb += o.valid.eq(fifo.r_rdy)
-    m.d.sync += count
+    m.d.sync += credit.eq(credit + go - sent)
     return go, fifo
-
-
-def output_queue(m, o, width, latency, want):
-    """As :func:`output_fifo`, with a :class:`~fhe_hw.lib.stream.CreditQueue` in LUT RAM for
-    the FIFO: its write takes the caller's write enable with no level check (the credits keep
-    it from overfilling), and ``o``'s payload and valid are registers. A beat reaches ``o`` a
-    cycle later than through :func:`output_fifo`. Returns (``go``, the queue, whose
-    ``i.valid``/``i.payload`` the caller drives ``latency`` cycles after ``go``)."""
-    depth = latency + 1 + CreditQueue.LATENCY
-    m.submodules.out_queue = queue = CreditQueue(unsigned(width), depth, distributed=True)
-    m.d.comb += [o.payload.eq(queue.o.payload), o.valid.eq(queue.o.valid),
-                 queue.o.ready.eq(o.ready)]
-    go, _, count = _unload_credit(m, o, depth, want)
-    m.d.sync += count
-    return go, queue
-
-
-def _unload_credit(m, o, depth, want):
-    """The credits of an engine's unload: (``go``, ``want`` while fewer than ``depth`` beats
-    are issued and not yet sent on ``o``; ``sent``, a beat leaves on ``o``; the credit count's
-    update, a statement for the caller's sync domain)."""
-    credit = Signal(range(depth + 1))
-    go, sent = Signal(), Signal()
-    m.d.comb += [go.eq(want & (credit < depth)), sent.eq(o.valid & o.ready)]
-    return go, sent, credit.eq(credit + go - sent)
 
 
 def _read_split(read_stages):
@@ -807,8 +782,8 @@ class StreamingNTT(FixedRun, Component):
         rd_addr = self._read_address_registers(m, ctl, ~ctl.computing)
         load_go = Signal()
         m.d.comb += [self.i.ready.eq(ctl.load_ready), load_go.eq(self.i.valid & ctl.load_ready)]
-        unload_go, queue = output_queue(m, self.o, self._mod.bits * lanes, 2 + self._read_stages,
-                                        ctl.unloading)
+        unload_go, fifo = output_fifo(m, self.o, self._mod.bits * lanes, 2 + self._read_stages,
+                                      ctl.unloading, self.plan.registered_valid)
         # The beat's fold in a register, the next beat's taken as the beat advances: the
         # swaps of the load and the banks' write enables then start at a flip-flop (the fold
         # computed from the beat beside the control, then its wire across the die to the
@@ -848,9 +823,9 @@ class StreamingNTT(FixedRun, Component):
         fold_r = register_delay(m, fold, a + 2 + min(d, 1), "unload_fold")
         out = register_delay(m, _xor_swap(unload_words, fold_r)[:lanes], d - min(d, 1),
                              "unload_lane")
-        m.d.comb += [queue.i.valid.eq(register_delay(m, unload_go, 2 + self._read_stages,
-                                                     "unload")),
-                     queue.i.payload.eq(Cat(*out))]
+        m.d.comb += [fifo.w_en.eq(register_delay(m, unload_go, 2 + self._read_stages,
+                                                 "unload")),
+                     fifo.w_data.eq(Cat(*out))]
         m.d.comb += [ctl.load_go.eq(load_go), ctl.unload_go.eq(unload_go)]
 
     @property
