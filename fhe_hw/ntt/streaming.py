@@ -892,8 +892,7 @@ class StreamingNTT(FixedRun, Component):
         (``last_beat``), whether the next cycle loads (``load_next``) and the next beat's fold
         (``fold_next``). Returns them in that order."""
         n, lanes, CL = self._n, self._lanes, ctl.CL
-        log_n, b = self._params.log_k, self._p.bit_length()
-        log_lanes = lanes.bit_length() - 1
+        b = self._p.bit_length()
         beat = ctl.beat
         # The next beat's fold (fold_next) and whether this beat is the last come from
         # registers beside beat (the fold of beat + 1, beat == CL - 1) and the handshakes, a few
@@ -904,8 +903,7 @@ class StreamingNTT(FixedRun, Component):
         fold_after = Signal(b, init=bank_of(lanes % n, b))
         go = load_go | unload_go              # beat_next = beat + go (mod CL)
         m.d.sync += [last_beat.eq(Mux(go, beat == (CL - 2) % CL, beat == CL - 1)),
-                     fold_after.eq(Mux(go, *(_xorfold(Cat(Const(0, log_lanes), beat + k), log_n, b)
-                                             for k in (2, 1))))]
+                     fold_after.eq(Mux(go, *(self._beat_bank(beat + k)[0] for k in (2, 1))))]
         # The handshake here comes from a copy of the loading flag, inverted so that Yosys
         # does not merge it back: the flag itself sits among the input lanes' multiplexers it
         # fans out to, and its wire to the input handshake then the one to the write swap
