@@ -236,13 +236,16 @@ class StreamingNTTPlan(StreamPlan):
         compute phase alone (:meth:`period`); one transform takes one cycle more
         (:meth:`cycles`: a set's load ends a cycle before it may start computing).
         Needs the compute phase at least as long as a load and an unload (2·n/lanes cycles).
-    registered_unload : bool
-        With ``ping_pong``: the unload's go (a read of the other set may be issued) a register,
-        one copy for the banks and one for the control, computed from the next values of the
-        unloading flag and the output FIFO's credits; and the output ``valid`` a register (as
-        with ``registered_valid``) computed from the FIFO's level and write without its ready
-        (the credits keep it from being full). No logic then sits between the control and the
-        banks on the unload; the same streams, cycle for cycle (default False).
+    registered_transfers : bool
+        With ``ping_pong``: the loads and unloads reach the banks from registers (default
+        False). The unload's go (a read of the other set may be issued) is a register, one
+        copy each for the control, the banks and the output FIFO, computed from the next
+        values of the unloading flag and the FIFO's credits; the output ``valid`` a register
+        (as with ``registered_valid``) computed from the FIFO's level and write without its
+        ready (the credits keep it from being full); and a load beat is written to its banks
+        a cycle after its handshake, from registers (its lanes, fold, address and each bank's
+        write enable). No logic then sits between the control or the input and the banks;
+        the same streams, cycle for cycle.
     root : str or None
         The root-of-unity convention (:func:`fhe_hw.params.ntt_params`; default
         ``generator``), unless ``psi`` (negacyclic) or ``omega`` (cyclic) gives the root.
@@ -298,10 +301,9 @@ class StreamingNTTPlan(StreamPlan):
                             "unloads the last transform and loads the next (true/false, default "
                             "false; twice the banks)", cli_default=None, kw_only=True)
     # cli_default None, as ping_pong.
-    registered_unload: bool = param(False, help="with ping-pong: the unload's go and the "
-                                    "output's valid from registers computed a cycle ahead "
-                                    "(true/false, default false)", cli_default=None,
-                                    kw_only=True)
+    registered_transfers: bool = param(False, help="with ping-pong: the loads' and unloads' "
+                                       "bank controls from registers (true/false, default "
+                                       "false)", cli_default=None, kw_only=True)
     root: str | None = root_param()
     psi: int | None = psi_param()
     omega: int | None = omega_param()
@@ -361,8 +363,8 @@ class StreamingNTTPlan(StreamPlan):
                                   ram_delays=self.ram_delays)
         self._set(modulus_resolved=mod, roots=roots, lanes_resolved=lanes, butterfly=butterfly,
                   butterfly_latency=butterfly.latency)
-        if self.registered_unload and not self.ping_pong:
-            raise ValueError("registered_unload needs ping_pong")
+        if self.registered_transfers and not self.ping_pong:
+            raise ValueError("registered_transfers needs ping_pong")
         if self.ping_pong and 2 * (n // lanes) > self.compute_cycles():
             raise ValueError(f"ping_pong needs the compute phase ({self.compute_cycles()} "
                              f"cycles) at least as long as a load and an unload (2·n/lanes = "
@@ -817,7 +819,7 @@ class StreamingNTT(FixedRun, Component):
         log_n, P, lanes = self._params.log_k, self._p, self._lanes
         B, b, log_lanes = 2 * P, P.bit_length(), lanes.bit_length() - 1
         a, d = _read_split(self._read_stages)
-        ahead = self.plan.registered_unload
+        ahead = self.plan.registered_transfers
         m.submodules.control = ctl = _PingPongControl(self._n, P, lanes, log_n, gap=self._drain,
                                                       ahead=ahead)
         sets = [banks[:B], banks[B:]]
@@ -855,15 +857,22 @@ class StreamingNTT(FixedRun, Component):
         wset = register_delay(m, ctl.cset, self._write_depth, "wset")   # as wen
         lanes_in = [self.i.payload[j] if j < lanes else Const(0, self._mod.bits)
                     for j in range(B)]
-        load_data = _xor_swap(lanes_in, fold)
+        load_fold, load_addr = fold, beat_addr
+        if ahead:   # the load's writes a cycle after the handshake, from registers
+            lanes_in = register_delay(m, lanes_in[:lanes], 1, "load_lane") + lanes_in[lanes:]
+            load_fold = register_delay(m, fold, 1, "load_fold")
+            load_addr = register_delay(m, beat_addr, 1, "load_addr")
+        load_data = _xor_swap(lanes_in, load_fold)
         for s, bank_set in enumerate(sets):
             for k, bank in enumerate(bank_set):
                 lane = Const(k, b) ^ fold                   # the input lane for this bank
+                load_we = load_go & (ctl.cset != s) & (lane[log_lanes:] == 0)
+                if ahead:
+                    load_we = register_delay(m, load_we, 1, f"load_we{s}_{k}")
                 computed = Signal(name=f"computed{s}_{k}")
                 m.d.comb += computed.eq(wen & (wset == s))
-                m.d.comb += [bank.w_en.eq(computed | (load_go & (ctl.cset != s)
-                                                      & (lane[log_lanes:] == 0))),
-                             bank.w_addr.eq(Mux(computed, waddr[k], beat_addr)),
+                m.d.comb += [bank.w_en.eq(computed | load_we),
+                             bank.w_addr.eq(Mux(computed, waddr[k], load_addr)),
                              bank.w_data.eq(Mux(computed, wdata[k], load_data[k]))]
         # the unload: the other set's words in a register per bank (beside the banks: the
         # output FIFO may sit across the die), then lane j from bank j ^ fold, registered

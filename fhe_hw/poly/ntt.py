@@ -375,10 +375,10 @@ class RNSPolyNTTPlan(TowersPlan):
         engines' ``ping_pong``), so that while one set computes, the other unloads the previous
         polynomial and loads the next: back to back, a polynomial takes an engine's compute
         phase, not its loads and unloads too; twice the banks.
-    registered_unload : bool
-        With ``ping_pong``: each engine's unload go and output ``valid`` from registers
-        computed a cycle ahead (default False; the engines' ``registered_unload``): no logic
-        between an engine's control and its banks on the unload. The same cycles.
+    registered_transfers : bool
+        With ``ping_pong``: each engine's loads and unloads reach its banks from registers
+        (default False; the engines' ``registered_transfers``): no logic between an engine's
+        control or input and its banks. The same cycles.
 
     Attributes
     ----------
@@ -407,10 +407,9 @@ class RNSPolyNTTPlan(TowersPlan):
                             "one computes while the other unloads and loads (true/false, default "
                             "false)", cli_default=None, kw_only=True)
     # cli_default None, as parallel_towers.
-    registered_unload: bool = param(False, help="with ping-pong: each engine's unload go and "
-                                    "output valid from registers computed a cycle ahead "
-                                    "(true/false, default false)", cli_default=None,
-                                    kw_only=True)
+    registered_transfers: bool = param(False, help="with ping-pong: each engine's loads and "
+                                       "unloads reach its banks from registers (true/false, "
+                                       "default false)", cli_default=None, kw_only=True)
     engines: tuple = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -424,7 +423,7 @@ class RNSPolyNTTPlan(TowersPlan):
                                     shared_twiddles=self.shared_twiddles,
                                     registered_valid=self.registered_valid
                                     or self.spread_handshakes, ping_pong=self.ping_pong,
-                                    registered_unload=self.registered_unload)
+                                    registered_transfers=self.registered_transfers)
         if self.parallel_towers and len({(e.cycles(), e.period()) for e in engines}) > 1:
             raise ValueError(f"parallel_towers needs one timing for every tower's engine "
                              f"(their primes of one width), not the towers' "
