@@ -375,6 +375,10 @@ class RNSPolyNTTPlan(TowersPlan):
         engines' ``ping_pong``), so that while one set computes, the other unloads the previous
         polynomial and loads the next: back to back, a polynomial takes an engine's compute
         phase, not its loads and unloads too; twice the banks.
+    registered_transfers : bool
+        With ``ping_pong``: each engine's loads and unloads reach its banks from registers
+        (default False; the engines' ``registered_transfers``): no logic between an engine's
+        control or input and its banks. The same cycles.
 
     Attributes
     ----------
@@ -402,6 +406,10 @@ class RNSPolyNTTPlan(TowersPlan):
     ping_pong: bool = param(False, help="with parallel_towers: two sets of banks per engine, "
                             "one computes while the other unloads and loads (true/false, default "
                             "false)", cli_default=None, kw_only=True)
+    # cli_default None, as parallel_towers.
+    registered_transfers: bool = param(False, help="with ping-pong: each engine's loads and "
+                                       "unloads reach its banks from registers (true/false, "
+                                       "default false)", cli_default=None, kw_only=True)
     engines: tuple = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -414,7 +422,8 @@ class RNSPolyNTTPlan(TowersPlan):
         engines = self.engine_plans(self.inverse, scaled=self.scaled,
                                     shared_twiddles=self.shared_twiddles,
                                     registered_valid=self.registered_valid
-                                    or self.spread_handshakes, ping_pong=self.ping_pong)
+                                    or self.spread_handshakes, ping_pong=self.ping_pong,
+                                    registered_transfers=self.registered_transfers)
         if self.parallel_towers and len({(e.cycles(), e.period()) for e in engines}) > 1:
             raise ValueError(f"parallel_towers needs one timing for every tower's engine "
                              f"(their primes of one width), not the towers' "
