@@ -242,10 +242,11 @@ class StreamingNTTPlan(StreamPlan):
         copy each for the control, the banks and the output FIFO, computed from the next
         values of the unloading flag and the FIFO's credits; the output ``valid`` a register
         (as with ``registered_valid``) computed from the FIFO's level and write without its
-        ready (the credits keep it from being full); and a load beat is written to its banks
-        a cycle after its handshake, from registers (its lanes, fold, address and each bank's
-        write enable). No logic then sits between the control or the input and the banks;
-        the same streams, cycle for cycle.
+        ready (the credits keep it from being full); the input's ``ready`` is a register,
+        computed from the next values of the control's flags; and a load beat is written to
+        its banks a cycle after its handshake, from registers (its lanes, fold, address and
+        each bank's write enable). No logic then sits between the control or the input and
+        the banks; the same streams, cycle for cycle.
     root : str or None
         The root-of-unity convention (:func:`fhe_hw.params.ntt_params`; default
         ``generator``), unless ``psi`` (negacyclic) or ``omega`` (cyclic) gives the root.
@@ -590,7 +591,7 @@ class _PingPongControl(Component):
     ``unload_go``. Ports out: ``load_ready`` (the input may give a beat), ``cset`` (the compute
     side's set), ``computing``, ``loading``, ``unloading``, ``beat``, ``stage``, ``cc``,
     ``cc1``, ``stage_ends``, ``issue``; with ``ahead``, ``unloading_next`` (the value
-    ``unloading`` takes at the end of the cycle).
+    ``unloading`` takes at the end of the cycle), and ``load_ready`` is a register.
     """
 
     def __init__(self, n, P, lanes, log_n, *, gap, ahead=False):
@@ -622,9 +623,10 @@ class _PingPongControl(Component):
         done = self.computing & self.stage_ends & last_stage
         hold = first_beat & (full | done)
         swap = Signal()
-        m.d.comb += [self.issue.eq(self.computing & (cc < self.C)),
-                     self.load_ready.eq(self.loading & ~hold),
-                     swap.eq((~self.computing | done) & (loaded | (self.loading & hold))
+        m.d.comb += self.issue.eq(self.computing & (cc < self.C))
+        if not self._ahead:
+            m.d.comb += self.load_ready.eq(self.loading & ~hold)
+        m.d.comb += [swap.eq((~self.computing | done) & (loaded | (self.loading & hold))
                              & (full | done | loaded))]
         with m.If(self.computing):
             m.d.sync += [cc.eq(cc1), cc1.eq(cc1 + 1),
@@ -653,6 +655,21 @@ class _PingPongControl(Component):
         if self._ahead:
             m.d.comb += self.unloading_next.eq(Mux(swap, full | done,
                                                    self.unloading & ~(self.unload_go & last_beat)))
+            # load_ready a register, computed from the next values of the flags it reads
+            computing, ends = self.computing, self.stage_ends
+            computing_n = Mux(swap, loaded, computing & ~done)
+            ends_n = Mux(computing, ~ends & (cc1 == self.C + self._gap - 1), ends)
+            last_stage_n = Mux(swap & loaded, 0, Mux(computing & ends & ~last_stage,
+                                                     stage == self._log_n - 2, last_stage))
+            full_n = Mux(swap, 0, full | done)
+            loading_n = Mux(swap, ~(full | done),
+                            Mux(self.unload_go & last_beat, 1,
+                                Mux(self.load_go & last_beat, 0, self.loading)))
+            first_n = Mux(self.load_go | self.unload_go, last_beat, first_beat)
+            hold_n = first_n & (full_n | (computing_n & ends_n & last_stage_n))
+            ready = Signal(name="load_ready_r", init=1)
+            m.d.sync += ready.eq(loading_n & ~hold_n)
+            m.d.comb += self.load_ready.eq(ready)
         return m
 
 

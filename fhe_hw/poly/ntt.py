@@ -378,7 +378,9 @@ class RNSPolyNTTPlan(TowersPlan):
     registered_transfers : bool
         With ``ping_pong``: each engine's loads and unloads reach its banks from registers
         (default False; the engines' ``registered_transfers``): no logic between an engine's
-        control or input and its banks. The same cycles.
+        control or input and its banks. With ``spread_handshakes`` the gathering slice then
+        has a segment per coefficient word, not per tower, each with its own clock enable.
+        The same cycles.
 
     Attributes
     ----------
@@ -545,12 +547,16 @@ class RNSPolyNTT(TowersComponent):
             out_tower = tower_turn(m, "out", towers, beats, self.o.valid & self.o.ready)
         spread = self.plan.spread_handshakes
         if spread:
-            m.submodules.gather = gather = SkidBuffer(self.o.payload.shape(), spread=towers)
+            # with registered transfers a segment per coefficient word, else per tower
+            words = self.lanes if self.plan.registered_transfers else 1
+            m.submodules.gather = gather = SkidBuffer(self.o.payload.shape(),
+                                                      spread=towers * words)
             connect(m, gather.o, flipped(self.o))
         for j, engine in enumerate(self._engines):
             sink, source = self._tower_ends(m, j, engine)
             if spread:
-                self._side_by_side(m, j, sink, source, gather.i, gather.ready_copies[j])
+                self._side_by_side(m, j, sink, source, gather.i,
+                                   gather.ready_copies[j * words])
             elif parallel:
                 self._side_by_side(m, j, sink, source, self.o, self.o.ready)
             else:
