@@ -282,20 +282,18 @@ def test_the_next_transform_starts_one_period_after_the_first(n, P, lanes, negac
 
 # --- ping-pong: two sets of banks -----------------------------------------------------------------
 
-@pytest.mark.parametrize("n, P, lanes, negacyclic, inverse, read_stages, write_stages, ahead", [
-    (16, 1, None, False, False, 3, 1, False), (32, 2, None, True, True, 3, 1, False),
-    (64, 2, 2, True, False, 0, 0, False), (64, 4, None, False, True, 4, 1, False),
-    (32, 2, 1, True, True, 2, 0, False), (32, 2, None, True, False, 4, 1, True),
-    (16, 1, 1, False, True, 0, 0, True)])
+@pytest.mark.parametrize("n, P, lanes, negacyclic, inverse, read_stages, write_stages", [
+    (16, 1, None, False, False, 3, 1), (32, 2, None, True, True, 3, 1),
+    (64, 2, 2, True, False, 0, 0), (64, 4, None, False, True, 4, 1),
+    (32, 2, 1, True, True, 2, 0)])
 def test_ping_pong_takes_one_compute_phase_per_transform(n, P, lanes, negacyclic, inverse,
-                                                         read_stages, write_stages, ahead):
+                                                         read_stages, write_stages):
     """One transform takes cycles(), one cycle more than without ping-pong; three back to back
     each take one compute phase more (period() = compute_cycles(), the load and unload hidden
-    behind the other set's compute phase), all equal to the model; the same with the unload's
-    go and the output's valid registers computed a cycle ahead (``ahead``)."""
+    behind the other set's compute phase), all equal to the model."""
     kw = {"butterflies": P, "lanes": lanes, "negacyclic": negacyclic, "inverse": inverse,
           "read_stages": read_stages, "write_stages": write_stages}
-    unit = StreamingNTT(n, "general32", ping_pong=True, registered_transfers=ahead, **kw)
+    unit = StreamingNTT(n, "general32", ping_pong=True, **kw)
     plain = StreamingNTTPlan(n, "general32", **kw)
     assert unit.plan.period() == unit.plan.compute_cycles() == \
         plain.period() - 2 * (n // unit.lanes)
@@ -304,21 +302,18 @@ def test_ping_pong_takes_one_compute_phase_per_transform(n, P, lanes, negacyclic
     got, run = transform(unit, x)
     assert_equal(got, ntt_radix2(x, unit.params, inverse, negacyclic), "one transform")
     assert run.cycles == unit.cycles()
-    unit = StreamingNTT(n, "general32", ping_pong=True, registered_transfers=ahead, **kw)
+    unit = StreamingNTT(n, "general32", ping_pong=True, **kw)
     xs = [random_poly(unit.modulus, n, "ping-pong", k) for k in range(3)]
     run = transforms_back_to_back(unit, xs, inverse, negacyclic)
     assert run.cycles == unit.cycles() + 2 * unit.plan.period()
 
 
-@pytest.mark.parametrize("n, P, lanes, inverse, ahead", [
-    (32, 2, None, False, False), (16, 1, 1, True, False), (32, 2, 2, False, True),
-    (16, 1, 1, True, True)])
-def test_ping_pong_streams_under_random_valid_and_ready(n, P, lanes, inverse, ahead):
+@pytest.mark.parametrize("n, P, lanes, inverse", [(32, 2, None, False), (16, 1, 1, True)])
+def test_ping_pong_streams_under_random_valid_and_ready(n, P, lanes, inverse):
     """Four transforms under random valid and ready (the sets swap after a load or an unload
-    that waited, and with one set empty or one full) come out equal to the model, also with
-    ``registered_transfers`` (``ahead``: the output FIFO's credits then decide a cycle ahead)."""
+    that waited, and with one set empty or one full) come out equal to the model."""
     unit = StreamingNTT(n, "general32", butterflies=P, lanes=lanes, negacyclic=True,
-                        inverse=inverse, ping_pong=True, registered_transfers=ahead)
+                        inverse=inverse, ping_pong=True)
     xs = [random_poly(unit.modulus, n, "ping-pong-random", k) for k in range(4)]
     transforms_back_to_back(unit, xs, inverse, True, valid_prob=0.3, ready_prob=0.4)
 
@@ -333,8 +328,6 @@ def test_ping_pong_refuses_a_compute_phase_shorter_than_its_transfers():
         StreamingNTTPlan(64, "general32", butterflies=32, lanes=1, ping_pong=True)
     with pytest.raises(TypeError, match="ping_pong"):
         StreamingNTTPlan(64, "general32", ping_pong="yes")
-    with pytest.raises(ValueError, match="registered_transfers needs ping_pong"):
-        StreamingNTTPlan(64, "general32", registered_transfers=True)
 
 
 def test_default_write_depth_is_one():
@@ -413,8 +406,7 @@ def test_back_to_back_transforms_stream_through():
     (32, 1, True, True, 0, 0, False), (64, 2, True, False, 3, 1, False),
     (64, 4, False, True, 2, 0, False), (128, 2, False, False, 1, 1, False),
     (32, 4, True, True, 4, 1, False), (128, 2, True, True, 3, 1, True),
-    (64, 2, False, True, 0, 0, True), (64, 2, False, True, 0, 0, "registered"),
-    (32, 1, True, False, 0, 0, "registered"),
+    (64, 2, False, True, 0, 0, True),
     *(pytest.param(*row, marks=pytest.mark.slow) for row in (
         (256, 8, True, True, 4, 1, False), (128, 4, True, True, 3, 1, False),
         (256, 8, False, True, 3, 1, False), (256, 4, True, False, 3, 0, False)))])
@@ -427,8 +419,7 @@ def test_no_bank_read_meets_a_write_of_its_address(n, P, inverse, negacyclic, re
     ports are used. One-word banks (P = n/2) are flip-flops on the ECP5 too; there the last
     unload read and the next load's first write do meet."""
     unit = StreamingNTT(n, "solinas64", butterflies=P, inverse=inverse, negacyclic=negacyclic,
-                        read_stages=read_stages, write_stages=write_stages,
-                        ping_pong=bool(ping_pong), registered_transfers=ping_pong == "registered")
+                        read_stages=read_stages, write_stages=write_stages, ping_pong=ping_pong)
     hits, both = [], [0]
 
     async def monitor(ctx):

@@ -345,16 +345,14 @@ def test_spread_handshakes_transform_like_the_model_in_the_slices_cycles(tmp_pat
     {"limbs": 3, "butterflies": 2, "lanes": 2, "parallel_towers": True, "skid": True,
      "spread_handshakes": True},
     {"limbs": 2, "prime_bits": 60, "prime_n": 1 << 16, "butterflies": 1, "karatsuba": True,
-     "fabric_rounds": True, "parallel_towers": True},
-    {"limbs": 2, "butterflies": 2, "lanes": 4, "parallel_towers": True, "skid": True,
-     "spread_handshakes": True, "registered_transfers": True}])
+     "fabric_rounds": True, "parallel_towers": True}])
 def test_ping_pong_towers_take_one_compute_phase_per_polynomial(kw, tmp_path):
     """Side by side with two sets of banks per engine: one polynomial in a cycle more than the
     unit without them, each next one an engine's compute phase later (its loads and unloads
     on the other set); the model's words back to back, under random valid and ready, and in
     Icarus from reset with every register at x; twice the banks in the sky130 estimate."""
     unit = RNSPolyNTT(16, ping_pong=True, **kw)
-    plain = RNSPolyNTTPlan(16, **{k: v for k, v in kw.items() if k != "registered_transfers"})
+    plain = RNSPolyNTTPlan(16, **kw)
     engine = unit.plan.engines[0]
     assert engine.ping_pong and unit.cycles() == plain.cycles() + 1
     assert unit.cycles(3) == unit.cycles() + 2 * engine.compute_cycles() < plain.cycles(3)
@@ -367,8 +365,6 @@ def test_ping_pong_towers_take_one_compute_phase_per_polynomial(kw, tmp_path):
 def test_ping_pong_needs_towers_side_by_side():
     with pytest.raises(ValueError, match="ping_pong needs parallel_towers"):
         RNSPolyNTTPlan(16, limbs=2, ping_pong=True)
-    with pytest.raises(ValueError, match="registered_transfers needs ping_pong"):
-        RNSPolyNTTPlan(16, limbs=2, parallel_towers=True, registered_transfers=True)
 
 
 @pytest.mark.parametrize("kw", [{"parallel_towers": True}, {"skid": True}])

@@ -236,17 +236,6 @@ class StreamingNTTPlan(StreamPlan):
         compute phase alone (:meth:`period`); one transform takes one cycle more
         (:meth:`cycles`: a set's load ends a cycle before it may start computing).
         Needs the compute phase at least as long as a load and an unload (2·n/lanes cycles).
-    registered_transfers : bool
-        With ``ping_pong``: the loads and unloads reach the banks from registers (default
-        False). The unload's go (a read of the other set may be issued) is a register, one
-        copy each for the control, the banks and the output FIFO, computed from the next
-        values of the unloading flag and the FIFO's credits; the output ``valid`` a register
-        (as with ``registered_valid``) computed from the FIFO's level and write without its
-        ready (the credits keep it from being full); the input's ``ready`` is a register,
-        computed from the next values of the control's flags; and a load beat is written to
-        its banks a cycle after its handshake, from registers (its lanes, fold, address and
-        each bank's write enable). No logic then sits between the control or the input and
-        the banks; the same streams, cycle for cycle.
     root : str or None
         The root-of-unity convention (:func:`fhe_hw.params.ntt_params`; default
         ``generator``), unless ``psi`` (negacyclic) or ``omega`` (cyclic) gives the root.
@@ -301,10 +290,6 @@ class StreamingNTTPlan(StreamPlan):
     ping_pong: bool = param(False, help="two sets of banks: one computes while the other "
                             "unloads the last transform and loads the next (true/false, default "
                             "false; twice the banks)", cli_default=None, kw_only=True)
-    # cli_default None, as ping_pong.
-    registered_transfers: bool = param(False, help="with ping-pong: the loads' and unloads' "
-                                       "bank controls from registers (true/false, default "
-                                       "false)", cli_default=None, kw_only=True)
     root: str | None = root_param()
     psi: int | None = psi_param()
     omega: int | None = omega_param()
@@ -364,8 +349,6 @@ class StreamingNTTPlan(StreamPlan):
                                   ram_delays=self.ram_delays)
         self._set(modulus_resolved=mod, roots=roots, lanes_resolved=lanes, butterfly=butterfly,
                   butterfly_latency=butterfly.latency)
-        if self.registered_transfers and not self.ping_pong:
-            raise ValueError("registered_transfers needs ping_pong")
         if self.ping_pong and 2 * (n // lanes) > self.compute_cycles():
             raise ValueError(f"ping_pong needs the compute phase ({self.compute_cycles()} "
                              f"cycles) at least as long as a load and an unload (2·n/lanes = "
@@ -449,25 +432,6 @@ def output_fifo(m, o, width, latency, want, registered_valid=False):
         m.d.comb += o.valid.eq(fifo.r_rdy)
     m.d.sync += credit.eq(credit + go - sent)
     return go, fifo
-
-
-def _output_fifo_ahead(m, o, width, latency, want_next, copies):
-    """:func:`output_fifo` with ``registered_valid`` for a caller that knows ``want_next``, the
-    value ``want`` will have in the next cycle: ``go`` is then ``copies`` register copies (kept
-    apart in synthesis, one per group of its users), computed from ``want_next`` and the next
-    credit count, and ``o.valid``'s register is computed from the FIFO's level and write
-    without the FIFO's ready (the credits keep it from being full when written). Returns (the
-    copies of ``go``, the FIFO)."""
-    depth = latency + 2
-    m.submodules.out_fifo = fifo = SyncFIFO(width=width, depth=depth)
-    credit, credit_next = Signal(range(depth + 1)), Signal(range(depth + 1))
-    sent, not_empty = Signal(), Signal()
-    gos = [Signal(name=f"unload_go{g}", attrs=KEEP) for g in range(copies)]
-    m.d.comb += [sent.eq(o.valid & o.ready), o.payload.eq(fifo.r_data), fifo.r_en.eq(o.ready),
-                 o.valid.eq(not_empty), credit_next.eq(credit + gos[0] - sent)]
-    m.d.sync += [credit.eq(credit_next), not_empty.eq(fifo.level + fifo.w_en - sent != 0)]
-    m.d.sync += [go.eq(want_next & (credit_next < depth)) for go in gos]
-    return gos, fifo
 
 
 def _read_split(read_stages):
@@ -586,27 +550,22 @@ class _PingPongControl(Component):
     per compute phase, when it is at least as long as a load and an unload; the first
     transform starts computing a cycle after its load.
 
-    Parameters: n, P (butterflies), lanes, log_n, gap, ``ahead`` (the ``unloading_next``
-    port). Attributes: ``C``, ``CL`` (n/lanes beats), ``log_c``. Ports in: ``load_go``,
-    ``unload_go``. Ports out: ``load_ready`` (the input may give a beat), ``cset`` (the compute
-    side's set), ``computing``, ``loading``, ``unloading``, ``beat``, ``stage``, ``cc``,
-    ``cc1``, ``stage_ends``, ``issue``; with ``ahead``, ``unloading_next`` (the value
-    ``unloading`` takes at the end of the cycle), and ``load_ready`` is a register.
+    Parameters: n, P (butterflies), lanes, log_n, gap. Attributes: ``C``, ``CL`` (n/lanes
+    beats), ``log_c``. Ports in: ``load_go``, ``unload_go``. Ports out: ``load_ready`` (the
+    input may give a beat), ``cset`` (the compute side's set), ``computing``, ``loading``,
+    ``unloading``, ``beat``, ``stage``, ``cc``, ``cc1``, ``stage_ends``, ``issue``.
     """
 
-    def __init__(self, n, P, lanes, log_n, *, gap, ahead=False):
+    def __init__(self, n, P, lanes, log_n, *, gap):
         self.C, self.CL, self.log_c = n // (2 * P), n // lanes, log_n - P.bit_length()
-        self._log_n, self._gap, self._ahead = log_n, gap, ahead
+        self._log_n, self._gap = log_n, gap
         span = self.C + gap
-        ports = {"load_go": In(1), "unload_go": In(1), "load_ready": Out(1),
-                 "cset": Out(1), "computing": Out(1), "loading": Out(1, init=1),
-                 "unloading": Out(1), "beat": Out(range(self.CL)),
-                 "stage": Out(range(log_n), init=log_n - 1), "cc": Out(range(span)),
-                 "cc1": Out(range(1, span + 1), init=1), "stage_ends": Out(1),
-                 "issue": Out(1)}
-        if ahead:
-            ports["unloading_next"] = Out(1)
-        super().__init__(ports)
+        super().__init__({"load_go": In(1), "unload_go": In(1), "load_ready": Out(1),
+                          "cset": Out(1), "computing": Out(1), "loading": Out(1, init=1),
+                          "unloading": Out(1), "beat": Out(range(self.CL)),
+                          "stage": Out(range(log_n), init=log_n - 1), "cc": Out(range(span)),
+                          "cc1": Out(range(1, span + 1), init=1), "stage_ends": Out(1),
+                          "issue": Out(1)})
 
     def elaborate(self, platform):
         m = Module()
@@ -623,10 +582,9 @@ class _PingPongControl(Component):
         done = self.computing & self.stage_ends & last_stage
         hold = first_beat & (full | done)
         swap = Signal()
-        m.d.comb += self.issue.eq(self.computing & (cc < self.C))
-        if not self._ahead:
-            m.d.comb += self.load_ready.eq(self.loading & ~hold)
-        m.d.comb += [swap.eq((~self.computing | done) & (loaded | (self.loading & hold))
+        m.d.comb += [self.issue.eq(self.computing & (cc < self.C)),
+                     self.load_ready.eq(self.loading & ~hold),
+                     swap.eq((~self.computing | done) & (loaded | (self.loading & hold))
                              & (full | done | loaded))]
         with m.If(self.computing):
             m.d.sync += [cc.eq(cc1), cc1.eq(cc1 + 1),
@@ -652,24 +610,6 @@ class _PingPongControl(Component):
                 m.d.sync += [self.loading.eq(0), loaded.eq(1)]
             with m.If(self.unload_go & last_beat):
                 m.d.sync += [self.unloading.eq(0), self.loading.eq(1)]
-        if self._ahead:
-            m.d.comb += self.unloading_next.eq(Mux(swap, full | done,
-                                                   self.unloading & ~(self.unload_go & last_beat)))
-            # load_ready a register, computed from the next values of the flags it reads
-            computing, ends = self.computing, self.stage_ends
-            computing_n = Mux(swap, loaded, computing & ~done)
-            ends_n = Mux(computing, ~ends & (cc1 == self.C + self._gap - 1), ends)
-            last_stage_n = Mux(swap & loaded, 0, Mux(computing & ends & ~last_stage,
-                                                     stage == self._log_n - 2, last_stage))
-            full_n = Mux(swap, 0, full | done)
-            loading_n = Mux(swap, ~(full | done),
-                            Mux(self.unload_go & last_beat, 1,
-                                Mux(self.load_go & last_beat, 0, self.loading)))
-            first_n = Mux(self.load_go | self.unload_go, last_beat, first_beat)
-            hold_n = first_n & (full_n | (computing_n & ends_n & last_stage_n))
-            ready = Signal(name="load_ready_r", init=1)
-            m.d.sync += ready.eq(loading_n & ~hold_n)
-            m.d.comb += self.load_ready.eq(ready)
         return m
 
 
@@ -836,35 +776,27 @@ class StreamingNTT(FixedRun, Component):
         log_n, P, lanes = self._params.log_k, self._p, self._lanes
         B, b, log_lanes = 2 * P, P.bit_length(), lanes.bit_length() - 1
         a, d = _read_split(self._read_stages)
-        ahead = self.plan.registered_transfers
-        m.submodules.control = ctl = _PingPongControl(self._n, P, lanes, log_n, gap=self._drain,
-                                                      ahead=ahead)
+        m.submodules.control = ctl = _PingPongControl(self._n, P, lanes, log_n, gap=self._drain)
         sets = [banks[:B], banks[B:]]
         xsw, usel, last = self._issue(m, ctl.stage, ctl.cc[:ctl.log_c], tw_ports)
         rd_addr = self._read_address_registers(m, ctl, ~ctl.computing)
         load_go = Signal()
         m.d.comb += [self.i.ready.eq(ctl.load_ready), load_go.eq(self.i.valid & ctl.load_ready)]
-        if ahead:   # go's copies: the control's and the credits', the banks', the FIFO's
-            (unload_go, bank_go, fifo_go), fifo = _output_fifo_ahead(
-                m, self.o, self._mod.bits * lanes, 2 + self._read_stages, ctl.unloading_next, 3)
-        else:
-            unload_go, fifo = output_fifo(m, self.o, self._mod.bits * lanes,
-                                          2 + self._read_stages, ctl.unloading,
-                                          self.plan.registered_valid)
-            bank_go = fifo_go = unload_go
+        unload_go, fifo = output_fifo(m, self.o, self._mod.bits * lanes, 2 + self._read_stages,
+                                      ctl.unloading, self.plan.registered_valid)
         # The beat's fold in a register, the next beat's taken as the beat advances: the
         # swaps of the load and the banks' write enables then start at a flip-flop (the fold
         # computed from the beat beside the control, then its wire across the die to the
         # banks' write registers, was the routed critical path).
         beat_addr = self._beat_bank(ctl.beat)[1]
         fold = Signal(b, name="beat_fold")
-        with m.If(load_go | bank_go):
+        with m.If(load_go | unload_go):
             m.d.sync += fold.eq(self._beat_bank((ctl.beat + 1)[:len(ctl.beat)])[0])
         for s, bank_set in enumerate(sets):
             mine = ctl.cset == s
             for k, bank in enumerate(bank_set):
                 m.d[_domain(a)] += [bank.r_addr.eq(Mux(mine, rd_addr[k], beat_addr)),
-                                    bank.r_en.eq(Mux(mine, ctl.issue, bank_go))]
+                                    bank.r_en.eq(Mux(mine, ctl.issue, unload_go))]
         # the set whose words a read brings: cset when the read was issued
         rset = register_delay(m, ctl.cset, a + 1 + min(d, 1), "rset")
         words = [Mux(rset, w1.r_data, w0.r_data) for w0, w1 in zip(*sets)]
@@ -874,22 +806,15 @@ class StreamingNTT(FixedRun, Component):
         wset = register_delay(m, ctl.cset, self._write_depth, "wset")   # as wen
         lanes_in = [self.i.payload[j] if j < lanes else Const(0, self._mod.bits)
                     for j in range(B)]
-        load_fold, load_addr = fold, beat_addr
-        if ahead:   # the load's writes a cycle after the handshake, from registers
-            lanes_in = register_delay(m, lanes_in[:lanes], 1, "load_lane") + lanes_in[lanes:]
-            load_fold = register_delay(m, fold, 1, "load_fold")
-            load_addr = register_delay(m, beat_addr, 1, "load_addr")
-        load_data = _xor_swap(lanes_in, load_fold)
+        load_data = _xor_swap(lanes_in, fold)
         for s, bank_set in enumerate(sets):
             for k, bank in enumerate(bank_set):
                 lane = Const(k, b) ^ fold                   # the input lane for this bank
-                load_we = load_go & (ctl.cset != s) & (lane[log_lanes:] == 0)
-                if ahead:
-                    load_we = register_delay(m, load_we, 1, f"load_we{s}_{k}")
                 computed = Signal(name=f"computed{s}_{k}")
                 m.d.comb += computed.eq(wen & (wset == s))
-                m.d.comb += [bank.w_en.eq(computed | load_we),
-                             bank.w_addr.eq(Mux(computed, waddr[k], load_addr)),
+                m.d.comb += [bank.w_en.eq(computed | (load_go & (ctl.cset != s)
+                                                      & (lane[log_lanes:] == 0))),
+                             bank.w_addr.eq(Mux(computed, waddr[k], beat_addr)),
                              bank.w_data.eq(Mux(computed, wdata[k], load_data[k]))]
         # the unload: the other set's words in a register per bank (beside the banks: the
         # output FIFO may sit across the die), then lane j from bank j ^ fold, registered
@@ -898,7 +823,7 @@ class StreamingNTT(FixedRun, Component):
         fold_r = register_delay(m, fold, a + 2 + min(d, 1), "unload_fold")
         out = register_delay(m, _xor_swap(unload_words, fold_r)[:lanes], d - min(d, 1),
                              "unload_lane")
-        m.d.comb += [fifo.w_en.eq(register_delay(m, fifo_go, 2 + self._read_stages,
+        m.d.comb += [fifo.w_en.eq(register_delay(m, unload_go, 2 + self._read_stages,
                                                  "unload")),
                      fifo.w_data.eq(Cat(*out))]
         m.d.comb += [ctl.load_go.eq(load_go), ctl.unload_go.eq(unload_go)]

@@ -375,12 +375,6 @@ class RNSPolyNTTPlan(TowersPlan):
         engines' ``ping_pong``), so that while one set computes, the other unloads the previous
         polynomial and loads the next: back to back, a polynomial takes an engine's compute
         phase, not its loads and unloads too; twice the banks.
-    registered_transfers : bool
-        With ``ping_pong``: each engine's loads and unloads reach its banks from registers
-        (default False; the engines' ``registered_transfers``): no logic between an engine's
-        control or input and its banks. With ``spread_handshakes`` the gathering slice then
-        has a segment per coefficient word, not per tower, each with its own clock enable.
-        The same cycles.
 
     Attributes
     ----------
@@ -408,10 +402,6 @@ class RNSPolyNTTPlan(TowersPlan):
     ping_pong: bool = param(False, help="with parallel_towers: two sets of banks per engine, "
                             "one computes while the other unloads and loads (true/false, default "
                             "false)", cli_default=None, kw_only=True)
-    # cli_default None, as parallel_towers.
-    registered_transfers: bool = param(False, help="with ping-pong: each engine's loads and "
-                                       "unloads reach its banks from registers (true/false, "
-                                       "default false)", cli_default=None, kw_only=True)
     engines: tuple = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -424,8 +414,7 @@ class RNSPolyNTTPlan(TowersPlan):
         engines = self.engine_plans(self.inverse, scaled=self.scaled,
                                     shared_twiddles=self.shared_twiddles,
                                     registered_valid=self.registered_valid
-                                    or self.spread_handshakes, ping_pong=self.ping_pong,
-                                    registered_transfers=self.registered_transfers)
+                                    or self.spread_handshakes, ping_pong=self.ping_pong)
         if self.parallel_towers and len({(e.cycles(), e.period()) for e in engines}) > 1:
             raise ValueError(f"parallel_towers needs one timing for every tower's engine "
                              f"(their primes of one width), not the towers' "
@@ -547,16 +536,12 @@ class RNSPolyNTT(TowersComponent):
             out_tower = tower_turn(m, "out", towers, beats, self.o.valid & self.o.ready)
         spread = self.plan.spread_handshakes
         if spread:
-            # with registered transfers a segment per coefficient word, else per tower
-            words = self.lanes if self.plan.registered_transfers else 1
-            m.submodules.gather = gather = SkidBuffer(self.o.payload.shape(),
-                                                      spread=towers * words)
+            m.submodules.gather = gather = SkidBuffer(self.o.payload.shape(), spread=towers)
             connect(m, gather.o, flipped(self.o))
         for j, engine in enumerate(self._engines):
             sink, source = self._tower_ends(m, j, engine)
             if spread:
-                self._side_by_side(m, j, sink, source, gather.i,
-                                   gather.ready_copies[j * words])
+                self._side_by_side(m, j, sink, source, gather.i, gather.ready_copies[j])
             elif parallel:
                 self._side_by_side(m, j, sink, source, self.o, self.o.ready)
             else:
