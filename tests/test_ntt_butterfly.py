@@ -143,3 +143,40 @@ def test_karatsuba_reaches_the_modmul_and_only_its_latency_changes():
 def test_run_time_multiplier_options_are_refused_with_a_constant_twiddle(option):
     with pytest.raises(ValueError, match=f"{option} applies to run-time twiddles only"):
         Butterfly("fermat32", twiddle=2, **{option: True})
+
+
+@pytest.mark.parametrize("form, scale_up", [("ct", False), ("gs", False), ("gs", True)])
+def test_run_time_moduli_take_the_modulus_with_each_butterfly(form, scale_up):
+    """With ``moduli`` each butterfly reduces by its own ``q``, one of the set, in one
+    latency: the vectors cycle through the primes (edges and random words of each)."""
+    primes = ntt_primes(30, 1 << 16, 3)
+    unit = Butterfly(primes[0], form=form, scale_up=scale_up, moduli=primes)
+    assert unit.latency == unit._mul.latency + 1
+    rng = rng_for("butterfly-moduli", form, scale_up)
+    ins, expected = [], []
+    for k in range(300):
+        p = primes[k % 3]
+        up, down, w_down, w_up = (p - 1,) * 4 if k < 3 else \
+            tuple(rng.randrange(p) for _ in range(4))
+        v = {"up": up, "down": down, "w_down": unit.premultiply(w_down, p), "q": p}
+        if scale_up:
+            v["w_up"] = unit.premultiply(w_up, p)
+        ins.append(v)
+        model = gs_butterfly if form == "gs" else butterfly
+        expected.append(dict(zip(("up", "down"),
+                                 model(up, down, w_up if scale_up else None, w_down, p))))
+    check_unit(unit, ins, expected, label=f"Butterfly(moduli, form={form})")
+
+
+@pytest.mark.parametrize("kw, message", [
+    ({"moduli": 97}, "moduli must be a sequence"),
+    ({"moduli": (1073479681, 1073479681.0)}, "moduli must be an integer"),
+    ({"moduli": (1073479681, 8380417)}, "moduli must include modulus .* and have its 30 bits"),
+    ({"moduli": (1073479681,), "twiddle": 3}, "moduli needs run-time twiddles"),
+    ({"moduli": (1073479681,), "karatsuba": True}, "moduli does not apply with karatsuba"),
+    ({"moduli": (1073479681,), "reducer": "barrett"}, "moduli needs Montgomery multipliers"),
+    ({"moduli": (1073479681,), "scale_up": True}, "the Fig. 2 butterfly with scale_up"),
+])
+def test_run_time_moduli_refuse_what_they_do_not_support(kw, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        ButterflyPlan(1073479681, **kw)

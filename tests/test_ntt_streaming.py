@@ -653,3 +653,46 @@ def test_modmul_latency_of_rejects_what_the_constructor_rejects(args, kw):
         ModMul(*args, **kw)
     with pytest.raises(built.type, match=re.escape(str(built.value))):
         ModMulPlan(*args, **kw)
+
+
+# --- an engine shared by several primes (moduli) ------------------------------------------------
+
+@pytest.mark.parametrize("n, P, inverse, scaled, valid", [
+    (16, 2, False, True, 1.0), (32, 1, True, True, 1.0), (16, 2, True, False, 0.6)])
+def test_an_engine_with_moduli_takes_its_primes_in_turn(n, P, inverse, scaled, valid):
+    """Four transforms back to back through an engine of three primes: the t-th is the
+    model's mod the (t mod 3)-th prime, with that prime's roots (the ``openfhe`` convention),
+    in one engine's cycles() and then one period each (and under random valid and ready)."""
+    primes = ntt_primes(30, 1 << 16, 3)
+    unit = StreamingNTT(n, primes[0], butterflies=P, negacyclic=True, inverse=inverse,
+                        scaled=scaled, moduli=primes, root="openfhe")
+    assert [r.p for r in unit.plan.moduli_roots] == list(primes)
+    assert len(unit.twiddle_words()) == 3 * n
+    xs = [random_poly(primes[t % 3], n, "moduli", t) for t in range(4)]
+    beats = [x[i:i + unit.lanes] for x in xs for i in range(0, n, unit.lanes)]
+    run = run_stream(unit, {"i": beats}, {"o": len(beats)}, valid_prob=valid, ready_prob=valid,
+                     seed=7)
+    flat = [v for beat in run.outputs["o"] for v in beat]
+    for t, x in enumerate(xs):
+        roots = ntt_params(primes[t % 3], n, negacyclic=True, root="openfhe")
+        want = ntt_radix2(x, roots, inverse, True)
+        if not scaled:
+            want = [w * n % roots.p for w in want]
+        assert_equal(flat[t * n:(t + 1) * n], want, f"transform {t}")
+    if valid == 1.0:
+        assert run.cycles == unit.cycles() + 3 * unit.plan.period()
+
+
+@pytest.mark.parametrize("kw, match", [
+    ({"moduli": (1073479681,)}, "moduli must start with modulus"),
+    ({"moduli": 1073741441}, "moduli must be a non-empty sequence"),
+    ({"moduli": (1073741441, 1073740609), "negacyclic": False}, "needs a negacyclic"),
+    ({"moduli": (1073741441, 1073740609), "ping_pong": True}, "not apply with ping_pong"),
+    ({"moduli": (1073741441, 1073740609),
+      "psi": ntt_params(1073741441, 16, negacyclic=True).psi}, "not psi or omega"),
+    ({"moduli": (1073741441, 8380417)}, "moduli must include modulus .* 30 bits"),
+    ({"moduli": (1073741441, 1073741443)}, "1073741443 has no primitive 32-th root")])
+def test_moduli_refuse_what_the_shared_engine_does_not_take(kw, match):
+    kw = {"negacyclic": True, **kw}
+    with pytest.raises((ValueError, TypeError), match=match):
+        StreamingNTTPlan(16, 1073741441, **kw)

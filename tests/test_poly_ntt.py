@@ -389,3 +389,74 @@ def test_wide_banks_put_each_bank_in_one_pdpw16kd_on_the_ecp5():
     polys = [random_dcrt(unit.towers, 16, "wide", k) for k in range(2)]
     got, run = run_polys(unit, polys)
     assert got == [dcrt_ntt(x, unit.towers) for x in polys] and run.cycles == unit.cycles(2)
+
+
+# --- fewer engines than towers (engine_count) -----------------------------------------------------
+
+@pytest.mark.parametrize("kw", [
+    {"limbs": 3, "engine_count": 1},
+    {"limbs": 3, "engine_count": 2, "butterflies": 2},
+    {"limbs": 5, "engine_count": 2, "inverse": True},
+    pytest.param({"limbs": 4, "engine_count": 2, "skid": True}, marks=pytest.mark.slow),
+    pytest.param({"limbs": 3, "engine_count": 2, "prime_n": 1 << 16, "inverse": True},
+                 marks=pytest.mark.slow)])
+def test_fewer_engines_take_the_towers_in_turn_like_the_model_in_cycles(kw):
+    """E engines for L towers: engine e takes towers e, e + E, ... in turn, each mod its own
+    prime; three polynomials back to back give the model's words in the plan's cycles(3), one
+    in cycles()."""
+    unit = RNSPolyNTT(16, **kw)
+    count = kw["engine_count"]
+    assert len(unit.engines) == count
+    assert [e.moduli for e in unit.plan.engines] == [unit.towers[e::count]
+                                                     for e in range(count)]
+    polys = [random_dcrt(unit.towers, 16, "shared", k) for k in range(3)]
+    got, run = run_polys(unit, polys)
+    inverse = kw.get("inverse", False)
+    assert got == [dcrt_ntt(x, unit.towers, inverse) for x in polys]
+    assert run.cycles == unit.cycles(3)
+    one, run1 = run_polys(unit, polys[:1])
+    assert one == got[:1] and run1.cycles == unit.cycles()
+
+
+def test_one_engine_for_three_towers_takes_three_of_its_periods_per_polynomial():
+    """One engine for L towers: back to back, a polynomial every L engine periods, the engine
+    then the bound (its period exceeds the n/lanes beats of a tower)."""
+    unit = RNSPolyNTTPlan(16, limbs=3, engine_count=1)
+    engine = unit.engines[0]
+    assert engine.period() > unit.tower_beats
+    assert unit.cycles(3) - unit.cycles(2) == 3 * engine.period()
+
+
+def test_fewer_engines_from_reset_in_icarus_and_under_random_valid_and_ready(tmp_path):
+    check_back_to_back_and_from_reset(lambda: RNSPolyNTT(16, limbs=3, engine_count=2),
+                                      "shared-x", tmp_path)
+
+
+def test_engine_count_of_the_towers_is_one_engine_per_tower():
+    assert RNSPolyNTTPlan(16, limbs=3, engine_count=3).engines == \
+        RNSPolyNTTPlan(16, limbs=3).engines
+
+
+@pytest.mark.parametrize("kw, error, message", [
+    ({"engine_count": 0}, ValueError, "engine_count must be at least 1"),
+    ({"engine_count": 4}, ValueError, "engine_count must be at most 3"),
+    ({"engine_count": "2"}, TypeError, "engine_count must be an integer"),
+    ({"engine_count": 2, "parallel_towers": True}, ValueError,
+     "engine_count below the towers .* needs tower-major streams, not parallel_towers"),
+    ({"engine_count": 2, "karatsuba": True}, ValueError,
+     r"engine_count = 2 \(engines shared by towers, run-time moduli\): moduli does not apply "
+     "with karatsuba"),
+    ({"engine_count": 2, "reducer": "barrett"}, ValueError, "moduli needs Montgomery")])
+def test_engine_count_refuses_what_shared_engines_do_not_take(kw, error, message):
+    with pytest.raises(error, match=message):
+        RNSPolyNTTPlan(16, limbs=3, **kw)
+
+
+def test_sky130_estimate_counts_the_shared_engines_and_every_towers_table():
+    plan = RNSPolyNTTPlan(64, limbs=3, butterflies=2, engine_count=2)
+    (name, shown, count, factory), = blocks(plan)
+    assert (name, count, shown["moduli"]) == ("engine-butterfly", 4,
+                                              ",".join(map(str, plan.towers[0::2])))
+    assert factory().latency == plan.engines[0].butterfly_latency
+    # two engines' banks, and each tower's table once (two read ports, one copy)
+    assert memory_bits(plan) == 64 * 30 * (2 + 3)

@@ -22,6 +22,11 @@ register before the multipliers, whose own output registers end the unit: the la
 multiplier's plus one, as the Fig. 2 butterfly's without the up-multiplier. Without
 ``scale_up`` the sum waits for the product in a delay line.
 
+With ``moduli`` the modulus is a run-time operand too, ``q`` beside the others, one of a fixed
+set of primes (an engine shared by several RNS towers): the multipliers are
+:class:`~fhe_hw.arith.montgomery_dyn.DynamicModMul` 's ([Kir25] Algorithm 7: every prime ≡ 1 mod
+2^w for one word w) and the modular additions take q as an operand.
+
 Without the up-multiplier, that delay line (x_up's in the Fig. 2 butterfly, the sum's in the
 Gentleman–Sande one) is as long as the multiplier's latency: a register per bit and cycle.
 With ``ram_delays`` it is a :class:`~fhe_hw.lib.delay.DelayLine` instead, a circular buffer
@@ -36,6 +41,7 @@ from amaranth import Module
 from ..arith import ModMul, ModMulPlan
 from ..arith.dsp import DSP_WIDTH
 from ..arith.modadd import add_parallel, add_select, operand_layout, sub_parallel, sub_select
+from ..arith.montgomery_dyn import DynamicModMul, DynamicModMulPlan
 from ..arith.pipeline import (
     MULTIPLIER_FLAGS,
     FixedLatencyUnit,
@@ -124,6 +130,13 @@ class ButterflyPlan(Plan):
     ram_delays : bool
         The delay line beside the multiplier in a memory, not registers (module docstring;
         default False); not with the up-multiplier, which has none.
+    moduli : tuple of int or None
+        Run-time twiddles only: the primes the butterfly reduces by, one given with each
+        butterfly in the operand ``q`` (module docstring); every one ≡ 1 mod 2^w for a common
+        Montgomery word w (:func:`~fhe_hw.arith.montgomery_dyn.common_montgomery_word`), of
+        ``modulus`` 's width, ``modulus`` among them. Default None: ``modulus`` alone, fixed.
+        Not with ``karatsuba``, ``fabric_rounds``, ``ram_delays``, ``tile`` or a Barrett
+        ``reducer``, nor the Fig. 2 butterfly's up-multiplier.
 
     Attributes
     ----------
@@ -158,6 +171,7 @@ class ButterflyPlan(Plan):
     form: str = field(default="ct", kw_only=True)
     negated: bool = field(default=False, kw_only=True)
     mult_latency: int | None = field(default=None, kw_only=True)
+    moduli: tuple | None = field(default=None, kw_only=True)
     up_multiplier: bool = field(init=False, repr=False, compare=False)
     mult_latency_resolved: int = field(init=False, repr=False, compare=False)
 
@@ -170,6 +184,8 @@ class ButterflyPlan(Plan):
             raise ValueError("form 'gs' needs run-time twiddles, not a constant twiddle")
         if self.negated and self.form != "gs":
             raise ValueError(f"negated applies to form 'gs' only, not {self.form!r}")
+        if self.moduli is not None:
+            self._check_moduli(mod)
         if self.twiddle is None:
             self._run_time_twiddles(mod)
         else:
@@ -177,6 +193,35 @@ class ButterflyPlan(Plan):
         if self.ram_delays and self.up_multiplier:
             raise ValueError("ram_delays needs a butterfly without the up-multiplier (its "
                              "delay line), not with scale_up or twiddle_up")
+
+    def _check_moduli(self, mod):
+        if isinstance(self.moduli, (int, str)) or not hasattr(self.moduli, "__iter__"):
+            raise TypeError(f"moduli must be a sequence of integers, not {self.moduli!r}")
+        moduli = tuple(require_int("moduli", q, minimum=3) for q in self.moduli)
+        if self.twiddle is not None:
+            raise ValueError("moduli needs run-time twiddles, not a constant twiddle")
+        for name in ("karatsuba", "fabric_rounds", "ram_delays"):
+            if getattr(self, name):
+                raise ValueError(f"moduli does not apply with {name}")
+        if self.tile is not None or self.reducer not in ("auto", "montgomery"):
+            raise ValueError(f"moduli needs Montgomery multipliers of 17-bit tiles, not "
+                             f"reducer={self.reducer!r}, tile={self.tile!r}")
+        if self.form == "ct" and self.scale_up:
+            raise ValueError("moduli does not apply to the Fig. 2 butterfly with scale_up")
+        if mod.value not in moduli or {q.bit_length() for q in moduli} != {mod.bits}:
+            raise ValueError(f"moduli must include modulus {mod.value} and have its "
+                             f"{mod.bits} bits, not {moduli!r}")
+        self._set(moduli=moduli)
+
+    def dynamic_plan(self):
+        """With ``moduli``, the plan of the run-time-modulus multipliers
+        (:class:`~fhe_hw.arith.montgomery_dyn.DynamicModMulPlan`; its default registers unless
+        ``mult_stages`` is given); None without."""
+        if self.moduli is None:
+            return None
+        stages = {} if self.mult_stages is None else {"mult_stages": self.mult_stages}
+        return DynamicModMulPlan(self.moduli, tiled=self.tiled, tile_reg=self.tile_reg,
+                                 **stages)
 
     def _run_time_twiddles(self, mod):
         if self.twiddle_up is not None:
@@ -188,9 +233,13 @@ class ButterflyPlan(Plan):
         if self.multiplier != "auto":
             raise ValueError(f"multiplier applies to constant twiddles only, not "
                              f"{self.multiplier!r} with twiddle=None")
-        latency = ModMulPlan(mod, self.reducer, mult_stages=self.mult_stages, tiled=self.tiled,
-                             tile=self.tile, karatsuba=self.karatsuba, tile_reg=self.tile_reg,
-                             fabric_rounds=self.fabric_rounds).latency
+        if self.moduli is not None:
+            latency = self.dynamic_plan().latency
+        else:
+            latency = ModMulPlan(mod, self.reducer, mult_stages=self.mult_stages,
+                                 tiled=self.tiled, tile=self.tile, karatsuba=self.karatsuba,
+                                 tile_reg=self.tile_reg,
+                                 fabric_rounds=self.fabric_rounds).latency
         self._set(up_multiplier=self.scale_up, mult_latency_resolved=latency)
 
     def _constant_twiddles(self, mod):
@@ -268,7 +317,9 @@ class Butterfly(FixedLatencyUnit):
         self.plan = plan = ButterflyPlan.coerce(*args, **kw)
         self._modulus = mod = get_modulus(plan.modulus)
         self._latency = plan.latency
-        if plan.twiddle is None:
+        if plan.moduli is not None:
+            muls = [DynamicModMul(plan.dynamic_plan()) for _ in range(2 if plan.scale_up else 1)]
+        elif plan.twiddle is None:
             muls = [ModMul(mod, plan.reducer, mult_stages=plan.mult_stages, tiled=plan.tiled,
                            tile=plan.tile, karatsuba=plan.karatsuba, tile_reg=plan.tile_reg,
                            fabric_rounds=plan.fabric_rounds)
@@ -283,6 +334,8 @@ class Butterfly(FixedLatencyUnit):
         names = ("up", "down")
         if plan.twiddle is None:
             names += ("w_down",) + (("w_up",) if plan.scale_up else ())
+        if plan.moduli is not None:
+            names += ("q",)
         super().__init__(operand_layout(width, *names), operand_layout(width, "up", "down"))
 
     @property
@@ -317,11 +370,14 @@ class Butterfly(FixedLatencyUnit):
             return ("modmul",) * len(muls)
         return tuple(u.kind for u in muls)
 
-    def premultiply(self, twiddle):
-        """The operand to feed for run-time twiddle ω so that the product is x·ω mod p."""
+    def premultiply(self, twiddle, q=None):
+        """The operand to feed for run-time twiddle ω so that the product is x·ω mod p (with
+        ``moduli``: mod ``q``, one of them)."""
         if self.plan.twiddle is not None:
             raise ValueError("premultiply applies to run-time twiddles, not to a butterfly with "
                              "constant twiddles")
+        if self.plan.moduli is not None:
+            return self._mul.premultiply(twiddle, q)
         return self._mul.premultiply(twiddle)
 
     def _gentleman_sande(self, m):
@@ -330,16 +386,24 @@ class Butterfly(FixedLatencyUnit):
         x, p, width = self.i.payload, self._modulus.value, self._modulus.bits
         st = Stages(m, self.i.valid)
         st.ride(w_down=x.w_down, **({"w_up": x.w_up} if self.plan.scale_up else {}))
+        dynamic = self.plan.moduli is not None
+        if dynamic:
+            p = x.q
+            st.ride(q=x.q)
         minuend, subtrahend = (x.down, x.up) if self.plan.negated else (x.up, x.down)
         total, diff = st.cut(add_parallel(x.up, x.down, p, width),
                              sub_parallel(minuend, subtrahend, p, width))
         m.submodules.mul = mul = self._mul
         m.d.comb += [mul.i.payload.a.eq(diff), mul.i.payload.b.eq(st["w_down"]),
                      mul.i.valid.eq(st.valid)]
+        if dynamic:
+            m.d.comb += mul.i.payload.q.eq(st["q"])
         if self.plan.scale_up:
             m.submodules.mul_up = mul_up = self._mul_up
             m.d.comb += [mul_up.i.payload.a.eq(total), mul_up.i.payload.b.eq(st["w_up"]),
                          mul_up.i.valid.eq(st.valid)]
+            if dynamic:
+                m.d.comb += mul_up.i.payload.q.eq(st["q"])
             total = mul_up.o.payload
         elif self.plan.ram_delays:
             total = delay_line(m, total, self._mul.latency, "total_line")
@@ -366,6 +430,9 @@ class Butterfly(FixedLatencyUnit):
             m.d.comb += [mul.i.payload.a.eq(x.down), mul.i.payload.b.eq(x.w_down)]
         m.d.comb += mul.i.valid.eq(self.i.valid)
         p = self._modulus.value
+        dynamic = self.plan.moduli is not None
+        if dynamic:
+            m.d.comb += mul.i.payload.q.eq(x.q)
         if self.plan.up_multiplier:
             m.submodules.mul_up = mul_up = self._mul_up
             if const:
@@ -382,6 +449,8 @@ class Butterfly(FixedLatencyUnit):
             st = Stages(m, self.i.valid)
             if not self.plan.ram_delays:
                 st.ride(up=x.up)
+            if dynamic:
+                st.ride(q=x.q)
             cuts = self._mul.latency
         # x_up - p and x_up + p enter the pipeline one register before the add (fast_add).
         for _ in range(cuts - self.plan.fast_add):
@@ -389,6 +458,8 @@ class Butterfly(FixedLatencyUnit):
         if self.plan.ram_delays:
             st.ride(up=delay_line(m, x.up, cuts - self.plan.fast_add, "up_line"))
         up = st["up"]
+        if dynamic:
+            p = st["q"]
         st.ride(up_minus=up - p, up_plus=up + p)
         for _ in range(self.plan.fast_add):
             st.cut()

@@ -110,7 +110,7 @@ load puts input lane j where the permutation's output j would be.
 from collections import namedtuple
 from dataclasses import dataclass, field
 
-from amaranth import Cat, Const, Module, Mux, Signal, unsigned
+from amaranth import Array, Cat, Const, Module, Mux, Signal, unsigned
 from amaranth.lib import data, stream
 from amaranth.lib.fifo import SyncFIFO
 from amaranth.lib.wiring import In, Out
@@ -243,13 +243,24 @@ class StreamingNTTPlan(StreamPlan):
         The root itself.
     reducer : str
         The ModMuls' reducer (default ``auto``).
+    moduli : tuple of int or None
+        An engine shared by several primes (RNS towers): its transforms take them in turn, the
+        t-th mod ``moduli[t mod S]`` (S of them, ``modulus`` the first), each with its roots
+        of the ``root`` convention; the butterflies' ModMuls take the modulus at run time
+        (:class:`~fhe_hw.ntt.ButterflyPlan`'s ``moduli``: run-time-modulus Montgomery
+        multipliers, every prime ≡ 1 mod 2^w for one word w, all of one width) and the
+        twiddle ROM holds the S tables, S·n words. Negacyclic only; not with ``ping_pong``,
+        ``shared_twiddles``, ``karatsuba``, ``fabric_rounds``, ``ram_delays`` or ``psi``/
+        ``omega``. Default None: ``modulus`` alone, its constants fixed at generation.
 
     Attributes
     ----------
     modulus_resolved : Modulus
         The modulus.
     roots : NTTParams
-        The roots the engine computes with.
+        The roots the engine computes with (with ``moduli``, the first's).
+    moduli_roots : tuple of NTTParams
+        With ``moduli``, each one's roots, in their order; else ``(roots,)``.
     lanes_resolved : int
         The coefficients per beat in use.
     butterfly : ButterflyPlan
@@ -294,8 +305,10 @@ class StreamingNTTPlan(StreamPlan):
     psi: int | None = psi_param()
     omega: int | None = omega_param()
     reducer: str = field(default="auto", kw_only=True)
+    moduli: tuple | None = field(default=None, kw_only=True)
     modulus_resolved: Modulus = field(init=False, repr=False, compare=False)
     roots: NTTParams = field(init=False, repr=False, compare=False)
+    moduli_roots: tuple = field(init=False, repr=False, compare=False)
     lanes_resolved: int = field(init=False, repr=False, compare=False)
     butterfly: ButterflyPlan = field(init=False, repr=False, compare=False)
     butterfly_latency: int = field(init=False, repr=False, compare=False)
@@ -340,19 +353,48 @@ class StreamingNTTPlan(StreamPlan):
         if self.ram_delays and self.inverse and self.scaled:
             raise ValueError("ram_delays needs butterflies without the up-multiplier: not "
                              "with inverse=True and scaled=True")
+        moduli_roots = (roots,) if self.moduli is None else self._moduli_roots(mod)
         butterfly = ButterflyPlan(mod, scale_up=self.inverse and self.scaled,
                                   form="gs" if self.inverse and self.negacyclic else "ct",
                                   negated=self.shared_twiddles and self.inverse,
                                   reducer=self.reducer, mult_stages=self.mult_stages,
                                   tiled=self.tiled, karatsuba=self.karatsuba,
                                   tile_reg=self.tile_reg, fabric_rounds=self.fabric_rounds,
-                                  ram_delays=self.ram_delays)
-        self._set(modulus_resolved=mod, roots=roots, lanes_resolved=lanes, butterfly=butterfly,
+                                  ram_delays=self.ram_delays,
+                                  **({} if self.moduli is None else {"moduli": self.moduli}))
+        self._set(modulus_resolved=mod, roots=roots, moduli_roots=moduli_roots,
+                  lanes_resolved=lanes, butterfly=butterfly,
                   butterfly_latency=butterfly.latency)
         if self.ping_pong and 2 * (n // lanes) > self.compute_cycles():
             raise ValueError(f"ping_pong needs the compute phase ({self.compute_cycles()} "
                              f"cycles) at least as long as a load and an unload (2·n/lanes = "
                              f"{2 * (n // lanes)}): more lanes")
+
+    def _moduli_roots(self, mod):
+        """``moduli`` checked against the options they do not take, and each one's roots."""
+        if isinstance(self.moduli, (int, str)) or not hasattr(self.moduli, "__iter__") \
+                or not self.moduli:
+            raise TypeError(f"moduli must be a non-empty sequence of primes, not "
+                            f"{self.moduli!r}")
+        moduli = tuple(self.moduli)
+        if moduli[0] != mod.value:
+            raise ValueError(f"moduli must start with modulus {mod.value}, not {moduli!r}")
+        if not self.negacyclic:
+            raise ValueError("moduli needs a negacyclic transform")
+        for name in ("ping_pong", "shared_twiddles", "karatsuba", "fabric_rounds",
+                     "ram_delays"):
+            if getattr(self, name):
+                raise ValueError(f"moduli does not apply with {name}")
+        if (self.psi, self.omega) != (None, None):
+            raise ValueError("moduli takes the root convention (root), not psi or omega")
+        roots = []
+        for q in moduli:
+            try:
+                roots.append(ntt_params(q, self.n, negacyclic=True, root=self.root))
+            except (ValueError, TypeError) as e:
+                raise ValueError(f"moduli: {q} has no primitive {2 * self.n}-th root of "
+                                 f"unity: {e}") from None
+        return tuple(roots)
 
     @property
     def input_beats(self):
@@ -717,19 +759,21 @@ class StreamingNTT(FixedRun, Component):
         ports are driven when the engine is elaborated)."""
         return self._banks
 
-    def twiddle_rom(self):
-        """The twiddle ROM (before ``premultiply``): entry
+    def twiddle_rom(self, params=None):
+        """The twiddle ROM (before ``premultiply``) of the roots ``params`` (default
+        :attr:`params`; with ``moduli``, one of the plan's ``moduli_roots``): entry
         :func:`~fhe_hw.ntt.schedule.twiddle_index` holds ω_down of the butterflies of that
         stage and block, taken from :func:`~fhe_hw.model.ntt.stage_twiddles`; the negacyclic
         inverse's is :func:`~fhe_hw.model.ntt.gs_table`, which its stages index the same way
         (``gs``)."""
-        n, log_n, inv, neg = self._n, self._params.log_k, self._inverse, self._negacyclic
+        params = self._params if params is None else params
+        n, log_n, inv, neg = self._n, params.log_k, self._inverse, self._negacyclic
         if inv and neg:
-            return gs_table(self._params, self.plan.scaled)
+            return gs_table(params, self.plan.scaled)
         rom = [0] * n
         for s in range(log_n):
             for (up, _), (_, w_down) in zip(stage_pairs(s, n, inv),
-                                            stage_twiddles(s, self._params, inv, neg,
+                                            stage_twiddles(s, params, inv, neg,
                                                            self.plan.scaled)):
                 idx = twiddle_index(s, up, log_n, inv)
                 if rom[idx] not in (0, w_down):
@@ -748,13 +792,20 @@ class StreamingNTT(FixedRun, Component):
             return m
         m.submodules.control = ctl = _Control(self._n, self._p, self._lanes,
                                               self._params.log_k, gap=self._drain)
-        xsw, usel, last = self._issue(m, ctl.stage, ctl.cc[:ctl.log_c], tw_ports)
+        slot = None if self.plan.moduli is None else \
+            Signal(range(len(self.plan.moduli)), name="slot")
+        xsw, usel, last = self._issue(m, ctl.stage, ctl.cc[:ctl.log_c], tw_ports, slot)
         rd_addr = self._read_address_registers(m, ctl, ctl.state != _COMPUTE)
         fold, beat_addr, load_go, unload_go, fifo = self._beats(m, ctl, banks, rd_addr, xsw,
                                                                 usel)
         crossbar, outs = self._butterflies(m, [bank.r_data for bank in banks], tw_ports,
-                                           ctl.issue, last, xsw, usel)
+                                           ctl.issue, last, xsw, usel, slot)
         last_beat, load_next, fold_next = self._next_beat(m, ctl, load_go, unload_go, fold)
+        if slot is not None:
+            # The next transform's modulus, once this one's last beat has been read: no
+            # butterfly is in flight then, and the next compute phase is a load away.
+            with m.If(ctl.unloading & unload_go & last_beat):
+                m.d.sync += slot.eq(Mux(slot == len(self.plan.moduli) - 1, 0, slot + 1))
         wen, waddr, wsw, wu = self._write_pipeline(m, ctl.issue, rd_addr, xsw, usel,
                                                    load_next, fold_next)
         self._bank_writes(m, banks, outs, wen, waddr, wsw, wu,
@@ -936,8 +987,11 @@ class StreamingNTT(FixedRun, Component):
 
     def twiddle_words(self):
         """The words of the engine's twiddle ROM: :meth:`twiddle_rom` as the butterflies take
-        them (``premultiply``)."""
-        return [self._bfs[0].premultiply(w) for w in self.twiddle_rom()]
+        them (``premultiply``); with ``moduli``, each one's table in turn (n words each)."""
+        if self.plan.moduli is None:
+            return [self._bfs[0].premultiply(w) for w in self.twiddle_rom()]
+        return [self._bfs[0].premultiply(w, r.p) for r in self.plan.moduli_roots
+                for w in self.twiddle_rom(r)]
 
     @property
     def twiddle_output_reg(self):
@@ -960,7 +1014,7 @@ class StreamingNTT(FixedRun, Component):
                         m.d.comb += rd_addr[k].eq(_window_index(c, w, cf, Const(k, b), b)[b:])
         return rd_addr
 
-    def _issue(self, m, stage, c, tw_ports):
+    def _issue(self, m, stage, c, tw_ports, slot=None):
         """Compute issue of cycle c of ``stage`` besides the bank addresses
         (:meth:`_read_addresses`): the twiddle ROM's addresses and the crossbars' controls.
         Returns (xsw, the swap of the crossbars' XOR networks: only bit u, set to the fold's
@@ -992,13 +1046,16 @@ class StreamingNTT(FixedRun, Component):
                 mapped = Signal(log_n, name=f"tw_addr{q}_shared")
                 m.d.comb += mapped.eq((self._n - tw_addr[q][::-1])[:log_n][::-1])
                 tw_addr[q] = mapped
+        if slot is not None:
+            # with moduli: the slot's table, n words after the previous one's
+            tw_addr = [Cat(t, slot) for t in tw_addr]
         a, d = _read_split(self._read_stages)
         for q in range(P):
             m.d.comb += tw_ports[q].r_addr.eq(register_delay(m, tw_addr[q], a + max(d - 1, 0),
                                                              f"tw_addr{q}"))
         return xsw, usel, last
 
-    def _butterflies(self, m, words, tw_ports, issue, last, xsw, usel):
+    def _butterflies(self, m, words, tw_ports, issue, last, xsw, usel, slot=None):
         """Read stage: the bank outputs (``words``), the bank output registers (``read_stages``
         >= 2), the read network's pair swaps (after a fabric register with ``read_stages`` = 4),
         its middle register (``read_stages`` >= 3), its position
@@ -1017,7 +1074,17 @@ class StreamingNTT(FixedRun, Component):
         issue_x = register_delay(m, issue, a + 2 + d, "issue")
         outs = []
         bf0 = self._bfs[0]
-        w_one, w_last = bf0.premultiply(1), bf0.premultiply(self._params.k_inv)
+        if slot is None:
+            w_one, w_last = bf0.premultiply(1), bf0.premultiply(self._params.k_inv)
+        else:
+            # with moduli: the slot's prime and its constants (the slot is steady while the
+            # butterflies work)
+            moduli_roots = self.plan.moduli_roots
+            modulus = Array(Const(r.p, self._mod.bits) for r in moduli_roots)[slot]
+            w_one = Array(Const(bf0.premultiply(1, r.p), self._mod.bits)
+                          for r in moduli_roots)[slot]
+            w_last = Array(Const(bf0.premultiply(r.k_inv, r.p), self._mod.bits)
+                           for r in moduli_roots)[slot]
         crossbar = []                      # the crossbar register, position 2q + x
         for q, bf in enumerate(self._bfs):
             m.submodules[f"bf{q}"] = bf
@@ -1025,6 +1092,8 @@ class StreamingNTT(FixedRun, Component):
             # The butterfly's operands are registered (the crossbar register).
             m.d.sync += [x.up.eq(pos[2 * q]), x.down.eq(pos[2 * q + 1]),
                          x.w_down.eq(tw_ports[q].r_data)]
+            if slot is not None:
+                m.d.sync += x.q.eq(modulus)
             m.d.comb += bf.i.valid.eq(issue_x)
             if bf.scale_up:
                 m.d.sync += x.w_up.eq(Mux(last_d, w_last, w_one))

@@ -1,5 +1,6 @@
 """RNS polynomials as OpenFHE holds them (``DCRTPoly``: towers, each mod its own prime) and their
-`fhe-hw generate` entries: the transform of every tower through one engine per tower, the
+`fhe-hw generate` entries: the transform of every tower through one engine per tower (or
+fewer engines taking the towers in turn), the
 product of two polynomials on those transforms, and the exact extension of a polynomial's base
 Q to Q ∪ B.
 
@@ -16,7 +17,7 @@ __all__ = ["RNSPolyNTT", "RNSPolyNTTPlan", "RNSPolyProduct", "RNSPolyProductPlan
 
 register("rns-poly-ntt", plan=RNSPolyNTTPlan, component=RNSPolyNTT,
          description="NTT of an RNS polynomial (OpenFHE's DCRTPoly): L towers, one streaming "
-         "NTT engine each, OpenFHE's primes and roots")
+         "NTT engine each (or E taking them in turn), OpenFHE's primes and roots")
 register("rns-poly-product", plan=RNSPolyProductPlan, component=RNSPolyProduct,
          description="product of two RNS polynomials (OpenFHE's DCRTPoly a*b): forward NTTs, "
          "point-wise run-time-modulus ModMuls, inverse NTT, one engine per tower each")

@@ -60,15 +60,17 @@ def blocks(plan):
             blocks(plan.backward) + [("pointwise-modmul", shown, 2 * plan.lanes_resolved,
                                       lambda: DynamicModMul(pointwise))]
     engine = plan.engines[0]
-    towers, q, options = len(plan.towers), plan.towers[0], _multiplier(plan)
+    q, options = plan.towers[0], _multiplier(plan)
     shown = {"modulus": str(q), "reducer": engine.reducer, **options}
+    if engine.moduli is not None:       # engine_count: run-time moduli, the first engine's
+        shown["moduli"] = ",".join(map(str, engine.moduli))
     if plan.inverse:
         shown.update(form=engine.butterfly.form, scale_up=engine.butterfly.scale_up)
     # ram_delays is the ECP5's LUT RAM: in standard cells the delay line's registers are the
     # smaller and faster form (a memory of registers adds its write decode, whose pointer
     # fans out to every word), so the block is built with them.
     butterfly = replace(engine.butterfly, ram_delays=False)
-    return [("engine-butterfly", shown, towers * plan.butterflies,
+    return [("engine-butterfly", shown, len(plan.engines) * plan.butterflies,
              lambda: Butterfly(butterfly))]
 
 
@@ -78,9 +80,14 @@ def memory_bits(plan):
     twiddle ROM of n words once per two of its read ports, as a dual-port block RAM holds it
     (an NTT's engine reads its own through P ports; a product's engines of a tower read one,
     each through P ports, or one with ``wide_twiddles``), each word the tower's prime's width;
-    a conversion's banks of N words of its widest modulus."""
+    with ``engine_count`` E below L, E engines' banks and every tower's table in its engine's
+    ROM; a conversion's banks of N words of its widest modulus."""
     if isinstance(plan, CRTBaseExtensionPlan):
         return plan.banks * plan.n * plan.width
+    if isinstance(plan, RNSPolyNTTPlan) and len(plan.engines) < len(plan.towers):
+        tables = -(-plan.butterflies // 2)
+        return sum(plan.n * e.modulus_resolved.bits for e in plan.engines) + \
+            sum(plan.n * tables * q.bit_length() for q in plan.towers)
     sets, ports = 1, plan.butterflies           # sets of n words of banks per tower
     if isinstance(plan, RNSPolyProductPlan):
         sets = plan.forward_units + 1

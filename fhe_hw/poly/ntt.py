@@ -15,10 +15,12 @@ Engines
 -------
 Engine j holds tower j: its ModMuls reduce mod q_j with constants fixed at generation time and
 its twiddles are in its own ROM (n words), so no constant is loaded at run time and the engines
-share nothing but the input and output streams. A shared engine would need ModMuls whose
-modulus changes at run time (:class:`~fhe_hw.arith.montgomery_dyn.DynamicModMul`) and its ROM
-L times as deep; this unit does not build one: one engine per tower is what fills a device with
-local engines. All engines use one reducer (``auto``: the one
+share nothing but the input and output streams. One engine per tower is what fills a device
+with local engines; with ``engine_count`` E below L, fewer engines serve more towers: engine e
+takes towers e, e + E, e + 2E, ... in turn, its ModMuls Montgomery's with the modulus an
+operand (:class:`~fhe_hw.arith.montgomery_dyn.DynamicModMul`, every prime ≡ 1 mod 2^w for one
+word w) and its ROM one table per tower it takes, n words each, all still fixed at generation
+(:class:`~fhe_hw.ntt.StreamingNTTPlan`'s ``moduli``). All engines use one reducer (``auto``: the one
 :func:`~fhe_hw.arith.modmul.choose_reducer` picks for every prime, Barrett where they differ), so
 their timing is the same when their primes have the same width.
 
@@ -56,7 +58,7 @@ Cycles
 ------
 :meth:`RNSPolyNTTPlan.cycles` follows the schedule tower by tower: with always-valid input and
 always-ready output, tower j of polynomial k starts loading when the input has delivered the
-towers before it and engine j is free, and unloads after its own transform and the previous
+towers before it and its engine is free, and unloads after its own transform and the previous
 tower's unload. For equal towers that is ``(L - 1)·n/lanes + S`` for one polynomial, S the
 engine's :meth:`~fhe_hw.ntt.StreamingNTTPlan.cycles`, and one polynomial every
 ``max(L·n/lanes, T)`` after, T the engine's :meth:`~fhe_hw.ntt.StreamingNTTPlan.period`.
@@ -67,7 +69,7 @@ banks.
 
 from dataclasses import dataclass, field
 
-from amaranth import Module, Mux, Signal, unsigned
+from amaranth import Array, Const, Module, Mux, Signal, unsigned
 from amaranth.lib import data, stream
 from amaranth.lib.wiring import In, Out, connect, flipped
 
@@ -92,7 +94,7 @@ from ..ntt.schedule import (
     WRITE_STAGES,
 )
 from ..ntt.streaming import StreamingNTT, StreamingNTTPlan, wide_banks_param
-from ..params import openfhe_primes, require_power_of_two
+from ..params import openfhe_primes, require_int, require_power_of_two
 from ..plan import StreamPlan, param
 from ..rns.common import MAX_RESIDUES, beats_to_polynomials, polynomial_beats
 from ..rns.plan import check_primes
@@ -110,20 +112,21 @@ MAX_PRIME_BITS = 60
 MIN_PRIME_BITS = 14
 
 
-def _tower_schedule(period, span, beats, arrivals, skid=False):
+def _tower_schedule(period, span, beats, arrivals, skid=False, towers=None):
     """The cycle at which each tower starts to leave (in ``arrivals``' order: polynomial by
     polynomial, tower by tower) when tower j of each polynomial can start loading at
     ``arrivals[...]`` (and not before the previous tower has loaded), through engines with
-    ``period[j]`` (T) and ``span[j]`` (S) cycles, ``beats`` per tower: the recurrence of the
-    module docstring. With ``skid``, a two-beat register slice before and after each engine:
-    a tower reaches its engine a cycle later and leaves it a cycle later, and the slice before
-    a busy engine takes the tower's first two beats."""
-    towers = len(period)
-    free = [0] * towers
+    ``period[e]`` (T) and ``span[e]`` (S) cycles, tower j in engine j mod E of the E =
+    ``len(period)`` engines (``towers`` per polynomial, default E), ``beats`` per tower: the
+    recurrence of the module docstring. With ``skid``, a two-beat register slice before and
+    after each engine: a tower reaches its engine a cycle later and leaves it a cycle later,
+    and the slice before a busy engine takes the tower's first two beats."""
+    towers = len(period) if towers is None else towers
+    free = [0] * len(period)
     next_in = out_end = 0
     starts = []
     for k, arrival in enumerate(arrivals):
-        j = k % towers
+        j = k % towers % len(period)
         offer = max(arrival, next_in)
         start = max(offer + skid, free[j])
         next_in = offer + beats if skid and beats <= 2 else \
@@ -375,11 +378,18 @@ class RNSPolyNTTPlan(TowersPlan):
         engines' ``ping_pong``), so that while one set computes, the other unloads the previous
         polynomial and loads the next: back to back, a polynomial takes an engine's compute
         phase, not its loads and unloads too; twice the banks.
+    engine_count : int or None
+        E, the engines, 1 to L (default None: L, one per tower). Below L, tower-major only:
+        engine e takes towers e, e + E, ... in turn, with run-time-modulus Montgomery ModMuls
+        and a ROM of one n-word table per tower it takes (module docstring); not with
+        ``parallel_towers``, ``ping_pong``, ``shared_twiddles``, ``karatsuba``,
+        ``fabric_rounds``, ``ram_delays`` or a Barrett ``reducer``.
 
     Attributes
     ----------
     engines : tuple of StreamingNTTPlan
-        Each tower's engine.
+        The engines: each tower's, or with ``engine_count`` E below L, engine e's (its
+        ``moduli`` towers e, e + E, ...).
     """
 
     inverse: bool = param(False, help="inverse transform (evaluation to coefficient form)",
@@ -402,6 +412,11 @@ class RNSPolyNTTPlan(TowersPlan):
     ping_pong: bool = param(False, help="with parallel_towers: two sets of banks per engine, "
                             "one computes while the other unloads and loads (true/false, default "
                             "false)", cli_default=None, kw_only=True)
+    # cli_default None, as parallel_towers.
+    engine_count: int | None = param(None, help="engines E, 1 to the towers L (default L, one "
+                                     "per tower); below L each takes towers e, e + E, ... in "
+                                     "turn, tower-major, with run-time-modulus Montgomery "
+                                     "ModMuls", cli_default=None, kw_only=True)
     engines: tuple = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -411,15 +426,44 @@ class RNSPolyNTTPlan(TowersPlan):
         if self.ping_pong and not self.parallel_towers:
             raise ValueError("ping_pong needs parallel_towers (tower-major, a tower's load "
                              "already overlaps the other towers' transforms)")
-        engines = self.engine_plans(self.inverse, scaled=self.scaled,
-                                    shared_twiddles=self.shared_twiddles,
-                                    registered_valid=self.registered_valid
-                                    or self.spread_handshakes, ping_pong=self.ping_pong)
+        if self.engine_count is not None:
+            require_int("engine_count", self.engine_count, minimum=1,
+                        maximum=len(self.towers))
+        if self.engine_count is not None and self.engine_count < len(self.towers):
+            engines = self._shared_engine_plans(self.engine_count)
+        else:
+            engines = self.engine_plans(self.inverse, scaled=self.scaled,
+                                        shared_twiddles=self.shared_twiddles,
+                                        registered_valid=self.registered_valid
+                                        or self.spread_handshakes, ping_pong=self.ping_pong)
         if self.parallel_towers and len({(e.cycles(), e.period()) for e in engines}) > 1:
             raise ValueError(f"parallel_towers needs one timing for every tower's engine "
                              f"(their primes of one width), not the towers' "
                              f"{', '.join(str(q.bit_length()) for q in self.towers)} bits")
         self._set(engines=engines)
+
+    def _shared_engine_plans(self, count):
+        """``engine_count`` below L: engine e's plan, the towers e, e + E, ... its moduli."""
+        for name in ("parallel_towers", "ping_pong", "shared_twiddles"):
+            if getattr(self, name):
+                raise ValueError(f"engine_count below the towers ({len(self.towers)}) needs "
+                                 f"tower-major streams, not {name}")
+        engines = []
+        for e in range(count):
+            try:
+                engines.append(StreamingNTTPlan(
+                    self.n, self.towers[e], butterflies=self.butterflies, lanes=self.lanes,
+                    negacyclic=True, inverse=self.inverse, scaled=self.scaled,
+                    mult_stages=self.mult_stages, tiled=self.tiled, karatsuba=self.karatsuba,
+                    tile_reg=self.tile_reg, wide_banks=self.wide_banks,
+                    read_stages=self.read_stages, write_stages=self.write_stages,
+                    root="openfhe", reducer=self.reducer, fabric_rounds=self.fabric_rounds,
+                    ram_delays=self.ram_delays, registered_valid=self.registered_valid,
+                    moduli=self.towers[e::count]))
+            except ValueError as err:
+                raise ValueError(f"engine_count = {count} (engines shared by towers, "
+                                 f"run-time moduli): {err}") from None
+        return tuple(engines)
 
     @property
     def input_beats(self):
@@ -466,10 +510,11 @@ class RNSPolyNTTPlan(TowersPlan):
         always ready; the towers' (polynomials') first beats offered at ``arrivals`` (default:
         the input always valid)."""
         engines = self.engines[:1] if self.parallel_towers else self.engines
-        arrivals = [0] * (polys * len(engines)) if arrivals is None else list(arrivals)
+        towers = 1 if self.parallel_towers else len(self.towers)
+        arrivals = [0] * (polys * towers) if arrivals is None else list(arrivals)
         spans = [e.cycles() for e in engines]
         periods = [e.period() for e in engines]
-        return _tower_schedule(periods, spans, self.tower_beats, arrivals, self.skid)
+        return _tower_schedule(periods, spans, self.tower_beats, arrivals, self.skid, towers)
 
     def cycles(self, polys=1):
         """Exact cycles of ``polys`` polynomials back to back, first input transfer to last
@@ -500,7 +545,8 @@ class TowersComponent(FixedRun, Component):
 
 class RNSPolyNTT(TowersComponent):
     """The forward (or inverse) NTT of an L-tower RNS polynomial in OpenFHE's layout, one
-    :class:`~fhe_hw.ntt.StreamingNTT` engine per tower (module docstring).
+    :class:`~fhe_hw.ntt.StreamingNTT` engine per tower, or E (``engine_count``) taking the
+    towers in turn (module docstring).
 
     Parameters
     ----------
@@ -524,7 +570,7 @@ class RNSPolyNTT(TowersComponent):
 
     @property
     def engines(self):
-        """The engines, tower order."""
+        """The engines, in order: tower j's is ``engines[j % E]``."""
         return list(self._engines)
 
     def elaborate(self, platform):
@@ -532,8 +578,13 @@ class RNSPolyNTT(TowersComponent):
         parallel, towers, beats = self.plan.parallel_towers, len(self._engines), \
             self.plan.tower_beats
         if not parallel:
-            in_tower = tower_turn(m, "in", towers, beats, self.i.valid & self.i.ready)
-            out_tower = tower_turn(m, "out", towers, beats, self.o.valid & self.o.ready)
+            count = len(self.plan.towers)
+            in_tower = tower_turn(m, "in", count, beats, self.i.valid & self.i.ready)
+            out_tower = tower_turn(m, "out", count, beats, self.o.valid & self.o.ready)
+            if towers < count:
+                # engine_count: tower j's turn is engine j mod E's
+                turn = Array(Const(j % towers, range(towers)) for j in range(count))
+                in_tower, out_tower = turn[in_tower], turn[out_tower]
         spread = self.plan.spread_handshakes
         if spread:
             m.submodules.gather = gather = SkidBuffer(self.o.payload.shape(), spread=towers)
