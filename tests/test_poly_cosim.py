@@ -2,7 +2,8 @@
 build takes minutes at N = 4096); the fast suite checks the checks.
 
 For each documented ECP5 configuration (:data:`fhe_hw.poly.configs.POLY_TABLE`, N = 4096, all
-towers) and a small one of the same shape, the interop program (``interop/openfhe_ntt.cpp``,
+towers) and a small one of the same shape (and the first through fewer engines than towers,
+``engine_count``), the interop program (``interop/openfhe_ntt.cpp``,
 ``dcrt N BITS LIMBS [PRIME_N] SEED``) gives OpenFHE's DCRTPoly a, b, their product ab and the
 evaluation forms of the three on the configuration's towers. Three polynomials stream back to
 back through the generated Verilog (:mod:`fhe_hw.poly.cosim`): the forward ``rns-poly-ntt`` of
@@ -52,6 +53,10 @@ CONFIGS = [pytest.param(p, id=config_id(p)) for p in [row.params for row in POLY
 #: The configurations whose streams are tower-major: the product and the extension take
 #: their towers (and lanes).
 TOWER_MAJOR = [c for c in CONFIGS if not c.values[0].get("parallel_towers")]
+#: Fewer engines than towers (``engine_count``): the first row's 8 towers through 4 engines and
+#: its shape at n = 64 through 2, each engine taking its towers in turn.
+SHARED = [pytest.param(p, id=f"{config_id(p)}-E{p['engine_count']}")
+          for p in ({**POLY_TABLE[0].params, "engine_count": 4}, {**SMALL[0], "engine_count": 2})]
 #: The documented products and each at n = 64, 3 towers.
 PRODUCTS = [pytest.param(p, id=f"n{p['n']}-{p['limbs']}x{p['prime_bits']}-P{p['butterflies']}")
             for row in PRODUCT_TABLE for p in (row.params, {**row.params, "n": 64, "limbs": 3})]
@@ -75,7 +80,7 @@ def openfhe_polys(params):
                                                       "ab_eval")}
 
 
-@pytest.mark.parametrize("params", CONFIGS)
+@pytest.mark.parametrize("params", CONFIGS + SHARED)
 @pytest.mark.parametrize("kind", ["forward", "inverse"])
 @pytest.mark.slow
 @needs_openfhe
