@@ -686,6 +686,7 @@ def test_an_engine_with_moduli_takes_its_primes_in_turn(n, P, inverse, scaled, v
 @pytest.mark.parametrize("kw, match", [
     ({"moduli": (1073479681,)}, "moduli must start with modulus"),
     ({"moduli": 1073741441}, "moduli must be a non-empty sequence"),
+    ({"moduli": (1073741441, "1073740609")}, "moduli must be an integer"),
     ({"moduli": (1073741441, 1073740609), "negacyclic": False}, "needs a negacyclic"),
     ({"moduli": (1073741441, 1073740609), "ping_pong": True}, "not apply with ping_pong"),
     ({"moduli": (1073741441, 1073740609),

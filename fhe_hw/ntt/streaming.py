@@ -128,7 +128,14 @@ from ..component import Component, FixedRun
 from ..lib.bram import PDPW16KD_DEPTH, PDPW16KD_WIDTH, RegisteredRAM, RegisteredROM
 from ..lib.delay import register_delay
 from ..model.ntt import gs_table, stage_pairs, stage_twiddles
-from ..params import Modulus, NTTParams, get_modulus, ntt_params, require_power_of_two
+from ..params import (
+    Modulus,
+    NTTParams,
+    get_modulus,
+    ntt_params,
+    require_int,
+    require_power_of_two,
+)
 from ..plan import StreamPlan, param
 from .butterfly import Butterfly, ButterflyPlan, ram_delays_param
 from .roots import omega_param, psi_param, root_description, root_param
@@ -376,7 +383,7 @@ class StreamingNTTPlan(StreamPlan):
                 or not self.moduli:
             raise TypeError(f"moduli must be a non-empty sequence of primes, not "
                             f"{self.moduli!r}")
-        moduli = tuple(self.moduli)
+        moduli = tuple(require_int("moduli", q, minimum=3) for q in self.moduli)
         if moduli[0] != mod.value:
             raise ValueError(f"moduli must start with modulus {mod.value}, not {moduli!r}")
         if not self.negacyclic:
