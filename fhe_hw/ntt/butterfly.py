@@ -303,9 +303,10 @@ class Butterfly(FixedLatencyUnit):
     Attributes
     ----------
     i : In(stream.Signature(...)), always ready
-        ``{up, down, w_down[, w_up]}`` (m bits each, LSB-first; only ``{up, down}`` with
-        constant twiddles). Run-time twiddles are given as the multiplier expects them: pass ω
-        through :meth:`premultiply` (the identity unless the multiplier is a Montgomery one).
+        ``{up, down, w_down[, w_up][, q]}`` (m bits each, LSB-first; only ``{up, down}`` with
+        constant twiddles; ``q``, the prime of this butterfly, with ``moduli``). Run-time
+        twiddles are given as the multiplier expects them: pass ω through :meth:`premultiply`
+        (the identity unless the multiplier is a Montgomery one).
     o : Out(stream.Signature(...)), always ready
         ``{up, down}``, one butterfly per cycle.
     latency : int
