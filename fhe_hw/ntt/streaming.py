@@ -378,7 +378,8 @@ class StreamingNTTPlan(StreamPlan):
                              f"{2 * (n // lanes)}): more lanes")
 
     def _moduli_roots(self, mod):
-        """``moduli`` checked against the options they do not take, and each one's roots."""
+        """``moduli`` checked against the engine options they do not take, and each one's roots
+        (the butterflies' plan refuses the multiplier options they do not take)."""
         if isinstance(self.moduli, (int, str)) or not hasattr(self.moduli, "__iter__") \
                 or not self.moduli:
             raise TypeError(f"moduli must be a non-empty sequence of primes, not "
@@ -388,8 +389,7 @@ class StreamingNTTPlan(StreamPlan):
             raise ValueError(f"moduli must start with modulus {mod.value}, not {moduli!r}")
         if not self.negacyclic:
             raise ValueError("moduli needs a negacyclic transform")
-        for name in ("ping_pong", "shared_twiddles", "karatsuba", "fabric_rounds",
-                     "ram_delays"):
+        for name in ("ping_pong", "shared_twiddles"):
             if getattr(self, name):
                 raise ValueError(f"moduli does not apply with {name}")
         if (self.psi, self.omega) != (None, None):
@@ -1086,12 +1086,11 @@ class StreamingNTT(FixedRun, Component):
         else:
             # with moduli: the slot's prime and its constants (the slot is steady while the
             # butterflies work)
-            moduli_roots = self.plan.moduli_roots
-            modulus = Array(Const(r.p, self._mod.bits) for r in moduli_roots)[slot]
-            w_one = Array(Const(bf0.premultiply(1, r.p), self._mod.bits)
-                          for r in moduli_roots)[slot]
-            w_last = Array(Const(bf0.premultiply(r.k_inv, r.p), self._mod.bits)
-                           for r in moduli_roots)[slot]
+            def of_slot(word):
+                return Array(Const(word(r), self._mod.bits) for r in self.plan.moduli_roots)[slot]
+            modulus = of_slot(lambda r: r.p)
+            w_one = of_slot(lambda r: bf0.premultiply(1, r.p))
+            w_last = of_slot(lambda r: bf0.premultiply(r.k_inv, r.p))
         crossbar = []                      # the crossbar register, position 2q + x
         for q, bf in enumerate(self._bfs):
             m.submodules[f"bf{q}"] = bf

@@ -444,10 +444,11 @@ class RNSPolyNTTPlan(TowersPlan):
 
     def _shared_engine_plans(self, count):
         """``engine_count`` below L: engine e's plan, the towers e, e + E, ... its moduli."""
-        for name in ("parallel_towers", "ping_pong", "shared_twiddles"):
-            if getattr(self, name):
-                raise ValueError(f"engine_count below the towers ({len(self.towers)}) needs "
-                                 f"tower-major streams, not {name}")
+        # ping_pong needs parallel_towers; the engines' plans refuse the options the shared
+        # engines do not take
+        if self.parallel_towers:
+            raise ValueError(f"engine_count below the towers ({len(self.towers)}) needs "
+                             f"tower-major streams, not parallel_towers")
         engines = []
         for e in range(count):
             try:
@@ -459,7 +460,7 @@ class RNSPolyNTTPlan(TowersPlan):
                     read_stages=self.read_stages, write_stages=self.write_stages,
                     root="openfhe", reducer=self.reducer, fabric_rounds=self.fabric_rounds,
                     ram_delays=self.ram_delays, registered_valid=self.registered_valid,
-                    moduli=self.towers[e::count]))
+                    shared_twiddles=self.shared_twiddles, moduli=self.towers[e::count]))
             except ValueError as err:
                 raise ValueError(f"engine_count = {count} (engines shared by towers, "
                                  f"run-time moduli): {err}") from None
